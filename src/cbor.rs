@@ -1,0 +1,433 @@
+//! A small, zero-allocation CBOR reader over a borrowed slice.
+//!
+//! Written by hand rather than on minicbor's `Decoder` for three reasons the
+//! manifest pass needs: an explicit nesting limit with an iterative skip (no
+//! recursion that grows with the input), duplicate-key detection in any map,
+//! and exact byte offsets for errors. Every length is checked against the
+//! bytes that remain before it is trusted.
+
+use crate::error::{Error, ErrorKind, Result};
+use crate::scratch::Scratch;
+
+/// Deepest nesting of arrays, maps and tags accepted anywhere in a manifest.
+pub const MAX_DEPTH: usize = 64;
+
+pub(crate) const MAJOR_UINT: u8 = 0;
+pub(crate) const MAJOR_NINT: u8 = 1;
+pub(crate) const MAJOR_BYTES: u8 = 2;
+pub(crate) const MAJOR_TEXT: u8 = 3;
+pub(crate) const MAJOR_ARRAY: u8 = 4;
+pub(crate) const MAJOR_MAP: u8 = 5;
+pub(crate) const MAJOR_TAG: u8 = 6;
+pub(crate) const MAJOR_SIMPLE: u8 = 7;
+const BREAK: u8 = 0xff;
+
+/// The length of a container or string: a count, or indefinite.
+pub(crate) type Len = Option<u64>;
+
+/// A cursor over CBOR bytes.
+#[derive(Clone, Copy)]
+pub(crate) struct Reader<'a> {
+    pub buf: &'a [u8],
+    pub pos: usize,
+}
+
+impl<'a> Reader<'a> {
+    pub fn new(buf: &'a [u8]) -> Self {
+        Reader { buf, pos: 0 }
+    }
+
+    pub fn at(buf: &'a [u8], pos: usize) -> Self {
+        Reader { buf, pos }
+    }
+
+    #[inline]
+    pub fn remaining(&self) -> usize {
+        self.buf.len() - self.pos
+    }
+
+    #[inline]
+    fn err(&self, kind: ErrorKind) -> Error {
+        Error::at(kind, self.pos)
+    }
+
+    #[inline]
+    pub fn peek(&self) -> Result<u8> {
+        match self.buf.get(self.pos) {
+            Some(&b) => Ok(b),
+            None => Err(self.err(ErrorKind::CborEof)),
+        }
+    }
+
+    /// Read an item head: major type and argument (`None` for indefinite).
+    #[inline]
+    pub fn head(&mut self) -> Result<(u8, Len)> {
+        let start = self.pos;
+        let ib = self.peek()?;
+        self.pos += 1;
+        let major = ib >> 5;
+        let ai = ib & 0x1f;
+        let arg = match ai {
+            0..=23 => ai as u64,
+            24..=27 => {
+                let n = 1usize << (ai - 24);
+                let Some(bytes) = self.buf.get(self.pos..self.pos + n) else {
+                    self.pos = start;
+                    return Err(self.err(ErrorKind::CborEof));
+                };
+                self.pos += n;
+                let mut v = 0u64;
+                for &b in bytes {
+                    v = (v << 8) | b as u64;
+                }
+                v
+            }
+            31 => {
+                if matches!(major, MAJOR_BYTES | MAJOR_TEXT | MAJOR_ARRAY | MAJOR_MAP | MAJOR_SIMPLE) {
+                    return Ok((major, None));
+                }
+                self.pos = start;
+                return Err(self.err(ErrorKind::CborInvalid));
+            }
+            _ => {
+                self.pos = start;
+                return Err(self.err(ErrorKind::CborInvalid));
+            }
+        };
+        if major == MAJOR_SIMPLE && ai == 24 && arg < 32 {
+            self.pos = start;
+            return Err(self.err(ErrorKind::CborInvalid));
+        }
+        Ok((major, Some(arg)))
+    }
+
+    /// Whether the next byte is a break; consumes it if so.
+    #[inline]
+    pub fn take_break(&mut self) -> Result<bool> {
+        if self.peek()? == BREAK {
+            self.pos += 1;
+            Ok(true)
+        } else {
+            Ok(false)
+        }
+    }
+
+    /// Advance past `n` payload bytes, returning them.
+    #[inline]
+    pub fn bytes(&mut self, n: u64) -> Result<&'a [u8]> {
+        if n > self.remaining() as u64 {
+            return Err(self.err(ErrorKind::LengthTooLarge { claimed: n }));
+        }
+        let s = &self.buf[self.pos..self.pos + n as usize];
+        self.pos += n as usize;
+        Ok(s)
+    }
+
+    /// A definite-length text string (required wherever the format interprets text).
+    #[inline]
+    pub fn text(&mut self, field: &'static str) -> Result<&'a str> {
+        let start = self.pos;
+        match self.head()? {
+            (MAJOR_TEXT, Some(n)) => {
+                let b = self.bytes(n)?;
+                core::str::from_utf8(b).map_err(|_| Error::at(ErrorKind::CborInvalidUtf8, start))
+            }
+            (MAJOR_TEXT, None) => Err(Error::at(ErrorKind::IndefiniteText, start)),
+            _ => Err(Error::at(ErrorKind::WrongType { field, expected: "a text string" }, start)),
+        }
+    }
+
+    /// An unsigned integer.
+    #[inline]
+    pub fn uint(&mut self, field: &'static str) -> Result<u64> {
+        let start = self.pos;
+        match self.head()? {
+            (MAJOR_UINT, Some(v)) => Ok(v),
+            _ => Err(Error::at(ErrorKind::WrongType { field, expected: "an unsigned integer" }, start)),
+        }
+    }
+
+    /// The head of a map; its length is checked against the bytes that remain.
+    #[inline]
+    pub fn map(&mut self, field: &'static str) -> Result<Len> {
+        let start = self.pos;
+        match self.head()? {
+            (MAJOR_MAP, len) => {
+                self.check_count(len, 2, start)?;
+                Ok(len)
+            }
+            _ => Err(Error::at(ErrorKind::WrongType { field, expected: "a map" }, start)),
+        }
+    }
+
+    /// The head of an array; its length is checked against the bytes that remain.
+    #[inline]
+    pub fn array(&mut self, field: &'static str) -> Result<Len> {
+        let start = self.pos;
+        match self.head()? {
+            (MAJOR_ARRAY, len) => {
+                self.check_count(len, 1, start)?;
+                Ok(len)
+            }
+            _ => Err(Error::at(ErrorKind::WrongType { field, expected: "an array" }, start)),
+        }
+    }
+
+    /// Each item takes at least one byte: refuse counts the remaining bytes cannot hold.
+    #[inline]
+    fn check_count(&self, len: Len, per: u64, start: usize) -> Result<()> {
+        if let Some(n) = len {
+            if n.checked_mul(per).map_or(true, |b| b > self.remaining() as u64) {
+                return Err(Error::at(ErrorKind::LengthTooLarge { claimed: n }, start));
+            }
+        }
+        Ok(())
+    }
+
+    /// Step through a container: whether another entry follows.
+    #[inline]
+    pub fn more(&mut self, len: &mut Len) -> Result<bool> {
+        match len {
+            Some(0) => Ok(false),
+            Some(n) => {
+                *n -= 1;
+                Ok(true)
+            }
+            None => Ok(!self.take_break()?),
+        }
+    }
+
+    /// Skip one complete item without any checks beyond well-formedness.
+    pub fn skip(&mut self, depth: usize) -> Result<()> {
+        self.walk(depth, None)
+    }
+
+    /// Skip one complete item, checking well-formedness, UTF-8, nesting depth
+    /// and, when `keys` is given, duplicate keys in every map inside it.
+    ///
+    /// Iterative: the stack is a fixed array of [`MAX_DEPTH`] frames.
+    pub fn walk(&mut self, depth: usize, mut keys: Option<&mut Scratch<'_>>) -> Result<()> {
+        #[derive(Clone, Copy)]
+        struct Frame {
+            /// Items left (maps count keys and values); `None` = indefinite.
+            left: Len,
+            map: bool,
+            /// For maps: the next item is a key.
+            key_next: bool,
+            /// Start of the current item of this frame.
+            item_start: usize,
+            /// Scratch length when this map started.
+            seg: usize,
+        }
+        let empty = Frame { left: Some(0), map: false, key_next: false, item_start: 0, seg: 0 };
+        let mut stack = [empty; MAX_DEPTH];
+        let mut sp = 0usize; // frames in use
+        let mut item_start = self.pos;
+        loop {
+            // Read one item head (tags prefix the item that follows).
+            let start = self.pos;
+            let (major, arg) = self.head()?;
+            let mut done = true; // whether a complete item ended here
+            match major {
+                MAJOR_UINT | MAJOR_NINT => {}
+                MAJOR_BYTES | MAJOR_TEXT => match arg {
+                    Some(n) => {
+                        let b = self.bytes(n)?;
+                        if major == MAJOR_TEXT && core::str::from_utf8(b).is_err() {
+                            return Err(Error::at(ErrorKind::CborInvalidUtf8, start));
+                        }
+                    }
+                    None => loop {
+                        if self.take_break()? {
+                            break;
+                        }
+                        let cs = self.pos;
+                        match self.head()? {
+                            (m, Some(n)) if m == major => {
+                                let b = self.bytes(n)?;
+                                if major == MAJOR_TEXT && core::str::from_utf8(b).is_err() {
+                                    return Err(Error::at(ErrorKind::CborInvalidUtf8, cs));
+                                }
+                            }
+                            _ => return Err(Error::at(ErrorKind::CborBadIndefinite, cs)),
+                        }
+                    },
+                },
+                MAJOR_ARRAY | MAJOR_MAP => {
+                    let per = if major == MAJOR_MAP { 2 } else { 1 };
+                    self.check_count(arg, per, start)?;
+                    let left = arg.map(|n| n * per);
+                    if left != Some(0) {
+                        if depth + sp + 1 > MAX_DEPTH {
+                            return Err(Error::at(ErrorKind::TooDeep, start));
+                        }
+                        let seg = keys.as_ref().map_or(0, |k| k.len());
+                        stack[sp] = Frame { left, map: major == MAJOR_MAP, key_next: true, item_start, seg };
+                        sp += 1;
+                        done = false;
+                    }
+                }
+                // The tagged item follows; `item_start` stays at the tag. A tag
+                // chain needs no frame, so its length is bounded by the input alone.
+                MAJOR_TAG => continue,
+                _ => {
+                    // simple / float / break
+                    if arg.is_none() {
+                        // A break: ends the innermost indefinite container.
+                        match sp.checked_sub(1).map(|i| stack[i]) {
+                            Some(f) if f.left.is_none() && (!f.map || f.key_next) && start == item_start => {
+                                sp -= 1;
+                                if f.map {
+                                    if let Some(k) = keys.as_deref_mut() {
+                                        k.check_unique(self.buf, f.seg)?;
+                                    }
+                                }
+                                item_start = f.item_start;
+                                // the container itself is now a complete item of its parent
+                            }
+                            _ => return Err(Error::at(ErrorKind::CborBadIndefinite, start)),
+                        }
+                    }
+                }
+            }
+            if !done {
+                item_start = self.pos;
+                continue;
+            }
+            // An item [item_start, pos) is complete: account for it in its parent.
+            loop {
+                if sp == 0 {
+                    return Ok(());
+                }
+                let f = &mut stack[sp - 1];
+                if f.map && f.key_next {
+                    if let Some(k) = keys.as_deref_mut() {
+                        k.push([item_start as u64, self.pos as u64])
+                            .map_err(|e| e.or_at(item_start))?;
+                    }
+                }
+                f.key_next = !f.key_next;
+                if let Some(n) = &mut f.left {
+                    *n -= 1;
+                    if *n == 0 {
+                        let f = *f;
+                        sp -= 1;
+                        if f.map {
+                            if let Some(k) = keys.as_deref_mut() {
+                                k.check_unique(self.buf, f.seg)?;
+                            }
+                        }
+                        item_start = f.item_start;
+                        continue; // the container completes an item of its parent
+                    }
+                }
+                break;
+            }
+            item_start = self.pos;
+        }
+    }
+}
+
+/// Decode a CBOR half-precision float.
+pub(crate) fn f16_to_f64(h: u16) -> f64 {
+    let sign = if h & 0x8000 != 0 { -1.0 } else { 1.0 };
+    let exp = ((h >> 10) & 0x1f) as i32;
+    let mant = (h & 0x3ff) as f64;
+    let mag = match exp {
+        0 => mant * pow2(-24),
+        31 => {
+            if mant == 0.0 {
+                f64::INFINITY
+            } else {
+                f64::NAN
+            }
+        }
+        _ => (1.0 + mant / 1024.0) * pow2(exp - 15),
+    };
+    sign * mag
+}
+
+fn pow2(e: i32) -> f64 {
+    // Exact for the small exponents half floats use; avoids libm in no_std.
+    f64::from_bits(((e + 1023) as u64) << 52)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::scratch::Scratch;
+
+    fn walk(b: &[u8]) -> Result<usize> {
+        let mut buf = [[0u64; 2]; 32];
+        let mut s = Scratch::new(&mut buf);
+        let mut r = Reader::new(b);
+        r.walk(0, Some(&mut s))?;
+        Ok(r.pos)
+    }
+
+    #[test]
+    fn skips_nested_definite_and_indefinite() {
+        // {"a": [1, 2, {_ "b": h'00'}], "c": (_ "x", "y")}
+        let b = [
+            0xa2, 0x61, b'a', 0x83, 0x01, 0x02, 0xbf, 0x61, b'b', 0x41, 0x00, 0xff, 0x61, b'c',
+            0x7f, 0x61, b'x', 0x61, b'y', 0xff,
+        ];
+        assert_eq!(walk(&b).unwrap(), b.len());
+    }
+
+    #[test]
+    fn duplicate_keys_are_found_at_any_depth() {
+        let b = [0xa2, 0x61, b'a', 0x01, 0x61, b'a', 0x02];
+        assert_eq!(walk(&b).unwrap_err().kind(), ErrorKind::DuplicateKey);
+        let b = [0x81, 0xbf, 0x01, 0x00, 0x01, 0x00, 0xff];
+        assert_eq!(walk(&b).unwrap_err().kind(), ErrorKind::DuplicateKey);
+        // same key text in different maps is fine
+        let b = [0x82, 0xa1, 0x61, b'a', 0x01, 0xa1, 0x61, b'a', 0x01];
+        assert!(walk(&b).is_ok());
+    }
+
+    #[test]
+    fn rejects_malformed() {
+        for (b, kind) in [
+            (&[0x1c][..], ErrorKind::CborInvalid),
+            (&[0x1f][..], ErrorKind::CborInvalid),
+            (&[0xf8, 0x10][..], ErrorKind::CborInvalid),
+            (&[0xff][..], ErrorKind::CborBadIndefinite),
+            (&[0x5f, 0x61, b'a', 0xff][..], ErrorKind::CborBadIndefinite),
+            (&[0xbf, 0x01, 0xff][..], ErrorKind::CborBadIndefinite),
+            (&[0x62, 0xff, 0xfe][..], ErrorKind::CborInvalidUtf8),
+            (&[0x9b, 0, 0, 0, 0x10, 0, 0, 0, 0][..], ErrorKind::LengthTooLarge { claimed: 1 << 36 }),
+            (&[0x82, 0x01, 0x18][..], ErrorKind::CborEof),
+            (&[0x83, 0x01][..], ErrorKind::LengthTooLarge { claimed: 3 }),
+            (&[0x19, 0x01][..], ErrorKind::CborEof),
+        ] {
+            assert_eq!(walk(b).unwrap_err().kind(), kind, "{b:02x?}");
+        }
+    }
+
+    #[test]
+    fn nesting_limit_is_enforced_without_recursion() {
+        let mut deep = [0x81u8; 100_000];
+        deep[99_999] = 0x00;
+        assert_eq!(walk(&deep).unwrap_err().kind(), ErrorKind::TooDeep);
+        let mut ok = [0x81u8; MAX_DEPTH + 1];
+        ok[MAX_DEPTH] = 0x00;
+        assert!(walk(&ok).is_ok());
+    }
+
+    #[test]
+    fn long_tag_chains_are_bounded_by_input() {
+        let mut b = [0xc1u8; 10_000];
+        b[9_999] = 0x00;
+        assert!(walk(&b).is_ok());
+    }
+
+    #[test]
+    fn half_floats() {
+        assert_eq!(f16_to_f64(0x3c00), 1.0);
+        assert_eq!(f16_to_f64(0xc000), -2.0);
+        assert_eq!(f16_to_f64(0x0001), 5.960464477539063e-8);
+        assert!(f16_to_f64(0x7e00).is_nan());
+        assert_eq!(f16_to_f64(0x7c00), f64::INFINITY);
+    }
+}

@@ -1,0 +1,176 @@
+//! The container layer: magic numbers, footer, and where the manifest lies.
+//!
+//! Works from the whole file or from its tail alone, so that a reader can
+//! list a file's objects without touching any tensor bytes.
+
+use crate::error::{Error, ErrorKind, Result};
+
+/// Header and footer magic of v1.x files.
+pub const MAGIC_V1: [u8; 8] = *b"ZTEN1000";
+/// Header magic of legacy v0.1 files (they have no footer magic).
+pub const MAGIC_V0: [u8; 8] = *b"ZTEN0001";
+/// Bytes of the header magic.
+pub const HEADER_LEN: u64 = 8;
+/// Bytes of the v1.x footer: manifest size (u64 LE) and magic.
+pub const FOOTER_LEN: u64 = 16;
+/// Every blob starts at a multiple of this.
+pub const ALIGNMENT: u64 = 64;
+/// Largest manifest accepted (spec: 1 GiB).
+pub const MAX_MANIFEST_LEN: u64 = 1 << 30;
+
+/// Container generation of a file.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
+pub enum Layout {
+    /// `ZTEN1000`: manifest is a CBOR map, footer = size + magic.
+    V1,
+    /// `ZTEN0001`: manifest is a CBOR array, trailer = size only.
+    V0,
+}
+
+/// Where the manifest lies in a file, learned from its last 16 bytes.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub struct Tail {
+    /// Container generation.
+    pub layout: Layout,
+    /// Total file length.
+    pub file_len: u64,
+    /// Absolute offset of the manifest: blobs must end at or before it.
+    pub manifest_offset: u64,
+    /// Length of the manifest.
+    pub manifest_len: u64,
+}
+
+impl Tail {
+    /// Read the tail from the last `min(16, file_len)` bytes of a file of `file_len` bytes.
+    ///
+    /// A footer ending in `ZTEN1000` is a v1.x file; anything else is tried
+    /// as v0.1 (size in the last 8 bytes). Without the header, a non-zTensor
+    /// file is only told apart by its manifest failing to parse; use
+    /// [`Tail::check_header`] when the first 8 bytes are at hand.
+    pub fn from_footer(footer: &[u8], file_len: u64) -> Result<Tail> {
+        if file_len < HEADER_LEN + 9 || (footer.len() as u64) < FOOTER_LEN.min(file_len) || footer.len() < 16 {
+            return Err(Error::new(ErrorKind::FileTooSmall { len: file_len }));
+        }
+        let f = &footer[footer.len() - 16..];
+        let le = |b: &[u8]| u64::from_le_bytes(b.try_into().unwrap_or([0; 8]));
+        let (layout, size, trailer) = if f[8..] == MAGIC_V1 {
+            (Layout::V1, le(&f[..8]), FOOTER_LEN)
+        } else {
+            (Layout::V0, le(&f[8..]), 8)
+        };
+        if size > MAX_MANIFEST_LEN {
+            return Err(Error::new(match layout {
+                Layout::V1 => ErrorKind::ManifestTooLarge { size },
+                Layout::V0 => ErrorKind::BadMagic,
+            }));
+        }
+        // header + manifest + trailer must fit; checked arithmetic throughout.
+        let need = HEADER_LEN + trailer + size;
+        if need > file_len {
+            return Err(Error::new(match layout {
+                Layout::V1 => ErrorKind::ManifestOutOfBounds { size, file_len },
+                Layout::V0 => ErrorKind::BadMagic,
+            }));
+        }
+        Ok(Tail { layout, file_len, manifest_offset: file_len - trailer - size, manifest_len: size })
+    }
+
+    /// Locate the manifest in a whole file, checking header and footer magic.
+    pub fn from_file(bytes: &[u8]) -> Result<Tail> {
+        let len = bytes.len() as u64;
+        let header = bytes.get(..8).ok_or(Error::new(ErrorKind::FileTooSmall { len }))?;
+        let layout = match header {
+            h if h == MAGIC_V1 => Layout::V1,
+            h if h == MAGIC_V0 => Layout::V0,
+            _ => return Err(Error::new(ErrorKind::BadMagic)),
+        };
+        if len < 17 {
+            return Err(Error::new(ErrorKind::FileTooSmall { len }));
+        }
+        let tail = Tail::from_footer(&bytes[bytes.len() - 16..], len)?;
+        match (layout, tail.layout) {
+            (Layout::V1, Layout::V1) | (Layout::V0, Layout::V0) => Ok(tail),
+            (Layout::V1, Layout::V0) => Err(Error::new(ErrorKind::BadMagic)),
+            (Layout::V0, Layout::V1) => Err(Error::new(ErrorKind::MagicMismatch)),
+        }
+    }
+
+    /// Check the file's first 8 bytes against this tail's layout.
+    pub fn check_header(&self, header: &[u8]) -> Result<()> {
+        let want = match self.layout {
+            Layout::V1 => MAGIC_V1,
+            Layout::V0 => MAGIC_V0,
+        };
+        match header.get(..8) {
+            Some(h) if h == want => Ok(()),
+            Some(h) if h == MAGIC_V1 || h == MAGIC_V0 => Err(Error::new(ErrorKind::MagicMismatch)),
+            _ => Err(Error::new(ErrorKind::BadMagic)),
+        }
+    }
+
+    /// Byte range of the manifest in the file.
+    pub fn manifest_range(&self) -> core::ops::Range<u64> {
+        self.manifest_offset..self.manifest_offset + self.manifest_len
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn v1(manifest: &[u8], pad: usize) -> ([u8; 256], usize) {
+        let mut f = [0u8; 256];
+        f[..8].copy_from_slice(&MAGIC_V1);
+        let m = 8 + pad;
+        f[m..m + manifest.len()].copy_from_slice(manifest);
+        let e = m + manifest.len();
+        f[e..e + 8].copy_from_slice(&(manifest.len() as u64).to_le_bytes());
+        f[e + 8..e + 16].copy_from_slice(&MAGIC_V1);
+        (f, e + 16)
+    }
+
+    #[test]
+    fn locates_v1_manifest() {
+        let (f, n) = v1(&[0xa0], 56);
+        let t = Tail::from_file(&f[..n]).unwrap();
+        assert_eq!((t.layout, t.manifest_offset, t.manifest_len), (Layout::V1, 64, 1));
+        assert_eq!(Tail::from_footer(&f[n - 16..n], n as u64).unwrap(), t);
+    }
+
+    #[test]
+    fn rejects_bad_containers() {
+        let (mut f, n) = v1(&[0xa0], 0);
+        assert_eq!(Tail::from_file(&f[..7]).unwrap_err().kind(), ErrorKind::FileTooSmall { len: 7 });
+        f[n - 1] = b'X';
+        assert_eq!(Tail::from_file(&f[..n]).unwrap_err().kind(), ErrorKind::BadMagic);
+        let (mut f, n) = v1(&[0xa0], 0);
+        f[0] = b'Q';
+        assert_eq!(Tail::from_file(&f[..n]).unwrap_err().kind(), ErrorKind::BadMagic);
+        let (mut f, n) = v1(&[0xa0], 0);
+        f[n - 16..n - 8].copy_from_slice(&(MAX_MANIFEST_LEN + 1).to_le_bytes());
+        assert_eq!(
+            Tail::from_file(&f[..n]).unwrap_err().kind(),
+            ErrorKind::ManifestTooLarge { size: MAX_MANIFEST_LEN + 1 }
+        );
+        f[n - 16..n - 8].copy_from_slice(&1000u64.to_le_bytes());
+        assert_eq!(
+            Tail::from_file(&f[..n]).unwrap_err().kind(),
+            ErrorKind::ManifestOutOfBounds { size: 1000, file_len: n as u64 }
+        );
+        let (mut f, n) = v1(&[0xa0], 0);
+        f[..8].copy_from_slice(&MAGIC_V0);
+        assert_eq!(Tail::from_file(&f[..n]).unwrap_err().kind(), ErrorKind::MagicMismatch);
+    }
+
+    #[test]
+    fn minimal_v0_file() {
+        let mut f = [0u8; 17];
+        f[..8].copy_from_slice(&MAGIC_V0);
+        f[8] = 0x80;
+        f[9] = 1;
+        let t = Tail::from_file(&f).unwrap();
+        assert_eq!((t.layout, t.manifest_offset, t.manifest_len), (Layout::V0, 8, 1));
+        assert!(t.check_header(&f[..8]).is_ok());
+        assert_eq!(t.check_header(&MAGIC_V1).unwrap_err().kind(), ErrorKind::MagicMismatch);
+    }
+}

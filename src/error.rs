@@ -1,0 +1,386 @@
+//! One allocation-free error type: what is wrong and where.
+
+use core::fmt;
+
+/// What went wrong. Every variant is plain data: no allocation, `Copy`.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+#[non_exhaustive]
+#[allow(missing_docs)] // fields are named for what they hold
+pub enum ErrorKind {
+    // --- container ---
+    /// The file is shorter than the smallest valid file of its version.
+    FileTooSmall { len: u64 },
+    /// Header or footer magic is not `ZTEN1000` (or `ZTEN0001` for v0.1).
+    BadMagic,
+    /// Header and footer disagree on the format version.
+    MagicMismatch,
+    /// The manifest size in the footer exceeds the 1 GiB limit.
+    ManifestTooLarge { size: u64 },
+    /// The manifest does not fit between the header and the footer.
+    ManifestOutOfBounds { size: u64, file_len: u64 },
+    /// The manifest bytes handed in do not have the length the footer announces.
+    ManifestLengthMismatch { expected: u64, actual: u64 },
+
+    // --- CBOR well-formedness ---
+    /// The CBOR ends in the middle of an item.
+    CborEof,
+    /// A reserved or invalid CBOR initial byte / additional information.
+    CborInvalid,
+    /// An indefinite-length item is malformed (bad chunk, stray or missing break).
+    CborBadIndefinite,
+    /// A text string is not valid UTF-8.
+    CborInvalidUtf8,
+    /// Bytes follow the manifest's root item.
+    TrailingBytes { count: u64 },
+    /// Nesting deeper than [`crate::MAX_DEPTH`].
+    TooDeep,
+    /// A CBOR length claims more items or bytes than remain in the manifest.
+    LengthTooLarge { claimed: u64 },
+    /// The same key appears twice in one map.
+    DuplicateKey,
+    /// A text string that the format interprets (a name, a dtype, ...) uses
+    /// indefinite-length chunks; only attribute values may.
+    IndefiniteText,
+
+    // --- manifest schema ---
+    /// A required field is absent.
+    MissingField { field: &'static str },
+    /// A field has the wrong CBOR type.
+    WrongType { field: &'static str, expected: &'static str },
+    /// `version` is not `MAJOR.MINOR[.PATCH]`.
+    BadVersion,
+    /// The manifest's major version is not 1.
+    UnsupportedVersion { major: u64 },
+    /// An object or attribute name is empty.
+    EmptyName,
+    /// `dtype` is not one of the storage types.
+    UnknownDType,
+    /// `encoding` is neither `raw` nor `zstd`.
+    UnknownEncoding,
+    /// v0.1 `data_endianness` is neither `little` nor `big`.
+    BadEndianness,
+    /// A component offset is not a multiple of 64.
+    Misaligned { offset: u64 },
+    /// A component does not lie between the header and the manifest.
+    OutOfBounds { offset: u64, length: u64, limit: u64 },
+    /// Two components share part, but not all, of a byte range.
+    Overlap { offset: u64, length: u64 },
+    /// The product of the shape (times the element width) overflows `u64`.
+    ShapeOverflow,
+    /// A size does not match what shape and type require.
+    LengthMismatch { expected: u64, actual: u64 },
+    /// A size is not a whole number of elements.
+    PartialElement { length: u64, width: u64 },
+    /// A `zstd` component of a v1.2 file lacks `uncompressed_length`.
+    MissingUncompressedLength,
+    /// A component required by the object's format is absent.
+    MissingComponent { role: &'static str },
+    /// An index component does not have an allowed integer dtype.
+    IndexDType,
+    /// The shape does not suit the format (e.g. CSR needs two dimensions).
+    BadShape,
+    /// Element counts of components disagree (e.g. values vs indices).
+    CountMismatch { expected: u64, actual: u64 },
+    /// The validation scratch is too small for this manifest (no-`alloc` builds).
+    ScratchTooSmall { needed: u64 },
+
+    // --- data ---
+    /// No object with that name / index, or no component with that role.
+    NotFound,
+    /// The operation needs the file's data bytes, but only the manifest was parsed.
+    NoData,
+    /// A caller buffer is too small; `needed` bytes are required.
+    BufferTooSmall { needed: u64 },
+    /// A zero-copy view is not possible: the reason says why.
+    NotZeroCopy { reason: &'static str },
+    /// The requested element type does not match the component's dtype.
+    TypeMismatch,
+    /// zstd data is corrupt or truncated.
+    Decompress,
+    /// Decoded data exceeds the declared or configured size.
+    DecodedTooLarge { limit: u64 },
+    /// A digest string is malformed.
+    BadDigest,
+    /// A digest does not match the stored bytes.
+    DigestMismatch,
+    /// Data violates the format (bad CSR/COO indices, bool bytes, ...).
+    BadData { what: &'static str },
+    /// An I/O error (std builds); see the message of the error that caused it.
+    Io,
+    /// The operation is not supported for this component (e.g. an encoding this build cannot decode).
+    Unsupported { what: &'static str },
+}
+
+/// Longest name fragment kept inline in an [`Error`].
+pub const NAME_CAP: usize = 48;
+
+/// A short inline copy of a name (object or role), truncated on a char boundary.
+#[derive(Clone, Copy, PartialEq, Eq)]
+pub struct Name {
+    buf: [u8; NAME_CAP],
+    len: u8,
+    truncated: bool,
+}
+
+impl Name {
+    /// Copy (a prefix of) `s`.
+    pub fn new(s: &str) -> Self {
+        let mut end = s.len().min(NAME_CAP);
+        while !s.is_char_boundary(end) {
+            end -= 1;
+        }
+        let mut buf = [0u8; NAME_CAP];
+        buf[..end].copy_from_slice(&s.as_bytes()[..end]);
+        Name { buf, len: end as u8, truncated: end < s.len() }
+    }
+
+    /// The kept text.
+    pub fn as_str(&self) -> &str {
+        // The bytes were copied from a `str` and cut on a char boundary.
+        core::str::from_utf8(&self.buf[..self.len as usize]).unwrap_or("")
+    }
+
+    /// Whether the original name was longer than what is kept.
+    pub fn is_truncated(&self) -> bool {
+        self.truncated
+    }
+}
+
+impl fmt::Debug for Name {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        write!(f, "{:?}{}", self.as_str(), if self.truncated { "…" } else { "" })
+    }
+}
+
+impl fmt::Display for Name {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        write!(f, "{}{}", self.as_str(), if self.truncated { "…" } else { "" })
+    }
+}
+
+/// The error of every fallible operation in this crate.
+///
+/// It says what is wrong ([`Error::kind`]) and where: the object, the
+/// component role and the manifest byte offset, when known. `Display` gives
+/// one line.
+#[derive(Clone, Copy, PartialEq, Eq)]
+pub struct Error {
+    kind: ErrorKind,
+    offset: Option<u64>,
+    object: Option<Name>,
+    role: Option<Name>,
+}
+
+/// `Result` with this crate's [`Error`].
+pub type Result<T, E = Error> = core::result::Result<T, E>;
+
+impl Error {
+    /// An error of `kind` with no location yet.
+    pub const fn new(kind: ErrorKind) -> Self {
+        Error { kind, offset: None, object: None, role: None }
+    }
+
+    /// An error of `kind` at manifest byte `offset`.
+    pub(crate) const fn at(kind: ErrorKind, offset: usize) -> Self {
+        Error { kind, offset: Some(offset as u64), object: None, role: None }
+    }
+
+    /// What is wrong.
+    pub fn kind(&self) -> ErrorKind {
+        self.kind
+    }
+
+    /// Byte offset in the manifest where the problem was found, if known.
+    pub fn manifest_offset(&self) -> Option<u64> {
+        self.offset
+    }
+
+    /// Name of the object concerned, if known (truncated to [`NAME_CAP`] bytes).
+    pub fn object(&self) -> Option<&Name> {
+        self.object.as_ref()
+    }
+
+    /// Role of the component concerned, if known.
+    pub fn role(&self) -> Option<&Name> {
+        self.role.as_ref()
+    }
+
+    /// Attach the object name unless one is already set.
+    pub fn in_object(mut self, name: &str) -> Self {
+        if self.object.is_none() {
+            self.object = Some(Name::new(name));
+        }
+        self
+    }
+
+    /// Attach the component role unless one is already set.
+    pub fn in_component(mut self, role: &str) -> Self {
+        if self.role.is_none() {
+            self.role = Some(Name::new(role));
+        }
+        self
+    }
+
+    /// Attach the manifest offset unless one is already set.
+    pub(crate) fn or_at(mut self, offset: usize) -> Self {
+        if self.offset.is_none() {
+            self.offset = Some(offset as u64);
+        }
+        self
+    }
+}
+
+impl From<ErrorKind> for Error {
+    fn from(kind: ErrorKind) -> Self {
+        Error::new(kind)
+    }
+}
+
+impl fmt::Display for ErrorKind {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        use ErrorKind::*;
+        match *self {
+            FileTooSmall { len } => write!(f, "file too small to be a zTensor file ({len} bytes)"),
+            BadMagic => f.write_str("bad magic: not a zTensor file (expected ZTEN1000 or ZTEN0001)"),
+            MagicMismatch => f.write_str("header and footer magic disagree"),
+            ManifestTooLarge { size } => {
+                write!(f, "manifest size {size} exceeds the 1 GiB limit")
+            }
+            ManifestOutOfBounds { size, file_len } => {
+                write!(f, "manifest of {size} bytes does not fit in a file of {file_len} bytes")
+            }
+            ManifestLengthMismatch { expected, actual } => {
+                write!(f, "manifest buffer is {actual} bytes, footer says {expected}")
+            }
+            CborEof => f.write_str("CBOR ends in the middle of an item"),
+            CborInvalid => f.write_str("invalid CBOR initial byte"),
+            CborBadIndefinite => f.write_str("malformed indefinite-length CBOR item"),
+            CborInvalidUtf8 => f.write_str("CBOR text string is not valid UTF-8"),
+            TrailingBytes { count } => write!(f, "{count} bytes after the manifest's root item"),
+            TooDeep => write!(f, "CBOR nesting deeper than {}", crate::MAX_DEPTH),
+            LengthTooLarge { claimed } => {
+                write!(f, "CBOR length {claimed} exceeds the bytes that remain")
+            }
+            DuplicateKey => f.write_str("duplicate map key"),
+            IndefiniteText => f.write_str("indefinite-length text where a plain string is required"),
+            MissingField { field } => write!(f, "missing required field `{field}`"),
+            WrongType { field, expected } => write!(f, "field `{field}` must be {expected}"),
+            BadVersion => f.write_str("`version` is not of the form MAJOR.MINOR[.PATCH]"),
+            UnsupportedVersion { major } => {
+                write!(f, "unsupported format version {major}.x (this reader supports 1.x and 0.1)")
+            }
+            EmptyName => f.write_str("empty name"),
+            UnknownDType => f.write_str("unknown dtype"),
+            UnknownEncoding => f.write_str("unknown encoding (expected raw or zstd)"),
+            BadEndianness => f.write_str("data_endianness must be \"little\" or \"big\""),
+            Misaligned { offset } => write!(f, "offset {offset} is not a multiple of 64"),
+            OutOfBounds { offset, length, limit } => write!(
+                f,
+                "blob at offset {offset} of {length} bytes is outside the data region [8, {limit})"
+            ),
+            Overlap { offset, length } => write!(
+                f,
+                "blob at offset {offset} of {length} bytes partially overlaps another blob"
+            ),
+            ShapeOverflow => f.write_str("shape size overflows 64 bits"),
+            LengthMismatch { expected, actual } => {
+                write!(f, "length is {actual} bytes, shape and type require {expected}")
+            }
+            PartialElement { length, width } => {
+                write!(f, "length {length} is not a multiple of the element width {width}")
+            }
+            MissingUncompressedLength => {
+                f.write_str("zstd component without `uncompressed_length` (required in v1.2)")
+            }
+            MissingComponent { role } => write!(f, "missing required component `{role}`"),
+            IndexDType => f.write_str("index component must have an integer dtype (u64 in v1.2)"),
+            BadShape => f.write_str("shape does not suit the object's format"),
+            CountMismatch { expected, actual } => {
+                write!(f, "element count is {actual}, expected {expected}")
+            }
+            ScratchTooSmall { needed } => write!(
+                f,
+                "validation scratch too small: this manifest needs {needed} entries (use parse_with_scratch or the `alloc` feature)"
+            ),
+            NotFound => f.write_str("not found"),
+            NoData => f.write_str("only the manifest was loaded; data bytes are not available"),
+            BufferTooSmall { needed } => write!(f, "buffer too small: {needed} bytes needed"),
+            NotZeroCopy { reason } => write!(f, "no zero-copy view: {reason}"),
+            TypeMismatch => f.write_str("requested element type does not match the dtype"),
+            Decompress => f.write_str("corrupt or truncated zstd data"),
+            DecodedTooLarge { limit } => write!(f, "decoded data exceeds the limit of {limit} bytes"),
+            BadDigest => f.write_str("malformed digest (expected sha256:<hex> or crc32c:0x<hex>)"),
+            DigestMismatch => f.write_str("digest mismatch: stored bytes are corrupt"),
+            BadData { what } => write!(f, "invalid data: {what}"),
+            Io => f.write_str("I/O error"),
+            Unsupported { what } => write!(f, "unsupported: {what}"),
+        }
+    }
+}
+
+impl fmt::Display for Error {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        fmt::Display::fmt(&self.kind, f)?;
+        let mut sep = " (";
+        if let Some(o) = &self.object {
+            write!(f, "{sep}object {:?}{}", o.as_str(), if o.is_truncated() { "…" } else { "" })?;
+            sep = ", ";
+        }
+        if let Some(r) = &self.role {
+            write!(f, "{sep}component {:?}", r.as_str())?;
+            sep = ", ";
+        }
+        if let Some(off) = self.offset {
+            write!(f, "{sep}manifest byte {off}")?;
+            sep = ", ";
+        }
+        if sep == ", " {
+            f.write_str(")")?;
+        }
+        Ok(())
+    }
+}
+
+impl fmt::Debug for Error {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        write!(f, "Error({:?}: {})", self.kind, self)
+    }
+}
+
+#[cfg(feature = "std")]
+impl std::error::Error for Error {}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    extern crate alloc;
+    use alloc::string::ToString;
+
+    #[test]
+    fn display_is_one_line_with_location() {
+        let e = Error::at(ErrorKind::Misaligned { offset: 65 }, 120)
+            .in_object("layer.0.weight")
+            .in_component("data");
+        let s = e.to_string();
+        assert_eq!(
+            s,
+            "offset 65 is not a multiple of 64 (object \"layer.0.weight\", component \"data\", manifest byte 120)"
+        );
+        assert!(!s.contains('\n'));
+    }
+
+    #[test]
+    fn long_names_truncate_on_char_boundary() {
+        let long = "é".repeat(100);
+        let n = Name::new(&long);
+        assert!(n.is_truncated());
+        assert!(n.as_str().len() <= NAME_CAP);
+        assert!(n.as_str().chars().all(|c| c == 'é'));
+    }
+
+    #[test]
+    fn first_location_wins() {
+        let e = Error::new(ErrorKind::NotFound).in_object("a").in_object("b");
+        assert_eq!(e.object().unwrap().as_str(), "a");
+    }
+}

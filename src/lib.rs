@@ -1,0 +1,65 @@
+//! zTensor (`.zt`) tensor files: a `no_std`, zero-allocation reader.
+//!
+//! [`File::parse`] validates a whole manifest in one pass over a borrowed
+//! byte slice (the whole file, or just its tail with [`File::parse_tail`]),
+//! then hands out borrowing views: [`Object`]s, their [`Shape`] and
+//! [`Component`]s, attributes as lazy CBOR [`Value`]s, and zero-copy data.
+//!
+//! Features: none (`no_std`, no heap), `alloc` (name index built at open;
+//! zstd, writer), `std` (default; files and the `zt` command).
+//!
+//! ```
+//! # fn main() -> Result<(), ztensor::Error> {
+//! let bytes = ztensor::doc_example_file();
+//! let file = ztensor::File::parse(bytes)?;
+//! assert_eq!(file.len(), 2);
+//! let bias = file.require("bias")?;
+//! assert_eq!(bias.shape().dims().collect::<Vec<_>>(), [2]);
+//! assert_eq!(bias.data()?.as_slice::<f32>()?, &[0.5, -0.5]);
+//! # Ok(()) }
+//! ```
+#![no_std]
+#![forbid(unsafe_code)]
+#![warn(missing_docs)]
+
+#[cfg(feature = "alloc")]
+extern crate alloc;
+#[cfg(feature = "std")]
+extern crate std;
+
+/// The scratch used when the caller gives none: growable with `alloc`, a
+/// small stack array without.
+#[cfg(feature = "alloc")]
+macro_rules! default_scratch {
+    () => {
+        $crate::scratch::Scratch::growable()
+    };
+}
+#[cfg(not(feature = "alloc"))]
+macro_rules! default_scratch {
+    () => {
+        $crate::scratch::Scratch::new(&mut [[0u64; 2]; $crate::scratch::DEFAULT_ENTRIES])
+    };
+}
+
+mod cbor;
+pub mod container;
+mod data;
+mod error;
+mod file;
+mod index;
+mod manifest;
+mod object;
+pub mod scratch;
+mod types;
+mod value;
+
+pub use cbor::MAX_DEPTH;
+pub use container::{Layout, Tail};
+pub use data::{doc_example_file, Element};
+pub use error::{Error, ErrorKind, Name, Result};
+pub use file::{File, Objects};
+pub use index::{NameIndex, Slot};
+pub use object::{Component, Components, Object, Shape};
+pub use types::{DType, Encoding, Endian, Format, LogicalType, Version};
+pub use value::{Array, Chunks, Map, Value, ValueRef};

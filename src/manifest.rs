@@ -1,0 +1,718 @@
+//! The manifest layer: one validating pass over the CBOR, and the decoders
+//! that the borrowing views share with it.
+//!
+//! Every check that metadata alone allows happens here, once, at open:
+//! after it, views decode fields without re-checking.
+
+use crate::cbor::{Len, Reader, MAJOR_MAP, MAJOR_TEXT};
+use crate::container::{Layout, Tail, ALIGNMENT, HEADER_LEN};
+use crate::error::{Error, ErrorKind, Result};
+use crate::object::{Component, Comps, Object, Shape};
+use crate::scratch::Scratch;
+use crate::types::{DType, Encoding, Endian, Format, LogicalType, Version};
+use crate::value::Map;
+
+/// What every decoder needs to know about the file.
+#[derive(Clone, Copy, Debug)]
+pub(crate) struct Ctx<'a> {
+    /// The manifest bytes.
+    pub buf: &'a [u8],
+    /// The whole file, when available.
+    pub data: Option<&'a [u8]>,
+    pub version: Version,
+}
+
+impl Ctx<'_> {
+    /// v1.0/v1.1 files name FP8 and complex types in `dtype`.
+    fn legacy_dtypes(&self) -> bool {
+        self.version.major == 1 && self.version.minor < 2
+    }
+
+    /// v1.2 rules: u64 sparse indices, `uncompressed_length` for zstd.
+    fn strict(&self) -> bool {
+        self.version.at_least_1(2)
+    }
+}
+
+/// State of the validating pass.
+pub(crate) struct Pass<'s> {
+    pub scratch: Scratch<'s>,
+    /// Data region: blobs lie in `[lo, hi)`.
+    lo: u64,
+    hi: u64,
+    /// Fast path: blobs seen so far are in ascending, non-overlapping order.
+    pub spans_ordered: bool,
+    last: (u64, u64),
+    max_end: u64,
+}
+
+impl<'s> Pass<'s> {
+    pub fn new(scratch: Scratch<'s>, tail: &Tail) -> Self {
+        Pass { scratch, lo: HEADER_LEN, hi: tail.manifest_offset, spans_ordered: true, last: (0, 0), max_end: 0 }
+    }
+
+    fn span(&mut self, offset: u64, length: u64) {
+        if length == 0 || !self.spans_ordered {
+            return;
+        }
+        let end = offset + length;
+        if offset >= self.max_end {
+            self.max_end = end;
+        } else if (offset, end) != self.last {
+            self.spans_ordered = false;
+        }
+        self.last = (offset, end);
+    }
+}
+
+/// Known-key bitmask helper for the maps whose schema we know.
+struct Seen(u32);
+
+impl Seen {
+    fn mark(&mut self, bit: u32, at: usize) -> Result<()> {
+        if self.0 & (1 << bit) != 0 {
+            return Err(Error::at(ErrorKind::DuplicateKey, at));
+        }
+        self.0 |= 1 << bit;
+        Ok(())
+    }
+}
+
+/// Read a map key: `Some(text)` for a definite text key, else `None` after
+/// skipping (and, when validating, checking) the key item.
+#[inline]
+fn key<'a>(r: &mut Reader<'a>, depth: usize, pass: Option<&mut Pass<'_>>) -> Result<Option<&'a str>> {
+    if r.peek()? >> 5 == MAJOR_TEXT {
+        return r.text("map key").map(Some);
+    }
+    value(r, depth, pass)?;
+    Ok(None)
+}
+
+/// Skip a value, fully checked (duplicate keys, UTF-8, depth) when validating.
+#[inline]
+fn value(r: &mut Reader<'_>, depth: usize, pass: Option<&mut Pass<'_>>) -> Result<()> {
+    match pass {
+        Some(p) => r.walk(depth, Some(&mut p.scratch)),
+        None => r.skip(depth),
+    }
+}
+
+/// An unknown field: remember its key for the duplicate check, then skip its value.
+#[inline]
+fn unknown(r: &mut Reader<'_>, kpos: usize, depth: usize, pass: Option<&mut Pass<'_>>) -> Result<()> {
+    match pass {
+        Some(p) => {
+            p.scratch.push([kpos as u64, r.pos as u64]).map_err(|e| e.or_at(kpos))?;
+            r.walk(depth, Some(&mut p.scratch))
+        }
+        None => r.skip(depth),
+    }
+}
+
+/// Text, or CBOR null meaning absent.
+#[inline]
+fn opt_text<'a>(r: &mut Reader<'a>, field: &'static str) -> Result<Option<&'a str>> {
+    if r.peek()? == 0xf6 {
+        r.pos += 1;
+        return Ok(None);
+    }
+    r.text(field).map(Some)
+}
+
+/// Unsigned integer, or CBOR null meaning absent.
+#[inline]
+fn opt_uint(r: &mut Reader<'_>, field: &'static str) -> Result<Option<u64>> {
+    if r.peek()? == 0xf6 {
+        r.pos += 1;
+        return Ok(None);
+    }
+    r.uint(field).map(Some)
+}
+
+/// A map value: validated or skipped; returns a view of it.
+fn map_value<'a>(r: &mut Reader<'a>, field: &'static str, depth: usize, pass: Option<&mut Pass<'_>>) -> Result<Map<'a>> {
+    let start = r.pos;
+    if r.peek()? >> 5 != MAJOR_MAP {
+        return Err(Error::at(ErrorKind::WrongType { field, expected: "a map" }, start));
+    }
+    value(r, depth, pass)?;
+    let mut h = Reader::at(r.buf, start);
+    let len = h.map(field)?;
+    Ok(Map::new(r.buf, h.pos, len))
+}
+
+fn check_pop(pass: Option<&mut Pass<'_>>, buf: &[u8], seg: usize) -> Result<()> {
+    match pass {
+        Some(p) => p.scratch.check_unique(buf, seg),
+        None => Ok(()),
+    }
+}
+
+/// The shape array: dimensions, their count and checked product.
+fn shape<'a>(r: &mut Reader<'a>) -> Result<Shape<'a>> {
+    let start = r.pos;
+    let mut len = r.array("shape")?;
+    let pos = r.pos;
+    let (mut ndim, mut numel) = (0usize, 1u64);
+    while r.more(&mut len)? {
+        let d = r.uint("shape")?;
+        numel = numel.checked_mul(d).ok_or(Error::at(ErrorKind::ShapeOverflow, start))?;
+        ndim += 1;
+    }
+    let mut h = Reader::at(r.buf, start);
+    let len = h.array("shape")?;
+    Ok(Shape { buf: r.buf, pos, len, ndim, numel })
+}
+
+const OBJ_SHAPE: u32 = 0;
+const OBJ_FORMAT: u32 = 1;
+const OBJ_ATTRS: u32 = 2;
+const OBJ_COMPS: u32 = 3;
+
+/// Decode (and, with `pass`, validate) a v1.x object map at `r`.
+pub(crate) fn decode_object_v1<'a>(
+    ctx: Ctx<'a>,
+    r: &mut Reader<'a>,
+    name: &'a str,
+    index: usize,
+    mut pass: Option<&mut Pass<'_>>,
+) -> Result<Object<'a>> {
+    let start = r.pos;
+    let mut len = r.map("object")?;
+    let fields = Map::new(ctx.buf, r.pos, len);
+    let seg = pass.as_ref().map_or(0, |p| p.scratch.len());
+    let mut seen = Seen(0);
+    let (mut shp, mut format, mut attributes, mut comps) = (None, None, Map::empty(), None);
+    let mut known: Known<'a> = [None; 8];
+    while r.more(&mut len)? {
+        let kpos = r.pos;
+        match key(r, 3, pass.as_deref_mut())? {
+            Some("shape") => {
+                seen.mark(OBJ_SHAPE, kpos)?;
+                shp = Some(shape(r)?);
+            }
+            Some("format") => {
+                seen.mark(OBJ_FORMAT, kpos)?;
+                format = Some(Format::parse(r.text("format")?));
+            }
+            Some("attributes") => {
+                seen.mark(OBJ_ATTRS, kpos)?;
+                if r.peek()? != 0xf6 {
+                    attributes = map_value(r, "attributes", 3, pass.as_deref_mut())?;
+                } else {
+                    r.pos += 1;
+                }
+            }
+            Some("components") => {
+                seen.mark(OBJ_COMPS, kpos)?;
+                comps = Some(match pass.as_deref_mut() {
+                    Some(p) => components_checked(ctx, r, p, &mut known)?,
+                    None => {
+                        let cstart = r.pos;
+                        let clen = r.map("components")?;
+                        let cpos = r.pos;
+                        *r = Reader::at(r.buf, cstart);
+                        r.skip(3)?;
+                        (cpos, clen)
+                    }
+                });
+            }
+            _ => unknown(r, kpos, 4, pass.as_deref_mut())?,
+        }
+    }
+    check_pop(pass.as_deref_mut(), ctx.buf, seg)?;
+    let shape = shp.ok_or(Error::at(ErrorKind::MissingField { field: "shape" }, start))?;
+    let format = format.ok_or(Error::at(ErrorKind::MissingField { field: "format" }, start))?;
+    let (cpos, clen) = comps.ok_or(Error::at(ErrorKind::MissingField { field: "components" }, start))?;
+    let obj = Object { ctx, index, name, shape, format, attributes, fields, comps: Comps::Map { pos: cpos, len: clen } };
+    if pass.is_some() {
+        check_format(ctx, &obj, &known).map_err(|e| e.or_at(start))?;
+    }
+    Ok(obj)
+}
+
+const C_DTYPE: u32 = 0;
+const C_TYPE: u32 = 1;
+const C_OFFSET: u32 = 2;
+const C_LENGTH: u32 = 3;
+const C_ULEN: u32 = 4;
+const C_ENCODING: u32 = 5;
+const C_DIGEST: u32 = 6;
+
+/// Decode (and, with `pass`, validate) one v1.x component map at `r`.
+pub(crate) fn decode_component_v1<'a>(
+    ctx: Ctx<'a>,
+    r: &mut Reader<'a>,
+    role: &'a str,
+    mut pass: Option<&mut Pass<'_>>,
+) -> Result<Component<'a>> {
+    let start = r.pos;
+    let mut len = r.map("component")?;
+    let fields = Map::new(ctx.buf, r.pos, len);
+    let seg = pass.as_ref().map_or(0, |p| p.scratch.len());
+    let mut seen = Seen(0);
+    let (mut dtype, mut ltype, mut offset, mut length) = (None, None, None, None);
+    let (mut ulen, mut encoding, mut digest) = (None, Encoding::Raw, None);
+    while r.more(&mut len)? {
+        let kpos = r.pos;
+        match key(r, 5, pass.as_deref_mut())? {
+            Some("dtype") => {
+                seen.mark(C_DTYPE, kpos)?;
+                let at = r.pos;
+                let s = r.text("dtype")?;
+                let parsed = if ctx.legacy_dtypes() {
+                    DType::from_v1_1(s)
+                } else {
+                    DType::from_name(s).map(|d| (d, None))
+                };
+                dtype = Some(parsed.ok_or(Error::at(ErrorKind::UnknownDType, at))?);
+            }
+            Some("type") => {
+                seen.mark(C_TYPE, kpos)?;
+                ltype = opt_text(r, "type")?;
+            }
+            Some("offset") => {
+                seen.mark(C_OFFSET, kpos)?;
+                offset = Some(r.uint("offset")?);
+            }
+            Some("length") => {
+                seen.mark(C_LENGTH, kpos)?;
+                length = Some(r.uint("length")?);
+            }
+            Some("uncompressed_length") => {
+                seen.mark(C_ULEN, kpos)?;
+                ulen = opt_uint(r, "uncompressed_length")?;
+            }
+            Some("encoding") => {
+                seen.mark(C_ENCODING, kpos)?;
+                let at = r.pos;
+                if let Some(s) = opt_text(r, "encoding")? {
+                    encoding = Encoding::from_name(s).ok_or(Error::at(ErrorKind::UnknownEncoding, at))?;
+                }
+            }
+            Some("digest") => {
+                seen.mark(C_DIGEST, kpos)?;
+                digest = opt_text(r, "digest")?;
+            }
+            _ => unknown(r, kpos, 6, pass.as_deref_mut())?,
+        }
+    }
+    check_pop(pass.as_deref_mut(), ctx.buf, seg)?;
+    let missing = |field| Error::at(ErrorKind::MissingField { field }, start);
+    let (dtype, legacy_type) = dtype.ok_or(missing("dtype"))?;
+    let offset = offset.ok_or(missing("offset"))?;
+    let length = length.ok_or(missing("length"))?;
+    let logical = match ltype {
+        Some(t) if t == dtype.name() => None,
+        Some(t) => Some(LogicalType::parse(t)),
+        None => legacy_type,
+    };
+    let c = Component {
+        data: ctx.data,
+        role,
+        dtype,
+        logical,
+        encoding,
+        offset,
+        length,
+        uncompressed_length: ulen,
+        digest,
+        endian: Endian::Little,
+        fields,
+    };
+    if let Some(p) = pass {
+        check_component(ctx, &c, start, p)?;
+    }
+    Ok(c)
+}
+
+/// Rules every component obeys, whatever its object's format.
+fn check_component(ctx: Ctx<'_>, c: &Component<'_>, at: usize, p: &mut Pass<'_>) -> Result<()> {
+    let err = |kind| Error::at(kind, at).in_component(c.role);
+    if let Some(t) = c.logical {
+        if t.storage().is_some_and(|s| s != c.dtype) {
+            return Err(err(ErrorKind::WrongType { field: "type", expected: "a logical type matching the dtype" }));
+        }
+    }
+    if c.offset % ALIGNMENT != 0 {
+        return Err(err(ErrorKind::Misaligned { offset: c.offset }));
+    }
+    let oob = ErrorKind::OutOfBounds { offset: c.offset, length: c.length, limit: p.hi };
+    match c.offset.checked_add(c.length) {
+        // A zero-length blob occupies nothing; it may sit at the end of the data region.
+        Some(end) if c.offset >= p.lo && end <= p.hi => {}
+        Some(_) if c.length == 0 && c.offset >= p.lo && c.offset <= p.hi.next_multiple_of(ALIGNMENT) => {}
+        _ => return Err(err(oob)),
+    }
+    p.span(c.offset, c.length);
+    let width = c.dtype.width();
+    match c.encoding {
+        Encoding::Raw => {}
+        Encoding::Zstd if c.uncompressed_length.is_none() && ctx.strict() => {
+            return Err(err(ErrorKind::MissingUncompressedLength));
+        }
+        Encoding::Zstd => {}
+    }
+    if let Some(n) = c.decoded_len() {
+        if n % width != 0 {
+            return Err(err(ErrorKind::PartialElement { length: n, width }));
+        }
+    }
+    Ok(())
+}
+
+/// Components the known formats name.
+const ROLES: [&str; 8] = ["data", "values", "indices", "indptr", "coords", "packed_weight", "scales", "zeros"];
+
+/// The components the known formats name, by their index in [`ROLES`].
+type Known<'a> = [Option<Component<'a>>; 8];
+
+/// Validate every component of a `components` map at `r`, collecting the known roles.
+fn components_checked<'a>(ctx: Ctx<'a>, r: &mut Reader<'a>, p: &mut Pass<'_>, known: &mut Known<'a>) -> Result<(usize, Len)> {
+    let mut len = r.map("components")?;
+    let first = (r.pos, len);
+    let seg = p.scratch.len();
+    while r.more(&mut len)? {
+        let kpos = r.pos;
+        let role = r.text("component role")?;
+        if role.is_empty() {
+            return Err(Error::at(ErrorKind::EmptyName, kpos));
+        }
+        p.scratch.push([kpos as u64, r.pos as u64]).map_err(|e| e.or_at(kpos))?;
+        let c = decode_component_v1(ctx, r, role, Some(p)).map_err(|e| e.in_component(role))?;
+        if let Some(i) = ROLES.iter().position(|&k| k == role) {
+            known[i] = Some(c);
+        }
+    }
+    p.scratch.check_unique(ctx.buf, seg)?;
+    Ok(first)
+}
+
+/// Decoded element count of a component in logical elements, when known.
+fn logical_count(c: &Component<'_>) -> Option<u64> {
+    let ratio = match c.logical {
+        Some(t) => t.ratio()?,
+        None => 1,
+    };
+    Some(c.element_count()? / ratio)
+}
+
+/// The format rules that metadata alone can check.
+fn check_format(ctx: Ctx<'_>, obj: &Object<'_>, known: &Known<'_>) -> Result<()> {
+    let need = |i: usize| known[i].ok_or(Error::new(ErrorKind::MissingComponent { role: ROLES[i] }));
+    let index_dtype = |c: Component<'_>| -> Result<()> {
+        let ok = if ctx.strict() { c.dtype == DType::U64 } else { c.dtype.is_integer() };
+        if ok {
+            Ok(())
+        } else {
+            Err(c.error(ErrorKind::IndexDType))
+        }
+    };
+    let count = |c: &Component<'_>, expected: u64| -> Result<()> {
+        match logical_count(c) {
+            Some(n) if n != expected => Err(c.error(ErrorKind::CountMismatch { expected, actual: n })),
+            _ => Ok(()),
+        }
+    };
+    match obj.format {
+        Format::Dense => {
+            let d = need(0)?;
+            if let (Some(ratio), Some(actual)) = (d.logical.map_or(Some(1), |t| t.ratio()), d.decoded_len()) {
+                let expected = obj
+                    .shape
+                    .numel
+                    .checked_mul(d.dtype.width() * ratio)
+                    .ok_or(d.error(ErrorKind::ShapeOverflow))?;
+                if expected != actual {
+                    return Err(d.error(ErrorKind::LengthMismatch { expected, actual }));
+                }
+            }
+        }
+        Format::SparseCsr => {
+            let (values, indices, indptr) = (need(1)?, need(2)?, need(3)?);
+            index_dtype(indices)?;
+            index_dtype(indptr)?;
+            if obj.shape.ndim != 2 {
+                return Err(Error::new(ErrorKind::BadShape));
+            }
+            let rows = obj.shape.dim(0).unwrap_or(0);
+            count(&indptr, rows.checked_add(1).ok_or(Error::new(ErrorKind::ShapeOverflow))?)?;
+            if let Some(nnz) = logical_count(&values) {
+                count(&indices, nnz)?;
+            }
+        }
+        Format::SparseCoo => {
+            let (values, coords) = (need(1)?, need(4)?);
+            index_dtype(coords)?;
+            if let Some(nnz) = logical_count(&values) {
+                let expected =
+                    (obj.shape.ndim as u64).checked_mul(nnz).ok_or(Error::new(ErrorKind::ShapeOverflow))?;
+                count(&coords, expected)?;
+            }
+        }
+        Format::QuantizedGroup => {
+            need(5)?;
+            need(6)?;
+            need(7)?;
+        }
+        Format::Other(_) => {}
+    }
+    Ok(())
+}
+
+/// Keys of a v0.1 tensor map that the format defines.
+pub(crate) const V0_KEYS: &[&str] = &["name", "offset", "size", "dtype", "shape", "encoding", "data_endianness", "checksum"];
+
+/// Decode (and, with `pass`, validate) a v0.1 tensor map at `r`: a dense
+/// object with one `data` component.
+pub(crate) fn decode_object_v0<'a>(
+    ctx: Ctx<'a>,
+    r: &mut Reader<'a>,
+    index: usize,
+    mut pass: Option<&mut Pass<'_>>,
+) -> Result<Object<'a>> {
+    let start = r.pos;
+    let mut len = r.map("tensor")?;
+    let fields = Map::new(ctx.buf, r.pos, len);
+    let seg = pass.as_ref().map_or(0, |p| p.scratch.len());
+    let mut seen = Seen(0);
+    let (mut name, mut offset, mut size, mut dtype, mut shp) = (None, None, None, None, None);
+    let (mut encoding, mut endian, mut digest) = (None, Endian::Little, None);
+    while r.more(&mut len)? {
+        let kpos = r.pos;
+        match key(r, 3, pass.as_deref_mut())? {
+            Some("name") => {
+                seen.mark(0, kpos)?;
+                name = Some((r.pos, r.text("name")?));
+            }
+            Some("offset") => {
+                seen.mark(1, kpos)?;
+                offset = Some(r.uint("offset")?);
+            }
+            Some("size") => {
+                seen.mark(2, kpos)?;
+                size = Some(r.uint("size")?);
+            }
+            Some("dtype") => {
+                seen.mark(3, kpos)?;
+                let at = r.pos;
+                dtype = Some(DType::from_v0_1(r.text("dtype")?).ok_or(Error::at(ErrorKind::UnknownDType, at))?);
+            }
+            Some("shape") => {
+                seen.mark(4, kpos)?;
+                shp = Some(shape(r)?);
+            }
+            Some("encoding") => {
+                seen.mark(5, kpos)?;
+                let at = r.pos;
+                encoding =
+                    Some(Encoding::from_name(r.text("encoding")?).ok_or(Error::at(ErrorKind::UnknownEncoding, at))?);
+            }
+            Some("data_endianness") => {
+                seen.mark(6, kpos)?;
+                let at = r.pos;
+                endian = match opt_text(r, "data_endianness")? {
+                    None | Some("little") => Endian::Little,
+                    Some("big") => Endian::Big,
+                    Some(_) => return Err(Error::at(ErrorKind::BadEndianness, at)),
+                };
+            }
+            Some("checksum") => {
+                seen.mark(7, kpos)?;
+                digest = opt_text(r, "checksum")?;
+            }
+            _ => unknown(r, kpos, 4, pass.as_deref_mut())?,
+        }
+    }
+    check_pop(pass.as_deref_mut(), ctx.buf, seg)?;
+    let missing = |field| Error::at(ErrorKind::MissingField { field }, start);
+    let (name_pos, name) = name.ok_or(missing("name"))?;
+    if name.is_empty() {
+        return Err(Error::at(ErrorKind::EmptyName, name_pos));
+    }
+    let err_in = |e: Error| e.in_object(name);
+    let shape = shp.ok_or(missing("shape")).map_err(err_in)?;
+    let dtype = dtype.ok_or(missing("dtype")).map_err(err_in)?;
+    let encoding = encoding.ok_or(missing("encoding")).map_err(err_in)?;
+    let c = Component {
+        data: ctx.data,
+        role: "data",
+        dtype,
+        logical: None,
+        encoding,
+        offset: offset.ok_or(missing("offset")).map_err(err_in)?,
+        length: size.ok_or(missing("size")).map_err(err_in)?,
+        // v0.1 has no such field; for a dense tensor the decoded size follows from the shape.
+        uncompressed_length: match encoding {
+            Encoding::Zstd => shape.numel.checked_mul(dtype.width()),
+            Encoding::Raw => None,
+        },
+        digest,
+        endian,
+        fields: Map::empty(),
+    };
+    let obj = Object {
+        ctx,
+        index,
+        name,
+        shape,
+        format: Format::Dense,
+        attributes: fields.hiding(V0_KEYS),
+        fields,
+        comps: Comps::Single(c),
+    };
+    if let Some(p) = pass {
+        (|| {
+            check_component(ctx, &c, start, p)?;
+            let mut known = [None; 8];
+            known[0] = Some(c);
+            check_format(ctx, &obj, &known).map_err(|e| e.or_at(start))
+        })()
+        .map_err(err_in)?;
+    }
+    Ok(obj)
+}
+
+/// Where an object is: its body (v1.x: the name key; v0.1: the tensor map)
+/// and its name's bytes.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub(crate) struct ObjPos {
+    pub body: u32,
+    pub name_start: u32,
+    pub name_len: u32,
+}
+
+impl ObjPos {
+    fn of(buf: &[u8], body: usize, name: &str) -> ObjPos {
+        let start = name.as_ptr() as usize - buf.as_ptr() as usize;
+        ObjPos { body: body as u32, name_start: start as u32, name_len: name.len() as u32 }
+    }
+}
+
+/// Result of the validating pass: everything a `File` keeps.
+pub(crate) struct Root<'a> {
+    pub version: Version,
+    pub attributes: Map<'a>,
+    /// First entry of the objects container, and its length.
+    pub objects: (usize, Len),
+    pub count: usize,
+    /// Object names are in strictly ascending byte order (no duplicates possible).
+    pub names_ordered: bool,
+}
+
+/// Validate a whole manifest. `on_object` sees every object as it is validated.
+pub(crate) fn validate<'a>(
+    buf: &'a [u8],
+    tail: &Tail,
+    data: Option<&'a [u8]>,
+    pass: &mut Pass<'_>,
+    mut on_object: impl FnMut(ObjPos),
+) -> Result<Root<'a>> {
+    let mut r = Reader::new(buf);
+    let root = match tail.layout {
+        Layout::V1 => root_v1(buf, &mut r, data, pass, &mut on_object)?,
+        Layout::V0 => {
+            let ctx = Ctx { buf, data, version: Version::V0_1 };
+            let (objects, count, names_ordered) =
+                objects_checked(ctx, &mut r, "manifest (v0.1 tensor array)", pass, &mut on_object)?;
+            Root { version: Version::V0_1, attributes: Map::empty(), objects, count, names_ordered }
+        }
+    };
+    if r.pos != buf.len() {
+        return Err(Error::at(ErrorKind::TrailingBytes { count: (buf.len() - r.pos) as u64 }, r.pos));
+    }
+    Ok(root)
+}
+
+/// Validate the objects container at `r` (a v1.x map or a v0.1 array).
+fn objects_checked<'a>(
+    ctx: Ctx<'a>,
+    r: &mut Reader<'a>,
+    field: &'static str,
+    pass: &mut Pass<'_>,
+    on_object: &mut impl FnMut(ObjPos),
+) -> Result<((usize, Len), usize, bool)> {
+    let v0 = ctx.version.major == 0;
+    let mut len = if v0 { r.array(field)? } else { r.map(field)? };
+    let objects = (r.pos, len);
+    let (mut count, mut ordered, mut prev) = (0usize, true, "");
+    while r.more(&mut len)? {
+        let body = r.pos;
+        let obj = if v0 {
+            decode_object_v0(ctx, r, count, Some(pass))?
+        } else {
+            let name = r.text("object name")?;
+            if name.is_empty() {
+                return Err(Error::at(ErrorKind::EmptyName, body));
+            }
+            decode_object_v1(ctx, r, name, count, Some(pass)).map_err(|e| e.in_object(name))?
+        };
+        on_object(ObjPos::of(ctx.buf, body, obj.name));
+        ordered &= count == 0 || prev < obj.name;
+        prev = obj.name;
+        count += 1;
+    }
+    Ok((objects, count, ordered))
+}
+
+fn root_v1<'a>(
+    buf: &'a [u8],
+    r: &mut Reader<'a>,
+    data: Option<&'a [u8]>,
+    pass: &mut Pass<'_>,
+    on_object: &mut impl FnMut(ObjPos),
+) -> Result<Root<'a>> {
+    let start = r.pos;
+    let mut len = r.map("manifest")?;
+    let seg = pass.scratch.len();
+    let mut seen = Seen(0);
+    let (mut version, mut attributes, mut objects, mut deferred) = (None, Map::empty(), None, None);
+    while r.more(&mut len)? {
+        let kpos = r.pos;
+        match key(r, 1, Some(pass))? {
+            Some("version") => {
+                seen.mark(0, kpos)?;
+                let at = r.pos;
+                let s = r.text("version")?;
+                let v = Version::parse(s).ok_or(Error::at(ErrorKind::BadVersion, at))?;
+                if v.major != 1 {
+                    return Err(Error::at(ErrorKind::UnsupportedVersion { major: v.major as u64 }, at));
+                }
+                version = Some(v);
+            }
+            Some("attributes") => {
+                seen.mark(1, kpos)?;
+                if r.peek()? == 0xf6 {
+                    r.pos += 1;
+                } else {
+                    attributes = map_value(r, "attributes", 1, Some(pass))?;
+                }
+            }
+            Some("objects") => {
+                seen.mark(2, kpos)?;
+                match version {
+                    Some(version) => {
+                        let ctx = Ctx { buf, data, version };
+                        objects = Some(objects_checked(ctx, r, "objects", pass, on_object)?);
+                    }
+                    None => {
+                        // Rules depend on `version`, which comes later: validate after the root.
+                        deferred = Some(r.pos);
+                        r.skip(1)?;
+                    }
+                }
+            }
+            _ => unknown(r, kpos, 2, Some(pass))?,
+        }
+    }
+    pass.scratch.check_unique(buf, seg)?;
+    let missing = |field| Error::at(ErrorKind::MissingField { field }, start);
+    let version = version.ok_or(missing("version"))?;
+    if let Some(at) = deferred {
+        let ctx = Ctx { buf, data, version };
+        objects = Some(objects_checked(ctx, &mut Reader::at(buf, at), "objects", pass, on_object)?);
+    }
+    let (objects, count, names_ordered) = objects.ok_or(missing("objects"))?;
+    Ok(Root { version, attributes, objects, count, names_ordered })
+}

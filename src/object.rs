@@ -1,0 +1,275 @@
+//! Borrowing views of a validated manifest: objects, shapes, components.
+
+use crate::cbor::{Len, Reader};
+use crate::error::{Error, ErrorKind, Result};
+use crate::manifest::{decode_component_v1, Ctx};
+use crate::types::{DType, Encoding, Endian, Format, LogicalType};
+use crate::value::Map;
+
+/// One named object (tensor) of a file.
+#[derive(Clone, Copy, Debug)]
+pub struct Object<'a> {
+    pub(crate) ctx: Ctx<'a>,
+    pub(crate) index: usize,
+    pub(crate) name: &'a str,
+    pub(crate) shape: Shape<'a>,
+    pub(crate) format: Format<'a>,
+    pub(crate) attributes: Map<'a>,
+    pub(crate) fields: Map<'a>,
+    pub(crate) comps: Comps<'a>,
+}
+
+/// Where an object's components are.
+#[derive(Clone, Copy, Debug)]
+pub(crate) enum Comps<'a> {
+    /// A v1.x `components` map: entries start at `pos`.
+    Map { pos: usize, len: Len },
+    /// A v0.1 tensor: its one `data` component.
+    Single(Component<'a>),
+}
+
+impl<'a> Object<'a> {
+    /// Position in manifest order.
+    pub fn index(&self) -> usize {
+        self.index
+    }
+
+    /// The object's name.
+    pub fn name(&self) -> &'a str {
+        self.name
+    }
+
+    /// Logical dimensions.
+    pub fn shape(&self) -> Shape<'a> {
+        self.shape
+    }
+
+    /// Layout of the components.
+    pub fn format(&self) -> Format<'a> {
+        self.format
+    }
+
+    /// Per-object attributes (empty when absent). For v0.1 files: the custom
+    /// fields of the tensor's map.
+    pub fn attributes(&self) -> Map<'a> {
+        self.attributes
+    }
+
+    /// Every field of the object's map, known or not (for v0.1: the tensor map).
+    pub fn fields(&self) -> Map<'a> {
+        self.fields
+    }
+
+    /// Components in manifest order.
+    pub fn components(&self) -> Components<'a> {
+        match self.comps {
+            Comps::Map { pos, len } => Components { ctx: self.ctx, r: Reader::at(self.ctx.buf, pos), len, single: None },
+            Comps::Single(c) => Components { ctx: self.ctx, r: Reader::at(&[], 0), len: Some(0), single: Some(c) },
+        }
+    }
+
+    /// Number of components.
+    pub fn component_count(&self) -> usize {
+        match self.comps {
+            Comps::Map { len: Some(n), .. } => n as usize,
+            _ => self.components().count(),
+        }
+    }
+
+    /// The component with this role.
+    pub fn component(&self, role: &str) -> Option<Component<'a>> {
+        self.components().find(|c| c.role == role)
+    }
+
+    /// The component with this role, or a [`ErrorKind::NotFound`] error naming object and role.
+    pub fn require(&self, role: &str) -> Result<Component<'a>> {
+        self.component(role)
+            .ok_or_else(|| Error::new(ErrorKind::NotFound).in_object(self.name).in_component(role))
+    }
+
+    /// The `data` component of a dense object.
+    pub fn data(&self) -> Result<Component<'a>> {
+        self.require("data")
+    }
+}
+
+/// Iterator over an object's components.
+pub struct Components<'a> {
+    ctx: Ctx<'a>,
+    r: Reader<'a>,
+    len: Len,
+    single: Option<Component<'a>>,
+}
+
+impl<'a> Iterator for Components<'a> {
+    type Item = Component<'a>;
+
+    fn next(&mut self) -> Option<Component<'a>> {
+        if let Some(c) = self.single.take() {
+            return Some(c);
+        }
+        // The manifest was validated at open: decoding cannot fail here.
+        if !self.r.more(&mut self.len).ok()? {
+            return None;
+        }
+        let role = self.r.text("role").ok()?;
+        decode_component_v1(self.ctx, &mut self.r, role, None).ok()
+    }
+}
+
+/// The dimensions of an object.
+#[derive(Clone, Copy)]
+pub struct Shape<'a> {
+    pub(crate) buf: &'a [u8],
+    pub(crate) pos: usize,
+    pub(crate) len: Len,
+    pub(crate) ndim: usize,
+    pub(crate) numel: u64,
+}
+
+impl<'a> Shape<'a> {
+    /// Number of dimensions (0 for a scalar).
+    pub fn ndim(&self) -> usize {
+        self.ndim
+    }
+
+    /// Product of the dimensions (1 for a scalar); cannot overflow, it was checked at open.
+    pub fn numel(&self) -> u64 {
+        self.numel
+    }
+
+    /// The dimensions in order.
+    pub fn dims(&self) -> impl Iterator<Item = u64> + 'a {
+        let mut r = Reader::at(self.buf, self.pos);
+        let mut len = self.len;
+        core::iter::from_fn(move || {
+            if !r.more(&mut len).ok()? {
+                return None;
+            }
+            r.uint("shape").ok()
+        })
+    }
+
+    /// Dimension `i`.
+    pub fn dim(&self, i: usize) -> Option<u64> {
+        self.dims().nth(i)
+    }
+
+    /// Copy the dimensions into `out`, returning how many there are; `None`
+    /// when `out` is too short.
+    pub fn copy_to(&self, out: &mut [u64]) -> Option<usize> {
+        if out.len() < self.ndim {
+            return None;
+        }
+        for (o, d) in out.iter_mut().zip(self.dims()) {
+            *o = d;
+        }
+        Some(self.ndim)
+    }
+
+    /// The dimensions as a `Vec`.
+    #[cfg(feature = "alloc")]
+    pub fn to_vec(&self) -> alloc::vec::Vec<u64> {
+        self.dims().collect()
+    }
+}
+
+impl core::fmt::Debug for Shape<'_> {
+    fn fmt(&self, f: &mut core::fmt::Formatter<'_>) -> core::fmt::Result {
+        f.debug_list().entries(self.dims()).finish()
+    }
+}
+
+/// One blob of an object: where it is and how to read it.
+#[derive(Clone, Copy, Debug)]
+pub struct Component<'a> {
+    pub(crate) data: Option<&'a [u8]>,
+    pub(crate) role: &'a str,
+    pub(crate) dtype: DType,
+    pub(crate) logical: Option<LogicalType<'a>>,
+    pub(crate) encoding: Encoding,
+    pub(crate) offset: u64,
+    pub(crate) length: u64,
+    pub(crate) uncompressed_length: Option<u64>,
+    pub(crate) digest: Option<&'a str>,
+    pub(crate) endian: Endian,
+    pub(crate) fields: Map<'a>,
+}
+
+impl<'a> Component<'a> {
+    /// Role name (`"data"`, `"values"`, ...).
+    pub fn role(&self) -> &'a str {
+        self.role
+    }
+
+    /// Storage type (v1.2 naming, whatever the file's version).
+    pub fn dtype(&self) -> DType {
+        self.dtype
+    }
+
+    /// Logical type, when it differs from the dtype.
+    pub fn logical_type(&self) -> Option<LogicalType<'a>> {
+        self.logical
+    }
+
+    /// How the bytes are stored.
+    pub fn encoding(&self) -> Encoding {
+        self.encoding
+    }
+
+    /// Absolute file offset of the stored bytes (a multiple of 64).
+    pub fn offset(&self) -> u64 {
+        self.offset
+    }
+
+    /// Stored length in bytes (compressed size for zstd).
+    pub fn length(&self) -> u64 {
+        self.length
+    }
+
+    /// Declared decoded length (zstd), if any.
+    pub fn uncompressed_length(&self) -> Option<u64> {
+        self.uncompressed_length
+    }
+
+    /// Length once decoded: `length` for raw, `uncompressed_length` for zstd (if declared).
+    pub fn decoded_len(&self) -> Option<u64> {
+        match self.encoding {
+            Encoding::Raw => Some(self.length),
+            Encoding::Zstd => self.uncompressed_length,
+        }
+    }
+
+    /// Number of stored elements once decoded, when known.
+    pub fn element_count(&self) -> Option<u64> {
+        Some(self.decoded_len()? / self.dtype.width())
+    }
+
+    /// Digest string of the stored bytes (`"sha256:..."`, `"crc32c:0x..."`), if any.
+    pub fn digest(&self) -> Option<&'a str> {
+        self.digest
+    }
+
+    /// Byte order of the elements (big only for some v0.1 files).
+    pub fn endian(&self) -> Endian {
+        self.endian
+    }
+
+    /// Every field of the component's map, known or not (empty for v0.1).
+    pub fn fields(&self) -> Map<'a> {
+        self.fields
+    }
+
+    /// The stored bytes, zero-copy. Fails with [`ErrorKind::NoData`] when
+    /// only the manifest was parsed.
+    pub fn stored_bytes(&self) -> Result<&'a [u8]> {
+        let data = self.data.ok_or_else(|| self.error(ErrorKind::NoData))?;
+        // Bounds were validated at open.
+        data.get(self.offset as usize..(self.offset + self.length) as usize)
+            .ok_or_else(|| self.error(ErrorKind::OutOfBounds { offset: self.offset, length: self.length, limit: data.len() as u64 }))
+    }
+
+    pub(crate) fn error(&self, kind: ErrorKind) -> Error {
+        Error::new(kind).in_component(self.role)
+    }
+}

@@ -1,0 +1,93 @@
+//! Working memory for the checks that need sorting: duplicate keys, duplicate
+//! object names and blob overlap.
+//!
+//! With `alloc` it grows as needed; without, it is a caller's slice (or a
+//! small array on the stack) and running out is a clear
+//! [`ErrorKind::ScratchTooSmall`] error, never a silent skip of a check.
+
+use crate::error::{Error, ErrorKind, Result};
+
+/// One scratch entry: a pair of numbers (a byte span, or a key and an index).
+pub type Entry = [u64; 2];
+
+/// Entries used when a no-`alloc` caller gives no scratch of its own.
+pub const DEFAULT_ENTRIES: usize = 128;
+
+enum Buf<'s> {
+    Slice(&'s mut [Entry]),
+    #[cfg(feature = "alloc")]
+    Vec(alloc::vec::Vec<Entry>),
+}
+
+/// A stack of [`Entry`]s.
+pub struct Scratch<'s> {
+    buf: Buf<'s>,
+    len: usize,
+}
+
+impl<'s> Scratch<'s> {
+    /// Scratch over a caller's slice: never allocates.
+    pub fn new(slice: &'s mut [Entry]) -> Self {
+        Scratch { buf: Buf::Slice(slice), len: 0 }
+    }
+
+    /// Growable scratch.
+    #[cfg(feature = "alloc")]
+    pub fn growable() -> Self {
+        Scratch { buf: Buf::Vec(alloc::vec::Vec::new()), len: 0 }
+    }
+
+    pub(crate) fn len(&self) -> usize {
+        self.len
+    }
+
+    #[inline]
+    pub(crate) fn push(&mut self, e: Entry) -> Result<()> {
+        match &mut self.buf {
+            Buf::Slice(s) => {
+                let Some(slot) = s.get_mut(self.len) else {
+                    return Err(Error::new(ErrorKind::ScratchTooSmall { needed: self.len as u64 + 1 }));
+                };
+                *slot = e;
+            }
+            #[cfg(feature = "alloc")]
+            Buf::Vec(v) => {
+                v.truncate(self.len);
+                v.push(e);
+            }
+        }
+        self.len += 1;
+        Ok(())
+    }
+
+    pub(crate) fn segment(&mut self, start: usize) -> &mut [Entry] {
+        let len = self.len;
+        match &mut self.buf {
+            Buf::Slice(s) => &mut s[start..len],
+            #[cfg(feature = "alloc")]
+            Buf::Vec(v) => &mut v[start..len],
+        }
+    }
+
+    pub(crate) fn truncate(&mut self, start: usize) {
+        self.len = self.len.min(start);
+    }
+
+    /// Check that the byte spans `[start, end)` of `buf` pushed since `seg`
+    /// are pairwise different, then pop them.
+    pub(crate) fn check_unique(&mut self, buf: &[u8], seg: usize) -> Result<()> {
+        let s = self.segment(seg);
+        let key = |e: &Entry| &buf[e[0] as usize..e[1] as usize];
+        let dup = if s.len() <= 8 {
+            (1..s.len()).find_map(|i| s[..i].iter().any(|p| key(p) == key(&s[i])).then_some(s[i][0]))
+        } else {
+            s.sort_unstable_by(|a, b| key(a).cmp(key(b)));
+            s.windows(2).find(|w| key(&w[0]) == key(&w[1])).map(|w| w[1][0])
+        };
+        self.truncate(seg);
+        match dup {
+            Some(at) => Err(Error::at(ErrorKind::DuplicateKey, at as usize)),
+            None => Ok(()),
+        }
+    }
+}

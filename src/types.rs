@@ -1,0 +1,389 @@
+//! The type system: storage dtypes, logical types, encodings, formats, versions.
+
+use core::fmt;
+
+/// Storage type of a component: one of the 13 fixed primitives (spec §2).
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
+#[repr(u8)]
+#[allow(missing_docs)] // the spec's names
+pub enum DType {
+    F64,
+    F32,
+    F16,
+    BF16,
+    I64,
+    I32,
+    I16,
+    I8,
+    U64,
+    U32,
+    U16,
+    U8,
+    Bool,
+}
+
+impl DType {
+    /// Every storage type, in spec order.
+    pub const ALL: [DType; 13] = [
+        DType::F64,
+        DType::F32,
+        DType::F16,
+        DType::BF16,
+        DType::I64,
+        DType::I32,
+        DType::I16,
+        DType::I8,
+        DType::U64,
+        DType::U32,
+        DType::U16,
+        DType::U8,
+        DType::Bool,
+    ];
+
+    /// Bytes per element.
+    pub const fn width(self) -> u64 {
+        match self {
+            DType::F64 | DType::I64 | DType::U64 => 8,
+            DType::F32 | DType::I32 | DType::U32 => 4,
+            DType::F16 | DType::BF16 | DType::I16 | DType::U16 => 2,
+            DType::I8 | DType::U8 | DType::Bool => 1,
+        }
+    }
+
+    /// The v1.2 name (`"f32"`, `"u8"`, ...).
+    pub const fn name(self) -> &'static str {
+        match self {
+            DType::F64 => "f64",
+            DType::F32 => "f32",
+            DType::F16 => "f16",
+            DType::BF16 => "bf16",
+            DType::I64 => "i64",
+            DType::I32 => "i32",
+            DType::I16 => "i16",
+            DType::I8 => "i8",
+            DType::U64 => "u64",
+            DType::U32 => "u32",
+            DType::U16 => "u16",
+            DType::U8 => "u8",
+            DType::Bool => "bool",
+        }
+    }
+
+    /// Parse a v1.2 name.
+    pub fn from_name(s: &str) -> Option<DType> {
+        Some(match s {
+            "f64" => DType::F64,
+            "f32" => DType::F32,
+            "f16" => DType::F16,
+            "bf16" => DType::BF16,
+            "i64" => DType::I64,
+            "i32" => DType::I32,
+            "i16" => DType::I16,
+            "i8" => DType::I8,
+            "u64" => DType::U64,
+            "u32" => DType::U32,
+            "u16" => DType::U16,
+            "u8" => DType::U8,
+            "bool" => DType::Bool,
+            _ => return None,
+        })
+    }
+
+    /// Parse a v1.1 `dtype`, which also named FP8 and complex types: those
+    /// are normalized to the v1.2 storage type plus a logical type.
+    pub fn from_v1_1(s: &str) -> Option<(DType, Option<LogicalType<'static>>)> {
+        Some(match s {
+            "f8_e4m3" | "f8_e4m3fn" => (DType::U8, Some(LogicalType::F8E4M3Fn)),
+            "f8_e5m2" => (DType::U8, Some(LogicalType::F8E5M2)),
+            "complex64" => (DType::F32, Some(LogicalType::Complex64)),
+            "complex128" => (DType::F64, Some(LogicalType::Complex128)),
+            _ => (DType::from_name(s)?, None),
+        })
+    }
+
+    /// Parse a v0.1 dtype name (`"float32"`, `"uint8"`, ...).
+    pub fn from_v0_1(s: &str) -> Option<DType> {
+        Some(match s {
+            "float64" => DType::F64,
+            "float32" => DType::F32,
+            "float16" => DType::F16,
+            "bfloat16" => DType::BF16,
+            "int64" => DType::I64,
+            "int32" => DType::I32,
+            "int16" => DType::I16,
+            "int8" => DType::I8,
+            "uint64" => DType::U64,
+            "uint32" => DType::U32,
+            "uint16" => DType::U16,
+            "uint8" => DType::U8,
+            "bool" => DType::Bool,
+            _ => return None,
+        })
+    }
+
+    /// Whether this is an integer type (allowed for sparse indices in v1.1).
+    pub const fn is_integer(self) -> bool {
+        matches!(
+            self,
+            DType::I64 | DType::I32 | DType::I16 | DType::I8 | DType::U64 | DType::U32 | DType::U16 | DType::U8
+        )
+    }
+}
+
+impl fmt::Display for DType {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        f.write_str(self.name())
+    }
+}
+
+/// Logical type of a component (spec §2): what the stored elements mean.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
+pub enum LogicalType<'a> {
+    /// FP8 E4M3 (NVIDIA / OCP), stored as `u8`.
+    F8E4M3Fn,
+    /// FP8 E5M2 (OCP), stored as `u8`.
+    F8E5M2,
+    /// FP8 E4M3 (AMD, no negative zero), stored as `u8`.
+    F8E4M3Fnuz,
+    /// FP8 E5M2 (AMD, no negative zero), stored as `u8`.
+    F8E5M2Fnuz,
+    /// Interleaved `[re, im]` pairs of `f32`.
+    Complex64,
+    /// Interleaved `[re, im]` pairs of `f64`.
+    Complex128,
+    /// A logical type this library does not know; the stored dtype elements stay readable.
+    Other(&'a str),
+}
+
+impl<'a> LogicalType<'a> {
+    /// Parse a `type` string; unknown names become [`LogicalType::Other`].
+    pub fn parse(s: &'a str) -> Self {
+        match s {
+            "f8_e4m3fn" => LogicalType::F8E4M3Fn,
+            "f8_e5m2" => LogicalType::F8E5M2,
+            "f8_e4m3fnuz" => LogicalType::F8E4M3Fnuz,
+            "f8_e5m2fnuz" => LogicalType::F8E5M2Fnuz,
+            "complex64" => LogicalType::Complex64,
+            "complex128" => LogicalType::Complex128,
+            other => LogicalType::Other(other),
+        }
+    }
+
+    /// The v1.2 name.
+    pub fn name(&self) -> &'a str {
+        match *self {
+            LogicalType::F8E4M3Fn => "f8_e4m3fn",
+            LogicalType::F8E5M2 => "f8_e5m2",
+            LogicalType::F8E4M3Fnuz => "f8_e4m3fnuz",
+            LogicalType::F8E5M2Fnuz => "f8_e5m2fnuz",
+            LogicalType::Complex64 => "complex64",
+            LogicalType::Complex128 => "complex128",
+            LogicalType::Other(s) => s,
+        }
+    }
+
+    /// Storage type the spec requires for a known logical type.
+    pub const fn storage(&self) -> Option<DType> {
+        match self {
+            LogicalType::F8E4M3Fn | LogicalType::F8E5M2 | LogicalType::F8E4M3Fnuz | LogicalType::F8E5M2Fnuz => {
+                Some(DType::U8)
+            }
+            LogicalType::Complex64 => Some(DType::F32),
+            LogicalType::Complex128 => Some(DType::F64),
+            LogicalType::Other(_) => None,
+        }
+    }
+
+    /// Storage elements per logical element; `None` for unknown types.
+    pub const fn ratio(&self) -> Option<u64> {
+        match self {
+            LogicalType::Complex64 | LogicalType::Complex128 => Some(2),
+            LogicalType::Other(_) => None,
+            _ => Some(1),
+        }
+    }
+}
+
+impl fmt::Display for LogicalType<'_> {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        f.write_str(self.name())
+    }
+}
+
+/// How a component's bytes are stored.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
+pub enum Encoding {
+    /// The elements themselves.
+    Raw,
+    /// A zstd frame; `length` is the compressed size.
+    Zstd,
+}
+
+impl Encoding {
+    /// Parse `"raw"` / `"zstd"`.
+    pub fn from_name(s: &str) -> Option<Self> {
+        match s {
+            "raw" => Some(Encoding::Raw),
+            "zstd" => Some(Encoding::Zstd),
+            _ => None,
+        }
+    }
+
+    /// The manifest name.
+    pub const fn name(self) -> &'static str {
+        match self {
+            Encoding::Raw => "raw",
+            Encoding::Zstd => "zstd",
+        }
+    }
+}
+
+impl fmt::Display for Encoding {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        f.write_str(self.name())
+    }
+}
+
+/// Layout of an object (spec §3).
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
+pub enum Format<'a> {
+    /// One `data` component, row-major.
+    Dense,
+    /// `values`, `indices`, `indptr`.
+    SparseCsr,
+    /// `values`, `coords`.
+    SparseCoo,
+    /// `packed_weight`, `scales`, `zeros`; parameters in attributes.
+    QuantizedGroup,
+    /// A format this library does not know; its components stay readable.
+    Other(&'a str),
+}
+
+impl<'a> Format<'a> {
+    /// Parse a `format` string; unknown names become [`Format::Other`].
+    pub fn parse(s: &'a str) -> Self {
+        match s {
+            "dense" => Format::Dense,
+            "sparse_csr" => Format::SparseCsr,
+            "sparse_coo" => Format::SparseCoo,
+            "quantized_group" => Format::QuantizedGroup,
+            other => Format::Other(other),
+        }
+    }
+
+    /// The manifest name.
+    pub fn name(&self) -> &'a str {
+        match *self {
+            Format::Dense => "dense",
+            Format::SparseCsr => "sparse_csr",
+            Format::SparseCoo => "sparse_coo",
+            Format::QuantizedGroup => "quantized_group",
+            Format::Other(s) => s,
+        }
+    }
+}
+
+impl fmt::Display for Format<'_> {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        f.write_str(self.name())
+    }
+}
+
+/// Byte order of a component's elements. Always little for v1.x; v0.1 may say big.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
+#[allow(missing_docs)]
+pub enum Endian {
+    Little,
+    Big,
+}
+
+/// A format version, `MAJOR.MINOR.PATCH`.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, PartialOrd, Ord, Hash)]
+#[allow(missing_docs)]
+pub struct Version {
+    pub major: u16,
+    pub minor: u16,
+    pub patch: u16,
+}
+
+impl Version {
+    /// The legacy `ZTEN0001` format.
+    pub const V0_1: Version = Version { major: 0, minor: 1, patch: 0 };
+    /// The version this crate writes.
+    pub const V1_2: Version = Version { major: 1, minor: 2, patch: 0 };
+
+    /// Parse `MAJOR.MINOR[.PATCH]` (decimal digits only).
+    pub fn parse(s: &str) -> Option<Version> {
+        let mut parts = s.split('.');
+        let mut num = || -> Option<Option<u16>> {
+            match parts.next() {
+                None => Some(None),
+                Some(p) if !p.is_empty() && p.len() <= 5 && p.bytes().all(|b| b.is_ascii_digit()) => {
+                    p.parse().ok().map(Some)
+                }
+                Some(_) => None,
+            }
+        };
+        let major = num()??;
+        let minor = num()??;
+        let patch = num()?.unwrap_or(0);
+        if parts.next().is_some() {
+            return None;
+        }
+        Some(Version { major, minor, patch })
+    }
+
+    /// Whether this is a v1.x file at or above `minor`.
+    pub fn at_least_1(&self, minor: u16) -> bool {
+        self.major == 1 && self.minor >= minor
+    }
+}
+
+impl fmt::Display for Version {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        if self.major == 0 {
+            write!(f, "{}.{}", self.major, self.minor)
+        } else {
+            write!(f, "{}.{}.{}", self.major, self.minor, self.patch)
+        }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn dtype_names_round_trip() {
+        for d in DType::ALL {
+            assert_eq!(DType::from_name(d.name()), Some(d));
+        }
+        assert_eq!(DType::from_name("float32"), None);
+        assert_eq!(DType::from_v0_1("bfloat16"), Some(DType::BF16));
+    }
+
+    #[test]
+    fn v1_1_dtypes_normalize() {
+        assert_eq!(DType::from_v1_1("f8_e4m3"), Some((DType::U8, Some(LogicalType::F8E4M3Fn))));
+        assert_eq!(DType::from_v1_1("complex128"), Some((DType::F64, Some(LogicalType::Complex128))));
+        assert_eq!(DType::from_v1_1("i16"), Some((DType::I16, None)));
+        assert_eq!(DType::from_v1_1("f8"), None);
+    }
+
+    #[test]
+    fn versions() {
+        assert_eq!(Version::parse("1.2.0"), Some(Version { major: 1, minor: 2, patch: 0 }));
+        assert_eq!(Version::parse("1.1"), Some(Version { major: 1, minor: 1, patch: 0 }));
+        for bad in ["", "1", "1.", "1.x", "1.2.3.4", "+1.2", "1.2.-3", "99999999.0"] {
+            assert_eq!(Version::parse(bad), None, "{bad}");
+        }
+    }
+
+    #[test]
+    fn logical_types() {
+        assert_eq!(LogicalType::parse("complex64").ratio(), Some(2));
+        assert_eq!(LogicalType::parse("f8_e5m2fnuz").storage(), Some(DType::U8));
+        assert_eq!(LogicalType::parse("int4"), LogicalType::Other("int4"));
+        assert_eq!(LogicalType::parse("int4").ratio(), None);
+    }
+}

@@ -1,0 +1,387 @@
+//! Lazy, borrowing access to any CBOR value of a validated manifest
+//! (attributes and unknown fields).
+
+use crate::cbor::{self, Len, Reader};
+
+/// A CBOR value inside a validated manifest, decoded on demand.
+#[derive(Clone, Copy)]
+pub struct Value<'a> {
+    buf: &'a [u8],
+    pos: usize,
+}
+
+/// What a [`Value`] is.
+#[derive(Clone, Copy, Debug)]
+pub enum ValueRef<'a> {
+    /// An unsigned integer.
+    Uint(u64),
+    /// A negative integer `-1 - n`, carrying `n` (CBOR reaches −2⁶⁴).
+    NegInt(u64),
+    /// A byte string.
+    Bytes(Chunks<'a>),
+    /// A text string.
+    Text(Chunks<'a>),
+    /// An array.
+    Array(Array<'a>),
+    /// A map.
+    Map(Map<'a>),
+    /// A tagged value: tag number and content.
+    Tag(u64, Value<'a>),
+    /// `true` / `false`.
+    Bool(bool),
+    /// `null`.
+    Null,
+    /// `undefined`.
+    Undefined,
+    /// Another simple value.
+    Simple(u8),
+    /// A half, single or double float, widened to `f64`.
+    Float(f64),
+}
+
+impl<'a> Value<'a> {
+    pub(crate) fn new(buf: &'a [u8], pos: usize) -> Self {
+        Value { buf, pos }
+    }
+
+    /// Byte offset of this value in the manifest.
+    pub fn manifest_offset(&self) -> usize {
+        self.pos
+    }
+
+    /// The encoded CBOR bytes of this value.
+    pub fn raw(&self) -> &'a [u8] {
+        let mut r = Reader::at(self.buf, self.pos);
+        let end = if r.skip(0).is_ok() { r.pos } else { self.pos };
+        &self.buf[self.pos..end]
+    }
+
+    /// Decode what this value is.
+    pub fn get(&self) -> ValueRef<'a> {
+        let mut r = Reader::at(self.buf, self.pos);
+        let Ok((major, arg)) = r.head() else { return ValueRef::Undefined };
+        let chunks = Chunks { buf: self.buf, pos: r.pos, len: arg };
+        match (major, arg) {
+            (cbor::MAJOR_UINT, Some(v)) => ValueRef::Uint(v),
+            (cbor::MAJOR_NINT, Some(v)) => ValueRef::NegInt(v),
+            (cbor::MAJOR_BYTES, _) => ValueRef::Bytes(chunks),
+            (cbor::MAJOR_TEXT, _) => ValueRef::Text(chunks),
+            (cbor::MAJOR_ARRAY, len) => ValueRef::Array(Array { buf: self.buf, pos: r.pos, len }),
+            (cbor::MAJOR_MAP, len) => ValueRef::Map(Map::new(self.buf, r.pos, len)),
+            (cbor::MAJOR_TAG, Some(t)) => ValueRef::Tag(t, Value::new(self.buf, r.pos)),
+            (_, Some(v)) => {
+                let ai = self.buf[self.pos] & 0x1f;
+                match ai {
+                    20 => ValueRef::Bool(false),
+                    21 => ValueRef::Bool(true),
+                    22 => ValueRef::Null,
+                    23 => ValueRef::Undefined,
+                    25 => ValueRef::Float(cbor::f16_to_f64(v as u16)),
+                    26 => ValueRef::Float(f32::from_bits(v as u32) as f64),
+                    27 => ValueRef::Float(f64::from_bits(v)),
+                    _ => ValueRef::Simple(v as u8),
+                }
+            }
+            _ => ValueRef::Undefined,
+        }
+    }
+
+    /// The value without any tags around it.
+    pub fn untagged(&self) -> Value<'a> {
+        let mut v = *self;
+        while let ValueRef::Tag(_, inner) = v.get() {
+            v = inner;
+        }
+        v
+    }
+
+    /// As an unsigned integer.
+    pub fn as_u64(&self) -> Option<u64> {
+        match self.get() {
+            ValueRef::Uint(v) => Some(v),
+            _ => None,
+        }
+    }
+
+    /// As a signed integer, if it fits.
+    pub fn as_i64(&self) -> Option<i64> {
+        match self.get() {
+            ValueRef::Uint(v) => i64::try_from(v).ok(),
+            ValueRef::NegInt(n) => i64::try_from(n).ok().map(|n| -1 - n),
+            _ => None,
+        }
+    }
+
+    /// As a float (integers convert too).
+    pub fn as_f64(&self) -> Option<f64> {
+        match self.get() {
+            ValueRef::Float(f) => Some(f),
+            ValueRef::Uint(v) => Some(v as f64),
+            ValueRef::NegInt(n) => Some(-1.0 - n as f64),
+            _ => None,
+        }
+    }
+
+    /// As a boolean.
+    pub fn as_bool(&self) -> Option<bool> {
+        match self.get() {
+            ValueRef::Bool(b) => Some(b),
+            _ => None,
+        }
+    }
+
+    /// As text, when it is one definite-length string.
+    pub fn as_str(&self) -> Option<&'a str> {
+        match self.get() {
+            ValueRef::Text(c) => c.contiguous().and_then(|b| core::str::from_utf8(b).ok()),
+            _ => None,
+        }
+    }
+
+    /// As bytes, when it is one definite-length byte string.
+    pub fn as_bytes(&self) -> Option<&'a [u8]> {
+        match self.get() {
+            ValueRef::Bytes(c) => c.contiguous(),
+            _ => None,
+        }
+    }
+
+    /// As an array.
+    pub fn as_array(&self) -> Option<Array<'a>> {
+        match self.get() {
+            ValueRef::Array(a) => Some(a),
+            _ => None,
+        }
+    }
+
+    /// As a map.
+    pub fn as_map(&self) -> Option<Map<'a>> {
+        match self.get() {
+            ValueRef::Map(m) => Some(m),
+            _ => None,
+        }
+    }
+
+    /// Whether this is `null`.
+    pub fn is_null(&self) -> bool {
+        matches!(self.get(), ValueRef::Null)
+    }
+}
+
+impl core::fmt::Debug for Value<'_> {
+    fn fmt(&self, f: &mut core::fmt::Formatter<'_>) -> core::fmt::Result {
+        match self.get() {
+            ValueRef::Text(c) => match c.contiguous().and_then(|b| core::str::from_utf8(b).ok()) {
+                Some(s) => write!(f, "{s:?}"),
+                None => f.write_str("(_ text)"),
+            },
+            ValueRef::Array(a) => f.debug_list().entries(a.iter()).finish(),
+            ValueRef::Map(m) => f.debug_map().entries(m.iter()).finish(),
+            ValueRef::Tag(t, v) => write!(f, "{t}({v:?})"),
+            other => write!(f, "{other:?}"),
+        }
+    }
+}
+
+/// The content of a byte or text string: one slice, or indefinite-length chunks.
+#[derive(Clone, Copy)]
+pub struct Chunks<'a> {
+    buf: &'a [u8],
+    pos: usize,
+    len: Len,
+}
+
+impl<'a> Chunks<'a> {
+    /// The bytes, when the string is definite-length.
+    pub fn contiguous(&self) -> Option<&'a [u8]> {
+        let n = self.len? as usize;
+        self.buf.get(self.pos..self.pos + n)
+    }
+
+    /// Every chunk in order (one for a definite-length string).
+    pub fn iter(&self) -> impl Iterator<Item = &'a [u8]> + 'a {
+        let mut r = Reader::at(self.buf, self.pos);
+        let mut single = self.contiguous();
+        let indefinite = self.len.is_none();
+        core::iter::from_fn(move || {
+            if !indefinite {
+                return single.take();
+            }
+            if r.take_break().unwrap_or(true) {
+                return None;
+            }
+            let (_, n) = r.head().ok()?;
+            r.bytes(n?).ok()
+        })
+    }
+
+    /// Total length in bytes.
+    pub fn len(&self) -> usize {
+        self.iter().map(<[u8]>::len).sum()
+    }
+
+    /// Whether the string is empty.
+    pub fn is_empty(&self) -> bool {
+        self.len() == 0
+    }
+}
+
+impl core::fmt::Debug for Chunks<'_> {
+    fn fmt(&self, f: &mut core::fmt::Formatter<'_>) -> core::fmt::Result {
+        f.debug_list().entries(self.iter()).finish()
+    }
+}
+
+/// A CBOR array.
+#[derive(Clone, Copy, Debug)]
+pub struct Array<'a> {
+    buf: &'a [u8],
+    pos: usize,
+    len: Len,
+}
+
+impl<'a> Array<'a> {
+    /// The items in order.
+    pub fn iter(&self) -> impl Iterator<Item = Value<'a>> + 'a {
+        let mut r = Reader::at(self.buf, self.pos);
+        let mut len = self.len;
+        let buf = self.buf;
+        core::iter::from_fn(move || {
+            if !r.more(&mut len).ok()? {
+                return None;
+            }
+            let v = Value::new(buf, r.pos);
+            r.skip(0).ok()?;
+            Some(v)
+        })
+    }
+
+    /// Number of items (O(1) for definite arrays).
+    pub fn len(&self) -> usize {
+        match self.len {
+            Some(n) => n as usize,
+            None => self.iter().count(),
+        }
+    }
+
+    /// Whether the array is empty.
+    pub fn is_empty(&self) -> bool {
+        self.len() == 0
+    }
+}
+
+/// A CBOR map, in encoded order.
+#[derive(Clone, Copy)]
+pub struct Map<'a> {
+    buf: &'a [u8],
+    pos: usize,
+    len: Len,
+    /// Keys hidden from this view (the known fields of a v0.1 tensor map).
+    hidden: &'static [&'static str],
+}
+
+impl<'a> Map<'a> {
+    pub(crate) fn new(buf: &'a [u8], pos: usize, len: Len) -> Self {
+        Map { buf, pos, len, hidden: &[] }
+    }
+
+    pub(crate) fn empty() -> Self {
+        Map { buf: &[], pos: 0, len: Some(0), hidden: &[] }
+    }
+
+    pub(crate) fn hiding(mut self, keys: &'static [&'static str]) -> Self {
+        self.hidden = keys;
+        self
+    }
+
+    /// Key/value pairs in encoded order.
+    pub fn iter(&self) -> impl Iterator<Item = (Value<'a>, Value<'a>)> + 'a {
+        let mut r = Reader::at(self.buf, self.pos);
+        let mut len = self.len;
+        let buf = self.buf;
+        let hidden = self.hidden;
+        core::iter::from_fn(move || loop {
+            if !r.more(&mut len).ok()? {
+                return None;
+            }
+            let k = Value::new(buf, r.pos);
+            r.skip(0).ok()?;
+            let v = Value::new(buf, r.pos);
+            r.skip(0).ok()?;
+            if !hidden.is_empty() && k.as_str().is_some_and(|s| hidden.contains(&s)) {
+                continue;
+            }
+            return Some((k, v));
+        })
+    }
+
+    /// The value of a text key.
+    pub fn get(&self, key: &str) -> Option<Value<'a>> {
+        self.iter().find(|(k, _)| k.as_str() == Some(key)).map(|(_, v)| v)
+    }
+
+    /// Number of entries.
+    pub fn len(&self) -> usize {
+        match (self.len, self.hidden.is_empty()) {
+            (Some(n), true) => n as usize,
+            _ => self.iter().count(),
+        }
+    }
+
+    /// Whether the map has no entries.
+    pub fn is_empty(&self) -> bool {
+        self.len() == 0
+    }
+}
+
+impl core::fmt::Debug for Map<'_> {
+    fn fmt(&self, f: &mut core::fmt::Formatter<'_>) -> core::fmt::Result {
+        f.debug_map().entries(self.iter()).finish()
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn decodes_every_kind() {
+        // {"i": -5, "f": 1.5 (half), "t": true, "n": null, "b": h'0102', "a": [1, "x"], "g": 1(7)}
+        let b = [
+            0xa7, 0x61, b'i', 0x24, 0x61, b'f', 0xf9, 0x3e, 0x00, 0x61, b't', 0xf5, 0x61, b'n', 0xf6, 0x61,
+            b'b', 0x42, 1, 2, 0x61, b'a', 0x82, 0x01, 0x61, b'x', 0x61, b'g', 0xc1, 0x07,
+        ];
+        let m = Value::new(&b, 0).as_map().unwrap();
+        assert_eq!(m.len(), 7);
+        assert_eq!(m.get("i").unwrap().as_i64(), Some(-5));
+        assert_eq!(m.get("f").unwrap().as_f64(), Some(1.5));
+        assert_eq!(m.get("t").unwrap().as_bool(), Some(true));
+        assert!(m.get("n").unwrap().is_null());
+        assert_eq!(m.get("b").unwrap().as_bytes(), Some(&[1u8, 2][..]));
+        let a = m.get("a").unwrap().as_array().unwrap();
+        assert_eq!(a.len(), 2);
+        assert_eq!(a.iter().nth(1).unwrap().as_str(), Some("x"));
+        match m.get("g").unwrap().get() {
+            ValueRef::Tag(1, v) => assert_eq!(v.as_u64(), Some(7)),
+            other => panic!("{other:?}"),
+        }
+        assert_eq!(m.get("g").unwrap().untagged().as_u64(), Some(7));
+        assert!(m.get("zz").is_none());
+    }
+
+    #[test]
+    fn indefinite_strings_and_maps() {
+        // {_ "k": (_ "ab", "c")}
+        let b = [0xbf, 0x61, b'k', 0x7f, 0x62, b'a', b'b', 0x61, b'c', 0xff, 0xff];
+        let m = Value::new(&b, 0).as_map().unwrap();
+        assert_eq!(m.len(), 1);
+        let v = m.get("k").unwrap();
+        assert_eq!(v.as_str(), None);
+        let ValueRef::Text(c) = v.get() else { panic!() };
+        assert_eq!(c.len(), 3);
+        let mut it = c.iter();
+        assert_eq!(it.next(), Some(&b"ab"[..]));
+        assert_eq!(it.next(), Some(&b"c"[..]));
+        assert_eq!(it.next(), None);
+    }
+}
