@@ -45,14 +45,18 @@ macro_rules! default_scratch {
 mod cbor;
 pub mod container;
 mod data;
+pub mod digest;
 mod error;
 mod file;
 mod index;
 mod manifest;
 mod object;
+pub mod read;
 pub mod scratch;
 mod types;
 mod value;
+#[cfg(feature = "alloc")]
+pub mod zstd;
 
 pub use cbor::MAX_DEPTH;
 pub use container::{Layout, Tail};

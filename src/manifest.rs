@@ -317,6 +317,7 @@ pub(crate) fn decode_component_v1<'a>(
         offset,
         length,
         uncompressed_length: ulen,
+        implied_len: None,
         digest,
         endian: Endian::Little,
         fields,
@@ -462,7 +463,8 @@ fn check_format(ctx: Ctx<'_>, obj: &Object<'_>, known: &Known<'_>) -> Result<()>
 }
 
 /// Keys of a v0.1 tensor map that the format defines.
-pub(crate) const V0_KEYS: &[&str] = &["name", "offset", "size", "dtype", "shape", "encoding", "data_endianness", "checksum"];
+pub(crate) const V0_KEYS: &[&str] =
+    &["name", "offset", "size", "dtype", "shape", "encoding", "layout", "data_endianness", "checksum"];
 
 /// Decode (and, with `pass`, validate) a v0.1 tensor map at `r`: a dense
 /// object with one `data` component.
@@ -478,7 +480,7 @@ pub(crate) fn decode_object_v0<'a>(
     let seg = pass.as_ref().map_or(0, |p| p.scratch.len());
     let mut seen = Seen(0);
     let (mut name, mut offset, mut size, mut dtype, mut shp) = (None, None, None, None, None);
-    let (mut encoding, mut endian, mut digest) = (None, Endian::Little, None);
+    let (mut encoding, mut endian, mut digest, mut format) = (None, Endian::Little, None, Format::Dense);
     while r.more(&mut len)? {
         let kpos = r.pos;
         match key(r, 3, pass.as_deref_mut())? {
@@ -522,6 +524,11 @@ pub(crate) fn decode_object_v0<'a>(
                 seen.mark(7, kpos)?;
                 digest = opt_text(r, "checksum")?;
             }
+            // Written by the 0.1.x reference (always "dense"), though not in the spec.
+            Some("layout") => {
+                seen.mark(8, kpos)?;
+                format = Format::parse(r.text("layout")?);
+            }
             _ => unknown(r, kpos, 4, pass.as_deref_mut())?,
         }
     }
@@ -543,11 +550,9 @@ pub(crate) fn decode_object_v0<'a>(
         encoding,
         offset: offset.ok_or(missing("offset")).map_err(err_in)?,
         length: size.ok_or(missing("size")).map_err(err_in)?,
+        uncompressed_length: None,
         // v0.1 has no such field; for a dense tensor the decoded size follows from the shape.
-        uncompressed_length: match encoding {
-            Encoding::Zstd => shape.numel.checked_mul(dtype.width()),
-            Encoding::Raw => None,
-        },
+        implied_len: shape.numel.checked_mul(dtype.width()),
         digest,
         endian,
         fields: Map::empty(),
@@ -557,7 +562,7 @@ pub(crate) fn decode_object_v0<'a>(
         index,
         name,
         shape,
-        format: Format::Dense,
+        format,
         attributes: fields.hiding(V0_KEYS),
         fields,
         comps: Comps::Single(c),

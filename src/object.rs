@@ -62,9 +62,15 @@ impl<'a> Object<'a> {
 
     /// Components in manifest order.
     pub fn components(&self) -> Components<'a> {
+        let dense = match self.format {
+            Format::Dense => Some(self.shape.numel),
+            _ => None,
+        };
         match self.comps {
-            Comps::Map { pos, len } => Components { ctx: self.ctx, r: Reader::at(self.ctx.buf, pos), len, single: None },
-            Comps::Single(c) => Components { ctx: self.ctx, r: Reader::at(&[], 0), len: Some(0), single: Some(c) },
+            Comps::Map { pos, len } => {
+                Components { ctx: self.ctx, r: Reader::at(self.ctx.buf, pos), len, single: None, dense }
+            }
+            Comps::Single(c) => Components { ctx: self.ctx, r: Reader::at(&[], 0), len: Some(0), single: Some(c), dense },
         }
     }
 
@@ -99,6 +105,8 @@ pub struct Components<'a> {
     r: Reader<'a>,
     len: Len,
     single: Option<Component<'a>>,
+    /// Element count of a dense object, to imply its data's decoded size.
+    dense: Option<u64>,
 }
 
 impl<'a> Iterator for Components<'a> {
@@ -113,7 +121,11 @@ impl<'a> Iterator for Components<'a> {
             return None;
         }
         let role = self.r.text("role").ok()?;
-        decode_component_v1(self.ctx, &mut self.r, role, None).ok()
+        let mut c = decode_component_v1(self.ctx, &mut self.r, role, None).ok()?;
+        if let (Some(numel), "data") = (self.dense, role) {
+            c.implied_len = c.logical.map_or(Some(1), |t| t.ratio()).and_then(|r| numel.checked_mul(c.dtype.width() * r));
+        }
+        Some(c)
     }
 }
 
@@ -191,6 +203,8 @@ pub struct Component<'a> {
     pub(crate) offset: u64,
     pub(crate) length: u64,
     pub(crate) uncompressed_length: Option<u64>,
+    /// Decoded size implied by shape and type (dense `data`), when known.
+    pub(crate) implied_len: Option<u64>,
     pub(crate) digest: Option<&'a str>,
     pub(crate) endian: Endian,
     pub(crate) fields: Map<'a>,
@@ -232,11 +246,13 @@ impl<'a> Component<'a> {
         self.uncompressed_length
     }
 
-    /// Length once decoded: `length` for raw, `uncompressed_length` for zstd (if declared).
+    /// Length once decoded: `length` for raw; for zstd `uncompressed_length`
+    /// or, where a file omits it (v1.1, v0.1), the size shape and type imply
+    /// for a dense object's `data`.
     pub fn decoded_len(&self) -> Option<u64> {
         match self.encoding {
             Encoding::Raw => Some(self.length),
-            Encoding::Zstd => self.uncompressed_length,
+            Encoding::Zstd => self.uncompressed_length.or(self.implied_len),
         }
     }
 

@@ -1,0 +1,146 @@
+//! Decoded reads: component bytes as little-endian elements in a caller's
+//! buffer or a new `Vec`, whatever the encoding, the file's byte order
+//! (v0.1 may be big-endian) and the host's.
+
+use crate::data::Element;
+use crate::error::{ErrorKind, Result};
+use crate::object::Component;
+use crate::types::{Encoding, Endian};
+use zerocopy::IntoBytes;
+
+/// zstd cannot expand more than this: an RLE block of 4 bytes yields at most
+/// 128 KiB. A declared size beyond `length × MAX_RATIO + 128 KiB` is a lie,
+/// refused before anything is allocated.
+pub const MAX_ZSTD_RATIO: u64 = 32 * 1024;
+
+/// Default ceiling for decoding a zstd component whose size is declared
+/// nowhere (v1.1 files without `uncompressed_length`, unknown formats).
+pub const DEFAULT_DECODE_LIMIT: u64 = 1 << 32;
+
+/// Reverse the bytes of each `width`-byte element in place.
+fn swap_elements(bytes: &mut [u8], width: usize) {
+    if width > 1 {
+        for e in bytes.chunks_exact_mut(width) {
+            e.reverse();
+        }
+    }
+}
+
+impl<'a> Component<'a> {
+    /// Check the declared decoded size against what the stored bytes can hold.
+    #[cfg(feature = "alloc")]
+    fn plausible_len(&self) -> Result<Option<u64>> {
+        let n = self.decoded_len();
+        if let (Encoding::Zstd, Some(n)) = (self.encoding, n) {
+            let max = self.length.saturating_mul(MAX_ZSTD_RATIO).saturating_add(128 * 1024);
+            if n > max {
+                return Err(self.error(ErrorKind::DecodedTooLarge { limit: max }));
+            }
+        }
+        Ok(n)
+    }
+
+    /// Put stored-order elements into little-endian order (the spec's).
+    fn to_little_endian(&self, bytes: &mut [u8]) {
+        if self.endian == Endian::Big {
+            swap_elements(bytes, self.dtype.width() as usize);
+        }
+    }
+
+    /// Decode into `out` (little-endian elements); returns the bytes written.
+    ///
+    /// `out` must hold [`Component::decoded_len`] bytes; a zstd frame that
+    /// decodes to more or less than declared is an error.
+    pub fn read_into(&self, out: &mut [u8]) -> Result<usize> {
+        let stored = self.stored_bytes()?;
+        let n = match self.encoding {
+            Encoding::Raw => {
+                let dst = out
+                    .get_mut(..stored.len())
+                    .ok_or(self.error(ErrorKind::BufferTooSmall { needed: stored.len() as u64 }))?;
+                dst.copy_from_slice(stored);
+                stored.len()
+            }
+            Encoding::Zstd => self.unzstd_into(stored, out)?,
+        };
+        self.to_little_endian(&mut out[..n]);
+        Ok(n)
+    }
+
+    #[cfg(feature = "alloc")]
+    fn unzstd_into(&self, stored: &[u8], out: &mut [u8]) -> Result<usize> {
+        let Some(expected) = self.plausible_len()? else {
+            // Nothing declares the size: decode up to what the caller gave.
+            return crate::zstd::decode_into(stored, out).map_err(|e| e.in_component(self.role));
+        };
+        let dst = out.get_mut(..expected as usize).ok_or(self.error(ErrorKind::BufferTooSmall { needed: expected }))?;
+        let n = crate::zstd::decode_into(stored, dst).map_err(|e| e.in_component(self.role))?;
+        if n as u64 != expected {
+            return Err(self.error(ErrorKind::LengthMismatch { expected, actual: n as u64 }));
+        }
+        Ok(n)
+    }
+
+    #[cfg(not(feature = "alloc"))]
+    fn unzstd_into(&self, _stored: &[u8], _out: &mut [u8]) -> Result<usize> {
+        Err(self.error(ErrorKind::Unsupported { what: "zstd decoding needs the `alloc` feature" }))
+    }
+
+    /// Decode into a new `Vec` (little-endian elements).
+    ///
+    /// The size is checked before allocating: the declared size must be one
+    /// the stored bytes can produce; an undeclared size is capped at
+    /// [`DEFAULT_DECODE_LIMIT`] (see [`Component::to_vec_with_limit`]).
+    #[cfg(feature = "alloc")]
+    pub fn to_vec(&self) -> Result<alloc::vec::Vec<u8>> {
+        self.to_vec_with_limit(DEFAULT_DECODE_LIMIT)
+    }
+
+    /// [`Component::to_vec`] with a ceiling on the decoded size.
+    #[cfg(feature = "alloc")]
+    pub fn to_vec_with_limit(&self, limit: u64) -> Result<alloc::vec::Vec<u8>> {
+        let stored = self.stored_bytes()?;
+        let mut v = match (self.encoding, self.plausible_len()?) {
+            (_, Some(n)) if n > limit => return Err(self.error(ErrorKind::DecodedTooLarge { limit })),
+            (Encoding::Raw, _) => stored.to_vec(),
+            (Encoding::Zstd, Some(n)) => {
+                let mut v = alloc::vec![0u8; n as usize];
+                self.unzstd_into(stored, &mut v)?;
+                v
+            }
+            (Encoding::Zstd, None) => crate::zstd::decode_to_vec(stored, limit).map_err(|e| e.in_component(self.role))?,
+        };
+        self.to_little_endian(&mut v);
+        Ok(v)
+    }
+
+    /// Decode into a typed buffer, whatever its alignment; elements come out
+    /// in host byte order. Returns the number of elements written.
+    pub fn read_elements<T: Element + IntoBytes>(&self, out: &mut [T]) -> Result<usize> {
+        if !T::accepts(self.dtype) {
+            return Err(self.error(ErrorKind::TypeMismatch));
+        }
+        let bytes = out.as_mut_bytes();
+        let n = self.read_into(bytes)?;
+        if cfg!(target_endian = "big") {
+            swap_elements(&mut bytes[..n], self.dtype.width() as usize);
+        }
+        Ok(n / core::mem::size_of::<T>())
+    }
+
+    /// Decode into a new typed `Vec` (host byte order).
+    #[cfg(feature = "alloc")]
+    pub fn to_vec_of<T: Element + IntoBytes + Default>(&self) -> Result<alloc::vec::Vec<T>> {
+        if !T::accepts(self.dtype) {
+            return Err(self.error(ErrorKind::TypeMismatch));
+        }
+        let bytes = self.to_vec()?;
+        let mut v = alloc::vec![T::default(); bytes.len() / core::mem::size_of::<T>()];
+        let dst = v.as_mut_bytes();
+        dst.copy_from_slice(&bytes[..dst.len()]);
+        if cfg!(target_endian = "big") {
+            swap_elements(dst, self.dtype.width() as usize);
+        }
+        Ok(v)
+    }
+}
