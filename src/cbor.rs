@@ -137,6 +137,17 @@ impl<'a> Reader<'a> {
         }
     }
 
+    /// The bytes of a definite-length text string, not yet checked as UTF-8.
+    #[inline]
+    pub fn text_bytes(&mut self, field: &'static str) -> Result<&'a [u8]> {
+        let start = self.pos;
+        match self.head()? {
+            (MAJOR_TEXT, Some(n)) => self.bytes(n),
+            (MAJOR_TEXT, None) => Err(Error::at(ErrorKind::IndefiniteText, start)),
+            _ => Err(Error::at(ErrorKind::WrongType { field, expected: "a text string" }, start)),
+        }
+    }
+
     /// An unsigned integer.
     #[inline]
     pub fn uint(&mut self, field: &'static str) -> Result<u64> {
@@ -197,9 +208,49 @@ impl<'a> Reader<'a> {
         }
     }
 
-    /// Skip one complete item without any checks beyond well-formedness.
+    /// Skip one complete item, checking well-formedness (not UTF-8, not keys).
+    ///
+    /// Recursive, but never deeper than [`MAX_DEPTH`]: the stack it can use
+    /// is a constant, whatever the input.
     pub fn skip(&mut self, depth: usize) -> Result<()> {
-        self.walk(depth, None)
+        let start = self.pos;
+        let (major, arg) = self.head()?;
+        match (major, arg) {
+            (MAJOR_UINT | MAJOR_NINT, _) => Ok(()),
+            (MAJOR_BYTES | MAJOR_TEXT, Some(n)) => self.bytes(n).map(|_| ()),
+            (MAJOR_ARRAY | MAJOR_MAP, len) => {
+                let per = if major == MAJOR_MAP { 2 } else { 1 };
+                self.check_count(len, per, start)?;
+                if depth + 1 > MAX_DEPTH {
+                    return Err(Error::at(ErrorKind::TooDeep, start));
+                }
+                match len {
+                    Some(n) => {
+                        for _ in 0..n * per {
+                            self.skip(depth + 1)?;
+                        }
+                    }
+                    None => {
+                        let mut items = 0u64;
+                        while !self.take_break()? {
+                            self.skip(depth + 1)?;
+                            items += 1;
+                        }
+                        if items % per != 0 {
+                            return Err(Error::at(ErrorKind::CborBadIndefinite, start));
+                        }
+                    }
+                }
+                Ok(())
+            }
+            (MAJOR_BYTES | MAJOR_TEXT, None) | (MAJOR_TAG, _) => {
+                // Rare: chunked strings and tags go through the iterative walker.
+                *self = Reader::at(self.buf, start);
+                self.walk(depth, None)
+            }
+            (_, Some(_)) => Ok(()),
+            (_, None) => Err(Error::at(ErrorKind::CborBadIndefinite, start)),
+        }
     }
 
     /// Skip one complete item, checking well-formedness, UTF-8, nesting depth

@@ -108,6 +108,9 @@ impl<'a> File<'a> {
         }
         let _ = root.names_ordered;
         if !pass.spans_ordered {
+            #[cfg(feature = "alloc")]
+            first_overlap(&mut pass.spans).map_or(Ok(()), |s| Err(file.locate_span(s)))?;
+            #[cfg(not(feature = "alloc"))]
             file.check_overlaps(&mut pass.scratch)?;
         }
         Ok(file)
@@ -229,7 +232,8 @@ impl<'a> File<'a> {
         }
     }
 
-    /// Slow path of the overlap rule, for blobs not in ascending order.
+    /// Slow path of the overlap rule without `alloc`: collect the spans again.
+    #[cfg(not(feature = "alloc"))]
     fn check_overlaps(&self, scratch: &mut Scratch<'_>) -> Result<()> {
         scratch.truncate(0);
         for o in self.objects() {
@@ -239,19 +243,7 @@ impl<'a> File<'a> {
                 }
             }
         }
-        let spans = scratch.segment(0);
-        spans.sort_unstable();
-        // Sorted by (start, end): identical spans (weight tying) are adjacent;
-        // any other span starting before the furthest end so far overlaps.
-        let (mut prev, mut max_end) = ([0u64; 2], 0u64);
-        for &s in spans.iter() {
-            if s != prev && s[0] < max_end {
-                return Err(self.locate_span((s[0], s[1] - s[0])));
-            }
-            prev = s;
-            max_end = max_end.max(s[1]);
-        }
-        Ok(())
+        first_overlap(scratch.segment(0)).map_or(Ok(()), |s| Err(self.locate_span(s)))
     }
 
     fn locate_span(&self, (offset, length): (u64, u64)) -> Error {
@@ -276,6 +268,23 @@ impl core::fmt::Debug for File<'_> {
             .field("file_len", &self.tail.file_len)
             .finish()
     }
+}
+
+/// Sort blob spans and find one that partially overlaps another, as
+/// (offset, length). Identical spans (weight tying) are allowed.
+fn first_overlap(spans: &mut [Entry]) -> Option<(u64, u64)> {
+    spans.sort_unstable();
+    // Sorted by (start, end): identical spans are adjacent; any other span
+    // starting before the furthest end so far overlaps.
+    let (mut prev, mut max_end) = ([0u64; 2], 0u64);
+    for &s in spans.iter() {
+        if s != prev && s[0] < max_end {
+            return Some((s[0], s[1] - s[0]));
+        }
+        prev = s;
+        max_end = max_end.max(s[1]);
+    }
+    None
 }
 
 fn manifest_slice<'a>(bytes: &'a [u8], tail: &Tail) -> &'a [u8] {

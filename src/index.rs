@@ -45,12 +45,24 @@ impl Index {
     pub fn build(buf: &[u8], positions: alloc::vec::Vec<ObjPos>) -> Result<Index> {
         let mut by_hash: alloc::vec::Vec<(u64, u32)> =
             positions.iter().enumerate().map(|(i, p)| (hash(name(buf, p)), i as u32)).collect();
-        let key = |e: &(u64, u32)| (e.0, name(buf, &positions[e.1 as usize]));
-        by_hash.sort_unstable_by(|a, b| key(a).cmp(&key(b)));
-        if let Some(w) = by_hash.windows(2).find(|w| key(&w[0]) == key(&w[1])) {
-            let p = positions[w[0].1.max(w[1].1) as usize];
-            let n = core::str::from_utf8(name(buf, &p)).unwrap_or("");
-            return Err(Error::at(ErrorKind::DuplicateKey, p.body as usize).in_object(n));
+        // Integer sort first; then order each run of equal hashes by name, so
+        // that (hash, name) is sorted even when an adversary makes hashes collide.
+        by_hash.sort_unstable_by_key(|e| e.0);
+        let nm = |e: &(u64, u32)| name(buf, &positions[e.1 as usize]);
+        let mut i = 0;
+        while i < by_hash.len() {
+            let h = by_hash[i].0;
+            let j = i + by_hash[i..].iter().take_while(|e| e.0 == h).count();
+            if j - i > 1 {
+                let run = &mut by_hash[i..j];
+                run.sort_unstable_by(|a, b| nm(a).cmp(nm(b)));
+                if let Some(w) = run.windows(2).find(|w| nm(&w[0]) == nm(&w[1])) {
+                    let p = positions[w[0].1.max(w[1].1) as usize];
+                    let n = core::str::from_utf8(name(buf, &p)).unwrap_or("");
+                    return Err(Error::at(ErrorKind::DuplicateKey, p.body as usize).in_object(n));
+                }
+            }
+            i = j;
         }
         Ok(Index { positions, by_hash })
     }

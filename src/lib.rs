@@ -56,6 +56,8 @@ pub mod scratch;
 mod types;
 mod value;
 #[cfg(feature = "alloc")]
+pub mod write;
+#[cfg(feature = "alloc")]
 pub mod zstd;
 
 pub use cbor::MAX_DEPTH;

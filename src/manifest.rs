@@ -44,18 +44,35 @@ pub(crate) struct Pass<'s> {
     pub spans_ordered: bool,
     last: (u64, u64),
     max_end: u64,
+    /// Every non-empty blob, for the overlap check when they are not in order.
+    #[cfg(feature = "alloc")]
+    pub spans: alloc::vec::Vec<[u64; 2]>,
 }
 
 impl<'s> Pass<'s> {
     pub fn new(scratch: Scratch<'s>, tail: &Tail) -> Self {
-        Pass { scratch, lo: HEADER_LEN, hi: tail.manifest_offset, spans_ordered: true, last: (0, 0), max_end: 0 }
+        Pass {
+            scratch,
+            lo: HEADER_LEN,
+            hi: tail.manifest_offset,
+            spans_ordered: true,
+            last: (0, 0),
+            max_end: 0,
+            #[cfg(feature = "alloc")]
+            spans: alloc::vec::Vec::new(),
+        }
     }
 
     fn span(&mut self, offset: u64, length: u64) {
-        if length == 0 || !self.spans_ordered {
+        if length == 0 {
             return;
         }
         let end = offset + length;
+        #[cfg(feature = "alloc")]
+        self.spans.push([offset, end]);
+        if !self.spans_ordered {
+            return;
+        }
         if offset >= self.max_end {
             self.max_end = end;
         } else if (offset, end) != self.last {
@@ -78,12 +95,14 @@ impl Seen {
     }
 }
 
-/// Read a map key: `Some(text)` for a definite text key, else `None` after
-/// skipping (and, when validating, checking) the key item.
+/// Read a map key: `Some(bytes)` for a definite text key (matched against
+/// the schema's ASCII names before any UTF-8 check), else `None` after
+/// skipping (and, when validating, checking) the key item. Keys that match
+/// no known name are checked in [`unknown`].
 #[inline]
-fn key<'a>(r: &mut Reader<'a>, depth: usize, pass: Option<&mut Pass<'_>>) -> Result<Option<&'a str>> {
+fn key<'a>(r: &mut Reader<'a>, depth: usize, pass: Option<&mut Pass<'_>>) -> Result<Option<&'a [u8]>> {
     if r.peek()? >> 5 == MAJOR_TEXT {
-        return r.text("map key").map(Some);
+        return r.text_bytes("map key").map(Some);
     }
     value(r, depth, pass)?;
     Ok(None)
@@ -103,6 +122,7 @@ fn value(r: &mut Reader<'_>, depth: usize, pass: Option<&mut Pass<'_>>) -> Resul
 fn unknown(r: &mut Reader<'_>, kpos: usize, depth: usize, pass: Option<&mut Pass<'_>>) -> Result<()> {
     match pass {
         Some(p) => {
+            Reader::at(r.buf, kpos).walk(depth, None)?; // the key itself: UTF-8 and well-formed
             p.scratch.push([kpos as u64, r.pos as u64]).map_err(|e| e.or_at(kpos))?;
             r.walk(depth, Some(&mut p.scratch))
         }
@@ -118,6 +138,17 @@ fn opt_text<'a>(r: &mut Reader<'a>, field: &'static str) -> Result<Option<&'a st
         return Ok(None);
     }
     r.text(field).map(Some)
+}
+
+/// A format name: known names are matched as bytes, others checked as UTF-8.
+#[inline]
+fn format_value<'a>(r: &mut Reader<'a>, field: &'static str) -> Result<Format<'a>> {
+    let at = r.pos;
+    let b = r.text_bytes(field)?;
+    match Format::known(b) {
+        Some(f) => Ok(f),
+        None => core::str::from_utf8(b).map(Format::Other).map_err(|_| Error::at(ErrorKind::CborInvalidUtf8, at)),
+    }
 }
 
 /// Unsigned integer, or CBOR null meaning absent.
@@ -188,15 +219,15 @@ pub(crate) fn decode_object_v1<'a>(
     while r.more(&mut len)? {
         let kpos = r.pos;
         match key(r, 3, pass.as_deref_mut())? {
-            Some("shape") => {
+            Some(b"shape") => {
                 seen.mark(OBJ_SHAPE, kpos)?;
                 shp = Some(shape(r)?);
             }
-            Some("format") => {
+            Some(b"format") => {
                 seen.mark(OBJ_FORMAT, kpos)?;
-                format = Some(Format::parse(r.text("format")?));
+                format = Some(format_value(r, "format")?);
             }
-            Some("attributes") => {
+            Some(b"attributes") => {
                 seen.mark(OBJ_ATTRS, kpos)?;
                 if r.peek()? != 0xf6 {
                     attributes = map_value(r, "attributes", 3, pass.as_deref_mut())?;
@@ -204,7 +235,7 @@ pub(crate) fn decode_object_v1<'a>(
                     r.pos += 1;
                 }
             }
-            Some("components") => {
+            Some(b"components") => {
                 seen.mark(OBJ_COMPS, kpos)?;
                 comps = Some(match pass.as_deref_mut() {
                     Some(p) => components_checked(ctx, r, p, &mut known)?,
@@ -257,41 +288,44 @@ pub(crate) fn decode_component_v1<'a>(
     while r.more(&mut len)? {
         let kpos = r.pos;
         match key(r, 5, pass.as_deref_mut())? {
-            Some("dtype") => {
+            Some(b"dtype") => {
                 seen.mark(C_DTYPE, kpos)?;
                 let at = r.pos;
-                let s = r.text("dtype")?;
+                let s = r.text_bytes("dtype")?;
                 let parsed = if ctx.legacy_dtypes() {
-                    DType::from_v1_1(s)
+                    DType::from_v1_1_bytes(s)
                 } else {
-                    DType::from_name(s).map(|d| (d, None))
+                    DType::from_bytes(s).map(|d| (d, None))
                 };
                 dtype = Some(parsed.ok_or(Error::at(ErrorKind::UnknownDType, at))?);
             }
-            Some("type") => {
+            Some(b"type") => {
                 seen.mark(C_TYPE, kpos)?;
                 ltype = opt_text(r, "type")?;
             }
-            Some("offset") => {
+            Some(b"offset") => {
                 seen.mark(C_OFFSET, kpos)?;
                 offset = Some(r.uint("offset")?);
             }
-            Some("length") => {
+            Some(b"length") => {
                 seen.mark(C_LENGTH, kpos)?;
                 length = Some(r.uint("length")?);
             }
-            Some("uncompressed_length") => {
+            Some(b"uncompressed_length") => {
                 seen.mark(C_ULEN, kpos)?;
                 ulen = opt_uint(r, "uncompressed_length")?;
             }
-            Some("encoding") => {
+            Some(b"encoding") => {
                 seen.mark(C_ENCODING, kpos)?;
                 let at = r.pos;
-                if let Some(s) = opt_text(r, "encoding")? {
-                    encoding = Encoding::from_name(s).ok_or(Error::at(ErrorKind::UnknownEncoding, at))?;
+                if r.peek()? == 0xf6 {
+                    r.pos += 1;
+                } else {
+                    encoding =
+                        Encoding::from_bytes(r.text_bytes("encoding")?).ok_or(Error::at(ErrorKind::UnknownEncoding, at))?;
                 }
             }
-            Some("digest") => {
+            Some(b"digest") => {
                 seen.mark(C_DIGEST, kpos)?;
                 digest = opt_text(r, "digest")?;
             }
@@ -367,7 +401,32 @@ fn check_component(ctx: Ctx<'_>, c: &Component<'_>, at: usize, p: &mut Pass<'_>)
 const ROLES: [&str; 8] = ["data", "values", "indices", "indptr", "coords", "packed_weight", "scales", "zeros"];
 
 /// The components the known formats name, by their index in [`ROLES`].
-type Known<'a> = [Option<Component<'a>>; 8];
+type Known<'a> = [Option<Brief<'a>>; 8];
+
+/// What the format rules need of a component (small, to keep the pass cheap).
+#[derive(Clone, Copy)]
+struct Brief<'a> {
+    role: &'a str,
+    dtype: DType,
+    /// Storage elements per logical element; `None` for an unknown logical type.
+    ratio: Option<u64>,
+    decoded: Option<u64>,
+}
+
+impl<'a> Brief<'a> {
+    fn of(c: &Component<'a>) -> Self {
+        Brief { role: c.role, dtype: c.dtype, ratio: c.logical.map_or(Some(1), |t| t.ratio()), decoded: c.decoded_len() }
+    }
+
+    fn error(&self, kind: ErrorKind) -> Error {
+        Error::new(kind).in_component(self.role)
+    }
+
+    /// Decoded element count in logical elements, when known.
+    fn count(&self) -> Option<u64> {
+        Some(self.decoded? / self.dtype.width() / self.ratio?)
+    }
+}
 
 /// Validate every component of a `components` map at `r`, collecting the known roles.
 fn components_checked<'a>(ctx: Ctx<'a>, r: &mut Reader<'a>, p: &mut Pass<'_>, known: &mut Known<'a>) -> Result<(usize, Len)> {
@@ -383,26 +442,17 @@ fn components_checked<'a>(ctx: Ctx<'a>, r: &mut Reader<'a>, p: &mut Pass<'_>, kn
         p.scratch.push([kpos as u64, r.pos as u64]).map_err(|e| e.or_at(kpos))?;
         let c = decode_component_v1(ctx, r, role, Some(p)).map_err(|e| e.in_component(role))?;
         if let Some(i) = ROLES.iter().position(|&k| k == role) {
-            known[i] = Some(c);
+            known[i] = Some(Brief::of(&c));
         }
     }
     p.scratch.check_unique(ctx.buf, seg)?;
     Ok(first)
 }
 
-/// Decoded element count of a component in logical elements, when known.
-fn logical_count(c: &Component<'_>) -> Option<u64> {
-    let ratio = match c.logical {
-        Some(t) => t.ratio()?,
-        None => 1,
-    };
-    Some(c.element_count()? / ratio)
-}
-
 /// The format rules that metadata alone can check.
 fn check_format(ctx: Ctx<'_>, obj: &Object<'_>, known: &Known<'_>) -> Result<()> {
     let need = |i: usize| known[i].ok_or(Error::new(ErrorKind::MissingComponent { role: ROLES[i] }));
-    let index_dtype = |c: Component<'_>| -> Result<()> {
+    let index_dtype = |c: Brief<'_>| -> Result<()> {
         let ok = if ctx.strict() { c.dtype == DType::U64 } else { c.dtype.is_integer() };
         if ok {
             Ok(())
@@ -410,8 +460,8 @@ fn check_format(ctx: Ctx<'_>, obj: &Object<'_>, known: &Known<'_>) -> Result<()>
             Err(c.error(ErrorKind::IndexDType))
         }
     };
-    let count = |c: &Component<'_>, expected: u64| -> Result<()> {
-        match logical_count(c) {
+    let count = |c: &Brief<'_>, expected: u64| -> Result<()> {
+        match c.count() {
             Some(n) if n != expected => Err(c.error(ErrorKind::CountMismatch { expected, actual: n })),
             _ => Ok(()),
         }
@@ -419,7 +469,7 @@ fn check_format(ctx: Ctx<'_>, obj: &Object<'_>, known: &Known<'_>) -> Result<()>
     match obj.format {
         Format::Dense => {
             let d = need(0)?;
-            if let (Some(ratio), Some(actual)) = (d.logical.map_or(Some(1), |t| t.ratio()), d.decoded_len()) {
+            if let (Some(ratio), Some(actual)) = (d.ratio, d.decoded) {
                 let expected = obj
                     .shape
                     .numel
@@ -439,14 +489,14 @@ fn check_format(ctx: Ctx<'_>, obj: &Object<'_>, known: &Known<'_>) -> Result<()>
             }
             let rows = obj.shape.dim(0).unwrap_or(0);
             count(&indptr, rows.checked_add(1).ok_or(Error::new(ErrorKind::ShapeOverflow))?)?;
-            if let Some(nnz) = logical_count(&values) {
+            if let Some(nnz) = values.count() {
                 count(&indices, nnz)?;
             }
         }
         Format::SparseCoo => {
             let (values, coords) = (need(1)?, need(4)?);
             index_dtype(coords)?;
-            if let Some(nnz) = logical_count(&values) {
+            if let Some(nnz) = values.count() {
                 let expected =
                     (obj.shape.ndim as u64).checked_mul(nnz).ok_or(Error::new(ErrorKind::ShapeOverflow))?;
                 count(&coords, expected)?;
@@ -484,34 +534,34 @@ pub(crate) fn decode_object_v0<'a>(
     while r.more(&mut len)? {
         let kpos = r.pos;
         match key(r, 3, pass.as_deref_mut())? {
-            Some("name") => {
+            Some(b"name") => {
                 seen.mark(0, kpos)?;
                 name = Some((r.pos, r.text("name")?));
             }
-            Some("offset") => {
+            Some(b"offset") => {
                 seen.mark(1, kpos)?;
                 offset = Some(r.uint("offset")?);
             }
-            Some("size") => {
+            Some(b"size") => {
                 seen.mark(2, kpos)?;
                 size = Some(r.uint("size")?);
             }
-            Some("dtype") => {
+            Some(b"dtype") => {
                 seen.mark(3, kpos)?;
                 let at = r.pos;
                 dtype = Some(DType::from_v0_1(r.text("dtype")?).ok_or(Error::at(ErrorKind::UnknownDType, at))?);
             }
-            Some("shape") => {
+            Some(b"shape") => {
                 seen.mark(4, kpos)?;
                 shp = Some(shape(r)?);
             }
-            Some("encoding") => {
+            Some(b"encoding") => {
                 seen.mark(5, kpos)?;
                 let at = r.pos;
                 encoding =
                     Some(Encoding::from_name(r.text("encoding")?).ok_or(Error::at(ErrorKind::UnknownEncoding, at))?);
             }
-            Some("data_endianness") => {
+            Some(b"data_endianness") => {
                 seen.mark(6, kpos)?;
                 let at = r.pos;
                 endian = match opt_text(r, "data_endianness")? {
@@ -520,14 +570,14 @@ pub(crate) fn decode_object_v0<'a>(
                     Some(_) => return Err(Error::at(ErrorKind::BadEndianness, at)),
                 };
             }
-            Some("checksum") => {
+            Some(b"checksum") => {
                 seen.mark(7, kpos)?;
                 digest = opt_text(r, "checksum")?;
             }
             // Written by the 0.1.x reference (always "dense"), though not in the spec.
-            Some("layout") => {
+            Some(b"layout") => {
                 seen.mark(8, kpos)?;
-                format = Format::parse(r.text("layout")?);
+                format = format_value(r, "layout")?;
             }
             _ => unknown(r, kpos, 4, pass.as_deref_mut())?,
         }
@@ -571,7 +621,7 @@ pub(crate) fn decode_object_v0<'a>(
         (|| {
             check_component(ctx, &c, start, p)?;
             let mut known = [None; 8];
-            known[0] = Some(c);
+            known[0] = Some(Brief::of(&c));
             check_format(ctx, &obj, &known).map_err(|e| e.or_at(start))
         })()
         .map_err(err_in)?;
@@ -676,7 +726,7 @@ fn root_v1<'a>(
     while r.more(&mut len)? {
         let kpos = r.pos;
         match key(r, 1, Some(pass))? {
-            Some("version") => {
+            Some(b"version") => {
                 seen.mark(0, kpos)?;
                 let at = r.pos;
                 let s = r.text("version")?;
@@ -686,7 +736,7 @@ fn root_v1<'a>(
                 }
                 version = Some(v);
             }
-            Some("attributes") => {
+            Some(b"attributes") => {
                 seen.mark(1, kpos)?;
                 if r.peek()? == 0xf6 {
                     r.pos += 1;
@@ -694,7 +744,7 @@ fn root_v1<'a>(
                     attributes = map_value(r, "attributes", 1, Some(pass))?;
                 }
             }
-            Some("objects") => {
+            Some(b"objects") => {
                 seen.mark(2, kpos)?;
                 match version {
                     Some(version) => {

@@ -71,20 +71,25 @@ impl DType {
 
     /// Parse a v1.2 name.
     pub fn from_name(s: &str) -> Option<DType> {
+        Self::from_bytes(s.as_bytes())
+    }
+
+    /// Parse a v1.2 name given as bytes.
+    pub fn from_bytes(s: &[u8]) -> Option<DType> {
         Some(match s {
-            "f64" => DType::F64,
-            "f32" => DType::F32,
-            "f16" => DType::F16,
-            "bf16" => DType::BF16,
-            "i64" => DType::I64,
-            "i32" => DType::I32,
-            "i16" => DType::I16,
-            "i8" => DType::I8,
-            "u64" => DType::U64,
-            "u32" => DType::U32,
-            "u16" => DType::U16,
-            "u8" => DType::U8,
-            "bool" => DType::Bool,
+            b"f64" => DType::F64,
+            b"f32" => DType::F32,
+            b"f16" => DType::F16,
+            b"bf16" => DType::BF16,
+            b"i64" => DType::I64,
+            b"i32" => DType::I32,
+            b"i16" => DType::I16,
+            b"i8" => DType::I8,
+            b"u64" => DType::U64,
+            b"u32" => DType::U32,
+            b"u16" => DType::U16,
+            b"u8" => DType::U8,
+            b"bool" => DType::Bool,
             _ => return None,
         })
     }
@@ -92,12 +97,16 @@ impl DType {
     /// Parse a v1.1 `dtype`, which also named FP8 and complex types: those
     /// are normalized to the v1.2 storage type plus a logical type.
     pub fn from_v1_1(s: &str) -> Option<(DType, Option<LogicalType<'static>>)> {
+        Self::from_v1_1_bytes(s.as_bytes())
+    }
+
+    pub(crate) fn from_v1_1_bytes(s: &[u8]) -> Option<(DType, Option<LogicalType<'static>>)> {
         Some(match s {
-            "f8_e4m3" | "f8_e4m3fn" => (DType::U8, Some(LogicalType::F8E4M3Fn)),
-            "f8_e5m2" => (DType::U8, Some(LogicalType::F8E5M2)),
-            "complex64" => (DType::F32, Some(LogicalType::Complex64)),
-            "complex128" => (DType::F64, Some(LogicalType::Complex128)),
-            _ => (DType::from_name(s)?, None),
+            b"f8_e4m3" | b"f8_e4m3fn" => (DType::U8, Some(LogicalType::F8E4M3Fn)),
+            b"f8_e5m2" => (DType::U8, Some(LogicalType::F8E5M2)),
+            b"complex64" => (DType::F32, Some(LogicalType::Complex64)),
+            b"complex128" => (DType::F64, Some(LogicalType::Complex128)),
+            _ => (DType::from_bytes(s)?, None),
         })
     }
 
@@ -222,9 +231,13 @@ pub enum Encoding {
 impl Encoding {
     /// Parse `"raw"` / `"zstd"`.
     pub fn from_name(s: &str) -> Option<Self> {
+        Self::from_bytes(s.as_bytes())
+    }
+
+    pub(crate) fn from_bytes(s: &[u8]) -> Option<Self> {
         match s {
-            "raw" => Some(Encoding::Raw),
-            "zstd" => Some(Encoding::Zstd),
+            b"raw" => Some(Encoding::Raw),
+            b"zstd" => Some(Encoding::Zstd),
             _ => None,
         }
     }
@@ -262,13 +275,18 @@ pub enum Format<'a> {
 impl<'a> Format<'a> {
     /// Parse a `format` string; unknown names become [`Format::Other`].
     pub fn parse(s: &'a str) -> Self {
-        match s {
-            "dense" => Format::Dense,
-            "sparse_csr" => Format::SparseCsr,
-            "sparse_coo" => Format::SparseCoo,
-            "quantized_group" => Format::QuantizedGroup,
-            other => Format::Other(other),
-        }
+        Self::known(s.as_bytes()).unwrap_or(Format::Other(s))
+    }
+
+    /// The known format with this name.
+    pub(crate) fn known(s: &[u8]) -> Option<Self> {
+        Some(match s {
+            b"dense" => Format::Dense,
+            b"sparse_csr" => Format::SparseCsr,
+            b"sparse_coo" => Format::SparseCoo,
+            b"quantized_group" => Format::QuantizedGroup,
+            _ => return None,
+        })
     }
 
     /// The manifest name.

@@ -1,0 +1,36 @@
+#!/usr/bin/env bash
+# Runs every test of the project: the README's test command, and what CI calls.
+#   bash scripts/test-all.sh
+# Steps that need an optional toolchain piece (the thumbv7em target, Miri)
+# are skipped with a loud WARNING when it is missing; set ZT_STRICT=1 to
+# make a missing piece an error instead.
+set -euo pipefail
+cd "$(dirname "$0")/.."
+
+warn() { printf '\n!!!!!!!! WARNING: %s !!!!!!!!\n\n' "$*" >&2; [ "${ZT_STRICT:-0}" != 1 ] || exit 1; }
+step() { printf '\n==> %s\n' "$*"; }
+
+step "cargo test (default features: std)"
+cargo test --workspace
+
+step "cargo test --no-default-features (no_std, no alloc: zero-allocation test and unit tests)"
+cargo test -p ztensor --no-default-features --lib --test zero_alloc
+
+step "cargo test --no-default-features --features alloc"
+cargo test -p ztensor --no-default-features --features alloc --lib --test zero_alloc
+
+step "no_std build for the host"
+cargo build -p ztensor --no-default-features
+
+step "no_std build for thumbv7em-none-eabihf (Cortex-M4F)"
+if rustup target list --installed 2>/dev/null | grep -qx thumbv7em-none-eabihf; then
+    cargo build -p ztensor --no-default-features --target thumbv7em-none-eabihf
+else
+    warn "target thumbv7em-none-eabihf not installed (rustup target add thumbv7em-none-eabihf); embedded build NOT checked"
+fi
+
+step "doc tests and docs build"
+cargo doc -p ztensor --no-deps -q
+
+echo
+echo "ALL TEST STEPS PASSED"

@@ -1,0 +1,1 @@
+//! Writer (work in progress).
