@@ -51,6 +51,17 @@ impl<'a> Reader<'a> {
         Error::at(kind, self.pos)
     }
 
+    /// The error for an item of the wrong type at `start`; a stray break is
+    /// malformed CBOR rather than a wrong type.
+    #[cold]
+    fn wrong(&self, start: usize, field: &'static str, expected: &'static str) -> Error {
+        if self.buf.get(start) == Some(&BREAK) {
+            Error::at(ErrorKind::CborBadIndefinite, start)
+        } else {
+            Error::at(ErrorKind::WrongType { field, expected }, start)
+        }
+    }
+
     #[inline]
     pub fn peek(&self) -> Result<u8> {
         match self.buf.get(self.pos) {
@@ -133,7 +144,7 @@ impl<'a> Reader<'a> {
                 core::str::from_utf8(b).map_err(|_| Error::at(ErrorKind::CborInvalidUtf8, start))
             }
             (MAJOR_TEXT, None) => Err(Error::at(ErrorKind::IndefiniteText, start)),
-            _ => Err(Error::at(ErrorKind::WrongType { field, expected: "a text string" }, start)),
+            _ => Err(self.wrong(start, field, "a text string")),
         }
     }
 
@@ -144,7 +155,7 @@ impl<'a> Reader<'a> {
         match self.head()? {
             (MAJOR_TEXT, Some(n)) => self.bytes(n),
             (MAJOR_TEXT, None) => Err(Error::at(ErrorKind::IndefiniteText, start)),
-            _ => Err(Error::at(ErrorKind::WrongType { field, expected: "a text string" }, start)),
+            _ => Err(self.wrong(start, field, "a text string")),
         }
     }
 
@@ -154,7 +165,7 @@ impl<'a> Reader<'a> {
         let start = self.pos;
         match self.head()? {
             (MAJOR_UINT, Some(v)) => Ok(v),
-            _ => Err(Error::at(ErrorKind::WrongType { field, expected: "an unsigned integer" }, start)),
+            _ => Err(self.wrong(start, field, "an unsigned integer")),
         }
     }
 
@@ -167,7 +178,7 @@ impl<'a> Reader<'a> {
                 self.check_count(len, 2, start)?;
                 Ok(len)
             }
-            _ => Err(Error::at(ErrorKind::WrongType { field, expected: "a map" }, start)),
+            _ => Err(self.wrong(start, field, "a map")),
         }
     }
 
@@ -180,7 +191,7 @@ impl<'a> Reader<'a> {
                 self.check_count(len, 1, start)?;
                 Ok(len)
             }
-            _ => Err(Error::at(ErrorKind::WrongType { field, expected: "an array" }, start)),
+            _ => Err(self.wrong(start, field, "an array")),
         }
     }
 
@@ -353,8 +364,7 @@ impl<'a> Reader<'a> {
                 let f = &mut stack[sp - 1];
                 if f.map && f.key_next {
                     if let Some(k) = keys.as_deref_mut() {
-                        k.push([item_start as u64, self.pos as u64])
-                            .map_err(|e| e.or_at(item_start))?;
+                        k.push_key(self.buf, item_start, self.pos)?;
                     }
                 }
                 f.key_next = !f.key_next;

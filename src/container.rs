@@ -48,28 +48,37 @@ impl Tail {
     /// file is only told apart by its manifest failing to parse; use
     /// [`Tail::check_header`] when the first 8 bytes are at hand.
     pub fn from_footer(footer: &[u8], file_len: u64) -> Result<Tail> {
+        Self::locate(footer, file_len, None)
+    }
+
+    /// `header`: the layout the header magic announced, when it was read;
+    /// without it, a footer that is not `ZTEN1000` is only a guess at v0.1,
+    /// and a bad size there means "not a zTensor file".
+    fn locate(footer: &[u8], file_len: u64, header: Option<Layout>) -> Result<Tail> {
         if file_len < HEADER_LEN + 9 || (footer.len() as u64) < FOOTER_LEN.min(file_len) || footer.len() < 16 {
             return Err(Error::new(ErrorKind::FileTooSmall { len: file_len }));
         }
         let f = &footer[footer.len() - 16..];
         let le = |b: &[u8]| u64::from_le_bytes(b.try_into().unwrap_or([0; 8]));
-        let (layout, size, trailer) = if f[8..] == MAGIC_V1 {
-            (Layout::V1, le(&f[..8]), FOOTER_LEN)
-        } else {
-            (Layout::V0, le(&f[8..]), 8)
+        let (layout, size, trailer) = match header {
+            Some(Layout::V0) if f[8..] == MAGIC_V1 => return Err(Error::new(ErrorKind::MagicMismatch)),
+            Some(Layout::V0) => (Layout::V0, le(&f[8..]), 8),
+            _ if f[8..] == MAGIC_V1 => (Layout::V1, le(&f[..8]), FOOTER_LEN),
+            // The header says v1.x but the footer magic is gone: truncated or corrupt.
+            Some(Layout::V1) => return Err(Error::new(ErrorKind::BadMagic)),
+            None => (Layout::V0, le(&f[8..]), 8),
         };
+        let guessed = layout == Layout::V0 && header.is_none();
         if size > MAX_MANIFEST_LEN {
-            return Err(Error::new(match layout {
-                Layout::V1 => ErrorKind::ManifestTooLarge { size },
-                Layout::V0 => ErrorKind::BadMagic,
-            }));
+            return Err(Error::new(if guessed { ErrorKind::BadMagic } else { ErrorKind::ManifestTooLarge { size } }));
         }
         // header + manifest + trailer must fit; checked arithmetic throughout.
         let need = HEADER_LEN + trailer + size;
         if need > file_len {
-            return Err(Error::new(match layout {
-                Layout::V1 => ErrorKind::ManifestOutOfBounds { size, file_len },
-                Layout::V0 => ErrorKind::BadMagic,
+            return Err(Error::new(if guessed {
+                ErrorKind::BadMagic
+            } else {
+                ErrorKind::ManifestOutOfBounds { size, file_len }
             }));
         }
         Ok(Tail { layout, file_len, manifest_offset: file_len - trailer - size, manifest_len: size })
@@ -87,7 +96,7 @@ impl Tail {
         if len < 17 {
             return Err(Error::new(ErrorKind::FileTooSmall { len }));
         }
-        let tail = Tail::from_footer(&bytes[bytes.len() - 16..], len)?;
+        let tail = Tail::locate(&bytes[bytes.len() - 16..], len, Some(layout))?;
         match (layout, tail.layout) {
             (Layout::V1, Layout::V1) | (Layout::V0, Layout::V0) => Ok(tail),
             (Layout::V1, Layout::V0) => Err(Error::new(ErrorKind::BadMagic)),

@@ -223,6 +223,7 @@ impl<'a> File<'a> {
     fn locate_name(&self, e: Error) -> Error {
         // `check_unique` reports the duplicate's name start.
         let at = e.manifest_offset().unwrap_or(0) as usize;
+        let e = Error::new(ErrorKind::DuplicateKey).or_at(at);
         match self.positions().find(|p| p.name_start as usize == at) {
             Some(p) => {
                 let n = &self.ctx.buf[p.name_start as usize..(p.name_start + p.name_len) as usize];

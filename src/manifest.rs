@@ -123,7 +123,7 @@ fn unknown(r: &mut Reader<'_>, kpos: usize, depth: usize, pass: Option<&mut Pass
     match pass {
         Some(p) => {
             Reader::at(r.buf, kpos).walk(depth, None)?; // the key itself: UTF-8 and well-formed
-            p.scratch.push([kpos as u64, r.pos as u64]).map_err(|e| e.or_at(kpos))?;
+            p.scratch.push_key(r.buf, kpos, r.pos)?;
             r.walk(depth, Some(&mut p.scratch))
         }
         None => r.skip(depth),
@@ -138,6 +138,15 @@ fn opt_text<'a>(r: &mut Reader<'a>, field: &'static str) -> Result<Option<&'a st
         return Ok(None);
     }
     r.text(field).map(Some)
+}
+
+/// The error for text that names nothing known: invalid UTF-8 says so first.
+#[cold]
+fn unknown_text(s: &[u8], kind: ErrorKind, at: usize) -> Error {
+    match core::str::from_utf8(s) {
+        Ok(_) => Error::at(kind, at),
+        Err(_) => Error::at(ErrorKind::CborInvalidUtf8, at),
+    }
 }
 
 /// A format name: known names are matched as bytes, others checked as UTF-8.
@@ -297,7 +306,7 @@ pub(crate) fn decode_component_v1<'a>(
                 } else {
                     DType::from_bytes(s).map(|d| (d, None))
                 };
-                dtype = Some(parsed.ok_or(Error::at(ErrorKind::UnknownDType, at))?);
+                dtype = Some(parsed.ok_or_else(|| unknown_text(s, ErrorKind::UnknownDType, at))?);
             }
             Some(b"type") => {
                 seen.mark(C_TYPE, kpos)?;
@@ -321,8 +330,8 @@ pub(crate) fn decode_component_v1<'a>(
                 if r.peek()? == 0xf6 {
                     r.pos += 1;
                 } else {
-                    encoding =
-                        Encoding::from_bytes(r.text_bytes("encoding")?).ok_or(Error::at(ErrorKind::UnknownEncoding, at))?;
+                    let s = r.text_bytes("encoding")?;
+                    encoding = Encoding::from_bytes(s).ok_or_else(|| unknown_text(s, ErrorKind::UnknownEncoding, at))?;
                 }
             }
             Some(b"digest") => {
@@ -375,9 +384,8 @@ fn check_component(ctx: Ctx<'_>, c: &Component<'_>, at: usize, p: &mut Pass<'_>)
     }
     let oob = ErrorKind::OutOfBounds { offset: c.offset, length: c.length, limit: p.hi };
     match c.offset.checked_add(c.length) {
-        // A zero-length blob occupies nothing; it may sit at the end of the data region.
+        // (A zero-length blob may sit exactly at the manifest start.)
         Some(end) if c.offset >= p.lo && end <= p.hi => {}
-        Some(_) if c.length == 0 && c.offset >= p.lo && c.offset <= p.hi.next_multiple_of(ALIGNMENT) => {}
         _ => return Err(err(oob)),
     }
     p.span(c.offset, c.length);
@@ -439,7 +447,7 @@ fn components_checked<'a>(ctx: Ctx<'a>, r: &mut Reader<'a>, p: &mut Pass<'_>, kn
         if role.is_empty() {
             return Err(Error::at(ErrorKind::EmptyName, kpos));
         }
-        p.scratch.push([kpos as u64, r.pos as u64]).map_err(|e| e.or_at(kpos))?;
+        p.scratch.push_key(ctx.buf, kpos, r.pos)?;
         let c = decode_component_v1(ctx, r, role, Some(p)).map_err(|e| e.in_component(role))?;
         if let Some(i) = ROLES.iter().position(|&k| k == role) {
             known[i] = Some(Brief::of(&c));
@@ -510,6 +518,30 @@ fn check_format(ctx: Ctx<'_>, obj: &Object<'_>, known: &Known<'_>) -> Result<()>
         Format::Other(_) => {}
     }
     Ok(())
+}
+
+/// Name the tensor in an error, if its map at `pos` has a text `name`
+/// (the error may come before the name was read).
+#[cold]
+fn v0_name(buf: &[u8], pos: usize, e: Error) -> Error {
+    if e.object().is_some() {
+        return e;
+    }
+    let mut r = Reader::at(buf, pos);
+    let Ok(mut len) = r.map("tensor") else { return e };
+    while let Ok(true) = r.more(&mut len) {
+        let Ok(k) = r.text_bytes("key") else { return e };
+        if k == b"name" {
+            return match r.text("name") {
+                Ok(n) => e.in_object(n),
+                Err(_) => e,
+            };
+        }
+        if r.skip(3).is_err() {
+            return e;
+        }
+    }
+    e
 }
 
 /// Keys of a v0.1 tensor map that the format defines.
@@ -695,7 +727,7 @@ fn objects_checked<'a>(
     while r.more(&mut len)? {
         let body = r.pos;
         let obj = if v0 {
-            decode_object_v0(ctx, r, count, Some(pass))?
+            decode_object_v0(ctx, r, count, Some(pass)).map_err(|e| v0_name(ctx.buf, body, e))?
         } else {
             let name = r.text("object name")?;
             if name.is_empty() {

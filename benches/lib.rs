@@ -1,0 +1,1 @@
+//! Benchmark-only crate: see `open.rs` and `README.md` in this folder.

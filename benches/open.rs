@@ -1,0 +1,188 @@
+//! Open + validate, side by side, on the same tensors.
+//!
+//! For each size N (objects), every object a dense f32 tensor of shape [16]
+//! named `layer.{i}.weight`, the setup builds (nothing is committed):
+//!
+//! * one `.zt` file written by the reference crate's own `Writer`
+//!   (ztensor 1.2.3), kept both on disk and in memory, so both zTensor
+//!   readers open byte-identical files;
+//! * one `.safetensors` buffer from `safetensors::serialize`.
+//!
+//! Contestants (criterion group `open/N`):
+//!
+//! * `ours/parse` — `ztensor::File::parse(&bytes)` on the in-memory file:
+//!   the whole validating pass over the manifest, plus (default `alloc`
+//!   feature) the name index.
+//! * `ours/parse+names` — the same, then walking `file.objects()` and
+//!   touching every name.
+//! * `ref/open_path` — `ztensor_ref::Reader::open(path)`: `File::open`,
+//!   a `BufReader`, read magic + footer, read the manifest into a `Vec`,
+//!   `ciborium::from_reader` into `Manifest { objects: BTreeMap<String,
+//!   Object> }`. The file is in the page cache (it was just written).
+//! * `ref/new_mem` — `ztensor_ref::Reader::new(Cursor::new(&bytes[..]))`:
+//!   the same steps on the in-memory file (no syscalls), the closest
+//!   equivalent to `ours/parse`.
+//! * `safetensors/deserialize` — `SafeTensors::deserialize(&bytes)`:
+//!   `serde_json` header into a `HashMap`, sort by offset, offset/size
+//!   checks.
+//! * `minicbor/skip` — `minicbor::Decoder::new(manifest).skip()` over the
+//!   very manifest bytes of the `.zt` file: a floor for "touch every CBOR
+//!   item once" with no checks.
+//!
+//! Sizes default to 1k, 10k, 100k and 1M objects; set
+//! `ZT_BENCH_SIZES=1000,10000` (comma-separated) to choose others.
+
+use std::hint::black_box;
+use std::io::Cursor;
+use std::path::PathBuf;
+use std::time::Duration;
+
+use criterion::{criterion_group, criterion_main, BenchmarkId, Criterion, SamplingMode, Throughput};
+
+const ELEMS: usize = 16;
+
+fn name(i: usize) -> String {
+    format!("layer.{i}.weight")
+}
+
+fn values(i: usize) -> [f32; ELEMS] {
+    core::array::from_fn(|j| (i * ELEMS + j) as f32)
+}
+
+fn sizes() -> Vec<usize> {
+    match std::env::var("ZT_BENCH_SIZES") {
+        Ok(s) if !s.trim().is_empty() => s
+            .split(',')
+            .map(|t| t.trim().replace('_', "").parse().expect("ZT_BENCH_SIZES: comma-separated integers"))
+            .collect(),
+        _ => vec![1_000, 10_000, 100_000, 1_000_000],
+    }
+}
+
+struct Inputs {
+    zt_path: PathBuf,
+    zt: Vec<u8>,
+    /// Byte range of the CBOR manifest inside `zt`.
+    manifest: std::ops::Range<usize>,
+    st: Vec<u8>,
+}
+
+impl Drop for Inputs {
+    fn drop(&mut self) {
+        let _ = std::fs::remove_file(&self.zt_path);
+    }
+}
+
+fn build(n: usize) -> Inputs {
+    let dir = std::env::var_os("CARGO_TARGET_TMPDIR").map(PathBuf::from).unwrap_or_else(std::env::temp_dir);
+    let zt_path = dir.join(format!("zt-bench-open-{}-{n}.zt", std::process::id()));
+
+    // .zt through the reference writer.
+    let mut w = ztensor_ref::Writer::create(&zt_path).expect("create .zt");
+    for i in 0..n {
+        w.add(&name(i), &[ELEMS as u64], &values(i)).expect("add");
+    }
+    w.finish().expect("finish .zt");
+    let zt = std::fs::read(&zt_path).expect("read .zt back");
+    let len = zt.len();
+    let mlen = u64::from_le_bytes(zt[len - 16..len - 8].try_into().unwrap()) as usize;
+    let manifest = len - 16 - mlen..len - 16;
+
+    // .safetensors with the same names, shapes and bytes.
+    let blobs: Vec<u8> = (0..n).flat_map(values).flat_map(f32::to_le_bytes).collect();
+    let views = blobs.chunks_exact(ELEMS * 4).enumerate().map(|(i, bytes)| {
+        (name(i), safetensors::tensor::TensorView::new(safetensors::Dtype::F32, vec![ELEMS], bytes).unwrap())
+    });
+    let st = safetensors::serialize(views, None).expect("serialize .safetensors");
+    drop(blobs);
+
+    let inputs = Inputs { zt_path, zt, manifest, st };
+    check(n, &inputs);
+    inputs
+}
+
+/// Every contestant agrees on the same N tensors before anything is timed.
+fn check(n: usize, inp: &Inputs) {
+    let last = name(n - 1);
+    let want: Vec<u8> = values(n - 1).iter().flat_map(|x| x.to_le_bytes()).collect();
+
+    let ours = ztensor::File::parse(&inp.zt).expect("ours: parse reference-written file");
+    assert_eq!(ours.len(), n);
+    assert_eq!(ours.objects().count(), n);
+    let o = ours.get(&last).expect("ours: last object");
+    assert_eq!(o.data().unwrap().as_slice::<f32>().unwrap(), &values(n - 1)[..]);
+
+    let r = ztensor_ref::Reader::open(&inp.zt_path).expect("ref: open");
+    assert_eq!(r.tensors().len(), n);
+    assert_eq!(r.read(&last, false).unwrap(), want);
+    let r = ztensor_ref::Reader::new(Cursor::new(&inp.zt[..])).expect("ref: new");
+    assert_eq!(r.tensors().len(), n);
+
+    let st = safetensors::SafeTensors::deserialize(&inp.st).expect("safetensors: deserialize");
+    assert_eq!(st.len(), n);
+    assert_eq!(st.tensor(&last).unwrap().data(), &want[..]);
+
+    let mut d = minicbor::Decoder::new(&inp.zt[inp.manifest.clone()]);
+    d.skip().expect("minicbor: skip");
+    assert_eq!(d.position(), inp.manifest.len());
+}
+
+fn bench_open(c: &mut Criterion) {
+    for n in sizes() {
+        let t = std::time::Instant::now();
+        let inp = build(n);
+        eprintln!(
+            "open/{n}: setup {:.1?}; .zt {} bytes (manifest {} bytes), .safetensors {} bytes",
+            t.elapsed(),
+            inp.zt.len(),
+            inp.manifest.len(),
+            inp.st.len()
+        );
+
+        let mut g = c.benchmark_group(format!("open/{n}"));
+        g.throughput(Throughput::Elements(n as u64));
+        if n >= 100_000 {
+            // Big sizes: few, flat samples (criterion's linear sampling
+            // would need 55 runs for 10 samples).
+            g.sample_size(10)
+                .sampling_mode(SamplingMode::Flat)
+                .warm_up_time(Duration::from_millis(500))
+                .measurement_time(Duration::from_secs(if n >= 1_000_000 { 4 } else { 2 }));
+        } else {
+            g.warm_up_time(Duration::from_millis(500)).measurement_time(Duration::from_secs(2));
+        }
+
+        let zt = &inp.zt[..];
+        g.bench_function(BenchmarkId::new("ours", "parse"), |b| {
+            b.iter(|| ztensor::File::parse(black_box(zt)).unwrap())
+        });
+        g.bench_function(BenchmarkId::new("ours", "parse+names"), |b| {
+            b.iter(|| {
+                let f = ztensor::File::parse(black_box(zt)).unwrap();
+                f.objects().map(|o| o.name().len()).sum::<usize>()
+            })
+        });
+        g.bench_function(BenchmarkId::new("ref", "open_path"), |b| {
+            b.iter(|| ztensor_ref::Reader::open(black_box(&inp.zt_path)).unwrap())
+        });
+        g.bench_function(BenchmarkId::new("ref", "new_mem"), |b| {
+            b.iter(|| ztensor_ref::Reader::new(Cursor::new(black_box(zt))).unwrap())
+        });
+        let st = &inp.st[..];
+        g.bench_function(BenchmarkId::new("safetensors", "deserialize"), |b| {
+            b.iter(|| safetensors::SafeTensors::deserialize(black_box(st)).unwrap())
+        });
+        let manifest = &inp.zt[inp.manifest.clone()];
+        g.bench_function(BenchmarkId::new("minicbor", "skip"), |b| {
+            b.iter(|| {
+                let mut d = minicbor::Decoder::new(black_box(manifest));
+                d.skip().unwrap();
+                d.position()
+            })
+        });
+        g.finish();
+    }
+}
+
+criterion_group!(benches, bench_open);
+criterion_main!(benches);

@@ -1,0 +1,50 @@
+//! Getting a file's bytes into memory: mapped when it is a regular file,
+//! read otherwise (pipes, character devices, empty files).
+
+use memmap2::Mmap;
+use std::fs;
+use std::io::{self, Read};
+use std::ops::Deref;
+use std::path::Path;
+
+/// A whole file in memory.
+pub enum Bytes {
+    /// A read-only mapping: page-aligned, so every 64-aligned blob is too.
+    Mapped(Mmap),
+    /// Read into the heap (no alignment promise beyond the allocator's).
+    Owned(Vec<u8>),
+}
+
+impl Deref for Bytes {
+    type Target = [u8];
+
+    fn deref(&self) -> &[u8] {
+        match self {
+            Bytes::Mapped(m) => m,
+            Bytes::Owned(v) => v,
+        }
+    }
+}
+
+/// Map (or read) `path`.
+pub fn load(path: &Path) -> io::Result<Bytes> {
+    let mut file = fs::File::open(path)?;
+    let meta = file.metadata()?;
+    if meta.is_dir() {
+        return Err(io::Error::other("is a directory"));
+    }
+    if meta.is_file() && meta.len() > 0 {
+        // SAFETY: the mapping is read-only and private to this process. If
+        // another process truncates or rewrites the file while we read it,
+        // we may see inconsistent bytes (or get SIGBUS on truncation); that
+        // is the usual, accepted contract of command-line tools that map
+        // their input, and the parser never trusts the bytes anyway.
+        #[allow(unsafe_code)]
+        if let Ok(m) = unsafe { Mmap::map(&file) } {
+            return Ok(Bytes::Mapped(m));
+        }
+    }
+    let mut v = Vec::new();
+    file.read_to_end(&mut v)?;
+    Ok(Bytes::Owned(v))
+}

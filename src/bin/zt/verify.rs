@@ -1,0 +1,174 @@
+//! `zt verify FILE`: structure, digests, decoding; more data checks slot in
+//! through [`COMPONENT_CHECKS`] and [`OBJECT_CHECKS`].
+//!
+//! Output: each problem is one `zt: FILE: <problem>` line on **stderr**, each
+//! warning one `zt: FILE: warning: <what>` line on stderr; the verdict is one
+//! line on **stdout**: `FILE: OK (...)` or `FILE: FAILED (N problems)`.
+
+use crate::args::{Command, Parsed};
+use crate::{input, Fail};
+use std::borrow::Cow;
+use std::fmt::Display;
+use std::io::{self, Write};
+use std::path::{Path, PathBuf};
+use ztensor::digest::{Digest, Verified};
+use ztensor::{Component, Encoding, Endian, Error, ErrorKind, File, Object};
+
+pub const COMMAND: Command = Command {
+    name: "verify",
+    usage: "zt verify FILE",
+    help: "\
+Check a zTensor file: its structure (header, footer, manifest, layout
+rules), every component digest, and that every component decodes to its
+declared length.
+
+Each problem is printed as one 'zt: FILE: ...' line on stderr; a digest
+with an algorithm zt does not know is a warning there, not a problem.
+The verdict goes to stdout: 'FILE: OK (...)' or 'FILE: FAILED (...)'.
+Exit status: 0 when everything checks out, 1 otherwise.
+
+Options:
+  -h, --help   Show this help
+",
+    flags: &[],
+    positional: &["FILE"],
+};
+
+/// Collects what a verification finds.
+pub struct Report<'p> {
+    file: &'p Path,
+    pub problems: usize,
+    pub warnings: usize,
+    pub digests_checked: usize,
+}
+
+impl Report<'_> {
+    fn line(&self, what: impl Display) {
+        let _ = writeln!(io::stderr().lock(), "zt: {}: {what}", self.file.display());
+    }
+
+    /// Record a problem (makes the verification fail).
+    pub fn problem(&mut self, e: impl Display) {
+        self.problems += 1;
+        self.line(e);
+    }
+
+    /// Record a warning (does not fail the verification).
+    pub fn warning(&mut self, what: impl Display) {
+        self.warnings += 1;
+        self.line(format_args!("warning: {what}"));
+    }
+}
+
+/// A check of one component, given its decoded bytes (little-endian elements).
+pub type ComponentCheck = fn(&Object<'_>, &Component<'_>, &[u8], &mut Report<'_>);
+
+/// A check of one object, run after all its components decoded.
+pub type ObjectCheck = fn(&Object<'_>, &mut Report<'_>);
+
+/// Per-component data checks. Add more here (e.g. bool bytes are 0 or 1)
+/// as the library grows them.
+pub const COMPONENT_CHECKS: &[ComponentCheck] = &[decoded_length];
+
+/// Per-object data checks. Add more here (e.g. CSR/COO index ranges) as the
+/// library grows them.
+pub const OBJECT_CHECKS: &[ObjectCheck] = &[];
+
+/// The decoded bytes agree with the declared decoded length.
+fn decoded_length(o: &Object<'_>, c: &Component<'_>, bytes: &[u8], r: &mut Report<'_>) {
+    if let Some(expected) = c.decoded_len() {
+        if bytes.len() as u64 != expected {
+            let kind = ErrorKind::LengthMismatch { expected, actual: bytes.len() as u64 };
+            r.problem(Error::new(kind).in_object(o.name()).in_component(c.role()));
+        }
+    }
+}
+
+/// Decode a component: borrowed when the stored bytes already are the
+/// decoded little-endian elements, else through `to_vec`.
+#[allow(clippy::result_large_err)] // the library's `Error` is what it is
+fn decode<'a>(c: &Component<'a>) -> ztensor::Result<Cow<'a, [u8]>> {
+    if c.encoding() == Encoding::Raw && c.endian() == Endian::Little {
+        c.stored_bytes().map(Cow::Borrowed)
+    } else {
+        c.to_vec().map(Cow::Owned)
+    }
+}
+
+fn check_digest(o: &Object<'_>, c: &Component<'_>, r: &mut Report<'_>) {
+    match c.verify_digest() {
+        Ok(Verified::Ok) => r.digests_checked += 1,
+        Ok(Verified::NoDigest) => {}
+        Ok(Verified::Unverifiable) => {
+            let d = c.digest().unwrap_or("");
+            let alg = match Digest::parse(d) {
+                Ok(Digest::Unknown { algorithm }) => algorithm,
+                _ => d.split_once(':').map_or(d, |(a, _)| a),
+            };
+            r.warning(format_args!(
+                "unknown digest algorithm {alg:?}, not verified (object {:?}, component {:?})",
+                o.name(),
+                c.role()
+            ));
+        }
+        Err(e) => r.problem(e.in_object(o.name())),
+    }
+}
+
+/// Every check of a parsed file.
+pub fn check_file(file: &File<'_>, r: &mut Report<'_>) -> (usize, usize) {
+    let (mut objects, mut components) = (0, 0);
+    for o in file.objects() {
+        objects += 1;
+        for c in o.components() {
+            components += 1;
+            check_digest(&o, &c, r);
+            match decode(&c) {
+                Ok(bytes) => {
+                    for check in COMPONENT_CHECKS {
+                        check(&o, &c, &bytes, r);
+                    }
+                }
+                Err(e) => r.problem(e.in_object(o.name()).in_component(c.role())),
+            }
+        }
+        for check in OBJECT_CHECKS {
+            check(&o, r);
+        }
+    }
+    (objects, components)
+}
+
+pub fn run(p: &Parsed) -> Result<(), Fail> {
+    let path = PathBuf::from(&p.positional[0]);
+    let bytes = input::load(&path).map_err(|e| Fail::input(&path, e))?;
+    let mut r = Report { file: &path, problems: 0, warnings: 0, digests_checked: 0 };
+    let mut summary = String::new();
+    match File::parse(&bytes) {
+        Ok(file) => {
+            let (objects, components) = check_file(&file, &mut r);
+            summary = format!(
+                "{objects} object{}, {components} component{}, {} digest{} verified",
+                if objects == 1 { "" } else { "s" },
+                if components == 1 { "" } else { "s" },
+                r.digests_checked,
+                if r.digests_checked == 1 { "" } else { "s" },
+            );
+            if r.warnings > 0 {
+                summary += &format!(", {} warning{}", r.warnings, if r.warnings == 1 { "" } else { "s" });
+            }
+        }
+        Err(e) => r.problem(e),
+    }
+    let verdict = if r.problems == 0 {
+        format!("{}: OK ({summary})\n", path.display())
+    } else {
+        format!("{}: FAILED ({} problem{})\n", path.display(), r.problems, if r.problems == 1 { "" } else { "s" })
+    };
+    // The exit status reflects the verdict even if stdout is gone.
+    let printed = crate::out::print(&verdict);
+    if r.problems > 0 {
+        return Err(Fail::Reported);
+    }
+    printed
+}
