@@ -19,7 +19,7 @@
 //! # Ok(()) }
 //! ```
 #![no_std]
-#![forbid(unsafe_code)]
+#![deny(unsafe_code)] // allowed only in `fs` (memory maps)
 #![warn(missing_docs)]
 
 #[cfg(feature = "alloc")]
@@ -43,11 +43,14 @@ macro_rules! default_scratch {
 }
 
 mod cbor;
+mod check;
 pub mod container;
 mod data;
 pub mod digest;
 mod error;
 mod file;
+#[cfg(feature = "std")]
+pub mod fs;
 mod index;
 mod manifest;
 mod object;

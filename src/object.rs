@@ -285,6 +285,18 @@ impl<'a> Component<'a> {
             .ok_or_else(|| self.error(ErrorKind::OutOfBounds { offset: self.offset, length: self.length, limit: data.len() as u64 }))
     }
 
+    /// This component, reading its stored bytes from `stored` (fetched by
+    /// a positional read) instead of the file.
+    pub(crate) fn with_stored<'b>(&self, stored: &'b [u8]) -> Component<'b>
+    where
+        'a: 'b,
+    {
+        let mut c: Component<'b> = *self;
+        c.data = Some(stored);
+        c.offset = 0;
+        c
+    }
+
     pub(crate) fn error(&self, kind: ErrorKind) -> Error {
         Error::new(kind).in_component(self.role)
     }

@@ -1,0 +1,168 @@
+//! Data-level checks (O(data)): what metadata alone cannot show.
+//!
+//! CSR `indptr` starts at 0, never decreases and ends at nnz; CSR column
+//! indices are below the column count; COO coordinates are inside the shape;
+//! bool bytes are 0 or 1; zstd data decodes to exactly the declared length;
+//! digests match.
+
+use crate::digest::Verified;
+use crate::error::{Error, ErrorKind, Result};
+use crate::file::File;
+use crate::object::{Component, Object};
+use crate::types::{DType, Encoding, Endian, Format};
+
+/// Decoded bytes of a component: borrowed when raw, owned when decoded.
+enum Bytes<'a> {
+    Borrowed(&'a [u8]),
+    #[cfg(feature = "alloc")]
+    Owned(alloc::vec::Vec<u8>),
+}
+
+impl Bytes<'_> {
+    fn get(&self) -> &[u8] {
+        match self {
+            Bytes::Borrowed(b) => b,
+            #[cfg(feature = "alloc")]
+            Bytes::Owned(v) => v,
+        }
+    }
+}
+
+/// The component's decoded bytes in stored element order (v0.1 may be big-endian).
+fn decoded<'a>(c: &Component<'a>) -> Result<Bytes<'a>> {
+    match c.encoding() {
+        Encoding::Raw => Ok(Bytes::Borrowed(c.stored_bytes()?)),
+        #[cfg(feature = "alloc")]
+        Encoding::Zstd => {
+            // `to_vec` converts to little-endian; integer readers below take that order.
+            c.to_vec().map(Bytes::Owned)
+        }
+        #[cfg(not(feature = "alloc"))]
+        Encoding::Zstd => Err(c.error(ErrorKind::Unsupported { what: "zstd decoding needs the `alloc` feature" })),
+    }
+}
+
+/// Integer elements of a component as `u64`; `None` for a negative value.
+fn ints<'b>(c: &Component<'_>, bytes: &'b [u8]) -> Result<impl Iterator<Item = Option<u64>> + 'b> {
+    let dtype = c.dtype();
+    if !dtype.is_integer() {
+        return Err(c.error(ErrorKind::IndexDType));
+    }
+    let w = dtype.width() as usize;
+    let big = c.endian() == Endian::Big && c.encoding() == Encoding::Raw;
+    Ok(bytes.chunks_exact(w).map(move |e| {
+        let mut b = [0u8; 8];
+        if big {
+            for (i, &x) in e.iter().rev().enumerate() {
+                b[i] = x;
+            }
+        } else {
+            b[..w].copy_from_slice(e);
+        }
+        let v = u64::from_le_bytes(b);
+        let negative = matches!(dtype, DType::I8 | DType::I16 | DType::I32 | DType::I64) && (b[w - 1] & 0x80) != 0;
+        (!negative).then_some(v)
+    }))
+}
+
+fn bad(o: &Object<'_>, c: &Component<'_>, what: &'static str) -> Error {
+    Error::new(ErrorKind::BadData { what }).in_object(o.name()).in_component(c.role())
+}
+
+impl<'a> Object<'a> {
+    /// Check this object's data: every component decodes to its declared
+    /// length, and the rules of its format hold for the values (see the
+    /// module docs). Digests are not checked here: [`Component::verify_digest`].
+    pub fn check_data(&self) -> Result<()> {
+        let in_obj = |e: Error| e.in_object(self.name());
+        for c in self.components() {
+            let bytes = decoded(&c).map_err(in_obj)?;
+            if let Some(n) = c.decoded_len() {
+                if bytes.get().len() as u64 != n {
+                    return Err(in_obj(c.error(ErrorKind::LengthMismatch { expected: n, actual: bytes.get().len() as u64 })));
+                }
+            }
+            if c.dtype() == DType::Bool && bytes.get().iter().any(|&b| b > 1) {
+                return Err(bad(self, &c, "bool byte other than 0 or 1"));
+            }
+        }
+        match self.format() {
+            Format::SparseCsr => self.check_csr(),
+            Format::SparseCoo => self.check_coo(),
+            _ => Ok(()),
+        }
+    }
+
+    fn check_csr(&self) -> Result<()> {
+        let (indptr, indices, values) = (self.require("indptr")?, self.require("indices")?, self.require("values")?);
+        let cols = self.shape().dim(1).unwrap_or(0);
+        let nnz = values.element_count().unwrap_or(0)
+            / values.logical_type().and_then(|t| t.ratio()).unwrap_or(1);
+        let p = decoded(&indptr)?;
+        let mut prev = None;
+        for v in ints(&indptr, p.get())? {
+            let v = v.ok_or_else(|| bad(self, &indptr, "negative CSR indptr"))?;
+            match prev {
+                None if v != 0 => return Err(bad(self, &indptr, "CSR indptr does not start at 0")),
+                Some(p) if v < p => return Err(bad(self, &indptr, "CSR indptr decreases")),
+                _ => {}
+            }
+            prev = Some(v);
+        }
+        if prev.unwrap_or(0) != nnz {
+            return Err(bad(self, &indptr, "CSR indptr does not end at the number of values"));
+        }
+        let i = decoded(&indices)?;
+        for v in ints(&indices, i.get())? {
+            if v.map_or(true, |v| v >= cols) {
+                return Err(bad(self, &indices, "CSR column index out of range"));
+            }
+        }
+        Ok(())
+    }
+
+    fn check_coo(&self) -> Result<()> {
+        let (coords, values) = (self.require("coords")?, self.require("values")?);
+        let nnz = values.element_count().unwrap_or(0)
+            / values.logical_type().and_then(|t| t.ratio()).unwrap_or(1);
+        let b = decoded(&coords)?;
+        let mut dims = self.shape().dims();
+        let mut limit = 0;
+        for (k, v) in ints(&coords, b.get())?.enumerate() {
+            if nnz > 0 && k as u64 % nnz == 0 {
+                limit = dims.next().unwrap_or(0);
+            }
+            if v.map_or(true, |v| v >= limit) {
+                return Err(bad(self, &coords, "COO coordinate out of range"));
+            }
+        }
+        Ok(())
+    }
+}
+
+impl<'a> File<'a> {
+    /// Deep check of the whole file: every digest and every object's data
+    /// ([`Object::check_data`]). Calls `problem` once per problem found (an
+    /// unknown digest algorithm is reported as `Ok(Verified::Unverifiable)`
+    /// through `unverifiable`, not as a problem). Returns the number of problems.
+    pub fn verify(&self, mut problem: impl FnMut(Error), mut unverifiable: impl FnMut(&Object<'a>, &Component<'a>)) -> usize {
+        let mut n = 0;
+        for o in self.objects() {
+            for c in o.components() {
+                match c.verify_digest() {
+                    Ok(Verified::Unverifiable) => unverifiable(&o, &c),
+                    Ok(_) => {}
+                    Err(e) => {
+                        n += 1;
+                        problem(e.in_object(o.name()));
+                    }
+                }
+            }
+            if let Err(e) = o.check_data() {
+                n += 1;
+                problem(e);
+            }
+        }
+        n
+    }
+}

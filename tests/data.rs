@@ -1,0 +1,264 @@
+#![cfg(feature = "std")]
+//! The data layer: decoding, digests, deep checks, endianness, and files on
+//! disk in both read modes.
+
+mod common;
+
+use common::*;
+use std::path::Path;
+use ztensor::fs::{Mode, Reader};
+use ztensor::{ErrorKind, File};
+
+fn le_u64(v: &[u64]) -> Vec<u8> {
+    v.iter().flat_map(|x| x.to_le_bytes()).collect()
+}
+
+fn le_f32(v: &[f32]) -> Vec<u8> {
+    v.iter().flat_map(|x| x.to_le_bytes()).collect()
+}
+
+/// A 3×4 CSR object with the given parts.
+fn csr_file(indptr: &[u64], indices: &[u64], values: &[f32]) -> Vec<u8> {
+    let mut b = Blobs::new();
+    let (v, i, p) = (le_f32(values), le_u64(indices), le_u64(indptr));
+    let (ov, oi, op) = (b.add(&v), b.add(&i), b.add(&p));
+    let o = obj(
+        &[3, 4],
+        "sparse_csr",
+        [
+            ("values", comp("f32", ov, v.len() as u64)),
+            ("indices", comp("u64", oi, i.len() as u64)),
+            ("indptr", comp("u64", op, p.len() as u64)),
+        ],
+    );
+    v1_file(&b, &encode(&manifest("1.2.0", [("m", o)])))
+}
+
+fn deep(bytes: &[u8]) -> Result<(), ztensor::Error> {
+    let f = File::parse(bytes)?;
+    let mut first = None;
+    f.verify(|e| drop(first.get_or_insert(e)), |_, _| {});
+    first.map_or(Ok(()), Err)
+}
+
+fn bad_data(bytes: &[u8]) -> &'static str {
+    match deep(bytes).unwrap_err().kind() {
+        ErrorKind::BadData { what } => what,
+        other => panic!("expected BadData, got {other:?}"),
+    }
+}
+
+#[test]
+fn csr_data_checks() {
+    assert!(deep(&csr_file(&[0, 1, 1, 2], &[0, 3], &[1.0, 2.0])).is_ok());
+    assert_eq!(bad_data(&csr_file(&[1, 1, 1, 2], &[0, 3], &[1.0, 2.0])), "CSR indptr does not start at 0");
+    assert_eq!(bad_data(&csr_file(&[0, 2, 1, 2], &[0, 3], &[1.0, 2.0])), "CSR indptr decreases");
+    assert_eq!(
+        bad_data(&csr_file(&[0, 1, 1, 1], &[0, 3], &[1.0, 2.0])),
+        "CSR indptr does not end at the number of values"
+    );
+    assert_eq!(bad_data(&csr_file(&[0, 1, 1, 2], &[0, 4], &[1.0, 2.0])), "CSR column index out of range");
+    // The error names object and component.
+    let e = deep(&csr_file(&[0, 1, 1, 2], &[0, 4], &[1.0, 2.0])).unwrap_err();
+    assert_eq!((e.object().unwrap().as_str(), e.role().unwrap().as_str()), ("m", "indices"));
+}
+
+fn coo_file(dims: &[u64], coords: &[u64], nnz: usize) -> Vec<u8> {
+    let mut b = Blobs::new();
+    let v = le_f32(&vec![1.0; nnz]);
+    let c = le_u64(coords);
+    let (ov, oc) = (b.add(&v), b.add(&c));
+    let o = obj(dims, "sparse_coo", [("values", comp("f32", ov, v.len() as u64)), ("coords", comp("u64", oc, c.len() as u64))]);
+    v1_file(&b, &encode(&manifest("1.2.0", [("m", o)])))
+}
+
+#[test]
+fn coo_data_checks() {
+    // rows first, then columns (structure of arrays)
+    assert!(deep(&coo_file(&[2, 5], &[0, 1, 4, 0], 2)).is_ok());
+    assert_eq!(bad_data(&coo_file(&[2, 5], &[0, 2, 4, 0], 2)), "COO coordinate out of range");
+    assert_eq!(bad_data(&coo_file(&[2, 5], &[0, 1, 5, 0], 2)), "COO coordinate out of range");
+}
+
+#[test]
+fn bool_bytes_must_be_0_or_1() {
+    let mk = |data: &[u8]| {
+        let mut b = Blobs::new();
+        let o = b.add(data);
+        v1_file(&b, &encode(&manifest("1.2.0", [("flags", dense("bool", &[3], o, 3))])))
+    };
+    assert!(deep(&mk(&[0, 1, 1])).is_ok());
+    assert_eq!(bad_data(&mk(&[0, 2, 1])), "bool byte other than 0 or 1");
+}
+
+/// `printf 'hello hello hello hello\n' | zstd --no-check` (24 bytes decoded).
+const HELLO: &[u8] = &[
+    0x28, 0xb5, 0x2f, 0xfd, 0x00, 0x58, 0x6d, 0x00, 0x00, 0x38, 0x68, 0x65, 0x6c, 0x6c, 0x6f, 0x20, 0x0a, 0x01, 0x00,
+    0x99, 0x4b, 0x11,
+];
+
+fn zstd_file(frame: &[u8], dims: &[u64], ulen: Option<u64>, version: &str, digest: Option<&str>) -> Vec<u8> {
+    let mut b = Blobs::new();
+    let o = b.add(frame);
+    let mut extra = vec![("encoding", text("zstd"))];
+    if let Some(u) = ulen {
+        extra.push(("uncompressed_length", uint(u)));
+    }
+    if let Some(d) = digest {
+        extra.push(("digest", text(d)));
+    }
+    let c = comp_with("u8", o, frame.len() as u64, extra);
+    v1_file(&b, &encode(&manifest(version, [("z", obj(dims, "dense", [("data", c)]))])))
+}
+
+#[test]
+fn zstd_decodes_exactly_the_declared_length() {
+    let f = zstd_file(HELLO, &[24], Some(24), "1.2.0", None);
+    let file = File::parse(&f).unwrap();
+    assert_eq!(file.require("z").unwrap().data().unwrap().to_vec().unwrap(), b"hello hello hello hello\n");
+    assert!(deep(&f).is_ok());
+    // v1.1 without uncompressed_length: the shape implies it.
+    let f = zstd_file(HELLO, &[24], None, "1.1.0", None);
+    assert_eq!(File::parse(&f).unwrap().require("z").unwrap().data().unwrap().to_vec().unwrap().len(), 24);
+    // Frame decodes to more than declared: stopped at the limit.
+    let f = zstd_file(HELLO, &[20], Some(20), "1.2.0", None);
+    let c = File::parse(&f).unwrap().require("z").unwrap().data().unwrap();
+    assert_eq!(c.to_vec().unwrap_err().kind(), ErrorKind::DecodedTooLarge { limit: 20 });
+    // Frame decodes to less than declared.
+    let f = zstd_file(HELLO, &[30], Some(30), "1.2.0", None);
+    let c = File::parse(&f).unwrap().require("z").unwrap().data().unwrap();
+    assert_eq!(c.to_vec().unwrap_err().kind(), ErrorKind::LengthMismatch { expected: 30, actual: 24 });
+    assert!(deep(&f).is_err());
+    // Truncated frame.
+    let f = zstd_file(&HELLO[..HELLO.len() - 4], &[24], Some(24), "1.2.0", None);
+    let c = File::parse(&f).unwrap().require("z").unwrap().data().unwrap();
+    assert_eq!(c.to_vec().unwrap_err().kind(), ErrorKind::Decompress);
+}
+
+#[test]
+fn decompression_bomb_is_refused_before_allocating() {
+    // Declares 2^40 bytes from 22 stored bytes: impossible for zstd, refused up front.
+    let f = zstd_file(HELLO, &[1 << 40], Some(1 << 40), "1.2.0", None);
+    let c = File::parse(&f).unwrap().require("z").unwrap().data().unwrap();
+    assert!(matches!(c.to_vec().unwrap_err().kind(), ErrorKind::DecodedTooLarge { .. }));
+    let mut small = [0u8; 16];
+    assert!(matches!(c.read_into(&mut small).unwrap_err().kind(), ErrorKind::DecodedTooLarge { .. }));
+    // Undeclared size (unknown format): the caller's limit holds.
+    let mut b = Blobs::new();
+    let o = b.add(HELLO);
+    let comp = comp_with("u8", o, HELLO.len() as u64, [("encoding", text("zstd"))]);
+    let f = v1_file(&b, &encode(&manifest("1.1.0", [("z", obj(&[1], "custom_x", [("blob", comp)]))])));
+    let c = File::parse(&f).unwrap().require("z").unwrap().require("blob").unwrap();
+    assert_eq!(c.to_vec_with_limit(10).unwrap_err().kind(), ErrorKind::DecodedTooLarge { limit: 10 });
+    assert_eq!(c.to_vec_with_limit(24).unwrap().len(), 24);
+}
+
+#[test]
+fn digests_wrong_malformed_unknown() {
+    let sha = "sha256:b9e4a4d9a2c3e4a7b8d3f7e6c8a1b2c3d4e5f60718293a4b5c6d7e8f90a1b2c3";
+    let f = zstd_file(HELLO, &[24], Some(24), "1.2.0", Some(sha));
+    let c = File::parse(&f).unwrap().require("z").unwrap().data().unwrap();
+    assert_eq!(c.verify_digest().unwrap_err().kind(), ErrorKind::DigestMismatch);
+    let crc = format!("crc32c:0x{:08x}", ztensor::digest::crc32c(HELLO));
+    let f = zstd_file(HELLO, &[24], Some(24), "1.2.0", Some(&crc));
+    let c = File::parse(&f).unwrap().require("z").unwrap().data().unwrap();
+    assert_eq!(c.verify_digest().unwrap(), ztensor::digest::Verified::Ok);
+    let f = zstd_file(HELLO, &[24], Some(24), "1.2.0", Some("sha256:xyz"));
+    let c = File::parse(&f).unwrap().require("z").unwrap().data().unwrap();
+    assert_eq!(c.verify_digest().unwrap_err().kind(), ErrorKind::BadDigest);
+    let f = zstd_file(HELLO, &[24], Some(24), "1.2.0", Some("blake3:00"));
+    let c = File::parse(&f).unwrap().require("z").unwrap().data().unwrap();
+    assert_eq!(c.verify_digest().unwrap(), ztensor::digest::Verified::Unverifiable);
+    let file = File::parse(&f).unwrap();
+    let mut unverifiable = 0;
+    assert_eq!(file.verify(|e| panic!("{e}"), |_, _| unverifiable += 1), 0);
+    assert_eq!(unverifiable, 1);
+}
+
+#[test]
+fn v0_big_endian_data_is_converted() {
+    let mut b = Blobs::new();
+    let be: Vec<u8> = [1.5f32, -2.0, 3.25].iter().flat_map(|x| x.to_be_bytes()).collect();
+    let o = b.add(&be);
+    let mut t = v0_tensor("w", "float32", &[3], o, 12);
+    push(&mut t, [("data_endianness", text("big"))]);
+    let f = v0_file(&b, &encode(&arr([t])));
+    let file = File::parse(&f).unwrap();
+    let c = file.require("w").unwrap().data().unwrap();
+    assert_eq!(c.endian(), ztensor::Endian::Big);
+    assert_eq!(c.to_vec_of::<f32>().unwrap(), [1.5, -2.0, 3.25]);
+    let mut out = [0f32; 3];
+    c.read_elements(&mut out).unwrap();
+    assert_eq!(out, [1.5, -2.0, 3.25]);
+    assert!(matches!(c.as_slice::<f32>().unwrap_err().kind(), ErrorKind::NotZeroCopy { .. }));
+}
+
+fn fixtures() -> Vec<std::path::PathBuf> {
+    let root = Path::new(env!("CARGO_MANIFEST_DIR")).join("tests/fixtures");
+    let mut v = Vec::new();
+    for d in ["v0.1", "v1.1", "v1.2"] {
+        for e in std::fs::read_dir(root.join(d)).unwrap() {
+            let p = e.unwrap().path();
+            let n = p.file_name().unwrap().to_string_lossy().to_string();
+            if n.ends_with(".zt") && !n.contains("nonconformant") && n != "names_edge.zt" {
+                v.push(p);
+            }
+        }
+    }
+    v
+}
+
+#[test]
+fn reference_fixtures_pass_the_deep_check() {
+    for p in fixtures() {
+        let bytes = std::fs::read(&p).unwrap();
+        deep(&bytes).unwrap_or_else(|e| panic!("{}: {e}", p.display()));
+    }
+}
+
+#[test]
+fn both_read_modes_give_the_same_bytes() {
+    for p in fixtures() {
+        let mapped = Reader::open(&p).unwrap();
+        let positional = Reader::open_with(&p, Mode::Positional).unwrap();
+        assert_eq!(positional.mode(), Mode::Positional);
+        assert_eq!(mapped.file().len(), positional.file().len());
+        for (a, b) in mapped.file().objects().zip(positional.file().objects()) {
+            for (ca, cb) in a.components().zip(b.components()) {
+                let va = mapped.to_vec(&ca).unwrap();
+                assert_eq!(va, positional.to_vec(&cb).unwrap(), "{}: {}", p.display(), a.name());
+                let mut buf = vec![0u8; va.len()];
+                assert_eq!(positional.read_into(&cb, &mut buf).unwrap(), va.len());
+                assert_eq!(buf, va);
+                // Positional mode never maps the data.
+                assert_eq!(cb.stored_bytes().unwrap_err().kind(), ErrorKind::NoData);
+            }
+        }
+    }
+}
+
+#[test]
+fn mapped_raw_components_are_64_byte_aligned() {
+    let p = Path::new(env!("CARGO_MANIFEST_DIR")).join("tests/fixtures/v1.2/dense_all_dtypes.zt");
+    let r = Reader::open(p).unwrap();
+    for o in r.file().objects() {
+        let b = o.data().unwrap().stored_bytes().unwrap();
+        assert_eq!(b.as_ptr() as usize % 64, 0, "{}", o.name());
+    }
+}
+
+#[test]
+fn file_errors_are_clear() {
+    let dir = std::env::temp_dir().join(format!("zt-data-test-{}", std::process::id()));
+    std::fs::create_dir_all(&dir).unwrap();
+    let p = dir.join("short.zt");
+    std::fs::write(&p, b"ZTEN1000").unwrap();
+    for mode in [Mode::Mmap, Mode::Positional] {
+        match Reader::open_with(&p, mode).unwrap_err() {
+            ztensor::fs::Error::Format(e) => assert!(matches!(e.kind(), ErrorKind::FileTooSmall { .. })),
+            other => panic!("{other}"),
+        }
+    }
+    assert!(matches!(Reader::open(dir.join("missing.zt")).unwrap_err(), ztensor::fs::Error::Io(_)));
+    std::fs::remove_dir_all(&dir).unwrap();
+}
