@@ -14,10 +14,10 @@ step "cargo test (default features: std)"
 cargo test --workspace
 
 step "cargo test --no-default-features (no_std, no alloc: zero-allocation test and unit tests)"
-cargo test -p ztensor --no-default-features --lib --test zero_alloc
+cargo test -p ztensor --no-default-features --lib --test zero_alloc --test hostile
 
 step "cargo test --no-default-features --features alloc"
-cargo test -p ztensor --no-default-features --features alloc --lib --test zero_alloc
+cargo test -p ztensor --no-default-features --features alloc --lib --test zero_alloc --test hostile
 
 step "no_std build for the host"
 cargo build -p ztensor --no-default-features

@@ -87,7 +87,7 @@ impl<'a> File<'a> {
         }
         let mut pass = Pass::new(scratch, &tail);
         #[cfg(feature = "alloc")]
-        let mut positions = alloc::vec::Vec::new();
+        let mut positions = alloc::vec::Vec::with_capacity((tail.manifest_len / 64).min(1 << 20) as usize);
         let root = validate(manifest, &tail, data, &mut pass, |_p| {
             #[cfg(feature = "alloc")]
             positions.push(_p);

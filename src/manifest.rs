@@ -189,16 +189,26 @@ fn check_pop(pass: Option<&mut Pass<'_>>, buf: &[u8], seg: usize) -> Result<()> 
     }
 }
 
-/// The shape array: dimensions, their count and checked product.
+/// The shape array: dimensions, their count and checked product (a zero
+/// dimension makes the product 0, even after an overflowing prefix).
 fn shape<'a>(r: &mut Reader<'a>) -> Result<Shape<'a>> {
     let start = r.pos;
     let mut len = r.array("shape")?;
     let pos = r.pos;
-    let (mut ndim, mut numel) = (0usize, 1u64);
+    let (mut ndim, mut numel, mut overflow, mut zero) = (0usize, 1u64, false, false);
     while r.more(&mut len)? {
         let d = r.uint("shape")?;
-        numel = numel.checked_mul(d).ok_or(Error::at(ErrorKind::ShapeOverflow, start))?;
+        zero |= d == 0;
+        match numel.checked_mul(d) {
+            Some(n) => numel = n,
+            None => overflow = true,
+        }
         ndim += 1;
+    }
+    if zero {
+        numel = 0;
+    } else if overflow {
+        return Err(Error::at(ErrorKind::ShapeOverflow, start));
     }
     let mut h = Reader::at(r.buf, start);
     let len = h.array("shape")?;
@@ -441,13 +451,34 @@ fn components_checked<'a>(ctx: Ctx<'a>, r: &mut Reader<'a>, p: &mut Pass<'_>, kn
     let mut len = r.map("components")?;
     let first = (r.pos, len);
     let seg = p.scratch.len();
+    // Objects have a few components: their roles are compared directly while
+    // they fit in `few`; past that they go through the scratch's sort.
+    let mut few: [&str; 8] = [""; 8];
+    let mut n = 0usize;
     while r.more(&mut len)? {
         let kpos = r.pos;
         let role = r.text("component role")?;
         if role.is_empty() {
             return Err(Error::at(ErrorKind::EmptyName, kpos));
         }
-        p.scratch.push_key(ctx.buf, kpos, r.pos)?;
+        if n < few.len() {
+            if few[..n].contains(&role) {
+                return Err(Error::at(ErrorKind::DuplicateKey, kpos).in_component(role));
+            }
+            few[n] = role;
+        } else {
+            if n == few.len() {
+                let mut h = Reader::at(ctx.buf, first.0);
+                for _ in 0..n {
+                    let k = h.pos;
+                    h.text("component role")?;
+                    p.scratch.push_key(ctx.buf, k, h.pos)?;
+                    h.skip(5)?;
+                }
+            }
+            p.scratch.push_key(ctx.buf, kpos, r.pos)?;
+        }
+        n += 1;
         let c = decode_component_v1(ctx, r, role, Some(p)).map_err(|e| e.in_component(role))?;
         if let Some(i) = ROLES.iter().position(|&k| k == role) {
             known[i] = Some(Brief::of(&c));

@@ -82,7 +82,16 @@ impl<'s> Scratch<'s> {
 
     /// Check that the keys pushed since `seg` (see [`key_entry`]) are
     /// pairwise different, then pop them.
+    #[inline]
     pub(crate) fn check_unique(&mut self, buf: &[u8], seg: usize) -> Result<()> {
+        if self.len <= seg + 1 {
+            self.truncate(seg);
+            return Ok(());
+        }
+        self.check_segment(buf, seg)
+    }
+
+    fn check_segment(&mut self, buf: &[u8], seg: usize) -> Result<()> {
         let s = self.segment(seg);
         let dup = if s.len() <= 8 {
             (1..s.len()).find_map(|i| s[..i].iter().any(|p| key_cmp(buf, p, &s[i]).is_eq()).then_some(s[i][0]))

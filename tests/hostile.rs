@@ -1353,7 +1353,15 @@ fn v0_missing_fields() {
 #[test]
 fn wrong_types() {
     type Edit = Box<dyn Fn(&mut Value)>;
-    let cases: Vec<(&str, &str, Edit, Option<&str>, Option<&str>)> = vec![
+    /// (field, expected, edit of the root map, object, role)
+    type Case = (
+        &'static str,
+        &'static str,
+        Edit,
+        Option<&'static str>,
+        Option<&'static str>,
+    );
+    let cases: Vec<Case> = vec![
         // (field, expected, edit of the root map, object, role)
         (
             "version",
@@ -1588,7 +1596,7 @@ fn wrong_types() {
     );
     assert_eq!(
         e.manifest_offset(),
-        Some(find(&manifest_of(&file_raw_object_name(&[0x01])), &[0xa1, 0x01]) as u64 + 1)
+        Some(find(manifest_of(&file_raw_object_name(&[0x01])), &[0xa1, 0x01]) as u64 + 1)
     );
     // A component role that is not text.
     let f = root_file(|m| {
@@ -1963,7 +1971,7 @@ fn offset_plus_length_overflows() {
         (u64::MAX - 63, 64u64),
         (u64::MAX - 63, u64::MAX),
         (64, u64::MAX),
-        (u64::MAX & !63, 1 << 63),
+        (!63u64, 1 << 63),
     ] {
         let o = obj(&[len], "x_fmt", [("data", comp("u8", off, len))]);
         let e = reject_kind(
@@ -3223,12 +3231,30 @@ fn edge_shapes_are_accepted() {
             ("zero2", dense("i16", &[3, 0], z, 0)),
             ("zero3", dense("u8", &[0, 5, 2], z, 0)),
             ("huge_zero", dense("u8", &[u64::MAX, 0], z, 0)),
+            // The prefix overflows, but a zero dimension makes the product 0.
+            ("overflow_then_zero", dense("u8", &[1 << 32, 1 << 32, 0], z, 0)),
         ],
     );
     let f = v1_file(&b, &encode(&m));
     let file = accept(&f);
     assert_eq!(file.require("scalar").unwrap().shape().numel(), 1);
     assert_eq!(file.require("zero3").unwrap().shape().numel(), 0);
+    assert_eq!(file.require("overflow_then_zero").unwrap().shape().numel(), 0);
+}
+
+#[test]
+fn duplicate_role_past_the_first_eight_components() {
+    // Roles beyond the first eight are checked through the scratch's sort.
+    let mut b = Blobs::new();
+    let o = b.add_len(4);
+    let mut comps: Vec<(String, Value)> = (0..10).map(|i| (format!("r{i}"), comp("u8", o, 4))).collect();
+    comps.push(("r3".to_string(), comp("u8", o, 4)));
+    let m = manifest("1.2.0", [("x", obj(&[4], "custom_x", comps.iter().map(|(k, v)| (k.as_str(), v.clone()))))]);
+    let e = reject_kind(&v1_file(&b, &encode(&m)), ErrorKind::DuplicateKey);
+    assert_eq!(e.object().unwrap().as_str(), "x");
+    comps.pop();
+    let m = manifest("1.2.0", [("x", obj(&[4], "custom_x", comps.iter().map(|(k, v)| (k.as_str(), v.clone()))))]);
+    assert_eq!(accept(&v1_file(&b, &encode(&m))).require("x").unwrap().component_count(), 10);
 }
 
 #[test]
