@@ -75,40 +75,37 @@ impl<'a> Reader<'a> {
     pub fn head(&mut self) -> Result<(u8, Len)> {
         let start = self.pos;
         let ib = self.peek()?;
-        self.pos += 1;
         let major = ib >> 5;
         let ai = ib & 0x1f;
-        let arg = match ai {
-            0..=23 => ai as u64,
-            24..=27 => {
-                let n = 1usize << (ai - 24);
-                let Some(bytes) = self.buf.get(self.pos..self.pos + n) else {
-                    self.pos = start;
-                    return Err(self.err(ErrorKind::CborEof));
-                };
-                self.pos += n;
-                let mut v = 0u64;
-                for &b in bytes {
-                    v = (v << 8) | b as u64;
-                }
-                v
+        let rest = &self.buf[start + 1..];
+        let (arg, n) = match ai {
+            0..=23 => (ai as u64, 0),
+            24 => match rest.first() {
+                Some(&b) => (b as u64, 1),
+                None => return Err(self.err(ErrorKind::CborEof)),
+            },
+            25 => match rest.get(..2) {
+                Some(b) => (u16::from_be_bytes([b[0], b[1]]) as u64, 2),
+                None => return Err(self.err(ErrorKind::CborEof)),
+            },
+            26 => match rest.get(..4) {
+                Some(b) => (u32::from_be_bytes([b[0], b[1], b[2], b[3]]) as u64, 4),
+                None => return Err(self.err(ErrorKind::CborEof)),
+            },
+            27 => match rest.get(..8) {
+                Some(b) => (u64::from_be_bytes([b[0], b[1], b[2], b[3], b[4], b[5], b[6], b[7]]), 8),
+                None => return Err(self.err(ErrorKind::CborEof)),
+            },
+            31 if matches!(major, MAJOR_BYTES | MAJOR_TEXT | MAJOR_ARRAY | MAJOR_MAP | MAJOR_SIMPLE) => {
+                self.pos += 1;
+                return Ok((major, None));
             }
-            31 => {
-                if matches!(major, MAJOR_BYTES | MAJOR_TEXT | MAJOR_ARRAY | MAJOR_MAP | MAJOR_SIMPLE) {
-                    return Ok((major, None));
-                }
-                self.pos = start;
-                return Err(self.err(ErrorKind::CborInvalid));
-            }
-            _ => {
-                self.pos = start;
-                return Err(self.err(ErrorKind::CborInvalid));
-            }
+            _ => return Err(self.err(ErrorKind::CborInvalid)),
         };
         if major == MAJOR_SIMPLE && ai == 24 && arg < 32 {
-            self.pos = start;
             return Err(self.err(ErrorKind::CborInvalid));
         }
+        self.pos = start + 1 + n;
         Ok((major, Some(arg)))
     }
 
@@ -138,20 +135,22 @@ impl<'a> Reader<'a> {
     #[inline]
     pub fn text(&mut self, field: &'static str) -> Result<&'a str> {
         let start = self.pos;
-        match self.head()? {
-            (MAJOR_TEXT, Some(n)) => {
-                let b = self.bytes(n)?;
-                core::str::from_utf8(b).map_err(|_| Error::at(ErrorKind::CborInvalidUtf8, start))
-            }
-            (MAJOR_TEXT, None) => Err(Error::at(ErrorKind::IndefiniteText, start)),
-            _ => Err(self.wrong(start, field, "a text string")),
-        }
+        let b = self.text_bytes(field)?;
+        core::str::from_utf8(b).map_err(|_| Error::at(ErrorKind::CborInvalidUtf8, start))
     }
 
     /// The bytes of a definite-length text string, not yet checked as UTF-8.
     #[inline]
     pub fn text_bytes(&mut self, field: &'static str) -> Result<&'a [u8]> {
         let start = self.pos;
+        // Fast path: a short text string (length in the initial byte).
+        if let Some(&ib @ 0x60..=0x77) = self.buf.get(start) {
+            let end = start + 1 + (ib & 0x1f) as usize;
+            if let Some(b) = self.buf.get(start + 1..end) {
+                self.pos = end;
+                return Ok(b);
+            }
+        }
         match self.head()? {
             (MAJOR_TEXT, Some(n)) => self.bytes(n),
             (MAJOR_TEXT, None) => Err(Error::at(ErrorKind::IndefiniteText, start)),
@@ -163,6 +162,11 @@ impl<'a> Reader<'a> {
     #[inline]
     pub fn uint(&mut self, field: &'static str) -> Result<u64> {
         let start = self.pos;
+        // Fast path: a small value in the initial byte.
+        if let Some(&ib @ 0x00..=0x17) = self.buf.get(start) {
+            self.pos += 1;
+            return Ok(ib as u64);
+        }
         match self.head()? {
             (MAJOR_UINT, Some(v)) => Ok(v),
             _ => Err(self.wrong(start, field, "an unsigned integer")),
@@ -173,6 +177,14 @@ impl<'a> Reader<'a> {
     #[inline]
     pub fn map(&mut self, field: &'static str) -> Result<Len> {
         let start = self.pos;
+        // Fast path: a small definite map; each entry needs at least 2 bytes.
+        if let Some(&ib @ 0xa0..=0xb7) = self.buf.get(start) {
+            let n = (ib & 0x1f) as u64;
+            if n * 2 <= (self.buf.len() - start - 1) as u64 {
+                self.pos += 1;
+                return Ok(Some(n));
+            }
+        }
         match self.head()? {
             (MAJOR_MAP, len) => {
                 self.check_count(len, 2, start)?;

@@ -87,7 +87,7 @@ impl Tail {
     /// Locate the manifest in a whole file, checking header and footer magic.
     pub fn from_file(bytes: &[u8]) -> Result<Tail> {
         let len = bytes.len() as u64;
-        let header = bytes.get(..8).ok_or(Error::new(ErrorKind::FileTooSmall { len }))?;
+        let header = bytes.get(..8).ok_or_else(|| Error::new(ErrorKind::FileTooSmall { len }))?;
         let layout = match header {
             h if h == MAGIC_V1 => Layout::V1,
             h if h == MAGIC_V0 => Layout::V0,

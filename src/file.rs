@@ -100,7 +100,7 @@ impl<'a> File<'a> {
             objects: root.objects,
             count: root.count,
             #[cfg(feature = "alloc")]
-            index: crate::index::Index::build(manifest, positions)?,
+            index: crate::index::Index::build(manifest, positions, root.names_ordered)?,
         };
         #[cfg(not(feature = "alloc"))]
         if !root.names_ordered {
@@ -109,7 +109,10 @@ impl<'a> File<'a> {
         let _ = root.names_ordered;
         if !pass.spans_ordered {
             #[cfg(feature = "alloc")]
-            first_overlap(&mut pass.spans).map_or(Ok(()), |s| Err(file.locate_span(s)))?;
+            {
+                crate::sort::sort_by_key(&mut pass.spans, |s| s[0]);
+                first_overlap(&pass.spans).map_or(Ok(()), |s| Err(file.locate_span(s)))?;
+            }
             #[cfg(not(feature = "alloc"))]
             file.check_overlaps(&mut pass.scratch)?;
         }
@@ -244,7 +247,9 @@ impl<'a> File<'a> {
                 }
             }
         }
-        first_overlap(scratch.segment(0)).map_or(Ok(()), |s| Err(self.locate_span(s)))
+        let spans = scratch.segment(0);
+        spans.sort_unstable_by_key(|s| s[0]);
+        first_overlap(spans).map_or(Ok(()), |s| Err(self.locate_span(s)))
     }
 
     fn locate_span(&self, (offset, length): (u64, u64)) -> Error {
@@ -271,15 +276,14 @@ impl core::fmt::Debug for File<'_> {
     }
 }
 
-/// Sort blob spans and find one that partially overlaps another, as
-/// (offset, length). Identical spans (weight tying) are allowed.
-fn first_overlap(spans: &mut [Entry]) -> Option<(u64, u64)> {
-    spans.sort_unstable();
-    // Sorted by (start, end): identical spans are adjacent; any other span
-    // starting before the furthest end so far overlaps.
-    let (mut prev, mut max_end) = ([0u64; 2], 0u64);
-    for &s in spans.iter() {
-        if s != prev && s[0] < max_end {
+/// Find, in blob spans sorted by start, one that partially overlaps another,
+/// as (offset, length). Identical spans (weight tying) are allowed; two
+/// spans with the same start and different ends overlap.
+fn first_overlap(spans: &[Entry]) -> Option<(u64, u64)> {
+    let (mut prev, mut max_end) = ([u64::MAX, 0], 0u64);
+    for &s in spans {
+        let ok = if s[0] == prev[0] { s[1] == prev[1] } else { s[0] >= max_end };
+        if !ok {
             return Some((s[0], s[1] - s[0]));
         }
         prev = s;

@@ -148,7 +148,7 @@ impl Reader {
     /// The component's stored bytes into `out` (which must hold `length` bytes).
     pub fn read_stored_into(&self, c: &Component<'_>, out: &mut [u8]) -> Result<usize, Error> {
         let n = c.length() as usize;
-        let dst = out.get_mut(..n).ok_or(crate::Error::new(ErrorKind::BufferTooSmall { needed: n as u64 }))?;
+        let dst = out.get_mut(..n).ok_or_else(|| crate::Error::new(ErrorKind::BufferTooSmall { needed: n as u64 }))?;
         match &self.backing {
             Backing::Positional(_, f) => read_exact_at(f, dst, c.offset())?,
             _ => dst.copy_from_slice(c.stored_bytes()?),

@@ -37,17 +37,24 @@ fn name<'a>(buf: &'a [u8], p: &ObjPos) -> &'a [u8] {
 pub(crate) struct Index {
     positions: alloc::vec::Vec<ObjPos>,
     by_hash: alloc::vec::Vec<(u64, u32)>,
+    /// Names are in ascending order: `positions` is the index.
+    sorted: bool,
 }
 
 #[cfg(feature = "alloc")]
 impl Index {
-    /// Build the index; fails on a duplicate object name.
-    pub fn build(buf: &[u8], positions: alloc::vec::Vec<ObjPos>) -> Result<Index> {
+    /// Build the index; fails on a duplicate object name. When the names
+    /// are already in strictly ascending order (`sorted`, as most writers
+    /// emit them), lookups binary-search the names themselves: nothing to build.
+    pub fn build(buf: &[u8], positions: alloc::vec::Vec<ObjPos>, sorted: bool) -> Result<Index> {
+        if sorted {
+            return Ok(Index { positions, by_hash: alloc::vec::Vec::new(), sorted });
+        }
         let mut by_hash: alloc::vec::Vec<(u64, u32)> =
             positions.iter().enumerate().map(|(i, p)| (hash(name(buf, p)), i as u32)).collect();
         // Integer sort first; then order each run of equal hashes by name, so
         // that (hash, name) is sorted even when an adversary makes hashes collide.
-        by_hash.sort_unstable_by_key(|e| e.0);
+        crate::sort::sort_by_key(&mut by_hash, |e| e.0);
         let nm = |e: &(u64, u32)| name(buf, &positions[e.1 as usize]);
         let mut i = 0;
         while i < by_hash.len() {
@@ -64,7 +71,7 @@ impl Index {
             }
             i = j;
         }
-        Ok(Index { positions, by_hash })
+        Ok(Index { positions, by_hash, sorted })
     }
 
     pub fn position(&self, i: usize) -> Option<ObjPos> {
@@ -73,6 +80,9 @@ impl Index {
 
     /// Manifest index of the object called `n`.
     pub fn find(&self, buf: &[u8], n: &str) -> Option<usize> {
+        if self.sorted {
+            return self.positions.binary_search_by(|p| name(buf, p).cmp(n.as_bytes())).ok();
+        }
         let h = hash(n.as_bytes());
         let key = |e: &(u64, u32)| (e.0, name(buf, &self.positions[e.1 as usize]));
         let i = self.by_hash.binary_search_by(|e| key(e).cmp(&(h, n.as_bytes()))).ok()?;

@@ -56,6 +56,8 @@ mod manifest;
 mod object;
 pub mod read;
 pub mod scratch;
+#[cfg(feature = "alloc")]
+mod sort;
 mod types;
 mod value;
 #[cfg(feature = "alloc")]

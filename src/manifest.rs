@@ -272,9 +272,9 @@ pub(crate) fn decode_object_v1<'a>(
         }
     }
     check_pop(pass.as_deref_mut(), ctx.buf, seg)?;
-    let shape = shp.ok_or(Error::at(ErrorKind::MissingField { field: "shape" }, start))?;
-    let format = format.ok_or(Error::at(ErrorKind::MissingField { field: "format" }, start))?;
-    let (cpos, clen) = comps.ok_or(Error::at(ErrorKind::MissingField { field: "components" }, start))?;
+    let shape = shp.ok_or_else(|| Error::at(ErrorKind::MissingField { field: "shape" }, start))?;
+    let format = format.ok_or_else(|| Error::at(ErrorKind::MissingField { field: "format" }, start))?;
+    let (cpos, clen) = comps.ok_or_else(|| Error::at(ErrorKind::MissingField { field: "components" }, start))?;
     let obj = Object { ctx, index, name, shape, format, attributes, fields, comps: Comps::Map { pos: cpos, len: clen } };
     if pass.is_some() {
         check_format(ctx, &obj, &known).map_err(|e| e.or_at(start))?;
@@ -353,9 +353,9 @@ pub(crate) fn decode_component_v1<'a>(
     }
     check_pop(pass.as_deref_mut(), ctx.buf, seg)?;
     let missing = |field| Error::at(ErrorKind::MissingField { field }, start);
-    let (dtype, legacy_type) = dtype.ok_or(missing("dtype"))?;
-    let offset = offset.ok_or(missing("offset"))?;
-    let length = length.ok_or(missing("length"))?;
+    let (dtype, legacy_type) = dtype.ok_or_else(|| missing("dtype"))?;
+    let offset = offset.ok_or_else(|| missing("offset"))?;
+    let length = length.ok_or_else(|| missing("length"))?;
     let logical = match ltype {
         Some(t) if t == dtype.name() => None,
         Some(t) => Some(LogicalType::parse(t)),
@@ -457,7 +457,13 @@ fn components_checked<'a>(ctx: Ctx<'a>, r: &mut Reader<'a>, p: &mut Pass<'_>, kn
     let mut n = 0usize;
     while r.more(&mut len)? {
         let kpos = r.pos;
-        let role = r.text("component role")?;
+        let rb = r.text_bytes("component role")?;
+        // The format's own roles need no UTF-8 check.
+        let known_role = ROLES.iter().position(|&k| k.as_bytes() == rb);
+        let role = match known_role {
+            Some(i) => ROLES[i],
+            None => core::str::from_utf8(rb).map_err(|_| Error::at(ErrorKind::CborInvalidUtf8, kpos))?,
+        };
         if role.is_empty() {
             return Err(Error::at(ErrorKind::EmptyName, kpos));
         }
@@ -480,7 +486,7 @@ fn components_checked<'a>(ctx: Ctx<'a>, r: &mut Reader<'a>, p: &mut Pass<'_>, kn
         }
         n += 1;
         let c = decode_component_v1(ctx, r, role, Some(p)).map_err(|e| e.in_component(role))?;
-        if let Some(i) = ROLES.iter().position(|&k| k == role) {
+        if let Some(i) = known_role {
             known[i] = Some(Brief::of(&c));
         }
     }
@@ -490,7 +496,7 @@ fn components_checked<'a>(ctx: Ctx<'a>, r: &mut Reader<'a>, p: &mut Pass<'_>, kn
 
 /// The format rules that metadata alone can check.
 fn check_format(ctx: Ctx<'_>, obj: &Object<'_>, known: &Known<'_>) -> Result<()> {
-    let need = |i: usize| known[i].ok_or(Error::new(ErrorKind::MissingComponent { role: ROLES[i] }));
+    let need = |i: usize| known[i].ok_or_else(|| Error::new(ErrorKind::MissingComponent { role: ROLES[i] }));
     let index_dtype = |c: Brief<'_>| -> Result<()> {
         let ok = if ctx.strict() { c.dtype == DType::U64 } else { c.dtype.is_integer() };
         if ok {
@@ -513,7 +519,7 @@ fn check_format(ctx: Ctx<'_>, obj: &Object<'_>, known: &Known<'_>) -> Result<()>
                     .shape
                     .numel
                     .checked_mul(d.dtype.width() * ratio)
-                    .ok_or(d.error(ErrorKind::ShapeOverflow))?;
+                    .ok_or_else(|| d.error(ErrorKind::ShapeOverflow))?;
                 if expected != actual {
                     return Err(d.error(ErrorKind::LengthMismatch { expected, actual }));
                 }
@@ -527,7 +533,7 @@ fn check_format(ctx: Ctx<'_>, obj: &Object<'_>, known: &Known<'_>) -> Result<()>
                 return Err(Error::new(ErrorKind::BadShape));
             }
             let rows = obj.shape.dim(0).unwrap_or(0);
-            count(&indptr, rows.checked_add(1).ok_or(Error::new(ErrorKind::ShapeOverflow))?)?;
+            count(&indptr, rows.checked_add(1).ok_or_else(|| Error::new(ErrorKind::ShapeOverflow))?)?;
             if let Some(nnz) = values.count() {
                 count(&indices, nnz)?;
             }
@@ -537,7 +543,7 @@ fn check_format(ctx: Ctx<'_>, obj: &Object<'_>, known: &Known<'_>) -> Result<()>
             index_dtype(coords)?;
             if let Some(nnz) = values.count() {
                 let expected =
-                    (obj.shape.ndim as u64).checked_mul(nnz).ok_or(Error::new(ErrorKind::ShapeOverflow))?;
+                    (obj.shape.ndim as u64).checked_mul(nnz).ok_or_else(|| Error::new(ErrorKind::ShapeOverflow))?;
                 count(&coords, expected)?;
             }
         }
@@ -612,7 +618,7 @@ pub(crate) fn decode_object_v0<'a>(
             Some(b"dtype") => {
                 seen.mark(3, kpos)?;
                 let at = r.pos;
-                dtype = Some(DType::from_v0_1(r.text("dtype")?).ok_or(Error::at(ErrorKind::UnknownDType, at))?);
+                dtype = Some(DType::from_v0_1(r.text("dtype")?).ok_or_else(|| Error::at(ErrorKind::UnknownDType, at))?);
             }
             Some(b"shape") => {
                 seen.mark(4, kpos)?;
@@ -622,7 +628,7 @@ pub(crate) fn decode_object_v0<'a>(
                 seen.mark(5, kpos)?;
                 let at = r.pos;
                 encoding =
-                    Some(Encoding::from_name(r.text("encoding")?).ok_or(Error::at(ErrorKind::UnknownEncoding, at))?);
+                    Some(Encoding::from_name(r.text("encoding")?).ok_or_else(|| Error::at(ErrorKind::UnknownEncoding, at))?);
             }
             Some(b"data_endianness") => {
                 seen.mark(6, kpos)?;
@@ -647,22 +653,22 @@ pub(crate) fn decode_object_v0<'a>(
     }
     check_pop(pass.as_deref_mut(), ctx.buf, seg)?;
     let missing = |field| Error::at(ErrorKind::MissingField { field }, start);
-    let (name_pos, name) = name.ok_or(missing("name"))?;
+    let (name_pos, name) = name.ok_or_else(|| missing("name"))?;
     if name.is_empty() {
         return Err(Error::at(ErrorKind::EmptyName, name_pos));
     }
     let err_in = |e: Error| e.in_object(name);
-    let shape = shp.ok_or(missing("shape")).map_err(err_in)?;
-    let dtype = dtype.ok_or(missing("dtype")).map_err(err_in)?;
-    let encoding = encoding.ok_or(missing("encoding")).map_err(err_in)?;
+    let shape = shp.ok_or_else(|| missing("shape")).map_err(err_in)?;
+    let dtype = dtype.ok_or_else(|| missing("dtype")).map_err(err_in)?;
+    let encoding = encoding.ok_or_else(|| missing("encoding")).map_err(err_in)?;
     let c = Component {
         data: ctx.data,
         role: "data",
         dtype,
         logical: None,
         encoding,
-        offset: offset.ok_or(missing("offset")).map_err(err_in)?,
-        length: size.ok_or(missing("size")).map_err(err_in)?,
+        offset: offset.ok_or_else(|| missing("offset")).map_err(err_in)?,
+        length: size.ok_or_else(|| missing("size")).map_err(err_in)?,
         uncompressed_length: None,
         // v0.1 has no such field; for a dense tensor the decoded size follows from the shape.
         implied_len: shape.numel.checked_mul(dtype.width()),
@@ -793,7 +799,7 @@ fn root_v1<'a>(
                 seen.mark(0, kpos)?;
                 let at = r.pos;
                 let s = r.text("version")?;
-                let v = Version::parse(s).ok_or(Error::at(ErrorKind::BadVersion, at))?;
+                let v = Version::parse(s).ok_or_else(|| Error::at(ErrorKind::BadVersion, at))?;
                 if v.major != 1 {
                     return Err(Error::at(ErrorKind::UnsupportedVersion { major: v.major as u64 }, at));
                 }
@@ -826,11 +832,11 @@ fn root_v1<'a>(
     }
     pass.scratch.check_unique(buf, seg)?;
     let missing = |field| Error::at(ErrorKind::MissingField { field }, start);
-    let version = version.ok_or(missing("version"))?;
+    let version = version.ok_or_else(|| missing("version"))?;
     if let Some(at) = deferred {
         let ctx = Ctx { buf, data, version };
         objects = Some(objects_checked(ctx, &mut Reader::at(buf, at), "objects", pass, on_object)?);
     }
-    let (objects, count, names_ordered) = objects.ok_or(missing("objects"))?;
+    let (objects, count, names_ordered) = objects.ok_or_else(|| missing("objects"))?;
     Ok(Root { version, attributes, objects, count, names_ordered })
 }

@@ -57,7 +57,7 @@ impl<'a> Component<'a> {
             Encoding::Raw => {
                 let dst = out
                     .get_mut(..stored.len())
-                    .ok_or(self.error(ErrorKind::BufferTooSmall { needed: stored.len() as u64 }))?;
+                    .ok_or_else(|| self.error(ErrorKind::BufferTooSmall { needed: stored.len() as u64 }))?;
                 dst.copy_from_slice(stored);
                 stored.len()
             }
@@ -73,7 +73,7 @@ impl<'a> Component<'a> {
             // Nothing declares the size: decode up to what the caller gave.
             return crate::zstd::decode_into(stored, out).map_err(|e| e.in_component(self.role));
         };
-        let dst = out.get_mut(..expected as usize).ok_or(self.error(ErrorKind::BufferTooSmall { needed: expected }))?;
+        let dst = out.get_mut(..expected as usize).ok_or_else(|| self.error(ErrorKind::BufferTooSmall { needed: expected }))?;
         let n = crate::zstd::decode_into(stored, dst).map_err(|e| e.in_component(self.role))?;
         if n as u64 != expected {
             return Err(self.error(ErrorKind::LengthMismatch { expected, actual: n as u64 }));

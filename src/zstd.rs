@@ -25,7 +25,7 @@ fn frames(mut input: &[u8], mut drain: impl FnMut(&mut FrameDecoder) -> Result<(
         match dec.init(&mut input) {
             Ok(()) => {}
             Err(FrameDecoderError::ReadFrameHeaderError(ReadFrameHeaderError::SkipFrame { length, .. })) => {
-                input = input.get(length as usize..).ok_or(Error::new(ErrorKind::Decompress))?;
+                input = input.get(length as usize..).ok_or_else(|| Error::new(ErrorKind::Decompress))?;
                 continue;
             }
             Err(e) => return Err(corrupt(e)),
