@@ -49,6 +49,7 @@ mod data;
 pub mod digest;
 mod error;
 mod file;
+mod formats;
 #[cfg(feature = "std")]
 pub mod fs;
 mod index;
@@ -70,6 +71,7 @@ pub use container::{Layout, Tail};
 pub use data::{doc_example_file, Element};
 pub use error::{Error, ErrorKind, Name, Result};
 pub use file::{File, Objects};
+pub use formats::{Coo, Csr, QuantParams};
 pub use index::{NameIndex, Slot};
 pub use object::{Component, Components, Object, Shape};
 pub use types::{DType, Encoding, Endian, Format, LogicalType, Version};

@@ -551,6 +551,7 @@ fn check_format(ctx: Ctx<'_>, obj: &Object<'_>, known: &Known<'_>) -> Result<()>
             need(5)?;
             need(6)?;
             need(7)?;
+            crate::formats::check_quant_params(obj)?;
         }
         Format::Other(_) => {}
     }

@@ -262,3 +262,55 @@ fn file_errors_are_clear() {
     assert!(matches!(Reader::open(dir.join("missing.zt")).unwrap_err(), ztensor::fs::Error::Io(_)));
     std::fs::remove_dir_all(&dir).unwrap();
 }
+
+#[test]
+fn sparse_parts_and_quant_params() {
+    let f = csr_file(&[0, 1, 1, 2], &[0, 3], &[1.0, 2.0]);
+    let file = File::parse(&f).unwrap();
+    let m = file.require("m").unwrap();
+    let csr = m.csr().unwrap();
+    assert_eq!((csr.rows, csr.cols), (3, 4));
+    // Blobs in a Vec may not be 8-aligned in memory: typed reads always work.
+    assert_eq!(csr.indptr.to_vec_of::<u64>().unwrap(), [0, 1, 1, 2]);
+    assert!(matches!(m.coo().unwrap_err().kind(), ErrorKind::WrongType { field: "format", .. }));
+    let f = coo_file(&[2, 5], &[0, 1, 4, 0], 2);
+    let file = File::parse(&f).unwrap();
+    let coo = file.require("m").unwrap().coo().unwrap();
+    assert_eq!(coo.ndim, 2);
+    assert_eq!(coo.coords.to_vec_of::<u64>().unwrap(), [0, 1, 4, 0]);
+
+    let p = Path::new(env!("CARGO_MANIFEST_DIR")).join("tests/fixtures/v1.2/quantized.zt");
+    let r = Reader::open(p).unwrap();
+    let q = r.file().objects().find(|o| o.format() == ztensor::Format::QuantizedGroup).unwrap();
+    let params = q.quant_params();
+    assert!(params.bits.is_some() && params.group_size.is_some() && params.packing.is_some(), "{params:?}");
+    // Mapped files are aligned: zero-copy CSR parts.
+    let p = Path::new(env!("CARGO_MANIFEST_DIR")).join("tests/fixtures/v1.2/sparse.zt");
+    let r = Reader::open(p).unwrap();
+    let csr = r.file().objects().find(|o| o.format() == ztensor::Format::SparseCsr).unwrap().csr().unwrap();
+    assert_eq!(csr.indptr_u64().unwrap().len() as u64, csr.rows + 1);
+}
+
+#[test]
+fn quantized_group_params_are_type_checked_at_open() {
+    let mut b = Blobs::new();
+    let (p, s, z) = (b.add_len(8), b.add_len(4), b.add_len(4));
+    let mk = |attrs: Value| {
+        let mut o = obj(&[4, 4], "quantized_group", [("packed_weight", comp("i32", p, 8)), ("scales", comp("f16", s, 4)), ("zeros", comp("f16", z, 4))]);
+        push(&mut o, [("attributes", attrs)]);
+        v1_file(&b, &encode(&manifest("1.2.0", [("q", o)])))
+    };
+    let good = mk(map([("bits", uint(4)), ("group_size", uint(2)), ("packing", text("8_per_i32"))]));
+    let file = File::parse(&good).unwrap();
+    assert_eq!(
+        file.require("q").unwrap().quant_params(),
+        ztensor::QuantParams { bits: Some(4), group_size: Some(2), packing: Some("8_per_i32") }
+    );
+    let bad = mk(map([("bits", text("four"))]));
+    assert_eq!(
+        File::parse(&bad).unwrap_err().kind(),
+        ErrorKind::WrongType { field: "bits", expected: "an unsigned integer" }
+    );
+    let bad = mk(map([("packing", uint(8))]));
+    assert_eq!(File::parse(&bad).unwrap_err().kind(), ErrorKind::WrongType { field: "packing", expected: "a text string" });
+}
