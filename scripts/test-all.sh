@@ -10,6 +10,17 @@ cd "$(dirname "$0")/.."
 warn() { printf '\n!!!!!!!! WARNING: %s !!!!!!!!\n\n' "$*" >&2; [ "${ZT_STRICT:-0}" != 1 ] || exit 1; }
 step() { printf '\n==> %s\n' "$*"; }
 
+step "reference implementation (PyPI ztensor==1.2.3) for the interoperability tests"
+if [ -z "${ZT_REFERENCE_PYTHON:-}" ]; then
+    venv="${ZT_REFERENCE_VENV:-$PWD/target/zt-ref-venv-1.2.3}"
+    if ! "$venv/bin/python" -c 'import ztensor, numpy' 2>/dev/null; then
+        python3 -m venv "$venv"
+        "$venv/bin/pip" install -q "ztensor==1.2.3" numpy
+    fi
+    export ZT_REFERENCE_PYTHON="$venv/bin/python"
+fi
+"$ZT_REFERENCE_PYTHON" -c 'import importlib.metadata as m; print("reference ztensor", m.version("ztensor"))'
+
 step "cargo test (default features: std)"
 cargo test --workspace
 

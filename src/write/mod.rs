@@ -1,1 +1,489 @@
-//! Writer (work in progress).
+//! The writer: streaming, append-only, deterministic zTensor v1.2 files.
+//!
+//! [`Writer`] writes each object's blobs as soon as the object is added
+//! (64-byte aligned, zero padding), keeps only the object's few bytes of
+//! manifest, and at [`Writer::finish`] appends the CBOR manifest, its size
+//! (u64 LE) and the `ZTEN1000` footer. It never seeks back, so any
+//! append-only [`Sink`] will do: a `Vec<u8>`, a `std::io::Write` through
+//! [`IoSink`], a file published atomically through [`FileSink`]
+//! ([`Writer::create`], [`Writer::append`]), or a `no_std` program's own.
+//!
+//! ```
+//! # fn main() -> Result<(), ztensor::Error> {
+//! use ztensor::write::{Checksum, Compression, NewObject, Writer};
+//! use ztensor::{DType, File};
+//!
+//! let mut w = Writer::new(Vec::new());
+//! w.set_attribute("framework", "doc")?;
+//! w.add_slice("bias", &[2], &[0.5f32, -0.5])?;
+//! w.add(
+//!     NewObject::sparse_csr_slices("m", [2, 3], &[1.0f64, 2.0], &[0, 2], &[0, 1, 2])
+//!         .compression(Compression::ZSTD)
+//!         .checksum(Checksum::Crc32c)
+//!         .attribute("origin", "scipy"),
+//! )?;
+//! let bytes = w.finish()?;
+//!
+//! let file = File::parse(&bytes)?;
+//! assert_eq!(file.require("bias")?.data()?.to_vec_of::<f32>()?, [0.5, -0.5]);
+//! let m = file.require("m")?;
+//! assert_eq!(m.require("values")?.to_vec_of::<f64>()?, [1.0, 2.0]);
+//! m.require("indptr")?.verify_digest()?;
+//! # Ok(()) }
+//! ```
+//!
+//! # What the writer checks
+//!
+//! Before writing any byte of an object, [`Writer::add`] encodes the
+//! object's manifest entry (with provisional offsets) and runs the reader's
+//! own validation on it, so the writer refuses exactly what
+//! [`File::parse`](crate::File::parse) refuses, with the same
+//! [`ErrorKind`]: empty names or roles, duplicate roles, a dense length that
+//! does not match shape × width, a logical type that does not fit the
+//! dtype, sparse indices that are not `u64`, a CSR shape that is not 2-D,
+//! `indptr` ≠ rows + 1 or `indices` ≠ nnz, COO `coords` ≠ ndim × nnz,
+//! missing components, attributes that are not well-formed CBOR or hold
+//! duplicate keys or nest too deep. A duplicate object name is
+//! [`ErrorKind::DuplicateKey`]. [`Writer::finish`] validates the final
+//! manifest the same way before writing it. A refused object leaves the
+//! writer as it was.
+//!
+//! After bytes have been written, two things can still fail: the sink
+//! (then the writer is broken: every later call fails with
+//! [`ErrorKind::Io`], and a [`FileSink`] removes its temporary file when
+//! dropped), or a streamed source (an I/O error, or not exactly its
+//! declared length: [`ErrorKind::LengthMismatch`]). In the second case the
+//! object is not recorded and the writer stays usable; the bytes already
+//! written for it stay in the file as unreferenced padding.
+//!
+//! # Layout and determinism
+//!
+//! The same objects added in the same order give byte-identical files
+//! (for a given zstd backend). The manifest is definite-length CBOR with
+//! minimal integer heads and this key order:
+//!
+//! - root: `version` (`"1.2.0"`), `attributes` (only if set), `objects`;
+//! - objects: in the order they were added (for [`Writer::append`]: the
+//!   existing objects first, in their manifest order);
+//! - object: `shape`, `format`, `attributes` (only if any), `components`;
+//! - components: in the order given; keys `dtype`, `type` (if any),
+//!   `offset`, `length`, `uncompressed_length` (zstd only), `encoding`
+//!   (always: `"raw"` or `"zstd"`), `digest` (if any);
+//! - attributes: in the order set, values as given (see [`AttrValue`]).
+//!
+//! Blobs are written in the same order as the manifest lists them. The
+//! first is at offset 64; a zero-length component gets the next 64-aligned
+//! offset (padding is written before it, so one written last makes the
+//! manifest start exactly there, as with the reference writer); the
+//! manifest directly follows the last blob.
+
+// `Error` is large by design (allocation-free, carries names); the reader lives with it too.
+#![allow(clippy::result_large_err)]
+
+mod attr;
+mod data;
+mod enc;
+#[cfg(feature = "std")]
+mod fs;
+mod hash;
+mod object;
+mod sink;
+mod zstd;
+
+pub use attr::AttrValue;
+pub use data::{Data, Scalar};
+#[cfg(feature = "std")]
+pub use fs::FileSink;
+pub use hash::Checksum;
+pub use object::{Compression, NewComponent, NewObject};
+#[cfg(feature = "std")]
+pub use sink::IoSink;
+pub use sink::Sink;
+
+use crate::container::{Layout, Tail, ALIGNMENT, FOOTER_LEN, HEADER_LEN, MAGIC_V1, MAX_MANIFEST_LEN};
+use crate::error::{Error, ErrorKind, Result};
+use crate::file::File;
+use crate::object::Object;
+use crate::types::{DType, Encoding};
+use alloc::collections::BTreeSet;
+use alloc::string::{String, ToString};
+use alloc::vec::Vec;
+use attr::Attrs;
+use data::{Pull, Repr, Slice};
+use enc::CompMeta;
+use hash::Hasher;
+
+/// A streaming, append-only zTensor v1.2 writer. See the [module docs](self).
+pub struct Writer<S: Sink> {
+    sink: S,
+    /// Bytes written so far (the next blob's position before padding).
+    pos: u64,
+    /// Encoded `objects` entries (name, object map), back to back.
+    entries: Vec<u8>,
+    count: u64,
+    names: BTreeSet<String>,
+    attrs: Attrs,
+    /// The sink failed: nothing more can be written.
+    broken: bool,
+    #[cfg(feature = "std")]
+    io_error: Option<std::io::Error>,
+}
+
+impl<S: Sink> core::fmt::Debug for Writer<S> {
+    fn fmt(&self, f: &mut core::fmt::Formatter<'_>) -> core::fmt::Result {
+        f.debug_struct("Writer").field("objects", &self.count).field("position", &self.pos).finish_non_exhaustive()
+    }
+}
+
+impl<S: Sink> Writer<S> {
+    /// A writer for a new file. Nothing is written until the first object
+    /// (or `finish`).
+    pub fn new(sink: S) -> Self {
+        Writer {
+            sink,
+            pos: 0,
+            entries: Vec::new(),
+            count: 0,
+            names: BTreeSet::new(),
+            attrs: Attrs::default(),
+            broken: false,
+            #[cfg(feature = "std")]
+            io_error: None,
+        }
+    }
+
+    /// Add an object: validate it, then write its components' blobs in
+    /// order. On error nothing of the object is recorded (see the
+    /// [module docs](self) for what may have been written).
+    pub fn add(&mut self, obj: NewObject<'_>) -> Result<()> {
+        let name = obj.name.clone();
+        self.add_inner(obj).map_err(|e| e.in_object(&name))
+    }
+
+    /// Add a dense, raw object from little-endian bytes.
+    pub fn add_dense(&mut self, name: &str, shape: &[u64], dtype: DType, data: &[u8]) -> Result<()> {
+        self.add(NewObject::dense(name, shape, dtype, data))
+    }
+
+    /// Add a dense, raw object from typed elements.
+    pub fn add_slice<T: Scalar>(&mut self, name: &str, shape: &[u64], data: &[T]) -> Result<()> {
+        self.add(NewObject::dense_slice(name, shape, data))
+    }
+
+    /// Set a file-level attribute (insertion order; setting a key again
+    /// replaces its value). Checked now; written at `finish`.
+    pub fn set_attribute(&mut self, key: &str, value: impl Into<AttrValue>) -> Result<()> {
+        let mut a = Attrs::default();
+        a.set(key, &value.into())?;
+        parse_detached(&enc::manifest(&a, 0, &[]), HEADER_LEN).map_err(relocate)?;
+        self.attrs.merge(a);
+        Ok(())
+    }
+
+    /// Whether an object of this name has been added.
+    pub fn contains(&self, name: &str) -> bool {
+        self.names.contains(name)
+    }
+
+    /// Number of objects added (including an appended file's).
+    pub fn len(&self) -> usize {
+        self.count as usize
+    }
+
+    /// Whether no object has been added.
+    pub fn is_empty(&self) -> bool {
+        self.count == 0
+    }
+
+    /// Bytes written to the sink so far.
+    pub fn position(&self) -> u64 {
+        self.pos
+    }
+
+    /// The sink.
+    pub fn sink(&self) -> &S {
+        &self.sink
+    }
+
+    /// The `std::io::Error` behind the last [`ErrorKind::Io`] failure (of a
+    /// streamed source or of the sink), if any.
+    #[cfg(feature = "std")]
+    pub fn take_io_error(&mut self) -> Option<std::io::Error> {
+        self.io_error.take().or_else(|| self.sink.take_io_error())
+    }
+
+    /// Write the manifest and footer, finish the sink (a [`FileSink`]
+    /// publishes the file now) and return it. The manifest is validated
+    /// with the reader before it is written.
+    pub fn finish(mut self) -> Result<S> {
+        self.usable()?;
+        self.header()?;
+        let m = enc::manifest(&self.attrs, self.count, &self.entries);
+        let len = m.len() as u64;
+        if len > MAX_MANIFEST_LEN {
+            return Err(Error::new(ErrorKind::ManifestTooLarge { size: len }));
+        }
+        parse_detached(&m, self.pos).map_err(relocate)?;
+        self.put(&m)?;
+        self.put(&len.to_le_bytes())?;
+        self.put(&MAGIC_V1)?;
+        if let Err(e) = self.sink.finish() {
+            self.broken = true;
+            return Err(e);
+        }
+        Ok(self.sink)
+    }
+
+    fn usable(&self) -> Result<()> {
+        if self.broken {
+            return Err(Error::new(ErrorKind::Io));
+        }
+        Ok(())
+    }
+
+    fn put(&mut self, b: &[u8]) -> Result<()> {
+        if let Err(e) = self.sink.write_all(b) {
+            self.broken = true;
+            return Err(e);
+        }
+        self.pos += b.len() as u64;
+        Ok(())
+    }
+
+    fn header(&mut self) -> Result<()> {
+        if self.pos == 0 {
+            self.put(&MAGIC_V1)?;
+        }
+        Ok(())
+    }
+
+    fn pad(&mut self) -> Result<()> {
+        let n = (ALIGNMENT - self.pos % ALIGNMENT) % ALIGNMENT;
+        self.put(&[0u8; ALIGNMENT as usize][..n as usize])
+    }
+
+    fn add_inner(&mut self, mut obj: NewObject<'_>) -> Result<()> {
+        self.usable()?;
+        obj.attr_check()?;
+        let attrs = obj.attributes.encoded();
+        let format = obj.format.name();
+        // Provisional layout: every check the reader makes, before any byte is written.
+        let mut metas = Vec::with_capacity(obj.components.len());
+        let mut at = ALIGNMENT;
+        for c in &obj.components {
+            let declared = c.data.len();
+            let zstd = matches!(c.compression.unwrap_or(obj.compression), Compression::Zstd(_));
+            let length = if zstd { 0 } else { declared };
+            metas.push(CompMeta {
+                role: c.role.to_string(),
+                dtype: c.dtype,
+                ltype: c.logical.map(|t| t.name().to_string()),
+                offset: at,
+                length,
+                zstd_len: zstd.then_some(declared),
+                digest: None,
+            });
+            at = at.checked_add(length).and_then(|e| e.checked_next_multiple_of(ALIGNMENT)).ok_or(Error::new(ErrorKind::ShapeOverflow))?;
+        }
+        let mut entry = Vec::new();
+        enc::object(&mut entry, &obj.name, &obj.shape, format, attrs.as_deref(), &metas, &[], &[]);
+        parse_detached(&enc::manifest(&Attrs::default(), 1, &entry), at).map_err(relocate)?;
+        if self.names.contains(&*obj.name) {
+            return Err(Error::new(ErrorKind::DuplicateKey));
+        }
+
+        self.header()?;
+        for (c, meta) in obj.components.iter_mut().zip(metas.iter_mut()) {
+            self.pad()?;
+            meta.offset = self.pos;
+            let comp = c.compression.unwrap_or(obj.compression);
+            let sum = c.checksum.unwrap_or(obj.checksum);
+            let (length, digest) = self.blob(&mut c.data, comp, sum).map_err(|e| e.in_component(&c.role))?;
+            meta.length = length;
+            meta.digest = digest;
+        }
+        enc::object(&mut self.entries, &obj.name, &obj.shape, format, attrs.as_deref(), &metas, &[], &[]);
+        self.names.insert(obj.name.into_owned());
+        self.count += 1;
+        Ok(())
+    }
+
+    /// Write one blob; returns its stored length and digest.
+    fn blob(&mut self, data: &mut Data<'_>, comp: Compression, sum: Checksum) -> Result<(u64, Option<String>)> {
+        let declared = data.len();
+        let mut slice;
+        let src: &mut dyn Pull = match &mut data.0 {
+            Repr::Bytes(b) => {
+                slice = Slice { b: &b[..] };
+                &mut slice
+            }
+            Repr::Stream { src, .. } => &mut **src,
+        };
+        let mut hasher = Hasher::new(sum);
+        let (mut stored, start) = (0u64, self.pos);
+        let decoded = {
+            let (sink, broken, pos) = (&mut self.sink, &mut self.broken, &mut self.pos);
+            let mut out = |b: &[u8]| -> Result<()> {
+                if let Err(e) = sink.write_all(b) {
+                    *broken = true;
+                    return Err(e);
+                }
+                hasher.update(b);
+                *pos += b.len() as u64;
+                stored += b.len() as u64;
+                Ok(())
+            };
+            match comp {
+                Compression::Raw => copy(src, declared, &mut out),
+                Compression::Zstd(level) => zstd::compress(level, src, declared, &mut out),
+            }
+        };
+        #[cfg(feature = "std")]
+        if let Some(e) = src.take_io_error() {
+            self.io_error = Some(e);
+        }
+        let decoded = decoded?;
+        if decoded != declared {
+            return Err(Error::new(ErrorKind::LengthMismatch { expected: declared, actual: decoded }));
+        }
+        debug_assert_eq!(self.pos - start, stored);
+        Ok((stored, hasher.finish()))
+    }
+}
+
+impl Writer<Vec<u8>> {
+    /// Continue a v1.2 file held in memory: its blobs stay where they are
+    /// (the manifest and footer are cut off), its objects and file
+    /// attributes are kept, new objects follow.
+    pub fn append_to_vec(mut bytes: Vec<u8>) -> Result<Self> {
+        let (state, end) = {
+            let file = File::parse(&bytes)?;
+            (State::of(&file)?, file.tail().manifest_offset)
+        };
+        bytes.truncate(end as usize);
+        Ok(state.resume(bytes))
+    }
+}
+
+/// What a writer keeps of an existing file it appends to.
+struct State {
+    pos: u64,
+    entries: Vec<u8>,
+    count: u64,
+    names: BTreeSet<String>,
+    attrs: Attrs,
+}
+
+/// Object keys this writer knows: others are copied as they are.
+const OBJECT_KEYS: &[&str] = &["shape", "format", "attributes", "components"];
+const COMPONENT_KEYS: &[&str] = &["dtype", "type", "offset", "length", "uncompressed_length", "encoding", "digest"];
+
+impl State {
+    fn of(file: &File<'_>) -> Result<State> {
+        let v = file.version();
+        if file.layout() != Layout::V1 || v.major != 1 || v.minor != 2 {
+            return Err(Error::new(ErrorKind::Unsupported { what: "appending needs a v1.2 file" }));
+        }
+        let mut s = State {
+            pos: file.tail().manifest_offset,
+            entries: Vec::new(),
+            count: 0,
+            names: BTreeSet::new(),
+            attrs: Attrs::default(),
+        };
+        for (k, v) in file.attributes().iter() {
+            s.attrs.set_raw(k.raw().to_vec(), v.raw().to_vec());
+        }
+        for o in file.objects() {
+            reencode(&mut s.entries, &o).map_err(|e| e.in_object(o.name()))?;
+            s.names.insert(o.name().to_string());
+            s.count += 1;
+        }
+        Ok(s)
+    }
+
+    fn resume<S: Sink>(self, sink: S) -> Writer<S> {
+        let mut w = Writer::new(sink);
+        w.pos = self.pos;
+        w.entries = self.entries;
+        w.count = self.count;
+        w.names = self.names;
+        w.attrs = self.attrs;
+        w
+    }
+}
+
+fn extra<'a>(fields: crate::value::Map<'a>, known: &[&str]) -> Vec<(&'a [u8], &'a [u8])> {
+    fields.iter().filter(|(k, _)| !k.as_str().is_some_and(|s| known.contains(&s))).map(|(k, v)| (k.raw(), v.raw())).collect()
+}
+
+/// Encode an object of an existing file again: known fields from their
+/// parsed values, attributes and unknown fields copied as raw CBOR.
+fn reencode(out: &mut Vec<u8>, o: &Object<'_>) -> Result<()> {
+    let shape: Vec<u64> = o.shape().dims().collect();
+    let attrs = o.fields().get("attributes").filter(|v| !v.is_null()).map(|v| v.raw());
+    let mut metas = Vec::new();
+    let mut extras = Vec::new();
+    for c in o.components() {
+        let zstd_len = match c.encoding() {
+            Encoding::Raw => None,
+            Encoding::Zstd => Some(c.uncompressed_length().ok_or(Error::new(ErrorKind::MissingUncompressedLength))?),
+        };
+        metas.push(CompMeta {
+            role: c.role().to_string(),
+            dtype: c.dtype(),
+            // As written (the reader hides a `type` equal to the dtype).
+            ltype: c.fields().get("type").and_then(|v| v.as_str()).map(ToString::to_string),
+            offset: c.offset(),
+            length: c.length(),
+            zstd_len,
+            digest: c.digest().map(ToString::to_string),
+        });
+        extras.push(extra(c.fields(), COMPONENT_KEYS));
+    }
+    let format = o.format();
+    enc::object(out, o.name(), &shape, format.name(), attrs, &metas, &extras, &extra(o.fields(), OBJECT_KEYS));
+    Ok(())
+}
+
+/// Raw copy of at most `limit` bytes; returns the bytes copied.
+fn copy(src: &mut dyn Pull, limit: u64, out: &mut dyn FnMut(&[u8]) -> Result<()>) -> Result<u64> {
+    let mut total = 0u64;
+    loop {
+        let b = src.fill()?;
+        if b.is_empty() {
+            return Ok(total);
+        }
+        let n = b.len();
+        if total + n as u64 > limit {
+            return Err(Error::new(ErrorKind::LengthMismatch { expected: limit, actual: total + n as u64 }));
+        }
+        out(b)?;
+        src.consume(n);
+        total += n as u64;
+    }
+}
+
+/// Validate a manifest as if it followed `data_end` bytes of header and blobs.
+fn parse_detached(m: &[u8], data_end: u64) -> Result<()> {
+    let len = m.len() as u64;
+    let file_len = data_end.checked_add(len + FOOTER_LEN).ok_or(Error::new(ErrorKind::ShapeOverflow))?;
+    let tail = Tail { layout: Layout::V1, file_len, manifest_offset: data_end, manifest_len: len };
+    File::parse_manifest(m, tail, None).map(drop)
+}
+
+/// Drop the manifest offset of an error found in a provisional manifest:
+/// it points into bytes the caller never sees.
+fn relocate(e: Error) -> Error {
+    let mut out = Error::new(e.kind());
+    if let Some(o) = e.object() {
+        out = out.in_object(o.as_str());
+    }
+    if let Some(r) = e.role() {
+        out = out.in_component(r.as_str());
+    }
+    out
+}
+
+#[cfg(test)]
+mod tests;

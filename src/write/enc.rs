@@ -1,0 +1,239 @@
+//! CBOR encoding of the manifest (minicbor's `Encoder` on a `Vec`):
+//! definite lengths, minimal integer heads, a fixed key order.
+
+use super::attr::Attrs;
+use crate::types::DType;
+use alloc::string::String;
+use alloc::vec::Vec;
+use minicbor::Encoder;
+
+/// The version this writer puts in `version`.
+pub(crate) const VERSION: &str = "1.2.0";
+
+// Writing to a `Vec` cannot fail: the `Result`s below are `Infallible` in disguise.
+pub(crate) fn uint(out: &mut Vec<u8>, v: u64) {
+    let _ = Encoder::new(out).u64(v);
+}
+pub(crate) fn text(out: &mut Vec<u8>, s: &str) {
+    let _ = Encoder::new(out).str(s);
+}
+pub(crate) fn bytes(out: &mut Vec<u8>, b: &[u8]) {
+    let _ = Encoder::new(out).bytes(b);
+}
+pub(crate) fn map(out: &mut Vec<u8>, n: u64) {
+    let _ = Encoder::new(out).map(n);
+}
+pub(crate) fn array(out: &mut Vec<u8>, n: u64) {
+    let _ = Encoder::new(out).array(n);
+}
+pub(crate) fn tag(out: &mut Vec<u8>, t: u64) {
+    let _ = Encoder::new(out).tag(minicbor::data::Tag::new(t));
+}
+pub(crate) fn bool(out: &mut Vec<u8>, b: bool) {
+    let _ = Encoder::new(out).bool(b);
+}
+pub(crate) fn null(out: &mut Vec<u8>) {
+    let _ = Encoder::new(out).null();
+}
+/// A negative integer `-1 - n` (major type 1).
+pub(crate) fn negint(out: &mut Vec<u8>, n: u64) {
+    // In CBOR's integer range (down to -2^64), so a native negative integer.
+    let _ = Encoder::new(out).i128(-1 - n as i128);
+}
+
+/// A float in the shortest width that keeps its exact bits (f16, f32 or
+/// f64), as the reference writer does.
+pub(crate) fn float(out: &mut Vec<u8>, x: f64) {
+    let f = x as f32;
+    if (f as f64).to_bits() == x.to_bits() || (x.is_nan() && f.is_nan() && nan_f32_exact(x)) {
+        if let Some(h) = f32_to_f16_exact(f) {
+            out.push(0xf9);
+            out.extend_from_slice(&h.to_be_bytes());
+        } else {
+            let _ = Encoder::new(out).f32(f);
+        }
+    } else {
+        let _ = Encoder::new(out).f64(x);
+    }
+}
+
+/// Whether an f64 NaN survives narrowing to f32 bit for bit.
+fn nan_f32_exact(x: f64) -> bool {
+    let b = x.to_bits();
+    // Payload bits below f32's 23-bit mantissa must be zero.
+    b & ((1u64 << 29) - 1) == 0
+}
+
+/// The f16 bits of `f` when f16 holds it exactly.
+pub(crate) fn f32_to_f16_exact(f: f32) -> Option<u16> {
+    let bits = f.to_bits();
+    let sign = ((bits >> 16) & 0x8000) as u16;
+    let exp = ((bits >> 23) & 0xff) as i32;
+    let man = bits & 0x7f_ffff;
+    if exp == 0xff {
+        // inf / NaN: the payload must fit in 10 bits.
+        return (man & 0x1fff == 0).then_some(sign | 0x7c00 | (man >> 13) as u16);
+    }
+    if exp == 0 {
+        // Zero; f32 subnormals are below f16's range.
+        return (man == 0).then_some(sign);
+    }
+    let e = exp - 127;
+    if (-14..=15).contains(&e) {
+        return (man & 0x1fff == 0).then_some(sign | (((e + 15) as u16) << 10) | (man >> 13) as u16);
+    }
+    if (-24..=-15).contains(&e) {
+        let full = 0x80_0000 | man;
+        let shift = (-(e + 1)) as u32;
+        return (full & ((1 << shift) - 1) == 0).then_some(sign | (full >> shift) as u16);
+    }
+    None
+}
+
+/// What the manifest says about one component.
+#[derive(Clone, Debug)]
+pub(crate) struct CompMeta {
+    pub role: String,
+    pub dtype: DType,
+    pub ltype: Option<String>,
+    pub offset: u64,
+    pub length: u64,
+    /// `Some` for zstd components: the decoded size.
+    pub zstd_len: Option<u64>,
+    pub digest: Option<String>,
+}
+
+/// Encode a component map. Key order: `dtype`, `type`, `offset`, `length`,
+/// `uncompressed_length`, `encoding`, `digest`, then `extra` (raw key/value
+/// pairs kept from an appended file).
+pub(crate) fn component(out: &mut Vec<u8>, c: &CompMeta, extra: &[(&[u8], &[u8])]) {
+    let n = 4 + c.ltype.is_some() as u64 + c.zstd_len.is_some() as u64 + c.digest.is_some() as u64;
+    map(out, n + extra.len() as u64);
+    text(out, "dtype");
+    text(out, c.dtype.name());
+    if let Some(t) = &c.ltype {
+        text(out, "type");
+        text(out, t);
+    }
+    text(out, "offset");
+    uint(out, c.offset);
+    text(out, "length");
+    uint(out, c.length);
+    if let Some(u) = c.zstd_len {
+        text(out, "uncompressed_length");
+        uint(out, u);
+    }
+    text(out, "encoding");
+    text(out, if c.zstd_len.is_some() { "zstd" } else { "raw" });
+    if let Some(d) = &c.digest {
+        text(out, "digest");
+        text(out, d);
+    }
+    raw_pairs(out, extra);
+}
+
+fn raw_pairs(out: &mut Vec<u8>, pairs: &[(&[u8], &[u8])]) {
+    for (k, v) in pairs {
+        out.extend_from_slice(k);
+        out.extend_from_slice(v);
+    }
+}
+
+/// Encode one entry of `objects`: the name, then the object map with keys
+/// `shape`, `format`, `attributes` (when given), `components`, then `extra`;
+/// `comp_extra[i]` follows the known keys of component `i`.
+#[allow(clippy::too_many_arguments)]
+pub(crate) fn object(
+    out: &mut Vec<u8>,
+    name: &str,
+    shape: &[u64],
+    format: &str,
+    attributes: Option<&[u8]>,
+    comps: &[CompMeta],
+    comp_extra: &[Vec<(&[u8], &[u8])>],
+    extra: &[(&[u8], &[u8])],
+) {
+    text(out, name);
+    map(out, 3 + attributes.is_some() as u64 + extra.len() as u64);
+    text(out, "shape");
+    array(out, shape.len() as u64);
+    for &d in shape {
+        uint(out, d);
+    }
+    text(out, "format");
+    text(out, format);
+    if let Some(a) = attributes {
+        text(out, "attributes");
+        out.extend_from_slice(a);
+    }
+    text(out, "components");
+    map(out, comps.len() as u64);
+    for (i, c) in comps.iter().enumerate() {
+        text(out, &c.role);
+        component(out, c, comp_extra.get(i).map_or(&[][..], |v| &v[..]));
+    }
+    raw_pairs(out, extra);
+}
+
+/// The whole manifest: `version`, `attributes` (when non-empty), `objects`
+/// (`count` entries, already encoded back to back in `entries`).
+pub(crate) fn manifest(attrs: &Attrs, count: u64, entries: &[u8]) -> Vec<u8> {
+    let mut out = Vec::with_capacity(entries.len() + 64);
+    map(&mut out, if attrs.is_empty() { 2 } else { 3 });
+    text(&mut out, "version");
+    text(&mut out, VERSION);
+    if !attrs.is_empty() {
+        text(&mut out, "attributes");
+        attrs.encode(&mut out);
+    }
+    text(&mut out, "objects");
+    map(&mut out, count);
+    out.extend_from_slice(entries);
+    out
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use alloc::vec;
+
+    fn enc(f: impl FnOnce(&mut Vec<u8>)) -> Vec<u8> {
+        let mut v = Vec::new();
+        f(&mut v);
+        v
+    }
+
+    #[test]
+    fn floats_take_the_shortest_exact_width() {
+        assert_eq!(enc(|o| float(o, 1.5)), [0xf9, 0x3e, 0x00]);
+        assert_eq!(enc(|o| float(o, 3.0)), [0xf9, 0x42, 0x00]);
+        assert_eq!(enc(|o| float(o, -0.0)), [0xf9, 0x80, 0x00]);
+        assert_eq!(enc(|o| float(o, 65504.0)), [0xf9, 0x7b, 0xff]);
+        assert_eq!(enc(|o| float(o, 5.960464477539063e-8)), [0xf9, 0x00, 0x01]);
+        assert_eq!(enc(|o| float(o, f64::INFINITY)), [0xf9, 0x7c, 0x00]);
+        assert_eq!(enc(|o| float(o, f64::NAN)), [0xf9, 0x7e, 0x00]);
+        assert_eq!(enc(|o| float(o, 1e10))[0], 0xfa);
+        assert_eq!(enc(|o| float(o, 100000.0))[0], 0xfa);
+        assert_eq!(enc(|o| float(o, 0.1))[0], 0xfb);
+        assert_eq!(enc(|o| float(o, core::f64::consts::PI))[0], 0xfb);
+        // A NaN payload that f32 cannot carry stays f64.
+        assert_eq!(enc(|o| float(o, f64::from_bits(0x7ff8_0000_0000_0001)))[0], 0xfb);
+        // Exhaustive: every f16 value round-trips through the check.
+        for h in 0..=u16::MAX {
+            let v = crate::cbor::f16_to_f64(h);
+            if !v.is_nan() {
+                assert_eq!(f32_to_f16_exact(v as f32), Some(h), "{h:#x}");
+            }
+        }
+    }
+
+    #[test]
+    fn integers_use_minimal_heads() {
+        assert_eq!(enc(|o| uint(o, 23)), [0x17]);
+        assert_eq!(enc(|o| uint(o, 24)), [0x18, 24]);
+        assert_eq!(enc(|o| uint(o, 65536)), [0x1a, 0, 1, 0, 0]);
+        assert_eq!(enc(|o| negint(o, 6)), [0x26]);
+        assert_eq!(enc(|o| negint(o, u64::MAX)), vec![0x3b, 0xff, 0xff, 0xff, 0xff, 0xff, 0xff, 0xff, 0xff]);
+        assert_eq!(enc(|o| negint(o, (1 << 63) - 1)), [0x3b, 0x7f, 0xff, 0xff, 0xff, 0xff, 0xff, 0xff, 0xff]);
+    }
+}

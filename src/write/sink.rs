@@ -1,0 +1,97 @@
+//! Where a file's bytes go.
+
+use crate::error::Result;
+use alloc::vec::Vec;
+
+/// An append-only byte destination: the writer only ever appends, never
+/// seeks back.
+///
+/// Implemented for `Vec<u8>` and `&mut S`; with `std`, [`IoSink`] adapts any
+/// `std::io::Write` and [`FileSink`](super::FileSink) publishes a file
+/// atomically. A `no_std` program implements it for its own storage (flash,
+/// a ring of DMA buffers, ...).
+pub trait Sink {
+    /// Append all of `bytes`, or fail (a failure makes the writer unusable).
+    fn write_all(&mut self, bytes: &[u8]) -> Result<()>;
+
+    /// Called once, after the footer: flush, sync, publish. Default: nothing.
+    fn finish(&mut self) -> Result<()> {
+        Ok(())
+    }
+
+    /// The `std::io::Error` behind the last [`ErrorKind::Io`](crate::ErrorKind::Io) failure, if any.
+    #[cfg(feature = "std")]
+    fn take_io_error(&mut self) -> Option<std::io::Error> {
+        None
+    }
+}
+
+impl Sink for Vec<u8> {
+    fn write_all(&mut self, bytes: &[u8]) -> Result<()> {
+        self.extend_from_slice(bytes);
+        Ok(())
+    }
+}
+
+impl<S: Sink + ?Sized> Sink for &mut S {
+    fn write_all(&mut self, bytes: &[u8]) -> Result<()> {
+        (**self).write_all(bytes)
+    }
+    fn finish(&mut self) -> Result<()> {
+        (**self).finish()
+    }
+    #[cfg(feature = "std")]
+    fn take_io_error(&mut self) -> Option<std::io::Error> {
+        (**self).take_io_error()
+    }
+}
+
+/// A [`Sink`] over any `std::io::Write` (a socket, a pipe, a `BufWriter`,
+/// ...). `finish` flushes it. Errors become [`ErrorKind::Io`](crate::ErrorKind::Io);
+/// the `std::io::Error` is kept for [`Sink::take_io_error`].
+#[cfg(feature = "std")]
+#[derive(Debug)]
+pub struct IoSink<W> {
+    inner: W,
+    error: Option<std::io::Error>,
+}
+
+#[cfg(feature = "std")]
+impl<W: std::io::Write> IoSink<W> {
+    /// Wrap a writer.
+    pub fn new(inner: W) -> Self {
+        IoSink { inner, error: None }
+    }
+
+    /// The wrapped writer.
+    pub fn get_ref(&self) -> &W {
+        &self.inner
+    }
+
+    /// Unwrap.
+    pub fn into_inner(self) -> W {
+        self.inner
+    }
+
+    fn io<T>(&mut self, r: std::io::Result<T>) -> Result<T> {
+        r.map_err(|e| {
+            self.error = Some(e);
+            crate::Error::new(crate::ErrorKind::Io)
+        })
+    }
+}
+
+#[cfg(feature = "std")]
+impl<W: std::io::Write> Sink for IoSink<W> {
+    fn write_all(&mut self, bytes: &[u8]) -> Result<()> {
+        let r = self.inner.write_all(bytes);
+        self.io(r)
+    }
+    fn finish(&mut self) -> Result<()> {
+        let r = self.inner.flush();
+        self.io(r)
+    }
+    fn take_io_error(&mut self) -> Option<std::io::Error> {
+        self.error.take()
+    }
+}
