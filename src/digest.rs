@@ -81,52 +81,83 @@ impl<'a> Digest<'a> {
     }
 }
 
-/// CRC-32C (Castagnoli, reflected, as in iSCSI / the zTensor reference), slicing-by-8.
+/// CRC-32C (Castagnoli, reflected, as in iSCSI / the zTensor reference) of `bytes`.
 pub fn crc32c(bytes: &[u8]) -> u32 {
-    const fn tables() -> [[u32; 256]; 8] {
-        let mut t = [[0u32; 256]; 8];
-        let mut i = 0;
-        while i < 256 {
-            let mut c = i as u32;
-            let mut k = 0;
-            while k < 8 {
-                c = if c & 1 != 0 { (c >> 1) ^ 0x82f6_3b78 } else { c >> 1 };
-                k += 1;
-            }
-            t[0][i] = c;
-            i += 1;
-        }
-        let mut i = 0;
-        while i < 256 {
-            let mut s = 1;
-            while s < 8 {
-                t[s][i] = (t[s - 1][i] >> 8) ^ t[0][(t[s - 1][i] & 0xff) as usize];
-                s += 1;
-            }
-            i += 1;
-        }
-        t
-    }
-    static T: [[u32; 256]; 8] = tables();
-    let mut crc = !0u32;
-    let mut chunks = bytes.chunks_exact(8);
-    for c in &mut chunks {
-        let lo = crc ^ u32::from_le_bytes([c[0], c[1], c[2], c[3]]);
-        let hi = u32::from_le_bytes([c[4], c[5], c[6], c[7]]);
-        crc = T[7][(lo & 0xff) as usize]
-            ^ T[6][((lo >> 8) & 0xff) as usize]
-            ^ T[5][((lo >> 16) & 0xff) as usize]
-            ^ T[4][(lo >> 24) as usize]
-            ^ T[3][(hi & 0xff) as usize]
-            ^ T[2][((hi >> 8) & 0xff) as usize]
-            ^ T[1][((hi >> 16) & 0xff) as usize]
-            ^ T[0][(hi >> 24) as usize];
-    }
-    for &b in chunks.remainder() {
-        crc = (crc >> 8) ^ T[0][((crc ^ b as u32) & 0xff) as usize];
-    }
-    !crc
+    let mut c = Crc32c::new();
+    c.update(bytes);
+    c.finish()
 }
+
+/// Incremental CRC-32C, slicing-by-8.
+#[derive(Clone, Copy, Debug)]
+pub struct Crc32c(u32);
+
+impl Default for Crc32c {
+    fn default() -> Self {
+        Self::new()
+    }
+}
+
+impl Crc32c {
+    /// A CRC over no bytes yet.
+    pub const fn new() -> Self {
+        Crc32c(!0)
+    }
+
+    /// Feed more bytes.
+    pub fn update(&mut self, bytes: &[u8]) {
+        let mut crc = self.0;
+        let mut chunks = bytes.chunks_exact(8);
+        for c in &mut chunks {
+            let lo = crc ^ u32::from_le_bytes([c[0], c[1], c[2], c[3]]);
+            let hi = u32::from_le_bytes([c[4], c[5], c[6], c[7]]);
+            crc = T[7][(lo & 0xff) as usize]
+                ^ T[6][((lo >> 8) & 0xff) as usize]
+                ^ T[5][((lo >> 16) & 0xff) as usize]
+                ^ T[4][(lo >> 24) as usize]
+                ^ T[3][(hi & 0xff) as usize]
+                ^ T[2][((hi >> 8) & 0xff) as usize]
+                ^ T[1][((hi >> 16) & 0xff) as usize]
+                ^ T[0][(hi >> 24) as usize];
+        }
+        for &b in chunks.remainder() {
+            crc = (crc >> 8) ^ T[0][((crc ^ b as u32) & 0xff) as usize];
+        }
+        self.0 = crc;
+    }
+
+    /// The CRC of everything fed so far.
+    pub const fn finish(&self) -> u32 {
+        !self.0
+    }
+}
+
+const fn tables() -> [[u32; 256]; 8] {
+    let mut t = [[0u32; 256]; 8];
+    let mut i = 0;
+    while i < 256 {
+        let mut c = i as u32;
+        let mut k = 0;
+        while k < 8 {
+            c = if c & 1 != 0 { (c >> 1) ^ 0x82f6_3b78 } else { c >> 1 };
+            k += 1;
+        }
+        t[0][i] = c;
+        i += 1;
+    }
+    let mut i = 0;
+    while i < 256 {
+        let mut s = 1;
+        while s < 8 {
+            t[s][i] = (t[s - 1][i] >> 8) ^ t[0][(t[s - 1][i] & 0xff) as usize];
+            s += 1;
+        }
+        i += 1;
+    }
+    t
+}
+
+static T: [[u32; 256]; 8] = tables();
 
 impl<'a> Component<'a> {
     /// Check the digest over the stored bytes.

@@ -23,7 +23,7 @@ pub enum Checksum {
 /// An incremental hasher for one component.
 pub(crate) enum Hasher {
     None,
-    Crc32c(u32),
+    Crc32c(crate::digest::Crc32c),
     Sha256(Sha256),
 }
 
@@ -31,7 +31,7 @@ impl Hasher {
     pub fn new(c: Checksum) -> Self {
         match c {
             Checksum::None => Hasher::None,
-            Checksum::Crc32c => Hasher::Crc32c(!0),
+            Checksum::Crc32c => Hasher::Crc32c(crate::digest::Crc32c::new()),
             Checksum::Sha256 => Hasher::Sha256(Sha256::new()),
         }
     }
@@ -39,7 +39,7 @@ impl Hasher {
     pub fn update(&mut self, bytes: &[u8]) {
         match self {
             Hasher::None => {}
-            Hasher::Crc32c(state) => *state = crc32c_update(*state, bytes),
+            Hasher::Crc32c(c) => c.update(bytes),
             Hasher::Sha256(h) => h.update(bytes),
         }
     }
@@ -49,8 +49,8 @@ impl Hasher {
         let mut s = String::new();
         match self {
             Hasher::None => return None,
-            Hasher::Crc32c(state) => {
-                let _ = write!(s, "crc32c:0x{:08X}", !state);
+            Hasher::Crc32c(c) => {
+                let _ = write!(s, "crc32c:0x{:08X}", c.finish());
             }
             Hasher::Sha256(h) => {
                 s.push_str("sha256:");
@@ -64,56 +64,6 @@ impl Hasher {
 }
 
 /// Slicing-by-8 tables of the reflected Castagnoli polynomial.
-const fn tables() -> [[u32; 256]; 8] {
-    let mut t = [[0u32; 256]; 8];
-    let mut i = 0;
-    while i < 256 {
-        let mut c = i as u32;
-        let mut k = 0;
-        while k < 8 {
-            c = if c & 1 != 0 { (c >> 1) ^ 0x82f6_3b78 } else { c >> 1 };
-            k += 1;
-        }
-        t[0][i] = c;
-        i += 1;
-    }
-    let mut i = 0;
-    while i < 256 {
-        let mut s = 1;
-        while s < 8 {
-            t[s][i] = (t[s - 1][i] >> 8) ^ t[0][(t[s - 1][i] & 0xff) as usize];
-            s += 1;
-        }
-        i += 1;
-    }
-    t
-}
-
-static T: [[u32; 256]; 8] = tables();
-
-/// Advance a CRC-32C register (pre-inverted: start from `!0`, invert at the end).
-///
-/// [`crate::digest::crc32c`] is one-shot; a streaming writer needs the register.
-fn crc32c_update(mut crc: u32, bytes: &[u8]) -> u32 {
-    let mut chunks = bytes.chunks_exact(8);
-    for c in &mut chunks {
-        let lo = crc ^ u32::from_le_bytes([c[0], c[1], c[2], c[3]]);
-        let hi = u32::from_le_bytes([c[4], c[5], c[6], c[7]]);
-        crc = T[7][(lo & 0xff) as usize]
-            ^ T[6][((lo >> 8) & 0xff) as usize]
-            ^ T[5][((lo >> 16) & 0xff) as usize]
-            ^ T[4][(lo >> 24) as usize]
-            ^ T[3][(hi & 0xff) as usize]
-            ^ T[2][((hi >> 8) & 0xff) as usize]
-            ^ T[1][((hi >> 16) & 0xff) as usize]
-            ^ T[0][(hi >> 24) as usize];
-    }
-    for &b in chunks.remainder() {
-        crc = (crc >> 8) ^ T[0][((crc ^ b as u32) & 0xff) as usize];
-    }
-    crc
-}
-
 #[cfg(test)]
 mod tests {
     use super::*;
