@@ -31,6 +31,7 @@ pub struct File<'a> {
     ctx: Ctx<'a>,
     tail: Tail,
     attributes: Map<'a>,
+    fields: Map<'a>,
     objects: (usize, Len),
     count: usize,
     #[cfg(feature = "alloc")]
@@ -97,6 +98,7 @@ impl<'a> File<'a> {
             ctx,
             tail,
             attributes: root.attributes,
+            fields: root.fields,
             objects: root.objects,
             count: root.count,
             #[cfg(feature = "alloc")]
@@ -147,6 +149,12 @@ impl<'a> File<'a> {
     /// File-level attributes (empty when absent).
     pub fn attributes(&self) -> Map<'a> {
         self.attributes
+    }
+
+    /// Every field of the manifest's root map, known or not (empty for
+    /// v0.1): unknown root fields stay reachable here.
+    pub fn fields(&self) -> Map<'a> {
+        self.fields
     }
 
     /// Number of objects.

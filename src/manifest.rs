@@ -719,6 +719,8 @@ impl ObjPos {
 pub(crate) struct Root<'a> {
     pub version: Version,
     pub attributes: Map<'a>,
+    /// Every field of the root map (empty for v0.1, whose root is an array).
+    pub fields: Map<'a>,
     /// First entry of the objects container, and its length.
     pub objects: (usize, Len),
     pub count: usize,
@@ -741,7 +743,7 @@ pub(crate) fn validate<'a>(
             let ctx = Ctx { buf, data, version: Version::V0_1 };
             let (objects, count, names_ordered) =
                 objects_checked(ctx, &mut r, "manifest (v0.1 tensor array)", pass, &mut on_object)?;
-            Root { version: Version::V0_1, attributes: Map::empty(), objects, count, names_ordered }
+            Root { version: Version::V0_1, attributes: Map::empty(), fields: Map::empty(), objects, count, names_ordered }
         }
     };
     if r.pos != buf.len() {
@@ -790,6 +792,7 @@ fn root_v1<'a>(
 ) -> Result<Root<'a>> {
     let start = r.pos;
     let mut len = r.map("manifest")?;
+    let fields = Map::new(buf, r.pos, len);
     let seg = pass.scratch.len();
     let mut seen = Seen(0);
     let (mut version, mut attributes, mut objects, mut deferred) = (None, Map::empty(), None, None);
@@ -839,5 +842,5 @@ fn root_v1<'a>(
         objects = Some(objects_checked(ctx, &mut Reader::at(buf, at), "objects", pass, on_object)?);
     }
     let (objects, count, names_ordered) = objects.ok_or_else(|| missing("objects"))?;
-    Ok(Root { version, attributes, objects, count, names_ordered })
+    Ok(Root { version, attributes, fields, objects, count, names_ordered })
 }

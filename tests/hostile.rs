@@ -2826,6 +2826,8 @@ fn unknown_format_type_and_fields_are_exposed() {
     );
     let f = v1_file(&b, &encode(&m));
     let file = accept(&f);
+    assert_eq!(file.fields().get("producer").and_then(|v| v.as_str()), Some("hand"));
+    assert!(file.fields().get("extra").and_then(|v| v.as_map()).is_some());
     let w = file.require("w").unwrap();
     assert_eq!(w.format(), Format::Other("block_sparse_x"));
     assert_eq!(w.fields().get("x").and_then(|v| v.as_u64()), Some(7));
