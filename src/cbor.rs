@@ -62,12 +62,18 @@ impl<'a> Reader<'a> {
         }
     }
 
-    #[inline]
+    #[inline(always)]
     pub fn peek(&self) -> Result<u8> {
         match self.buf.get(self.pos) {
             Some(&b) => Ok(b),
-            None => Err(self.err(ErrorKind::CborEof)),
+            None => Err(self.eof()),
         }
+    }
+
+    #[cold]
+    #[inline(never)]
+    fn eof(&self) -> Error {
+        self.err(ErrorKind::CborEof)
     }
 
     /// Read an item head: major type and argument (`None` for indefinite).
@@ -139,18 +145,35 @@ impl<'a> Reader<'a> {
         core::str::from_utf8(b).map_err(|_| Error::at(ErrorKind::CborInvalidUtf8, start))
     }
 
+    // The typed readers below are the manifest pass's hot path: each is an
+    // always-inlined fast path for the common encodings, and a cold,
+    // out-of-line slow path that handles the rest and builds the error.
+
     /// The bytes of a definite-length text string, not yet checked as UTF-8.
-    #[inline]
+    #[inline(always)]
     pub fn text_bytes(&mut self, field: &'static str) -> Result<&'a [u8]> {
         let start = self.pos;
-        // Fast path: a short text string (length in the initial byte).
-        if let Some(&ib @ 0x60..=0x77) = self.buf.get(start) {
-            let end = start + 1 + (ib & 0x1f) as usize;
-            if let Some(b) = self.buf.get(start + 1..end) {
-                self.pos = end;
-                return Ok(b);
+        let (len, skip) = match self.buf.get(start) {
+            Some(&ib @ 0x60..=0x77) => ((ib & 0x1f) as usize, 1),
+            Some(&0x78) => match self.buf.get(start + 1) {
+                Some(&n) => (n as usize, 2),
+                None => return self.text_bytes_slow(field),
+            },
+            _ => return self.text_bytes_slow(field),
+        };
+        match self.buf.get(start + skip..start + skip + len) {
+            Some(b) => {
+                self.pos = start + skip + len;
+                Ok(b)
             }
+            None => self.text_bytes_slow(field),
         }
+    }
+
+    #[cold]
+    #[inline(never)]
+    fn text_bytes_slow(&mut self, field: &'static str) -> Result<&'a [u8]> {
+        let start = self.pos;
         match self.head()? {
             (MAJOR_TEXT, Some(n)) => self.bytes(n),
             (MAJOR_TEXT, None) => Err(Error::at(ErrorKind::IndefiniteText, start)),
@@ -159,14 +182,27 @@ impl<'a> Reader<'a> {
     }
 
     /// An unsigned integer.
-    #[inline]
+    #[inline(always)]
     pub fn uint(&mut self, field: &'static str) -> Result<u64> {
         let start = self.pos;
-        // Fast path: a small value in the initial byte.
-        if let Some(&ib @ 0x00..=0x17) = self.buf.get(start) {
-            self.pos += 1;
-            return Ok(ib as u64);
-        }
+        let b = self.buf;
+        let (v, n) = match b.get(start) {
+            Some(&ib @ 0x00..=0x17) => (ib as u64, 1),
+            Some(&0x18) if start + 2 <= b.len() => (b[start + 1] as u64, 2),
+            Some(&0x19) if start + 3 <= b.len() => (u16::from_be_bytes([b[start + 1], b[start + 2]]) as u64, 3),
+            Some(&0x1a) if start + 5 <= b.len() => {
+                (u32::from_be_bytes([b[start + 1], b[start + 2], b[start + 3], b[start + 4]]) as u64, 5)
+            }
+            _ => return self.uint_slow(field),
+        };
+        self.pos = start + n;
+        Ok(v)
+    }
+
+    #[cold]
+    #[inline(never)]
+    fn uint_slow(&mut self, field: &'static str) -> Result<u64> {
+        let start = self.pos;
         match self.head()? {
             (MAJOR_UINT, Some(v)) => Ok(v),
             _ => Err(self.wrong(start, field, "an unsigned integer")),
@@ -174,36 +210,44 @@ impl<'a> Reader<'a> {
     }
 
     /// The head of a map; its length is checked against the bytes that remain.
-    #[inline]
+    #[inline(always)]
     pub fn map(&mut self, field: &'static str) -> Result<Len> {
         let start = self.pos;
-        // Fast path: a small definite map; each entry needs at least 2 bytes.
+        // A small definite map; each entry needs at least 2 bytes.
         if let Some(&ib @ 0xa0..=0xb7) = self.buf.get(start) {
             let n = (ib & 0x1f) as u64;
-            if n * 2 <= (self.buf.len() - start - 1) as u64 {
-                self.pos += 1;
+            if n * 2 < (self.buf.len() - start) as u64 {
+                self.pos = start + 1;
                 return Ok(Some(n));
             }
         }
-        match self.head()? {
-            (MAJOR_MAP, len) => {
-                self.check_count(len, 2, start)?;
-                Ok(len)
-            }
-            _ => Err(self.wrong(start, field, "a map")),
-        }
+        self.container_slow(MAJOR_MAP, field)
     }
 
     /// The head of an array; its length is checked against the bytes that remain.
-    #[inline]
+    #[inline(always)]
     pub fn array(&mut self, field: &'static str) -> Result<Len> {
         let start = self.pos;
+        if let Some(&ib @ 0x80..=0x97) = self.buf.get(start) {
+            let n = (ib & 0x1f) as u64;
+            if n < (self.buf.len() - start) as u64 {
+                self.pos = start + 1;
+                return Ok(Some(n));
+            }
+        }
+        self.container_slow(MAJOR_ARRAY, field)
+    }
+
+    #[cold]
+    #[inline(never)]
+    fn container_slow(&mut self, want: u8, field: &'static str) -> Result<Len> {
+        let start = self.pos;
         match self.head()? {
-            (MAJOR_ARRAY, len) => {
-                self.check_count(len, 1, start)?;
+            (major, len) if major == want => {
+                self.check_count(len, if want == MAJOR_MAP { 2 } else { 1 }, start)?;
                 Ok(len)
             }
-            _ => Err(self.wrong(start, field, "an array")),
+            _ => Err(self.wrong(start, field, if want == MAJOR_MAP { "a map" } else { "an array" })),
         }
     }
 
@@ -219,7 +263,7 @@ impl<'a> Reader<'a> {
     }
 
     /// Step through a container: whether another entry follows.
-    #[inline]
+    #[inline(always)]
     pub fn more(&mut self, len: &mut Len) -> Result<bool> {
         match len {
             Some(0) => Ok(false),

@@ -310,7 +310,7 @@ fn decode_at<'a>(ctx: Ctx<'a>, r: &mut Reader<'a>, index: usize) -> Option<Objec
         decode_object_v0(ctx, r, index, None).ok()
     } else {
         let name = r.text("object name").ok()?;
-        decode_object_v1(ctx, r, name, index, None).ok()
+        decode_object_v1(ctx, r, name, index, None).ok().flatten()
     }
 }
 

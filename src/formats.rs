@@ -109,8 +109,7 @@ impl<'a> Object<'a> {
 
 /// The open-time rule for `quantized_group` attributes: when present,
 /// `bits` and `group_size` are unsigned integers and `packing` is text.
-pub(crate) fn check_quant_params(o: &Object<'_>) -> Result<()> {
-    let a = o.attributes();
+pub(crate) fn check_quant_params(a: crate::value::Map<'_>) -> Result<()> {
     for (field, want_text) in [("bits", false), ("group_size", false), ("packing", true)] {
         if let Some(v) = a.get(field) {
             let ok = if want_text { v.as_str().is_some() } else { v.as_u64().is_some() };

@@ -227,7 +227,7 @@ pub(crate) fn decode_object_v1<'a>(
     name: &'a str,
     index: usize,
     mut pass: Option<&mut Pass<'_>>,
-) -> Result<Object<'a>> {
+) -> Result<Option<Object<'a>>> {
     let start = r.pos;
     let mut len = r.map("object")?;
     let fields = Map::new(ctx.buf, r.pos, len);
@@ -275,11 +275,12 @@ pub(crate) fn decode_object_v1<'a>(
     let shape = shp.ok_or_else(|| Error::at(ErrorKind::MissingField { field: "shape" }, start))?;
     let format = format.ok_or_else(|| Error::at(ErrorKind::MissingField { field: "format" }, start))?;
     let (cpos, clen) = comps.ok_or_else(|| Error::at(ErrorKind::MissingField { field: "components" }, start))?;
-    let obj = Object { ctx, index, name, shape, format, attributes, fields, comps: Comps::Map { pos: cpos, len: clen } };
     if pass.is_some() {
-        check_format(ctx, &obj, &known).map_err(|e| e.or_at(start))?;
+        // The validating pass needs no view: skip building (and moving) one.
+        check_format(ctx, &shape, format, attributes, &known).map_err(|e| e.or_at(start))?;
+        return Ok(None);
     }
-    Ok(obj)
+    Ok(Some(Object { ctx, index, name, shape, format, attributes, fields, comps: Comps::Map { pos: cpos, len: clen } }))
 }
 
 const C_DTYPE: u32 = 0;
@@ -290,16 +291,60 @@ const C_ULEN: u32 = 4;
 const C_ENCODING: u32 = 5;
 const C_DIGEST: u32 = 6;
 
-/// Decode (and, with `pass`, validate) one v1.x component map at `r`.
-pub(crate) fn decode_component_v1<'a>(
+/// The fields of a component, as parsed: what the validating pass checks
+/// and what a [`Component`] view is made of (kept small: it is moved per component).
+#[derive(Clone, Copy)]
+pub(crate) struct CompCore<'a> {
+    pub dtype: DType,
+    pub logical: Option<LogicalType<'a>>,
+    pub encoding: Encoding,
+    pub endian: Endian,
+    pub offset: u64,
+    pub length: u64,
+    pub ulen: Option<u64>,
+    pub digest: Option<&'a str>,
+    /// The component's map: entries start at `fields_pos`.
+    pub fields_pos: usize,
+    pub fields_len: Len,
+}
+
+impl<'a> CompCore<'a> {
+    fn decoded_len(&self) -> Option<u64> {
+        match self.encoding {
+            Encoding::Raw => Some(self.length),
+            Encoding::Zstd => self.ulen,
+        }
+    }
+
+    /// The view of this component.
+    pub(crate) fn view(&self, ctx: Ctx<'a>, role: &'a str) -> Component<'a> {
+        Component {
+            data: ctx.data,
+            role,
+            dtype: self.dtype,
+            logical: self.logical,
+            encoding: self.encoding,
+            offset: self.offset,
+            length: self.length,
+            uncompressed_length: self.ulen,
+            implied_len: None,
+            digest: self.digest,
+            endian: self.endian,
+            fields: Map::new(ctx.buf, self.fields_pos, self.fields_len),
+        }
+    }
+}
+
+/// Parse (and, with `pass`, validate) one v1.x component map at `r`.
+pub(crate) fn component_v1<'a>(
     ctx: Ctx<'a>,
     r: &mut Reader<'a>,
     role: &'a str,
     mut pass: Option<&mut Pass<'_>>,
-) -> Result<Component<'a>> {
+) -> Result<CompCore<'a>> {
     let start = r.pos;
     let mut len = r.map("component")?;
-    let fields = Map::new(ctx.buf, r.pos, len);
+    let (fields_pos, fields_len) = (r.pos, len);
     let seg = pass.as_ref().map_or(0, |p| p.scratch.len());
     let mut seen = Seen(0);
     let (mut dtype, mut ltype, mut offset, mut length) = (None, None, None, None);
@@ -361,29 +406,32 @@ pub(crate) fn decode_component_v1<'a>(
         Some(t) => Some(LogicalType::parse(t)),
         None => legacy_type,
     };
-    let c = Component {
-        data: ctx.data,
-        role,
+    let c = CompCore {
         dtype,
         logical,
         encoding,
+        endian: Endian::Little,
         offset,
         length,
-        uncompressed_length: ulen,
-        implied_len: None,
+        ulen,
         digest,
-        endian: Endian::Little,
-        fields,
+        fields_pos,
+        fields_len,
     };
     if let Some(p) = pass {
-        check_component(ctx, &c, start, p)?;
+        check_component(ctx, role, &c, start, p)?;
     }
     Ok(c)
 }
 
+/// Decode one v1.x component map at `r` into its view (validated already).
+pub(crate) fn decode_component_v1<'a>(ctx: Ctx<'a>, r: &mut Reader<'a>, role: &'a str) -> Result<Component<'a>> {
+    component_v1(ctx, r, role, None).map(|c| c.view(ctx, role))
+}
+
 /// Rules every component obeys, whatever its object's format.
-fn check_component(ctx: Ctx<'_>, c: &Component<'_>, at: usize, p: &mut Pass<'_>) -> Result<()> {
-    let err = |kind| Error::at(kind, at).in_component(c.role);
+fn check_component(ctx: Ctx<'_>, role: &str, c: &CompCore<'_>, at: usize, p: &mut Pass<'_>) -> Result<()> {
+    let err = |kind| Error::at(kind, at).in_component(role);
     if let Some(t) = c.logical {
         if t.storage().is_some_and(|s| s != c.dtype) {
             return Err(err(ErrorKind::WrongType { field: "type", expected: "a logical type matching the dtype" }));
@@ -402,7 +450,7 @@ fn check_component(ctx: Ctx<'_>, c: &Component<'_>, at: usize, p: &mut Pass<'_>)
     let width = c.dtype.width();
     match c.encoding {
         Encoding::Raw => {}
-        Encoding::Zstd if c.uncompressed_length.is_none() && ctx.strict() => {
+        Encoding::Zstd if c.ulen.is_none() && ctx.strict() => {
             return Err(err(ErrorKind::MissingUncompressedLength));
         }
         Encoding::Zstd => {}
@@ -432,8 +480,8 @@ struct Brief<'a> {
 }
 
 impl<'a> Brief<'a> {
-    fn of(c: &Component<'a>) -> Self {
-        Brief { role: c.role, dtype: c.dtype, ratio: c.logical.map_or(Some(1), |t| t.ratio()), decoded: c.decoded_len() }
+    fn of(role: &'a str, c: &CompCore<'a>) -> Self {
+        Brief { role, dtype: c.dtype, ratio: c.logical.map_or(Some(1), |t| t.ratio()), decoded: c.decoded_len() }
     }
 
     fn error(&self, kind: ErrorKind) -> Error {
@@ -485,9 +533,9 @@ fn components_checked<'a>(ctx: Ctx<'a>, r: &mut Reader<'a>, p: &mut Pass<'_>, kn
             p.scratch.push_key(ctx.buf, kpos, r.pos)?;
         }
         n += 1;
-        let c = decode_component_v1(ctx, r, role, Some(p)).map_err(|e| e.in_component(role))?;
+        let c = component_v1(ctx, r, role, Some(p)).map_err(|e| e.in_component(role))?;
         if let Some(i) = known_role {
-            known[i] = Some(Brief::of(&c));
+            known[i] = Some(Brief::of(role, &c));
         }
     }
     p.scratch.check_unique(ctx.buf, seg)?;
@@ -495,7 +543,7 @@ fn components_checked<'a>(ctx: Ctx<'a>, r: &mut Reader<'a>, p: &mut Pass<'_>, kn
 }
 
 /// The format rules that metadata alone can check.
-fn check_format(ctx: Ctx<'_>, obj: &Object<'_>, known: &Known<'_>) -> Result<()> {
+fn check_format(ctx: Ctx<'_>, shape: &Shape<'_>, format: Format<'_>, attributes: Map<'_>, known: &Known<'_>) -> Result<()> {
     let need = |i: usize| known[i].ok_or_else(|| Error::new(ErrorKind::MissingComponent { role: ROLES[i] }));
     let index_dtype = |c: Brief<'_>| -> Result<()> {
         let ok = if ctx.strict() { c.dtype == DType::U64 } else { c.dtype.is_integer() };
@@ -511,12 +559,11 @@ fn check_format(ctx: Ctx<'_>, obj: &Object<'_>, known: &Known<'_>) -> Result<()>
             _ => Ok(()),
         }
     };
-    match obj.format {
+    match format {
         Format::Dense => {
             let d = need(0)?;
             if let (Some(ratio), Some(actual)) = (d.ratio, d.decoded) {
-                let expected = obj
-                    .shape
+                let expected = shape
                     .numel
                     .checked_mul(d.dtype.width() * ratio)
                     .ok_or_else(|| d.error(ErrorKind::ShapeOverflow))?;
@@ -529,10 +576,10 @@ fn check_format(ctx: Ctx<'_>, obj: &Object<'_>, known: &Known<'_>) -> Result<()>
             let (values, indices, indptr) = (need(1)?, need(2)?, need(3)?);
             index_dtype(indices)?;
             index_dtype(indptr)?;
-            if obj.shape.ndim != 2 {
+            if shape.ndim != 2 {
                 return Err(Error::new(ErrorKind::BadShape));
             }
-            let rows = obj.shape.dim(0).unwrap_or(0);
+            let rows = shape.dim(0).unwrap_or(0);
             count(&indptr, rows.checked_add(1).ok_or_else(|| Error::new(ErrorKind::ShapeOverflow))?)?;
             if let Some(nnz) = values.count() {
                 count(&indices, nnz)?;
@@ -543,7 +590,7 @@ fn check_format(ctx: Ctx<'_>, obj: &Object<'_>, known: &Known<'_>) -> Result<()>
             index_dtype(coords)?;
             if let Some(nnz) = values.count() {
                 let expected =
-                    (obj.shape.ndim as u64).checked_mul(nnz).ok_or_else(|| Error::new(ErrorKind::ShapeOverflow))?;
+                    (shape.ndim as u64).checked_mul(nnz).ok_or_else(|| Error::new(ErrorKind::ShapeOverflow))?;
                 count(&coords, expected)?;
             }
         }
@@ -551,7 +598,7 @@ fn check_format(ctx: Ctx<'_>, obj: &Object<'_>, known: &Known<'_>) -> Result<()>
             need(5)?;
             need(6)?;
             need(7)?;
-            crate::formats::check_quant_params(obj)?;
+            crate::formats::check_quant_params(attributes)?;
         }
         Format::Other(_) => {}
     }
@@ -662,41 +709,33 @@ pub(crate) fn decode_object_v0<'a>(
     let shape = shp.ok_or_else(|| missing("shape")).map_err(err_in)?;
     let dtype = dtype.ok_or_else(|| missing("dtype")).map_err(err_in)?;
     let encoding = encoding.ok_or_else(|| missing("encoding")).map_err(err_in)?;
-    let c = Component {
-        data: ctx.data,
-        role: "data",
+    let c = CompCore {
         dtype,
         logical: None,
         encoding,
+        endian,
         offset: offset.ok_or_else(|| missing("offset")).map_err(err_in)?,
         length: size.ok_or_else(|| missing("size")).map_err(err_in)?,
-        uncompressed_length: None,
-        // v0.1 has no such field; for a dense tensor the decoded size follows from the shape.
-        implied_len: shape.numel.checked_mul(dtype.width()),
+        ulen: None,
         digest,
-        endian,
-        fields: Map::empty(),
+        fields_pos: 0,
+        fields_len: Some(0),
     };
-    let obj = Object {
-        ctx,
-        index,
-        name,
-        shape,
-        format,
-        attributes: fields.hiding(V0_KEYS),
-        fields,
-        comps: Comps::Single(c),
-    };
+    let attributes = fields.hiding(V0_KEYS);
     if let Some(p) = pass {
         (|| {
-            check_component(ctx, &c, start, p)?;
+            check_component(ctx, "data", &c, start, p)?;
             let mut known = [None; 8];
-            known[0] = Some(Brief::of(&c));
-            check_format(ctx, &obj, &known).map_err(|e| e.or_at(start))
+            known[0] = Some(Brief::of("data", &c));
+            check_format(ctx, &shape, format, attributes, &known).map_err(|e| e.or_at(start))
         })()
         .map_err(err_in)?;
     }
-    Ok(obj)
+    let mut data = c.view(ctx, "data");
+    data.fields = Map::empty();
+    // v0.1 has no `uncompressed_length`; for a dense tensor the decoded size follows from the shape.
+    data.implied_len = shape.numel.checked_mul(dtype.width());
+    Ok(Object { ctx, index, name, shape, format, attributes, fields, comps: Comps::Single(data) })
 }
 
 /// Where an object is: its body (v1.x: the name key; v0.1: the tensor map)
@@ -766,18 +805,19 @@ fn objects_checked<'a>(
     let (mut count, mut ordered, mut prev) = (0usize, true, "");
     while r.more(&mut len)? {
         let body = r.pos;
-        let obj = if v0 {
-            decode_object_v0(ctx, r, count, Some(pass)).map_err(|e| v0_name(ctx.buf, body, e))?
+        let name = if v0 {
+            decode_object_v0(ctx, r, count, Some(pass)).map_err(|e| v0_name(ctx.buf, body, e))?.name
         } else {
             let name = r.text("object name")?;
             if name.is_empty() {
                 return Err(Error::at(ErrorKind::EmptyName, body));
             }
-            decode_object_v1(ctx, r, name, count, Some(pass)).map_err(|e| e.in_object(name))?
+            decode_object_v1(ctx, r, name, count, Some(pass)).map_err(|e| e.in_object(name))?;
+            name
         };
-        on_object(ObjPos::of(ctx.buf, body, obj.name));
-        ordered &= count == 0 || prev < obj.name;
-        prev = obj.name;
+        on_object(ObjPos::of(ctx.buf, body, name));
+        ordered &= count == 0 || prev < name;
+        prev = name;
         count += 1;
     }
     Ok((objects, count, ordered))

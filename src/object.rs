@@ -121,7 +121,7 @@ impl<'a> Iterator for Components<'a> {
             return None;
         }
         let role = self.r.text("role").ok()?;
-        let mut c = decode_component_v1(self.ctx, &mut self.r, role, None).ok()?;
+        let mut c = decode_component_v1(self.ctx, &mut self.r, role).ok()?;
         if let (Some(numel), "data") = (self.dense, role) {
             c.implied_len = c.logical.map_or(Some(1), |t| t.ratio()).and_then(|r| numel.checked_mul(c.dtype.width() * r));
         }
