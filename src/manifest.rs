@@ -99,7 +99,7 @@ impl Seen {
 /// the schema's ASCII names before any UTF-8 check), else `None` after
 /// skipping (and, when validating, checking) the key item. Keys that match
 /// no known name are checked in [`unknown`].
-#[inline]
+#[inline(always)]
 fn key<'a>(r: &mut Reader<'a>, depth: usize, pass: Option<&mut Pass<'_>>) -> Result<Option<&'a [u8]>> {
     if r.peek()? >> 5 == MAJOR_TEXT {
         return r.text_bytes("map key").map(Some);
