@@ -172,6 +172,34 @@ impl<'a> File<'a> {
         Objects { ctx: self.ctx, r: Reader::at(self.ctx.buf, self.objects.0), len: self.objects.1, index: 0, count: self.count }
     }
 
+    /// Object names in manifest order, without decoding the objects
+    /// (with `alloc`, straight from the index built at open).
+    pub fn names(&self) -> impl Iterator<Item = &'a str> + '_ {
+        let buf = self.ctx.buf;
+        #[cfg(feature = "alloc")]
+        let it = (0..self.count).filter_map(move |i| {
+            let p = self.index.position(i)?;
+            core::str::from_utf8(&buf[p.name_start as usize..(p.name_start + p.name_len) as usize]).ok()
+        });
+        #[cfg(not(feature = "alloc"))]
+        let it = {
+            let (v0, mut r, mut len) = (self.ctx.version.major == 0, Reader::at(buf, self.objects.0), self.objects.1);
+            let ctx = self.ctx;
+            core::iter::from_fn(move || {
+                if !r.more(&mut len).ok()? {
+                    return None;
+                }
+                if v0 {
+                    return decode_object_v0(ctx, &mut r, 0, None).ok().map(|o| o.name());
+                }
+                let name = r.text("object name").ok()?;
+                r.skip(2).ok()?;
+                Some(name)
+            })
+        };
+        it
+    }
+
     /// The object at position `i` in manifest order: O(1) with `alloc`, O(i) without.
     pub fn object(&self, i: usize) -> Option<Object<'a>> {
         #[cfg(feature = "alloc")]

@@ -287,6 +287,7 @@ impl<'a> Component<'a> {
 
     /// This component, reading its stored bytes from `stored` (fetched by
     /// a positional read) instead of the file.
+    #[cfg(feature = "std")]
     pub(crate) fn with_stored<'b>(&self, stored: &'b [u8]) -> Component<'b>
     where
         'a: 'b,

@@ -258,3 +258,18 @@ fn many_objects_lookup() {
     assert!(file.get("t20000").is_none());
     assert_eq!(file.object(19_999).unwrap().index(), 19_999);
 }
+
+#[test]
+fn names_match_objects_in_manifest_order() {
+    for path in fixtures() {
+        if refused(&path).is_some() {
+            continue;
+        }
+        let bytes = std::fs::read(&path).unwrap();
+        let file = File::parse(&bytes).unwrap();
+        let names: Vec<&str> = file.names().collect();
+        let from_objects: Vec<&str> = file.objects().map(|o| o.name()).collect();
+        assert_eq!(names, from_objects, "{}", path.display());
+        assert_eq!(names.len(), file.len());
+    }
+}
