@@ -10,6 +10,9 @@ pub struct Flag {
     pub short: Option<char>,
     /// Whether it takes a value (`--component ROLE`).
     pub takes_value: bool,
+    /// With `takes_value`: the value is optional and only given inline
+    /// (`--compress` or `--compress=19`); the next argument is never taken.
+    pub optional_value: bool,
 }
 
 /// What a command accepts and says about itself.
@@ -39,6 +42,12 @@ impl Parsed {
     /// The value of the last occurrence of a flag.
     pub fn value(&self, long: &str) -> Option<&str> {
         self.flags.iter().rev().find(|(l, _)| *l == long).and_then(|(_, v)| v.as_deref())
+    }
+
+    /// The last occurrence of a flag with an optional value: `None` when
+    /// absent, `Some(None)` when given bare, `Some(Some(v))` for `--flag=v`.
+    pub fn optional(&self, long: &str) -> Option<Option<&str>> {
+        self.flags.iter().rev().find(|(l, _)| *l == long).map(|(_, v)| v.as_deref())
     }
 }
 
@@ -95,6 +104,7 @@ impl Command {
             let value = if flag.takes_value {
                 match inline {
                     Some(v) => Some(v),
+                    None if flag.optional_value => None,
                     None => {
                         let v =
                             args.next().ok_or_else(|| self.usage_error(format!("'--{}' needs a value", flag.long)))?;

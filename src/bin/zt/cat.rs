@@ -19,7 +19,7 @@ Options:
 
 Use '--' before an object name that starts with '-'.
 ",
-    flags: &[Flag { long: "component", short: Some('c'), takes_value: true }],
+    flags: &[Flag { long: "component", short: Some('c'), takes_value: true, optional_value: false }],
     positional: &["FILE", "OBJECT"],
 };
 

@@ -30,7 +30,7 @@ Options:
                as null.
   -h, --help   Show this help
 ",
-    flags: &[Flag { long: "json", short: None, takes_value: false }],
+    flags: &[Flag { long: "json", short: None, takes_value: false, optional_value: false }],
     positional: &["FILE"],
 };
 

@@ -1,4 +1,4 @@
-//! `zt`: inspect zTensor (`.zt`) files.
+//! `zt`: inspect zTensor (`.zt`) files, and convert other formats to them.
 //!
 //! Exit status: 0 success; 1 invalid or corrupt input, or an I/O error (one
 //! `zt: FILE: <error>` line on stderr per problem); 2 usage error (a short
@@ -8,10 +8,12 @@
 
 mod args;
 mod cat;
+mod convert;
 mod info;
 mod input;
 mod json;
 mod out;
+mod progress;
 mod verify;
 
 use std::ffi::OsString;
@@ -23,7 +25,7 @@ use std::process::ExitCode;
 const TOP_USAGE: &str = "zt <COMMAND> [OPTIONS] FILE ...";
 
 const TOP_HELP: &str = "\
-zt: inspect zTensor (.zt) files
+zt: inspect zTensor (.zt) files, and convert other formats to them
 
 Usage: zt <COMMAND> [OPTIONS] FILE ...
 
@@ -31,6 +33,9 @@ Commands:
   info [--json] FILE                   Summarize the objects and components of a file
   cat FILE OBJECT [--component ROLE]   Write a component's decoded bytes to stdout
   verify FILE                          Check structure, digests and decoding
+  convert IN OUT [--compress[=LEVEL]] [--digest ALG]
+                                       Convert .safetensors, .npy, .npz or any
+                                       .zt version into a zTensor v1.2 file
   help [COMMAND]                       Show help for zt or a command
 
 Options:
@@ -66,8 +71,8 @@ impl From<io::Error> for Fail {
     }
 }
 
-fn commands() -> [&'static args::Command; 3] {
-    [&info::COMMAND, &cat::COMMAND, &verify::COMMAND]
+fn commands() -> [&'static args::Command; 4] {
+    [&info::COMMAND, &cat::COMMAND, &verify::COMMAND, &convert::COMMAND]
 }
 
 fn run(mut argv: impl Iterator<Item = OsString>) -> Result<(), Fail> {
@@ -104,12 +109,29 @@ fn run(mut argv: impl Iterator<Item = OsString>) -> Result<(), Fail> {
         "info" => info::run(&parsed),
         "cat" => cat::run(&parsed),
         "verify" => verify::run(&parsed),
+        "convert" => convert::run(&parsed),
         _ => Err(top_usage(format!("unknown command '{cmd}'"))),
+    }
+}
+
+/// A temporary output file being written (`zt convert`): removed if zt
+/// panics, since the panic hook exits without unwinding.
+static TEMP_FILE: std::sync::Mutex<Option<PathBuf>> = std::sync::Mutex::new(None);
+
+/// Register (or clear) the temporary output file.
+pub fn set_temp_file(path: Option<&Path>) {
+    if let Ok(mut t) = TEMP_FILE.lock() {
+        *t = path.map(Path::to_path_buf);
     }
 }
 
 fn install_panic_hook() {
     std::panic::set_hook(Box::new(|info| {
+        if let Ok(mut t) = TEMP_FILE.try_lock() {
+            if let Some(p) = t.take() {
+                let _ = std::fs::remove_file(p);
+            }
+        }
         let msg = if let Some(s) = info.payload().downcast_ref::<&str>() {
             (*s).to_owned()
         } else if let Some(s) = info.payload().downcast_ref::<String>() {

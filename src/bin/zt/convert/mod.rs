@@ -1,0 +1,326 @@
+//! `zt convert IN OUT`: safetensors, NumPy `.npy`/`.npz` and `.zt` files of
+//! any version into a zTensor v1.2 file, written deterministically and
+//! published atomically (see [`COMMAND`]'s help).
+//!
+//! Each input module parses and checks its input's structure first (before
+//! OUT's temporary file exists), then feeds objects to [`Out`], borrowing
+//! the input's mapped bytes wherever they already are little-endian and
+//! row-major. Errors name IN (bad or unsupported input) or OUT (a failed
+//! write); either way the writer is dropped unfinished, which removes the
+//! temporary file, so no OUT appears and an existing OUT is untouched.
+
+mod npy;
+mod npz;
+mod safetensors;
+mod zt;
+
+use crate::args::{Command, Flag, Parsed};
+use crate::progress::Progress;
+use crate::{input, Fail};
+use std::cell::RefCell;
+use std::fmt::Display;
+use std::io::Write as _;
+use std::path::{Path, PathBuf};
+use std::rc::Rc;
+use ztensor::write::{AttrValue, Checksum, Compression, Data, FileSink, NewObject, Writer};
+use ztensor::{ErrorKind, File};
+
+pub const COMMAND: Command = Command {
+    name: "convert",
+    usage: "zt convert IN OUT [--compress[=LEVEL]] [--digest sha256|crc32c|none]",
+    help: "\
+Convert IN into a zTensor v1.2 file OUT.
+
+IN may be (recognized by its magic bytes; safetensors, which has none, by
+its header or its .safetensors extension):
+  .safetensors  Each tensor becomes a dense object (in data order);
+                __metadata__ becomes file attributes (text). F8_E4M3 and
+                F8_E5M2 are stored as u8 with the logical type f8_e4m3fn /
+                f8_e5m2; F8_E8M0, F4, F6_E2M3, F6_E3M2 as u8 with f8_e8m0fnu,
+                f4_e2m1fn, f6_e2m3fn, f6_e3m2fn (bytes packed as safetensors
+                packs them); C64 as f32 pairs with complex64.
+  .npy          One dense object named after the file (w.npy -> w). bool,
+                ints, f16/f32/f64; complex64/128 as f32/f64 pairs with the
+                complex logical type. Big-endian data is converted to
+                little-endian, Fortran-ordered arrays are transposed to
+                row-major (in memory). Object (pickled), string, datetime,
+                void/structured and longdouble arrays are refused.
+  .npz          Each member NAME.npy becomes the object NAME, in archive
+                order; stored (np.savez) or deflated (np.savez_compressed).
+  .zt           Any version zt reads (0.1, 1.x), upgraded or re-encoded:
+                every object (any format), component, logical type and
+                attribute, and the file attributes, are carried over; v0.1
+                big-endian data becomes little-endian; pre-1.2 sparse
+                indices are widened to u64. Input digests are verified.
+
+OUT is written to a temporary file beside it and renamed into place once
+complete: if the conversion fails, no OUT is left behind and an existing
+OUT is untouched. The same input and options always give the same bytes.
+
+Options:
+      --compress[=LEVEL]  Store every component zstd-compressed, at LEVEL
+                          (1-22, default 3; unless zt was built with the
+                          libzstd feature, its pure-Rust encoder treats
+                          every level alike). Without it: raw.
+      --digest ALG        Record a digest of every component's stored bytes:
+                          sha256, crc32c or none. Default: none, except for
+                          .zt input, where each component keeps the digest
+                          algorithm it had.
+  -h, --help              Show this help
+
+A progress bar is drawn on stderr while converting, when it is a terminal.
+Exit status: 0 success; 1 unreadable, invalid or unsupported input, or a
+failed write (one 'zt: FILE: ...' line on stderr); 2 usage error.
+",
+    flags: &[
+        Flag { long: "compress", short: None, takes_value: true, optional_value: true },
+        Flag { long: "digest", short: None, takes_value: true, optional_value: false },
+    ],
+    positional: &["IN", "OUT"],
+};
+
+/// What `--digest` asked for.
+#[derive(Clone, Copy)]
+pub enum DigestOpt {
+    /// Not given: none, except that `.zt` components keep their algorithm.
+    Keep,
+    Set(Checksum),
+}
+
+/// The kinds of input.
+#[derive(Debug, PartialEq)]
+enum Kind {
+    Safetensors,
+    Npy,
+    Npz,
+    Zt,
+}
+
+fn detect(path: &Path, b: &[u8]) -> Result<Kind, String> {
+    if b.starts_with(b"ZTEN") {
+        return Ok(Kind::Zt);
+    }
+    if b.starts_with(npy::MAGIC) {
+        return Ok(Kind::Npy);
+    }
+    if b.starts_with(npz::MAGIC) || b.starts_with(npz::MAGIC_EMPTY) {
+        return Ok(Kind::Npz);
+    }
+    let ext = path.extension().and_then(|e| e.to_str()).map(str::to_ascii_lowercase);
+    match ext.as_deref() {
+        Some("safetensors") => return Ok(Kind::Safetensors),
+        Some("npy") => return Ok(Kind::Npy),
+        Some("npz") => return Ok(Kind::Npz),
+        Some("zt") => return Ok(Kind::Zt),
+        _ => {}
+    }
+    if b.len() >= 9 && b[8] == b'{' {
+        return Ok(Kind::Safetensors);
+    }
+    Err("unrecognized input format (expected .safetensors, .npy, .npz or .zt)".into())
+}
+
+pub fn run(p: &Parsed) -> Result<(), Fail> {
+    let compression = match p.optional("compress") {
+        None => Compression::Raw,
+        Some(None) => Compression::ZSTD,
+        Some(Some(v)) => match v.parse::<i32>() {
+            Ok(l) if (1..=22).contains(&l) => Compression::Zstd(l),
+            _ => return Err(COMMAND.usage_error(format!("invalid --compress level '{v}' (expected 1 to 22)"))),
+        },
+    };
+    let digest = match p.value("digest") {
+        None => DigestOpt::Keep,
+        Some("none") => DigestOpt::Set(Checksum::None),
+        Some("sha256") => DigestOpt::Set(Checksum::Sha256),
+        Some("crc32c") => DigestOpt::Set(Checksum::Crc32c),
+        Some(v) => return Err(COMMAND.usage_error(format!("invalid --digest '{v}' (expected sha256, crc32c or none)"))),
+    };
+    let in_path = PathBuf::from(&p.positional[0]);
+    let out_path = PathBuf::from(&p.positional[1]);
+    if out_path.is_dir() {
+        return Err(Fail::input(&out_path, "is a directory"));
+    }
+    let bytes = input::load(&in_path).map_err(|e| Fail::input(&in_path, e))?;
+    let bad = |e: String| Fail::input(&in_path, e);
+    let new_out = |total| Out::create(&in_path, &out_path, compression, digest, total);
+    match detect(&in_path, &bytes).map_err(bad)? {
+        Kind::Safetensors => {
+            let st = safetensors::parse(&bytes).map_err(bad)?;
+            let mut out = new_out(st.total())?;
+            st.write(&mut out)?;
+            out.finish()
+        }
+        Kind::Npy => {
+            let (h, data) = npy::parse(&bytes).map_err(bad)?;
+            let stem = in_path.file_stem().map(|s| s.to_string_lossy().into_owned()).unwrap_or_default();
+            let mut out = new_out(h.nbytes)?;
+            npy::write(&h, data, &stem, &mut out)?;
+            out.finish()
+        }
+        Kind::Npz => {
+            let members = npz::parse(&bytes).map_err(bad)?;
+            let mut out = new_out(npz::total(&members))?;
+            npz::write(&members, &mut out)?;
+            out.finish()
+        }
+        Kind::Zt => {
+            let file = File::parse(&bytes).map_err(|e| bad(e.to_string()))?;
+            let mut out = new_out(zt::total(&file))?;
+            zt::write(&file, &mut out)?;
+            out.finish()
+        }
+    }
+}
+
+/// The output being written, and what every input module needs around it.
+pub struct Out {
+    w: Writer<FileSink>,
+    pub in_path: PathBuf,
+    out_path: PathBuf,
+    compression: Compression,
+    pub digest: DigestOpt,
+    pub progress: Rc<Progress>,
+    /// The first failure of a streamed input source (corrupt deflate data):
+    /// the writer only sees an I/O error.
+    pub source_error: Rc<RefCell<Option<String>>>,
+    _temp: TempGuard,
+}
+
+impl Out {
+    fn create(
+        in_path: &Path,
+        out_path: &Path,
+        compression: Compression,
+        digest: DigestOpt,
+        total: u64,
+    ) -> Result<Out, Fail> {
+        let sink = FileSink::create(out_path).map_err(|e| Fail::input(out_path, e))?;
+        crate::set_temp_file(Some(sink.temp_path()));
+        Ok(Out {
+            w: Writer::new(sink),
+            in_path: in_path.to_owned(),
+            out_path: out_path.to_owned(),
+            compression,
+            digest,
+            progress: Rc::new(Progress::new(total)),
+            source_error: Rc::new(RefCell::new(None)),
+            _temp: TempGuard,
+        })
+    }
+
+    /// A failure blamed on the input.
+    pub fn bad_input(&self, msg: impl Display) -> Fail {
+        Fail::input(&self.in_path, msg)
+    }
+
+    /// One `zt: IN: warning: ...` line on stderr.
+    pub fn warn(&self, msg: impl Display) {
+        self.progress.suspend();
+        let _ = writeln!(std::io::stderr().lock(), "zt: {}: warning: {msg}", self.in_path.display());
+    }
+
+    pub fn set_attribute(&mut self, key: &str, v: AttrValue) -> Result<(), Fail> {
+        self.w.set_attribute(key, v).map_err(|e| self.bad_input(format!("file attribute {key:?}: {e}")))
+    }
+
+    /// Add an object, with the encoding and digest the options ask for.
+    pub fn add(&mut self, obj: NewObject<'_>) -> Result<(), Fail> {
+        let mut obj = obj.compression(self.compression);
+        if let DigestOpt::Set(c) = self.digest {
+            obj = obj.checksum(c);
+        }
+        self.w.add(obj).map_err(|e| self.writer_error(e))
+    }
+
+    fn writer_error(&mut self, e: ztensor::Error) -> Fail {
+        if let Some(msg) = self.source_error.borrow_mut().take() {
+            return self.bad_input(msg);
+        }
+        if e.kind() == ErrorKind::Io {
+            let msg = self.w.take_io_error().map_or_else(|| e.to_string(), |io| io.to_string());
+            return Fail::input(&self.out_path, msg);
+        }
+        self.bad_input(e)
+    }
+
+    /// Write the manifest and publish OUT.
+    fn finish(self) -> Result<(), Fail> {
+        let Out { w, out_path, progress, _temp, .. } = self;
+        let r = w.finish();
+        drop((_temp, progress));
+        match r {
+            Ok(_) => Ok(()),
+            Err(e) if e.kind() == ErrorKind::Io => Err(Fail::input(&out_path, e)),
+            Err(e) => Err(Fail::input(&out_path, format!("cannot write the manifest: {e}"))),
+        }
+    }
+}
+
+/// Keeps the temporary file registered for the panic hook while alive.
+struct TempGuard;
+
+impl Drop for TempGuard {
+    fn drop(&mut self) {
+        crate::set_temp_file(None);
+    }
+}
+
+const CHUNK: usize = 1 << 20;
+
+/// Borrowed little-endian bytes, fed to the writer a chunk at a time (for progress).
+pub fn slice_data<'a>(b: &'a [u8], p: &Rc<Progress>) -> Data<'a> {
+    let p = p.clone();
+    Data::from_chunks(
+        b.len() as u64,
+        b.chunks(CHUNK).inspect(move |c| p.add(c.len() as u64)),
+    )
+}
+
+/// Big-endian elements of `width` bytes, swapped a chunk at a time.
+pub fn swapped_data<'a>(b: &'a [u8], width: usize, p: &Rc<Progress>) -> Data<'a> {
+    let p = p.clone();
+    Data::from_chunks(
+        b.len() as u64,
+        b.chunks(CHUNK).map(move |c| {
+            let mut v = c.to_vec();
+            swap_elements(&mut v, width);
+            p.add(c.len() as u64);
+            v
+        }),
+    )
+}
+
+/// Bytes already decoded into memory.
+pub fn owned_data(v: Vec<u8>, p: &Rc<Progress>) -> Data<'static> {
+    p.add(v.len() as u64);
+    Data::owned(v)
+}
+
+/// Reverse the bytes of each `width`-byte element.
+pub fn swap_elements(b: &mut [u8], width: usize) {
+    if width > 1 {
+        for e in b.chunks_exact_mut(width) {
+            e.reverse();
+        }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn detection() {
+        let p = Path::new;
+        assert_eq!(detect(p("x"), b"ZTEN1000..."), Ok(Kind::Zt));
+        assert_eq!(detect(p("x.safetensors"), b"\x93NUMPY\x01\x00"), Ok(Kind::Npy));
+        assert_eq!(detect(p("x"), b"PK\x03\x04"), Ok(Kind::Npz));
+        assert_eq!(detect(p("x.SafeTensors"), b""), Ok(Kind::Safetensors));
+        assert_eq!(detect(p("x.bin"), b"\x02\0\0\0\0\0\0\0{}"), Ok(Kind::Safetensors));
+        assert!(detect(p("x.bin"), b"hello world").is_err());
+        let mut v = vec![0x12u8, 0x34, 0x56, 0x78, 0x9a];
+        swap_elements(&mut v, 2);
+        assert_eq!(v, [0x34, 0x12, 0x78, 0x56, 0x9a]);
+    }
+}
