@@ -104,8 +104,11 @@ impl<'a> Component<'a> {
             (_, Some(n)) if n > limit => return Err(self.error(ErrorKind::DecodedTooLarge { limit })),
             (Encoding::Raw, _) => stored.to_vec(),
             (Encoding::Zstd, Some(n)) => {
-                let mut v = alloc::vec![0u8; n as usize];
-                self.unzstd_into(stored, &mut v)?;
+                // One allocation of exactly `n`, not zeroed first with libzstd.
+                let v = crate::zstd::decode_sized(stored, n as usize).map_err(|e| e.in_component(self.role))?;
+                if v.len() as u64 != n {
+                    return Err(self.error(ErrorKind::LengthMismatch { expected: n, actual: v.len() as u64 }));
+                }
                 v
             }
             (Encoding::Zstd, None) => crate::zstd::decode_to_vec(stored, limit).map_err(|e| e.in_component(self.role))?,

@@ -8,9 +8,10 @@
 //! - `libzstd` (feature `libzstd`, needs `std`): the zstd C library,
 //!   several times faster.
 //!
-//! [`decode_into`] and [`decode_to_vec`] use libzstd when the feature is
-//! on and ruzstd otherwise; [`Component::read_into`](crate::Component::read_into)
-//! and [`Component::to_vec`](crate::Component::to_vec) go through them.
+//! [`decode_into`], [`decode_sized`] and [`decode_to_vec`] use libzstd when
+//! the feature is on and ruzstd otherwise;
+//! [`Component::read_into`](crate::Component::read_into) and
+//! [`Component::to_vec`](crate::Component::to_vec) go through them.
 //! [`BACKEND`] names the one in use.
 //!
 //! The contract, for both:
@@ -19,18 +20,29 @@
 //!   frames are skipped) into `out` and returns the bytes written. Output
 //!   beyond `out.len()` is [`ErrorKind::DecodedTooLarge`], found while
 //!   decoding; nothing is written past `out`.
+//! - `decode_sized(input, len)` does the same into a new `Vec` allocated
+//!   once for `len` bytes (a declared size).
 //! - `decode_to_vec(input, limit)` does the same into a new `Vec` that
-//!   grows with the output, never past `limit` bytes.
+//!   grows with the output, never past `limit` bytes (no declared size).
 //! - Empty, truncated or corrupt input is [`ErrorKind::Decompress`].
+//!
+//! Memory besides the output: ruzstd keeps the frame's window (as its
+//! header asks, at most 100 MiB; larger is refused) in all three; libzstd
+//! needs none for `decode_into` / `decode_sized` (the output is the
+//! history) and, for `decode_to_vec`, a window of at most 128 MiB (its
+//! default `windowLogMax`; larger is refused) plus a 128 KiB staging buffer.
 //!
 //! libzstd also checks a frame's content checksum and declared content
 //! size when present; ruzstd (built without its `hash` feature) checks
 //! neither, so a few corrupt frames ruzstd accepts, libzstd refuses.
 
+// `Error` is large by design (allocation-free, carries names), as in `write`.
+#![allow(clippy::result_large_err)]
+
 use crate::error::{Error, ErrorKind, Result};
 use alloc::vec::Vec;
 
-/// The backend behind [`decode_into`] and [`decode_to_vec`]: `"libzstd"` or `"ruzstd"`.
+/// The backend behind this module's top-level functions: `"libzstd"` or `"ruzstd"`.
 pub const BACKEND: &str = if cfg!(feature = "libzstd") { "libzstd" } else { "ruzstd" };
 
 /// Decode `input` into `out`, returning the bytes written. More output than
@@ -43,6 +55,22 @@ pub fn decode_into(input: &[u8], out: &mut [u8]) -> Result<usize> {
     #[cfg(not(feature = "libzstd"))]
     {
         pure::decode_into(input, out)
+    }
+}
+
+/// Decode `input` into a new `Vec` allocated once with room for exactly
+/// `len` bytes, for frames whose size is declared; returns what was decoded
+/// (the caller checks it is all `len`). More output is an error
+/// ([`ErrorKind::DecodedTooLarge`]). With libzstd the buffer is not zeroed
+/// first (zstd writes into the spare capacity).
+pub fn decode_sized(input: &[u8], len: usize) -> Result<Vec<u8>> {
+    #[cfg(feature = "libzstd")]
+    {
+        libzstd::decode_sized(input, len)
+    }
+    #[cfg(not(feature = "libzstd"))]
+    {
+        pure::decode_sized(input, len)
     }
 }
 
@@ -117,6 +145,14 @@ pub mod pure {
         Ok(written)
     }
 
+    /// [`super::decode_sized`] with ruzstd: a zeroed `Vec`, then [`decode_into`].
+    pub fn decode_sized(input: &[u8], len: usize) -> Result<Vec<u8>> {
+        let mut v = alloc::vec![0u8; len];
+        let n = decode_into(input, &mut v)?;
+        v.truncate(n);
+        Ok(v)
+    }
+
     /// [`super::decode_to_vec`] with ruzstd.
     pub fn decode_to_vec(input: &[u8], limit: u64) -> Result<Vec<u8>> {
         let mut out = Vec::new();
@@ -140,7 +176,7 @@ pub mod pure {
 pub mod libzstd {
     use super::corrupt;
     use crate::error::{Error, ErrorKind, Result};
-    use ::zstd::zstd_safe::{zstd_sys::ZSTD_ErrorCode, DCtx, InBuffer, OutBuffer};
+    use ::zstd::zstd_safe::{zstd_sys::ZSTD_ErrorCode, DCtx, InBuffer, OutBuffer, WriteBuf};
     use alloc::vec::Vec;
 
     /// Whether a libzstd error code says the output buffer was too small.
@@ -154,17 +190,31 @@ pub mod libzstd {
     /// `out` (all frames, skippable ones skipped), which writes nothing past
     /// `out.len()` and fails with `dstSize_tooSmall` when more would come.
     pub fn decode_into(input: &[u8], out: &mut [u8]) -> Result<usize> {
+        bulk(input, out, out.len())
+    }
+
+    /// One `ZSTD_decompressDCtx` into `out`, whose room is `limit` bytes.
+    fn bulk<C: WriteBuf + ?Sized>(input: &[u8], out: &mut C, limit: usize) -> Result<usize> {
         if input.is_empty() {
             return Err(corrupt());
         }
-        let limit = out.len() as u64;
         DCtx::try_create().ok_or_else(corrupt)?.decompress(out, input).map_err(|code| {
             if dst_too_small(code) {
-                Error::new(ErrorKind::DecodedTooLarge { limit })
+                Error::new(ErrorKind::DecodedTooLarge { limit: limit as u64 })
             } else {
                 corrupt()
             }
         })
+    }
+
+    /// [`super::decode_sized`] with libzstd: `Vec::with_capacity(len)`
+    /// (exactly `len`: `Vec` guarantees it), filled by one
+    /// `ZSTD_decompressDCtx` into its spare capacity, never zeroed;
+    /// zstd-safe sets the length to what was written.
+    pub fn decode_sized(input: &[u8], len: usize) -> Result<Vec<u8>> {
+        let mut v = Vec::with_capacity(len);
+        bulk(input, &mut v, len)?;
+        Ok(v)
     }
 
     /// [`super::decode_to_vec`] with libzstd: streaming through a fixed
@@ -206,25 +256,34 @@ mod tests {
 
     // `printf 'hello hello hello hello\n' | zstd --no-check`
     const HELLO: &[u8] = &[
-        0x28, 0xb5, 0x2f, 0xfd, 0x00, 0x58, 0x6d, 0x00, 0x00, 0x38, 0x68, 0x65, 0x6c, 0x6c, 0x6f, 0x20, 0x0a,
-        0x01, 0x00, 0x99, 0x4b, 0x11,
+        0x28, 0xb5, 0x2f, 0xfd, 0x00, 0x58, 0x6d, 0x00, 0x00, 0x38, 0x68, 0x65, 0x6c, 0x6c, 0x6f, 0x20, 0x0a, 0x01,
+        0x00, 0x99, 0x4b, 0x11,
     ];
     /// A skippable frame with 3 bytes of payload.
     const SKIP: &[u8] = &[0x50, 0x2a, 0x4d, 0x18, 0x03, 0x00, 0x00, 0x00, 1, 2, 3];
 
-    type IntoFn = fn(&[u8], &mut [u8]) -> Result<usize>;
-    type VecFn = fn(&[u8], u64) -> Result<Vec<u8>>;
+    /// One backend's three entry points.
+    struct B {
+        name: &'static str,
+        into: fn(&[u8], &mut [u8]) -> Result<usize>,
+        sized: fn(&[u8], usize) -> Result<Vec<u8>>,
+        to_vec: fn(&[u8], u64) -> Result<Vec<u8>>,
+    }
 
     /// Every backend built, and the default one.
-    fn backends() -> Vec<(&'static str, IntoFn, VecFn)> {
-        let v: Vec<(&'static str, IntoFn, VecFn)> =
-            alloc::vec![("default", decode_into, decode_to_vec), ("ruzstd", pure::decode_into, pure::decode_to_vec)];
+    fn backends() -> Vec<B> {
+        #[allow(unused_mut)]
+        let mut v = alloc::vec![
+            B { name: "default", into: decode_into, sized: decode_sized, to_vec: decode_to_vec },
+            B { name: "ruzstd", into: pure::decode_into, sized: pure::decode_sized, to_vec: pure::decode_to_vec },
+        ];
         #[cfg(feature = "libzstd")]
-        let v = {
-            let mut v = v;
-            v.push(("libzstd", libzstd::decode_into as IntoFn, libzstd::decode_to_vec as VecFn));
-            v
-        };
+        v.push(B {
+            name: "libzstd",
+            into: libzstd::decode_into,
+            sized: libzstd::decode_sized,
+            to_vec: libzstd::decode_to_vec,
+        });
         v
     }
 
@@ -235,26 +294,29 @@ mod tests {
 
     #[test]
     fn decodes_within_bounds() {
-        for (name, into, to_vec) in backends() {
+        for B { name, into, sized, to_vec } in backends() {
             let mut out = [0u8; 24];
             let n = into(HELLO, &mut out).unwrap();
             assert_eq!(&out[..n], b"hello hello hello hello\n", "{name}");
             assert_eq!(to_vec(HELLO, 24).unwrap(), b"hello hello hello hello\n", "{name}");
-            // A bigger buffer: fewer bytes written, no error.
+            assert_eq!(sized(HELLO, 24).unwrap(), b"hello hello hello hello\n", "{name}");
+            // More room: fewer bytes written, no error.
             let mut out = [0u8; 100];
             assert_eq!(into(HELLO, &mut out).unwrap(), 24, "{name}");
+            assert_eq!(sized(HELLO, 100).unwrap(), b"hello hello hello hello\n", "{name}");
         }
     }
 
     #[test]
     fn stops_at_the_limit() {
-        for (name, into, to_vec) in backends() {
-            let mut out = [0u8; 10];
-            assert_eq!(into(HELLO, &mut out).unwrap_err().kind(), ErrorKind::DecodedTooLarge { limit: 10 }, "{name}");
-            let mut out = [0u8; 23];
-            assert_eq!(into(HELLO, &mut out).unwrap_err().kind(), ErrorKind::DecodedTooLarge { limit: 23 }, "{name}");
-            assert_eq!(to_vec(HELLO, 23).unwrap_err().kind(), ErrorKind::DecodedTooLarge { limit: 23 }, "{name}");
-            assert_eq!(to_vec(HELLO, 0).unwrap_err().kind(), ErrorKind::DecodedTooLarge { limit: 0 }, "{name}");
+        for B { name, into, sized, to_vec } in backends() {
+            for limit in [0, 10, 23] {
+                let mut out = alloc::vec![0u8; limit];
+                let want = ErrorKind::DecodedTooLarge { limit: limit as u64 };
+                assert_eq!(into(HELLO, &mut out).unwrap_err().kind(), want, "{name} {limit}");
+                assert_eq!(sized(HELLO, limit).unwrap_err().kind(), want, "{name} {limit}");
+                assert_eq!(to_vec(HELLO, limit as u64).unwrap_err().kind(), want, "{name} {limit}");
+            }
         }
     }
 
@@ -267,56 +329,68 @@ mod tests {
         two.extend_from_slice(HELLO);
         let mut want = b"hello hello hello hello\n".to_vec();
         want.extend_from_slice(b"hello hello hello hello\n");
-        for (name, into, to_vec) in backends() {
+        for B { name, into, sized, to_vec } in backends() {
             let mut out = [0u8; 48];
             assert_eq!(into(&two, &mut out).unwrap(), 48, "{name}");
             assert_eq!(&out[..], &want[..], "{name}");
             assert_eq!(to_vec(&two, 48).unwrap(), want, "{name}");
+            assert_eq!(sized(&two, 48).unwrap(), want, "{name}");
             let mut out = [0u8; 47];
-            assert_eq!(into(&two, &mut out).unwrap_err().kind(), ErrorKind::DecodedTooLarge { limit: 47 }, "{name}");
-            assert_eq!(to_vec(&two, 47).unwrap_err().kind(), ErrorKind::DecodedTooLarge { limit: 47 }, "{name}");
+            let too_large = ErrorKind::DecodedTooLarge { limit: 47 };
+            assert_eq!(into(&two, &mut out).unwrap_err().kind(), too_large, "{name}");
+            assert_eq!(to_vec(&two, 47).unwrap_err().kind(), too_large, "{name}");
+            assert_eq!(sized(&two, 47).unwrap_err().kind(), too_large, "{name}");
             // Only a skippable frame: nothing decoded.
             assert_eq!(into(SKIP, &mut out).unwrap(), 0, "{name}");
             assert_eq!(to_vec(SKIP, 0).unwrap(), b"", "{name}");
+            assert_eq!(sized(SKIP, 0).unwrap(), b"", "{name}");
         }
     }
 
     #[test]
     fn corrupt_and_truncated_frames_fail() {
-        for (name, into, to_vec) in backends() {
-            let mut out = [0u8; 64];
-            for cut in [0, 3, 8, HELLO.len() - 5, HELLO.len() - 1] {
-                assert_eq!(into(&HELLO[..cut], &mut out).unwrap_err().kind(), ErrorKind::Decompress, "{name} cut {cut}");
-                assert_eq!(to_vec(&HELLO[..cut], 64).unwrap_err().kind(), ErrorKind::Decompress, "{name} cut {cut}");
+        let mut bad = HELLO.to_vec();
+        bad[0] = 0;
+        // Trailing garbage after a good frame.
+        let mut tail = HELLO.to_vec();
+        tail.extend_from_slice(&[0xde, 0xad, 0xbe, 0xef, 0, 0, 0, 0]);
+        let cuts = [0, 3, 8, HELLO.len() - 5, HELLO.len() - 1].map(|cut| &HELLO[..cut]);
+        for B { name, into, sized, to_vec } in backends() {
+            for input in cuts.iter().copied().chain([&bad[..], &tail[..]]) {
+                let mut out = [0u8; 64];
+                assert_eq!(into(input, &mut out).unwrap_err().kind(), ErrorKind::Decompress, "{name} {input:x?}");
+                assert_eq!(sized(input, 64).unwrap_err().kind(), ErrorKind::Decompress, "{name} {input:x?}");
+                assert_eq!(to_vec(input, 64).unwrap_err().kind(), ErrorKind::Decompress, "{name} {input:x?}");
             }
-            let mut bad = HELLO.to_vec();
-            bad[0] = 0;
-            assert_eq!(into(&bad, &mut out).unwrap_err().kind(), ErrorKind::Decompress, "{name}");
-            assert_eq!(to_vec(&bad, 64).unwrap_err().kind(), ErrorKind::Decompress, "{name}");
-            // Trailing garbage after a good frame.
-            let mut tail = HELLO.to_vec();
-            tail.extend_from_slice(&[0xde, 0xad, 0xbe, 0xef, 0, 0, 0, 0]);
-            assert_eq!(into(&tail, &mut out).unwrap_err().kind(), ErrorKind::Decompress, "{name}");
-            assert_eq!(to_vec(&tail, 64).unwrap_err().kind(), ErrorKind::Decompress, "{name}");
         }
     }
 
-    /// Both backends agree on real frames of every shape the writer makes.
+    /// Both backends agree on multi-block frames, with and without a
+    /// declared content size (the writer declares none), at several levels.
     #[cfg(feature = "libzstd")]
     #[test]
     fn backends_agree_on_large_frames() {
-        let data: Vec<u8> = (0..3_000_000u32).map(|i| (i.wrapping_mul(2654435761) >> 29) as u8 ^ (i / 1000) as u8).collect();
-        for level in [1, 3, 19] {
-            let frame = ::zstd::bulk::compress(&data, level).unwrap();
+        use ::zstd::stream::raw::CParameter;
+        let data: Vec<u8> =
+            (0..3_000_000u32).map(|i| (i.wrapping_mul(2654435761) >> 29) as u8 ^ (i / 1000) as u8).collect();
+        for (level, sized) in [(1, false), (3, false), (3, true), (19, false)] {
+            let mut c = ::zstd::bulk::Compressor::new(level).unwrap();
+            c.set_parameter(CParameter::ContentSizeFlag(sized)).unwrap();
+            let frame = c.compress(&data).unwrap();
             let mut a = alloc::vec![0u8; data.len()];
             let mut b = alloc::vec![0u8; data.len()];
             assert_eq!(pure::decode_into(&frame, &mut a).unwrap(), data.len());
             assert_eq!(libzstd::decode_into(&frame, &mut b).unwrap(), data.len());
-            assert!(a == data && b == data, "level {level}");
+            assert!(a == data && b == data, "level {level} sized {sized}");
             assert_eq!(libzstd::decode_to_vec(&frame, data.len() as u64).unwrap(), data);
+            assert_eq!(libzstd::decode_sized(&frame, data.len()).unwrap(), data);
             let short = data.len() as u64 - 1;
             assert_eq!(
                 libzstd::decode_to_vec(&frame, short).unwrap_err().kind(),
+                ErrorKind::DecodedTooLarge { limit: short }
+            );
+            assert_eq!(
+                libzstd::decode_sized(&frame, data.len() - 1).unwrap_err().kind(),
                 ErrorKind::DecodedTooLarge { limit: short }
             );
             let mut small = alloc::vec![0u8; data.len() - 1];
