@@ -40,6 +40,16 @@ else
     warn "target thumbv7em-none-eabihf not installed (rustup target add thumbv7em-none-eabihf); embedded build NOT checked"
 fi
 
+step "C ABI: ffi crate, header, C/C++ examples (plain, sanitizers, valgrind)"
+if command -v cmake >/dev/null; then
+    bash scripts/test-c.sh
+elif [ "${ZT_REQUIRE_C:-0}" = 1 ]; then
+    echo "cmake not found, and ZT_REQUIRE_C=1" >&2
+    exit 1
+else
+    warn "cmake not found (apt-get install cmake pkg-config valgrind); C examples NOT run"
+fi
+
 step "doc tests and docs build"
 cargo doc -p ztensor --no-deps -q
 

@@ -65,6 +65,16 @@ fn ints<'b>(c: &Component<'_>, bytes: &'b [u8]) -> Result<impl Iterator<Item = O
     }))
 }
 
+/// Number of logical elements of `c` (decoding it when no size is declared).
+fn logical_len(c: &Component<'_>) -> Result<u64> {
+    let per = c.dtype().width() * c.logical_type().and_then(|t| t.ratio()).unwrap_or(1);
+    let n = match c.decoded_len() {
+        Some(n) => n,
+        None => decoded(c)?.get().len() as u64,
+    };
+    Ok(n / per)
+}
+
 fn bad(o: &Object<'_>, c: &Component<'_>, what: &'static str) -> Error {
     Error::new(ErrorKind::BadData { what }).in_object(o.name()).in_component(c.role())
 }
@@ -96,8 +106,7 @@ impl<'a> Object<'a> {
     fn check_csr(&self) -> Result<()> {
         let (indptr, indices, values) = (self.require("indptr")?, self.require("indices")?, self.require("values")?);
         let cols = self.shape().dim(1).unwrap_or(0);
-        let nnz = values.element_count().unwrap_or(0)
-            / values.logical_type().and_then(|t| t.ratio()).unwrap_or(1);
+        let nnz = logical_len(&values)?;
         let p = decoded(&indptr)?;
         let mut prev = None;
         for v in ints(&indptr, p.get())? {
@@ -123,8 +132,7 @@ impl<'a> Object<'a> {
 
     fn check_coo(&self) -> Result<()> {
         let (coords, values) = (self.require("coords")?, self.require("values")?);
-        let nnz = values.element_count().unwrap_or(0)
-            / values.logical_type().and_then(|t| t.ratio()).unwrap_or(1);
+        let nnz = logical_len(&values)?;
         let b = decoded(&coords)?;
         let mut dims = self.shape().dims();
         let mut limit = 0;

@@ -579,3 +579,23 @@ fn help_exits_0() {
     }
     assert!(top.contains("convert"), "{top}");
 }
+
+/// `zt verify` runs the data rules too (the C samples carry files whose
+/// manifest is sound but whose data is not).
+#[test]
+fn verify_runs_the_data_rules() {
+    let dir = Path::new(env!("CARGO_MANIFEST_DIR")).join("examples-c/samples/hostile/data");
+    let mut n = 0;
+    for e in std::fs::read_dir(&dir).unwrap() {
+        let p = e.unwrap().path().to_string_lossy().into_owned();
+        let o = zt(&["verify", &p]);
+        assert_eq!(code(&o), 1, "{p}: {}", stderr(&o));
+        assert!(stderr(&o).lines().count() >= 1, "{p}");
+        n += 1;
+    }
+    assert!(n >= 3, "{n}");
+    // A v1.1 CSR whose zstd values declare no size: nnz comes from decoding them.
+    let good = Path::new(env!("CARGO_MANIFEST_DIR")).join("examples-c/samples/good/v1.1_zstd_unknown_size.zt");
+    let o = zt(&["verify", &good.to_string_lossy()]);
+    assert_eq!(code(&o), 0, "{}", stderr(&o));
+}

@@ -314,3 +314,28 @@ fn quantized_group_params_are_type_checked_at_open() {
     let bad = mk(map([("packing", uint(8))]));
     assert_eq!(File::parse(&bad).unwrap_err().kind(), ErrorKind::WrongType { field: "packing", expected: "a text string" });
 }
+
+#[test]
+fn v1_1_csr_with_undeclared_zstd_values_checks_against_decoded_count() {
+    use ztensor::write::{Compression, NewObject, Writer};
+    // Get a real zstd frame of 2 f32 values from our writer.
+    let mut w = Writer::new(Vec::new());
+    w.add(NewObject::dense_slice("v", &[2], &[1.0f32, 2.0]).compression(Compression::ZSTD)).unwrap();
+    let bytes = w.finish().unwrap();
+    let frame = File::parse(&bytes).unwrap().require("v").unwrap().data().unwrap().stored_bytes().unwrap().to_vec();
+
+    let mk = |indptr: &[u64]| {
+        let mut b = Blobs::new();
+        let (i, p) = (le_u64(&[0, 3]), le_u64(indptr));
+        let (ov, oi, op) = (b.add(&frame), b.add(&i), b.add(&p));
+        let values = comp_with("f32", ov, frame.len() as u64, [("encoding", text("zstd"))]);
+        let o = obj(
+            &[3, 4],
+            "sparse_csr",
+            [("values", values), ("indices", comp("u64", oi, 16)), ("indptr", comp("u64", op, p.len() as u64))],
+        );
+        v1_file(&b, &encode(&manifest("1.1.0", [("m", o)])))
+    };
+    assert!(deep(&mk(&[0, 1, 1, 2])).is_ok());
+    assert_eq!(bad_data(&mk(&[0, 1, 1, 1])), "CSR indptr does not end at the number of values");
+}

@@ -1,5 +1,5 @@
-//! `zt verify FILE`: structure, digests, decoding; more data checks slot in
-//! through [`COMPONENT_CHECKS`] and [`OBJECT_CHECKS`].
+//! `zt verify FILE`: structure, digests, and the data rules of
+//! `Object::check_data` (decoded lengths, CSR/COO indices, bool bytes).
 //!
 //! Output: each problem is one `zt: FILE: <problem>` line on **stderr**, each
 //! warning one `zt: FILE: warning: <what>` line on stderr; the verdict is one
@@ -7,20 +7,21 @@
 
 use crate::args::{Command, Parsed};
 use crate::{input, Fail};
-use std::borrow::Cow;
 use std::fmt::Display;
 use std::io::{self, Write};
 use std::path::{Path, PathBuf};
 use ztensor::digest::{Digest, Verified};
-use ztensor::{Component, Encoding, Endian, Error, ErrorKind, File, Object};
+use ztensor::{Component, File, Object};
 
 pub const COMMAND: Command = Command {
     name: "verify",
     usage: "zt verify FILE",
     help: "\
 Check a zTensor file: its structure (header, footer, manifest, layout
-rules), every component digest, and that every component decodes to its
-declared length.
+rules), every component digest, and the data rules: every component
+decodes to its declared length, CSR indptr starts at 0, never decreases
+and ends at the number of values, CSR/COO indices lie inside the shape,
+bool bytes are 0 or 1.
 
 Each problem is printed as one 'zt: FILE: ...' line on stderr; a digest
 with an algorithm zt does not know is a warning there, not a problem.
@@ -60,41 +61,6 @@ impl Report<'_> {
     }
 }
 
-/// A check of one component, given its decoded bytes (little-endian elements).
-pub type ComponentCheck = fn(&Object<'_>, &Component<'_>, &[u8], &mut Report<'_>);
-
-/// A check of one object, run after all its components decoded.
-pub type ObjectCheck = fn(&Object<'_>, &mut Report<'_>);
-
-/// Per-component data checks. Add more here (e.g. bool bytes are 0 or 1)
-/// as the library grows them.
-pub const COMPONENT_CHECKS: &[ComponentCheck] = &[decoded_length];
-
-/// Per-object data checks. Add more here (e.g. CSR/COO index ranges) as the
-/// library grows them.
-pub const OBJECT_CHECKS: &[ObjectCheck] = &[];
-
-/// The decoded bytes agree with the declared decoded length.
-fn decoded_length(o: &Object<'_>, c: &Component<'_>, bytes: &[u8], r: &mut Report<'_>) {
-    if let Some(expected) = c.decoded_len() {
-        if bytes.len() as u64 != expected {
-            let kind = ErrorKind::LengthMismatch { expected, actual: bytes.len() as u64 };
-            r.problem(Error::new(kind).in_object(o.name()).in_component(c.role()));
-        }
-    }
-}
-
-/// Decode a component: borrowed when the stored bytes already are the
-/// decoded little-endian elements, else through `to_vec`.
-#[allow(clippy::result_large_err)] // the library's `Error` is what it is
-fn decode<'a>(c: &Component<'a>) -> ztensor::Result<Cow<'a, [u8]>> {
-    if c.encoding() == Encoding::Raw && c.endian() == Endian::Little {
-        c.stored_bytes().map(Cow::Borrowed)
-    } else {
-        c.to_vec().map(Cow::Owned)
-    }
-}
-
 fn check_digest(o: &Object<'_>, c: &Component<'_>, r: &mut Report<'_>) {
     match c.verify_digest() {
         Ok(Verified::Ok) => r.digests_checked += 1,
@@ -123,17 +89,11 @@ pub fn check_file(file: &File<'_>, r: &mut Report<'_>) -> (usize, usize) {
         for c in o.components() {
             components += 1;
             check_digest(&o, &c, r);
-            match decode(&c) {
-                Ok(bytes) => {
-                    for check in COMPONENT_CHECKS {
-                        check(&o, &c, &bytes, r);
-                    }
-                }
-                Err(e) => r.problem(e.in_object(o.name()).in_component(c.role())),
-            }
         }
-        for check in OBJECT_CHECKS {
-            check(&o, r);
+        // Every component decodes to its declared length; CSR/COO indices
+        // are in range; bool bytes are 0 or 1 (the library's data rules).
+        if let Err(e) = o.check_data() {
+            r.problem(e);
         }
     }
     (objects, components)

@@ -1,0 +1,225 @@
+//! Statuses, the thread-local last-error message, and the wrapper that
+//! keeps every panic on the Rust side of the boundary.
+
+use crate::zt_status;
+use core::fmt::{self, Write as _};
+use std::cell::RefCell;
+use std::panic::{catch_unwind, AssertUnwindSafe};
+use ztensor_core::{Error as CoreError, ErrorKind};
+
+/// Capacity of the thread-local message buffer, NUL included. Longer
+/// messages are cut (on a character boundary).
+pub(crate) const LAST_ERROR_CAP: usize = 512;
+
+thread_local! {
+    // A fixed array: no allocation and no destructor to register.
+    static LAST_ERROR: RefCell<[u8; LAST_ERROR_CAP]> = const { RefCell::new([0; LAST_ERROR_CAP]) };
+}
+
+/// Where a core error happened: validating the manifest (open) or reading data.
+#[derive(Clone, Copy, PartialEq, Eq)]
+pub(crate) enum Phase {
+    Open,
+    Data,
+}
+
+/// Why a call failed: a status and what to put in the message.
+pub(crate) struct Fail {
+    pub status: zt_status,
+    pub detail: Detail,
+}
+
+pub(crate) enum Detail {
+    Static(&'static str),
+    Core(CoreError),
+    Io(std::io::Error),
+    Verify { count: usize, first: CoreError },
+}
+
+impl fmt::Display for Detail {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        match self {
+            Detail::Static(s) => f.write_str(s),
+            Detail::Core(e) => write!(f, "{e}"),
+            Detail::Io(e) => write!(f, "I/O error: {e}"),
+            Detail::Verify { count, first } => {
+                write!(f, "{count} problem{} found; first: {first}", if *count == 1 { "" } else { "s" })
+            }
+        }
+    }
+}
+
+impl Fail {
+    /// A NULL or out-of-range argument; `what` names it.
+    pub fn invalid(what: &'static str) -> Fail {
+        Fail { status: zt_status::ZT_ERR_INVALID_ARGUMENT, detail: Detail::Static(what) }
+    }
+
+    pub fn with(status: zt_status, what: &'static str) -> Fail {
+        Fail { status, detail: Detail::Static(what) }
+    }
+
+    pub fn core(e: CoreError, phase: Phase) -> Fail {
+        Fail { status: status_of(e.kind(), phase), detail: Detail::Core(e) }
+    }
+
+    pub fn fs(e: ztensor_core::fs::Error, phase: Phase) -> Fail {
+        match e {
+            ztensor_core::fs::Error::Io(e) => Fail { status: zt_status::ZT_ERR_IO, detail: Detail::Io(e) },
+            ztensor_core::fs::Error::Format(e) => Fail::core(e, phase),
+        }
+    }
+
+    /// Record the message for `zt_last_error` and return the status.
+    pub fn record(self) -> zt_status {
+        set_last_error(format_args!("{}", self.detail));
+        self.status
+    }
+}
+
+/// The status for a core error kind.
+pub(crate) fn status_of(kind: ErrorKind, phase: Phase) -> zt_status {
+    use zt_status::*;
+    use ErrorKind::*;
+    match kind {
+        NotFound => ZT_ERR_NOT_FOUND,
+        BufferTooSmall { .. } => ZT_ERR_BUFFER_TOO_SMALL,
+        NotZeroCopy { .. } => ZT_ERR_NOT_ZERO_COPY,
+        DigestMismatch => ZT_ERR_DIGEST_MISMATCH,
+        Decompress | DecodedTooLarge { .. } | BadData { .. } => ZT_ERR_CORRUPT_DATA,
+        // At open, a size that disagrees with shape and type is a manifest
+        // error; when reading, it is data that decodes to the wrong size.
+        LengthMismatch { .. } if phase == Phase::Data => ZT_ERR_CORRUPT_DATA,
+        Io => ZT_ERR_IO,
+        UnsupportedVersion { .. } | Unsupported { .. } | NoData => ZT_ERR_UNSUPPORTED,
+        TypeMismatch => ZT_ERR_INVALID_ARGUMENT,
+        _ => ZT_ERR_FORMAT,
+    }
+}
+
+/// A `fmt::Write` into a fixed buffer that drops what does not fit,
+/// cutting on a character boundary.
+struct Truncating<'b> {
+    buf: &'b mut [u8],
+    len: usize,
+}
+
+impl fmt::Write for Truncating<'_> {
+    fn write_str(&mut self, s: &str) -> fmt::Result {
+        let room = self.buf.len() - self.len;
+        let mut n = s.len().min(room);
+        while !s.is_char_boundary(n) {
+            n -= 1;
+        }
+        for (d, &b) in self.buf[self.len..self.len + n].iter_mut().zip(s.as_bytes()) {
+            // C reads the message up to its first NUL.
+            *d = if b == 0 { b'?' } else { b };
+        }
+        self.len += n;
+        Ok(())
+    }
+}
+
+/// Replace this thread's last-error message.
+pub(crate) fn set_last_error(args: fmt::Arguments<'_>) {
+    let _ = LAST_ERROR.try_with(|cell| {
+        if let Ok(mut buf) = cell.try_borrow_mut() {
+            let mut w = Truncating { buf: &mut buf[..LAST_ERROR_CAP - 1], len: 0 };
+            let _ = w.write_fmt(args);
+            let n = w.len;
+            buf[n] = 0;
+        }
+    });
+}
+
+/// This thread's message buffer (NUL-terminated), or a static empty string
+/// while the thread is being torn down.
+pub(crate) fn last_error_ptr() -> *const core::ffi::c_char {
+    LAST_ERROR.try_with(|cell| cell.as_ptr() as *const core::ffi::c_char).unwrap_or(c"".as_ptr())
+}
+
+/// The text of a panic payload.
+fn panic_text(p: &(dyn std::any::Any + Send)) -> &str {
+    if let Some(s) = p.downcast_ref::<&'static str>() {
+        s
+    } else if let Some(s) = p.downcast_ref::<String>() {
+        s
+    } else {
+        "(no message)"
+    }
+}
+
+/// Run `f`, turning its failure into a status (and a message) and a panic
+/// into [`zt_status::ZT_ERR_PANIC`]: nothing unwinds into C.
+pub(crate) fn guard(f: impl FnOnce() -> Result<(), Fail>) -> zt_status {
+    match catch_unwind(AssertUnwindSafe(f)) {
+        Ok(Ok(())) => zt_status::ZT_OK,
+        Ok(Err(fail)) => fail.record(),
+        Err(payload) => {
+            let _ = catch_unwind(AssertUnwindSafe(|| {
+                set_last_error(format_args!("internal error (Rust panic): {}", panic_text(&*payload)));
+            }));
+            // Dropping the payload could itself panic: keep that inside too.
+            let _ = catch_unwind(AssertUnwindSafe(move || drop(payload)));
+            zt_status::ZT_ERR_PANIC
+        }
+    }
+}
+
+/// [`guard`] for calls that return a value instead of a status: `fallback`
+/// when `f` panics.
+pub(crate) fn guard_value<T>(fallback: T, f: impl FnOnce() -> T) -> T {
+    match catch_unwind(AssertUnwindSafe(f)) {
+        Ok(v) => v,
+        Err(payload) => {
+            let _ = catch_unwind(AssertUnwindSafe(|| {
+                set_last_error(format_args!("internal error (Rust panic): {}", panic_text(&*payload)));
+            }));
+            let _ = catch_unwind(AssertUnwindSafe(move || drop(payload)));
+            fallback
+        }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use std::ffi::CStr;
+
+    fn last() -> String {
+        unsafe { CStr::from_ptr(last_error_ptr()) }.to_string_lossy().into_owned()
+    }
+
+    #[test]
+    fn panics_become_a_status() {
+        let prev = std::panic::take_hook();
+        std::panic::set_hook(Box::new(|_| {}));
+        let s = guard(|| panic!("boom {}", 42));
+        let v = guard_value(7usize, || panic!("static boom"));
+        std::panic::set_hook(prev);
+        assert_eq!(s, zt_status::ZT_ERR_PANIC);
+        assert_eq!(v, 7);
+        assert_eq!(last(), "internal error (Rust panic): static boom");
+    }
+
+    #[test]
+    fn messages_are_cut_on_char_boundaries_and_nul_free() {
+        let long = "é".repeat(400);
+        set_last_error(format_args!("{long}"));
+        let m = last();
+        assert!(m.len() < LAST_ERROR_CAP);
+        assert!(m.chars().all(|c| c == 'é'));
+        set_last_error(format_args!("a\0b"));
+        assert_eq!(last(), "a?b");
+    }
+
+    #[test]
+    fn errors_map_to_statuses() {
+        assert_eq!(status_of(ErrorKind::BadMagic, Phase::Open), zt_status::ZT_ERR_FORMAT);
+        let lm = ErrorKind::LengthMismatch { expected: 1, actual: 2 };
+        assert_eq!(status_of(lm, Phase::Open), zt_status::ZT_ERR_FORMAT);
+        assert_eq!(status_of(lm, Phase::Data), zt_status::ZT_ERR_CORRUPT_DATA);
+        assert_eq!(status_of(ErrorKind::UnsupportedVersion { major: 2 }, Phase::Open), zt_status::ZT_ERR_UNSUPPORTED);
+        assert_eq!(status_of(ErrorKind::DigestMismatch, Phase::Data), zt_status::ZT_ERR_DIGEST_MISMATCH);
+    }
+}

@@ -1,0 +1,81 @@
+//! `include/ztensor.h` is generated from this crate by cbindgen and
+//! committed. This test regenerates it and fails when the committed copy
+//! is stale; `ZT_BLESS=1 cargo test --manifest-path ffi/Cargo.toml --test header` rewrites it.
+
+use std::path::PathBuf;
+
+#[test]
+fn committed_header_is_up_to_date() {
+    let crate_dir = PathBuf::from(env!("CARGO_MANIFEST_DIR"));
+    let config = cbindgen::Config::from_file(crate_dir.join("cbindgen.toml")).expect("read ffi/cbindgen.toml");
+    let mut fresh = Vec::new();
+    cbindgen::Builder::new()
+        .with_crate(&crate_dir)
+        .with_config(config)
+        .generate()
+        .expect("cbindgen failed")
+        .write(&mut fresh);
+    let fresh = String::from_utf8(fresh).expect("header is UTF-8");
+
+    let path = crate_dir.join("../include/ztensor.h");
+    if std::env::var_os("ZT_BLESS").is_some_and(|v| v != "0") {
+        std::fs::write(&path, &fresh).expect("write include/ztensor.h");
+        eprintln!("wrote {}", path.display());
+        return;
+    }
+    let committed = std::fs::read_to_string(&path).unwrap_or_default();
+    if committed != fresh {
+        let diff = first_difference(&committed, &fresh);
+        panic!(
+            "include/ztensor.h is stale: it differs from what ffi/src generates.\n{diff}\n\
+             Regenerate it with:\n    ZT_BLESS=1 cargo test --manifest-path ffi/Cargo.toml --test header\n\
+             and commit the result."
+        );
+    }
+}
+
+/// A short hint: the first differing line of each side, with its number.
+fn first_difference(old: &str, new: &str) -> String {
+    let (a, b): (Vec<&str>, Vec<&str>) = (old.lines().collect(), new.lines().collect());
+    let i = a.iter().zip(&b).take_while(|(x, y)| x == y).count();
+    let line = |v: &[&str], i: usize| v.get(i).map_or("(end of file)".to_string(), |l| format!("{l:?}"));
+    format!(
+        "first difference at line {}:\n  committed: {}\n  generated: {}\n({} lines committed, {} generated)",
+        i + 1,
+        line(&a, i),
+        line(&b, i),
+        a.len(),
+        b.len()
+    )
+}
+
+/// Every function in the header says who owns what and whether it is
+/// thread-safe (the C ABI conventions of DESIGN.md).
+#[test]
+fn every_function_documents_ownership_and_thread_safety() {
+    let path = PathBuf::from(env!("CARGO_MANIFEST_DIR")).join("../include/ztensor.h");
+    let header = std::fs::read_to_string(path).expect("read include/ztensor.h");
+    let mut functions = 0;
+    let mut rest = header.as_str();
+    while let Some(start) = rest.find("/**") {
+        let after = &rest[start..];
+        let end = after.find("*/").expect("unterminated doc comment") + 2;
+        let (doc, tail) = (&after[..end], &after[end..]);
+        // The declaration that follows the comment, up to its `;` or `{`.
+        let decl_end = tail.find([';', '{']).unwrap_or(tail.len());
+        let decl = &tail[..decl_end];
+        if let Some(paren) = decl.find('(') {
+            if !decl.trim_start().starts_with('#') {
+                let name = decl[..paren].split_whitespace().last().unwrap_or("").trim_start_matches('*');
+                if name.starts_with("zt_") {
+                    functions += 1;
+                    for word in ["Ownership", "Thread-safety"] {
+                        assert!(doc.contains(word), "{name}: its doc comment does not say `{word}:`");
+                    }
+                }
+            }
+        }
+        rest = tail;
+    }
+    assert!(functions >= 20, "found only {functions} functions in the header");
+}

@@ -1,0 +1,305 @@
+/*
+ * ztensor.hpp: a small C++17 RAII wrapper over the C API in ztensor.h.
+ *
+ *     zt::File f = zt::File::open("model.zt");
+ *     for (zt::Object o : f) {
+ *         std::vector<std::byte> bytes = o.read();           // any encoding
+ *         if (auto w = o.try_view<float>())                  // zero-copy
+ *             use(w->data(), w->size());
+ *     }
+ *     zt::Object w = f.at("layer.0.weight");                 // throws if absent
+ *
+ * Errors are thrown as zt::Error (status + message). A zt::File is
+ * move-only and closes its handle; zt::Object and zt::Span are cheap views
+ * that must not outlive their File. A File may be shared by many threads
+ * as long as none moves or destroys it meanwhile.
+ *
+ * Header-only; link with the C library (CMake target ztensor::ztensor).
+ */
+#ifndef ZTENSOR_HPP
+#define ZTENSOR_HPP
+
+#include "ztensor.h"
+
+#include <cstddef>
+#include <cstdint>
+#include <cstring>
+#include <memory>
+#include <optional>
+#include <stdexcept>
+#include <string>
+#include <string_view>
+#include <type_traits>
+#include <vector>
+
+namespace zt {
+
+/// A failed call: its status and the library's message.
+class Error : public std::runtime_error {
+public:
+    Error(zt_status status, const std::string &message) : std::runtime_error(message), status_(status) {}
+    zt_status status() const noexcept { return status_; }
+
+private:
+    zt_status status_;
+};
+
+/// Throw the calling thread's last error when `s` is not ZT_OK.
+inline void check(zt_status s) {
+    if (s != ZT_OK)
+        throw Error(s, std::string(zt_status_str(s)) + ": " + zt_last_error());
+}
+
+/// A contiguous read-only run of `T` (std::span is C++20).
+template <class T>
+class Span {
+public:
+    constexpr Span() noexcept = default;
+    constexpr Span(T *data, std::size_t size) noexcept : data_(data), size_(size) {}
+
+    constexpr T *data() const noexcept { return data_; }
+    constexpr std::size_t size() const noexcept { return size_; }
+    constexpr std::size_t size_bytes() const noexcept { return size_ * sizeof(T); }
+    constexpr bool empty() const noexcept { return size_ == 0; }
+    constexpr T *begin() const noexcept { return data_; }
+    constexpr T *end() const noexcept { return data_ + size_; }
+    constexpr T &operator[](std::size_t i) const noexcept { return data_[i]; }
+    constexpr Span subspan(std::size_t offset, std::size_t count) const noexcept {
+        return Span(data_ + offset, count);
+    }
+
+private:
+    T *data_ = nullptr;
+    std::size_t size_ = 0;
+};
+
+/// Whether elements of `dtype` may be viewed as `T` (same width and kind;
+/// u16 views f16/bf16 bits, u8 views bool and FP8 bytes).
+template <class T>
+constexpr bool dtype_accepts(zt_dtype dtype) noexcept {
+    using U = std::remove_cv_t<T>;
+    if constexpr (std::is_same_v<U, double>) return dtype == ZT_DTYPE_F64;
+    else if constexpr (std::is_same_v<U, float>) return dtype == ZT_DTYPE_F32;
+    else if constexpr (std::is_same_v<U, std::int64_t>) return dtype == ZT_DTYPE_I64;
+    else if constexpr (std::is_same_v<U, std::int32_t>) return dtype == ZT_DTYPE_I32;
+    else if constexpr (std::is_same_v<U, std::int16_t>) return dtype == ZT_DTYPE_I16;
+    else if constexpr (std::is_same_v<U, std::int8_t>) return dtype == ZT_DTYPE_I8;
+    else if constexpr (std::is_same_v<U, std::uint64_t>) return dtype == ZT_DTYPE_U64;
+    else if constexpr (std::is_same_v<U, std::uint32_t>) return dtype == ZT_DTYPE_U32;
+    else if constexpr (std::is_same_v<U, std::uint16_t>)
+        return dtype == ZT_DTYPE_U16 || dtype == ZT_DTYPE_F16 || dtype == ZT_DTYPE_BF16;
+    else if constexpr (std::is_same_v<U, std::uint8_t>) return dtype == ZT_DTYPE_U8 || dtype == ZT_DTYPE_BOOL;
+    else if constexpr (std::is_same_v<U, std::byte>) return true;
+    else return false;
+}
+
+inline std::string_view sv(const char *p, std::size_t n) { return p ? std::string_view(p, n) : std::string_view(); }
+
+/// One component's description, with string views into the file.
+struct Component {
+    zt_component_info info;
+
+    std::string_view role() const { return sv(info.role, info.role_len); }
+    std::string_view logical_type() const { return sv(info.logical_type, info.logical_type_len); }
+    std::string_view digest() const { return sv(info.digest, info.digest_len); }
+    zt_dtype dtype() const { return info.dtype; }
+    bool compressed() const { return info.encoding == ZT_ENCODING_ZSTD; }
+};
+
+/// An object (tensor) of an open File: a cheap view, valid while the File lives.
+class Object {
+public:
+    Object(const zt_file *file, zt_object obj) noexcept : file_(file), obj_(obj) {}
+
+    std::size_t index() const noexcept { return obj_.index; }
+    const zt_object &handle() const noexcept { return obj_; }
+
+    zt_object_info info() const {
+        zt_object_info i;
+        check(zt_object_get_info(file_, &obj_, &i));
+        return i;
+    }
+
+    std::string_view name() const {
+        const char *p;
+        std::size_t n;
+        check(zt_object_name(file_, &obj_, &p, &n));
+        return std::string_view(p, n);
+    }
+
+    std::string_view format() const {
+        const char *p;
+        std::size_t n;
+        check(zt_object_format(file_, &obj_, &p, &n));
+        return std::string_view(p, n);
+    }
+
+    std::vector<std::uint64_t> shape() const {
+        std::size_t ndim = 0;
+        zt_status s = zt_object_shape(file_, &obj_, nullptr, 0, &ndim);
+        if (s != ZT_OK && s != ZT_ERR_BUFFER_TOO_SMALL) check(s);
+        std::vector<std::uint64_t> dims(ndim);
+        check(zt_object_shape(file_, &obj_, dims.data(), dims.size(), &ndim));
+        return dims;
+    }
+
+    std::size_t component_count() const { return info().component_count; }
+
+    Component component_at(std::size_t i) const {
+        Component c;
+        check(zt_component_at(file_, &obj_, i, &c.info));
+        return c;
+    }
+
+    Component component(std::string_view role = "data") const {
+        Component c;
+        check(zt_component(file_, &obj_, role.data(), role.size(), &c.info));
+        return c;
+    }
+
+    /// Bytes the decoded component needs (checked against what the stored
+    /// bytes can produce: safe to allocate).
+    std::size_t decoded_size(std::string_view role = "data") const {
+        std::size_t need = 0;
+        zt_status s = zt_component_read(file_, &obj_, role.data(), role.size(), nullptr, 0, &need);
+        if (s != ZT_ERR_BUFFER_TOO_SMALL) check(s);
+        return need;
+    }
+
+    /// Decode into `dst` (capacity `cap` bytes); returns the bytes written.
+    std::size_t read_into(void *dst, std::size_t cap, std::string_view role = "data") const {
+        std::size_t n = 0;
+        check(zt_component_read(file_, &obj_, role.data(), role.size(), dst, cap, &n));
+        return n;
+    }
+
+    /// Decode into a new buffer (little-endian elements).
+    std::vector<std::byte> read(std::string_view role = "data") const {
+        std::vector<std::byte> v(decoded_size(role));
+        v.resize(read_into(v.data(), v.size(), role));
+        return v;
+    }
+
+    /// The stored bytes without copying; throws ZT_ERR_NOT_ZERO_COPY when
+    /// the component is compressed, big-endian or the file positional.
+    Span<const std::byte> bytes(std::string_view role = "data") const {
+        const std::uint8_t *p;
+        std::size_t n;
+        check(zt_component_ptr(file_, &obj_, role.data(), role.size(), &p, &n));
+        return Span<const std::byte>(reinterpret_cast<const std::byte *>(p), n);
+    }
+
+    /// The elements as `T` without copying; throws on a dtype mismatch,
+    /// misaligned memory, or when no zero-copy view exists.
+    template <class T>
+    Span<const T> view(std::string_view role = "data") const {
+        Component c = component(role);
+        if (!dtype_accepts<T>(c.dtype()))
+            throw Error(ZT_ERR_INVALID_ARGUMENT, "zt::Object::view: element type does not match the dtype");
+        Span<const std::byte> b = bytes(role);
+        if (reinterpret_cast<std::uintptr_t>(b.data()) % alignof(T) != 0)
+            throw Error(ZT_ERR_NOT_ZERO_COPY, "zt::Object::view: data is not aligned for this type");
+        return Span<const T>(reinterpret_cast<const T *>(b.data()), b.size() / sizeof(T));
+    }
+
+    /// `view<T>`, or nothing when no zero-copy view exists (compressed,
+    /// big-endian, positional). Other errors still throw.
+    template <class T>
+    std::optional<Span<const T>> try_view(std::string_view role = "data") const {
+        try {
+            return view<T>(role);
+        } catch (const Error &e) {
+            if (e.status() == ZT_ERR_NOT_ZERO_COPY) return std::nullopt;
+            throw;
+        }
+    }
+
+private:
+    const zt_file *file_;
+    zt_object obj_;
+};
+
+/// An open, validated zTensor file. Move-only; closes on destruction.
+class File {
+public:
+    /// Open `path` (memory-mapped; ZT_OPEN_POSITIONAL for positional reads).
+    static File open(const std::string &path, std::uint32_t flags = 0) {
+        zt_file *f = nullptr;
+        check(zt_open(path.c_str(), flags, &f));
+        return File(f);
+    }
+
+    /// Parse a file held in memory the caller keeps alive (and unchanged)
+    /// for the File's whole life.
+    static File from_memory(const void *data, std::size_t size) {
+        zt_file *f = nullptr;
+        check(zt_open_mem(static_cast<const std::uint8_t *>(data), size, &f));
+        return File(f);
+    }
+
+    const zt_file *handle() const noexcept { return h_.get(); }
+
+    zt_file_info info() const {
+        zt_file_info i;
+        check(zt_file_get_info(h_.get(), &i));
+        return i;
+    }
+
+    std::size_t size() const noexcept { return zt_object_count(h_.get()); }
+
+    /// The object at manifest position `i` (throws when out of range).
+    Object operator[](std::size_t i) const {
+        zt_object o;
+        check(zt_object_at(h_.get(), i, &o));
+        return Object(h_.get(), o);
+    }
+
+    /// The object called `name`, if any (O(log n)).
+    std::optional<Object> find(std::string_view name) const {
+        zt_object o;
+        zt_status s = zt_find(h_.get(), name.data(), name.size(), &o);
+        if (s == ZT_ERR_NOT_FOUND) return std::nullopt;
+        check(s);
+        return Object(h_.get(), o);
+    }
+
+    /// The object called `name` (throws ZT_ERR_NOT_FOUND when absent).
+    Object at(std::string_view name) const {
+        zt_object o;
+        check(zt_find(h_.get(), name.data(), name.size(), &o));
+        return Object(h_.get(), o);
+    }
+
+    /// Check every digest and data rule (throws on the first problem found).
+    void verify(std::uint32_t flags = ZT_VERIFY_ALL) const { check(zt_verify(h_.get(), flags)); }
+
+    /// Iteration over objects in manifest order.
+    class iterator {
+    public:
+        iterator(const File *f, std::size_t i) : f_(f), i_(i) {}
+        Object operator*() const { return (*f_)[i_]; }
+        iterator &operator++() {
+            ++i_;
+            return *this;
+        }
+        bool operator!=(const iterator &o) const { return i_ != o.i_; }
+        bool operator==(const iterator &o) const { return i_ == o.i_; }
+
+    private:
+        const File *f_;
+        std::size_t i_;
+    };
+    iterator begin() const { return iterator(this, 0); }
+    iterator end() const { return iterator(this, size()); }
+
+private:
+    struct Closer {
+        void operator()(zt_file *f) const noexcept { zt_close(f); }
+    };
+    explicit File(zt_file *f) : h_(f) {}
+    std::unique_ptr<zt_file, Closer> h_;
+};
+
+}  // namespace zt
+
+#endif /* ZTENSOR_HPP */
