@@ -136,3 +136,23 @@ fn default_scratch_suffices_for_small_files_and_says_when_not() {
         assert_eq!(allocs() - before, 0, "{name}");
     }
 }
+
+#[test]
+fn name_index_over_caller_storage_finds_every_name_without_allocating() {
+    let files = fixtures();
+    let mut scratch = [[0u64; 2]; 4096];
+    let mut slots = [[0u32; 4]; 4096];
+    for (name, bytes) in &files {
+        let file = File::parse_with_scratch(bytes, &mut scratch).unwrap();
+        let before = allocs();
+        let index = ztensor::NameIndex::build(&file, &mut slots).unwrap();
+        let mut found = 0;
+        for n in file.names() {
+            assert_eq!(index.get(n).map(|o| o.name()), Some(n), "{name}");
+            found += 1;
+        }
+        assert!(index.get("\u{0}no such object").is_none());
+        assert_eq!(found, file.len());
+        assert_eq!(allocs() - before, 0, "{name}: the name index allocated");
+    }
+}
