@@ -267,9 +267,12 @@ impl<S: Sink> Writer<S> {
         obj.attr_check()?;
         let attrs = obj.attributes.encoded();
         let format = obj.format.name();
-        // Provisional layout: every check the reader makes, before any byte is written.
+        // Provisional layout: every check the reader makes, before any byte
+        // is written. Offsets are where the blobs will really go, so for raw
+        // components without a digest the provisional entry is the final one.
+        let first = if self.pos == 0 { HEADER_LEN } else { self.pos };
+        let mut at = first.checked_next_multiple_of(ALIGNMENT).ok_or(Error::new(ErrorKind::ShapeOverflow))?;
         let mut metas = Vec::with_capacity(obj.components.len());
-        let mut at = ALIGNMENT;
         for c in &obj.components {
             let declared = c.data.len();
             let zstd = matches!(c.compression.unwrap_or(obj.compression), Compression::Zstd(_));
@@ -293,16 +296,23 @@ impl<S: Sink> Writer<S> {
         }
 
         self.header()?;
+        let mut same = true;
         for (c, meta) in obj.components.iter_mut().zip(metas.iter_mut()) {
             self.pad()?;
+            same &= meta.offset == self.pos;
             meta.offset = self.pos;
             let comp = c.compression.unwrap_or(obj.compression);
             let sum = c.checksum.unwrap_or(obj.checksum);
             let (length, digest) = self.blob(&mut c.data, comp, sum).map_err(|e| e.in_component(&c.role))?;
+            same &= meta.length == length && digest.is_none();
             meta.length = length;
             meta.digest = digest;
         }
-        enc::object(&mut self.entries, &obj.name, &obj.shape, format, attrs.as_deref(), &metas, &[], &[]);
+        if same {
+            self.entries.extend_from_slice(&entry);
+        } else {
+            enc::object(&mut self.entries, &obj.name, &obj.shape, format, attrs.as_deref(), &metas, &[], &[]);
+        }
         self.names.insert(obj.name.into_owned());
         self.count += 1;
         Ok(())
