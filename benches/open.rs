@@ -31,13 +31,18 @@
 //!
 //! Sizes default to 1k, 10k, 100k and 1M objects; set
 //! `ZT_BENCH_SIZES=1000,10000` (comma-separated) to choose others.
+//!
+//! `ZT_BENCH_CLOCK=cpu` measures the benchmark thread's CPU time (user +
+//! system, `CLOCK_THREAD_CPUTIME_ID`) instead of wall time: on a shared
+//! machine, time spent descheduled is then not counted.
 
 use std::hint::black_box;
 use std::io::Cursor;
 use std::path::PathBuf;
 use std::time::Duration;
 
-use criterion::{criterion_group, criterion_main, BenchmarkId, Criterion, SamplingMode, Throughput};
+use criterion::measurement::{Measurement, ValueFormatter, WallTime};
+use criterion::{BenchmarkId, Criterion, SamplingMode, Throughput};
 
 const ELEMS: usize = 16;
 
@@ -74,7 +79,7 @@ impl Drop for Inputs {
 }
 
 fn build(n: usize) -> Inputs {
-    let dir = std::env::var_os("CARGO_TARGET_TMPDIR").map(PathBuf::from).unwrap_or_else(std::env::temp_dir);
+    let dir = std::env::temp_dir();
     let zt_path = dir.join(format!("zt-bench-open-{}-{n}.zt", std::process::id()));
 
     // .zt through the reference writer.
@@ -127,7 +132,7 @@ fn check(n: usize, inp: &Inputs) {
     assert_eq!(d.position(), inp.manifest.len());
 }
 
-fn bench_open(c: &mut Criterion) {
+fn bench_open<M: Measurement>(c: &mut Criterion<M>) {
     for n in sizes() {
         let t = std::time::Instant::now();
         let inp = build(n);
@@ -184,5 +189,55 @@ fn bench_open(c: &mut Criterion) {
     }
 }
 
-criterion_group!(benches, bench_open);
-criterion_main!(benches);
+/// Thread CPU time (user + system) of the benchmark thread.
+struct CpuTime {
+    wall: WallTime,
+}
+
+fn thread_cpu_ns() -> u64 {
+    let mut ts = libc::timespec { tv_sec: 0, tv_nsec: 0 };
+    // SAFETY: `ts` is a valid, writable timespec.
+    let rc = unsafe { libc::clock_gettime(libc::CLOCK_THREAD_CPUTIME_ID, &mut ts) };
+    assert_eq!(rc, 0, "clock_gettime(CLOCK_THREAD_CPUTIME_ID)");
+    ts.tv_sec as u64 * 1_000_000_000 + ts.tv_nsec as u64
+}
+
+impl Measurement for CpuTime {
+    type Intermediate = u64;
+    type Value = Duration;
+
+    fn start(&self) -> u64 {
+        thread_cpu_ns()
+    }
+    fn end(&self, start: u64) -> Duration {
+        Duration::from_nanos(thread_cpu_ns() - start)
+    }
+    fn add(&self, a: &Duration, b: &Duration) -> Duration {
+        *a + *b
+    }
+    fn zero(&self) -> Duration {
+        Duration::ZERO
+    }
+    fn to_f64(&self, v: &Duration) -> f64 {
+        v.as_nanos() as f64
+    }
+    fn formatter(&self) -> &dyn ValueFormatter {
+        self.wall.formatter()
+    }
+}
+
+fn main() {
+    match std::env::var("ZT_BENCH_CLOCK").as_deref() {
+        Ok("cpu") => {
+            let mut c = Criterion::default().with_measurement(CpuTime { wall: WallTime }).configure_from_args();
+            bench_open(&mut c);
+            c.final_summary();
+        }
+        Ok("wall") | Err(_) => {
+            let mut c = Criterion::default().configure_from_args();
+            bench_open(&mut c);
+            c.final_summary();
+        }
+        Ok(other) => panic!("ZT_BENCH_CLOCK={other}: expected `cpu` or `wall`"),
+    }
+}
