@@ -3,7 +3,7 @@
 use crate::cbor::{Len, Reader};
 use crate::container::{Layout, Tail};
 use crate::error::{Error, ErrorKind, Result};
-use crate::manifest::{decode_object_v0, decode_object_v1, validate, Ctx, ObjPos, Pass};
+use crate::manifest::{decode_object_v0, decode_object_v1, first_overlap, validate, Ctx, ObjPos, Pass};
 use crate::object::Object;
 use crate::scratch::{Entry, Scratch};
 use crate::types::Version;
@@ -310,22 +310,6 @@ impl core::fmt::Debug for File<'_> {
             .field("file_len", &self.tail.file_len)
             .finish()
     }
-}
-
-/// Find, in blob spans sorted by start, one that partially overlaps another,
-/// as (offset, length). Identical spans (weight tying) are allowed; two
-/// spans with the same start and different ends overlap.
-fn first_overlap(spans: &[Entry]) -> Option<(u64, u64)> {
-    let (mut prev, mut max_end) = ([u64::MAX, 0], 0u64);
-    for &s in spans {
-        let ok = if s[0] == prev[0] { s[1] == prev[1] } else { s[0] >= max_end };
-        if !ok {
-            return Some((s[0], s[1] - s[0]));
-        }
-        prev = s;
-        max_end = max_end.max(s[1]);
-    }
-    None
 }
 
 fn manifest_slice<'a>(bytes: &'a [u8], tail: &Tail) -> &'a [u8] {

@@ -884,3 +884,47 @@ fn root_v1<'a>(
     let (objects, count, names_ordered) = objects.ok_or_else(|| missing("objects"))?;
     Ok(Root { version, attributes, fields, objects, count, names_ordered })
 }
+
+/// Find, in blob spans sorted by start, one that partially overlaps another,
+/// as (offset, length). Identical spans (weight tying) are allowed; two
+/// spans with the same start and different ends overlap.
+pub(crate) fn first_overlap(spans: &[[u64; 2]]) -> Option<(u64, u64)> {
+    let (mut prev, mut max_end) = ([u64::MAX, 0], 0u64);
+    for &s in spans {
+        let ok = if s[0] == prev[0] { s[1] == prev[1] } else { s[0] >= max_end };
+        if !ok {
+            return Some((s[0], s[1] - s[0]));
+        }
+        prev = s;
+        max_end = max_end.max(s[1]);
+    }
+    None
+}
+
+/// Validate one v1.2 object entry (its name, then its object map) as if
+/// its manifest followed `data_end` bytes of header and blobs: every rule
+/// [`File::parse`](crate::File::parse) applies to an object. For a writer
+/// checking an object before writing it, without building a whole manifest.
+#[cfg(feature = "alloc")]
+pub(crate) fn check_entry(buf: &[u8], data_end: u64) -> Result<()> {
+    let len = buf.len() as u64;
+    let tail = Tail { layout: Layout::V1, file_len: data_end + len + 16, manifest_offset: data_end, manifest_len: len };
+    let mut pass = Pass::new(Scratch::growable(), &tail);
+    let ctx = Ctx { buf, data: None, version: Version::V1_2 };
+    let mut r = Reader::new(buf);
+    let name = r.text("object name")?;
+    if name.is_empty() {
+        return Err(Error::at(ErrorKind::EmptyName, 0));
+    }
+    decode_object_v1(ctx, &mut r, name, 0, Some(&mut pass)).map_err(|e| e.in_object(name))?;
+    if r.pos != buf.len() {
+        return Err(Error::at(ErrorKind::TrailingBytes { count: (buf.len() - r.pos) as u64 }, r.pos));
+    }
+    if !pass.spans_ordered {
+        crate::sort::sort_by_key(&mut pass.spans, |s| s[0]);
+        if let Some((offset, length)) = first_overlap(&pass.spans) {
+            return Err(Error::new(ErrorKind::Overlap { offset, length }).in_object(name));
+        }
+    }
+    Ok(())
+}

@@ -1,44 +1,64 @@
-//! CBOR encoding of the manifest (minicbor's `Encoder` on a `Vec`):
+//! CBOR encoding of the manifest, by hand on a `Vec` (a head is a few bytes):
 //! definite lengths, minimal integer heads, a fixed key order.
 
 use super::attr::Attrs;
 use crate::types::DType;
 use alloc::string::String;
 use alloc::vec::Vec;
-use minicbor::Encoder;
 
 /// The version this writer puts in `version`.
 pub(crate) const VERSION: &str = "1.2.0";
 
-// Writing to a `Vec` cannot fail: the `Result`s below are `Infallible` in disguise.
+/// An item head with the minimal argument encoding (per item, this runs
+/// once per key and value of every object: kept free of any indirection).
+#[inline]
+fn head(out: &mut Vec<u8>, major: u8, n: u64) {
+    let m = major << 5;
+    if n < 24 {
+        out.push(m | n as u8);
+    } else if n <= 0xff {
+        out.extend_from_slice(&[m | 24, n as u8]);
+    } else if n <= 0xffff {
+        out.push(m | 25);
+        out.extend_from_slice(&(n as u16).to_be_bytes());
+    } else if n <= 0xffff_ffff {
+        out.push(m | 26);
+        out.extend_from_slice(&(n as u32).to_be_bytes());
+    } else {
+        out.push(m | 27);
+        out.extend_from_slice(&n.to_be_bytes());
+    }
+}
+
 pub(crate) fn uint(out: &mut Vec<u8>, v: u64) {
-    let _ = Encoder::new(out).u64(v);
+    head(out, 0, v);
 }
 pub(crate) fn text(out: &mut Vec<u8>, s: &str) {
-    let _ = Encoder::new(out).str(s);
+    head(out, 3, s.len() as u64);
+    out.extend_from_slice(s.as_bytes());
 }
 pub(crate) fn bytes(out: &mut Vec<u8>, b: &[u8]) {
-    let _ = Encoder::new(out).bytes(b);
+    head(out, 2, b.len() as u64);
+    out.extend_from_slice(b);
 }
 pub(crate) fn map(out: &mut Vec<u8>, n: u64) {
-    let _ = Encoder::new(out).map(n);
+    head(out, 5, n);
 }
 pub(crate) fn array(out: &mut Vec<u8>, n: u64) {
-    let _ = Encoder::new(out).array(n);
+    head(out, 4, n);
 }
 pub(crate) fn tag(out: &mut Vec<u8>, t: u64) {
-    let _ = Encoder::new(out).tag(minicbor::data::Tag::new(t));
+    head(out, 6, t);
 }
 pub(crate) fn bool(out: &mut Vec<u8>, b: bool) {
-    let _ = Encoder::new(out).bool(b);
+    out.push(if b { 0xf5 } else { 0xf4 });
 }
 pub(crate) fn null(out: &mut Vec<u8>) {
-    let _ = Encoder::new(out).null();
+    out.push(0xf6);
 }
 /// A negative integer `-1 - n` (major type 1).
 pub(crate) fn negint(out: &mut Vec<u8>, n: u64) {
-    // In CBOR's integer range (down to -2^64), so a native negative integer.
-    let _ = Encoder::new(out).i128(-1 - n as i128);
+    head(out, 1, n);
 }
 
 /// A float in the shortest width that keeps its exact bits (f16, f32 or
@@ -50,10 +70,12 @@ pub(crate) fn float(out: &mut Vec<u8>, x: f64) {
             out.push(0xf9);
             out.extend_from_slice(&h.to_be_bytes());
         } else {
-            let _ = Encoder::new(out).f32(f);
+            out.push(0xfa);
+            out.extend_from_slice(&f.to_be_bytes());
         }
     } else {
-        let _ = Encoder::new(out).f64(x);
+        out.push(0xfb);
+        out.extend_from_slice(&x.to_be_bytes());
     }
 }
 

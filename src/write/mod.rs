@@ -288,9 +288,9 @@ impl<S: Sink> Writer<S> {
             });
             at = at.checked_add(length).and_then(|e| e.checked_next_multiple_of(ALIGNMENT)).ok_or(Error::new(ErrorKind::ShapeOverflow))?;
         }
-        let mut entry = Vec::new();
+        let mut entry = Vec::with_capacity(256);
         enc::object(&mut entry, &obj.name, &obj.shape, format, attrs.as_deref(), &metas, &[], &[]);
-        parse_detached(&enc::manifest(&Attrs::default(), 1, &entry), at).map_err(relocate)?;
+        crate::manifest::check_entry(&entry, at).map_err(relocate)?;
         if self.names.contains(&*obj.name) {
             return Err(Error::new(ErrorKind::DuplicateKey));
         }
