@@ -1,7 +1,7 @@
 /*
- * ztensor.h: read zTensor (.zt) tensor files from C and C++.
+ * ztensor.h: read and write zTensor (.zt) tensor files from C and C++.
  *
- * Quick start:
+ * Quick start (reading):
  *
  *     zt_file *f;
  *     if (zt_open("model.zt", 0, &f) != ZT_OK) {
@@ -23,6 +23,26 @@
  *     }
  *     zt_close(f);
  *
+ * Writing (the file appears atomically at zt_writer_finish):
+ *
+ *     zt_writer *w;
+ *     if (zt_writer_create("out.zt", &w) != ZT_OK) { ... }
+ *     float bias[2] = {0.5f, -0.5f};
+ *     uint64_t shape[1] = {2};
+ *     zt_write_options zstd = {0};          // zeroed: raw, no digest
+ *     zstd.encoding = ZT_ENCODING_ZSTD;
+ *     zstd.digest = ZT_DIGEST_SHA256;
+ *     if (zt_writer_add_dense(w, "bias", ZT_NUL_TERMINATED, ZT_DTYPE_F32,
+ *                             shape, 1, bias, sizeof bias, &zstd) != ZT_OK ||
+ *         zt_writer_set_attribute_text(w, "framework", ZT_NUL_TERMINATED,
+ *                                      "mine", ZT_NUL_TERMINATED) != ZT_OK) {
+ *         fprintf(stderr, "%s
+", zt_last_error());
+ *         zt_writer_abort(w);               // removes the temporary file
+ *         return 1;
+ *     }
+ *     if (zt_writer_finish(w) != ZT_OK) { ... }   // frees w either way
+ *
  * Conventions
  *
  * - Status: every fallible call returns a zt_status; ZT_OK is 0. On
@@ -35,13 +55,19 @@
  *   length for a NUL-terminated string. Object names may contain NUL.
  * - Strings out: pointer + length, borrowed from the file, NOT
  *   NUL-terminated (print with "%.*s"), valid until zt_close().
+ * - Data in (writing): element bytes (`const void *`) are little-endian,
+ *   the host order on x86 and ARM; `const uint64_t *` arrays (shapes,
+ *   sparse indices) are in host order.
  * - Ownership: a zt_file is owned by the caller and released with
- *   zt_close(); nothing else needs freeing. Every pointer the library
- *   returns is borrowed (from the file, the library's static data or the
- *   thread's error buffer). zt_object is a plain value.
+ *   zt_close(); a zt_writer with zt_writer_finish() or zt_writer_abort();
+ *   nothing else needs freeing. Every pointer the library returns is
+ *   borrowed (from the file, the library's static data or the thread's
+ *   error buffer). zt_object is a plain value. Writing copies or writes
+ *   the caller's data before returning: no buffer is kept.
  * - Thread safety: a zt_file may be used from many threads at once; every
  *   call except zt_close() only reads it. zt_close() needs exclusive
- *   access. Error messages are per thread.
+ *   access. A zt_writer is used by one thread at a time (it may move
+ *   between threads). Error messages are per thread.
  * - Panics: the library is written in Rust; every entry point catches
  *   panics (ZT_ERR_PANIC) so that none crosses into C.
  * - Memory: the Rust side allocates with the system allocator; an
@@ -127,7 +153,9 @@ enum zt_status
    */
   ZT_ERR_IO = 2,
   /**
-   * The bytes are not a valid zTensor file (container, CBOR or manifest).
+   * The bytes are not a valid zTensor file (container, CBOR or manifest);
+   * when writing, the object or attribute would not make a valid file
+   * (`zt_last_error()` names the rule).
    */
   ZT_ERR_FORMAT = 3,
   /**
@@ -156,7 +184,8 @@ enum zt_status
    */
   ZT_ERR_CORRUPT_DATA = 9,
   /**
-   * A bug in this library (a Rust panic, caught at the boundary).
+   * A bug in this library (a Rust panic, caught at the boundary). A
+   * writer on which a call panicked refuses every later call with it.
    */
   ZT_ERR_PANIC = 10,
 };
@@ -395,12 +424,101 @@ typedef uint32_t zt_encoding;
 #endif // __cplusplus
 
 /**
+ * Which digest `zt_write_options.digest` records for every component of an
+ * object, computed over the stored bytes (the compressed frame for zstd).
+ */
+enum zt_digest
+#if defined(__cplusplus) || __STDC_VERSION__ >= 202311L
+  : uint32_t
+#endif // defined(__cplusplus) || __STDC_VERSION__ >= 202311L
+ {
+  /**
+   * No digest (the default).
+   */
+  ZT_DIGEST_NONE = 0,
+  /**
+   * `"sha256:<64 lowercase hex digits>"`: cryptographic.
+   */
+  ZT_DIGEST_SHA256 = 1,
+  /**
+   * `"crc32c:0x<8 uppercase hex digits>"`: fast, catches accidental corruption.
+   */
+  ZT_DIGEST_CRC32C = 2,
+};
+#ifndef __cplusplus
+#if __STDC_VERSION__ >= 202311L
+typedef enum zt_digest zt_digest;
+#else
+typedef uint32_t zt_digest;
+#endif // __STDC_VERSION__ >= 202311L
+#endif // __cplusplus
+
+/**
+ * What a `zt_write_attribute` holds.
+ */
+enum zt_attr_kind
+#if defined(__cplusplus) || __STDC_VERSION__ >= 202311L
+  : uint32_t
+#endif // defined(__cplusplus) || __STDC_VERSION__ >= 202311L
+ {
+  /**
+   * A signed integer: `int_value` (written as the shortest CBOR integer).
+   */
+  ZT_ATTR_INT = 0,
+  /**
+   * An unsigned integer: `uint_value` (for values above `INT64_MAX`).
+   */
+  ZT_ATTR_UINT = 1,
+  /**
+   * A float: `float_value` (written in the shortest of f16/f32/f64 that
+   * keeps it exactly).
+   */
+  ZT_ATTR_FLOAT = 2,
+  /**
+   * `true` / `false`: `bool_value`.
+   */
+  ZT_ATTR_BOOL = 3,
+  /**
+   * `null` (no value field is read).
+   */
+  ZT_ATTR_NULL = 4,
+  /**
+   * UTF-8 text: `data`, `data_len` (or `ZT_NUL_TERMINATED`).
+   */
+  ZT_ATTR_TEXT = 5,
+  /**
+   * A byte string: `data`, `data_len`.
+   */
+  ZT_ATTR_BYTES = 6,
+  /**
+   * One pre-encoded CBOR data item (an array, a map, a tag, ... or the
+   * `cbor` bytes of a `zt_attribute` read from another file): `data`,
+   * `data_len`. It must be exactly one well-formed item.
+   */
+  ZT_ATTR_CBOR = 7,
+};
+#ifndef __cplusplus
+#if __STDC_VERSION__ >= 202311L
+typedef enum zt_attr_kind zt_attr_kind;
+#else
+typedef uint32_t zt_attr_kind;
+#endif // __STDC_VERSION__ >= 202311L
+#endif // __cplusplus
+
+/**
  * An open, validated zTensor file (opaque to C).
  *
  * Every operation on it takes `&self`, and the types inside are `Sync`:
  * one handle may be read from many threads at once.
  */
 typedef struct zt_file zt_file;
+
+/**
+ * A writer of one new zTensor file (opaque): `zt_writer_create`, then
+ * `zt_writer_add_*` / `zt_writer_set_attribute*`, then `zt_writer_finish`
+ * (publish) or `zt_writer_abort` (discard).
+ */
+typedef struct zt_writer zt_writer;
 
 /**
  * Facts about an open file (`zt_file_get_info`).
@@ -646,6 +764,130 @@ typedef struct zt_component_info {
    */
   size_t digest_len;
 } zt_component_info;
+
+/**
+ * One attribute to write: a text key and a typed value. Only the field
+ * that `kind` names is read (plus `data`/`data_len` for text, bytes and
+ * CBOR). Zero-initialize it, then set `key`, `kind` and the value.
+ */
+typedef struct zt_write_attribute {
+  /**
+   * The key (UTF-8).
+   */
+  const char *key;
+  /**
+   * Length of `key` in bytes, or `ZT_NUL_TERMINATED`.
+   */
+  size_t key_len;
+  /**
+   * A `zt_attr_kind`.
+   */
+  uint32_t kind;
+  /**
+   * `ZT_ATTR_INT`: the value.
+   */
+  int64_t int_value;
+  /**
+   * `ZT_ATTR_UINT`: the value.
+   */
+  uint64_t uint_value;
+  /**
+   * `ZT_ATTR_FLOAT`: the value.
+   */
+  double float_value;
+  /**
+   * `ZT_ATTR_BOOL`: the value.
+   */
+  bool bool_value;
+  /**
+   * `ZT_ATTR_TEXT` / `ZT_ATTR_BYTES` / `ZT_ATTR_CBOR`: the bytes.
+   */
+  const void *data;
+  /**
+   * Length of `data` in bytes (`ZT_NUL_TERMINATED` allowed for text).
+   */
+  size_t data_len;
+} zt_write_attribute;
+
+/**
+ * Options of one object. A NULL `zt_write_options *` and a zero-initialized
+ * struct (`zt_write_options o = {0};`) both mean the defaults: raw
+ * encoding, no digest, no logical type, no attributes.
+ */
+typedef struct zt_write_options {
+  /**
+   * A `zt_encoding`: `ZT_ENCODING_RAW` (default) or `ZT_ENCODING_ZSTD`,
+   * for every component of the object.
+   */
+  uint32_t encoding;
+  /**
+   * The zstd level when `encoding` is `ZT_ENCODING_ZSTD`: 0 means the
+   * default (3); -131072..=22 otherwise. The library's pure-Rust zstd
+   * encoder writes about level 1 whatever the level.
+   */
+  int32_t zstd_level;
+  /**
+   * A `zt_digest` for every component of the object.
+   */
+  uint32_t digest;
+  /**
+   * Logical type of the object's primary component (`data` for dense,
+   * `values` for sparse, else the last component): `"f8_e4m3fn"`,
+   * `"complex64"`, ... NULL or empty for none. It must suit the dtype
+   * (FP8 on u8, complex64 on f32, complex128 on f64).
+   */
+  const char *logical_type;
+  /**
+   * Length of `logical_type` in bytes, or `ZT_NUL_TERMINATED`.
+   */
+  size_t logical_type_len;
+  /**
+   * The object's attributes, in this order (a key given twice keeps the
+   * last value); NULL when `attribute_count` is 0.
+   */
+  const struct zt_write_attribute *attributes;
+  /**
+   * Number of entries in `attributes`.
+   */
+  size_t attribute_count;
+} zt_write_options;
+
+/**
+ * One component of an object to write (`zt_writer_add_object`,
+ * `zt_writer_add_quantized_group`).
+ */
+typedef struct zt_write_component {
+  /**
+   * The role (`"data"`, `"values"`, ...). For
+   * `zt_writer_add_quantized_group`: NULL (implied) or the expected role.
+   */
+  const char *role;
+  /**
+   * Length of `role` in bytes, or `ZT_NUL_TERMINATED`.
+   */
+  size_t role_len;
+  /**
+   * A `zt_dtype`: the storage type of the elements.
+   */
+  uint32_t dtype;
+  /**
+   * Logical type of the elements; NULL or empty for none.
+   */
+  const char *logical_type;
+  /**
+   * Length of `logical_type` in bytes, or `ZT_NUL_TERMINATED`.
+   */
+  size_t logical_type_len;
+  /**
+   * The elements, little-endian (the host order on x86 and ARM). May be
+   * NULL when `len` is 0.
+   */
+  const void *data;
+  /**
+   * Length of `data` in bytes.
+   */
+  size_t len;
+} zt_write_component;
 
 #ifdef __cplusplus
 extern "C" {
@@ -1038,6 +1280,346 @@ zt_status zt_component_read(const struct zt_file *file,
  * `file` NULL or live.
  */
 zt_status zt_verify(const struct zt_file *file, uint32_t flags);
+
+/**
+ * Start writing a new zTensor (v1.2) file that will be published at
+ * `path` (NUL-terminated; bytes as the OS takes them).
+ *
+ * The data goes to a temporary file beside `path` (same directory, name
+ * `.<file name>.<pid>.<n>.tmp`); `zt_writer_finish` syncs it and renames it
+ * over `path` atomically, so readers never see a half-written file and an
+ * existing file at `path` stays whole until then. `zt_writer_abort` (or a
+ * failed finish) removes the temporary file.
+ *
+ * On success `*out` receives a new writer; on failure `*out` is NULL
+ * (`ZT_ERR_IO` when the temporary file cannot be created or `path` is a
+ * directory; `ZT_ERR_INVALID_ARGUMENT` for a NULL pointer).
+ *
+ * Ownership: the caller owns the writer and must release it with exactly
+ * one of `zt_writer_finish` or `zt_writer_abort`. `path` is not kept.
+ * Thread-safety: may be called from any thread. A writer is used by one
+ * thread at a time (it may move between threads; calls on one writer must
+ * not overlap). Different writers are independent.
+ *
+ * # Safety
+ * `path` is NULL or NUL-terminated; `out` is NULL or writable.
+ */
+zt_status zt_writer_create(const char *path, struct zt_writer **out);
+
+/**
+ * Finish the file: write the manifest and footer, sync, and rename the
+ * temporary file to the path given to `zt_writer_create` (atomically).
+ * The writer is released whatever the outcome.
+ *
+ * `ZT_OK` when the file is published. Otherwise nothing is published and
+ * the temporary file is removed: `ZT_ERR_IO` when writing, syncing or
+ * renaming fails (or failed in an earlier call), `ZT_ERR_FORMAT` when the
+ * manifest would be invalid (e.g. larger than 1 GiB). An object refused by
+ * an earlier `zt_writer_add_*` call is simply absent: refusals do not
+ * spoil the writer.
+ *
+ * Ownership: consumes the writer; it must not be used afterwards (not even
+ * with `zt_writer_abort`). `zt_writer_finish(NULL)` returns
+ * `ZT_ERR_INVALID_ARGUMENT`.
+ * Thread-safety: no other call may use the writer meanwhile.
+ *
+ * # Safety
+ * `writer` is NULL or a live writer, not used afterwards.
+ */
+zt_status zt_writer_finish(struct zt_writer *writer);
+
+/**
+ * Discard the file being written: remove the temporary file and release
+ * the writer. Nothing is published; a file already at the destination
+ * path is left as it was. `zt_writer_abort(NULL)` does nothing.
+ *
+ * Ownership: consumes the writer; it must not be used afterwards.
+ * Thread-safety: no other call may use the writer meanwhile.
+ *
+ * # Safety
+ * `writer` is NULL or a live writer, not used afterwards.
+ */
+void zt_writer_abort(struct zt_writer *writer);
+
+/**
+ * Add a dense tensor `name` (`name_len` bytes or `ZT_NUL_TERMINATED`;
+ * UTF-8, not empty, unique in the file): `ndim` dimensions `shape`
+ * (NULL allowed when `ndim` is 0: a scalar), and `len` bytes of
+ * row-major, little-endian `dtype` elements (`len` must equal the product
+ * of the shape times `zt_dtype_size(dtype)`, or twice that for a complex
+ * logical type).
+ *
+ * Its data is written (compressed and hashed as `opts` says; NULL for the
+ * defaults) before the call returns. Errors, with nothing of the object
+ * recorded and the writer still usable:
+ * `ZT_ERR_INVALID_ARGUMENT` for NULL pointers, a name that is not UTF-8 or
+ * a value that is not of its enum; `ZT_ERR_FORMAT` when the object would
+ * make an invalid file (length does not match the shape, duplicate or
+ * empty name, logical type that does not suit the dtype, malformed
+ * attribute CBOR...), with the rule in `zt_last_error()`; `ZT_ERR_IO`
+ * when writing fails (every later call then fails with `ZT_ERR_IO` too:
+ * release the writer with `zt_writer_abort`).
+ *
+ * Ownership: nothing is kept; the caller keeps its buffers and may reuse
+ * them as soon as the call returns.
+ * Thread-safety: one call at a time per writer.
+ *
+ * # Safety
+ * `writer` NULL or live; `name` valid for `name_len` bytes (or
+ * NUL-terminated); `shape` NULL or valid for `ndim` values; `data` NULL
+ * or valid for `len` bytes; `opts` NULL or valid (with its pointers).
+ */
+zt_status zt_writer_add_dense(struct zt_writer *writer,
+                              const char *name,
+                              size_t name_len,
+                              uint32_t dtype,
+                              const uint64_t *shape,
+                              size_t ndim,
+                              const void *data,
+                              size_t len,
+                              const struct zt_write_options *opts);
+
+/**
+ * Add a `sparse_csr` matrix of `rows` × `cols`: `values` (`values_len`
+ * bytes: nnz little-endian `dtype` elements), `indices` (nnz column
+ * indices, `indices_count` of them) and `indptr` (`rows + 1` row
+ * pointers, `indptr_count` of them). Index arrays are `uint64_t` in host
+ * byte order (written little-endian), at any alignment.
+ *
+ * `opts` (NULL for the defaults) applies its encoding and digest to the
+ * three components, and its logical type to `values`. Statuses as
+ * `zt_writer_add_dense`: `ZT_ERR_FORMAT` when counts disagree
+ * (`indptr_count != rows + 1`, `indices_count` != nnz, ...). The index
+ * values themselves (monotone `indptr`, columns < `cols`) are not checked
+ * here: `zt_verify` checks them when reading.
+ *
+ * Ownership: nothing is kept; the caller keeps its buffers.
+ * Thread-safety: one call at a time per writer.
+ *
+ * # Safety
+ * `writer` NULL or live; `name` valid for `name_len` bytes (or
+ * NUL-terminated); `values` NULL or valid for `values_len` bytes;
+ * `indices`, `indptr` NULL or valid for their counts; `opts` NULL or valid.
+ */
+zt_status zt_writer_add_sparse_csr(struct zt_writer *writer,
+                                   const char *name,
+                                   size_t name_len,
+                                   uint32_t dtype,
+                                   uint64_t rows,
+                                   uint64_t cols,
+                                   const void *values,
+                                   size_t values_len,
+                                   const uint64_t *indices,
+                                   size_t indices_count,
+                                   const uint64_t *indptr,
+                                   size_t indptr_count,
+                                   const struct zt_write_options *opts);
+
+/**
+ * Add a `sparse_coo` tensor of `ndim` dimensions `shape`: `values`
+ * (`values_len` bytes: nnz little-endian `dtype` elements) and `coords`
+ * (`coords_count` = ndim × nnz `uint64_t` in host byte order: all the
+ * dimension-0 indices, then all the dimension-1 indices, ...).
+ *
+ * `opts` as for `zt_writer_add_sparse_csr` (logical type on `values`).
+ * Statuses as `zt_writer_add_dense` (`ZT_ERR_FORMAT` when `coords_count`
+ * is not ndim × nnz). Coordinates inside the shape are checked by
+ * `zt_verify` when reading, not here.
+ *
+ * Ownership: nothing is kept; the caller keeps its buffers.
+ * Thread-safety: one call at a time per writer.
+ *
+ * # Safety
+ * `writer` NULL or live; `name` valid for `name_len` bytes (or
+ * NUL-terminated); `shape` NULL or valid for `ndim` values; `values` NULL
+ * or valid for `values_len` bytes; `coords` NULL or valid for
+ * `coords_count` values; `opts` NULL or valid.
+ */
+zt_status zt_writer_add_sparse_coo(struct zt_writer *writer,
+                                   const char *name,
+                                   size_t name_len,
+                                   uint32_t dtype,
+                                   const uint64_t *shape,
+                                   size_t ndim,
+                                   const void *values,
+                                   size_t values_len,
+                                   const uint64_t *coords,
+                                   size_t coords_count,
+                                   const struct zt_write_options *opts);
+
+/**
+ * Add a `quantized_group` tensor of logical shape `shape`: the components
+ * `packed_weight`, `scales` and `zeros` (each a `zt_write_component`
+ * whose `role` is NULL or that role's name), and the attributes `bits`,
+ * `group_size` and `packing` (`packing_len` bytes or `ZT_NUL_TERMINATED`,
+ * e.g. `"8_per_i32"`).
+ *
+ * `opts` (NULL for the defaults) applies its encoding and digest to the
+ * three components; its attributes follow the three above (a repeated
+ * key replaces the value); its `logical_type` must be NULL (set logical
+ * types on the components). Statuses as `zt_writer_add_dense`.
+ *
+ * Ownership: nothing is kept; the caller keeps its buffers.
+ * Thread-safety: one call at a time per writer.
+ *
+ * # Safety
+ * `writer` NULL or live; `name`, `packing` valid for their lengths (or
+ * NUL-terminated); `shape` NULL or valid for `ndim` values; the three
+ * components NULL or valid (with their pointers); `opts` NULL or valid.
+ */
+zt_status zt_writer_add_quantized_group(struct zt_writer *writer,
+                                        const char *name,
+                                        size_t name_len,
+                                        const uint64_t *shape,
+                                        size_t ndim,
+                                        const struct zt_write_component *packed_weight,
+                                        const struct zt_write_component *scales,
+                                        const struct zt_write_component *zeros,
+                                        uint64_t bits,
+                                        uint64_t group_size,
+                                        const char *packing,
+                                        size_t packing_len,
+                                        const struct zt_write_options *opts);
+
+/**
+ * Add an object of any format: `format` (`format_len` bytes or
+ * `ZT_NUL_TERMINATED`: `"dense"`, `"sparse_csr"`, ... or a name of your
+ * own), `ndim` dimensions `shape`, and `component_count` components, each
+ * with its role, dtype, optional logical type and bytes, written in that
+ * order. Known formats are checked as such (a `"dense"` object needs one
+ * `data` component of the right length); other formats only need unique,
+ * non-empty roles.
+ *
+ * `opts` (NULL for the defaults): encoding and digest for every
+ * component, a logical type for the primary component (overriding the
+ * component's own), attributes. Statuses as `zt_writer_add_dense`.
+ *
+ * Ownership: nothing is kept; the caller keeps its buffers.
+ * Thread-safety: one call at a time per writer.
+ *
+ * # Safety
+ * `writer` NULL or live; `name`, `format` valid for their lengths (or
+ * NUL-terminated); `shape` NULL or valid for `ndim` values; `components`
+ * NULL or valid for `component_count` entries (with their pointers);
+ * `opts` NULL or valid.
+ */
+zt_status zt_writer_add_object(struct zt_writer *writer,
+                               const char *name,
+                               size_t name_len,
+                               const char *format,
+                               size_t format_len,
+                               const uint64_t *shape,
+                               size_t ndim,
+                               const struct zt_write_component *components,
+                               size_t component_count,
+                               const struct zt_write_options *opts);
+
+/**
+ * Set a file-level attribute (written at `zt_writer_finish`, in the order
+ * first set; setting a key again replaces its value in place). The value
+ * is checked now: `ZT_ERR_FORMAT` for CBOR (`ZT_ATTR_CBOR`) that is not
+ * exactly one well-formed item, `ZT_ERR_INVALID_ARGUMENT` for NULL
+ * pointers, a key or text that is not UTF-8, or an unknown `kind`.
+ *
+ * Ownership: `attr` and its buffers are copied; the caller keeps them.
+ * Thread-safety: one call at a time per writer.
+ *
+ * # Safety
+ * `writer` NULL or live; `attr` NULL or valid (with its pointers).
+ */
+zt_status zt_writer_set_attribute(struct zt_writer *writer, const struct zt_write_attribute *attr);
+
+/**
+ * Set the file-level attribute `key` (`key_len` bytes or
+ * `ZT_NUL_TERMINATED`) to a signed integer. As `zt_writer_set_attribute`.
+ *
+ * Ownership: `key` is copied. Thread-safety: one call at a time per writer.
+ *
+ * # Safety
+ * `writer` NULL or live; `key` valid for `key_len` bytes (or NUL-terminated).
+ */
+zt_status zt_writer_set_attribute_int(struct zt_writer *writer,
+                                      const char *key,
+                                      size_t key_len,
+                                      int64_t value);
+
+/**
+ * Set the file-level attribute `key` to an unsigned integer. As
+ * `zt_writer_set_attribute`.
+ *
+ * Ownership: `key` is copied. Thread-safety: one call at a time per writer.
+ *
+ * # Safety
+ * `writer` NULL or live; `key` valid for `key_len` bytes (or NUL-terminated).
+ */
+zt_status zt_writer_set_attribute_uint(struct zt_writer *writer,
+                                       const char *key,
+                                       size_t key_len,
+                                       uint64_t value);
+
+/**
+ * Set the file-level attribute `key` to a float (written in the shortest
+ * of f16/f32/f64 that keeps it exactly). As `zt_writer_set_attribute`.
+ *
+ * Ownership: `key` is copied. Thread-safety: one call at a time per writer.
+ *
+ * # Safety
+ * `writer` NULL or live; `key` valid for `key_len` bytes (or NUL-terminated).
+ */
+zt_status zt_writer_set_attribute_float(struct zt_writer *writer,
+                                        const char *key,
+                                        size_t key_len,
+                                        double value);
+
+/**
+ * Set the file-level attribute `key` to `true` or `false`. As
+ * `zt_writer_set_attribute`.
+ *
+ * Ownership: `key` is copied. Thread-safety: one call at a time per writer.
+ *
+ * # Safety
+ * `writer` NULL or live; `key` valid for `key_len` bytes (or NUL-terminated).
+ */
+zt_status zt_writer_set_attribute_bool(struct zt_writer *writer,
+                                       const char *key,
+                                       size_t key_len,
+                                       bool value);
+
+/**
+ * Set the file-level attribute `key` to UTF-8 text (`value_len` bytes or
+ * `ZT_NUL_TERMINATED`). As `zt_writer_set_attribute`
+ * (`ZT_ERR_INVALID_ARGUMENT` when the text is not UTF-8).
+ *
+ * Ownership: `key` and `value` are copied. Thread-safety: one call at a
+ * time per writer.
+ *
+ * # Safety
+ * `writer` NULL or live; `key`, `value` valid for their lengths (or NUL-terminated).
+ */
+zt_status zt_writer_set_attribute_text(struct zt_writer *writer,
+                                       const char *key,
+                                       size_t key_len,
+                                       const char *value,
+                                       size_t value_len);
+
+/**
+ * Set the file-level attribute `key` to one pre-encoded CBOR data item
+ * (`len` bytes): an array, a map, a tagged value... or the `cbor` of a
+ * `zt_attribute` read from another file. `ZT_ERR_FORMAT` unless the
+ * bytes are exactly one well-formed item. As `zt_writer_set_attribute`.
+ *
+ * Ownership: `key` and `cbor` are copied. Thread-safety: one call at a
+ * time per writer.
+ *
+ * # Safety
+ * `writer` NULL or live; `key` valid for `key_len` bytes (or
+ * NUL-terminated); `cbor` NULL or valid for `len` bytes.
+ */
+zt_status zt_writer_set_attribute_cbor(struct zt_writer *writer,
+                                       const char *key,
+                                       size_t key_len,
+                                       const uint8_t *cbor,
+                                       size_t len);
 
 #ifdef __cplusplus
 }  // extern "C"

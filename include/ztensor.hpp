@@ -9,10 +9,19 @@
  *     }
  *     zt::Object w = f.at("layer.0.weight");                 // throws if absent
  *
+ *     zt::Writer out = zt::Writer::create("out.zt");
+ *     std::vector<float> bias = {0.5f, -0.5f};
+ *     out.add_dense("bias", {2}, bias, zt::WriteOptions().zstd().digest(ZT_DIGEST_SHA256)
+ *                                          .attribute("layer", 3));
+ *     out.set_attribute("framework", "mine");
+ *     out.finish();               // publishes out.zt; without it, nothing is
+ *
  * Errors are thrown as zt::Error (status + message). A zt::File is
  * move-only and closes its handle; zt::Object and zt::Span are cheap views
  * that must not outlive their File. A File may be shared by many threads
- * as long as none moves or destroys it meanwhile.
+ * as long as none moves or destroys it meanwhile. A zt::Writer is
+ * move-only, used by one thread at a time, and aborts (removes its
+ * temporary file) when destroyed unfinished.
  *
  * Header-only; link with the C library (CMake target ztensor::ztensor).
  */
@@ -24,12 +33,14 @@
 #include <cstddef>
 #include <cstdint>
 #include <cstring>
+#include <initializer_list>
 #include <memory>
 #include <optional>
 #include <stdexcept>
 #include <string>
 #include <string_view>
 #include <type_traits>
+#include <utility>
 #include <vector>
 
 namespace zt {
@@ -298,6 +309,236 @@ private:
     };
     explicit File(zt_file *f) : h_(f) {}
     std::unique_ptr<zt_file, Closer> h_;
+};
+
+// ---------------------------------------------------------------- writing
+
+/// The zt_dtype of an element type (f16/bf16 have no C++ type: give their
+/// bytes with the dtype).
+template <class T>
+constexpr zt_dtype dtype_of() noexcept {
+    using U = std::remove_cv_t<T>;
+    if constexpr (std::is_same_v<U, double>) return ZT_DTYPE_F64;
+    else if constexpr (std::is_same_v<U, float>) return ZT_DTYPE_F32;
+    else if constexpr (std::is_same_v<U, std::int64_t>) return ZT_DTYPE_I64;
+    else if constexpr (std::is_same_v<U, std::int32_t>) return ZT_DTYPE_I32;
+    else if constexpr (std::is_same_v<U, std::int16_t>) return ZT_DTYPE_I16;
+    else if constexpr (std::is_same_v<U, std::int8_t>) return ZT_DTYPE_I8;
+    else if constexpr (std::is_same_v<U, std::uint64_t>) return ZT_DTYPE_U64;
+    else if constexpr (std::is_same_v<U, std::uint32_t>) return ZT_DTYPE_U32;
+    else if constexpr (std::is_same_v<U, std::uint16_t>) return ZT_DTYPE_U16;
+    else if constexpr (std::is_same_v<U, std::uint8_t>) return ZT_DTYPE_U8;
+    else if constexpr (std::is_same_v<U, bool>) return ZT_DTYPE_BOOL;
+    else static_assert(sizeof(U) == 0, "zt::dtype_of: no zTensor dtype for this type");
+}
+
+/// One attribute value, owning its strings: bool, integers, floating
+/// point, text; `Attribute::cbor(bytes)` for one pre-encoded CBOR item.
+class Attribute {
+public:
+    template <class V>
+    Attribute(std::string key, const V &v) : key_(std::move(key)) {
+        std::memset(&a_, 0, sizeof a_);
+        if constexpr (std::is_same_v<V, bool>) {
+            a_.kind = ZT_ATTR_BOOL;
+            a_.bool_value = v;
+        } else if constexpr (std::is_integral_v<V> && std::is_signed_v<V>) {
+            a_.kind = ZT_ATTR_INT;
+            a_.int_value = v;
+        } else if constexpr (std::is_integral_v<V>) {
+            a_.kind = ZT_ATTR_UINT;
+            a_.uint_value = v;
+        } else if constexpr (std::is_floating_point_v<V>) {
+            a_.kind = ZT_ATTR_FLOAT;
+            a_.float_value = static_cast<double>(v);
+        } else if constexpr (std::is_same_v<V, std::nullptr_t>) {
+            a_.kind = ZT_ATTR_NULL;
+        } else {
+            static_assert(std::is_convertible_v<const V &, std::string_view>, "zt::Attribute: unsupported value type");
+            a_.kind = ZT_ATTR_TEXT;
+            bytes_ = std::string(std::string_view(v));
+        }
+    }
+
+    /// One pre-encoded CBOR data item (an array, a map, ...).
+    static Attribute cbor(std::string key, std::string_view bytes) {
+        Attribute a(std::move(key), nullptr);
+        a.a_.kind = ZT_ATTR_CBOR;
+        a.bytes_ = std::string(bytes);
+        return a;
+    }
+
+    /// The C view: valid while this Attribute lives unchanged.
+    const zt_write_attribute &c() {
+        a_.key = key_.data();
+        a_.key_len = key_.size();
+        a_.data = bytes_.data();
+        a_.data_len = bytes_.size();
+        return a_;
+    }
+
+private:
+    std::string key_, bytes_;
+    zt_write_attribute a_;
+};
+
+/// Options of one object (builder): encoding, digest, logical type, attributes.
+class WriteOptions {
+public:
+    WriteOptions() { std::memset(&o_, 0, sizeof o_); }
+
+    /// zstd compression (level 0: the default, 3).
+    WriteOptions &zstd(int level = 0) {
+        o_.encoding = ZT_ENCODING_ZSTD;
+        o_.zstd_level = level;
+        return *this;
+    }
+    WriteOptions &digest(zt_digest d) {
+        o_.digest = d;
+        return *this;
+    }
+    WriteOptions &logical_type(std::string_view t) {
+        logical_ = std::string(t);
+        return *this;
+    }
+    template <class V>
+    WriteOptions &attribute(std::string key, const V &v) {
+        attrs_.emplace_back(std::move(key), v);
+        return *this;
+    }
+    WriteOptions &attribute(Attribute a) {
+        attrs_.push_back(std::move(a));
+        return *this;
+    }
+
+    /// The C options: valid while this WriteOptions lives unchanged.
+    const zt_write_options *c() {
+        c_attrs_.clear();
+        for (Attribute &a : attrs_) c_attrs_.push_back(a.c());
+        o_.logical_type = logical_.empty() ? nullptr : logical_.data();
+        o_.logical_type_len = logical_.size();
+        o_.attributes = c_attrs_.data();
+        o_.attribute_count = c_attrs_.size();
+        return &o_;
+    }
+
+private:
+    zt_write_options o_;
+    std::string logical_;
+    std::vector<Attribute> attrs_;
+    std::vector<zt_write_attribute> c_attrs_;
+};
+
+/// One component for Writer::add_object / add_quantized_group (borrows `data`).
+inline zt_write_component component(std::string_view role, zt_dtype dtype, const void *data, std::size_t len,
+                                    std::string_view logical_type = {}) {
+    return zt_write_component{role.data(), role.size(), static_cast<std::uint32_t>(dtype),
+                              logical_type.empty() ? nullptr : logical_type.data(), logical_type.size(), data, len};
+}
+
+/// A typed component (the dtype follows from T).
+template <class T>
+zt_write_component component(std::string_view role, const std::vector<T> &v, std::string_view logical_type = {}) {
+    return component(role, dtype_of<T>(), v.data(), v.size() * sizeof(T), logical_type);
+}
+
+/// A new file, published atomically by finish(). Move-only; destroyed
+/// unfinished, it aborts (the temporary file is removed, nothing appears).
+/// Every add copies or writes the data before returning.
+class Writer {
+public:
+    static Writer create(const std::string &path) {
+        zt_writer *w = nullptr;
+        check(zt_writer_create(path.c_str(), &w));
+        return Writer(w);
+    }
+
+    Writer(Writer &&o) noexcept : w_(std::exchange(o.w_, nullptr)) {}
+    Writer &operator=(Writer &&o) noexcept {
+        if (this != &o) {
+            abort();
+            w_ = std::exchange(o.w_, nullptr);
+        }
+        return *this;
+    }
+    Writer(const Writer &) = delete;
+    Writer &operator=(const Writer &) = delete;
+    ~Writer() { abort(); }
+
+    /// Whether the writer is still open (not finished, aborted or moved from).
+    explicit operator bool() const noexcept { return w_ != nullptr; }
+    zt_writer *handle() noexcept { return w_; }
+
+    /// A dense tensor from little-endian bytes.
+    void add_dense(std::string_view name, zt_dtype dtype, const std::vector<std::uint64_t> &shape, const void *data,
+                   std::size_t len, WriteOptions opts = {}) {
+        check(zt_writer_add_dense(live(), name.data(), name.size(), dtype, shape.data(), shape.size(), data, len,
+                                  opts.c()));
+    }
+
+    /// A dense tensor from typed elements.
+    template <class T>
+    void add_dense(std::string_view name, const std::vector<std::uint64_t> &shape, const std::vector<T> &data,
+                   WriteOptions opts = {}) {
+        add_dense(name, dtype_of<T>(), shape, data.data(), data.size() * sizeof(T), std::move(opts));
+    }
+
+    /// A sparse_csr matrix.
+    template <class T>
+    void add_sparse_csr(std::string_view name, std::uint64_t rows, std::uint64_t cols, const std::vector<T> &values,
+                        const std::vector<std::uint64_t> &indices, const std::vector<std::uint64_t> &indptr,
+                        WriteOptions opts = {}) {
+        check(zt_writer_add_sparse_csr(live(), name.data(), name.size(), dtype_of<T>(), rows, cols, values.data(),
+                                       values.size() * sizeof(T), indices.data(), indices.size(), indptr.data(),
+                                       indptr.size(), opts.c()));
+    }
+
+    /// A sparse_coo tensor (`coords`: ndim x nnz, dimension by dimension).
+    template <class T>
+    void add_sparse_coo(std::string_view name, const std::vector<std::uint64_t> &shape, const std::vector<T> &values,
+                        const std::vector<std::uint64_t> &coords, WriteOptions opts = {}) {
+        check(zt_writer_add_sparse_coo(live(), name.data(), name.size(), dtype_of<T>(), shape.data(), shape.size(),
+                                       values.data(), values.size() * sizeof(T), coords.data(), coords.size(),
+                                       opts.c()));
+    }
+
+    /// A quantized_group tensor.
+    void add_quantized_group(std::string_view name, const std::vector<std::uint64_t> &shape,
+                             const zt_write_component &packed_weight, const zt_write_component &scales,
+                             const zt_write_component &zeros, std::uint64_t bits, std::uint64_t group_size,
+                             std::string_view packing, WriteOptions opts = {}) {
+        check(zt_writer_add_quantized_group(live(), name.data(), name.size(), shape.data(), shape.size(),
+                                            &packed_weight, &scales, &zeros, bits, group_size, packing.data(),
+                                            packing.size(), opts.c()));
+    }
+
+    /// An object of any format.
+    void add_object(std::string_view name, std::string_view format, const std::vector<std::uint64_t> &shape,
+                    const std::vector<zt_write_component> &components, WriteOptions opts = {}) {
+        check(zt_writer_add_object(live(), name.data(), name.size(), format.data(), format.size(), shape.data(),
+                                   shape.size(), components.data(), components.size(), opts.c()));
+    }
+
+    /// A file-level attribute (bool, integer, floating point, text, nullptr).
+    template <class V>
+    void set_attribute(std::string key, const V &v) {
+        set_attribute(Attribute(std::move(key), v));
+    }
+    void set_attribute(Attribute a) { check(zt_writer_set_attribute(live(), &a.c())); }
+
+    /// Publish the file. The writer is closed afterwards, even when this throws.
+    void finish() { check(zt_writer_finish(std::exchange(w_, nullptr))); }
+
+    /// Discard the file (nothing is published). Does nothing when closed.
+    void abort() noexcept { zt_writer_abort(std::exchange(w_, nullptr)); }
+
+private:
+    explicit Writer(zt_writer *w) : w_(w) {}
+    zt_writer *live() const {
+        if (!w_) throw Error(ZT_ERR_INVALID_ARGUMENT, "zt::Writer: the writer is finished, aborted or moved from");
+        return w_;
+    }
+    zt_writer *w_ = nullptr;
 };
 
 }  // namespace zt

@@ -33,7 +33,12 @@ pub(crate) enum Detail {
     Static(&'static str),
     Core(CoreError),
     Io(std::io::Error),
-    Verify { count: usize, first: CoreError },
+    /// A message built on the error path (writer errors with a path).
+    Owned(String),
+    Verify {
+        count: usize,
+        first: CoreError,
+    },
 }
 
 impl fmt::Display for Detail {
@@ -42,6 +47,7 @@ impl fmt::Display for Detail {
             Detail::Static(s) => f.write_str(s),
             Detail::Core(e) => write!(f, "{e}"),
             Detail::Io(e) => write!(f, "I/O error: {e}"),
+            Detail::Owned(s) => f.write_str(s),
             Detail::Verify { count, first } => {
                 write!(f, "{count} problem{} found; first: {first}", if *count == 1 { "" } else { "s" })
             }

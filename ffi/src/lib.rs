@@ -1,8 +1,9 @@
 //! C ABI of zTensor: `libztensor.so` / `libztensor.a` and `include/ztensor.h`.
 //!
 //! A thin layer over the `ztensor` crate: handles, argument checks, error
-//! mapping, and nothing else. `include/ztensor.h` is generated from this
-//! file by cbindgen; `tests/header.rs` fails when it is stale
+//! mapping, and nothing else. Reading is here; writing (`zt_writer`, over
+//! the core's `Writer<FileSink>`) is in `write.rs`. `include/ztensor.h` is
+//! generated from these files by cbindgen; `tests/header.rs` fails when it is stale
 //! (`ZT_BLESS=1 cargo test --manifest-path ffi/Cargo.toml --test header`
 //! rewrites it).
 //!
@@ -21,11 +22,13 @@
 
 mod guard;
 mod handle;
+mod write;
 
 use core::ffi::c_char;
 use guard::{guard, guard_value, Detail, Fail, Phase};
 pub use handle::zt_file;
 use handle::{bytes_arg, handle, not_found, object, put, put_opt};
+pub use write::*;
 use ztensor_core::fs::{Mode, Reader};
 use ztensor_core::ValueRef;
 use ztensor_core::{Component, DType, Encoding, Error as CoreError, ErrorKind, File, Format, Map, Value};
@@ -75,7 +78,9 @@ pub enum zt_status {
     ZT_ERR_INVALID_ARGUMENT = 1,
     /// The operating system refused (open, map, read).
     ZT_ERR_IO = 2,
-    /// The bytes are not a valid zTensor file (container, CBOR or manifest).
+    /// The bytes are not a valid zTensor file (container, CBOR or manifest);
+    /// when writing, the object or attribute would not make a valid file
+    /// (`zt_last_error()` names the rule).
     ZT_ERR_FORMAT = 3,
     /// A valid file this library cannot handle (a newer major version, ...).
     ZT_ERR_UNSUPPORTED = 4,
@@ -90,7 +95,8 @@ pub enum zt_status {
     /// Data is corrupt: zstd fails to decode or decodes to the wrong size,
     /// sparse indices out of range, bool bytes other than 0/1.
     ZT_ERR_CORRUPT_DATA = 9,
-    /// A bug in this library (a Rust panic, caught at the boundary).
+    /// A bug in this library (a Rust panic, caught at the boundary). A
+    /// writer on which a call panicked refuses every later call with it.
     ZT_ERR_PANIC = 10,
 }
 
