@@ -385,9 +385,17 @@ impl<'a> Reader<'a> {
                         done = false;
                     }
                 }
-                // The tagged item follows; `item_start` stays at the tag. A tag
-                // chain needs no frame, so its length is bounded by the input alone.
-                MAJOR_TAG => continue,
+                // A tag nests its content: it is a frame holding one item, so
+                // tag chains count toward the depth limit like containers.
+                MAJOR_TAG => {
+                    if depth + sp + 1 > MAX_DEPTH {
+                        return Err(Error::at(ErrorKind::TooDeep, start));
+                    }
+                    let seg = keys.as_ref().map_or(0, |k| k.len());
+                    stack[sp] = Frame { left: Some(1), map: false, key_next: false, item_start, seg };
+                    sp += 1;
+                    done = false;
+                }
                 _ => {
                     // simple / float / break
                     if arg.is_none() {
@@ -533,10 +541,16 @@ mod tests {
     }
 
     #[test]
-    fn long_tag_chains_are_bounded_by_input() {
+    fn tag_chains_count_toward_the_depth_limit() {
         let mut b = [0xc1u8; 10_000];
         b[9_999] = 0x00;
-        assert!(walk(&b).is_ok());
+        assert_eq!(walk(&b).unwrap_err().kind(), ErrorKind::TooDeep);
+        let mut ok = [0xc1u8; MAX_DEPTH + 1];
+        ok[MAX_DEPTH] = 0x00;
+        assert!(walk(&ok).is_ok());
+        // A tagged map key keeps its span from the tag: duplicates still found.
+        let b = [0xa2, 0xc1, 0x01, 0x00, 0xc1, 0x01, 0x00];
+        assert_eq!(walk(&b).unwrap_err().kind(), ErrorKind::DuplicateKey);
     }
 
     #[test]

@@ -86,14 +86,37 @@ impl<'a> Object<'a> {
     pub fn check_data(&self) -> Result<()> {
         let in_obj = |e: Error| e.in_object(self.name());
         for c in self.components() {
-            let bytes = decoded(&c).map_err(in_obj)?;
-            if let Some(n) = c.decoded_len() {
-                if bytes.get().len() as u64 != n {
-                    return Err(in_obj(c.error(ErrorKind::LengthMismatch { expected: n, actual: bytes.get().len() as u64 })));
+            // Streamed: a component is never held decoded just to be checked.
+            let bool_ok = |b: &[u8]| c.dtype() != DType::Bool || b.iter().all(|&x| x <= 1);
+            let stored = c.stored_bytes().map_err(in_obj)?;
+            match c.encoding() {
+                Encoding::Raw => {
+                    if !bool_ok(stored) {
+                        return Err(bad(self, &c, "bool byte other than 0 or 1"));
+                    }
                 }
-            }
-            if c.dtype() == DType::Bool && bytes.get().iter().any(|&b| b > 1) {
-                return Err(bad(self, &c, "bool byte other than 0 or 1"));
+                #[cfg(feature = "alloc")]
+                Encoding::Zstd => {
+                    let limit = c.decoded_len().unwrap_or(crate::read::DEFAULT_DECODE_LIMIT);
+                    let mut bools = true;
+                    let n = crate::zstd::for_each_chunk(stored, limit, |b| {
+                        bools &= bool_ok(b);
+                        Ok(())
+                    })
+                    .map_err(|e| in_obj(e.in_component(c.role())))?;
+                    if let Some(expected) = c.decoded_len() {
+                        if n != expected {
+                            return Err(in_obj(c.error(ErrorKind::LengthMismatch { expected, actual: n })));
+                        }
+                    }
+                    if !bools {
+                        return Err(bad(self, &c, "bool byte other than 0 or 1"));
+                    }
+                }
+                #[cfg(not(feature = "alloc"))]
+                Encoding::Zstd => {
+                    return Err(in_obj(c.error(ErrorKind::Unsupported { what: "zstd decoding needs the `alloc` feature" })));
+                }
             }
         }
         match self.format() {

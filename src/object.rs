@@ -7,7 +7,7 @@ use crate::types::{DType, Encoding, Endian, Format, LogicalType};
 use crate::value::Map;
 
 /// One named object (tensor) of a file.
-#[derive(Clone, Copy, Debug)]
+#[derive(Clone, Copy)]
 pub struct Object<'a> {
     pub(crate) ctx: Ctx<'a>,
     pub(crate) index: usize,
@@ -96,6 +96,35 @@ impl<'a> Object<'a> {
     /// The `data` component of a dense object.
     pub fn data(&self) -> Result<Component<'a>> {
         self.require("data")
+    }
+}
+
+// Debug shows the metadata only: never the file's bytes (which a view borrows).
+impl core::fmt::Debug for Object<'_> {
+    fn fmt(&self, f: &mut core::fmt::Formatter<'_>) -> core::fmt::Result {
+        f.debug_struct("Object")
+            .field("index", &self.index)
+            .field("name", &self.name)
+            .field("shape", &self.shape)
+            .field("format", &self.format)
+            .field("components", &self.component_count())
+            .finish()
+    }
+}
+
+impl core::fmt::Debug for Component<'_> {
+    fn fmt(&self, f: &mut core::fmt::Formatter<'_>) -> core::fmt::Result {
+        f.debug_struct("Component")
+            .field("role", &self.role)
+            .field("dtype", &self.dtype)
+            .field("logical_type", &self.logical)
+            .field("encoding", &self.encoding)
+            .field("offset", &self.offset)
+            .field("length", &self.length)
+            .field("uncompressed_length", &self.uncompressed_length)
+            .field("digest", &self.digest)
+            .field("endian", &self.endian)
+            .finish()
     }
 }
 
@@ -193,7 +222,7 @@ impl core::fmt::Debug for Shape<'_> {
 }
 
 /// One blob of an object: where it is and how to read it.
-#[derive(Clone, Copy, Debug)]
+#[derive(Clone, Copy)]
 pub struct Component<'a> {
     pub(crate) data: Option<&'a [u8]>,
     pub(crate) role: &'a str,

@@ -87,6 +87,21 @@ pub fn decode_to_vec(input: &[u8], limit: u64) -> Result<Vec<u8>> {
     }
 }
 
+/// Decode `input` piece by piece (at most 128 KiB at a time), handing each
+/// piece to `f`, without keeping the output: memory stays bounded whatever
+/// the frame says. More than `limit` bytes is [`ErrorKind::DecodedTooLarge`].
+/// Returns the decoded length.
+pub fn for_each_chunk(input: &[u8], limit: u64, f: impl FnMut(&[u8]) -> Result<()>) -> Result<u64> {
+    #[cfg(feature = "libzstd")]
+    {
+        libzstd::for_each_chunk(input, limit, f)
+    }
+    #[cfg(not(feature = "libzstd"))]
+    {
+        pure::for_each_chunk(input, limit, f)
+    }
+}
+
 fn corrupt() -> Error {
     Error::new(ErrorKind::Decompress)
 }
@@ -156,18 +171,29 @@ pub mod pure {
     /// [`super::decode_to_vec`] with ruzstd.
     pub fn decode_to_vec(input: &[u8], limit: u64) -> Result<Vec<u8>> {
         let mut out = Vec::new();
-        frames(input, |dec| {
-            let n = dec.can_collect();
-            if (out.len() + n) as u64 > limit {
-                return Err(Error::new(ErrorKind::DecodedTooLarge { limit }));
-            }
-            let start = out.len();
-            out.resize(start + n, 0);
-            let got = dec.read(&mut out[start..]).map_err(|_| corrupt())?;
-            out.truncate(start + got);
+        for_each_chunk(input, limit, |c| {
+            out.extend_from_slice(c);
             Ok(())
         })?;
         Ok(out)
+    }
+
+    /// [`super::for_each_chunk`] with ruzstd.
+    pub fn for_each_chunk(input: &[u8], limit: u64, mut f: impl FnMut(&[u8]) -> Result<()>) -> Result<u64> {
+        let mut stage = alloc::vec![0u8; 1 << 17];
+        let mut total = 0u64;
+        frames(input, |dec| loop {
+            let n = dec.read(&mut stage).map_err(|_| corrupt())?;
+            if n == 0 {
+                return Ok(());
+            }
+            total += n as u64;
+            if total > limit {
+                return Err(Error::new(ErrorKind::DecodedTooLarge { limit }));
+            }
+            f(&stage[..n])?;
+        })?;
+        Ok(total)
     }
 }
 
@@ -221,26 +247,37 @@ pub mod libzstd {
     /// staging buffer (`ZSTD_DStreamOutSize`, 128 KiB), each piece checked
     /// against `limit` before it is appended.
     pub fn decode_to_vec(input: &[u8], limit: u64) -> Result<Vec<u8>> {
+        let mut out = Vec::new();
+        for_each_chunk(input, limit, |c| {
+            out.extend_from_slice(c);
+            Ok(())
+        })?;
+        Ok(out)
+    }
+
+    /// [`super::for_each_chunk`] with libzstd's streaming API.
+    pub fn for_each_chunk(input: &[u8], limit: u64, mut f: impl FnMut(&[u8]) -> Result<()>) -> Result<u64> {
         if input.is_empty() {
             return Err(corrupt());
         }
         let mut dctx = DCtx::try_create().ok_or_else(corrupt)?;
         let mut stage = alloc::vec![0u8; DCtx::out_size()];
         let mut inb = InBuffer::around(input);
-        let mut out = Vec::new();
+        let mut total = 0u64;
         loop {
             let before = inb.pos();
             let mut outb = OutBuffer::around(&mut stage[..]);
             let hint = dctx.decompress_stream(&mut outb, &mut inb).map_err(|_| corrupt())?;
             let n = outb.pos();
-            if (out.len() + n) as u64 > limit {
+            total += n as u64;
+            if total > limit {
                 return Err(Error::new(ErrorKind::DecodedTooLarge { limit }));
             }
-            out.extend_from_slice(&stage[..n]);
+            f(&stage[..n])?;
             let consumed = inb.pos() == input.len();
             if hint == 0 && consumed {
                 // The last frame is complete and flushed.
-                return Ok(out);
+                return Ok(total);
             }
             if n == 0 && (consumed || inb.pos() == before) {
                 // No progress: the input ends inside a frame.

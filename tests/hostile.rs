@@ -3260,7 +3260,7 @@ fn duplicate_role_past_the_first_eight_components() {
 }
 
 #[test]
-fn nesting_within_the_limit_and_tag_chains_are_accepted() {
+fn nesting_and_tag_chains_within_the_limit_are_accepted() {
     let ok = Cbor::new()
         .map(1)
         .text("a")
@@ -3269,10 +3269,15 @@ fn nesting_within_the_limit_and_tag_chains_are_accepted() {
     accept(&file_raw_attrs(&ok));
     let ok = Cbor::new().map(1).text("a").nested_arrays(32, true).build();
     accept(&file_raw_attrs(&ok));
+    // Tags nest their content: a chain counts toward the depth limit.
+    let mut tags = vec![0xa1, 0x61, b'a'];
+    tags.extend(std::iter::repeat(0xc1).take(32));
+    tags.push(0x00);
+    accept(&file_raw_attrs(&tags));
     let mut tags = vec![0xa1, 0x61, b'a'];
     tags.extend(std::iter::repeat(0xc1).take(10_000));
     tags.push(0x00);
-    accept(&file_raw_attrs(&tags));
+    reject_kind(&file_raw_attrs(&tags), ErrorKind::TooDeep);
     // Floats of every width, negative ints, bytes, simple values in attributes.
     let a = Cbor::new()
         .map(7)
