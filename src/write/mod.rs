@@ -86,6 +86,7 @@ mod enc;
 #[cfg(feature = "std")]
 mod fs;
 mod hash;
+mod names;
 mod object;
 mod sink;
 mod zstd;
@@ -105,7 +106,7 @@ use crate::error::{Error, ErrorKind, Result};
 use crate::file::File;
 use crate::object::Object;
 use crate::types::{DType, Encoding};
-use alloc::collections::BTreeSet;
+use names::NameSet;
 use alloc::string::{String, ToString};
 use alloc::vec::Vec;
 use attr::Attrs;
@@ -121,7 +122,7 @@ pub struct Writer<S: Sink> {
     /// Encoded `objects` entries (name, object map), back to back.
     entries: Vec<u8>,
     count: u64,
-    names: BTreeSet<String>,
+    names: NameSet,
     attrs: Attrs,
     /// The sink failed: nothing more can be written.
     broken: bool,
@@ -144,7 +145,7 @@ impl<S: Sink> Writer<S> {
             pos: 0,
             entries: Vec::new(),
             count: 0,
-            names: BTreeSet::new(),
+            names: NameSet::new(),
             attrs: Attrs::default(),
             broken: false,
             #[cfg(feature = "std")]
@@ -318,7 +319,7 @@ impl<S: Sink> Writer<S> {
         } else {
             enc::object(&mut self.entries, &obj.name, &obj.shape, format, attrs.as_deref(), &metas, &[], &[]);
         }
-        self.names.insert(obj.name.into_owned());
+        self.names.insert(&obj.name);
         self.count += 1;
         Ok(())
     }
@@ -385,7 +386,7 @@ struct State {
     pos: u64,
     entries: Vec<u8>,
     count: u64,
-    names: BTreeSet<String>,
+    names: NameSet,
     attrs: Attrs,
 }
 
@@ -403,7 +404,7 @@ impl State {
             pos: file.tail().manifest_offset,
             entries: Vec::new(),
             count: 0,
-            names: BTreeSet::new(),
+            names: NameSet::new(),
             attrs: Attrs::default(),
         };
         for (k, v) in file.attributes().iter() {
@@ -411,7 +412,7 @@ impl State {
         }
         for o in file.objects() {
             reencode(&mut s.entries, &o).map_err(|e| e.in_object(o.name()))?;
-            s.names.insert(o.name().to_string());
+            s.names.insert(o.name());
             s.count += 1;
         }
         Ok(s)
