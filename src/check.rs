@@ -108,6 +108,9 @@ impl<'a> Object<'a> {
                         if n != expected {
                             return Err(in_obj(c.error(ErrorKind::LengthMismatch { expected, actual: n })));
                         }
+                    } else if n % c.dtype().width() != 0 {
+                        let width = c.dtype().width();
+                        return Err(in_obj(c.error(ErrorKind::PartialElement { length: n, width })));
                     }
                     if !bools {
                         return Err(bad(self, &c, "bool byte other than 0 or 1"));

@@ -40,6 +40,16 @@ impl<'a> Component<'a> {
         Ok(n)
     }
 
+    /// A decoded size nothing declared must still be a whole number of elements.
+    #[cfg(feature = "alloc")]
+    fn whole_elements(&self, n: u64) -> Result<()> {
+        let width = self.dtype.width();
+        if n % width != 0 {
+            return Err(self.error(ErrorKind::PartialElement { length: n, width }));
+        }
+        Ok(())
+    }
+
     /// Put stored-order elements into little-endian order (the spec's).
     fn to_little_endian(&self, bytes: &mut [u8]) {
         if self.endian == Endian::Big {
@@ -70,8 +80,10 @@ impl<'a> Component<'a> {
     #[cfg(feature = "alloc")]
     fn unzstd_into(&self, stored: &[u8], out: &mut [u8]) -> Result<usize> {
         let Some(expected) = self.plausible_len()? else {
-            // Nothing declares the size: decode up to what the caller gave.
-            return crate::zstd::decode_into(stored, out).map_err(|e| e.in_component(self.role));
+            // Nothing declares the size: decode up to what the caller gave,
+            // and the result must still be whole elements.
+            let n = crate::zstd::decode_into(stored, out).map_err(|e| e.in_component(self.role))?;
+            return self.whole_elements(n as u64).map(|()| n);
         };
         let dst = out.get_mut(..expected as usize).ok_or_else(|| self.error(ErrorKind::BufferTooSmall { needed: expected }))?;
         let n = crate::zstd::decode_into(stored, dst).map_err(|e| e.in_component(self.role))?;
@@ -111,7 +123,11 @@ impl<'a> Component<'a> {
                 }
                 v
             }
-            (Encoding::Zstd, None) => crate::zstd::decode_to_vec(stored, limit).map_err(|e| e.in_component(self.role))?,
+            (Encoding::Zstd, None) => {
+                let v = crate::zstd::decode_to_vec(stored, limit).map_err(|e| e.in_component(self.role))?;
+                self.whole_elements(v.len() as u64)?;
+                v
+            }
         };
         self.to_little_endian(&mut v);
         Ok(v)

@@ -339,3 +339,34 @@ fn v1_1_csr_with_undeclared_zstd_values_checks_against_decoded_count() {
     assert!(deep(&mk(&[0, 1, 1, 2])).is_ok());
     assert_eq!(bad_data(&mk(&[0, 1, 1, 1])), "CSR indptr does not end at the number of values");
 }
+
+#[test]
+fn undeclared_zstd_size_must_be_whole_elements() {
+    use ztensor::write::{Compression, NewObject, Writer};
+    // A real zstd frame of 6 bytes, from our writer.
+    let mut w = Writer::new(Vec::new());
+    w.add(NewObject::dense("v", &[6], ztensor::DType::U8, &b"hello\n"[..]).compression(Compression::ZSTD)).unwrap();
+    let bytes = w.finish().unwrap();
+    let frame = File::parse(&bytes).unwrap().require("v").unwrap().data().unwrap().stored_bytes().unwrap().to_vec();
+    // v1.1, a format of its own, no uncompressed_length: nothing declares the size.
+    let mk = |dtype: &str| {
+        let mut b = Blobs::new();
+        let o = b.add(&frame);
+        let comp = comp_with(dtype, o, frame.len() as u64, [("encoding", text("zstd"))]);
+        v1_file(&b, &encode(&manifest("1.1.0", [("z", obj(&[1], "custom_x", [("blob", comp)]))])))
+    };
+    let f = mk("u16");
+    let c = File::parse(&f).unwrap().require("z").unwrap().require("blob").unwrap();
+    assert_eq!(c.to_vec().unwrap(), b"hello\n");
+    // 6 bytes are not whole f32 elements: refused, by every decoding path.
+    let f = mk("f32");
+    let file = File::parse(&f).unwrap();
+    let c = file.require("z").unwrap().require("blob").unwrap();
+    assert_eq!(c.to_vec().unwrap_err().kind(), ErrorKind::PartialElement { length: 6, width: 4 });
+    let mut buf = [0u8; 64];
+    assert_eq!(c.read_into(&mut buf).unwrap_err().kind(), ErrorKind::PartialElement { length: 6, width: 4 });
+    assert_eq!(
+        file.require("z").unwrap().check_data().unwrap_err().kind(),
+        ErrorKind::PartialElement { length: 6, width: 4 }
+    );
+}
