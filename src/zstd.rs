@@ -102,6 +102,16 @@ pub fn for_each_chunk(input: &[u8], limit: u64, f: impl FnMut(&[u8]) -> Result<(
     }
 }
 
+/// Gather what a `for_each_chunk` hands out into one `Vec`.
+fn collect(each: impl FnOnce(&mut dyn FnMut(&[u8]) -> Result<()>) -> Result<u64>) -> Result<Vec<u8>> {
+    let mut out = Vec::new();
+    each(&mut |c: &[u8]| {
+        out.extend_from_slice(c);
+        Ok(())
+    })?;
+    Ok(out)
+}
+
 fn corrupt() -> Error {
     Error::new(ErrorKind::Decompress)
 }
@@ -170,12 +180,7 @@ pub mod pure {
 
     /// [`super::decode_to_vec`] with ruzstd.
     pub fn decode_to_vec(input: &[u8], limit: u64) -> Result<Vec<u8>> {
-        let mut out = Vec::new();
-        for_each_chunk(input, limit, |c| {
-            out.extend_from_slice(c);
-            Ok(())
-        })?;
-        Ok(out)
+        super::collect(|f| for_each_chunk(input, limit, f))
     }
 
     /// [`super::for_each_chunk`] with ruzstd.
@@ -247,12 +252,7 @@ pub mod libzstd {
     /// staging buffer (`ZSTD_DStreamOutSize`, 128 KiB), each piece checked
     /// against `limit` before it is appended.
     pub fn decode_to_vec(input: &[u8], limit: u64) -> Result<Vec<u8>> {
-        let mut out = Vec::new();
-        for_each_chunk(input, limit, |c| {
-            out.extend_from_slice(c);
-            Ok(())
-        })?;
-        Ok(out)
+        super::collect(|f| for_each_chunk(input, limit, f))
     }
 
     /// [`super::for_each_chunk`] with libzstd's streaming API.
