@@ -103,11 +103,22 @@ def main():
                 if s["crashes"] >= 20:
                     print("%s: too many crashes, moving on" % t, flush=True)
                     break
-            summary[t] = s
-            json.dump(summary, open(summary_path, "w"), indent=1)
+            save(summary_path, t, s)
             print("%s: cpu %.0f s, wall %.0f s, execs %d, %s" % (t, s["cpu_s"], s["wall_s"], s["execs"],
                                                                s.get("last_line", "")), flush=True)
     return 0
+
+
+def save(path, target, stats):
+    """Update one target's entry, so that campaigns can run side by side."""
+    import fcntl
+    with open(path + ".lock", "w") as lock:
+        fcntl.flock(lock, fcntl.LOCK_EX)
+        summary = json.load(open(path)) if os.path.exists(path) else {}
+        summary[target] = stats
+        tmp = path + ".tmp"
+        json.dump(summary, open(tmp, "w"), indent=1)
+        os.replace(tmp, path)
 
 
 if __name__ == "__main__":

@@ -16,6 +16,8 @@
 //! with generous margins (debug builds, shared CI machines); the measured
 //! figures are printed (`cargo test --test limits -- --nocapture`).
 
+#![allow(clippy::result_large_err)]
+
 use std::alloc::{GlobalAlloc, Layout, System};
 use std::sync::atomic::{AtomicUsize, Ordering::Relaxed};
 use std::sync::Mutex;
