@@ -39,6 +39,15 @@
 //! our reader with the same tensors, the safetensors file deserializes, and
 //! the plain file is exactly as long as our file's pre-manifest part.
 //!
+//! Ratios: before the criterion groups, each (ours, theirs) pair below runs
+//! interleaved on every case (ours, theirs, theirs, ours, ...;
+//! `ZT_BENCH_ROUNDS` rounds each, default 11, 0 to skip), one whole file per
+//! round timed with the thread's CPU clock, so load that drifts during the
+//! run hits both sides alike. The table printed at the end gives
+//! `theirs / ours` from the fastest and the median round: on a shared
+//! machine these are the numbers to trust (criterion's medians for two
+//! contestants come from runs seconds or minutes apart).
+//!
 //! `ZT_BENCH_CLOCK=cpu` measures the benchmark thread's CPU time (user +
 //! system, `CLOCK_THREAD_CPUTIME_ID`): the copy into the page cache is
 //! counted (system time), waiting for the disk in `fsync` is not, and
@@ -230,6 +239,94 @@ fn check(dir: &Path, c: &Case) {
     }
 }
 
+// --- interleaved pairs -----------------------------------------------------
+
+/// (ours, theirs, goal) by index in `CONTESTANTS`.
+const PAIRS: &[(usize, usize, &str)] = &[(1, 4, "≥ 0.9"), (0, 5, "≥ 0.9"), (1, 2, ""), (1, 3, "")];
+
+fn rounds() -> usize {
+    std::env::var("ZT_BENCH_ROUNDS").ok().map_or(11, |v| v.parse().expect("ZT_BENCH_ROUNDS: an integer"))
+}
+
+/// One interleaved comparison: times in ns of the fastest and median rounds.
+struct Pair {
+    case: &'static str,
+    ours: usize,
+    theirs: usize,
+    goal: &'static str,
+    min: (f64, f64),
+    median: (f64, f64),
+}
+
+fn paired(dir: &Path, case: &Case, pairs: &mut Vec<Pair>) {
+    let rounds = rounds();
+    if rounds == 0 {
+        return;
+    }
+    let mut time = |k: usize| -> f64 {
+        let c = &CONTESTANTS[k];
+        let path = path_of(dir, case, c);
+        let _ = fs::remove_file(&path);
+        let t = thread_cpu_ns();
+        (c.3)(black_box(case), &path);
+        let ns = (thread_cpu_ns() - t) as f64;
+        let _ = fs::remove_file(&path);
+        ns
+    };
+    for &(ours, theirs, goal) in PAIRS {
+        time(ours);
+        time(theirs);
+        let (mut a, mut b) = (Vec::with_capacity(rounds), Vec::with_capacity(rounds));
+        for i in 0..rounds {
+            if i % 2 == 0 {
+                a.push(time(ours));
+                b.push(time(theirs));
+            } else {
+                b.push(time(theirs));
+                a.push(time(ours));
+            }
+        }
+        a.sort_by(f64::total_cmp);
+        b.sort_by(f64::total_cmp);
+        let p = Pair { case: case.id, ours, theirs, goal, min: (a[0], b[0]), median: (a[rounds / 2], b[rounds / 2]) };
+        eprintln!(
+            "paired {}: {} vs {}: theirs/ours {:.3} (fastest), {:.3} (median)",
+            case.id,
+            label(ours),
+            label(theirs),
+            p.min.1 / p.min.0,
+            p.median.1 / p.median.0
+        );
+        pairs.push(p);
+    }
+}
+
+fn label(k: usize) -> String {
+    format!("{}/{}", CONTESTANTS[k].0, CONTESTANTS[k].1)
+}
+
+fn print_pairs(pairs: &[Pair]) {
+    if pairs.is_empty() {
+        return;
+    }
+    println!("\nInterleaved pairs ({} rounds each, thread CPU time):\n", rounds());
+    println!("| case | ours | theirs | ours (fastest) | theirs (fastest) | theirs/ours fastest | theirs/ours median | goal |");
+    println!("|---|---|---|---|---|---|---|---|");
+    for p in pairs {
+        println!(
+            "| {} | `{}` | `{}` | {:.2} ms | {:.2} ms | {:.3} | {:.3} | {} |",
+            p.case,
+            label(p.ours),
+            label(p.theirs),
+            p.min.0 / 1e6,
+            p.min.1 / 1e6,
+            p.min.1 / p.min.0,
+            p.median.1 / p.median.0,
+            p.goal
+        );
+    }
+}
+
 // --- benchmark -------------------------------------------------------------
 
 fn bench_write<M: Measurement>(c: &mut Criterion<M>, clock: &str, dir: &Path, cases: &[Case]) {
@@ -309,7 +406,8 @@ fn main() {
         Ok("cpu") => &["cpu"],
         Ok("wall") | Err(_) => &["wall"],
         Ok("both") => &["cpu", "wall"],
-        Ok(other) => panic!("ZT_BENCH_CLOCK={other}: expected `cpu`, `wall` or `both`"),
+        Ok("none") => &[],
+        Ok(other) => panic!("ZT_BENCH_CLOCK={other}: expected `cpu`, `wall`, `both` or `none` (interleaved pairs only)"),
     };
     let dir = Dir(std::env::temp_dir().join(format!("zt-bench-write-{}", std::process::id())));
     fs::create_dir_all(&dir.0).expect("create temp dir");
@@ -325,6 +423,11 @@ fn main() {
     }
     eprintln!("write: setup + check {:.1?} in {}", t.elapsed(), dir.0.display());
 
+    let mut pairs = Vec::new();
+    for c in &cases {
+        paired(&dir.0, c, &mut pairs);
+    }
+
     for &clock in clocks {
         if clock == "cpu" {
             let mut c = Criterion::default().with_measurement(CpuTime { wall: WallTime }).configure_from_args();
@@ -336,4 +439,5 @@ fn main() {
             c.final_summary();
         }
     }
+    print_pairs(&pairs);
 }

@@ -277,7 +277,7 @@ pub(crate) fn decode_object_v1<'a>(
     let (cpos, clen) = comps.ok_or_else(|| Error::at(ErrorKind::MissingField { field: "components" }, start))?;
     if pass.is_some() {
         // The validating pass needs no view: skip building (and moving) one.
-        check_format(ctx, &shape, format, attributes, &known).map_err(|e| e.or_at(start))?;
+        check_format(ctx, Dims::of_shape(&shape, format), format, attributes, &known).map_err(|e| e.or_at(start))?;
         return Ok(None);
     }
     Ok(Some(Object { ctx, index, name, shape, format, attributes, fields, comps: Comps::Map { pos: cpos, len: clen } }))
@@ -431,6 +431,13 @@ pub(crate) fn decode_component_v1<'a>(ctx: Ctx<'a>, r: &mut Reader<'a>, role: &'
 
 /// Rules every component obeys, whatever its object's format.
 fn check_component(ctx: Ctx<'_>, role: &str, c: &CompCore<'_>, at: usize, p: &mut Pass<'_>) -> Result<()> {
+    component_rules(ctx, role, c, at, p.lo, p.hi)?;
+    p.span(c.offset, c.length);
+    Ok(())
+}
+
+/// [`check_component`] without recording the blob's span: blobs lie in `[lo, hi)`.
+fn component_rules(ctx: Ctx<'_>, role: &str, c: &CompCore<'_>, at: usize, lo: u64, hi: u64) -> Result<()> {
     let err = |kind| Error::at(kind, at).in_component(role);
     if let Some(t) = c.logical {
         if t.storage().is_some_and(|s| s != c.dtype) {
@@ -440,13 +447,11 @@ fn check_component(ctx: Ctx<'_>, role: &str, c: &CompCore<'_>, at: usize, p: &mu
     if c.offset % ALIGNMENT != 0 {
         return Err(err(ErrorKind::Misaligned { offset: c.offset }));
     }
-    let oob = ErrorKind::OutOfBounds { offset: c.offset, length: c.length, limit: p.hi };
     match c.offset.checked_add(c.length) {
         // (A zero-length blob may sit exactly at the manifest start.)
-        Some(end) if c.offset >= p.lo && end <= p.hi => {}
-        _ => return Err(err(oob)),
+        Some(end) if c.offset >= lo && end <= hi => {}
+        _ => return Err(err(ErrorKind::OutOfBounds { offset: c.offset, length: c.length, limit: hi })),
     }
-    p.span(c.offset, c.length);
     let width = c.dtype.width();
     match c.encoding {
         Encoding::Raw => {}
@@ -542,8 +547,44 @@ fn components_checked<'a>(ctx: Ctx<'a>, r: &mut Reader<'a>, p: &mut Pass<'_>, kn
     Ok(first)
 }
 
+/// What the format rules need of a shape.
+#[derive(Clone, Copy)]
+pub(crate) struct Dims {
+    pub ndim: usize,
+    /// The checked product (0 when a dimension is 0).
+    pub numel: u64,
+    /// The first dimension (read only for `sparse_csr`).
+    pub first: Option<u64>,
+}
+
+impl Dims {
+    fn of_shape(shape: &Shape<'_>, format: Format<'_>) -> Dims {
+        let first = if format == Format::SparseCsr { shape.dim(0) } else { None };
+        Dims { ndim: shape.ndim, numel: shape.numel, first }
+    }
+
+    /// From dimensions, by [`shape`]'s rule: a zero dimension makes the
+    /// product 0, even after an overflowing prefix.
+    pub(crate) fn of(dims: &[u64]) -> Result<Dims> {
+        let (mut numel, mut overflow, mut zero) = (1u64, false, false);
+        for &d in dims {
+            zero |= d == 0;
+            match numel.checked_mul(d) {
+                Some(n) => numel = n,
+                None => overflow = true,
+            }
+        }
+        if zero {
+            numel = 0;
+        } else if overflow {
+            return Err(Error::new(ErrorKind::ShapeOverflow));
+        }
+        Ok(Dims { ndim: dims.len(), numel, first: dims.first().copied() })
+    }
+}
+
 /// The format rules that metadata alone can check.
-fn check_format(ctx: Ctx<'_>, shape: &Shape<'_>, format: Format<'_>, attributes: Map<'_>, known: &Known<'_>) -> Result<()> {
+fn check_format(ctx: Ctx<'_>, shape: Dims, format: Format<'_>, attributes: Map<'_>, known: &Known<'_>) -> Result<()> {
     let need = |i: usize| known[i].ok_or_else(|| Error::new(ErrorKind::MissingComponent { role: ROLES[i] }));
     let index_dtype = |c: Brief<'_>| -> Result<()> {
         let ok = if ctx.strict() { c.dtype == DType::U64 } else { c.dtype.is_integer() };
@@ -579,7 +620,7 @@ fn check_format(ctx: Ctx<'_>, shape: &Shape<'_>, format: Format<'_>, attributes:
             if shape.ndim != 2 {
                 return Err(Error::new(ErrorKind::BadShape));
             }
-            let rows = shape.dim(0).unwrap_or(0);
+            let rows = shape.first.unwrap_or(0);
             count(&indptr, rows.checked_add(1).ok_or_else(|| Error::new(ErrorKind::ShapeOverflow))?)?;
             if let Some(nnz) = values.count() {
                 count(&indices, nnz)?;
@@ -727,7 +768,7 @@ pub(crate) fn decode_object_v0<'a>(
             check_component(ctx, "data", &c, start, p)?;
             let mut known = [None; 8];
             known[0] = Some(Brief::of("data", &c));
-            check_format(ctx, &shape, format, attributes, &known).map_err(|e| e.or_at(start))
+            check_format(ctx, Dims::of_shape(&shape, format), format, attributes, &known).map_err(|e| e.or_at(start))
         })()
         .map_err(err_in)?;
     }
@@ -927,4 +968,74 @@ pub(crate) fn check_entry(buf: &[u8], data_end: u64) -> Result<()> {
         }
     }
     Ok(())
+}
+
+/// A component of an object the writer is adding, as its manifest entry
+/// will say (no digest: a digest the writer computes is well formed).
+#[cfg(feature = "alloc")]
+#[derive(Clone, Copy)]
+pub(crate) struct NewComp<'a> {
+    pub role: &'a str,
+    pub dtype: DType,
+    /// As it will be written in `type`.
+    pub logical: Option<LogicalType<'a>>,
+    pub encoding: Encoding,
+    pub offset: u64,
+    pub length: u64,
+    pub ulen: Option<u64>,
+}
+
+#[cfg(feature = "alloc")]
+impl NewComp<'_> {
+    pub(crate) const EMPTY: Self =
+        NewComp { role: "", dtype: DType::U8, logical: None, encoding: Encoding::Raw, offset: 0, length: 0, ulen: None };
+}
+
+/// The checks [`check_entry`] makes on an encoded entry of a v1.2 object
+/// without attributes, from typed values: the rules of the validating pass
+/// (component rules, then format rules), in the same order, with the same
+/// errors. Blobs follow each other in the writer's layout, so no overlap
+/// check is needed; they must lie in `[HEADER_LEN, data_end)`.
+#[cfg(feature = "alloc")]
+pub(crate) fn check_new<'a>(name: &str, dims: &[u64], format: Format<'_>, comps: &[NewComp<'a>], data_end: u64) -> Result<()> {
+    if name.is_empty() {
+        return Err(Error::new(ErrorKind::EmptyName));
+    }
+    let dims = Dims::of(dims)?;
+    let ctx = Ctx { buf: &[], data: None, version: Version::V1_2 };
+    let mut known: Known<'a> = [None; 8];
+    let mut end = HEADER_LEN;
+    for (n, c) in comps.iter().enumerate() {
+        if c.role.is_empty() {
+            return Err(Error::new(ErrorKind::EmptyName));
+        }
+        if comps[..n].iter().any(|o| o.role == c.role) {
+            return Err(Error::new(ErrorKind::DuplicateKey).in_component(c.role));
+        }
+        // The reader hides a `type` equal to the dtype.
+        let logical = match c.logical {
+            Some(t) if t.name() == c.dtype.name() => None,
+            Some(t) => Some(LogicalType::parse(t.name())),
+            None => None,
+        };
+        let core = CompCore {
+            dtype: c.dtype,
+            logical,
+            encoding: c.encoding,
+            endian: Endian::Little,
+            offset: c.offset,
+            length: c.length,
+            ulen: c.ulen,
+            digest: None,
+            fields_pos: 0,
+            fields_len: Some(0),
+        };
+        component_rules(ctx, c.role, &core, 0, HEADER_LEN, data_end)?;
+        debug_assert!(c.length == 0 || c.offset >= end, "writer blobs out of order");
+        end = end.max(c.offset + c.length);
+        if let Some(i) = ROLES.iter().position(|&k| k == c.role) {
+            known[i] = Some(Brief::of(c.role, &core));
+        }
+    }
+    check_format(ctx, dims, format, Map::empty(), &known)
 }

@@ -11,7 +11,7 @@ pub(crate) const VERSION: &str = "1.2.0";
 
 /// An item head with the minimal argument encoding (per item, this runs
 /// once per key and value of every object: kept free of any indirection).
-#[inline]
+#[inline(always)]
 fn head(out: &mut Vec<u8>, major: u8, n: u64) {
     let m = major << 5;
     if n < 24 {
@@ -112,12 +112,11 @@ pub(crate) fn f32_to_f16_exact(f: f32) -> Option<u16> {
     None
 }
 
-/// What the manifest says about one component.
+/// What the manifest says about one component, besides its role and
+/// logical type (which the caller's component holds).
 #[derive(Clone, Debug)]
 pub(crate) struct CompMeta {
-    pub role: String,
     pub dtype: DType,
-    pub ltype: Option<String>,
     pub offset: u64,
     pub length: u64,
     /// `Some` for zstd components: the decoded size.
@@ -125,15 +124,21 @@ pub(crate) struct CompMeta {
     pub digest: Option<String>,
 }
 
+impl Default for CompMeta {
+    fn default() -> Self {
+        CompMeta { dtype: DType::U8, offset: 0, length: 0, zstd_len: None, digest: None }
+    }
+}
+
 /// Encode a component map. Key order: `dtype`, `type`, `offset`, `length`,
 /// `uncompressed_length`, `encoding`, `digest`, then `extra` (raw key/value
 /// pairs kept from an appended file).
-pub(crate) fn component(out: &mut Vec<u8>, c: &CompMeta, extra: &[(&[u8], &[u8])]) {
-    let n = 4 + c.ltype.is_some() as u64 + c.zstd_len.is_some() as u64 + c.digest.is_some() as u64;
+pub(crate) fn component(out: &mut Vec<u8>, c: &CompMeta, ltype: Option<&str>, extra: &[(&[u8], &[u8])]) {
+    let n = 4 + ltype.is_some() as u64 + c.zstd_len.is_some() as u64 + c.digest.is_some() as u64;
     map(out, n + extra.len() as u64);
     text(out, "dtype");
     text(out, c.dtype.name());
-    if let Some(t) = &c.ltype {
+    if let Some(t) = ltype {
         text(out, "type");
         text(out, t);
     }
@@ -162,19 +167,23 @@ fn raw_pairs(out: &mut Vec<u8>, pairs: &[(&[u8], &[u8])]) {
 }
 
 /// Encode one entry of `objects`: the name, then the object map with keys
-/// `shape`, `format`, `attributes` (when given), `components`, then `extra`;
-/// `comp_extra[i]` follows the known keys of component `i`.
+/// `shape`, `format`, `attributes` (when given), `components`, then `extra`.
+/// Component `i` is `comps[i]` with role and logical type `names(i)`;
+/// `comp_extra[i]` follows its known keys.
 #[allow(clippy::too_many_arguments)]
-pub(crate) fn object(
+pub(crate) fn object<'r>(
     out: &mut Vec<u8>,
     name: &str,
     shape: &[u64],
     format: &str,
     attributes: Option<&[u8]>,
     comps: &[CompMeta],
+    names: impl Fn(usize) -> (&'r str, Option<&'r str>),
     comp_extra: &[Vec<(&[u8], &[u8])>],
     extra: &[(&[u8], &[u8])],
 ) {
+    // One reservation for the common case (short roles, no digest).
+    out.reserve(name.len() + format.len() + 40 + 9 * shape.len() + 96 * comps.len());
     text(out, name);
     map(out, 3 + attributes.is_some() as u64 + extra.len() as u64);
     text(out, "shape");
@@ -191,8 +200,9 @@ pub(crate) fn object(
     text(out, "components");
     map(out, comps.len() as u64);
     for (i, c) in comps.iter().enumerate() {
-        text(out, &c.role);
-        component(out, c, comp_extra.get(i).map_or(&[][..], |v| &v[..]));
+        let (role, ltype) = names(i);
+        text(out, role);
+        component(out, c, ltype, comp_extra.get(i).map_or(&[][..], |v| &v[..]));
     }
     raw_pairs(out, extra);
 }

@@ -105,13 +105,17 @@ use crate::container::{Layout, Tail, ALIGNMENT, FOOTER_LEN, HEADER_LEN, MAGIC_V1
 use crate::error::{Error, ErrorKind, Result};
 use crate::file::File;
 use crate::object::Object;
-use crate::types::{DType, Encoding};
+use crate::manifest::NewComp;
+use crate::types::{DType, Encoding, Format};
 use names::NameSet;
 use alloc::string::{String, ToString};
 use alloc::vec::Vec;
 use attr::Attrs;
 use data::{Pull, Repr, Slice};
 use enc::CompMeta;
+
+/// Objects with at most this many components are checked without allocating.
+const FEW: usize = 8;
 use hash::Hasher;
 
 /// A streaming, append-only zTensor v1.2 writer. See the [module docs](self).
@@ -126,6 +130,8 @@ pub struct Writer<S: Sink> {
     attrs: Attrs,
     /// The sink failed: nothing more can be written.
     broken: bool,
+    /// Scratch for an entry checked by the reader's pass before writing.
+    entry: Vec<u8>,
     #[cfg(feature = "std")]
     io_error: Option<std::io::Error>,
 }
@@ -148,6 +154,7 @@ impl<S: Sink> Writer<S> {
             names: NameSet::new(),
             attrs: Attrs::default(),
             broken: false,
+            entry: Vec::new(),
             #[cfg(feature = "std")]
             io_error: None,
         }
@@ -272,54 +279,82 @@ impl<S: Sink> Writer<S> {
         self.usable()?;
         obj.attr_check()?;
         let attrs = obj.attributes.encoded();
-        let format = obj.format.name();
+        // As the reader will see it (`Other("dense")` is `dense`).
+        let format = Format::parse(obj.format.name());
         // Provisional layout: every check the reader makes, before any byte
-        // is written. Offsets are where the blobs will really go, so for raw
-        // components without a digest the provisional entry is the final one.
+        // is written. Offsets are where the blobs will really go.
         let first = if self.pos == 0 { HEADER_LEN } else { self.pos };
         let mut at = first.checked_next_multiple_of(ALIGNMENT).ok_or(Error::new(ErrorKind::ShapeOverflow))?;
-        let mut metas = Vec::with_capacity(obj.components.len());
-        for c in &obj.components {
+        let n = obj.components.len();
+        let (mut inline, mut heap): ([CompMeta; FEW], Vec<CompMeta>) = (Default::default(), Vec::new());
+        let metas: &mut [CompMeta] = if n <= FEW {
+            &mut inline[..n]
+        } else {
+            heap.resize_with(n, CompMeta::default);
+            &mut heap
+        };
+        for (c, m) in obj.components.iter().zip(metas.iter_mut()) {
             let declared = c.data.len();
             let zstd = matches!(c.compression.unwrap_or(obj.compression), Compression::Zstd(_));
             let length = if zstd { 0 } else { declared };
-            metas.push(CompMeta {
-                role: c.role.to_string(),
-                dtype: c.dtype,
-                ltype: c.logical.map(|t| t.name().to_string()),
-                offset: at,
-                length,
-                zstd_len: zstd.then_some(declared),
-                digest: None,
-            });
+            *m = CompMeta { dtype: c.dtype, offset: at, length, zstd_len: zstd.then_some(declared), digest: None };
             at = at.checked_add(length).and_then(|e| e.checked_next_multiple_of(ALIGNMENT)).ok_or(Error::new(ErrorKind::ShapeOverflow))?;
         }
-        let mut entry = Vec::with_capacity(256);
-        enc::object(&mut entry, &obj.name, &obj.shape, format, attrs.as_deref(), &metas, &[], &[]);
-        crate::manifest::check_entry(&entry, at).map_err(relocate)?;
-        if self.names.contains(&*obj.name) {
-            return Err(Error::new(ErrorKind::DuplicateKey));
+        let names = |i: usize| -> (&str, Option<&str>) {
+            let c: &NewComponent<'_> = &obj.components[i];
+            (&c.role, c.logical.as_ref().map(|t| t.name()))
+        };
+        if attrs.is_none() && n <= FEW {
+            // The reader's rules on typed values: no encoding, no parse.
+            let mut comps = [NewComp::EMPTY; FEW];
+            for (i, (c, m)) in obj.components.iter().zip(metas.iter()).enumerate() {
+                comps[i] = NewComp {
+                    role: &c.role,
+                    dtype: c.dtype,
+                    logical: c.logical,
+                    encoding: if m.zstd_len.is_some() { Encoding::Zstd } else { Encoding::Raw },
+                    offset: m.offset,
+                    length: m.length,
+                    ulen: m.zstd_len,
+                };
+            }
+            let verdict = crate::manifest::check_new(&obj.name, &obj.shape, format, &comps[..n], at);
+            // Self-check (debug builds, so every test and fuzz run): the
+            // encoded entry gets the same verdict from the reader's pass.
+            #[cfg(debug_assertions)]
+            {
+                self.entry.clear();
+                enc::object(&mut self.entry, &obj.name, &obj.shape, format.name(), None, metas, names, &[], &[]);
+                let full = crate::manifest::check_entry(&self.entry, at);
+                assert_eq!(verdict.as_ref().err().map(Error::kind), full.as_ref().err().map(Error::kind), "check_new and check_entry disagree on {:?}", obj.name);
+            }
+            verdict.map_err(relocate)?;
+        } else {
+            self.entry.clear();
+            enc::object(&mut self.entry, &obj.name, &obj.shape, format.name(), attrs.as_deref(), metas, names, &[], &[]);
+            crate::manifest::check_entry(&self.entry, at).map_err(relocate)?;
         }
+        let h = NameSet::hash(&obj.name);
+        let Some(slot) = self.names.vacancy(h, &obj.name) else {
+            return Err(Error::new(ErrorKind::DuplicateKey));
+        };
 
         self.header()?;
-        let mut same = true;
         for (c, meta) in obj.components.iter_mut().zip(metas.iter_mut()) {
             self.pad()?;
-            same &= meta.offset == self.pos;
             meta.offset = self.pos;
             let comp = c.compression.unwrap_or(obj.compression);
             let sum = c.checksum.unwrap_or(obj.checksum);
             let (length, digest) = self.blob(&mut c.data, comp, sum).map_err(|e| e.in_component(&c.role))?;
-            same &= meta.length == length && digest.is_none();
             meta.length = length;
             meta.digest = digest;
         }
-        if same {
-            self.entries.extend_from_slice(&entry);
-        } else {
-            enc::object(&mut self.entries, &obj.name, &obj.shape, format, attrs.as_deref(), &metas, &[], &[]);
-        }
-        self.names.insert(&obj.name);
+        let names = |i: usize| -> (&str, Option<&str>) {
+            let c: &NewComponent<'_> = &obj.components[i];
+            (&c.role, c.logical.as_ref().map(|t| t.name()))
+        };
+        enc::object(&mut self.entries, &obj.name, &obj.shape, format.name(), attrs.as_deref(), metas, names, &[], &[]);
+        self.names.insert_at(slot, h, &obj.name);
         self.count += 1;
         Ok(())
     }
@@ -439,6 +474,7 @@ fn reencode(out: &mut Vec<u8>, o: &Object<'_>) -> Result<()> {
     let shape: Vec<u64> = o.shape().dims().collect();
     let attrs = o.fields().get("attributes").filter(|v| !v.is_null()).map(|v| v.raw());
     let mut metas = Vec::new();
+    let mut names = Vec::new();
     let mut extras = Vec::new();
     for c in o.components() {
         let zstd_len = match c.encoding() {
@@ -446,19 +482,18 @@ fn reencode(out: &mut Vec<u8>, o: &Object<'_>) -> Result<()> {
             Encoding::Zstd => Some(c.uncompressed_length().ok_or(Error::new(ErrorKind::MissingUncompressedLength))?),
         };
         metas.push(CompMeta {
-            role: c.role().to_string(),
             dtype: c.dtype(),
-            // As written (the reader hides a `type` equal to the dtype).
-            ltype: c.fields().get("type").and_then(|v| v.as_str()).map(ToString::to_string),
             offset: c.offset(),
             length: c.length(),
             zstd_len,
             digest: c.digest().map(ToString::to_string),
         });
+        // `type` as written (the reader hides a `type` equal to the dtype).
+        names.push((c.role(), c.fields().get("type").and_then(|v| v.as_str())));
         extras.push(extra(c.fields(), COMPONENT_KEYS));
     }
     let format = o.format();
-    enc::object(out, o.name(), &shape, format.name(), attrs, &metas, &extras, &extra(o.fields(), OBJECT_KEYS));
+    enc::object(out, o.name(), &shape, format.name(), attrs, &metas, |i| names[i], &extras, &extra(o.fields(), OBJECT_KEYS));
     Ok(())
 }
 

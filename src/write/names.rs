@@ -10,8 +10,10 @@ pub(crate) struct NameSet {
     arena: Vec<u8>,
     /// (hash, start, len) of each name in `arena`.
     entries: Vec<(u64, u32, u32)>,
-    /// Open-addressing table: 0 = empty, else an index into `entries` + 1.
-    slots: Vec<u32>,
+    /// Open-addressing table: 0 = empty, else the high 32 bits of the
+    /// name's hash (so that most mismatches are seen without touching
+    /// `entries`) above its index in `entries` + 1.
+    slots: Vec<u64>,
 }
 
 impl NameSet {
@@ -26,41 +28,69 @@ impl NameSet {
     /// The slot holding `name`, or the empty slot where it would go.
     fn find(&self, h: u64, name: &[u8]) -> usize {
         let mask = self.slots.len() - 1;
+        let tag = h & !0xffff_ffff;
         let mut i = h as usize & mask;
         loop {
             match self.slots[i] {
                 0 => return i,
-                s => {
-                    let e = &self.entries[s as usize - 1];
+                s if s & !0xffff_ffff == tag => {
+                    let e = &self.entries[(s as u32) as usize - 1];
                     if e.0 == h && self.name(e) == name {
                         return i;
                     }
                 }
+                _ => {}
             }
             i = (i + 1) & mask;
         }
     }
 
+    /// The empty slot where `name` (hash `h`) would go, or `None` when it
+    /// is in the set: pass it to [`Self::insert_at`] before any other change.
+    pub fn vacancy(&self, h: u64, name: &str) -> Option<usize> {
+        let i = self.find(h, name.as_bytes());
+        (self.slots[i] == 0).then_some(i)
+    }
+
+    /// The hash of `name`, for [`Self::contains_hashed`] and [`Self::insert_hashed`].
+    pub fn hash(name: &str) -> u64 {
+        hash(name.as_bytes())
+    }
+
     pub fn contains(&self, name: &str) -> bool {
-        let b = name.as_bytes();
-        self.slots[self.find(hash(b), b)] != 0
+        self.contains_hashed(Self::hash(name), name)
+    }
+
+    pub fn contains_hashed(&self, h: u64, name: &str) -> bool {
+        self.slots[self.find(h, name.as_bytes())] != 0
     }
 
     /// Add `name`; false if it was there already.
     pub fn insert(&mut self, name: &str) -> bool {
-        let b = name.as_bytes();
-        let h = hash(b);
-        let i = self.find(h, b);
-        if self.slots[i] != 0 {
-            return false;
+        self.insert_hashed(Self::hash(name), name)
+    }
+
+    /// [`Self::insert`] with `h = Self::hash(name)`.
+    pub fn insert_hashed(&mut self, h: u64, name: &str) -> bool {
+        match self.vacancy(h, name) {
+            Some(i) => {
+                self.insert_at(i, h, name);
+                true
+            }
+            None => false,
         }
+    }
+
+    /// Add `name` (hash `h`) at the slot [`Self::vacancy`] gave.
+    pub fn insert_at(&mut self, i: usize, h: u64, name: &str) {
+        debug_assert_eq!(self.slots[i], 0);
+        let b = name.as_bytes();
         self.entries.push((h, self.arena.len() as u32, b.len() as u32));
         self.arena.extend_from_slice(b);
-        self.slots[i] = self.entries.len() as u32;
+        self.slots[i] = (h & !0xffff_ffff) | self.entries.len() as u64;
         if self.entries.len() * 2 > self.slots.len() {
             self.grow();
         }
-        true
     }
 
     fn grow(&mut self) {
@@ -71,7 +101,7 @@ impl NameSet {
             while self.slots[i] != 0 {
                 i = (i + 1) & (n - 1);
             }
-            self.slots[i] = k as u32 + 1;
+            self.slots[i] = (e.0 & !0xffff_ffff) | (k as u64 + 1);
         }
     }
 }

@@ -232,3 +232,71 @@ impl Data<'_> {
         }
     }
 }
+
+/// Objects without attributes are checked on typed values
+/// (`manifest::check_new`), not by encoding and parsing them; in debug
+/// builds `add` asserts that the reader's pass on the encoded entry
+/// (`manifest::check_entry`) gives the same verdict. Many random objects,
+/// valid and not, must all get through that assertion.
+#[test]
+fn typed_checks_agree_with_the_readers_pass() {
+    assert!(cfg!(debug_assertions), "this test relies on the self-check of debug builds");
+    let mut seed = 0x9e37_79b9_7f4a_7c15u64;
+    let mut rnd = move |n: u64| {
+        seed ^= seed << 13;
+        seed ^= seed >> 7;
+        seed ^= seed << 17;
+        seed % n
+    };
+    let roles = ["data", "values", "indices", "indptr", "coords", "packed_weight", "scales", "zeros", "x", ""];
+    let dtypes = [DType::U8, DType::I16, DType::F32, DType::F64, DType::U64, DType::I32, DType::Bool, DType::BF16];
+    let ltypes = [
+        None,
+        Some(LogicalType::F8E4M3Fn),
+        Some(LogicalType::Complex64),
+        Some(LogicalType::Complex128),
+        Some(LogicalType::Other("f32")),
+        Some(LogicalType::Other("mine")),
+    ];
+    let formats = [Format::Dense, Format::SparseCsr, Format::SparseCoo, Format::Other("x"), Format::Other("dense")];
+    let blob = vec![0u8; 4096];
+    let (mut ok, mut refused) = (0, 0);
+    let mut w = Writer::new(Vec::new());
+    for i in 0..4000 {
+        let name = alloc::format!("o{}", i % 3900); // some duplicate names
+        let dims: Vec<u64> = (0..rnd(4))
+            .map(|_| match rnd(10) {
+                0 => 0,
+                1 => u64::MAX / 2,
+                _ => 1 + rnd(6),
+            })
+            .collect();
+        let mut o = NewObject::new(name, formats[rnd(5) as usize], &dims);
+        for _ in 0..rnd(5) {
+            let dtype = dtypes[rnd(8) as usize];
+            let numel: u64 = dims.iter().map(|&d| d.min(6)).product();
+            // Mostly plausible lengths, sometimes off by a little.
+            let len = match rnd(4) {
+                0 => rnd(64),
+                _ => (numel * dtype.width() * (1 + rnd(2))).min(4096),
+            } as usize;
+            let mut c = NewComponent::new(roles[rnd(10) as usize], dtype, &blob[..len]);
+            if let Some(t) = ltypes[rnd(6) as usize] {
+                if rnd(2) == 0 {
+                    c = c.logical_type(t);
+                }
+            }
+            if rnd(4) == 0 {
+                c = c.compression(Compression::Zstd(1));
+            }
+            o = o.component(c);
+        }
+        match w.add(o) {
+            Ok(()) => ok += 1,
+            Err(_) => refused += 1,
+        }
+    }
+    assert!(ok > 200 && refused > 200, "both verdicts exercised: {ok} accepted, {refused} refused");
+    let bytes = w.finish().unwrap();
+    assert_eq!(File::parse(&bytes).unwrap().len(), ok);
+}
