@@ -628,7 +628,7 @@ fn walk_value(v: Value<'_>, depth: usize) {
             assert_eq!(n, a.len());
             assert_eq!(a.is_empty(), n == 0);
         }
-        ValueRef::Map(m) => walk_map(m, depth + 1),
+        ValueRef::Map(m) => walk_map(m, depth), // its keys and values are one level down
         ValueRef::Tag(_, inner) => {
             if known("deep-tags") {
                 // Follow the chain without recursing.
@@ -1941,6 +1941,14 @@ fn check_written(o: &Object<'_>, p: &Planned, compression: Compression) {
 }
 
 /// Decode `data` as the structured target would (for debugging a finding).
+/// The file a `structured` input builds (for debugging a finding), `None`
+/// when the bytes describe nothing.
+pub fn structured_file(data: &[u8]) -> Option<Vec<u8>> {
+    let mut u = Unstructured::new(data);
+    let d = SFile::arbitrary(&mut u).ok()?;
+    Some(if d.valid { build_valid(&d).0 } else { build_structured(&d).0 })
+}
+
 pub fn describe_structured(data: &[u8]) -> String {
     let mut u = Unstructured::new(data);
     match SFile::arbitrary(&mut u) {
