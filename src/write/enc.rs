@@ -30,9 +30,11 @@ fn head(out: &mut Vec<u8>, major: u8, n: u64) {
     }
 }
 
+#[inline]
 pub(crate) fn uint(out: &mut Vec<u8>, v: u64) {
     head(out, 0, v);
 }
+#[inline]
 pub(crate) fn text(out: &mut Vec<u8>, s: &str) {
     head(out, 3, s.len() as u64);
     out.extend_from_slice(s.as_bytes());
@@ -41,9 +43,11 @@ pub(crate) fn bytes(out: &mut Vec<u8>, b: &[u8]) {
     head(out, 2, b.len() as u64);
     out.extend_from_slice(b);
 }
+#[inline]
 pub(crate) fn map(out: &mut Vec<u8>, n: u64) {
     head(out, 5, n);
 }
+#[inline]
 pub(crate) fn array(out: &mut Vec<u8>, n: u64) {
     head(out, 4, n);
 }

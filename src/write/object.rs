@@ -89,7 +89,7 @@ impl<'a> NewComponent<'a> {
 pub struct NewObject<'a> {
     pub(crate) name: Cow<'a, str>,
     pub(crate) format: Format<'a>,
-    pub(crate) shape: Vec<u64>,
+    pub(crate) shape: Dims,
     pub(crate) attributes: Attrs,
     /// The first attribute that could not be encoded (reported by `add`).
     pub(crate) attr_error: Option<crate::Error>,
@@ -104,7 +104,7 @@ impl<'a> NewObject<'a> {
         NewObject {
             name: name.into(),
             format,
-            shape: shape.to_vec(),
+            shape: Dims::new(shape),
             attributes: Attrs::default(),
             attr_error: None,
             components: Vec::new(),
@@ -255,5 +255,34 @@ impl<'a> NewObject<'a> {
 
     pub(crate) fn attr_check(&self) -> Result<()> {
         self.attr_error.map_or(Ok(()), Err)
+    }
+}
+
+/// A shape: up to four dimensions inline (no allocation), more on the heap.
+#[derive(Clone, Debug)]
+pub(crate) enum Dims {
+    Inline([u64; 4], u8),
+    Heap(Vec<u64>),
+}
+
+impl Dims {
+    fn new(d: &[u64]) -> Self {
+        if d.len() <= 4 {
+            let mut a = [0; 4];
+            a[..d.len()].copy_from_slice(d);
+            Dims::Inline(a, d.len() as u8)
+        } else {
+            Dims::Heap(d.to_vec())
+        }
+    }
+}
+
+impl core::ops::Deref for Dims {
+    type Target = [u64];
+    fn deref(&self) -> &[u64] {
+        match self {
+            Dims::Inline(a, n) => &a[..*n as usize],
+            Dims::Heap(v) => v,
+        }
     }
 }
