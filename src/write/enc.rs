@@ -116,6 +116,20 @@ pub(crate) fn f32_to_f16_exact(f: f32) -> Option<u16> {
     None
 }
 
+// Keys as encoded text items: fixed-size copies, no `memcpy` call per key.
+const K_SHAPE: &[u8; 6] = b"\x65shape";
+const K_FORMAT: &[u8; 7] = b"\x66format";
+const K_ATTRIBUTES: &[u8; 11] = b"\x6aattributes";
+const K_COMPONENTS: &[u8; 11] = b"\x6acomponents";
+const K_DTYPE: &[u8; 6] = b"\x65dtype";
+const K_TYPE: &[u8; 5] = b"\x64type";
+const K_OFFSET: &[u8; 7] = b"\x66offset";
+const K_LENGTH: &[u8; 7] = b"\x66length";
+const K_ULEN: &[u8; 20] = b"\x73uncompressed_length";
+const K_ENCODING_RAW: &[u8; 13] = b"\x68encoding\x63raw";
+const K_ENCODING_ZSTD: &[u8; 14] = b"\x68encoding\x64zstd";
+const K_DIGEST: &[u8; 7] = b"\x66digest";
+
 /// What the manifest says about one component, besides its role and
 /// logical type (which the caller's component holds).
 #[derive(Clone, Debug)]
@@ -140,24 +154,25 @@ impl Default for CompMeta {
 pub(crate) fn component(out: &mut Vec<u8>, c: &CompMeta, ltype: Option<&str>, extra: &[(&[u8], &[u8])]) {
     let n = 4 + ltype.is_some() as u64 + c.zstd_len.is_some() as u64 + c.digest.is_some() as u64;
     map(out, n + extra.len() as u64);
-    text(out, "dtype");
+    out.extend_from_slice(K_DTYPE);
     text(out, c.dtype.name());
     if let Some(t) = ltype {
-        text(out, "type");
+        out.extend_from_slice(K_TYPE);
         text(out, t);
     }
-    text(out, "offset");
+    out.extend_from_slice(K_OFFSET);
     uint(out, c.offset);
-    text(out, "length");
+    out.extend_from_slice(K_LENGTH);
     uint(out, c.length);
     if let Some(u) = c.zstd_len {
-        text(out, "uncompressed_length");
+        out.extend_from_slice(K_ULEN);
         uint(out, u);
+        out.extend_from_slice(K_ENCODING_ZSTD);
+    } else {
+        out.extend_from_slice(K_ENCODING_RAW);
     }
-    text(out, "encoding");
-    text(out, if c.zstd_len.is_some() { "zstd" } else { "raw" });
     if let Some(d) = &c.digest {
-        text(out, "digest");
+        out.extend_from_slice(K_DIGEST);
         text(out, d);
     }
     raw_pairs(out, extra);
@@ -190,18 +205,18 @@ pub(crate) fn object<'r>(
     out.reserve(name.len() + format.len() + 40 + 9 * shape.len() + 96 * comps.len());
     text(out, name);
     map(out, 3 + attributes.is_some() as u64 + extra.len() as u64);
-    text(out, "shape");
+    out.extend_from_slice(K_SHAPE);
     array(out, shape.len() as u64);
     for &d in shape {
         uint(out, d);
     }
-    text(out, "format");
+    out.extend_from_slice(K_FORMAT);
     text(out, format);
     if let Some(a) = attributes {
-        text(out, "attributes");
+        out.extend_from_slice(K_ATTRIBUTES);
         out.extend_from_slice(a);
     }
-    text(out, "components");
+    out.extend_from_slice(K_COMPONENTS);
     map(out, comps.len() as u64);
     for (i, c) in comps.iter().enumerate() {
         let (role, ltype) = names(i);
@@ -261,6 +276,32 @@ mod tests {
                 assert_eq!(f32_to_f16_exact(v as f32), Some(h), "{h:#x}");
             }
         }
+    }
+
+    #[test]
+    fn key_constants_are_their_text_items() {
+        for (k, s) in [
+            (&K_SHAPE[..], "shape"),
+            (K_FORMAT, "format"),
+            (K_ATTRIBUTES, "attributes"),
+            (K_COMPONENTS, "components"),
+            (K_DTYPE, "dtype"),
+            (K_TYPE, "type"),
+            (K_OFFSET, "offset"),
+            (K_LENGTH, "length"),
+            (K_ULEN, "uncompressed_length"),
+            (K_DIGEST, "digest"),
+        ] {
+            assert_eq!(k, enc(|o| text(o, s)));
+        }
+        assert_eq!(&K_ENCODING_RAW[..], enc(|o| {
+            text(o, "encoding");
+            text(o, "raw")
+        }));
+        assert_eq!(&K_ENCODING_ZSTD[..], enc(|o| {
+            text(o, "encoding");
+            text(o, "zstd")
+        }));
     }
 
     #[test]

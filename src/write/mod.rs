@@ -115,7 +115,7 @@ use data::{Pull, Repr, Slice};
 use enc::CompMeta;
 
 /// Objects with at most this many components are checked without allocating.
-const FEW: usize = 8;
+const FEW: usize = 4;
 use hash::Hasher;
 
 /// A streaming, append-only zTensor v1.2 writer. See the [module docs](self).
