@@ -270,7 +270,8 @@ mod tests {
         // A NaN payload that f32 cannot carry stays f64.
         assert_eq!(enc(|o| float(o, f64::from_bits(0x7ff8_0000_0000_0001)))[0], 0xfb);
         // Exhaustive: every f16 value round-trips through the check.
-        for h in 0..=u16::MAX {
+        // (Every 17th under Miri, which interprets.)
+        for h in (0..=u16::MAX).step_by(if cfg!(miri) { 17 } else { 1 }) {
             let v = crate::cbor::f16_to_f64(h);
             if !v.is_nan() {
                 assert_eq!(f32_to_f16_exact(v as f32), Some(h), "{h:#x}");

@@ -34,11 +34,14 @@
 //!
 //! # What the writer checks
 //!
-//! Before writing any byte of an object, [`Writer::add`] encodes the
-//! object's manifest entry (with provisional offsets) and runs the reader's
-//! own validation on it, so the writer refuses exactly what
-//! [`File::parse`](crate::File::parse) refuses, with the same
-//! [`ErrorKind`]: empty names or roles, duplicate roles, a dense length that
+//! Before writing any byte of an object, [`Writer::add`] checks it with
+//! the reader's own rules at its provisional offsets, so the writer refuses
+//! exactly what [`File::parse`](crate::File::parse) refuses, with the same
+//! [`ErrorKind`]. An object with attributes (or more than four components)
+//! has its manifest entry encoded and run through the reader's validation;
+//! any other is checked on its typed values by the same rule functions,
+//! without encoding or allocating (debug builds also run the first way and
+//! assert the same verdict). What is refused: empty names or roles, duplicate roles, a dense length that
 //! does not match shape × width, a logical type that does not fit the
 //! dtype, sparse indices that are not `u64`, a CSR shape that is not 2-D,
 //! `indptr` ≠ rows + 1 or `indices` ≠ nnz, COO `coords` ≠ ndim × nnz,

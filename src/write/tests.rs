@@ -262,8 +262,10 @@ fn typed_checks_agree_with_the_readers_pass() {
     let blob = vec![0u8; 4096];
     let (mut ok, mut refused) = (0, 0);
     let mut w = Writer::new(Vec::new());
-    for i in 0..4000 {
-        let name = alloc::format!("o{}", i % 3900); // some duplicate names
+    // (Miri interprets: fewer objects there.)
+    let total = if cfg!(miri) { 400 } else { 4000 };
+    for i in 0..total {
+        let name = alloc::format!("o{}", i % (total - total / 40)); // some duplicate names
         let dims: Vec<u64> = (0..rnd(4))
             .map(|_| match rnd(10) {
                 0 => 0,
@@ -296,7 +298,7 @@ fn typed_checks_agree_with_the_readers_pass() {
             Err(_) => refused += 1,
         }
     }
-    assert!(ok > 200 && refused > 200, "both verdicts exercised: {ok} accepted, {refused} refused");
+    assert!(ok > total / 20 && refused > total / 20, "both verdicts exercised: {ok} accepted, {refused} refused");
     let bytes = w.finish().unwrap();
     assert_eq!(File::parse(&bytes).unwrap().len(), ok);
 }
