@@ -226,10 +226,11 @@ pub(crate) fn object<'r>(
     raw_pairs(out, extra);
 }
 
-/// The whole manifest: `version`, `attributes` (when non-empty), `objects`
-/// (`count` entries, already encoded back to back in `entries`).
-pub(crate) fn manifest(attrs: &Attrs, count: u64, entries: &[u8]) -> Vec<u8> {
-    let mut out = Vec::with_capacity(entries.len() + 64);
+/// The manifest up to its `objects` entries: `version`, `attributes` (when
+/// non-empty), the `objects` map head for `count` entries (which follow,
+/// encoded back to back).
+pub(crate) fn manifest_head(attrs: &Attrs, count: u64) -> Vec<u8> {
+    let mut out = Vec::with_capacity(64);
     map(&mut out, if attrs.is_empty() { 2 } else { 3 });
     text(&mut out, "version");
     text(&mut out, VERSION);
@@ -239,6 +240,12 @@ pub(crate) fn manifest(attrs: &Attrs, count: u64, entries: &[u8]) -> Vec<u8> {
     }
     text(&mut out, "objects");
     map(&mut out, count);
+    out
+}
+
+/// The whole manifest: [`manifest_head`], then `entries`.
+pub(crate) fn manifest(attrs: &Attrs, count: u64, entries: &[u8]) -> Vec<u8> {
+    let mut out = manifest_head(attrs, count);
     out.extend_from_slice(entries);
     out
 }

@@ -229,8 +229,9 @@ impl<S: Sink> Writer<S> {
     pub fn finish(mut self) -> Result<S> {
         self.usable()?;
         self.header()?;
-        let m = enc::manifest(&self.attrs, self.count, &self.entries);
-        let len = m.len() as u64;
+        // Head and entries are written as they are, not joined in memory.
+        let head = enc::manifest_head(&self.attrs, self.count);
+        let len = (head.len() + self.entries.len()) as u64;
         if len > MAX_MANIFEST_LEN {
             return Err(Error::new(ErrorKind::ManifestTooLarge { size: len }));
         }
@@ -239,8 +240,10 @@ impl<S: Sink> Writer<S> {
         // were checked when set: the whole manifest is re-validated only as
         // a self-check in debug builds (and so in every test).
         #[cfg(debug_assertions)]
-        parse_detached(&m, self.pos).map_err(relocate)?;
-        self.put(&m)?;
+        parse_detached(&enc::manifest(&self.attrs, self.count, &self.entries), self.pos).map_err(relocate)?;
+        self.put(&head)?;
+        let entries = core::mem::take(&mut self.entries);
+        self.put(&entries)?;
         self.put(&len.to_le_bytes())?;
         self.put(&MAGIC_V1)?;
         if let Err(e) = self.sink.finish() {
