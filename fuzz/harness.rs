@@ -319,7 +319,12 @@ fn walk_object(o: &Object<'_>, data: Option<&[u8]>, tail: &Tail, v0: bool, buf: 
     let s = o.shape();
     let dims: Vec<u64> = s.dims().collect();
     assert_eq!(dims.len(), s.ndim());
-    let numel = dims.iter().try_fold(1u64, |a, &d| a.checked_mul(d)).expect("shape product overflows");
+    // A zero dimension makes the product 0, even after an overflowing prefix.
+    let numel = if dims.contains(&0) {
+        0
+    } else {
+        dims.iter().try_fold(1u64, |a, &d| a.checked_mul(d)).expect("shape product overflows")
+    };
     assert_eq!(numel, s.numel());
     assert_eq!(s.to_vec(), dims);
     for (i, &d) in dims.iter().enumerate() {
