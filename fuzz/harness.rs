@@ -369,7 +369,8 @@ fn walk_object(o: &Object<'_>, data: Option<&[u8]>, tail: &Tail, v0: bool, buf: 
     if debug_objects() {
         // Bounded by what the object itself holds, not by the file's size.
         let d = format!("{o:?}");
-        let own = 2 * format!("{:?}", o.fields()).len() + 2 * o.name().len() + format!("{s:?}").len() + 4096;
+        // (Names and roles as `Debug` escapes them: up to 10 characters a byte.)
+        let own = 2 * format!("{:?}", o.fields()).len() + 2 * format!("{:?}", o.name()).len() + format!("{s:?}").len() + 4096;
         assert!(d.len() <= own, "Debug of object {:?}: {} bytes (its own fields: {own})", o.name(), d.len());
     }
     if comps.iter().any(bomb) {
@@ -409,7 +410,7 @@ fn walk_component(c: &Component<'_>, data: Option<&[u8]>, tail: &Tail, v0: bool,
     walk_map(c.fields(), 1);
     if debug_objects() {
         let d = format!("{c:?}");
-        let own = format!("{:?}", c.fields()).len() + 1024;
+        let own = format!("{:?}", c.fields()).len() + format!("{:?}", c.role()).len() + 1024;
         assert!(d.len() <= own, "Debug of component {:?}: {} bytes (its own fields: {own})", c.role(), d.len());
     }
 
