@@ -37,7 +37,12 @@ fn csr_file(indptr: &[u64], indices: &[u64], values: &[f32]) -> Vec<u8> {
 fn deep(bytes: &[u8]) -> Result<(), ztensor::Error> {
     let f = File::parse(bytes)?;
     let mut first = None;
-    f.verify(|e| drop(first.get_or_insert(e)), |_, _| {});
+    f.verify(
+        |e| {
+            first.get_or_insert(e);
+        },
+        |_, _| {},
+    );
     first.map_or(Ok(()), Err)
 }
 
