@@ -41,7 +41,11 @@ use std::io::Cursor;
 use std::path::PathBuf;
 use std::time::Duration;
 
-use criterion::measurement::{Measurement, ValueFormatter, WallTime};
+#[path = "cpu_time.rs"]
+mod cpu_time;
+
+use cpu_time::CpuTime;
+use criterion::measurement::Measurement;
 use criterion::{BenchmarkId, Criterion, SamplingMode, Throughput};
 
 const ELEMS: usize = 16;
@@ -189,47 +193,10 @@ fn bench_open<M: Measurement>(c: &mut Criterion<M>) {
     }
 }
 
-/// Thread CPU time (user + system) of the benchmark thread.
-struct CpuTime {
-    wall: WallTime,
-}
-
-fn thread_cpu_ns() -> u64 {
-    let mut ts = libc::timespec { tv_sec: 0, tv_nsec: 0 };
-    // SAFETY: `ts` is a valid, writable timespec.
-    let rc = unsafe { libc::clock_gettime(libc::CLOCK_THREAD_CPUTIME_ID, &mut ts) };
-    assert_eq!(rc, 0, "clock_gettime(CLOCK_THREAD_CPUTIME_ID)");
-    ts.tv_sec as u64 * 1_000_000_000 + ts.tv_nsec as u64
-}
-
-impl Measurement for CpuTime {
-    type Intermediate = u64;
-    type Value = Duration;
-
-    fn start(&self) -> u64 {
-        thread_cpu_ns()
-    }
-    fn end(&self, start: u64) -> Duration {
-        Duration::from_nanos(thread_cpu_ns() - start)
-    }
-    fn add(&self, a: &Duration, b: &Duration) -> Duration {
-        *a + *b
-    }
-    fn zero(&self) -> Duration {
-        Duration::ZERO
-    }
-    fn to_f64(&self, v: &Duration) -> f64 {
-        v.as_nanos() as f64
-    }
-    fn formatter(&self) -> &dyn ValueFormatter {
-        self.wall.formatter()
-    }
-}
-
 fn main() {
     match std::env::var("ZT_BENCH_CLOCK").as_deref() {
         Ok("cpu") => {
-            let mut c = Criterion::default().with_measurement(CpuTime { wall: WallTime }).configure_from_args();
+            let mut c = Criterion::default().with_measurement(CpuTime::new()).configure_from_args();
             bench_open(&mut c);
             c.final_summary();
         }

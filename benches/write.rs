@@ -60,7 +60,11 @@ use std::io::{BufWriter, Write};
 use std::path::{Path, PathBuf};
 use std::time::Duration;
 
-use criterion::measurement::{Measurement, ValueFormatter, WallTime};
+#[path = "cpu_time.rs"]
+mod cpu_time;
+
+use cpu_time::{thread_cpu_ns, CpuTime};
+use criterion::measurement::Measurement;
 use criterion::{BatchSize, BenchmarkId, Criterion, SamplingMode, Throughput};
 use ztensor::write::{IoSink, Writer};
 
@@ -263,7 +267,7 @@ fn paired(dir: &Path, case: &Case, pairs: &mut Vec<Pair>) {
     if rounds == 0 {
         return;
     }
-    let mut time = |k: usize| -> f64 {
+    let time = |k: usize| -> f64 {
         let c = &CONTESTANTS[k];
         let path = path_of(dir, case, c);
         let _ = fs::remove_file(&path);
@@ -364,43 +368,6 @@ fn bench_write<M: Measurement>(c: &mut Criterion<M>, clock: &str, dir: &Path, ca
     }
 }
 
-/// Thread CPU time (user + system) of the benchmark thread.
-struct CpuTime {
-    wall: WallTime,
-}
-
-fn thread_cpu_ns() -> u64 {
-    let mut ts = libc::timespec { tv_sec: 0, tv_nsec: 0 };
-    // SAFETY: `ts` is a valid, writable timespec.
-    let rc = unsafe { libc::clock_gettime(libc::CLOCK_THREAD_CPUTIME_ID, &mut ts) };
-    assert_eq!(rc, 0, "clock_gettime(CLOCK_THREAD_CPUTIME_ID)");
-    ts.tv_sec as u64 * 1_000_000_000 + ts.tv_nsec as u64
-}
-
-impl Measurement for CpuTime {
-    type Intermediate = u64;
-    type Value = Duration;
-
-    fn start(&self) -> u64 {
-        thread_cpu_ns()
-    }
-    fn end(&self, start: u64) -> Duration {
-        Duration::from_nanos(thread_cpu_ns() - start)
-    }
-    fn add(&self, a: &Duration, b: &Duration) -> Duration {
-        *a + *b
-    }
-    fn zero(&self) -> Duration {
-        Duration::ZERO
-    }
-    fn to_f64(&self, v: &Duration) -> f64 {
-        v.as_nanos() as f64
-    }
-    fn formatter(&self) -> &dyn ValueFormatter {
-        self.wall.formatter()
-    }
-}
-
 fn main() {
     let clocks: &[&str] = match std::env::var("ZT_BENCH_CLOCK").as_deref() {
         Ok("cpu") => &["cpu"],
@@ -430,7 +397,7 @@ fn main() {
 
     for &clock in clocks {
         if clock == "cpu" {
-            let mut c = Criterion::default().with_measurement(CpuTime { wall: WallTime }).configure_from_args();
+            let mut c = Criterion::default().with_measurement(CpuTime::new()).configure_from_args();
             bench_write(&mut c, clock, &dir.0, &cases);
             c.final_summary();
         } else {
