@@ -189,27 +189,50 @@ fn check_pop(pass: Option<&mut Pass<'_>>, buf: &[u8], seg: usize) -> Result<()> 
     }
 }
 
-/// The shape array: dimensions, their count and checked product (a zero
-/// dimension makes the product 0, even after an overflowing prefix).
+/// The product of a shape's dimensions, checked: a zero dimension makes it
+/// 0, even after an overflowing prefix; otherwise overflow is an error.
+struct Numel {
+    product: u64,
+    overflow: bool,
+    zero: bool,
+}
+
+impl Numel {
+    fn new() -> Self {
+        Numel { product: 1, overflow: false, zero: false }
+    }
+
+    #[inline]
+    fn push(&mut self, d: u64) {
+        self.zero |= d == 0;
+        match self.product.checked_mul(d) {
+            Some(n) => self.product = n,
+            None => self.overflow = true,
+        }
+    }
+
+    fn finish(self) -> Result<u64> {
+        if self.zero {
+            Ok(0)
+        } else if self.overflow {
+            Err(Error::new(ErrorKind::ShapeOverflow))
+        } else {
+            Ok(self.product)
+        }
+    }
+}
+
+/// The shape array: dimensions, their count and checked product ([`Numel`]).
 fn shape<'a>(r: &mut Reader<'a>) -> Result<Shape<'a>> {
     let start = r.pos;
     let mut len = r.array("shape")?;
     let pos = r.pos;
-    let (mut ndim, mut numel, mut overflow, mut zero) = (0usize, 1u64, false, false);
+    let (mut ndim, mut numel) = (0usize, Numel::new());
     while r.more(&mut len)? {
-        let d = r.uint("shape")?;
-        zero |= d == 0;
-        match numel.checked_mul(d) {
-            Some(n) => numel = n,
-            None => overflow = true,
-        }
+        numel.push(r.uint("shape")?);
         ndim += 1;
     }
-    if zero {
-        numel = 0;
-    } else if overflow {
-        return Err(Error::at(ErrorKind::ShapeOverflow, start));
-    }
+    let numel = numel.finish().map_err(|e| e.or_at(start))?;
     let mut h = Reader::at(r.buf, start);
     let len = h.array("shape")?;
     Ok(Shape { buf: r.buf, pos, len, ndim, numel })
@@ -563,23 +586,11 @@ impl Dims {
         Dims { ndim: shape.ndim, numel: shape.numel, first }
     }
 
-    /// From dimensions, by [`shape`]'s rule: a zero dimension makes the
-    /// product 0, even after an overflowing prefix.
+    /// From dimensions, by [`shape`]'s rule ([`Numel`]).
     pub(crate) fn of(dims: &[u64]) -> Result<Dims> {
-        let (mut numel, mut overflow, mut zero) = (1u64, false, false);
-        for &d in dims {
-            zero |= d == 0;
-            match numel.checked_mul(d) {
-                Some(n) => numel = n,
-                None => overflow = true,
-            }
-        }
-        if zero {
-            numel = 0;
-        } else if overflow {
-            return Err(Error::new(ErrorKind::ShapeOverflow));
-        }
-        Ok(Dims { ndim: dims.len(), numel, first: dims.first().copied() })
+        let mut numel = Numel::new();
+        dims.iter().for_each(|&d| numel.push(d));
+        Ok(Dims { ndim: dims.len(), numel: numel.finish()?, first: dims.first().copied() })
     }
 }
 
