@@ -425,8 +425,7 @@ pub(crate) fn component_v1<'a>(
     let offset = offset.ok_or_else(|| missing("offset"))?;
     let length = length.ok_or_else(|| missing("length"))?;
     let logical = match ltype {
-        Some(t) if t == dtype.name() => None,
-        Some(t) => Some(LogicalType::parse(t)),
+        Some(t) => logical_type(dtype, t),
         None => legacy_type,
     };
     let c = CompCore {
@@ -445,6 +444,12 @@ pub(crate) fn component_v1<'a>(
         check_component(ctx, role, &c, start, p)?;
     }
     Ok(c)
+}
+
+/// The logical type a component's `type` text gives: none when it names
+/// the dtype itself.
+fn logical_type<'a>(dtype: DType, t: &'a str) -> Option<LogicalType<'a>> {
+    (t != dtype.name()).then(|| LogicalType::parse(t))
 }
 
 /// Decode one v1.x component map at `r` into its view (validated already).
@@ -587,6 +592,7 @@ impl Dims {
     }
 
     /// From dimensions, by [`shape`]'s rule ([`Numel`]).
+    #[cfg(feature = "alloc")]
     pub(crate) fn of(dims: &[u64]) -> Result<Dims> {
         let mut numel = Numel::new();
         dims.iter().for_each(|&d| numel.push(d));
@@ -1023,12 +1029,7 @@ pub(crate) fn check_new<'a>(name: &str, dims: &[u64], format: Format<'_>, comps:
         if comps[..n].iter().any(|o| o.role == c.role) {
             return Err(Error::new(ErrorKind::DuplicateKey).in_component(c.role));
         }
-        // The reader hides a `type` equal to the dtype.
-        let logical = match c.logical {
-            Some(t) if t.name() == c.dtype.name() => None,
-            Some(t) => Some(LogicalType::parse(t.name())),
-            None => None,
-        };
+        let logical = c.logical.and_then(|t| logical_type(c.dtype, t.name()));
         let core = CompCore {
             dtype: c.dtype,
             logical,

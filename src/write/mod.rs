@@ -306,10 +306,6 @@ impl<S: Sink> Writer<S> {
             *m = CompMeta { dtype: c.dtype, offset: at, length, zstd_len: zstd.then_some(declared), digest: None };
             at = at.checked_add(length).and_then(|e| e.checked_next_multiple_of(ALIGNMENT)).ok_or(Error::new(ErrorKind::ShapeOverflow))?;
         }
-        let names = |i: usize| -> (&str, Option<&str>) {
-            let c: &NewComponent<'_> = &obj.components[i];
-            (&c.role, c.logical.as_ref().map(|t| t.name()))
-        };
         if attrs.is_none() && n <= FEW {
             // The reader's rules on typed values: no encoding, no parse.
             let mut comps = [NewComp::EMPTY; FEW];
@@ -330,14 +326,14 @@ impl<S: Sink> Writer<S> {
             #[cfg(debug_assertions)]
             {
                 self.entry.clear();
-                enc::object(&mut self.entry, &obj.name, &obj.shape, format.name(), None, metas, names, &[], &[]);
+                enc::object(&mut self.entry, &obj.name, &obj.shape, format.name(), None, metas, comp_names(&obj.components), &[], &[]);
                 let full = crate::manifest::check_entry(&self.entry, at);
                 assert_eq!(verdict.as_ref().err().map(Error::kind), full.as_ref().err().map(Error::kind), "check_new and check_entry disagree on {:?}", obj.name);
             }
             verdict.map_err(relocate)?;
         } else {
             self.entry.clear();
-            enc::object(&mut self.entry, &obj.name, &obj.shape, format.name(), attrs.as_deref(), metas, names, &[], &[]);
+            enc::object(&mut self.entry, &obj.name, &obj.shape, format.name(), attrs.as_deref(), metas, comp_names(&obj.components), &[], &[]);
             crate::manifest::check_entry(&self.entry, at).map_err(relocate)?;
         }
         let h = NameSet::hash(&obj.name);
@@ -355,11 +351,7 @@ impl<S: Sink> Writer<S> {
             meta.length = length;
             meta.digest = digest;
         }
-        let names = |i: usize| -> (&str, Option<&str>) {
-            let c: &NewComponent<'_> = &obj.components[i];
-            (&c.role, c.logical.as_ref().map(|t| t.name()))
-        };
-        enc::object(&mut self.entries, &obj.name, &obj.shape, format.name(), attrs.as_deref(), metas, names, &[], &[]);
+        enc::object(&mut self.entries, &obj.name, &obj.shape, format.name(), attrs.as_deref(), metas, comp_names(&obj.components), &[], &[]);
         self.names.insert_at(slot, h, &obj.name);
         self.count += 1;
         Ok(())
@@ -501,6 +493,11 @@ fn reencode(out: &mut Vec<u8>, o: &Object<'_>) -> Result<()> {
     let format = o.format();
     enc::object(out, o.name(), &shape, format.name(), attrs, &metas, |i| names[i], &extras, &extra(o.fields(), OBJECT_KEYS));
     Ok(())
+}
+
+/// Role and logical type of component `i`, for [`enc::object`].
+fn comp_names<'c>(comps: &'c [NewComponent<'_>]) -> impl Fn(usize) -> (&'c str, Option<&'c str>) {
+    move |i| (&comps[i].role, comps[i].logical.as_ref().map(|t| t.name()))
 }
 
 /// Raw copy of at most `limit` bytes; returns the bytes copied.
