@@ -19,7 +19,7 @@
 //! # Ok(()) }
 //! ```
 #![no_std]
-#![deny(unsafe_code)] // allowed only in `fs` (memory maps)
+#![deny(unsafe_code)] // allowed only in `fs` (memory maps) and `write::names` (a prefetch hint)
 #![warn(missing_docs)]
 
 #[cfg(feature = "alloc")]

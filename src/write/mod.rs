@@ -166,19 +166,32 @@ impl<S: Sink> Writer<S> {
     /// Add an object: validate it, then write its components' blobs in
     /// order. On error nothing of the object is recorded (see the
     /// [module docs](self) for what may have been written).
-    pub fn add(&mut self, obj: NewObject<'_>) -> Result<()> {
-        let name = obj.name.clone();
-        self.add_inner(obj).map_err(|e| e.in_object(&name))
+    pub fn add(&mut self, mut obj: NewObject<'_>) -> Result<()> {
+        let r = match obj.attr_check() {
+            Ok(()) => {
+                let attrs = obj.attributes.encoded();
+                let o = Parts { name: &obj.name, format: obj.format, shape: &obj.shape, attrs: attrs.as_deref() };
+                self.add_parts(o, &mut obj.components, obj.compression, obj.checksum)
+            }
+            Err(e) => Err(e),
+        };
+        r.map_err(|e| e.in_object(&obj.name))
     }
 
-    /// Add a dense, raw object from little-endian bytes.
+    /// Add a dense, raw object from little-endian bytes: the same as
+    /// `add(NewObject::dense(name, shape, dtype, data))`, without building
+    /// the `NewObject`.
     pub fn add_dense(&mut self, name: &str, shape: &[u64], dtype: DType, data: &[u8]) -> Result<()> {
-        self.add(NewObject::dense(name, shape, dtype, data))
+        let o = Parts { name, format: Format::Dense, shape, attrs: None };
+        let mut c = [NewComponent::new("data", dtype, data)];
+        self.add_parts(o, &mut c, Compression::Raw, Checksum::None).map_err(|e| e.in_object(name))
     }
 
-    /// Add a dense, raw object from typed elements.
+    /// Add a dense, raw object from typed elements (see [`Self::add_dense`]).
     pub fn add_slice<T: Scalar>(&mut self, name: &str, shape: &[u64], data: &[T]) -> Result<()> {
-        self.add(NewObject::dense_slice(name, shape, data))
+        let o = Parts { name, format: Format::Dense, shape, attrs: None };
+        let mut c = [NewComponent::from_slice("data", data)];
+        self.add_parts(o, &mut c, Compression::Raw, Checksum::None).map_err(|e| e.in_object(name))
     }
 
     /// Set a file-level attribute (insertion order; setting a key again
@@ -281,17 +294,21 @@ impl<S: Sink> Writer<S> {
         self.put(&[0u8; ALIGNMENT as usize][..n as usize])
     }
 
-    fn add_inner(&mut self, mut obj: NewObject<'_>) -> Result<()> {
+    /// Check an object, then write its blobs and record its entry.
+    fn add_parts(&mut self, obj: Parts<'_>, comps: &mut [NewComponent<'_>], compression: Compression, checksum: Checksum) -> Result<()> {
         self.usable()?;
-        obj.attr_check()?;
-        let attrs = obj.attributes.encoded();
+        // The name's slot is fetched first: a cache miss once earlier blobs
+        // have streamed through the caches, overlapped with the checks.
+        let h = NameSet::hash(obj.name);
+        self.names.prefetch(h);
+        let attrs = obj.attrs;
         // As the reader will see it (`Other("dense")` is `dense`).
         let format = Format::parse(obj.format.name());
         // Provisional layout: every check the reader makes, before any byte
         // is written. Offsets are where the blobs will really go.
         let first = if self.pos == 0 { HEADER_LEN } else { self.pos };
         let mut at = first.checked_next_multiple_of(ALIGNMENT).ok_or(Error::new(ErrorKind::ShapeOverflow))?;
-        let n = obj.components.len();
+        let n = comps.len();
         let (mut inline, mut heap): ([CompMeta; FEW], Vec<CompMeta>) = (Default::default(), Vec::new());
         let metas: &mut [CompMeta] = if n <= FEW {
             &mut inline[..n]
@@ -299,18 +316,18 @@ impl<S: Sink> Writer<S> {
             heap.resize_with(n, CompMeta::default);
             &mut heap
         };
-        for (c, m) in obj.components.iter().zip(metas.iter_mut()) {
+        for (c, m) in comps.iter().zip(metas.iter_mut()) {
             let declared = c.data.len();
-            let zstd = matches!(c.compression.unwrap_or(obj.compression), Compression::Zstd(_));
+            let zstd = matches!(c.compression.unwrap_or(compression), Compression::Zstd(_));
             let length = if zstd { 0 } else { declared };
             *m = CompMeta { dtype: c.dtype, offset: at, length, zstd_len: zstd.then_some(declared), digest: None };
             at = at.checked_add(length).and_then(|e| e.checked_next_multiple_of(ALIGNMENT)).ok_or(Error::new(ErrorKind::ShapeOverflow))?;
         }
         if attrs.is_none() && n <= FEW {
             // The reader's rules on typed values: no encoding, no parse.
-            let mut comps = [NewComp::EMPTY; FEW];
-            for (i, (c, m)) in obj.components.iter().zip(metas.iter()).enumerate() {
-                comps[i] = NewComp {
+            let mut new = [NewComp::EMPTY; FEW];
+            for (i, (c, m)) in comps.iter().zip(metas.iter()).enumerate() {
+                new[i] = NewComp {
                     role: &c.role,
                     dtype: c.dtype,
                     logical: c.logical,
@@ -320,39 +337,38 @@ impl<S: Sink> Writer<S> {
                     ulen: m.zstd_len,
                 };
             }
-            let verdict = crate::manifest::check_new(&obj.name, &obj.shape, format, &comps[..n], at);
+            let verdict = crate::manifest::check_new(obj.name, obj.shape, format, &new[..n], at);
             // Self-check (debug builds, so every test and fuzz run): the
             // encoded entry gets the same verdict from the reader's pass.
             #[cfg(debug_assertions)]
             {
                 self.entry.clear();
-                enc::object(&mut self.entry, &obj.name, &obj.shape, format.name(), None, metas, comp_names(&obj.components), &[], &[]);
+                enc::object(&mut self.entry, obj.name, obj.shape, format.name(), None, metas, comp_names(comps), &[], &[]);
                 let full = crate::manifest::check_entry(&self.entry, at);
                 assert_eq!(verdict.as_ref().err().map(Error::kind), full.as_ref().err().map(Error::kind), "check_new and check_entry disagree on {:?}", obj.name);
             }
             verdict.map_err(relocate)?;
         } else {
             self.entry.clear();
-            enc::object(&mut self.entry, &obj.name, &obj.shape, format.name(), attrs.as_deref(), metas, comp_names(&obj.components), &[], &[]);
+            enc::object(&mut self.entry, obj.name, obj.shape, format.name(), attrs, metas, comp_names(comps), &[], &[]);
             crate::manifest::check_entry(&self.entry, at).map_err(relocate)?;
         }
-        let h = NameSet::hash(&obj.name);
-        let Some(slot) = self.names.vacancy(h, &obj.name) else {
+        let Some(slot) = self.names.vacancy(h, obj.name) else {
             return Err(Error::new(ErrorKind::DuplicateKey));
         };
 
         self.header()?;
-        for (c, meta) in obj.components.iter_mut().zip(metas.iter_mut()) {
+        for (c, meta) in comps.iter_mut().zip(metas.iter_mut()) {
             self.pad()?;
             meta.offset = self.pos;
-            let comp = c.compression.unwrap_or(obj.compression);
-            let sum = c.checksum.unwrap_or(obj.checksum);
+            let comp = c.compression.unwrap_or(compression);
+            let sum = c.checksum.unwrap_or(checksum);
             let (length, digest) = self.blob(&mut c.data, comp, sum).map_err(|e| e.in_component(&c.role))?;
             meta.length = length;
             meta.digest = digest;
         }
-        enc::object(&mut self.entries, &obj.name, &obj.shape, format.name(), attrs.as_deref(), metas, comp_names(&obj.components), &[], &[]);
-        self.names.insert_at(slot, h, &obj.name);
+        enc::object(&mut self.entries, obj.name, obj.shape, format.name(), attrs, metas, comp_names(comps), &[], &[]);
+        self.names.insert_at(slot, h, obj.name);
         self.count += 1;
         Ok(())
     }
@@ -360,6 +376,13 @@ impl<S: Sink> Writer<S> {
     /// Write one blob; returns its stored length and digest.
     fn blob(&mut self, data: &mut Data<'_>, comp: Compression, sum: Checksum) -> Result<(u64, Option<String>)> {
         let declared = data.len();
+        if let (Compression::Raw, Repr::Bytes(b)) = (comp, &data.0) {
+            // Bytes in memory, stored as they are: one write.
+            let mut hasher = Hasher::new(sum);
+            hasher.update(b);
+            self.put(b)?;
+            return Ok((declared, hasher.finish()));
+        }
         let mut slice;
         let src: &mut dyn Pull = match &mut data.0 {
             Repr::Bytes(b) => {
@@ -493,6 +516,16 @@ fn reencode(out: &mut Vec<u8>, o: &Object<'_>) -> Result<()> {
     let format = o.format();
     enc::object(out, o.name(), &shape, format.name(), attrs, &metas, |i| names[i], &extras, &extra(o.fields(), OBJECT_KEYS));
     Ok(())
+}
+
+/// An object's own fields as [`Writer::add_parts`] takes them (its
+/// components, encoding and digest defaults are passed beside).
+struct Parts<'o> {
+    name: &'o str,
+    format: Format<'o>,
+    shape: &'o [u64],
+    /// Encoded attributes map, if any.
+    attrs: Option<&'o [u8]>,
 }
 
 /// Role and logical type of component `i`, for [`enc::object`].
