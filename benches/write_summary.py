@@ -15,10 +15,11 @@ target = Path(sys.argv[1] if len(sys.argv) > 1 else os.environ.get("CARGO_TARGET
 root = target / "criterion"
 cases = ["1x256MiB", "10000x16KiB", "100000x64B"]
 cols = [("ours", "create"), ("ours", "iosink"), ("ref", "create"), ("safetensors", "serialize_to_file"),
-        ("plain", "bufwriter"), ("plain", "bufwriter+fsync+rename")]
+        ("plain", "bufwriter"), ("plain", "bufwriter+fsync+rename"), ("plain", "bufwriter+manifest")]
 ratios = [  # (label, numerator X, denominator ours)
     ("iosink vs plain", ("plain", "bufwriter"), ("ours", "iosink")),
     ("create vs plain+fsync", ("plain", "bufwriter+fsync+rename"), ("ours", "create")),
+    ("iosink vs plain+manifest", ("plain", "bufwriter+manifest"), ("ours", "iosink")),
     ("iosink vs ref", ("ref", "create"), ("ours", "iosink")),
     ("create vs ref", ("ref", "create"), ("ours", "create")),
     ("iosink vs safetensors", ("safetensors", "serialize_to_file"), ("ours", "iosink")),
