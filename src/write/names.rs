@@ -5,9 +5,21 @@
 //! A probe reads one slot, a random place in a table that the blobs written
 //! between two `add`s push out of the caches: [`NameSet::prefetch`] lets the
 //! writer start that read before its other checks.
+//!
+//! The hash is fast, not secret: names crafted to collide (say, in a
+//! hostile file given to `zt convert`) could make every probe walk a long
+//! run of slots, quadratic in the number of names. A probe longer than
+//! [`MAX_PROBE`] therefore moves the set, for good, to an ordered tree
+//! (O(log n) comparisons per name, whatever the names).
 
 use crate::index::hash;
+use alloc::collections::BTreeSet;
 use alloc::vec::Vec;
+
+/// Longest probe before the set gives up on its table. With at most half
+/// the slots used and an unbiased hash, runs this long do not happen (the
+/// expected longest run among a million names is a few dozen slots).
+const MAX_PROBE: usize = 256;
 
 /// Slot bits holding the name's arena offset + 1 (1 TiB of names).
 const OFF_BITS: u32 = 40;
@@ -22,11 +34,21 @@ pub(crate) struct NameSet {
     /// empty, else the top 24 bits of the name's hash (so that almost every
     /// mismatch is seen without reading the arena) above its arena offset + 1.
     slots: Vec<u64>,
+    /// Every name, once a probe was longer than [`MAX_PROBE`]; `arena` and
+    /// `slots` are empty from then on.
+    ordered: Option<BTreeSet<Vec<u8>>>,
+}
+
+/// Where [`NameSet::insert_at`] puts a name.
+#[derive(Clone, Copy, Debug)]
+pub(crate) enum Vacancy {
+    Slot(usize),
+    Ordered,
 }
 
 impl NameSet {
     pub fn new() -> Self {
-        NameSet { arena: Vec::new(), len: 0, slots: alloc::vec![0; 16] }
+        NameSet { arena: Vec::new(), len: 0, slots: alloc::vec![0; 16], ordered: None }
     }
 
     /// The hash and the name stored at arena offset `at`.
@@ -44,25 +66,43 @@ impl NameSet {
         h as usize & (self.slots.len() - 1)
     }
 
-    /// The slot holding `name`, or the empty slot where it would go.
-    fn find(&self, h: u64, name: &[u8]) -> usize {
+    /// The slot holding `name`, or the empty slot where it would go; `None`
+    /// after `limit` slots without either.
+    fn find(&self, h: u64, name: &[u8], limit: usize) -> Option<usize> {
         let mask = self.slots.len() - 1;
         let tag = Self::tag(h);
         let mut i = self.home(h);
-        loop {
+        for _ in 0..limit {
             match self.slots[i] {
-                0 => return i,
-                s if s >> OFF_BITS == tag && self.entry_at(((s & OFF_MASK) - 1) as usize).1 == name => return i,
+                0 => return Some(i),
+                s if s >> OFF_BITS == tag && self.entry_at(((s & OFF_MASK) - 1) as usize).1 == name => return Some(i),
                 _ => {}
             }
             i = (i + 1) & mask;
         }
+        None
+    }
+
+    /// Move every name to the ordered tree (see the module docs).
+    fn switch_to_tree(&mut self) {
+        let mut tree = BTreeSet::new();
+        let mut at = 0;
+        while at < self.arena.len() {
+            let name = self.entry_at(at).1;
+            at += 16 + name.len();
+            tree.insert(name.to_vec());
+        }
+        self.arena = Vec::new();
+        self.slots = Vec::new();
+        self.ordered = Some(tree);
     }
 
     /// Start loading the slot a probe for hash `h` reads first. A hint:
     /// no effect on results, none at all off x86-64 (and under Miri).
     pub fn prefetch(&self, h: u64) {
-        let slot = &self.slots[self.home(h)];
+        let Some(slot) = self.slots.get(h as usize & self.slots.len().wrapping_sub(1)) else {
+            return;
+        };
         #[cfg(all(target_arch = "x86_64", not(miri)))]
         // SAFETY: a prefetch never faults and reads nothing into the
         // program; the address is a live element of `slots` anyway. SSE is
@@ -74,11 +114,17 @@ impl NameSet {
         let _ = slot;
     }
 
-    /// The empty slot where `name` (hash `h`) would go, or `None` when it
-    /// is in the set: pass it to [`Self::insert_at`] before any other change.
-    pub fn vacancy(&self, h: u64, name: &str) -> Option<usize> {
-        let i = self.find(h, name.as_bytes());
-        (self.slots[i] == 0).then_some(i)
+    /// Where `name` (hash `h`) would go, or `None` when it is in the set:
+    /// pass it to [`Self::insert_at`] before any other change.
+    pub fn vacancy(&mut self, h: u64, name: &str) -> Option<Vacancy> {
+        if self.ordered.is_none() {
+            match self.find(h, name.as_bytes(), MAX_PROBE) {
+                Some(i) => return (self.slots[i] == 0).then_some(Vacancy::Slot(i)),
+                None => self.switch_to_tree(),
+            }
+        }
+        let tree = self.ordered.as_ref()?;
+        (!tree.contains(name.as_bytes())).then_some(Vacancy::Ordered)
     }
 
     /// The hash of `name`, for [`Self::vacancy`] and [`Self::insert_at`].
@@ -87,7 +133,11 @@ impl NameSet {
     }
 
     pub fn contains(&self, name: &str) -> bool {
-        self.vacancy(Self::hash(name), name).is_none()
+        match &self.ordered {
+            Some(tree) => tree.contains(name.as_bytes()),
+            // Unbounded: a long probe here is finished, not cut short.
+            None => self.find(Self::hash(name), name.as_bytes(), usize::MAX).is_some_and(|i| self.slots[i] != 0),
+        }
     }
 
     /// Add `name`; false if it was there already.
@@ -102,8 +152,17 @@ impl NameSet {
         }
     }
 
-    /// Add `name` (hash `h`) at the slot [`Self::vacancy`] gave.
-    pub fn insert_at(&mut self, i: usize, h: u64, name: &str) {
+    /// Add `name` (hash `h`) where [`Self::vacancy`] said.
+    pub fn insert_at(&mut self, v: Vacancy, h: u64, name: &str) {
+        let i = match (v, &mut self.ordered) {
+            (Vacancy::Slot(i), None) => i,
+            (Vacancy::Ordered, Some(tree)) => {
+                tree.insert(name.as_bytes().to_vec());
+                self.len += 1;
+                return;
+            }
+            _ => unreachable!("a vacancy from before the set changed"),
+        };
         debug_assert_eq!(self.slots[i], 0);
         let at = self.arena.len() as u64;
         assert!(at < OFF_MASK, "more than 1 TiB of object names");
@@ -136,6 +195,14 @@ impl NameSet {
     }
 }
 
+/// `n` names whose hashes agree in their low `bits` bits (found by trying
+/// names in turn), for tests.
+#[cfg(test)]
+pub(crate) fn colliding(n: usize, bits: u32) -> Vec<alloc::string::String> {
+    let mask = (1u64 << bits) - 1;
+    (0u64..).map(|i| alloc::format!("t{i}")).filter(|s| NameSet::hash(s) & mask == 0).take(n).collect()
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -159,6 +226,29 @@ mod tests {
     }
 
     #[test]
+    #[cfg_attr(miri, ignore = "hashes a few hundred thousand names")]
+    fn crafted_collisions_move_the_set_to_a_tree() {
+        // 600 names sharing their low 11 bits: every table up to 2048
+        // slots (the size for 600 names) puts them all in one run.
+        let names = colliding(600, 11);
+        let mut s = NameSet::new();
+        for (k, n) in names.iter().enumerate() {
+            assert!(s.insert(n), "{n}");
+            // The table holds MAX_PROBE of them; the next probe is too long.
+            assert_eq!(s.ordered.is_some(), k >= MAX_PROBE, "after {} names", k + 1);
+        }
+        assert_eq!(s.len, 600);
+        assert!(s.arena.is_empty() && s.slots.is_empty());
+        for n in &names {
+            assert!(s.contains(n));
+            assert!(!s.insert(n));
+        }
+        assert!(!s.contains("t"));
+        assert!(s.insert("t") && s.contains("t"));
+        s.prefetch(NameSet::hash("x")); // no table: nothing to fetch
+    }
+
+    #[test]
     fn prefix_names_and_equal_tags_stay_apart() {
         // Names that are prefixes of each other share arena neighbours; a
         // forced tag collision (same slot, same tag) must fall back to the
@@ -172,7 +262,7 @@ mod tests {
             assert!(s.contains(n));
         }
         let h = NameSet::hash("zz");
-        let i = s.vacancy(h, "zz").unwrap();
+        let Some(Vacancy::Slot(i)) = s.vacancy(h, "zz") else { panic!("zz: no slot") };
         // A fake entry with the same tag pointing at "abc": not "zz".
         s.slots[i] = NameSet::tag(h) << OFF_BITS | (s.arena.len() as u64 + 1);
         s.arena.extend_from_slice(&h.to_le_bytes());

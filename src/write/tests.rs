@@ -302,3 +302,27 @@ fn typed_checks_agree_with_the_readers_pass() {
     let bytes = w.finish().unwrap();
     assert_eq!(File::parse(&bytes).unwrap().len(), ok);
 }
+
+#[test]
+#[cfg_attr(miri, ignore = "hashes a few hundred thousand names")]
+fn names_crafted_to_collide_are_still_written_and_refused_once() {
+    // More colliding names than a probe may walk: the name set moves to
+    // its ordered tree mid-file; the file is the same as ever.
+    let names = names::colliding(400, 10);
+    let mut w = Writer::new(Vec::new());
+    for (i, n) in names.iter().enumerate() {
+        w.add_slice(n, &[1], &[i as u32]).unwrap();
+    }
+    for n in [&names[0], &names[300], &names[399]] {
+        let e = w.add_slice(n, &[1], &[0u32]).unwrap_err();
+        assert_eq!(e.kind(), ErrorKind::DuplicateKey, "{n}");
+        assert!(w.contains(n));
+    }
+    assert!(!w.contains("t"));
+    let bytes = w.finish().unwrap();
+    let f = File::parse(&bytes).unwrap();
+    assert_eq!(f.len(), 400);
+    for (i, n) in names.iter().enumerate() {
+        assert_eq!(f.require(n).unwrap().data().unwrap().to_vec_of::<u32>().unwrap(), [i as u32]);
+    }
+}
