@@ -167,7 +167,8 @@ impl<S: Sink> Writer<S> {
     /// order. On error nothing of the object is recorded (see the
     /// [module docs](self) for what may have been written).
     pub fn add(&mut self, mut obj: NewObject<'_>) -> Result<()> {
-        let r = match obj.attr_check() {
+        // A broken writer says so before anything about the object.
+        let r = match self.usable().and_then(|()| obj.attr_check()) {
             Ok(()) => {
                 let attrs = obj.attributes.encoded();
                 let o = Parts { name: &obj.name, format: obj.format, shape: &obj.shape, attrs: attrs.as_deref() };

@@ -171,6 +171,13 @@ fn a_failing_sink_breaks_the_writer() {
         let obj = if zstd { NewObject::dense("a", &[5000], DType::U8, &big).compression(c) } else { obj };
         assert_eq!(w.add(obj).unwrap_err().kind(), ErrorKind::Io);
         assert_eq!(w.add_slice("b", &[1], &[1u8]).unwrap_err().kind(), ErrorKind::Io);
+        // Broken first: an object that is itself wrong gets the same answer.
+        let mut deep = AttrValue::Null;
+        for _ in 0..70 {
+            deep = AttrValue::Array(vec![deep]);
+        }
+        let e = w.add(NewObject::dense("c", &[1], DType::U8, &[1]).attribute("deep", deep)).unwrap_err();
+        assert_eq!((e.kind(), e.object().map(|o| o.as_str().to_string())), (ErrorKind::Io, Some("c".to_string())));
         assert_eq!(w.finish().unwrap_err().kind(), ErrorKind::Io);
     }
 }
