@@ -453,23 +453,33 @@ impl<'a> Reader<'a> {
     }
 }
 
-/// Decode a CBOR half-precision float.
+/// Decode a CBOR half-precision float (a NaN keeps its sign and payload).
 pub(crate) fn f16_to_f64(h: u16) -> f64 {
     let sign = if h & 0x8000 != 0 { -1.0 } else { 1.0 };
     let exp = ((h >> 10) & 0x1f) as i32;
     let mant = (h & 0x3ff) as f64;
     let mag = match exp {
         0 => mant * pow2(-24),
-        31 => {
-            if mant == 0.0 {
-                f64::INFINITY
-            } else {
-                f64::NAN
-            }
-        }
+        31 if h & 0x3ff != 0 => return nan(h & 0x8000 != 0, (h & 0x3ff) as u64, 10),
+        31 => f64::INFINITY,
         _ => (1.0 + mant / 1024.0) * pow2(exp - 15),
     };
     sign * mag
+}
+
+/// Widen a CBOR single-precision float (a NaN keeps its sign and payload).
+pub(crate) fn f32_to_f64(f: f32) -> f64 {
+    let b = f.to_bits();
+    if f.is_nan() {
+        return nan(b & 0x8000_0000 != 0, (b & 0x007f_ffff) as u64, 23);
+    }
+    f as f64
+}
+
+/// The f64 NaN with this sign and a `bits`-bit mantissa, left-aligned (as
+/// bit operations: a float cast may change a NaN's sign or payload).
+fn nan(negative: bool, mantissa: u64, bits: u32) -> f64 {
+    f64::from_bits((negative as u64) << 63 | 0x7ff0_0000_0000_0000 | mantissa << (52 - bits))
 }
 
 fn pow2(e: i32) -> f64 {
@@ -559,6 +569,10 @@ mod tests {
         assert_eq!(f16_to_f64(0xc000), -2.0);
         assert_eq!(f16_to_f64(0x0001), 5.960464477539063e-8);
         assert!(f16_to_f64(0x7e00).is_nan());
+        assert_eq!(f16_to_f64(0x7e00).to_bits(), f64::NAN.to_bits());
+        assert_eq!(f16_to_f64(0xfd01).to_bits(), 0xfff4_0400_0000_0000);
+        assert_eq!(f32_to_f64(f32::from_bits(0xff80_0001)).to_bits(), 0xfff0_0000_2000_0000);
+        assert_eq!(f32_to_f64(-1.5), -1.5);
         assert_eq!(f16_to_f64(0x7c00), f64::INFINITY);
     }
 }

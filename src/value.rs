@@ -77,7 +77,7 @@ impl<'a> Value<'a> {
                     22 => ValueRef::Null,
                     23 => ValueRef::Undefined,
                     25 => ValueRef::Float(cbor::f16_to_f64(v as u16)),
-                    26 => ValueRef::Float(f32::from_bits(v as u32) as f64),
+                    26 => ValueRef::Float(cbor::f32_to_f64(f32::from_bits(v as u32))),
                     27 => ValueRef::Float(f64::from_bits(v)),
                     _ => ValueRef::Simple(v as u8),
                 }

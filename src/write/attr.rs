@@ -133,7 +133,7 @@ impl From<f64> for AttrValue {
 }
 impl From<f32> for AttrValue {
     fn from(v: f32) -> Self {
-        AttrValue::Float(v as f64)
+        AttrValue::Float(crate::cbor::f32_to_f64(v))
     }
 }
 impl From<bool> for AttrValue {

@@ -66,33 +66,41 @@ pub(crate) fn negint(out: &mut Vec<u8>, n: u64) {
 }
 
 /// A float in the shortest width that keeps its exact bits (f16, f32 or
-/// f64), as the reference writer does.
+/// f64), as the reference writer does. NaNs are narrowed with bit
+/// operations: a float cast may change a NaN's sign or payload.
 pub(crate) fn float(out: &mut Vec<u8>, x: f64) {
-    let f = x as f32;
-    if (f as f64).to_bits() == x.to_bits() || (x.is_nan() && f.is_nan() && nan_f32_exact(x)) {
-        if let Some(h) = f32_to_f16_exact(f) {
-            out.push(0xf9);
-            out.extend_from_slice(&h.to_be_bytes());
-        } else {
-            out.push(0xfa);
-            out.extend_from_slice(&f.to_be_bytes());
+    match f64_to_f32_exact(x) {
+        Some(f) => match f32_to_f16_exact(f) {
+            Some(h) => {
+                out.push(0xf9);
+                out.extend_from_slice(&h.to_be_bytes());
+            }
+            None => {
+                out.push(0xfa);
+                out.extend_from_slice(&f.to_be_bytes());
+            }
+        },
+        None => {
+            out.push(0xfb);
+            out.extend_from_slice(&x.to_bits().to_be_bytes());
         }
-    } else {
-        out.push(0xfb);
-        out.extend_from_slice(&x.to_be_bytes());
     }
 }
 
-/// Whether an f64 NaN survives narrowing to f32 bit for bit.
-fn nan_f32_exact(x: f64) -> bool {
+/// The f32 bits of `x` when f32 holds it exactly (a NaN: sign and payload).
+fn f64_to_f32_exact(x: f64) -> Option<u32> {
     let b = x.to_bits();
-    // Payload bits below f32's 23-bit mantissa must be zero.
-    b & ((1u64 << 29) - 1) == 0
+    if x.is_nan() {
+        // Payload bits below f32's 23-bit mantissa must be zero.
+        let sign = (b >> 32) as u32 & 0x8000_0000;
+        return (b & ((1u64 << 29) - 1) == 0).then_some(sign | 0x7f80_0000 | (b >> 29) as u32 & 0x007f_ffff);
+    }
+    let f = x as f32;
+    ((f as f64).to_bits() == b).then_some(f.to_bits())
 }
 
-/// The f16 bits of `f` when f16 holds it exactly.
-pub(crate) fn f32_to_f16_exact(f: f32) -> Option<u16> {
-    let bits = f.to_bits();
+/// The f16 bits of the f32 with bits `bits` when f16 holds it exactly.
+pub(crate) fn f32_to_f16_exact(bits: u32) -> Option<u16> {
     let sign = ((bits >> 16) & 0x8000) as u16;
     let exp = ((bits >> 23) & 0xff) as i32;
     let man = bits & 0x7f_ffff;
@@ -276,12 +284,18 @@ mod tests {
         assert_eq!(enc(|o| float(o, core::f64::consts::PI))[0], 0xfb);
         // A NaN payload that f32 cannot carry stays f64.
         assert_eq!(enc(|o| float(o, f64::from_bits(0x7ff8_0000_0000_0001)))[0], 0xfb);
+        // NaNs keep sign and payload, in every width (bit operations, not
+        // float casts: those may change a NaN, and Miri makes them do so).
+        assert_eq!(enc(|o| float(o, -f64::NAN)), [0xf9, 0xfe, 0x00]);
+        assert_eq!(enc(|o| float(o, f64::from_bits(0x7ff4_0000_0000_0000))), [0xf9, 0x7d, 0x00]);
+        assert_eq!(enc(|o| float(o, f64::from_bits(0xfff0_0020_0000_0000))), [0xfa, 0xff, 0x80, 0x01, 0x00]);
+        assert_eq!(enc(|o| float(o, f64::from_bits(0x7ff0_0000_2000_0000))), [0xfa, 0x7f, 0x80, 0x00, 0x01]);
         // Exhaustive: every f16 value round-trips through the check.
         // (Every 17th under Miri, which interprets.)
         for h in (0..=u16::MAX).step_by(if cfg!(miri) { 17 } else { 1 }) {
             let v = crate::cbor::f16_to_f64(h);
             if !v.is_nan() {
-                assert_eq!(f32_to_f16_exact(v as f32), Some(h), "{h:#x}");
+                assert_eq!(f32_to_f16_exact((v as f32).to_bits()), Some(h), "{h:#x}");
             }
         }
     }
