@@ -75,7 +75,7 @@ mod cpu_time;
 use cpu_time::{thread_cpu_ns, CpuTime};
 use criterion::measurement::Measurement;
 use criterion::{BatchSize, BenchmarkId, Criterion, SamplingMode, Throughput};
-use ztensor::write::{IoSink, Writer};
+use ztensor::write::{IoSink, Sink, Writer};
 
 /// `BufWriter` capacity for ours/iosink and the plain floor: the same as
 /// ztensor 1.2.3's `Writer::create` and our `FileSink`.
@@ -99,11 +99,7 @@ impl Case {
         let names = if count == 1 { vec!["weight".to_string()] } else { (0..count).map(|i| format!("layer.{i}.weight")).collect() };
         let data = (0..count * elems).map(|i| (i % 16_777_213) as f32 * 0.5).collect();
         let mut c = Case { id, names, elems, data, tail: Vec::new() };
-        let mut w = Writer::new(Vec::new());
-        for (name, t) in c.tensors() {
-            w.add_slice(name, &[elems as u64], t).unwrap();
-        }
-        let mut file = w.finish().unwrap();
+        let mut file = add_all(&c, Writer::new(Vec::new()));
         c.tail = file.split_off(c.data_end() as usize);
         c
     }
@@ -127,23 +123,22 @@ fn bytes(t: &[f32]) -> &[u8] {
 
 // --- contestants -----------------------------------------------------------
 
-fn ours_create(c: &Case, path: &Path) {
+/// Every tensor of the case through our writer, `add_slice` each, then `finish`.
+fn add_all<S: Sink>(c: &Case, mut w: Writer<S>) -> S {
     let shape = [c.elems as u64];
-    let mut w = Writer::create(path).unwrap();
     for (name, t) in c.tensors() {
         w.add_slice(name, &shape, t).unwrap();
     }
-    drop(w.finish().unwrap());
+    w.finish().unwrap()
+}
+
+fn ours_create(c: &Case, path: &Path) {
+    drop(add_all(c, Writer::create(path).unwrap()));
 }
 
 fn ours_iosink(c: &Case, path: &Path) {
-    let shape = [c.elems as u64];
     let f = File::create(path).unwrap();
-    let mut w = Writer::new(IoSink::new(BufWriter::with_capacity(BUF, f)));
-    for (name, t) in c.tensors() {
-        w.add_slice(name, &shape, t).unwrap();
-    }
-    drop(w.finish().unwrap());
+    drop(add_all(c, Writer::new(IoSink::new(BufWriter::with_capacity(BUF, f)))));
 }
 
 fn ref_create(c: &Case, path: &Path) {

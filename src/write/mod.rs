@@ -183,16 +183,18 @@ impl<S: Sink> Writer<S> {
     /// `add(NewObject::dense(name, shape, dtype, data))`, without building
     /// the `NewObject`.
     pub fn add_dense(&mut self, name: &str, shape: &[u64], dtype: DType, data: &[u8]) -> Result<()> {
-        let o = Parts { name, format: Format::Dense, shape, attrs: None };
-        let mut c = [NewComponent::new("data", dtype, data)];
-        self.add_parts(o, &mut c, Compression::Raw, Checksum::None).map_err(|e| e.in_object(name))
+        self.add_raw_dense(name, shape, NewComponent::new("data", dtype, data))
     }
 
     /// Add a dense, raw object from typed elements (see [`Self::add_dense`]).
     pub fn add_slice<T: Scalar>(&mut self, name: &str, shape: &[u64], data: &[T]) -> Result<()> {
+        self.add_raw_dense(name, shape, NewComponent::from_slice("data", data))
+    }
+
+    /// A dense object of one raw component without digest, not built as a `NewObject`.
+    fn add_raw_dense(&mut self, name: &str, shape: &[u64], data: NewComponent<'_>) -> Result<()> {
         let o = Parts { name, format: Format::Dense, shape, attrs: None };
-        let mut c = [NewComponent::from_slice("data", data)];
-        self.add_parts(o, &mut c, Compression::Raw, Checksum::None).map_err(|e| e.in_object(name))
+        self.add_parts(o, &mut [data], Compression::Raw, Checksum::None).map_err(|e| e.in_object(name))
     }
 
     /// Set a file-level attribute (insertion order; setting a key again

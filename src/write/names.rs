@@ -62,8 +62,23 @@ impl NameSet {
         h >> OFF_BITS
     }
 
+    /// The first slot probed for hash `h` (meaningless, but no panic, when
+    /// the table is gone: see [`Self::switch_to_tree`]).
     fn home(&self, h: u64) -> usize {
-        h as usize & (self.slots.len() - 1)
+        h as usize & self.slots.len().wrapping_sub(1)
+    }
+
+    /// Every name in the arena: (arena offset, hash, name), in insertion order.
+    fn records(&self) -> impl Iterator<Item = (usize, u64, &[u8])> {
+        let mut at = 0;
+        core::iter::from_fn(move || {
+            (at < self.arena.len()).then(|| {
+                let (h, name) = self.entry_at(at);
+                let r = (at, h, name);
+                at += 16 + name.len();
+                r
+            })
+        })
     }
 
     /// The slot holding `name`, or the empty slot where it would go; `None`
@@ -85,13 +100,7 @@ impl NameSet {
 
     /// Move every name to the ordered tree (see the module docs).
     fn switch_to_tree(&mut self) {
-        let mut tree = BTreeSet::new();
-        let mut at = 0;
-        while at < self.arena.len() {
-            let name = self.entry_at(at).1;
-            at += 16 + name.len();
-            tree.insert(name.to_vec());
-        }
+        let tree = self.records().map(|(_, _, name)| name.to_vec()).collect();
         self.arena = Vec::new();
         self.slots = Vec::new();
         self.ordered = Some(tree);
@@ -100,7 +109,7 @@ impl NameSet {
     /// Start loading the slot a probe for hash `h` reads first. A hint:
     /// no effect on results, none at all off x86-64 (and under Miri).
     pub fn prefetch(&self, h: u64) {
-        let Some(slot) = self.slots.get(h as usize & self.slots.len().wrapping_sub(1)) else {
+        let Some(slot) = self.slots.get(self.home(h)) else {
             return;
         };
         #[cfg(all(target_arch = "x86_64", not(miri)))]
@@ -181,15 +190,12 @@ impl NameSet {
     fn grow(&mut self) {
         let n = self.slots.len() * 2;
         let mut slots = alloc::vec![0u64; n];
-        let mut at = 0;
-        while at < self.arena.len() {
-            let (h, name) = self.entry_at(at);
+        for (at, h, _) in self.records() {
             let mut i = h as usize & (n - 1);
             while slots[i] != 0 {
                 i = (i + 1) & (n - 1);
             }
             slots[i] = Self::tag(h) << OFF_BITS | (at as u64 + 1);
-            at += 16 + name.len();
         }
         self.slots = slots;
     }
