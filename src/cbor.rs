@@ -8,6 +8,9 @@
 
 use crate::error::{Error, ErrorKind, Result};
 use crate::scratch::Scratch;
+use keys::KeySet;
+
+pub(crate) mod keys;
 
 /// Deepest nesting of arrays, maps and tags accepted anywhere in a manifest.
 pub const MAX_DEPTH: usize = 64;

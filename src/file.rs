@@ -3,7 +3,10 @@
 use crate::cbor::{Len, Reader};
 use crate::container::{Layout, Tail};
 use crate::error::{Error, ErrorKind, Result};
-use crate::manifest::{decode_object_v0, decode_object_v1, first_overlap, validate, Ctx, ObjPos, Pass};
+use crate::index::ObjPos;
+use crate::manifest::pass::validate;
+use crate::manifest::view::{self, Objects};
+use crate::manifest::Ctx;
 use crate::object::Object;
 use crate::scratch::{Entry, Scratch};
 use crate::types::Version;
@@ -86,39 +89,17 @@ impl<'a> File<'a> {
                 actual: manifest.len() as u64,
             }));
         }
-        let mut pass = Pass::new(scratch, &tail);
-        #[cfg(feature = "alloc")]
-        let mut positions = alloc::vec::Vec::with_capacity((tail.manifest_len / 64).min(1 << 20) as usize);
-        let root = validate(manifest, &tail, data, &mut pass, |_p| {
-            #[cfg(feature = "alloc")]
-            positions.push(_p);
-        })?;
-        let ctx = Ctx { buf: manifest, data, version: root.version };
-        let file = File {
-            ctx,
+        let root = validate(manifest, &tail, data, scratch)?;
+        Ok(File {
+            ctx: root.ctx,
             tail,
             attributes: root.attributes,
             fields: root.fields,
             objects: root.objects,
             count: root.count,
             #[cfg(feature = "alloc")]
-            index: crate::index::Index::build(manifest, positions, root.names_ordered)?,
-        };
-        #[cfg(not(feature = "alloc"))]
-        if !root.names_ordered {
-            file.check_unique_names(&mut pass.scratch)?;
-        }
-        let _ = root.names_ordered;
-        if !pass.spans_ordered {
-            #[cfg(feature = "alloc")]
-            {
-                crate::sort::sort_by_key(&mut pass.spans, |s| s[0]);
-                first_overlap(&pass.spans).map_or(Ok(()), |s| Err(file.locate_span(s)))?;
-            }
-            #[cfg(not(feature = "alloc"))]
-            file.check_overlaps(&mut pass.scratch)?;
-        }
-        Ok(file)
+            index: root.index,
+        })
     }
 
     /// Format version (0.1 for legacy files).
@@ -169,7 +150,7 @@ impl<'a> File<'a> {
 
     /// Objects in manifest order.
     pub fn objects(&self) -> Objects<'a> {
-        Objects { ctx: self.ctx, r: Reader::at(self.ctx.buf, self.objects.0), len: self.objects.1, index: 0, count: self.count }
+        view::objects(self.ctx, self.objects, self.count)
     }
 
     /// Object names in manifest order, without decoding the objects
@@ -177,10 +158,7 @@ impl<'a> File<'a> {
     pub fn names(&self) -> impl Iterator<Item = &'a str> + '_ {
         let buf = self.ctx.buf;
         #[cfg(feature = "alloc")]
-        let it = (0..self.count).filter_map(move |i| {
-            let p = self.index.position(i)?;
-            core::str::from_utf8(&buf[p.name_start as usize..(p.name_start + p.name_len) as usize]).ok()
-        });
+        let it = (0..self.count).filter_map(move |i| Some(self.index.position(i)?.name(buf)));
         #[cfg(not(feature = "alloc"))]
         let it = {
             let (v0, mut r, mut len) = (self.ctx.version.major == 0, Reader::at(buf, self.objects.0), self.objects.1);
@@ -190,7 +168,7 @@ impl<'a> File<'a> {
                     return None;
                 }
                 if v0 {
-                    return decode_object_v0(ctx, &mut r, 0, None).ok().map(|o| o.name());
+                    return view::object_v0(ctx, &mut r, 0).ok().map(|o| o.name());
                 }
                 let name = r.text("object name").ok()?;
                 r.skip(2).ok()?;
@@ -234,70 +212,12 @@ impl<'a> File<'a> {
     /// Decode the object at a position recorded during validation.
     pub(crate) fn object_at(&self, p: ObjPos, index: usize) -> Option<Object<'a>> {
         let mut r = Reader::at(self.ctx.buf, p.body as usize);
-        decode_at(self.ctx, &mut r, index)
+        view::object_at(self.ctx, &mut r, index)
     }
 
     /// Positions of every object, for building a name index.
     pub(crate) fn positions(&self) -> impl Iterator<Item = ObjPos> + 'a {
-        let buf = self.ctx.buf;
-        let mut it = self.objects();
-        core::iter::from_fn(move || {
-            let body = it.r.pos;
-            let o = it.next()?;
-            let start = o.name().as_ptr() as usize - buf.as_ptr() as usize;
-            Some(ObjPos { body: body as u32, name_start: start as u32, name_len: o.name().len() as u32 })
-        })
-    }
-
-    #[cfg(not(feature = "alloc"))]
-    fn check_unique_names(&self, scratch: &mut Scratch<'_>) -> Result<()> {
-        scratch.truncate(0);
-        for p in self.positions() {
-            scratch.push([p.name_start as u64, (p.name_start + p.name_len) as u64])?;
-        }
-        scratch.check_unique(self.ctx.buf, 0).map_err(|e| self.locate_name(e))
-    }
-
-    #[cfg(not(feature = "alloc"))]
-    fn locate_name(&self, e: Error) -> Error {
-        // `check_unique` reports the duplicate's name start.
-        let at = e.manifest_offset().unwrap_or(0) as usize;
-        let e = Error::new(ErrorKind::DuplicateKey).or_at(at);
-        match self.positions().find(|p| p.name_start as usize == at) {
-            Some(p) => {
-                let n = &self.ctx.buf[p.name_start as usize..(p.name_start + p.name_len) as usize];
-                e.in_object(core::str::from_utf8(n).unwrap_or(""))
-            }
-            None => e,
-        }
-    }
-
-    /// Slow path of the overlap rule without `alloc`: collect the spans again.
-    #[cfg(not(feature = "alloc"))]
-    fn check_overlaps(&self, scratch: &mut Scratch<'_>) -> Result<()> {
-        scratch.truncate(0);
-        for o in self.objects() {
-            for c in o.components() {
-                if c.length() > 0 {
-                    scratch.push([c.offset(), c.offset() + c.length()])?;
-                }
-            }
-        }
-        let spans = scratch.segment(0);
-        spans.sort_unstable_by_key(|s| s[0]);
-        first_overlap(spans).map_or(Ok(()), |s| Err(self.locate_span(s)))
-    }
-
-    fn locate_span(&self, (offset, length): (u64, u64)) -> Error {
-        let e = Error::new(ErrorKind::Overlap { offset, length });
-        for o in self.objects() {
-            for c in o.components() {
-                if c.offset() == offset && c.length() == length {
-                    return e.in_object(o.name()).in_component(c.role());
-                }
-            }
-        }
-        e
+        view::positions(self.ctx, self.objects, self.count)
     }
 }
 
@@ -316,41 +236,48 @@ fn manifest_slice<'a>(bytes: &'a [u8], tail: &Tail) -> &'a [u8] {
     &bytes[tail.manifest_offset as usize..(tail.manifest_offset + tail.manifest_len) as usize]
 }
 
-fn decode_at<'a>(ctx: Ctx<'a>, r: &mut Reader<'a>, index: usize) -> Option<Object<'a>> {
-    // Validated at open: decoding cannot fail here.
-    if ctx.version.major == 0 {
-        decode_object_v0(ctx, r, index, None).ok()
-    } else {
-        let name = r.text("object name").ok()?;
-        decode_object_v1(ctx, r, name, index, None).ok().flatten()
-    }
+/// One slot of a [`NameIndex`].
+pub type Slot = [u32; 4];
+
+/// Name lookup in O(log n) over caller-provided storage: for builds
+/// without `alloc` (with `alloc`, [`File::get`] is already indexed).
+///
+/// ```
+/// # fn main() -> Result<(), ztensor::Error> {
+/// # let bytes = ztensor::doc_example_file();
+/// let file = ztensor::File::parse(&bytes)?;
+/// let mut slots = [[0u32; 4]; 16];
+/// let index = ztensor::NameIndex::build(&file, &mut slots)?;
+/// assert_eq!(index.get("bias").unwrap().name(), "bias");
+/// # Ok(()) }
+/// ```
+pub struct NameIndex<'f, 'a, 's> {
+    file: &'f File<'a>,
+    slots: &'s [Slot],
 }
 
-/// Iterator over a file's objects in manifest order.
-pub struct Objects<'a> {
-    ctx: Ctx<'a>,
-    r: Reader<'a>,
-    len: Len,
-    index: usize,
-    count: usize,
-}
-
-impl<'a> Iterator for Objects<'a> {
-    type Item = Object<'a>;
-
-    fn next(&mut self) -> Option<Object<'a>> {
-        if !self.r.more(&mut self.len).ok()? {
-            return None;
+impl<'f, 'a, 's> NameIndex<'f, 'a, 's> {
+    /// Index every object of `file`; `slots` needs one entry per object.
+    pub fn build(file: &'f File<'a>, slots: &'s mut [Slot]) -> Result<Self> {
+        if slots.len() < file.len() {
+            return Err(Error::new(ErrorKind::ScratchTooSmall { needed: file.len() as u64 }));
         }
-        let o = decode_at(self.ctx, &mut self.r, self.index)?;
-        self.index += 1;
-        Some(o)
+        let slots = &mut slots[..file.len()];
+        for (i, (p, s)) in file.positions().zip(slots.iter_mut()).enumerate() {
+            *s = [p.body, p.name_start, p.name_len, i as u32];
+        }
+        let buf = file.manifest_bytes();
+        let key = |s: &Slot| &buf[s[1] as usize..(s[1] + s[2]) as usize];
+        slots.sort_unstable_by(|a, b| key(a).cmp(key(b)));
+        Ok(NameIndex { file, slots })
     }
 
-    fn size_hint(&self) -> (usize, Option<usize>) {
-        let n = self.count - self.index;
-        (n, Some(n))
+    /// The object called `name`.
+    pub fn get(&self, name: &str) -> Option<Object<'a>> {
+        let buf = self.file.manifest_bytes();
+        let key = |s: &Slot| &buf[s[1] as usize..(s[1] + s[2]) as usize];
+        let i = self.slots.binary_search_by(|s| key(s).cmp(name.as_bytes())).ok()?;
+        let s = self.slots[i];
+        self.file.object_at(ObjPos { body: s[0], name_start: s[1], name_len: s[2] }, s[3] as usize)
     }
 }
-
-impl ExactSizeIterator for Objects<'_> {}

@@ -165,18 +165,3 @@ impl<'a> Object<'a> {
         }
     }
 }
-
-/// The open-time rule for `quantized_group` attributes: when present,
-/// `bits` and `group_size` are unsigned integers and `packing` is text.
-pub(crate) fn check_quant_params(a: crate::value::Map<'_>) -> Result<()> {
-    for (field, want_text) in [("bits", false), ("group_size", false), ("packing", true)] {
-        if let Some(v) = a.get(field) {
-            let ok = if want_text { v.as_str().is_some() } else { v.as_u64().is_some() };
-            if !ok {
-                let expected = if want_text { "a text string" } else { "an unsigned integer" };
-                return Err(Error::at(ErrorKind::WrongType { field, expected }, v.manifest_offset()));
-            }
-        }
-    }
-    Ok(())
-}

@@ -1,10 +1,33 @@
-//! Name lookup: an index built once at open (`alloc`), or over caller
-//! storage ([`NameIndex`]) for builds without a heap.
+//! Name lookup: where each object is ([`ObjPos`]) and, with `alloc`, the
+//! index the validating pass builds at open. (Without a heap,
+//! [`NameIndex`](crate::NameIndex) sorts positions in caller storage.)
 
-use crate::error::{Error, ErrorKind, Result};
-use crate::file::File;
-use crate::manifest::ObjPos;
-use crate::object::Object;
+/// Where an object is: its body (v1.x: the name key; v0.1: the tensor map)
+/// and its name's bytes.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub(crate) struct ObjPos {
+    pub body: u32,
+    pub name_start: u32,
+    pub name_len: u32,
+}
+
+impl ObjPos {
+    /// The position of the object at `body` whose name `name` lies in `buf`.
+    pub(crate) fn of(buf: &[u8], body: usize, name: &str) -> ObjPos {
+        let start = name.as_ptr() as usize - buf.as_ptr() as usize;
+        ObjPos { body: body as u32, name_start: start as u32, name_len: name.len() as u32 }
+    }
+
+    /// The name's bytes.
+    pub(crate) fn name_bytes<'a>(&self, buf: &'a [u8]) -> &'a [u8] {
+        &buf[self.name_start as usize..(self.name_start + self.name_len) as usize]
+    }
+
+    /// The name (checked UTF-8 at open).
+    pub(crate) fn name<'a>(&self, buf: &'a [u8]) -> &'a str {
+        core::str::from_utf8(self.name_bytes(buf)).unwrap_or("")
+    }
+}
 
 /// A fast, non-cryptographic hash of a name (FxHash-style, 8 bytes a step).
 #[cfg(feature = "alloc")]
@@ -24,7 +47,7 @@ pub(crate) fn hash(b: &[u8]) -> u64 {
 
 #[cfg(feature = "alloc")]
 fn name<'a>(buf: &'a [u8], p: &ObjPos) -> &'a [u8] {
-    &buf[p.name_start as usize..(p.name_start + p.name_len) as usize]
+    p.name_bytes(buf)
 }
 
 /// Object positions in manifest order, and a (hash, name)-sorted permutation.
@@ -43,10 +66,16 @@ pub(crate) struct Index {
 
 #[cfg(feature = "alloc")]
 impl Index {
-    /// Build the index; fails on a duplicate object name. When the names
-    /// are already in strictly ascending order (`sorted`, as most writers
-    /// emit them), lookups binary-search the names themselves: nothing to build.
-    pub fn build(buf: &[u8], positions: alloc::vec::Vec<ObjPos>, sorted: bool) -> Result<Index> {
+    /// An index of no objects.
+    pub fn empty() -> Index {
+        Index { positions: alloc::vec::Vec::new(), by_hash: alloc::vec::Vec::new(), sorted: true }
+    }
+
+    /// Build the index; on a duplicate object name, the position of the
+    /// later of two objects that share it. When the names are already in
+    /// strictly ascending order (`sorted`, as most writers emit them),
+    /// lookups binary-search the names themselves: nothing to build.
+    pub fn build(buf: &[u8], positions: alloc::vec::Vec<ObjPos>, sorted: bool) -> Result<Index, ObjPos> {
         if sorted {
             return Ok(Index { positions, by_hash: alloc::vec::Vec::new(), sorted });
         }
@@ -64,9 +93,7 @@ impl Index {
                 let run = &mut by_hash[i..j];
                 run.sort_unstable_by(|a, b| nm(a).cmp(nm(b)));
                 if let Some(w) = run.windows(2).find(|w| nm(&w[0]) == nm(&w[1])) {
-                    let p = positions[w[0].1.max(w[1].1) as usize];
-                    let n = core::str::from_utf8(name(buf, &p)).unwrap_or("");
-                    return Err(Error::at(ErrorKind::DuplicateKey, p.body as usize).in_object(n));
+                    return Err(positions[w[0].1.max(w[1].1) as usize]);
                 }
             }
             i = j;
@@ -90,48 +117,3 @@ impl Index {
     }
 }
 
-/// One slot of a [`NameIndex`].
-pub type Slot = [u32; 4];
-
-/// Name lookup in O(log n) over caller-provided storage: for builds
-/// without `alloc` (with `alloc`, [`File::get`] is already indexed).
-///
-/// ```
-/// # fn main() -> Result<(), ztensor::Error> {
-/// # let bytes = ztensor::doc_example_file();
-/// let file = ztensor::File::parse(&bytes)?;
-/// let mut slots = [[0u32; 4]; 16];
-/// let index = ztensor::NameIndex::build(&file, &mut slots)?;
-/// assert_eq!(index.get("bias").unwrap().name(), "bias");
-/// # Ok(()) }
-/// ```
-pub struct NameIndex<'f, 'a, 's> {
-    file: &'f File<'a>,
-    slots: &'s [Slot],
-}
-
-impl<'f, 'a, 's> NameIndex<'f, 'a, 's> {
-    /// Index every object of `file`; `slots` needs one entry per object.
-    pub fn build(file: &'f File<'a>, slots: &'s mut [Slot]) -> Result<Self> {
-        if slots.len() < file.len() {
-            return Err(Error::new(ErrorKind::ScratchTooSmall { needed: file.len() as u64 }));
-        }
-        let slots = &mut slots[..file.len()];
-        for (i, (p, s)) in file.positions().zip(slots.iter_mut()).enumerate() {
-            *s = [p.body, p.name_start, p.name_len, i as u32];
-        }
-        let buf = file.manifest_bytes();
-        let key = |s: &Slot| &buf[s[1] as usize..(s[1] + s[2]) as usize];
-        slots.sort_unstable_by(|a, b| key(a).cmp(key(b)));
-        Ok(NameIndex { file, slots })
-    }
-
-    /// The object called `name`.
-    pub fn get(&self, name: &str) -> Option<Object<'a>> {
-        let buf = self.file.manifest_bytes();
-        let key = |s: &Slot| &buf[s[1] as usize..(s[1] + s[2]) as usize];
-        let i = self.slots.binary_search_by(|s| key(s).cmp(name.as_bytes())).ok()?;
-        let s = self.slots[i];
-        self.file.object_at(ObjPos { body: s[0], name_start: s[1], name_len: s[2] }, s[3] as usize)
-    }
-}

@@ -2,7 +2,8 @@
 
 use crate::cbor::{Len, Reader};
 use crate::error::{Error, ErrorKind, Result};
-use crate::manifest::{decode_component_v1, Ctx};
+use crate::manifest::view::component_v1;
+use crate::manifest::Ctx;
 use crate::types::{DType, Encoding, Endian, Format, LogicalType};
 use crate::value::Map;
 
@@ -150,7 +151,7 @@ impl<'a> Iterator for Components<'a> {
             return None;
         }
         let role = self.r.text("role").ok()?;
-        let mut c = decode_component_v1(self.ctx, &mut self.r, role).ok()?;
+        let mut c = component_v1(self.ctx, &mut self.r, role).ok()?;
         if let (Some(numel), "data") = (self.dense, role) {
             c.implied_len = c.logical.map_or(Some(1), |t| t.ratio()).and_then(|r| numel.checked_mul(c.dtype.width() * r));
         }
@@ -326,24 +327,30 @@ impl<'a> Component<'a> {
         c
     }
 
-    /// A raw `u8` component over bytes `offset..offset + length` of `data`:
-    /// a byte range to read, for readers that take components.
-    #[cfg(feature = "std")]
-    pub(crate) fn span(data: Option<&'a [u8]>, offset: u64, length: u64) -> Component<'a> {
+    /// A raw little-endian `u8` component with no size or digest: the
+    /// defaults a decoder fills in.
+    pub(crate) fn blank(data: Option<&'a [u8]>, role: &'a str, fields: Map<'a>) -> Component<'a> {
         Component {
             data,
-            role: "",
+            role,
             dtype: DType::U8,
             logical: None,
             encoding: Encoding::Raw,
-            offset,
-            length,
+            offset: 0,
+            length: 0,
             uncompressed_length: None,
             implied_len: None,
             digest: None,
             endian: Endian::Little,
-            fields: Map::empty(),
+            fields,
         }
+    }
+
+    /// A raw `u8` component over bytes `offset..offset + length` of `data`:
+    /// a byte range to read, for readers that take components.
+    #[cfg(feature = "std")]
+    pub(crate) fn span(data: Option<&'a [u8]>, offset: u64, length: u64) -> Component<'a> {
+        Component { offset, length, ..Component::blank(data, "", Map::empty()) }
     }
 
     pub(crate) fn error(&self, kind: ErrorKind) -> Error {

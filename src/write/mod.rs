@@ -84,6 +84,7 @@
 #![allow(clippy::result_large_err)]
 
 mod attr;
+mod check;
 mod data;
 mod enc;
 #[cfg(feature = "std")]
@@ -108,7 +109,7 @@ use crate::container::{Layout, Tail, ALIGNMENT, FOOTER_LEN, HEADER_LEN, MAGIC_V1
 use crate::error::{Error, ErrorKind, Result};
 use crate::file::File;
 use crate::object::Object;
-use crate::manifest::NewComp;
+use check::NewComp;
 use crate::types::{DType, Encoding, Format};
 use names::NameSet;
 use alloc::string::{String, ToString};
@@ -340,21 +341,21 @@ impl<S: Sink> Writer<S> {
                     ulen: m.zstd_len,
                 };
             }
-            let verdict = crate::manifest::check_new(obj.name, obj.shape, format, &new[..n], at);
+            let verdict = check::check_new(obj.name, obj.shape, format, &new[..n], at);
             // Self-check (debug builds, so every test and fuzz run): the
             // encoded entry gets the same verdict from the reader's pass.
             #[cfg(debug_assertions)]
             {
                 self.entry.clear();
                 enc::object(&mut self.entry, obj.name, obj.shape, format.name(), None, metas, comp_names(comps), &[], &[]);
-                let full = crate::manifest::check_entry(&self.entry, at);
+                let full = check::check_entry(&self.entry, at);
                 assert_eq!(verdict.as_ref().err().map(Error::kind), full.as_ref().err().map(Error::kind), "check_new and check_entry disagree on {:?}", obj.name);
             }
             verdict.map_err(relocate)?;
         } else {
             self.entry.clear();
             enc::object(&mut self.entry, obj.name, obj.shape, format.name(), attrs, metas, comp_names(comps), &[], &[]);
-            crate::manifest::check_entry(&self.entry, at).map_err(relocate)?;
+            check::check_entry(&self.entry, at).map_err(relocate)?;
         }
         let Some(slot) = self.names.vacancy(h, obj.name) else {
             return Err(Error::new(ErrorKind::DuplicateKey));

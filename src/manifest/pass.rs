@@ -1,0 +1,269 @@
+//! The validating pass: one walk over the manifest that checks everything
+//! metadata alone allows (CBOR well-formedness, the schema, the format
+//! rules), then the whole-file rules: object names are unique and blobs do
+//! not partially overlap. After it, views decode fields without checking.
+
+use super::rules::first_overlap;
+use super::{v0, v1, view, Ctx, Root};
+use crate::cbor::keys::KeySet;
+use crate::cbor::{Reader, MAJOR_MAP, MAJOR_TEXT};
+use crate::container::{Layout, Tail, HEADER_LEN};
+use crate::error::{Error, ErrorKind, Result};
+#[cfg(feature = "alloc")]
+use crate::index::ObjPos;
+use crate::scratch::Scratch;
+use crate::types::Version;
+use crate::value::Map;
+
+/// State of the validating pass.
+pub(crate) struct Pass<'s> {
+    pub scratch: Scratch<'s>,
+    /// Data region: blobs lie in `[lo, hi)`.
+    pub lo: u64,
+    pub hi: u64,
+    /// Fast path: blobs seen so far are in ascending, non-overlapping order.
+    spans_ordered: bool,
+    last: (u64, u64),
+    max_end: u64,
+    /// Every non-empty blob, for the overlap check when they are not in order.
+    #[cfg(feature = "alloc")]
+    spans: alloc::vec::Vec<[u64; 2]>,
+    /// Where every object is, for the name index.
+    #[cfg(feature = "alloc")]
+    positions: alloc::vec::Vec<ObjPos>,
+}
+
+impl<'s> Pass<'s> {
+    pub fn new(scratch: Scratch<'s>, tail: &Tail) -> Self {
+        Pass {
+            scratch,
+            lo: HEADER_LEN,
+            hi: tail.manifest_offset,
+            spans_ordered: true,
+            last: (0, 0),
+            max_end: 0,
+            #[cfg(feature = "alloc")]
+            spans: alloc::vec::Vec::new(),
+            #[cfg(feature = "alloc")]
+            positions: alloc::vec::Vec::with_capacity((tail.manifest_len / 64).min(1 << 20) as usize),
+        }
+    }
+
+    /// Record a blob for the overlap rule.
+    pub fn span(&mut self, offset: u64, length: u64) {
+        if length == 0 {
+            return;
+        }
+        let end = offset + length;
+        #[cfg(feature = "alloc")]
+        self.spans.push([offset, end]);
+        if !self.spans_ordered {
+            return;
+        }
+        if offset >= self.max_end {
+            self.max_end = end;
+        } else if (offset, end) != self.last {
+            self.spans_ordered = false;
+        }
+        self.last = (offset, end);
+    }
+
+    /// The overlap rule over the blobs recorded (alloc: sorted here).
+    #[cfg(feature = "alloc")]
+    pub fn first_overlap(&mut self) -> Option<(u64, u64)> {
+        if self.spans_ordered {
+            return None;
+        }
+        crate::sort::sort_by_key(&mut self.spans, |s| s[0]);
+        first_overlap(&self.spans)
+    }
+
+    /// A validated map key: `Some(bytes)` for a definite text key (matched
+    /// against the schema's ASCII names before any UTF-8 check), else `None`
+    /// after checking the key item. Keys that match no known name go
+    /// through [`Pass::unknown`].
+    #[inline(always)]
+    pub fn key<'a>(&mut self, r: &mut Reader<'a>, depth: usize) -> Result<Option<&'a [u8]>> {
+        if r.peek()? >> 5 == MAJOR_TEXT {
+            return r.text_bytes("map key").map(Some);
+        }
+        self.value(r, depth)?;
+        Ok(None)
+    }
+
+    /// Walk a value, fully checked (duplicate keys, UTF-8, depth).
+    #[inline]
+    pub fn value(&mut self, r: &mut Reader<'_>, depth: usize) -> Result<()> {
+        r.walk(depth, Some(&mut self.scratch))
+    }
+
+    /// An unknown field: remember its key for the duplicate check, then walk its value.
+    #[inline]
+    pub fn unknown(&mut self, r: &mut Reader<'_>, kpos: usize, depth: usize) -> Result<()> {
+        Reader::at(r.buf, kpos).walk(depth, None)?; // the key itself: UTF-8 and well-formed
+        self.scratch.push_key(r.buf, kpos, r.pos)?;
+        r.walk(depth, Some(&mut self.scratch))
+    }
+
+    /// A map value, checked; returns a view of it.
+    pub fn map_value<'a>(&mut self, r: &mut Reader<'a>, field: &'static str, depth: usize) -> Result<Map<'a>> {
+        let start = r.pos;
+        if r.peek()? >> 5 != MAJOR_MAP {
+            return Err(Error::at(ErrorKind::WrongType { field, expected: "a map" }, start));
+        }
+        self.value(r, depth)?;
+        let mut h = Reader::at(r.buf, start);
+        let len = h.map(field)?;
+        Ok(Map::new(r.buf, h.pos, len))
+    }
+
+    /// The keys of a map pushed since `seg` are unique (then popped).
+    #[inline]
+    pub fn pop_keys(&mut self, buf: &[u8], seg: usize) -> Result<()> {
+        self.scratch.check_unique(buf, seg)
+    }
+}
+
+/// Known-key bitmask for the maps whose schema we know.
+pub(crate) struct Seen(u32);
+
+impl Seen {
+    pub fn new() -> Self {
+        Seen(0)
+    }
+
+    pub fn mark(&mut self, bit: u32, at: usize) -> Result<()> {
+        if self.0 & (1 << bit) != 0 {
+            return Err(Error::at(ErrorKind::DuplicateKey, at));
+        }
+        self.0 |= 1 << bit;
+        Ok(())
+    }
+}
+
+/// Validate a whole manifest: its root (by container generation), then the
+/// whole-file rules.
+pub(crate) fn validate<'a>(buf: &'a [u8], tail: &Tail, data: Option<&'a [u8]>, scratch: Scratch<'_>) -> Result<Root<'a>> {
+    let mut pass = Pass::new(scratch, tail);
+    let mut r = Reader::new(buf);
+    let root = match tail.layout {
+        Layout::V1 => v1::root(buf, &mut r, data, &mut pass)?,
+        Layout::V0 => {
+            let ctx = Ctx { buf, data, version: Version::V0_1 };
+            let (objects, count, names_ordered) = objects(ctx, &mut r, "manifest (v0.1 tensor array)", &mut pass)?;
+            Root::new(ctx, Map::empty(), Map::empty(), objects, count, names_ordered)
+        }
+    };
+    if r.pos != buf.len() {
+        return Err(Error::at(ErrorKind::TrailingBytes { count: (buf.len() - r.pos) as u64 }, r.pos));
+    }
+    finish(root, pass)
+}
+
+/// Validate the objects container at `r` (a v1.x map or a v0.1 array):
+/// its first entry and length, the object count, and whether the names
+/// are in strictly ascending order.
+pub(crate) fn objects<'a>(
+    ctx: Ctx<'a>,
+    r: &mut Reader<'a>,
+    field: &'static str,
+    pass: &mut Pass<'_>,
+) -> Result<((usize, crate::cbor::Len), usize, bool)> {
+    let v0 = ctx.version.major == 0;
+    let mut len = if v0 { r.array(field)? } else { r.map(field)? };
+    let objects = (r.pos, len);
+    let (mut count, mut ordered, mut prev) = (0usize, true, "");
+    while r.more(&mut len)? {
+        let body = r.pos;
+        let name = if v0 {
+            v0::check_object(ctx, r, pass).map_err(|e| v0::name_error(ctx.buf, body, e))?
+        } else {
+            let name = r.text("object name")?;
+            if name.is_empty() {
+                return Err(Error::at(ErrorKind::EmptyName, body));
+            }
+            v1::check_object(ctx, r, pass).map_err(|e| e.in_object(name))?;
+            name
+        };
+        #[cfg(feature = "alloc")]
+        pass.positions.push(ObjPos::of(ctx.buf, body, name));
+        ordered &= count == 0 || prev < name;
+        prev = name;
+        count += 1;
+    }
+    Ok((objects, count, ordered))
+}
+
+/// The whole-file rules, after every object was checked: names are unique
+/// (nothing to do when they came in ascending order), blobs do not overlap.
+fn finish<'a>(mut root: Root<'a>, mut pass: Pass<'_>) -> Result<Root<'a>> {
+    #[cfg(feature = "alloc")]
+    {
+        let positions = core::mem::take(&mut pass.positions);
+        root.index = crate::index::Index::build(root.ctx.buf, positions, root.names_ordered)
+            .map_err(|dup| Error::at(ErrorKind::DuplicateKey, dup.body as usize).in_object(dup.name(root.ctx.buf)))?;
+        if let Some(span) = pass.first_overlap() {
+            return Err(locate_span(&root, span));
+        }
+    }
+    #[cfg(not(feature = "alloc"))]
+    {
+        if !root.names_ordered {
+            unique_names(&root, &mut pass.scratch)?;
+        }
+        if !pass.spans_ordered {
+            no_overlap(&root, &mut pass.scratch)?;
+        }
+    }
+    let _ = &mut root;
+    Ok(root)
+}
+
+/// Duplicate names without `alloc`: the names' spans sorted in the scratch.
+#[cfg(not(feature = "alloc"))]
+fn unique_names(root: &Root<'_>, scratch: &mut Scratch<'_>) -> Result<()> {
+    scratch.truncate(0);
+    for p in view::positions(root.ctx, root.objects, root.count) {
+        scratch.push([p.name_start as u64, (p.name_start + p.name_len) as u64])?;
+    }
+    let buf = root.ctx.buf;
+    scratch.check_unique(buf, 0).map_err(|e| {
+        // `check_unique` reports the duplicate's name start.
+        let at = e.manifest_offset().unwrap_or(0) as usize;
+        let e = Error::new(ErrorKind::DuplicateKey).or_at(at);
+        match view::positions(root.ctx, root.objects, root.count).find(|p| p.name_start as usize == at) {
+            Some(p) => e.in_object(p.name(buf)),
+            None => e,
+        }
+    })
+}
+
+/// The overlap rule without `alloc`: collect the spans again, in the scratch.
+#[cfg(not(feature = "alloc"))]
+fn no_overlap(root: &Root<'_>, scratch: &mut Scratch<'_>) -> Result<()> {
+    scratch.truncate(0);
+    for o in view::objects(root.ctx, root.objects, root.count) {
+        for c in o.components() {
+            if c.length() > 0 {
+                scratch.push([c.offset(), c.offset() + c.length()])?;
+            }
+        }
+    }
+    let spans = scratch.segment(0);
+    spans.sort_unstable_by_key(|s| s[0]);
+    first_overlap(spans).map_or(Ok(()), |s| Err(locate_span(root, s)))
+}
+
+/// The overlap error, naming the object and component of the span.
+#[cold]
+fn locate_span(root: &Root<'_>, (offset, length): (u64, u64)) -> Error {
+    let e = Error::new(ErrorKind::Overlap { offset, length });
+    for o in view::objects(root.ctx, root.objects, root.count) {
+        for c in o.components() {
+            if c.offset() == offset && c.length() == length {
+                return e.in_object(o.name()).in_component(c.role());
+            }
+        }
+    }
+    e
+}

@@ -1,0 +1,212 @@
+//! The format's rules that metadata alone can check, one function each:
+//! every component ([`component_rules`]), every known format
+//! ([`check_format`], including `quantized_group`'s attributes) and blob
+//! overlap ([`first_overlap`]). The validating pass and the writer's
+//! checks (`write::check`) both apply them.
+
+use super::schema::{QuantAttr, Role};
+use super::Ctx;
+use crate::container::ALIGNMENT;
+use crate::error::{Error, ErrorKind, Result};
+use crate::object::Shape;
+use crate::types::{DType, Encoding, Format, LogicalType};
+use crate::value::Map;
+
+/// The fields of a component, as the pass parsed them: what the rules check.
+#[derive(Clone, Copy)]
+pub(crate) struct CompCore<'a> {
+    pub dtype: DType,
+    pub logical: Option<LogicalType<'a>>,
+    pub encoding: Encoding,
+    pub offset: u64,
+    pub length: u64,
+    pub ulen: Option<u64>,
+}
+
+impl CompCore<'_> {
+    pub(crate) fn decoded_len(&self) -> Option<u64> {
+        match self.encoding {
+            Encoding::Raw => Some(self.length),
+            Encoding::Zstd => self.ulen,
+        }
+    }
+}
+
+/// Rules every component obeys, whatever its object's format: blobs lie in
+/// `[lo, hi)`, aligned; a logical type matches the dtype; sizes are whole
+/// elements; v1.2 zstd components declare their decoded size.
+pub(crate) fn component_rules(ctx: Ctx<'_>, role: &str, c: &CompCore<'_>, at: usize, lo: u64, hi: u64) -> Result<()> {
+    let err = |kind| Error::at(kind, at).in_component(role);
+    if let Some(t) = c.logical {
+        if t.storage().is_some_and(|s| s != c.dtype) {
+            return Err(err(ErrorKind::WrongType { field: "type", expected: "a logical type matching the dtype" }));
+        }
+    }
+    if c.offset % ALIGNMENT != 0 {
+        return Err(err(ErrorKind::Misaligned { offset: c.offset }));
+    }
+    match c.offset.checked_add(c.length) {
+        // (A zero-length blob may sit exactly at the manifest start.)
+        Some(end) if c.offset >= lo && end <= hi => {}
+        _ => return Err(err(ErrorKind::OutOfBounds { offset: c.offset, length: c.length, limit: hi })),
+    }
+    let width = c.dtype.width();
+    if c.encoding == Encoding::Zstd && c.ulen.is_none() && ctx.strict() {
+        return Err(err(ErrorKind::MissingUncompressedLength));
+    }
+    if let Some(n) = c.decoded_len() {
+        if n % width != 0 {
+            return Err(err(ErrorKind::PartialElement { length: n, width }));
+        }
+    }
+    Ok(())
+}
+
+/// The components the known formats name, by [`Role`].
+pub(crate) type Known<'a> = [Option<Brief<'a>>; Role::ALL.len()];
+
+/// What the format rules need of a component (small, to keep the pass cheap).
+#[derive(Clone, Copy)]
+pub(crate) struct Brief<'a> {
+    role: &'a str,
+    dtype: DType,
+    /// Storage elements per logical element; `None` for an unknown logical type.
+    ratio: Option<u64>,
+    decoded: Option<u64>,
+}
+
+impl<'a> Brief<'a> {
+    pub(crate) fn of(role: &'a str, c: &CompCore<'a>) -> Self {
+        Brief { role, dtype: c.dtype, ratio: c.logical.map_or(Some(1), |t| t.ratio()), decoded: c.decoded_len() }
+    }
+
+    fn error(&self, kind: ErrorKind) -> Error {
+        Error::new(kind).in_component(self.role)
+    }
+
+    /// Decoded element count in logical elements, when known.
+    fn count(&self) -> Option<u64> {
+        Some(self.decoded? / self.dtype.width() / self.ratio?)
+    }
+}
+
+/// What the format rules need of a shape.
+#[derive(Clone, Copy)]
+pub(crate) struct Dims {
+    pub ndim: usize,
+    /// The checked product (0 when a dimension is 0).
+    pub numel: u64,
+    /// The first dimension (read only for `sparse_csr`).
+    pub first: Option<u64>,
+}
+
+impl Dims {
+    pub(crate) fn of_shape(shape: &Shape<'_>, format: Format<'_>) -> Dims {
+        let first = if format == Format::SparseCsr { shape.dim(0) } else { None };
+        Dims { ndim: shape.ndim, numel: shape.numel, first }
+    }
+
+    /// From dimensions, by the shape's rule ([`Numel`]).
+    #[cfg(feature = "alloc")]
+    pub(crate) fn of(dims: &[u64]) -> Result<Dims> {
+        let mut numel = super::fields::Numel::new();
+        dims.iter().for_each(|&d| numel.push(d));
+        Ok(Dims { ndim: dims.len(), numel: numel.finish()?, first: dims.first().copied() })
+    }
+}
+
+/// The rules of the object's format that metadata alone can check.
+pub(crate) fn check_format(ctx: Ctx<'_>, shape: Dims, format: Format<'_>, attributes: Map<'_>, known: &Known<'_>) -> Result<()> {
+    let need = |r: Role| known[r as usize].ok_or_else(|| Error::new(ErrorKind::MissingComponent { role: r.name() }));
+    let index_dtype = |c: Brief<'_>| -> Result<()> {
+        let ok = if ctx.strict() { c.dtype == DType::U64 } else { c.dtype.is_integer() };
+        if ok {
+            Ok(())
+        } else {
+            Err(c.error(ErrorKind::IndexDType))
+        }
+    };
+    let count = |c: &Brief<'_>, expected: u64| -> Result<()> {
+        match c.count() {
+            Some(n) if n != expected => Err(c.error(ErrorKind::CountMismatch { expected, actual: n })),
+            _ => Ok(()),
+        }
+    };
+    match format {
+        Format::Dense => {
+            let d = need(Role::Data)?;
+            if let (Some(ratio), Some(actual)) = (d.ratio, d.decoded) {
+                let expected = shape
+                    .numel
+                    .checked_mul(d.dtype.width() * ratio)
+                    .ok_or_else(|| d.error(ErrorKind::ShapeOverflow))?;
+                if expected != actual {
+                    return Err(d.error(ErrorKind::LengthMismatch { expected, actual }));
+                }
+            }
+        }
+        Format::SparseCsr => {
+            let (values, indices, indptr) = (need(Role::Values)?, need(Role::Indices)?, need(Role::Indptr)?);
+            index_dtype(indices)?;
+            index_dtype(indptr)?;
+            if shape.ndim != 2 {
+                return Err(Error::new(ErrorKind::BadShape));
+            }
+            let rows = shape.first.unwrap_or(0);
+            count(&indptr, rows.checked_add(1).ok_or_else(|| Error::new(ErrorKind::ShapeOverflow))?)?;
+            if let Some(nnz) = values.count() {
+                count(&indices, nnz)?;
+            }
+        }
+        Format::SparseCoo => {
+            let (values, coords) = (need(Role::Values)?, need(Role::Coords)?);
+            index_dtype(coords)?;
+            if let Some(nnz) = values.count() {
+                let expected =
+                    (shape.ndim as u64).checked_mul(nnz).ok_or_else(|| Error::new(ErrorKind::ShapeOverflow))?;
+                count(&coords, expected)?;
+            }
+        }
+        Format::QuantizedGroup => {
+            need(Role::PackedWeight)?;
+            need(Role::Scales)?;
+            need(Role::Zeros)?;
+            check_quant_params(attributes)?;
+        }
+        Format::Other(_) => {}
+    }
+    Ok(())
+}
+
+/// The rule for `quantized_group` attributes: when present, `bits` and
+/// `group_size` are unsigned integers and `packing` is text.
+fn check_quant_params(a: Map<'_>) -> Result<()> {
+    for attr in QuantAttr::ALL {
+        let field = attr.name();
+        let want_text = *attr == QuantAttr::Packing;
+        if let Some(v) = a.get(field) {
+            let ok = if want_text { v.as_str().is_some() } else { v.as_u64().is_some() };
+            if !ok {
+                let expected = if want_text { "a text string" } else { "an unsigned integer" };
+                return Err(Error::at(ErrorKind::WrongType { field, expected }, v.manifest_offset()));
+            }
+        }
+    }
+    Ok(())
+}
+
+/// Find, in blob spans sorted by start, one that partially overlaps another,
+/// as (offset, length). Identical spans (weight tying) are allowed; two
+/// spans with the same start and different ends overlap.
+pub(crate) fn first_overlap(spans: &[[u64; 2]]) -> Option<(u64, u64)> {
+    let (mut prev, mut max_end) = ([u64::MAX, 0], 0u64);
+    for &s in spans {
+        let ok = if s[0] == prev[0] { s[1] == prev[1] } else { s[0] >= max_end };
+        if !ok {
+            return Some((s[0], s[1] - s[0]));
+        }
+        prev = s;
+        max_end = max_end.max(s[1]);
+    }
+    None
+}

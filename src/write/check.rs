@@ -1,0 +1,90 @@
+//! The writer's checks of an object before it is written: the reader's
+//! rules (`manifest::rules`), applied to typed values ([`check_new`]) or to
+//! an encoded entry by the reader's own pass ([`check_entry`]).
+
+use crate::cbor::Reader;
+use crate::container::{Layout, Tail, HEADER_LEN};
+use crate::error::{Error, ErrorKind, Result};
+use crate::manifest::fields::logical_type;
+use crate::manifest::pass::Pass;
+use crate::manifest::rules::{check_format, component_rules, Brief, CompCore, Dims, Known};
+use crate::manifest::schema::Role;
+use crate::manifest::{v1, Ctx};
+use crate::scratch::Scratch;
+use crate::types::{DType, Encoding, Format, LogicalType, Version};
+use crate::value::Map;
+
+/// Validate one v1.2 object entry (its name, then its object map) as if
+/// its manifest followed `data_end` bytes of header and blobs: every rule
+/// [`File::parse`](crate::File::parse) applies to an object. For a writer
+/// checking an object before writing it, without building a whole manifest.
+pub(crate) fn check_entry(buf: &[u8], data_end: u64) -> Result<()> {
+    let len = buf.len() as u64;
+    let tail = Tail { layout: Layout::V1, file_len: data_end + len + 16, manifest_offset: data_end, manifest_len: len };
+    let mut pass = Pass::new(Scratch::growable(), &tail);
+    let ctx = Ctx { buf, data: None, version: Version::V1_2 };
+    let mut r = Reader::new(buf);
+    let name = r.text("object name")?;
+    if name.is_empty() {
+        return Err(Error::at(ErrorKind::EmptyName, 0));
+    }
+    v1::check_object(ctx, &mut r, &mut pass).map_err(|e| e.in_object(name))?;
+    if r.pos != buf.len() {
+        return Err(Error::at(ErrorKind::TrailingBytes { count: (buf.len() - r.pos) as u64 }, r.pos));
+    }
+    if let Some((offset, length)) = pass.first_overlap() {
+        return Err(Error::new(ErrorKind::Overlap { offset, length }).in_object(name));
+    }
+    Ok(())
+}
+
+/// A component of an object the writer is adding, as its manifest entry
+/// will say (no digest: a digest the writer computes is well formed).
+#[derive(Clone, Copy)]
+pub(crate) struct NewComp<'a> {
+    pub role: &'a str,
+    pub dtype: DType,
+    /// As it will be written in `type`.
+    pub logical: Option<LogicalType<'a>>,
+    pub encoding: Encoding,
+    pub offset: u64,
+    pub length: u64,
+    pub ulen: Option<u64>,
+}
+
+impl NewComp<'_> {
+    pub(crate) const EMPTY: Self =
+        NewComp { role: "", dtype: DType::U8, logical: None, encoding: Encoding::Raw, offset: 0, length: 0, ulen: None };
+}
+
+/// The checks [`check_entry`] makes on an encoded entry of a v1.2 object
+/// without attributes, from typed values: the rules of the validating pass
+/// (component rules, then format rules), in the same order, with the same
+/// errors. Blobs follow each other in the writer's layout, so no overlap
+/// check is needed; they must lie in `[HEADER_LEN, data_end)`.
+pub(crate) fn check_new<'a>(name: &str, dims: &[u64], format: Format<'_>, comps: &[NewComp<'a>], data_end: u64) -> Result<()> {
+    if name.is_empty() {
+        return Err(Error::new(ErrorKind::EmptyName));
+    }
+    let dims = Dims::of(dims)?;
+    let ctx = Ctx { buf: &[], data: None, version: Version::V1_2 };
+    let mut known: Known<'a> = [None; Role::ALL.len()];
+    let mut end = HEADER_LEN;
+    for (n, c) in comps.iter().enumerate() {
+        if c.role.is_empty() {
+            return Err(Error::new(ErrorKind::EmptyName));
+        }
+        if comps[..n].iter().any(|o| o.role == c.role) {
+            return Err(Error::new(ErrorKind::DuplicateKey).in_component(c.role));
+        }
+        let logical = c.logical.and_then(|t| logical_type(c.dtype, t.name()));
+        let core = CompCore { dtype: c.dtype, logical, encoding: c.encoding, offset: c.offset, length: c.length, ulen: c.ulen };
+        component_rules(ctx, c.role, &core, 0, HEADER_LEN, data_end)?;
+        debug_assert!(c.length == 0 || c.offset >= end, "writer blobs out of order");
+        end = end.max(c.offset + c.length);
+        if let Some(k) = Role::from_bytes(c.role.as_bytes()) {
+            known[k as usize] = Some(Brief::of(c.role, &core));
+        }
+    }
+    check_format(ctx, dims, format, Map::empty(), &known)
+}
