@@ -28,7 +28,7 @@ extern crate alloc;
 extern crate std;
 
 /// The scratch used when the caller gives none: growable with `alloc`, a
-/// small stack array without.
+/// fixed-capacity `heapless::Vec` without.
 #[cfg(feature = "alloc")]
 macro_rules! default_scratch {
     () => {
@@ -38,7 +38,7 @@ macro_rules! default_scratch {
 #[cfg(not(feature = "alloc"))]
 macro_rules! default_scratch {
     () => {
-        $crate::scratch::Scratch::new(&mut [[0u64; 2]; $crate::scratch::DEFAULT_ENTRIES])
+        $crate::scratch::Scratch::fixed()
     };
 }
 

@@ -17,6 +17,10 @@ pub const DEFAULT_ENTRIES: usize = 128;
 
 enum Buf<'s> {
     Slice(&'s mut [Entry]),
+    /// The built-in scratch of builds without `alloc`: a fixed-capacity
+    /// vector, never zero-filled first.
+    #[cfg(not(feature = "alloc"))]
+    Fixed(heapless::Vec<Entry, DEFAULT_ENTRIES>),
     #[cfg(feature = "alloc")]
     Vec(alloc::vec::Vec<Entry>),
 }
@@ -31,6 +35,12 @@ impl<'s> Scratch<'s> {
     /// Scratch over a caller's slice: never allocates.
     pub fn new(slice: &'s mut [Entry]) -> Self {
         Scratch { buf: Buf::Slice(slice), len: 0 }
+    }
+
+    /// The built-in scratch without `alloc`: [`DEFAULT_ENTRIES`] entries.
+    #[cfg(not(feature = "alloc"))]
+    pub(crate) fn fixed() -> Self {
+        Scratch { buf: Buf::Fixed(heapless::Vec::new()), len: 0 }
     }
 
     /// Growable scratch.
@@ -52,6 +62,11 @@ impl<'s> Scratch<'s> {
                 };
                 *slot = e;
             }
+            #[cfg(not(feature = "alloc"))]
+            Buf::Fixed(v) => {
+                v.truncate(self.len);
+                v.push(e).map_err(|_| Error::new(ErrorKind::ScratchTooSmall { needed: self.len as u64 + 1 }))?;
+            }
             #[cfg(feature = "alloc")]
             Buf::Vec(v) => {
                 v.truncate(self.len);
@@ -66,6 +81,8 @@ impl<'s> Scratch<'s> {
         let len = self.len;
         match &mut self.buf {
             Buf::Slice(s) => &mut s[start..len],
+            #[cfg(not(feature = "alloc"))]
+            Buf::Fixed(v) => &mut v[start..len],
             #[cfg(feature = "alloc")]
             Buf::Vec(v) => &mut v[start..len],
         }
