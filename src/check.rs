@@ -6,6 +6,7 @@
 //! digests match.
 
 use crate::error::{Error, ErrorKind, Result};
+use crate::manifest::schema::Role;
 use crate::object::{Component, Object};
 use crate::types::{DType, Encoding, Endian, Format};
 
@@ -151,7 +152,7 @@ pub(crate) fn format_data<'a, 's>(o: &Object<'a>, load: &impl Fn(&Component<'a>)
 }
 
 fn check_csr<'a, 's>(o: &Object<'a>, load: &impl Fn(&Component<'a>) -> Result<Stored<'s>>) -> Result<()> {
-    let (indptr, indices, values) = (o.require("indptr")?, o.require("indices")?, o.require("values")?);
+    let (indptr, indices, values) = (o.require(Role::Indptr.name())?, o.require(Role::Indices.name())?, o.require(Role::Values.name())?);
     let cols = o.shape().dim(1).unwrap_or(0);
     let nnz = logical_len(&values, load)?;
     let ps = load(&indptr)?;
@@ -180,7 +181,7 @@ fn check_csr<'a, 's>(o: &Object<'a>, load: &impl Fn(&Component<'a>) -> Result<St
 }
 
 fn check_coo<'a, 's>(o: &Object<'a>, load: &impl Fn(&Component<'a>) -> Result<Stored<'s>>) -> Result<()> {
-    let (coords, values) = (o.require("coords")?, o.require("values")?);
+    let (coords, values) = (o.require(Role::Coords.name())?, o.require(Role::Values.name())?);
     let nnz = logical_len(&values, load)?;
     let cs = load(&coords)?;
     let b = decoded(&coords.with_stored(cs.get()))?;

@@ -2,6 +2,7 @@
 //! parameters of `quantized_group`.
 
 use crate::error::{Error, ErrorKind, Result};
+use crate::manifest::schema::{QuantAttr, Role};
 use crate::object::{Component, Object};
 use crate::types::Format;
 
@@ -140,9 +141,9 @@ impl<'a> Object<'a> {
         Ok(Csr {
             rows: self.shape().dim(0).unwrap_or(0),
             cols: self.shape().dim(1).unwrap_or(0),
-            values: self.require("values")?,
-            indices: self.require("indices")?,
-            indptr: self.require("indptr")?,
+            values: self.require(Role::Values.name())?,
+            indices: self.require(Role::Indices.name())?,
+            indptr: self.require(Role::Indptr.name())?,
         })
     }
 
@@ -151,7 +152,7 @@ impl<'a> Object<'a> {
         if self.format() != Format::SparseCoo {
             return Err(wrong_format(self, "sparse_coo"));
         }
-        Ok(Coo { ndim: self.shape().ndim(), values: self.require("values")?, coords: self.require("coords")? })
+        Ok(Coo { ndim: self.shape().ndim(), values: self.require(Role::Values.name())?, coords: self.require(Role::Coords.name())? })
     }
 
     /// `bits`, `group_size` and `packing` of a `quantized_group` object
@@ -159,9 +160,9 @@ impl<'a> Object<'a> {
     pub fn quant_params(&self) -> QuantParams<'a> {
         let a = self.attributes();
         QuantParams {
-            bits: a.get("bits").and_then(|v| v.as_u64()),
-            group_size: a.get("group_size").and_then(|v| v.as_u64()),
-            packing: a.get("packing").and_then(|v| v.as_str()),
+            bits: a.get(QuantAttr::Bits.name()).and_then(|v| v.as_u64()),
+            group_size: a.get(QuantAttr::GroupSize.name()).and_then(|v| v.as_u64()),
+            packing: a.get(QuantAttr::Packing.name()).and_then(|v| v.as_str()),
         }
     }
 }

@@ -2,8 +2,9 @@
 
 use crate::cbor::{Len, Reader};
 use crate::error::{Error, ErrorKind, Result};
-use crate::manifest::view::component_v1;
 use crate::manifest::Ctx;
+use crate::manifest::schema::Role;
+use crate::manifest::view::component_v1;
 use crate::types::{DType, Encoding, Endian, Format, LogicalType};
 use crate::value::Map;
 
@@ -96,7 +97,7 @@ impl<'a> Object<'a> {
 
     /// The `data` component of a dense object.
     pub fn data(&self) -> Result<Component<'a>> {
-        self.require("data")
+        self.require(Role::Data.name())
     }
 }
 
@@ -152,7 +153,7 @@ impl<'a> Iterator for Components<'a> {
         }
         let role = self.r.text("role").ok()?;
         let mut c = component_v1(self.ctx, &mut self.r, role).ok()?;
-        if let (Some(numel), "data") = (self.dense, role) {
+        if let (Some(numel), true) = (self.dense, role == Role::Data.name()) {
             c.implied_len = c.logical.map_or(Some(1), |t| t.ratio()).and_then(|r| numel.checked_mul(c.dtype.width() * r));
         }
         Some(c)
