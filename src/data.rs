@@ -45,15 +45,34 @@ impl<'a> Component<'a> {
         if !T::accepts(self.dtype) {
             return Err(self.error(ErrorKind::TypeMismatch));
         }
-        if self.encoding != Encoding::Raw {
-            return Err(self.error(ErrorKind::NotZeroCopy { reason: "the component is compressed" }));
-        }
-        if self.dtype.width() > 1 && (self.endian == Endian::Big || cfg!(target_endian = "big")) {
-            return Err(self.error(ErrorKind::NotZeroCopy { reason: "elements are not in host byte order" }));
-        }
-        let bytes = self.stored_bytes()?;
+        let bytes = self.zero_copy_bytes()?;
         <[T]>::ref_from_bytes(bytes)
             .map_err(|_| self.error(ErrorKind::NotZeroCopy { reason: "the data is not aligned for this type in memory" }))
+    }
+}
+
+impl<'a> Component<'a> {
+    /// Why the stored bytes cannot be used in place as elements: the
+    /// component is compressed, or its elements are not in the host's byte
+    /// order (v0.1 big-endian data, or a big-endian host). `None` when they can.
+    pub fn zero_copy_refusal(&self) -> Option<&'static str> {
+        if self.encoding != Encoding::Raw {
+            return Some("the component is compressed");
+        }
+        if self.dtype.width() > 1 && (self.endian == Endian::Big || cfg!(target_endian = "big")) {
+            return Some("elements are not in host byte order");
+        }
+        None
+    }
+
+    /// The stored bytes, without copying, when they can be used in place as
+    /// elements ([`Component::zero_copy_refusal`] says why not:
+    /// [`ErrorKind::NotZeroCopy`]).
+    pub fn zero_copy_bytes(&self) -> Result<&'a [u8]> {
+        match self.zero_copy_refusal() {
+            Some(reason) => Err(self.error(ErrorKind::NotZeroCopy { reason })),
+            None => self.stored_bytes(),
+        }
     }
 }
 

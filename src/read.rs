@@ -13,6 +13,9 @@ use zerocopy::IntoBytes;
 /// refused before anything is allocated.
 pub const MAX_ZSTD_RATIO: u64 = 32 * 1024;
 
+/// Most bytes one zstd block decodes to: the slack [`MAX_ZSTD_RATIO`]'s bound allows.
+pub const ZSTD_MAX_BLOCK: u64 = 128 * 1024;
+
 /// Default ceiling for decoding a zstd component whose size is declared
 /// nowhere (v1.1 files without `uncompressed_length`, unknown formats).
 pub const DEFAULT_DECODE_LIMIT: u64 = 1 << 32;
@@ -27,12 +30,14 @@ fn swap_elements(bytes: &mut [u8], width: usize) {
 }
 
 impl<'a> Component<'a> {
-    /// Check the declared decoded size against what the stored bytes can hold.
-    #[cfg(feature = "alloc")]
-    fn plausible_len(&self) -> Result<Option<u64>> {
+    /// The decoded size ([`Component::decoded_len`]), checked against what
+    /// the stored bytes can produce: a zstd component declaring more than
+    /// `length × MAX_ZSTD_RATIO + 128 KiB` is refused with
+    /// [`ErrorKind::DecodedTooLarge`], before anyone allocates that size.
+    pub fn plausible_len(&self) -> Result<Option<u64>> {
         let n = self.decoded_len();
         if let (Encoding::Zstd, Some(n)) = (self.encoding, n) {
-            let max = self.length.saturating_mul(MAX_ZSTD_RATIO).saturating_add(128 * 1024);
+            let max = self.length.saturating_mul(MAX_ZSTD_RATIO).saturating_add(ZSTD_MAX_BLOCK);
             if n > max {
                 return Err(self.error(ErrorKind::DecodedTooLarge { limit: max }));
             }

@@ -423,3 +423,27 @@ fn sparse_indices_decode_on_any_host() {
     assert_eq!(csr.indices_to_vec().unwrap_err().kind(), ErrorKind::BadData { what: "negative index" });
     assert_eq!(csr.indices_u64().unwrap_err().kind(), ErrorKind::TypeMismatch);
 }
+
+/// The bound on a declared zstd size and the zero-copy refusals are public,
+/// so callers (the C ABI) use the core's rule instead of a copy.
+#[test]
+fn plausible_len_and_zero_copy_refusal_are_the_cores_rules() {
+    let f = zstd_file(HELLO, &[24], Some(24), "1.2.0", None);
+    let file = File::parse(&f).unwrap();
+    let c = file.require("z").unwrap().data().unwrap();
+    assert_eq!(c.plausible_len().unwrap(), Some(24));
+    assert_eq!(c.zero_copy_refusal(), Some("the component is compressed"));
+    assert_eq!(c.zero_copy_bytes().unwrap_err().kind(), ErrorKind::NotZeroCopy { reason: "the component is compressed" });
+    // A declared size the stored bytes cannot produce is refused before any allocation.
+    let max = HELLO.len() as u64 * ztensor::read::MAX_ZSTD_RATIO + ztensor::read::ZSTD_MAX_BLOCK;
+    let f = zstd_file(HELLO, &[max + 1], Some(max + 1), "1.2.0", None);
+    let file = File::parse(&f).unwrap();
+    let c = file.require("z").unwrap().data().unwrap();
+    assert_eq!(c.plausible_len().unwrap_err().kind(), ErrorKind::DecodedTooLarge { limit: max });
+    assert_eq!(c.to_vec().unwrap_err().kind(), ErrorKind::DecodedTooLarge { limit: max });
+    // A raw little-endian f32 component is viewable in place on little-endian hosts only.
+    let f = File::parse(ztensor::doc_example_file()).unwrap();
+    let w = f.require("weight").unwrap().data().unwrap();
+    assert_eq!(w.zero_copy_refusal().is_none(), cfg!(target_endian = "little"));
+    assert_eq!(w.zero_copy_bytes().is_ok(), cfg!(target_endian = "little"));
+}
