@@ -12,9 +12,11 @@ use crate::object::Shape;
 use crate::types::{DType, Encoding, Format, LogicalType};
 use crate::value::Map;
 
-/// The fields of a component, as the pass parsed them: what the rules check.
+/// The fields of a component that the rules check: as the pass parsed
+/// them, or as the writer will write them (`write::check::NewComp`).
 #[derive(Clone, Copy)]
 pub(crate) struct CompCore<'a> {
+    pub role: &'a str,
     pub dtype: DType,
     pub logical: Option<LogicalType<'a>>,
     pub encoding: Encoding,
@@ -24,6 +26,10 @@ pub(crate) struct CompCore<'a> {
 }
 
 impl CompCore<'_> {
+    /// No role, no bytes: a placeholder.
+    pub(crate) const EMPTY: Self =
+        CompCore { role: "", dtype: DType::U8, logical: None, encoding: Encoding::Raw, offset: 0, length: 0, ulen: None };
+
     pub(crate) fn decoded_len(&self) -> Option<u64> {
         match self.encoding {
             Encoding::Raw => Some(self.length),
@@ -35,8 +41,8 @@ impl CompCore<'_> {
 /// Rules every component obeys, whatever its object's format: blobs lie in
 /// `[lo, hi)`, aligned; a logical type matches the dtype; sizes are whole
 /// elements; v1.2 zstd components declare their decoded size.
-pub(crate) fn component_rules(ctx: Ctx<'_>, role: &str, c: &CompCore<'_>, at: usize, lo: u64, hi: u64) -> Result<()> {
-    let err = |kind| Error::at(kind, at).in_component(role);
+pub(crate) fn component_rules(ctx: Ctx<'_>, c: &CompCore<'_>, at: usize, lo: u64, hi: u64) -> Result<()> {
+    let err = |kind| Error::at(kind, at).in_component(c.role);
     if let Some(t) = c.logical {
         if t.storage().is_some_and(|s| s != c.dtype) {
             return Err(err(ErrorKind::WrongType { field: "type", expected: "a logical type matching the dtype" }));
@@ -76,8 +82,8 @@ pub(crate) struct Brief<'a> {
 }
 
 impl<'a> Brief<'a> {
-    pub(crate) fn of(role: &'a str, c: &CompCore<'a>) -> Self {
-        Brief { role, dtype: c.dtype, ratio: c.logical.map_or(Some(1), |t| t.ratio()), decoded: c.decoded_len() }
+    pub(crate) fn of(c: &CompCore<'a>) -> Self {
+        Brief { role: c.role, dtype: c.dtype, ratio: c.logical.map_or(Some(1), |t| t.ratio()), decoded: c.decoded_len() }
     }
 
     fn error(&self, kind: ErrorKind) -> Error {

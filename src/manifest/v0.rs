@@ -66,6 +66,7 @@ pub(crate) fn check_object<'a>(ctx: Ctx<'a>, r: &mut Reader<'a>, pass: &mut Pass
     let dtype = dtype.ok_or_else(|| missing("dtype")).map_err(err_in)?;
     let encoding = encoding.ok_or_else(|| missing("encoding")).map_err(err_in)?;
     let c = CompCore {
+        role: Role::Data.name(),
         dtype,
         logical: None,
         encoding,
@@ -75,11 +76,10 @@ pub(crate) fn check_object<'a>(ctx: Ctx<'a>, r: &mut Reader<'a>, pass: &mut Pass
     };
     let attributes = fields.hiding(V0Key::NAMES);
     (|| {
-        let data = Role::Data.name();
-        component_rules(ctx, data, &c, start, pass.lo, pass.hi)?;
+        component_rules(ctx, &c, start, pass.lo, pass.hi)?;
         pass.span(c.offset, c.length);
         let mut known: Known<'_> = [None; Role::ALL.len()];
-        known[Role::Data as usize] = Some(Brief::of(data, &c));
+        known[Role::Data as usize] = Some(Brief::of(&c));
         check_format(ctx, Dims::of_shape(&shape, fmt), fmt, attributes, &known).map_err(|e| e.or_at(start))
     })()
     .map_err(err_in)?;

@@ -149,7 +149,7 @@ fn components<'a>(ctx: Ctx<'a>, r: &mut Reader<'a>, p: &mut Pass<'_>, known: &mu
         n += 1;
         let c = component(ctx, r, role, p).map_err(|e| e.in_component(role))?;
         if let Some(k) = known_role {
-            known[k as usize] = Some(Brief::of(role, &c));
+            known[k as usize] = Some(Brief::of(&c));
         }
     }
     p.pop_keys(ctx.buf, seg)
@@ -192,8 +192,8 @@ fn component<'a>(ctx: Ctx<'a>, r: &mut Reader<'a>, role: &'a str, pass: &mut Pas
         Some(t) => logical_type(dtype, t),
         None => legacy_type,
     };
-    let c = CompCore { dtype, logical, encoding, offset, length, ulen };
-    component_rules(ctx, role, &c, start, pass.lo, pass.hi)?;
+    let c = CompCore { role, dtype, logical, encoding, offset, length, ulen };
+    component_rules(ctx, &c, start, pass.lo, pass.hi)?;
     pass.span(c.offset, c.length);
     Ok(c)
 }

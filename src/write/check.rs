@@ -11,7 +11,7 @@ use crate::manifest::rules::{check_format, component_rules, Brief, CompCore, Dim
 use crate::manifest::schema::Role;
 use crate::manifest::{v1, Ctx};
 use crate::scratch::Scratch;
-use crate::types::{DType, Encoding, Format, LogicalType, Version};
+use crate::types::{Format, Version};
 use crate::value::Map;
 
 /// Validate one v1.2 object entry (its name, then its object map) as if
@@ -40,22 +40,7 @@ pub(crate) fn check_entry(buf: &[u8], data_end: u64) -> Result<()> {
 
 /// A component of an object the writer is adding, as its manifest entry
 /// will say (no digest: a digest the writer computes is well formed).
-#[derive(Clone, Copy)]
-pub(crate) struct NewComp<'a> {
-    pub role: &'a str,
-    pub dtype: DType,
-    /// As it will be written in `type`.
-    pub logical: Option<LogicalType<'a>>,
-    pub encoding: Encoding,
-    pub offset: u64,
-    pub length: u64,
-    pub ulen: Option<u64>,
-}
-
-impl NewComp<'_> {
-    pub(crate) const EMPTY: Self =
-        NewComp { role: "", dtype: DType::U8, logical: None, encoding: Encoding::Raw, offset: 0, length: 0, ulen: None };
-}
+pub(crate) type NewComp<'a> = CompCore<'a>;
 
 /// The checks [`check_entry`] makes on an encoded entry of a v1.2 object
 /// without attributes, from typed values: the rules of the validating pass
@@ -77,13 +62,13 @@ pub(crate) fn check_new<'a>(name: &str, dims: &[u64], format: Format<'_>, comps:
         if comps[..n].iter().any(|o| o.role == c.role) {
             return Err(Error::new(ErrorKind::DuplicateKey).in_component(c.role));
         }
-        let logical = c.logical.and_then(|t| logical_type(c.dtype, t.name()));
-        let core = CompCore { dtype: c.dtype, logical, encoding: c.encoding, offset: c.offset, length: c.length, ulen: c.ulen };
-        component_rules(ctx, c.role, &core, 0, HEADER_LEN, data_end)?;
+        // As the reader will see it: a `type` naming the dtype itself is no logical type.
+        let core = CompCore { logical: c.logical.and_then(|t| logical_type(c.dtype, t.name())), ..*c };
+        component_rules(ctx, &core, 0, HEADER_LEN, data_end)?;
         debug_assert!(c.length == 0 || c.offset >= end, "writer blobs out of order");
         end = end.max(c.offset + c.length);
         if let Some(k) = Role::from_bytes(c.role.as_bytes()) {
-            known[k as usize] = Some(Brief::of(c.role, &core));
+            known[k as usize] = Some(Brief::of(&core));
         }
     }
     check_format(ctx, dims, format, Map::empty(), &known)
