@@ -16,6 +16,7 @@ mod error;
 pub mod layout;
 mod manifest;
 mod part;
+pub mod seekable;
 mod spans;
 pub mod verify;
 pub mod types;

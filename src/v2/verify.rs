@@ -8,6 +8,7 @@ use super::error::{Error, Kind, Result};
 use super::layout::Profile;
 use super::manifest::Object;
 use super::part::{Digest, Part};
+use super::seekable;
 
 /// Check decoded bytes of a part: length, digest (if registered), and the
 /// logical type's byte rules. Returns whether a digest was checked.
@@ -35,6 +36,36 @@ pub fn raw_bytes<'f>(p: &Part<'_>, file: &'f [u8]) -> Result<&'f [u8]> {
     p.blob(file).ok_or(Error::new(Kind::NotAvailable))
 }
 
+/// Decoded bytes of a part in `file`: borrowed when raw; decoded when
+/// `zt.zstd-seekable/1` (with `alloc`; without, the seek table is still
+/// checked and the part reported not available).
+#[cfg(feature = "alloc")]
+type Bytes<'f> = alloc::borrow::Cow<'f, [u8]>;
+#[cfg(not(feature = "alloc"))]
+type Bytes<'f> = &'f [u8];
+
+fn decoded<'f>(p: &Part<'_>, file: &'f [u8]) -> Result<Bytes<'f>> {
+    match p.encoding {
+        None => Ok(raw_bytes(p, file)?.into()),
+        Some(seekable::ID) => {
+            if p.shard.is_some() {
+                return Err(Error::new(Kind::NotAvailable));
+            }
+            let enc = p.blob(file).ok_or(Error::new(Kind::NotAvailable))?;
+            seekable::SeekTable::parse(enc, p.decoded_size())?;
+            #[cfg(feature = "alloc")]
+            {
+                let mut out = alloc::vec![0u8; p.decoded_size() as usize];
+                seekable::decode_into(enc, p.decoded_size(), &mut out)?;
+                Ok(out.into())
+            }
+            #[cfg(not(feature = "alloc"))]
+            Err(Error::new(Kind::NotAvailable))
+        }
+        Some(_) => Err(Error::ctx(Kind::Unsupported, "encoding")),
+    }
+}
+
 /// The element count a part's logical type sees, where the layout says
 /// (dense and MX `data`: the shape's; sparse `values`: nnz); `None` elsewhere.
 fn elements(o: &Object<'_, '_>, p: &Part<'_>) -> Option<u64> {
@@ -54,14 +85,14 @@ pub fn object(o: &Object<'_, '_>, file: &[u8]) -> Result<usize> {
     let mut digested = 0;
     for p in o.parts() {
         let p = p?;
-        let b = raw_bytes(&p, file)?;
-        digested += part(&p, elements(o, &p), b)? as usize;
+        let b = decoded(&p, file)?;
+        digested += part(&p, elements(o, &p), &b)? as usize;
     }
     match o.profile() {
         Profile::Csr { index } => {
             let (ip, ix) = (o.part("indptr"), o.part("indices"));
             let (Some(ip), Some(ix)) = (ip, ix) else { return Err(Error::new(Kind::LayoutParts)) };
-            data::check_csr(o.dim(0).unwrap_or(0), o.dim(1).unwrap_or(0), index, raw_bytes(&ip, file)?, raw_bytes(&ix, file)?)?;
+            data::check_csr(o.dim(0).unwrap_or(0), o.dim(1).unwrap_or(0), index, &decoded(&ip, file)?, &decoded(&ix, file)?)?;
         }
         Profile::Coo { index } => {
             let Some(c) = o.part("coords") else { return Err(Error::new(Kind::LayoutParts)) };
@@ -69,7 +100,7 @@ pub fn object(o: &Object<'_, '_>, file: &[u8]) -> Result<usize> {
             for (s, d) in shape.iter_mut().zip(o.dims()) {
                 *s = d;
             }
-            data::check_coo(&shape[..o.rank()], index, raw_bytes(&c, file)?)?;
+            data::check_coo(&shape[..o.rank()], index, &decoded(&c, file)?)?;
         }
         _ => {}
     }
