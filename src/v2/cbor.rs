@@ -4,7 +4,8 @@
 
 use super::error::{Error, Kind, Result};
 
-/// Deepest nesting accepted, counted in containers from the root (the root map is level 1).
+/// Deepest nesting accepted below the root (the root map is depth 0, so 33
+/// nested containers in all; upstream 2.1.2 counts the same way).
 pub const MAX_DEPTH: usize = 32;
 
 pub(crate) const UINT: u8 = 0;
@@ -122,7 +123,7 @@ struct Frame {
 /// Validate `b` as exactly one item in deterministic encoding, nested at
 /// most [`MAX_DEPTH`] deep. Never allocates; iterative.
 pub fn validate(b: &[u8]) -> Result<()> {
-    let mut stack = [Frame::default(); MAX_DEPTH];
+    let mut stack = [Frame::default(); MAX_DEPTH + 1];
     let mut depth = 0usize;
     let mut pos = 0usize;
     loop {
@@ -150,7 +151,7 @@ pub fn validate(b: &[u8]) -> Result<()> {
                 pos = end;
             }
             ARRAY | MAP => {
-                if depth == MAX_DEPTH {
+                if depth > MAX_DEPTH {
                     return Err(Error::at(Kind::CborTooDeep, start));
                 }
                 let per = if major == MAP { 2 } else { 1 };
@@ -345,11 +346,11 @@ mod tests {
     #[test]
     fn depth_is_counted_from_the_root() {
         let mut b = [0x81u8; 40];
-        b[MAX_DEPTH - 1] = 0x80; // 32 levels: the 32nd is an empty array
-        assert_eq!(kind(&b[..MAX_DEPTH]), None);
-        b[MAX_DEPTH - 1] = 0x81;
-        b[MAX_DEPTH] = 0x80; // 33 levels
-        assert_eq!(kind(&b[..MAX_DEPTH + 1]), Some(Kind::CborTooDeep));
+        b[MAX_DEPTH] = 0x80; // the root and 32 levels below it: the last an empty array
+        assert_eq!(kind(&b[..MAX_DEPTH + 1]), None);
+        b[MAX_DEPTH] = 0x81;
+        b[MAX_DEPTH + 1] = 0x80; // 33 below the root
+        assert_eq!(kind(&b[..MAX_DEPTH + 2]), Some(Kind::CborTooDeep));
     }
 
     #[test]
