@@ -7,9 +7,12 @@
 //! disjoint rule (§2.4), registered logical types (Appendix A) and every
 //! registered layout profile's metadata rules (§5). It allocates nothing:
 //! the overlap check sorts spans in the caller's scratch. [`data`] holds the
-//! data rules checked on decoded bytes.
+//! data rules checked on decoded bytes, [`verify`] checks decoded parts,
+//! [`seekable`] reads `zt.zstd-seekable/1`, and [`Manifest::content_digest_sha256`]
+//! computes §6.4's content digest from the manifest alone.
 
 pub mod cbor;
+mod content;
 pub mod container;
 pub mod data;
 mod error;

@@ -200,3 +200,37 @@ fn refuses_every_hostile_file_with_its_rule() {
     }
     assert!(bad.is_empty(), "{} hostile files answered wrongly", bad.len());
 }
+
+#[test]
+fn content_digest_ignores_placement_and_dedup() {
+    let read = |n: &str| fs::read(format!("{DIR}/valid/{n}")).unwrap();
+    let (a, b) = (read("types_canonical.zt"), read("types_4k.zt"));
+    let (ma, mb) = (Manifest::parse(&a).unwrap(), Manifest::parse(&b).unwrap());
+    // The same tensors at 64 KiB and 4 KiB placement; the root attributes differ (file-level, not content).
+    assert_ne!(a.len(), b.len());
+    assert!(ma.content_digest_sha256().is_some());
+    assert_eq!(ma.content_digest_sha256(), mb.content_digest_sha256());
+    assert_eq!(ma.content_digest_xxh3(), mb.content_digest_xxh3());
+    let (c, d) = (read("convert.zt"), read("convert_4k.zt"));
+    let (mc, md) = (Manifest::parse(&c).unwrap(), Manifest::parse(&d).unwrap());
+    assert_eq!(mc.content_digest_sha256(), md.content_digest_sha256());
+    assert_ne!(ma.content_digest_sha256(), mc.content_digest_sha256());
+    // The encoded value is deterministic CBOR of the §6.4 shape.
+    let mut v = Vec::new();
+    assert!(mc.content_value(|b| v.extend_from_slice(b)));
+    cbor::validate(&v).unwrap();
+    let val: ciborium::Value = ciborium::from_reader(&v[..]).unwrap();
+    let arr = val.as_array().unwrap();
+    assert_eq!(arr[0].as_text(), Some("zt.content/1"));
+    let objs = arr[1].as_map().unwrap();
+    assert_eq!(objs.len(), mc.len());
+    let (k, o) = &objs[0];
+    assert_eq!(k.as_text(), Some("d.i8")); // encoded order: shorter names first
+    let keys: Vec<_> = o.as_map().unwrap().iter().map(|(k, _)| k.as_text().unwrap().to_string()).collect();
+    assert_eq!(keys, ["parts", "shape", "layout"]);
+    // Undefined without every digest.
+    let file = fs::read(format!("{DIR}/hostile/s_no_digest.zt")).unwrap();
+    let m = Manifest::parse(&file).unwrap();
+    assert!(m.content_digest_sha256().is_none());
+    assert!(!m.content_value(|_| panic!("fed bytes")));
+}
