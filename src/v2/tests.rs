@@ -234,3 +234,75 @@ fn content_digest_ignores_placement_and_dedup() {
     assert!(m.content_digest_sha256().is_none());
     assert!(!m.content_value(|_| panic!("fed bytes")));
 }
+
+/// Counts this thread's heap allocations (other tests run on other threads).
+mod counting {
+    use std::alloc::{GlobalAlloc, Layout, System};
+    use std::cell::Cell;
+
+    std::thread_local! {
+        static COUNT: Cell<usize> = const { Cell::new(0) };
+    }
+
+    pub fn allocs() -> usize {
+        COUNT.with(|c| c.get())
+    }
+
+    pub struct Counting;
+
+    #[allow(unsafe_code)] // a counting wrapper around the system allocator, for this test only
+    unsafe impl GlobalAlloc for Counting {
+        unsafe fn alloc(&self, l: Layout) -> *mut u8 {
+            let _ = COUNT.try_with(|c| c.set(c.get() + 1));
+            System.alloc(l)
+        }
+        unsafe fn dealloc(&self, p: *mut u8, l: Layout) {
+            System.dealloc(p, l)
+        }
+        unsafe fn realloc(&self, p: *mut u8, l: Layout, n: usize) -> *mut u8 {
+            let _ = COUNT.try_with(|c| c.set(c.get() + 1));
+            System.realloc(p, l, n)
+        }
+    }
+
+    #[global_allocator]
+    static A: Counting = Counting;
+}
+
+#[test]
+fn open_walk_and_check_allocate_nothing() {
+    let names = ["types_canonical.zt", "quant_group.zt", "mx.zt", "coo.zt", "csr_u64.zt", "gguf.zt", "zstd_seekable.zt", "unknown_vocab.zt"];
+    let files: Vec<Vec<u8>> = names.iter().map(|n| fs::read(format!("{DIR}/valid/{n}")).unwrap()).collect();
+    let mut scratch = [Span::default(); 128];
+    let before = counting::allocs();
+    let mut sink = 0u64;
+    for file in &files {
+        let m = Manifest::parse_with(file, &mut scratch).unwrap();
+        for o in m.objects() {
+            sink += o.name.len() as u64 + o.dims().sum::<u64>() + o.num_elements();
+            if let Profile::QuantGroup(q) = o.profile() {
+                sink += q.bits;
+            }
+            for p in o.parts() {
+                let p = p.unwrap();
+                sink += p.decoded_size() + p.name.len() as u64;
+                if p.encoding == Some(seekable::ID) {
+                    sink += seekable::SeekTable::parse(p.blob(file).unwrap(), p.decoded_size()).unwrap().len() as u64;
+                } else if let Ok(b) = verify::raw_bytes(&p, file) {
+                    sink += verify::part(&p, None, b).unwrap() as u64;
+                }
+            }
+            if o.layout == "zt.sparse_coo/1" || o.layout == "zt.sparse_csr/1" {
+                sink += verify::object(&o, file).unwrap() as u64;
+            }
+        }
+        sink += m.content_digest_xxh3().unwrap_or(0) & 1;
+        m.content_value(|b| sink += b.len() as u64);
+    }
+    assert_eq!(counting::allocs() - before, 0, "allocations in the v2 open/walk/verify path");
+    assert!(sink > 0);
+    // The counter counts: a Vec allocates.
+    let v: Vec<u8> = Vec::with_capacity(8);
+    assert_eq!(counting::allocs() - before, 1);
+    drop(v);
+}
