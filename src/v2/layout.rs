@@ -114,8 +114,36 @@ fn err(kind: Kind, ctx: &'static str) -> Error {
     Error::ctx(kind, ctx)
 }
 
-/// Check an object against its layout's at-open rules.
-pub fn check<'a>(o: &Object<'a, '_>) -> Result<Profile<'a>> {
+/// The parts of an object as a layout sees them: the first three (no
+/// registered layout has more) and how many there are.
+pub struct PartSet<'a> {
+    buf: [Option<Part<'a>>; 3],
+    len: usize,
+    /// How many parts the object has.
+    pub(crate) total: usize,
+}
+
+impl<'a> PartSet<'a> {
+    /// An empty set for an object of `total` parts.
+    pub fn new(total: usize) -> Self {
+        PartSet { buf: [None; 3], len: 0, total }
+    }
+
+    /// Add the next part (beyond three, only counted).
+    pub fn push(&mut self, p: Part<'a>) {
+        if let Some(slot) = self.buf.get_mut(self.len) {
+            *slot = Some(p);
+        }
+        self.len += 1;
+    }
+
+    fn get(&self, name: &str) -> Option<Part<'a>> {
+        self.buf.iter().flatten().find(|p| p.name == name).copied()
+    }
+}
+
+/// Check an object against its layout's at-open rules, given its parts.
+pub fn check<'a>(o: &Object<'a, '_>, parts: &PartSet<'a>) -> Result<Profile<'a>> {
     let name = o.layout;
     let e = |k| move |mut x: Error| {
         if x.context.is_empty() {
@@ -124,26 +152,26 @@ pub fn check<'a>(o: &Object<'a, '_>) -> Result<Profile<'a>> {
         x
     };
     match name {
-        "dense" => dense(o).map_err(e("dense")),
-        "zt.sparse_csr/1" => csr(o).map_err(e("zt.sparse_csr/1")),
-        "zt.sparse_coo/1" => coo(o).map_err(e("zt.sparse_coo/1")),
-        "zt.quant_group/1" => quant_group(o).map_err(e("zt.quant_group/1")),
-        "zt.mx/1" => mx(o).map_err(e("zt.mx/1")),
+        "dense" => dense(o, parts).map_err(e("dense")),
+        "zt.sparse_csr/1" => csr(o, parts).map_err(e("zt.sparse_csr/1")),
+        "zt.sparse_coo/1" => coo(o, parts).map_err(e("zt.sparse_coo/1")),
+        "zt.quant_group/1" => quant_group(o, parts).map_err(e("zt.quant_group/1")),
+        "zt.mx/1" => mx(o, parts).map_err(e("zt.mx/1")),
         _ => match name.strip_prefix("gguf.").and_then(|t| t.strip_suffix("/1")) {
-            Some(t) if GGUF_TYPES.contains(&t) => gguf(o, t).map_err(e("gguf")),
+            Some(t) if GGUF_TYPES.contains(&t) => gguf(o, parts, t).map_err(e("gguf")),
             _ => Ok(Profile::Unknown(name)),
         },
     }
 }
 
 /// The parts named in `names`, exactly (no others).
-fn exactly<'a, const N: usize>(o: &Object<'a, '_>, names: [&str; N]) -> Result<[Part<'a>; N]> {
-    if o.num_parts() != N {
+fn exactly<'a, const N: usize>(set: &PartSet<'a>, names: [&str; N]) -> Result<[Part<'a>; N]> {
+    if set.total != N || set.len != N {
         return Err(err(Kind::LayoutParts, ""));
     }
     let mut out = [None; N];
     for (slot, n) in out.iter_mut().zip(names) {
-        *slot = Some(o.part(n).ok_or(err(Kind::LayoutParts, ""))?);
+        *slot = Some(set.get(n).ok_or(err(Kind::LayoutParts, ""))?);
     }
     Ok(out.map(|p| p.unwrap_or_else(|| unreachable!())))
 }
@@ -167,8 +195,8 @@ fn bytes_are(p: &Part<'_>, n: Option<u64>) -> Result<()> {
     }
 }
 
-fn dense<'a>(o: &Object<'a, '_>) -> Result<Profile<'a>> {
-    let [data] = exactly(o, ["data"])?;
+fn dense<'a>(o: &Object<'a, '_>, set: &PartSet<'a>) -> Result<Profile<'a>> {
+    let [data] = exactly(set, ["data"])?;
     size_is(&data, o.num_elements())?;
     Ok(Profile::Dense)
 }
@@ -181,11 +209,11 @@ fn index_part(p: &Part<'_>) -> Result<DType> {
     }
 }
 
-fn csr<'a>(o: &Object<'a, '_>) -> Result<Profile<'a>> {
+fn csr<'a>(o: &Object<'a, '_>, set: &PartSet<'a>) -> Result<Profile<'a>> {
     if o.rank() != 2 {
         return Err(err(Kind::LayoutRank, ""));
     }
-    let [values, indices, indptr] = exactly(o, ["values", "indices", "indptr"])?;
+    let [values, indices, indptr] = exactly(set, ["values", "indices", "indptr"])?;
     let index = index_part(&indices)?;
     if indptr.dtype != index || indptr.type_name.is_some() {
         return Err(err(Kind::LayoutPartType, ""));
@@ -201,11 +229,11 @@ fn csr<'a>(o: &Object<'a, '_>) -> Result<Profile<'a>> {
     Ok(Profile::Csr { index })
 }
 
-fn coo<'a>(o: &Object<'a, '_>) -> Result<Profile<'a>> {
+fn coo<'a>(o: &Object<'a, '_>, set: &PartSet<'a>) -> Result<Profile<'a>> {
     if o.rank() < 1 {
         return Err(err(Kind::LayoutRank, ""));
     }
-    let [values, coords] = exactly(o, ["values", "coords"])?;
+    let [values, coords] = exactly(set, ["values", "coords"])?;
     let index = index_part(&coords)?;
     let per = index.width() * o.rank() as u64;
     if coords.decoded_size() % per != 0 {
@@ -259,7 +287,7 @@ fn lanes(o: &Object<'_, '_>, axis: usize) -> Option<u64> {
     o.dims().enumerate().filter(|&(i, _)| i != axis).try_fold(1u64, |p, (_, d)| p.checked_mul(d))
 }
 
-fn quant_group<'a>(o: &Object<'a, '_>) -> Result<Profile<'a>> {
+fn quant_group<'a>(o: &Object<'a, '_>, set: &PartSet<'a>) -> Result<Profile<'a>> {
     let a = o.attributes();
     let a = a.as_ref();
     let bits = uint_attr(a, "bits")?;
@@ -305,10 +333,10 @@ fn quant_group<'a>(o: &Object<'a, '_>) -> Result<Profile<'a>> {
         _ => return Err(err(Kind::LayoutAttribute, "form")),
     };
     let (data, scales, zeros) = if let ZeroPoint::Tensor { .. } = zero_point {
-        let [d, s, z] = exactly(o, ["data", "scales", "zeros"])?;
+        let [d, s, z] = exactly(set, ["data", "scales", "zeros"])?;
         (d, s, Some(z))
     } else {
-        let [d, s] = exactly(o, ["data", "scales"])?;
+        let [d, s] = exactly(set, ["data", "scales"])?;
         (d, s, None)
     };
     if !data.dtype.is_int() || data.dtype.width() != word.width() {
@@ -343,8 +371,8 @@ fn quant_group<'a>(o: &Object<'a, '_>) -> Result<Profile<'a>> {
     Ok(Profile::QuantGroup(QuantGroup { bits, group_size, axis, word, order, per_word, scale_form, zero_point }))
 }
 
-fn mx<'a>(o: &Object<'a, '_>) -> Result<Profile<'a>> {
-    let [data, scales] = exactly(o, ["data", "scales"])?;
+fn mx<'a>(o: &Object<'a, '_>, set: &PartSet<'a>) -> Result<Profile<'a>> {
+    let [data, scales] = exactly(set, ["data", "scales"])?;
     if scales.dtype != DType::U8 || scales.logical() != Some(Logical::F8E8M0) {
         return Err(err(Kind::LayoutPartType, "scales"));
     }
@@ -380,8 +408,8 @@ fn mx<'a>(o: &Object<'a, '_>) -> Result<Profile<'a>> {
     Ok(Profile::Mx(Mx { block_size, axis, element }))
 }
 
-fn gguf<'a>(o: &Object<'a, '_>, ty: &'a str) -> Result<Profile<'a>> {
-    let [data] = exactly(o, ["data"])?;
+fn gguf<'a>(o: &Object<'a, '_>, set: &PartSet<'a>, ty: &'a str) -> Result<Profile<'a>> {
+    let [data] = exactly(set, ["data"])?;
     if data.dtype != DType::U8 || data.type_name.is_some() {
         return Err(err(Kind::LayoutPartType, "data"));
     }

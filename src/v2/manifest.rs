@@ -4,7 +4,7 @@
 use super::cbor::{self, Cursor, MAP, TEXT, UINT};
 use super::container::{self, Footer, BLOB_ALIGN, FOOTER_LEN, MIN_FILE_LEN};
 use super::error::{Error, Kind, Result};
-use super::layout::{self, Profile};
+use super::layout::{self, PartSet, Profile};
 use super::part::{check_name, check_shard_name, Digest, Part};
 use super::spans::{Span, Spans};
 
@@ -73,18 +73,18 @@ impl<'a> Manifest<'a> {
             let key = c.key();
             let vpos = c.pos;
             match key {
-                Some("objects") => {
+                Some(b"objects") => {
                     let n = c.map("objects")?;
                     objects = Some((c.pos, n));
                     c = Cursor::at(buf, vpos);
                     c.skip();
                 }
-                Some("shards") => {
+                Some(b"shards") => {
                     let n = c.map("shards")?;
                     m.shards = (c.pos, n);
                     check_shards(&mut c, n)?;
                 }
-                Some("attributes") => {
+                Some(b"attributes") => {
                     m.attributes = Some(vpos);
                     check_attributes(&mut c)?;
                 }
@@ -98,13 +98,15 @@ impl<'a> Manifest<'a> {
             let kpos = c.pos;
             let name = c.text("object name")?;
             check_name(name, kpos, "object name")?;
-            let o = Object::read(name, &mut c, &m)?;
-            for p in o.parts() {
-                let p = p?;
-                let file = m.check_blob(&p, o.parts_pos)?;
+            let mut set = PartSet::new(0);
+            let o = Object::read(name, &mut c, &m, |p, at| {
+                let file = m.check_blob(&p, at)?;
                 spans.push(Span { file, offset: p.offset, len: p.length })?;
-            }
-            layout::check(&o)?;
+                set.push(p);
+                Ok(())
+            })?;
+            set.total = o.num_parts();
+            layout::check(&o, &set)?;
         }
         spans.check()?;
         Ok(m)
@@ -228,8 +230,8 @@ impl<'a> Shard<'a> {
         for _ in 0..n {
             let vpos;
             match c.key() {
-                Some("size") => size = Some(c.uint("size")?),
-                Some("digest") => {
+                Some(b"size") => size = Some(c.uint("size")?),
+                Some(b"digest") => {
                     vpos = c.pos;
                     let d = Digest::parse(c.text("digest")?, vpos)?;
                     if !d.is_registered() {
@@ -322,7 +324,7 @@ impl<'a> Attributes<'a> {
         let n = c.map("attributes").ok()?;
         for _ in 0..n {
             let k = c.key();
-            if k == Some(key) {
+            if k == Some(key.as_bytes()) {
                 let start = c.pos;
                 return Some(match c.peek() {
                     (UINT, v) => AttrValue::Uint(v),
@@ -357,8 +359,14 @@ pub struct Object<'a, 'm> {
 }
 
 impl<'a, 'm> Object<'a, 'm> {
-    /// Read an object map at the cursor; checks shape, layout, parts (not yet their blobs or layout rules).
-    fn read(name: &'a str, c: &mut Cursor<'a>, m: &'m Manifest<'a>) -> Result<Self> {
+    /// Read an object map at the cursor; checks shape, layout and each part
+    /// (handed to `on_part` with its map's position), not the layout rules.
+    fn read(
+        name: &'a str,
+        c: &mut Cursor<'a>,
+        m: &'m Manifest<'a>,
+        mut on_part: impl FnMut(Part<'a>, usize) -> Result<()>,
+    ) -> Result<Self> {
         let start = c.pos;
         let n = c.map("object")?;
         let (mut shape, mut layout, mut parts, mut attributes) = (None, None, None, None);
@@ -366,7 +374,7 @@ impl<'a, 'm> Object<'a, 'm> {
             let key = c.key();
             let vpos = c.pos;
             match key {
-                Some("shape") => {
+                Some(b"shape") => {
                     let rank = c.array("shape")?;
                     if rank > MAX_RANK {
                         return Err(Error::field(Kind::RankTooLarge, vpos, "shape"));
@@ -381,8 +389,8 @@ impl<'a, 'm> Object<'a, 'm> {
                     let numel = if zero { 0 } else { numel.ok_or(Error::field(Kind::ShapeOverflow, vpos, "shape"))? };
                     shape = Some((vpos, rank, numel));
                 }
-                Some("layout") => layout = Some(c.text("layout")?),
-                Some("parts") => {
+                Some(b"layout") => layout = Some(c.text("layout")?),
+                Some(b"parts") => {
                     let n = c.map("parts")?;
                     if n == 0 {
                         return Err(Error::field(Kind::EmptyParts, vpos, "parts"));
@@ -392,10 +400,11 @@ impl<'a, 'm> Object<'a, 'm> {
                         let kpos = c.pos;
                         let pname = c.text("part name")?;
                         check_name(pname, kpos, "part name")?;
-                        Part::read(pname, c)?;
+                        let at = c.pos;
+                        on_part(Part::read(pname, c)?, at)?;
                     }
                 }
-                Some("attributes") => {
+                Some(b"attributes") => {
                     attributes = Some(vpos);
                     check_attributes(c)?;
                 }
@@ -435,11 +444,14 @@ impl<'a, 'm> Object<'a, 'm> {
         self.n_parts as usize
     }
 
-    /// The parts, in manifest (encoded-name) order.
+    /// The parts, in manifest (encoded-name) order; each is checked as it
+    /// is read (name rules, fields, type vs dtype).
     pub fn parts(&self) -> impl Iterator<Item = Result<Part<'a>>> + 'a {
         let mut c = Cursor::at(self.m.buf, self.parts_pos);
         (0..self.n_parts).map(move |_| {
+            let kpos = c.pos;
             let name = c.text("part name")?;
+            check_name(name, kpos, "part name")?;
             Part::read(name, &mut c)
         })
     }
@@ -456,7 +468,9 @@ impl<'a, 'm> Object<'a, 'm> {
 
     /// The layout with its parameters (validated at open).
     pub fn profile(&self) -> Profile<'a> {
-        layout::check(self).unwrap_or(Profile::Unknown(self.layout))
+        let mut set = PartSet::new(self.num_parts());
+        self.parts().flatten().for_each(|p| set.push(p));
+        layout::check(self, &set).unwrap_or(Profile::Unknown(self.layout))
     }
 }
 
@@ -475,7 +489,7 @@ impl<'a, 'm> Iterator for Objects<'a, 'm> {
         }
         self.left -= 1;
         let name = self.c.text("object name").ok()?;
-        Object::read(name, &mut self.c, self.m).ok()
+        Object::read(name, &mut self.c, self.m, |_, _| Ok(())).ok()
     }
 
     fn size_hint(&self) -> (usize, Option<usize>) {

@@ -306,3 +306,28 @@ fn open_walk_and_check_allocate_nothing() {
     assert_eq!(counting::allocs() - before, 1);
     drop(v);
 }
+
+/// Open time of the 20k-object file (run with `--release --ignored --nocapture`).
+#[test]
+#[ignore]
+fn timing_20k_objects() {
+    let file = fs::read(format!("{DIR}/valid/objects_20k.zt")).unwrap();
+    let mut scratch = std::vec![Span::default(); 20_001];
+    let mut best = f64::MAX;
+    for _ in 0..20 {
+        let t = std::time::Instant::now();
+        let m = Manifest::parse_with(&file, &mut scratch).unwrap();
+        assert_eq!(m.len(), 20_000);
+        best = best.min(t.elapsed().as_secs_f64());
+    }
+    println!("open + validate 20k objects: {:.3} ms", best * 1e3);
+    let (f, man) = container::open(&file).unwrap();
+    let _ = f;
+    let mut best = f64::MAX;
+    for _ in 0..20 {
+        let t = std::time::Instant::now();
+        cbor::validate(man).unwrap();
+        best = best.min(t.elapsed().as_secs_f64());
+    }
+    println!("deterministic-CBOR pass alone ({} bytes): {:.3} ms", man.len(), best * 1e3);
+}
