@@ -29,7 +29,8 @@ fn index(bytes: &[u8], ty: DType, i: usize) -> u64 {
 pub fn check_csr(rows: u64, cols: u64, ty: DType, indptr: &[u8], indices: &[u8]) -> Result<()> {
     let w = ty.width() as usize;
     let nnz = (indices.len() / w) as u64;
-    if indptr.len() as u64 != (rows + 1) * w as u64 || index(indptr, ty, 0) != 0 || index(indptr, ty, rows as usize) != nnz {
+    let want = rows.checked_add(1).and_then(|r| r.checked_mul(w as u64));
+    if want != Some(indptr.len() as u64) || index(indptr, ty, 0) != 0 || index(indptr, ty, rows as usize) != nnz {
         return Err(Error::new(Kind::CsrIndptr));
     }
     for r in 0..rows as usize {

@@ -358,11 +358,11 @@ fn quant_group<'a>(o: &Object<'a, '_>, set: &PartSet<'a>) -> Result<Profile<'a>>
     }
     let groups = along.checked_div(group_size).unwrap_or(along); // group_size 0: per channel
     let cells = lanes(o, axis as usize).and_then(|l| l.checked_mul(groups));
-    bytes_are(&data, Some(o.num_elements() / per_word * word.width())).map_err(|e| Error { context: "data", ..e })?;
+    bytes_are(&data, (o.num_elements() / per_word).checked_mul(word.width())).map_err(|e| Error { context: "data", ..e })?;
     bytes_are(&scales, cells.and_then(|c| c.checked_mul(scales.dtype.width()))).map_err(|e| Error { context: "scales", ..e })?;
     if let (Some(z), ZeroPoint::Tensor { same_as_data }) = (zeros, zero_point) {
         let want = if same_as_data {
-            cells.map(|c| c / per_word * word.width())
+            cells.and_then(|c| (c / per_word).checked_mul(word.width()))
         } else {
             cells.and_then(|c| c.checked_mul(z.dtype.width()))
         };
