@@ -87,6 +87,10 @@ pub enum Kind {
     BadShardName,
     /// A shard `size` below 48 bytes.
     BadShardSize,
+    /// A shard file whose size is not the table's, or that is not a v2 file.
+    ShardMismatch,
+    /// A shard named by the table cannot be found.
+    ShardMissing,
 
     // §4 types, §5 layouts
     /// A registered logical type on a storage type it does not allow.

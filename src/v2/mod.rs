@@ -20,6 +20,7 @@ pub mod layout;
 mod manifest;
 mod part;
 pub mod seekable;
+pub mod shard;
 mod spans;
 pub mod verify;
 pub mod types;

@@ -394,3 +394,51 @@ fn mutated_manifests_never_panic() {
     }
     assert!(opened > 100, "mutations that still open: {opened}");
 }
+
+#[test]
+fn shards_resolve_by_position_and_identity() {
+    let want = json("sharded.json");
+    let dir = std::path::PathBuf::from(format!("{DIR}/sharded"));
+    for root in ["model.zt", "renamed-root.zt"] {
+        let path = dir.join(root);
+        let file = fs::read(&path).unwrap();
+        let m = Manifest::parse(&file).unwrap();
+        let shards: Vec<Shard<'_>> = m.shards().collect();
+        assert_eq!(shards.len(), 2);
+        for o in m.objects() {
+            let p = o.part("data").unwrap();
+            let w = &want["objects"][o.name];
+            assert_eq!(p.shard, w["shard"].as_str(), "{root}/{}", o.name);
+            let bytes = match p.shard {
+                None => p.blob(&file).unwrap().to_vec(),
+                Some(s) => {
+                    let sh = shards.iter().find(|x| x.name == s).unwrap();
+                    let at = shard::locate(&path, sh).unwrap();
+                    if root == "model.zt" {
+                        assert_eq!(at, shard::positional_path(&path, s).unwrap());
+                    }
+                    let sf = fs::read(at).unwrap();
+                    shard::check(sh, &sf).unwrap();
+                    shard::verify(sh, &sf).unwrap();
+                    p.blob(&sf).unwrap().to_vec()
+                }
+            };
+            assert_eq!(hex(&Sha256::digest(&bytes)), w["sha256"].as_str().unwrap(), "{root}/{}", o.name);
+            assert!(verify::part(&p, Some(o.num_elements()), &bytes).unwrap());
+        }
+    }
+    // A shard that is nowhere: the root opens; finding the shard fails clearly.
+    let path = dir.join("missing.zt");
+    let file = fs::read(&path).unwrap();
+    let m = Manifest::parse(&file).unwrap();
+    let gone = m.shards().find(|s| s.name == "00003-of-00003").unwrap();
+    assert_eq!(shard::locate(&path, &gone).unwrap_err().kind, Kind::ShardMissing);
+    // A shard file of the wrong size or digest.
+    let s1 = m.shards().next().unwrap();
+    let other = fs::read(dir.join("model-00002-of-00002.zt")).unwrap();
+    assert_eq!(shard::check(&s1, &other).unwrap_err().kind, Kind::ShardMismatch);
+    let mut bytes = fs::read(dir.join("model-00001-of-00002.zt")).unwrap();
+    shard::check(&s1, &bytes).unwrap();
+    bytes[5000] ^= 1;
+    assert_eq!(shard::verify(&s1, &bytes).unwrap_err().kind, Kind::DigestMismatch);
+}
