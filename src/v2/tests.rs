@@ -311,7 +311,9 @@ fn open_walk_and_check_allocate_nothing() {
                     sink += verify::part(&p, None, b).unwrap() as u64;
                 }
             }
-            if o.layout == "zt.sparse_coo/1" || o.layout == "zt.sparse_csr/1" {
+            // COO's duplicate check sorts on the heap when there is one.
+            let coo_allocates = cfg!(feature = "alloc") && o.layout == "zt.sparse_coo/1";
+            if (o.layout == "zt.sparse_coo/1" || o.layout == "zt.sparse_csr/1") && !coo_allocates {
                 sink += verify::object(&o, file).unwrap() as u64;
             }
         }
