@@ -414,6 +414,22 @@ fn mutated_manifests_never_panic() {
         }
     }
     assert!(opened > 100, "mutations that still open: {opened}");
+    // Footer fields and truncations: every answer is an error or a valid open, never a panic.
+    let orig = fs::read(format!("{DIR}/valid/tied.zt")).unwrap();
+    for i in 0..40 {
+        for v in [0u8, 1, 0x7f, 0xff] {
+            let mut f = orig.clone();
+            let n = f.len();
+            f[n - 40 + i] = v;
+            let _ = open(&f);
+            let t = &f[n - 40..];
+            let _ = Manifest::parse_tail_with(t, &f[..0], n as u64, &mut [Span::default(); 8]);
+        }
+    }
+    for cut in [0, 1, 8, 47, 48, 4096, orig.len() - 41, orig.len() - 1] {
+        let _ = open(&orig[..cut]);
+        let _ = open(&orig[cut.min(orig.len())..]);
+    }
 }
 
 #[cfg(feature = "std")]
