@@ -240,16 +240,16 @@ impl<'a> Cursor<'a> {
         (m, v)
     }
 
-    /// Skip one item (of any depth).
+    /// Skip one item (of any depth). Safe at any position: it stops at the end.
     pub fn skip(&mut self) {
         let mut items = 1u64;
         while items > 0 && self.pos < self.buf.len() {
             items -= 1;
             let (m, v) = self.head();
             match m {
-                BYTES | TEXT => self.pos += v as usize,
-                ARRAY => items += v,
-                MAP => items += 2 * v,
+                BYTES | TEXT => self.pos = self.pos.saturating_add(v as usize).min(self.buf.len()),
+                ARRAY => items = items.saturating_add(v),
+                MAP => items = items.saturating_add(v.saturating_mul(2)),
                 _ => {}
             }
         }
@@ -261,9 +261,9 @@ impl<'a> Cursor<'a> {
         match self.peek() {
             (TEXT, n) => {
                 self.head();
-                let s = &self.buf[self.pos..self.pos + n as usize];
-                self.pos += n as usize;
-                // validate() checked UTF-8.
+                let s = self.pos.checked_add(n as usize).and_then(|e| self.buf.get(self.pos..e));
+                let s = s.ok_or(Error::at(Kind::CborTruncated, start))?;
+                self.pos += s.len();
                 core::str::from_utf8(s).map_err(|_| Error::at(Kind::CborInvalidUtf8, start))
             }
             _ => Err(Error::field(Kind::WrongType, start, field)),
@@ -310,8 +310,8 @@ impl<'a> Cursor<'a> {
         match self.peek() {
             (TEXT, n) => {
                 self.head();
-                let s = &self.buf[self.pos..self.pos + n as usize];
-                self.pos += n as usize;
+                let s = self.pos.checked_add(n as usize).and_then(|e| self.buf.get(self.pos..e))?;
+                self.pos += s.len();
                 Some(s)
             }
             _ => {

@@ -99,7 +99,7 @@ impl<'a> Manifest<'a> {
             let name = c.text("object name")?;
             check_name(name, kpos, "object name")?;
             let mut set = PartSet::new(0);
-            let o = Object::read(name, &mut c, &m, |p, at| {
+            let o = Object::read(name, kpos, &mut c, &m, |p, at| {
                 let file = m.check_blob(&p, at)?;
                 spans.push(Span { file, offset: p.offset, len: p.length })?;
                 set.push(p);
@@ -166,9 +166,19 @@ impl<'a> Manifest<'a> {
         Objects { m: self, c: Cursor::at(self.buf, self.objects.0), left: self.objects.1 }
     }
 
-    /// The object called `name` (a linear scan).
+    /// The object called `name` (a linear scan; an index can keep
+    /// [`Object::offset`]s and use [`Manifest::object_at`]).
     pub fn object(&self, name: &str) -> Option<Object<'a, '_>> {
         self.objects().find(|o| o.name == name)
+    }
+
+    /// The object whose name starts at manifest byte `offset`, which must be
+    /// an [`Object::offset`] of this manifest (read directly, no scan; another
+    /// position gives `None` or a meaningless object, never a panic).
+    pub fn object_at(&self, offset: usize) -> Option<Object<'a, '_>> {
+        let mut c = Cursor::at(self.buf, offset);
+        let name = c.text("object name").ok()?;
+        Object::read(name, offset, &mut c, self, |_, _| Ok(())).ok()
     }
 
     /// The shard table, in manifest order.
@@ -350,6 +360,8 @@ pub struct Object<'a, 'm> {
     pub name: &'a str,
     /// The `layout` id.
     pub layout: &'a str,
+    /// Manifest byte offset of the object's name.
+    pub offset: usize,
     shape_pos: usize,
     rank: u64,
     numel: u64,
@@ -363,6 +375,7 @@ impl<'a, 'm> Object<'a, 'm> {
     /// (handed to `on_part` with its map's position), not the layout rules.
     fn read(
         name: &'a str,
+        offset: usize,
         c: &mut Cursor<'a>,
         m: &'m Manifest<'a>,
         mut on_part: impl FnMut(Part<'a>, usize) -> Result<()>,
@@ -414,7 +427,7 @@ impl<'a, 'm> Object<'a, 'm> {
         let (shape_pos, rank, numel) = shape.ok_or(Error::field(Kind::MissingField, start, "shape"))?;
         let layout = layout.ok_or(Error::field(Kind::MissingField, start, "layout"))?;
         let (parts_pos, n_parts) = parts.ok_or(Error::field(Kind::MissingField, start, "parts"))?;
-        Ok(Object { m, name, layout, shape_pos, rank, numel, parts_pos, n_parts, attributes })
+        Ok(Object { m, name, layout, offset, shape_pos, rank, numel, parts_pos, n_parts, attributes })
     }
 
     /// Number of dimensions.
@@ -488,8 +501,9 @@ impl<'a, 'm> Iterator for Objects<'a, 'm> {
             return None;
         }
         self.left -= 1;
+        let offset = self.c.pos;
         let name = self.c.text("object name").ok()?;
-        Object::read(name, &mut self.c, self.m, |_, _| Ok(())).ok()
+        Object::read(name, offset, &mut self.c, self.m, |_, _| Ok(())).ok()
     }
 
     fn size_hint(&self) -> (usize, Option<usize>) {

@@ -157,6 +157,15 @@ fn no_alloc_scratch_and_tail() {
     assert!(n > 20);
     let mut small = [Span::default(); 4];
     assert_eq!(Manifest::parse_with(&file, &mut small).unwrap_err().kind, Kind::ScratchTooSmall);
+    // Direct access by an object's offset (what a name index keeps); any other offset never panics.
+    for o in m.objects() {
+        assert_eq!(m.object_at(o.offset).unwrap().name, o.name);
+    }
+    for off in 0..m.bytes().len() + 2 {
+        if let Some(o) = m.object_at(off) {
+            let _ = (o.dims().count(), o.parts().count(), o.profile());
+        }
+    }
     let f = m.footer();
     let tail = &file[file.len() - 40..];
     let man = &file[f.manifest_offset as usize..(f.manifest_offset + f.manifest_length) as usize];
