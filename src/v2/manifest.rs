@@ -68,21 +68,23 @@ impl<'a> Manifest<'a> {
         cbor::validate(buf)?;
         let mut c = Cursor::at(buf, 0);
         let n = c.map("manifest")?;
+        spans.push(Span { file: 0, offset: footer.manifest_offset, len: footer.manifest_length })?;
         let mut objects = None;
         for _ in 0..n {
             let key = c.key();
             let vpos = c.pos;
             match key {
-                Some(b"objects") => {
-                    let n = c.map("objects")?;
-                    objects = Some((c.pos, n));
-                    c = Cursor::at(buf, vpos);
-                    c.skip();
-                }
+                // Keys are in encoded order, so `shards` (if any) is known before `objects`.
                 Some(b"shards") => {
                     let n = c.map("shards")?;
                     m.shards = (c.pos, n);
                     check_shards(&mut c, n)?;
+                }
+                Some(b"objects") => {
+                    let n = c.map("objects")?;
+                    objects = Some((c.pos, n));
+                    m.objects = (c.pos, n);
+                    m.check_objects(&mut c, n, &mut spans)?;
                 }
                 Some(b"attributes") => {
                     m.attributes = Some(vpos);
@@ -92,15 +94,20 @@ impl<'a> Manifest<'a> {
             }
         }
         m.objects = objects.ok_or(Error::ctx(Kind::MissingField, "objects"))?;
-        spans.push(Span { file: 0, offset: footer.manifest_offset, len: footer.manifest_length })?;
-        let mut c = Cursor::at(buf, m.objects.0);
-        for _ in 0..m.objects.1 {
+        spans.check()?;
+        Ok(m)
+    }
+
+    /// Check every object at the cursor: names, fields, parts and their
+    /// blobs (spans collected for the overlap check), layout rules.
+    fn check_objects(&self, c: &mut Cursor<'a>, n: u64, spans: &mut Spans<'_>) -> Result<()> {
+        for _ in 0..n {
             let kpos = c.pos;
             let name = c.text("object name")?;
             check_name(name, kpos, "object name")?;
             let mut set = PartSet::new(0);
-            let o = Object::read(name, kpos, &mut c, &m, |p, at| {
-                let file = m.check_blob(&p, at)?;
+            let o = Object::read(name, kpos, c, self, |p, at| {
+                let file = self.check_blob(&p, at)?;
                 spans.push(Span { file, offset: p.offset, len: p.length })?;
                 set.push(p);
                 Ok(())
@@ -108,8 +115,7 @@ impl<'a> Manifest<'a> {
             set.total = o.num_parts();
             layout::check(&o, &set)?;
         }
-        spans.check()?;
-        Ok(m)
+        Ok(())
     }
 
     /// Check a part's blob against its file; returns the file's index (0:
