@@ -1,4 +1,3 @@
-#![cfg(feature = "std")]
 //! The `zt` command, run as a separate process on the reference fixtures
 //! (tests/fixtures, see NOTES.md there) and on a few hand-made files.
 
@@ -8,12 +7,17 @@ use std::io::Read;
 use std::path::{Path, PathBuf};
 use std::process::{Command, Output, Stdio};
 
+/// The repository root (fixtures and samples live there, beside the core).
+fn repo() -> &'static Path {
+    Path::new(env!("CARGO_MANIFEST_DIR")).parent().expect("cli/ is inside the repository")
+}
+
 fn zt(args: &[&str]) -> Output {
     Command::new(env!("CARGO_BIN_EXE_zt")).args(args).output().expect("run zt")
 }
 
 fn fixture(rel: &str) -> String {
-    Path::new(env!("CARGO_MANIFEST_DIR")).join("tests/fixtures").join(rel).display().to_string()
+    repo().join("tests/fixtures").join(rel).display().to_string()
 }
 
 fn stdout(o: &Output) -> String {
@@ -30,7 +34,7 @@ fn code(o: &Output) -> i32 {
 
 /// Every fixture file, relative to tests/fixtures.
 fn fixtures() -> Vec<String> {
-    let root = Path::new(env!("CARGO_MANIFEST_DIR")).join("tests/fixtures");
+    let root = repo().join("tests/fixtures");
     let mut out = Vec::new();
     for v in ["v0.1", "v1.1", "v1.2"] {
         for e in std::fs::read_dir(root.join(v)).unwrap() {
@@ -584,7 +588,7 @@ fn help_exits_0() {
 /// manifest is sound but whose data is not).
 #[test]
 fn verify_runs_the_data_rules() {
-    let dir = Path::new(env!("CARGO_MANIFEST_DIR")).join("examples-c/samples/hostile/data");
+    let dir = repo().join("examples-c/samples/hostile/data");
     let mut n = 0;
     for e in std::fs::read_dir(&dir).unwrap() {
         let p = e.unwrap().path().to_string_lossy().into_owned();
@@ -595,7 +599,7 @@ fn verify_runs_the_data_rules() {
     }
     assert!(n >= 3, "{n}");
     // A v1.1 CSR whose zstd values declare no size: nnz comes from decoding them.
-    let good = Path::new(env!("CARGO_MANIFEST_DIR")).join("examples-c/samples/good/v1.1_zstd_unknown_size.zt");
+    let good = repo().join("examples-c/samples/good/v1.1_zstd_unknown_size.zt");
     let o = zt(&["verify", &good.to_string_lossy()]);
     assert_eq!(code(&o), 0, "{}", stderr(&o));
 }

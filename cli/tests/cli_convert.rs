@@ -1,10 +1,11 @@
-#![cfg(feature = "std")]
 //! `zt convert`, run as a separate process: the committed samples in
 //! tests/fixtures/convert (made by make_samples.py there; expected.json is
 //! numpy's own account of every array), the reference fixtures of every
 //! version, hand-made files for what no reference writer produces, and the
 //! reference Python reader (ztensor 1.2.3) on a converted safetensors file.
 
+/// The core's test builders (hand-made .zt files), shared with its own tests.
+#[path = "../../tests/common/mod.rs"]
 mod common;
 
 use common::*;
@@ -14,6 +15,11 @@ use std::path::{Path, PathBuf};
 use std::process::{Command, Output};
 use ztensor::digest::Verified;
 use ztensor::{Encoding, File};
+
+/// The repository root (fixtures and samples live there, beside the core).
+fn repo() -> &'static Path {
+    Path::new(env!("CARGO_MANIFEST_DIR")).parent().expect("cli/ is inside the repository")
+}
 
 fn zt(args: &[&str]) -> Output {
     Command::new(env!("CARGO_BIN_EXE_zt")).args(args).output().expect("run zt")
@@ -28,11 +34,11 @@ fn stderr(o: &Output) -> String {
 }
 
 fn sample(name: &str) -> PathBuf {
-    Path::new(env!("CARGO_MANIFEST_DIR")).join("tests/fixtures/convert").join(name)
+    repo().join("tests/fixtures/convert").join(name)
 }
 
 fn fixture(rel: &str) -> PathBuf {
-    Path::new(env!("CARGO_MANIFEST_DIR")).join("tests/fixtures").join(rel)
+    repo().join("tests/fixtures").join(rel)
 }
 
 fn s(p: &Path) -> &str {
