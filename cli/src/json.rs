@@ -1,7 +1,6 @@
-//! A small JSON writer, and the mapping of CBOR attribute values to JSON.
-//!
-//! Hand-written rather than built on a JSON library so that CBOR map order
-//! is kept exactly (nested attribute maps keep their insertion order).
+//! JSON output through serde_json, and the mapping of CBOR attribute values
+//! to JSON. The values serialize straight from the file's CBOR (no JSON
+//! tree in between), so CBOR map order is kept exactly.
 //!
 //! CBOR → JSON:
 //! * unsigned and negative integers → JSON numbers (full range, −2⁶⁴ … 2⁶⁴−1);
@@ -18,58 +17,32 @@
 //!   their compact JSON text. Such a key can, in principle, collide with a
 //!   text key of the same spelling; both entries are written.
 
+use serde::ser::{Error as _, SerializeMap, SerializeSeq};
+use serde::{Serialize, Serializer};
+use serde_json::value::RawValue;
 use std::fmt::Write as _;
 use ztensor::{Map, Value, ValueRef};
 
-/// Append `s` as a JSON string literal.
-pub fn string(out: &mut String, s: &str) {
-    out.push('"');
-    for c in s.chars() {
-        match c {
-            '"' => out.push_str("\\\""),
-            '\\' => out.push_str("\\\\"),
-            '\n' => out.push_str("\\n"),
-            '\r' => out.push_str("\\r"),
-            '\t' => out.push_str("\\t"),
-            '\u{8}' => out.push_str("\\b"),
-            '\u{c}' => out.push_str("\\f"),
-            c if (c as u32) < 0x20 || c == '\u{7f}' => {
-                let _ = write!(out, "\\u{:04x}", c as u32);
-            }
-            c => out.push(c),
-        }
-    }
-    out.push('"');
+/// Compact JSON text of `v` (serializing our types cannot fail).
+pub fn to_string(v: &impl Serialize) -> String {
+    serde_json::to_string(v).unwrap_or_else(|e| format!("\"<{e}>\""))
 }
 
-/// Append an optional string, `null` when absent.
-pub fn opt_string(out: &mut String, s: Option<&str>) {
-    match s {
-        Some(s) => string(out, s),
-        None => out.push_str("null"),
-    }
-}
+/// A CBOR value, serialized as JSON.
+pub struct Json<'a>(pub Value<'a>);
 
-/// Append an optional number, `null` when absent.
-pub fn opt_u64(out: &mut String, n: Option<u64>) {
-    match n {
-        Some(n) => {
-            let _ = write!(out, "{n}");
-        }
-        None => out.push_str("null"),
-    }
-}
+/// A CBOR map, serialized as a JSON object in encoded order.
+pub struct JsonMap<'a>(pub Map<'a>);
 
-/// A float as JSON: a number when finite, else a string (see module docs).
-fn float(out: &mut String, f: f64) {
+/// A finite float in Rust's shortest round-tripping form ("3.0", "0.1",
+/// "1e16", "1e-7", "-0.0": always valid JSON).
+fn float<S: Serializer>(s: S, f: f64) -> Result<S::Ok, S::Error> {
     if f.is_nan() {
-        out.push_str("\"NaN\"");
+        s.serialize_str("NaN")
     } else if f.is_infinite() {
-        out.push_str(if f > 0.0 { "\"Infinity\"" } else { "\"-Infinity\"" });
+        s.serialize_str(if f > 0.0 { "Infinity" } else { "-Infinity" })
     } else {
-        // Debug is the shortest round-tripping form and always valid JSON
-        // ("3.0", "0.1", "1e16", "1e-7", "-0.0").
-        let _ = write!(out, "{f:?}");
+        RawValue::from_string(format!("{f:?}")).map_err(S::Error::custom)?.serialize(s)
     }
 }
 
@@ -90,54 +63,47 @@ fn text_of(chunks: ztensor::Chunks<'_>) -> String {
     }
 }
 
-/// Append a CBOR value as JSON.
-pub fn value(out: &mut String, v: Value<'_>) {
-    match v.get() {
-        ValueRef::Uint(n) => {
-            let _ = write!(out, "{n}");
-        }
-        ValueRef::NegInt(n) => {
-            let _ = write!(out, "{}", -1 - i128::from(n));
-        }
-        ValueRef::Float(f) => float(out, f),
-        ValueRef::Text(c) => string(out, &text_of(c)),
-        ValueRef::Bytes(c) => {
-            out.push('"');
-            for chunk in c.iter() {
-                hex(out, chunk);
-            }
-            out.push('"');
-        }
-        ValueRef::Array(a) => {
-            out.push('[');
-            for (i, item) in a.iter().enumerate() {
-                if i > 0 {
-                    out.push(',');
+impl Serialize for Json<'_> {
+    fn serialize<S: Serializer>(&self, s: S) -> Result<S::Ok, S::Error> {
+        match self.0.get() {
+            ValueRef::Uint(n) => s.serialize_u64(n),
+            ValueRef::NegInt(n) => s.serialize_i128(-1 - i128::from(n)),
+            ValueRef::Float(f) => float(s, f),
+            ValueRef::Text(c) => s.serialize_str(&text_of(c)),
+            ValueRef::Bytes(c) => {
+                let mut h = String::new();
+                for chunk in c.iter() {
+                    hex(&mut h, chunk);
                 }
-                value(out, item);
+                s.serialize_str(&h)
             }
-            out.push(']');
+            ValueRef::Array(a) => {
+                let mut seq = s.serialize_seq(None)?;
+                for item in a.iter() {
+                    seq.serialize_element(&Json(item))?;
+                }
+                seq.end()
+            }
+            ValueRef::Map(m) => JsonMap(m).serialize(s),
+            ValueRef::Tag(_, inner) => Json(inner).serialize(s),
+            ValueRef::Bool(b) => s.serialize_bool(b),
+            ValueRef::Null | ValueRef::Undefined | ValueRef::Simple(_) => s.serialize_unit(),
         }
-        ValueRef::Map(m) => map(out, m),
-        ValueRef::Tag(_, inner) => value(out, inner),
-        ValueRef::Bool(b) => out.push_str(if b { "true" } else { "false" }),
-        ValueRef::Null | ValueRef::Undefined | ValueRef::Simple(_) => out.push_str("null"),
     }
 }
 
 /// A map key as a JSON string (see module docs for non-text keys).
-fn key(out: &mut String, k: Value<'_>) {
-    let s = match k.get() {
+fn key(k: Value<'_>) -> String {
+    match k.get() {
         ValueRef::Text(c) => text_of(c),
-        ValueRef::Uint(_) | ValueRef::NegInt(_) | ValueRef::Array(_) | ValueRef::Map(_) | ValueRef::Bytes(_) => {
-            let mut s = String::new();
-            value(&mut s, k);
-            // Strings (hex bytes) come back quoted: drop the quotes.
-            match s.strip_prefix('"').and_then(|t| t.strip_suffix('"')) {
-                Some(inner) if matches!(k.get(), ValueRef::Bytes(_)) => inner.to_owned(),
-                _ => s,
+        ValueRef::Bytes(c) => {
+            let mut h = String::new();
+            for chunk in c.iter() {
+                hex(&mut h, chunk);
             }
+            h
         }
+        ValueRef::Uint(_) | ValueRef::NegInt(_) | ValueRef::Array(_) | ValueRef::Map(_) => to_string(&Json(k)),
         ValueRef::Float(f) if f.is_nan() => "NaN".into(),
         ValueRef::Float(f) if f.is_infinite() => (if f > 0.0 { "Infinity" } else { "-Infinity" }).into(),
         ValueRef::Float(f) => format!("{f:?}"),
@@ -145,28 +111,21 @@ fn key(out: &mut String, k: Value<'_>) {
         ValueRef::Null => "null".into(),
         ValueRef::Undefined => "undefined".into(),
         ValueRef::Simple(n) => format!("simple({n})"),
-        ValueRef::Tag(_, inner) => return key(out, inner),
-    };
-    string(out, &s);
-}
-
-/// Append a CBOR map as a JSON object, in encoded order.
-pub fn map(out: &mut String, m: Map<'_>) {
-    out.push('{');
-    for (i, (k, v)) in m.iter().enumerate() {
-        if i > 0 {
-            out.push(',');
-        }
-        key(out, k);
-        out.push(':');
-        value(out, v);
+        ValueRef::Tag(_, inner) => key(inner),
     }
-    out.push('}');
 }
 
-/// A CBOR map as a JSON string.
+impl Serialize for JsonMap<'_> {
+    fn serialize<S: Serializer>(&self, s: S) -> Result<S::Ok, S::Error> {
+        let mut m = s.serialize_map(None)?;
+        for (k, v) in self.0.iter() {
+            m.serialize_entry(&key(k), &Json(v))?;
+        }
+        m.end()
+    }
+}
+
+/// A CBOR map as compact JSON text.
 pub fn map_to_string(m: Map<'_>) -> String {
-    let mut s = String::new();
-    map(&mut s, m);
-    s
+    to_string(&JsonMap(m))
 }

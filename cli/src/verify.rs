@@ -1,43 +1,24 @@
-//! `zt verify FILE`: structure, digests, and the data rules of
+//! `zt verify [--strict] FILE...`: structure, digests, and the data rules of
 //! `Object::check_data` (decoded lengths, CSR/COO indices, bool bytes).
 //!
 //! Output: each problem is one `zt: FILE: <problem>` line on **stderr**, each
 //! warning one `zt: FILE: warning: <what>` line on stderr; the verdict is one
 //! line on **stdout**: `FILE: OK (...)` or `FILE: FAILED (N problems)`.
+//! With `--strict`, a digest zt cannot check is a problem, not a warning.
 
-use crate::args::{Command, Parsed};
-use crate::{input, Fail};
+use crate::args::VerifyArgs;
+use crate::{input, out, Fail};
 use std::fmt::Display;
 use std::io::{self, Write};
-use std::path::{Path, PathBuf};
+use std::path::Path;
 use ztensor::digest::{Digest, Verified};
 use ztensor::{Component, File, Object};
-
-pub const COMMAND: Command = Command {
-    name: "verify",
-    usage: "zt verify FILE",
-    help: "\
-Check a zTensor file: its structure (header, footer, manifest, layout
-rules), every component digest, and the data rules: every component
-decodes to its declared length, CSR indptr starts at 0, never decreases
-and ends at the number of values, CSR/COO indices lie inside the shape,
-bool bytes are 0 or 1.
-
-Each problem is printed as one 'zt: FILE: ...' line on stderr; a digest
-with an algorithm zt does not know is a warning there, not a problem.
-The verdict goes to stdout: 'FILE: OK (...)' or 'FILE: FAILED (...)'.
-Exit status: 0 when everything checks out, 1 otherwise.
-
-Options:
-  -h, --help   Show this help
-",
-    flags: &[],
-    positional: &["FILE"],
-};
 
 /// Collects what a verification finds.
 pub struct Report<'p> {
     file: &'p Path,
+    /// Unverifiable digests are problems.
+    strict: bool,
     pub problems: usize,
     pub warnings: usize,
     pub digests_checked: usize,
@@ -45,7 +26,7 @@ pub struct Report<'p> {
 
 impl Report<'_> {
     fn line(&self, what: impl Display) {
-        let _ = writeln!(io::stderr().lock(), "zt: {}: {what}", self.file.display());
+        let _ = writeln!(io::stderr().lock(), "zt: {}: {what}", out::path(self.file));
     }
 
     /// Record a problem (makes the verification fail).
@@ -71,11 +52,16 @@ fn check_digest(o: &Object<'_>, c: &Component<'_>, r: &mut Report<'_>) {
                 Ok(Digest::Unknown { algorithm }) => algorithm,
                 _ => d.split_once(':').map_or(d, |(a, _)| a),
             };
-            r.warning(format_args!(
+            let what = format_args!(
                 "unknown digest algorithm {alg:?}, not verified (object {:?}, component {:?})",
                 o.name(),
                 c.role()
-            ));
+            );
+            if r.strict {
+                r.problem(what);
+            } else {
+                r.warning(what);
+            }
         }
         Err(e) => r.problem(e.in_object(o.name())),
     }
@@ -99,10 +85,14 @@ pub fn check_file(file: &File<'_>, r: &mut Report<'_>) -> (usize, usize) {
     (objects, components)
 }
 
-pub fn run(p: &Parsed) -> Result<(), Fail> {
-    let path = PathBuf::from(&p.positional[0]);
-    let bytes = input::load(&path).map_err(|e| Fail::input(&path, e))?;
-    let mut r = Report { file: &path, problems: 0, warnings: 0, digests_checked: 0 };
+/// Verify every file; each gets its verdict line.
+pub fn run(a: &VerifyArgs) -> Result<(), Fail> {
+    crate::each_file(&a.files, |path| one(path, a.strict))
+}
+
+fn one(path: &Path, strict: bool) -> Result<(), Fail> {
+    let bytes = input::load(path).map_err(|e| Fail::input(path, e))?;
+    let mut r = Report { file: path, strict, problems: 0, warnings: 0, digests_checked: 0 };
     let mut summary = String::new();
     match File::parse(&bytes) {
         Ok(file) => {
@@ -120,13 +110,14 @@ pub fn run(p: &Parsed) -> Result<(), Fail> {
         }
         Err(e) => r.problem(e),
     }
+    let label = out::path(path);
     let verdict = if r.problems == 0 {
-        format!("{}: OK ({summary})\n", path.display())
+        format!("{label}: OK ({summary})\n")
     } else {
-        format!("{}: FAILED ({} problem{})\n", path.display(), r.problems, if r.problems == 1 { "" } else { "s" })
+        format!("{label}: FAILED ({} problem{})\n", r.problems, if r.problems == 1 { "" } else { "s" })
     };
     // The exit status reflects the verdict even if stdout is gone.
-    let printed = crate::out::print(&verdict);
+    let printed = out::print(&verdict);
     if r.problems > 0 {
         return Err(Fail::Reported);
     }

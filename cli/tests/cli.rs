@@ -526,6 +526,125 @@ fn truncated_and_missing_files_fail_with_one_line() {
     assert_eq!(stderr(&o).lines().count(), 1);
 }
 
+#[test]
+fn strict_verify_fails_on_an_unknown_digest_algorithm() {
+    let path = write_scratch("md5-strict.zt", &hand_made(&[0xa0], Some("md5:0123456789abcdef")));
+    let o = zt(&["verify", "--strict", &path]);
+    assert_eq!(code(&o), 1, "{}", stderr(&o));
+    let err = stderr(&o);
+    assert_eq!(err.lines().count(), 1, "{err}");
+    assert!(err.starts_with(&format!("zt: {path}: unknown digest algorithm \"md5\"")), "{err}");
+    assert!(!err.contains("warning"), "{err}");
+    assert_eq!(stdout(&o), format!("{path}: FAILED (1 problem)\n"));
+    // Known algorithms pass in strict mode too.
+    let o = zt(&["verify", "--strict", &fixture("v1.2/checksums.zt")]);
+    assert_eq!(code(&o), 0, "{}", stderr(&o));
+    std::fs::remove_file(path).unwrap();
+}
+
+// ------------------------------------------------ several files and stdin
+
+/// Run zt with `input` on stdin.
+fn zt_stdin(args: &[&str], input: &[u8]) -> Output {
+    use std::io::Write;
+    let mut child = Command::new(env!("CARGO_BIN_EXE_zt"))
+        .args(args)
+        .stdin(Stdio::piped())
+        .stdout(Stdio::piped())
+        .stderr(Stdio::piped())
+        .spawn()
+        .unwrap();
+    let mut stdin = child.stdin.take().unwrap();
+    let input = input.to_vec();
+    let feeder = std::thread::spawn(move || {
+        let _ = stdin.write_all(&input);
+    });
+    let out = child.wait_with_output().unwrap();
+    feeder.join().unwrap();
+    out
+}
+
+#[test]
+fn info_and_verify_take_several_files() {
+    let (a, b) = (fixture("v1.2/zstd.zt"), fixture("v1.1/sparse.zt"));
+    let o = zt(&["info", &a, &b]);
+    assert_eq!(code(&o), 0, "{}", stderr(&o));
+    let out = stdout(&o);
+    let one = |p: &str| stdout(&zt(&["info", p]));
+    assert_eq!(out, format!("{}\n{}", one(&a), one(&b)));
+    // JSON: one document per file, each naming its file first.
+    let o = zt(&["info", "--json", &a, &b]);
+    assert_eq!(code(&o), 0, "{}", stderr(&o));
+    let docs: Vec<Json> = serde_json::Deserializer::from_slice(&o.stdout).into_iter().map(Result::unwrap).collect();
+    assert_eq!(docs.len(), 2);
+    for (d, p) in docs.iter().zip([&a, &b]) {
+        assert_eq!(d["file"], p.as_str());
+        let mut alone = info_json(p);
+        alone.as_object_mut().unwrap().insert("file".into(), Json::from(p.as_str()));
+        assert_eq!(d, &alone);
+    }
+    // A missing file among others: reported, the others still shown, exit 1.
+    let missing = scratch("missing-among-others.zt").display().to_string();
+    let o = zt(&["info", &a, &missing, &b]);
+    assert_eq!(code(&o), 1);
+    assert_eq!(stdout(&o), format!("{}\n{}", one(&a), one(&b)));
+    let err = stderr(&o);
+    assert_eq!(err.lines().count(), 1, "{err}");
+    assert!(err.starts_with(&format!("zt: {missing}: ")), "{err}");
+    // verify: a verdict per file; one failure fails the whole.
+    let o = zt(&["verify", &a, &b]);
+    assert_eq!(code(&o), 0, "{}", stderr(&o));
+    let out = stdout(&o);
+    assert_eq!(out.lines().count(), 2, "{out}");
+    assert!(out.starts_with(&format!("{a}: OK (")) && out.contains(&format!("\n{b}: OK (")), "{out}");
+    let bad = fixture("v1.2/sparse_nonconformant.zt");
+    let o = zt(&["verify", &a, &bad, &b]);
+    assert_eq!(code(&o), 1);
+    let out = stdout(&o);
+    assert_eq!(out.lines().count(), 3, "{out}");
+    assert!(out.contains(&format!("{bad}: FAILED")), "{out}");
+}
+
+#[test]
+fn dash_reads_stdin() {
+    let path = fixture("v1.2/zstd.zt");
+    let bytes = std::fs::read(&path).unwrap();
+    let o = zt_stdin(&["info", "--json", "-"], &bytes);
+    assert_eq!(code(&o), 0, "{}", stderr(&o));
+    assert_eq!(o.stdout, zt(&["info", "--json", &path]).stdout);
+    let o = zt_stdin(&["verify", "-"], &bytes);
+    assert_eq!(code(&o), 0, "{}", stderr(&o));
+    assert!(stdout(&o).starts_with("<stdin>: OK ("), "{}", stdout(&o));
+    let o = zt_stdin(&["cat", "-", "zeros_f32_1024"], &bytes);
+    assert_eq!(code(&o), 0, "{}", stderr(&o));
+    assert_eq!(o.stdout, zt(&["cat", &path, "zeros_f32_1024"]).stdout);
+    // Errors name <stdin>.
+    let o = zt_stdin(&["info", "-"], b"not a tensor file");
+    assert_eq!(code(&o), 1);
+    assert!(stderr(&o).starts_with("zt: <stdin>: "), "{}", stderr(&o));
+    // stdin can be read once only.
+    let o = zt_stdin(&["verify", "-", "-"], &bytes);
+    assert_eq!(code(&o), 1);
+    assert_eq!(stderr(&o).lines().count(), 1, "{}", stderr(&o));
+}
+
+#[test]
+fn messages_carry_no_os_error_codes() {
+    let missing = scratch("no-such-file.zt").display().to_string();
+    for args in [vec!["info", &missing], vec!["verify", &missing], vec!["cat", &missing, "x"]] {
+        let o = zt(&args);
+        assert_eq!(code(&o), 1);
+        let err = stderr(&o);
+        assert_eq!(err, format!("zt: {missing}: No such file or directory\n"), "{args:?}");
+    }
+    let dir = env!("CARGO_TARGET_TMPDIR");
+    for args in [vec!["info", dir], vec!["verify", dir], vec!["cat", dir, "x"]] {
+        let o = zt(&args);
+        assert_eq!(code(&o), 1);
+        assert_eq!(stderr(&o), format!("zt: {dir}: is a directory\n"), "{args:?}");
+    }
+}
+
 // ------------------------------------------------------ usage and help
 
 #[test]
@@ -539,7 +658,7 @@ fn usage_errors_exit_2() {
         vec!["info"],
         vec!["info", "--bogus", &f],
         vec!["info", "-x", &f],
-        vec!["info", &f, "extra"],
+        // (`info FILE extra` is no longer a usage error: info takes several files.)
         vec!["info", "--json=yes", &f],
         vec!["cat", &f],
         vec!["cat", &f, "bf16_zstd", "--component"],

@@ -53,9 +53,10 @@ fn expected() -> Json {
     serde_json::from_slice(&std::fs::read(sample("expected.json")).unwrap()).unwrap()
 }
 
-/// Convert; assert success with nothing on stderr (stderr is not a TTY: no progress bar).
+/// Convert; assert success with nothing on stderr (stderr is not a TTY: no
+/// progress bar; `--quiet`: no summary line, see `summary_line_unless_quiet`).
 fn convert(input: &Path, out: &Path, extra: &[&str]) -> Vec<u8> {
-    let mut args = vec!["convert", s(input), s(out)];
+    let mut args = vec!["convert", "--quiet", s(input), s(out)];
     args.extend_from_slice(extra);
     let o = zt(&args);
     assert_eq!(code(&o), 0, "{args:?}: {}", stderr(&o));
@@ -541,12 +542,100 @@ fn a_failed_conversion_leaves_no_output_and_keeps_an_existing_one() {
     // The late failures really are late: the first members are fine.
     assert!(fails(&["convert", s(&d.join("late_failure.npz")), s(&d.join("o.zt"))]).contains("member \"last.npy\""));
     assert!(fails(&["convert", s(&d.join("late_object.npz")), s(&d.join("o.zt"))]).contains("object arrays"));
-    // Converting a file onto itself works (the input stays readable until the rename).
-    let same = d.join("same.zt");
-    std::fs::copy(fixture("v1.1/zstd.zt"), &same).unwrap();
-    let input = std::fs::read(&same).unwrap();
-    let bytes = convert(&same, &same, &["--compress"]);
-    assert_same_content(&input, &bytes, "in place");
+}
+
+/// OUT may not be IN: by device and inode, so also through a symbolic or a
+/// hard link (it used to replace a .safetensors input with .zt bytes).
+#[test]
+fn refuses_to_overwrite_the_input() {
+    let dir = tempfile::tempdir().unwrap();
+    let d = dir.path();
+    let st = d.join("model.safetensors");
+    std::fs::copy(sample("sample.safetensors"), &st).unwrap();
+    let zt_in = d.join("same.zt");
+    std::fs::copy(fixture("v1.1/zstd.zt"), &zt_in).unwrap();
+    let hard = d.join("hard.zt");
+    std::fs::hard_link(&zt_in, &hard).unwrap();
+    let soft = d.join("soft.zt");
+    std::os::unix::fs::symlink(&zt_in, &soft).unwrap();
+    let sub = d.join("sub");
+    std::fs::create_dir(&sub).unwrap();
+    let dotted = sub.join("../same.zt");
+    let before: Vec<Vec<u8>> = [&st, &zt_in].iter().map(|p| std::fs::read(p).unwrap()).collect();
+    let listed = listing(d);
+    for (input, out) in [(&st, &st), (&zt_in, &zt_in), (&zt_in, &hard), (&zt_in, &soft), (&hard, &soft), (&zt_in, &dotted)]
+    {
+        let err = fails(&["convert", s(input), s(out), "--compress"]);
+        assert!(err.starts_with(&format!("zt: {}: is the input file", s(out))), "{err}");
+        let after: Vec<Vec<u8>> = [&st, &zt_in].iter().map(|p| std::fs::read(p).unwrap()).collect();
+        assert!(after == before, "{input:?} -> {out:?} changed the input");
+        assert_eq!(listing(d), listed);
+    }
+    assert!(std::fs::symlink_metadata(&soft).unwrap().file_type().is_symlink());
+    // A copy is another file: converting onto a copy of the input is fine.
+    let copy = d.join("copy.zt");
+    std::fs::copy(&zt_in, &copy).unwrap();
+    convert(&zt_in, &copy, &["--compress"]);
+}
+
+/// OUT's extension may not name another format.
+#[test]
+fn refuses_an_output_named_like_another_format() {
+    let dir = tempfile::tempdir().unwrap();
+    let input = sample("sample.safetensors");
+    for name in ["out.npy", "out.safetensors", "out.NPZ", "model.pt", "model.gguf", "x.json"] {
+        let out = dir.path().join(name);
+        let err = fails(&["convert", s(&input), s(&out)]);
+        assert!(err.starts_with(&format!("zt: {}: refusing to write a zTensor file", s(&out))), "{err}");
+        assert!(err.contains(".zt"), "{err}");
+        assert!(listing(dir.path()).is_empty(), "{name}");
+    }
+    // .zt and names without (or with an unrelated) extension are fine.
+    for name in ["out.zt", "out", "out.ztensor", "v1.2"] {
+        convert(&input, &dir.path().join(name), &[]);
+    }
+}
+
+#[test]
+fn summary_line_unless_quiet() {
+    let dir = tempfile::tempdir().unwrap();
+    let input = sample("arrays.npz");
+    let out = dir.path().join("a.zt");
+    let o = zt(&["convert", s(&input), s(&out), "--compress"]);
+    assert_eq!(code(&o), 0, "{}", stderr(&o));
+    assert!(o.stdout.is_empty());
+    let err = stderr(&o);
+    assert_eq!(err.lines().count(), 1, "{err}");
+    let objects = File::parse(&std::fs::read(&out).unwrap()).unwrap().len();
+    let (read, written) = (std::fs::metadata(&input).unwrap().len(), std::fs::metadata(&out).unwrap().len());
+    let ratio = format!("({:.2}x)", written as f64 / read as f64);
+    assert!(err.starts_with(&format!("zt: {}: {objects} objects, ", s(&out))), "{err}");
+    assert!(err.contains(&format!("{read} B -> ")) || err.contains(" KiB -> "), "{err}");
+    assert!(err.contains(&ratio) && err.trim_end().ends_with(" s"), "{ratio}: {err}");
+    for q in ["-q", "--quiet"] {
+        let o = zt(&["convert", q, s(&input), s(&out)]);
+        assert_eq!(code(&o), 0, "{}", stderr(&o));
+        assert!(o.stderr.is_empty(), "{}", stderr(&o));
+    }
+}
+
+#[test]
+fn compress_level_as_a_separate_argument() {
+    let dir = tempfile::tempdir().unwrap();
+    let input = sample("sample.safetensors");
+    let (a, b) = (dir.path().join("a.zt"), dir.path().join("b.zt"));
+    let joined = convert(&input, &a, &["--compress=5"]);
+    let separate = convert(&input, &b, &["--compress", "5"]);
+    assert_eq!(joined, separate);
+    // Before the positionals too, and bare --compress before them still works.
+    let o = zt(&["convert", "-q", "--compress", "7", s(&input), s(&b)]);
+    assert_eq!(code(&o), 0, "{}", stderr(&o));
+    let o = zt(&["convert", "-q", "--compress", s(&input), s(&b)]);
+    assert_eq!(code(&o), 0, "{}", stderr(&o));
+    let f = std::fs::read(&b).unwrap();
+    assert!(File::parse(&f).unwrap().objects().flat_map(|o| o.components()).all(|c| c.encoding() == Encoding::Zstd));
+    let o = zt(&["convert", s(&input), s(&b), "--compress", "23"]);
+    assert_eq!(code(&o), 2, "{}", stderr(&o));
 }
 
 #[test]
