@@ -608,7 +608,7 @@ fn summary_line_unless_quiet() {
     assert_eq!(err.lines().count(), 1, "{err}");
     let objects = File::parse(&std::fs::read(&out).unwrap()).unwrap().len();
     let (read, written) = (std::fs::metadata(&input).unwrap().len(), std::fs::metadata(&out).unwrap().len());
-    let ratio = format!("({:.2}x)", written as f64 / read as f64);
+    let ratio = format!("({:.2}x)", read as f64 / written as f64);
     assert!(err.starts_with(&format!("zt: {}: {objects} objects, ", s(&out))), "{err}");
     assert!(err.contains(&format!("{read} B -> ")) || err.contains(" KiB -> "), "{err}");
     assert!(err.contains(&ratio) && err.trim_end().ends_with(" s"), "{ratio}: {err}");
@@ -830,4 +830,51 @@ fn converted_safetensors_reads_identically_in_the_reference_reader() {
         }
     }
     assert!(checked >= 3 * (16 + 5), "{checked}");
+}
+
+// ------------------------------------------------------------ signals
+
+/// A safetensors file of `mib` MiB of one u8 tensor (slow enough to
+/// interrupt: the test binary is a debug build and `--digest sha256` hashes it).
+fn big_safetensors(path: &Path, mib: usize) {
+    let n = mib << 20;
+    let bytes = bytes_of(n, 7);
+    std::fs::write(path, safetensors(&[("w", "U8", vec![n as u64], bytes)], &[])).unwrap();
+}
+
+/// Interrupting a conversion (SIGINT, SIGTERM, SIGHUP) removes its
+/// temporary file; zt then dies of that signal. (SIGKILL cannot be caught:
+/// the help says what stays behind.)
+#[test]
+fn a_signal_removes_the_temporary_file() {
+    use std::os::unix::process::ExitStatusExt;
+    let dir = tempfile::tempdir().unwrap();
+    let d = dir.path();
+    let input = d.join("big.safetensors");
+    big_safetensors(&input, 48);
+    for sig in [libc::SIGINT, libc::SIGTERM, libc::SIGHUP] {
+        let out = d.join("out.zt");
+        let mut child = Command::new(env!("CARGO_BIN_EXE_zt"))
+            .args(["convert", "--digest", "sha256", s(&input), s(&out)])
+            .stdout(std::process::Stdio::null())
+            .stderr(std::process::Stdio::piped())
+            .spawn()
+            .unwrap();
+        // Wait until the temporary file exists and is being filled.
+        let start = std::time::Instant::now();
+        let temp = loop {
+            let found = listing(d).into_iter().find(|n| n.starts_with(".out.zt.") && n.ends_with(".tmp"));
+            if let Some(t) = found.filter(|t| std::fs::metadata(d.join(t)).is_ok_and(|m| m.len() > 0)) {
+                break t;
+            }
+            assert!(start.elapsed().as_secs() < 60, "no temporary file appeared: {:?}", listing(d));
+            assert!(child.try_wait().unwrap().is_none(), "zt ended before it could be interrupted");
+            std::thread::sleep(std::time::Duration::from_millis(2));
+        };
+        assert_eq!(unsafe { libc::kill(child.id() as libc::pid_t, sig) }, 0);
+        let o = child.wait_with_output().unwrap();
+        assert_eq!(o.status.signal(), Some(sig), "signal {sig}: {:?} {}", o.status, stderr(&o));
+        assert!(!d.join(&temp).exists(), "signal {sig}: {temp} left behind");
+        assert_eq!(listing(d), ["big.safetensors"], "signal {sig}");
+    }
 }

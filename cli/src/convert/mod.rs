@@ -160,9 +160,10 @@ pub fn run(a: &ConvertArgs) -> Result<(), Fail> {
     Ok(())
 }
 
-/// `OUT: 3 objects, 1.2 MiB -> 800.0 KiB (0.65x) in 0.42 s`
+/// `zt: OUT: 3 objects, 1.2 MiB -> 800.0 KiB (1.54x) in 0.42 s`: the ratio
+/// is read / written, as `info`'s is decoded / stored.
 fn summary(out_path: &Path, objects: u64, read: u64, written: u64, took: Duration) -> String {
-    let ratio = if read == 0 { "-".to_owned() } else { format!("{:.2}x", written as f64 / read as f64) };
+    let ratio = out::ratio(written, Some(read));
     format!(
         "zt: {}: {objects} object{}, {} -> {} ({ratio}) in {:.2} s",
         out_path.display(),
