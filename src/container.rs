@@ -65,7 +65,7 @@ impl Tail {
             Some(Layout::V0) => (Layout::V0, le(&f[8..]), 8),
             _ if f[8..] == MAGIC_V1 => (Layout::V1, le(&f[..8]), FOOTER_LEN),
             // The header says v1.x but the footer magic is gone: truncated or corrupt.
-            Some(Layout::V1) => return Err(Error::new(ErrorKind::BadMagic)),
+            Some(Layout::V1) => return Err(Error::footer_missing()),
             None => (Layout::V0, le(&f[8..]), 8),
         };
         let guessed = layout == Layout::V0 && header.is_none();
@@ -126,6 +126,8 @@ impl Tail {
 #[cfg(test)]
 mod tests {
     use super::*;
+    extern crate alloc;
+    use alloc::string::ToString;
 
     fn v1(manifest: &[u8], pad: usize) -> ([u8; 256], usize) {
         let mut f = [0u8; 256];
@@ -152,6 +154,7 @@ mod tests {
         assert_eq!(Tail::from_file(&f[..7]).unwrap_err().kind(), ErrorKind::FileTooSmall { len: 7 });
         f[n - 1] = b'X';
         assert_eq!(Tail::from_file(&f[..n]).unwrap_err().kind(), ErrorKind::BadMagic);
+        assert!(Tail::from_file(&f[..n]).unwrap_err().to_string().starts_with("footer missing"));
         let (mut f, n) = v1(&[0xa0], 0);
         f[0] = b'Q';
         assert_eq!(Tail::from_file(&f[..n]).unwrap_err().kind(), ErrorKind::BadMagic);
@@ -169,6 +172,21 @@ mod tests {
         let (mut f, n) = v1(&[0xa0], 0);
         f[..8].copy_from_slice(&MAGIC_V0);
         assert_eq!(Tail::from_file(&f[..n]).unwrap_err().kind(), ErrorKind::MagicMismatch);
+    }
+
+    #[test]
+    fn a_truncated_v1_file_says_its_footer_is_missing() {
+        let (f, n) = v1(&[0xa0], 56);
+        for cut in [17, 40, n - 1, n - 8] {
+            let e = Tail::from_file(&f[..cut]).unwrap_err();
+            assert_eq!(e.kind(), ErrorKind::BadMagic, "{cut}");
+            let msg = e.to_string();
+            assert!(msg.starts_with("footer missing") && msg.contains("truncated"), "{cut}: {msg}");
+        }
+        // A header that is not zTensor's is still "not a zTensor file".
+        let mut g = f;
+        g[..8].copy_from_slice(b"PK\x03\x04\0\0\0\0");
+        assert!(Tail::from_file(&g[..n]).unwrap_err().to_string().contains("not a zTensor file"));
     }
 
     #[test]

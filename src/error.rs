@@ -103,6 +103,9 @@ pub enum ErrorKind {
     BadDigest,
     /// A digest does not match the stored bytes.
     DigestMismatch,
+    /// A digest names an algorithm this library does not know, so it could
+    /// not be checked (a problem only in strict verification).
+    UnverifiableDigest,
     /// Data violates the format (bad CSR/COO indices, bool bytes, ...).
     BadData { what: &'static str },
     /// An I/O error (std builds); see the message of the error that caused it.
@@ -169,6 +172,17 @@ pub struct Error {
     offset: Option<u64>,
     object: Option<Name>,
     role: Option<Name>,
+    detail: Detail,
+}
+
+/// What an error adds to its kind's message.
+#[derive(Clone, Copy, PartialEq, Eq)]
+enum Detail {
+    None,
+    /// The offending text (an unknown dtype, ...), quoted after the kind.
+    Value(Name),
+    /// The header magic is right but the footer's is not there.
+    FooterMissing,
 }
 
 /// `Result` with this crate's [`Error`].
@@ -177,12 +191,34 @@ pub type Result<T, E = Error> = core::result::Result<T, E>;
 impl Error {
     /// An error of `kind` with no location yet.
     pub const fn new(kind: ErrorKind) -> Self {
-        Error { kind, offset: None, object: None, role: None }
+        Error { kind, offset: None, object: None, role: None, detail: Detail::None }
     }
 
     /// An error of `kind` at manifest byte `offset`.
     pub(crate) const fn at(kind: ErrorKind, offset: usize) -> Self {
-        Error { kind, offset: Some(offset as u64), object: None, role: None }
+        Error { kind, offset: Some(offset as u64), object: None, role: None, detail: Detail::None }
+    }
+
+    /// [`ErrorKind::BadMagic`] for a file whose header magic is `ZTEN1000`
+    /// but whose footer magic is not there: it was truncated or corrupted.
+    pub(crate) const fn footer_missing() -> Self {
+        let mut e = Error::new(ErrorKind::BadMagic);
+        e.detail = Detail::FooterMissing;
+        e
+    }
+
+    /// Record the offending text (an unknown dtype or encoding name), named in the message.
+    pub(crate) fn with_value(mut self, text: &str) -> Self {
+        self.detail = Detail::Value(Name::new(text));
+        self
+    }
+
+    /// The offending text the message quotes (an unknown dtype or encoding name), if any.
+    pub fn value(&self) -> Option<&Name> {
+        match &self.detail {
+            Detail::Value(v) => Some(v),
+            _ => None,
+        }
     }
 
     /// What is wrong.
@@ -311,6 +347,7 @@ impl fmt::Display for ErrorKind {
             DecodedTooLarge { limit } => write!(f, "decoded data exceeds the limit of {limit} bytes"),
             BadDigest => f.write_str("malformed digest (expected sha256:<hex> or crc32c:0x<hex>)"),
             DigestMismatch => f.write_str("digest mismatch: stored bytes are corrupt"),
+            UnverifiableDigest => f.write_str("digest algorithm unknown to this reader: not verified"),
             BadData { what } => write!(f, "invalid data: {what}"),
             Io => f.write_str("I/O error"),
             Unsupported { what } => write!(f, "unsupported: {what}"),
@@ -320,7 +357,15 @@ impl fmt::Display for ErrorKind {
 
 impl fmt::Display for Error {
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
-        fmt::Display::fmt(&self.kind, f)?;
+        match (&self.detail, self.kind) {
+            (Detail::FooterMissing, _) => f.write_str(
+                "footer missing: the file starts with ZTEN1000 but does not end with its footer (truncated or corrupt)",
+            )?,
+            (Detail::Value(v), ErrorKind::UnknownDType) => write!(f, "unknown dtype {v:?}")?,
+            (Detail::Value(v), ErrorKind::UnknownEncoding) => write!(f, "unknown encoding {v:?} (expected raw or zstd)")?,
+            (Detail::Value(v), kind) => write!(f, "{kind}: {v:?}")?,
+            (Detail::None, kind) => fmt::Display::fmt(&kind, f)?,
+        }
         let mut sep = " (";
         if let Some(o) = &self.object {
             write!(f, "{sep}object {:?}{}", o.as_str(), if o.is_truncated() { "…" } else { "" })?;
@@ -376,6 +421,24 @@ mod tests {
         assert!(n.is_truncated());
         assert!(n.as_str().len() <= NAME_CAP);
         assert!(n.as_str().chars().all(|c| c == 'é'));
+    }
+
+    #[test]
+    fn messages_name_the_offending_value() {
+        let e = Error::at(ErrorKind::UnknownDType, 7).with_value("f31").in_object("w");
+        assert_eq!(e.to_string(), "unknown dtype \"f31\" (object \"w\", manifest byte 7)");
+        assert_eq!(e.value().unwrap().as_str(), "f31");
+        let e = Error::new(ErrorKind::UnknownEncoding).with_value("lz4");
+        assert_eq!(e.to_string(), "unknown encoding \"lz4\" (expected raw or zstd)");
+        assert_eq!(Error::new(ErrorKind::UnknownDType).to_string(), "unknown dtype");
+    }
+
+    #[test]
+    fn a_missing_footer_is_not_called_bad_magic() {
+        let e = Error::footer_missing();
+        assert_eq!(e.kind(), ErrorKind::BadMagic);
+        assert!(e.to_string().starts_with("footer missing"), "{e}");
+        assert!(!e.to_string().contains("not a zTensor file"));
     }
 
     #[test]

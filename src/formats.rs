@@ -22,13 +22,27 @@ pub struct Csr<'a> {
 
 impl<'a> Csr<'a> {
     /// Column indices, zero-copy (`u64`, raw, aligned, little-endian host).
+    /// [`Csr::indices_to_vec`] works on any host.
     pub fn indices_u64(&self) -> Result<&'a [u64]> {
         self.indices.as_slice()
     }
 
     /// Row pointers, zero-copy (`u64`, raw, aligned, little-endian host).
+    /// [`Csr::indptr_to_vec`] works on any host.
     pub fn indptr_u64(&self) -> Result<&'a [u64]> {
         self.indptr.as_slice()
+    }
+
+    /// Column indices, decoded: any host byte order, encoding and integer dtype.
+    #[cfg(feature = "alloc")]
+    pub fn indices_to_vec(&self) -> Result<alloc::vec::Vec<u64>> {
+        index_vec(&self.indices)
+    }
+
+    /// Row pointers, decoded: any host byte order, encoding and integer dtype.
+    #[cfg(feature = "alloc")]
+    pub fn indptr_to_vec(&self) -> Result<alloc::vec::Vec<u64>> {
+        index_vec(&self.indptr)
     }
 }
 
@@ -55,6 +69,51 @@ impl<'a> Coo<'a> {
         let nnz = all.len() / self.ndim.max(1);
         all.get(d * nnz..(d + 1) * nnz).ok_or_else(|| self.coords.error(ErrorKind::NotFound))
     }
+
+    /// All coordinates, decoded: any host byte order, encoding and integer dtype.
+    #[cfg(feature = "alloc")]
+    pub fn coords_to_vec(&self) -> Result<alloc::vec::Vec<u64>> {
+        index_vec(&self.coords)
+    }
+
+    /// The coordinates of dimension `d`, decoded (see [`Coo::coords_to_vec`]).
+    #[cfg(feature = "alloc")]
+    pub fn dim_to_vec(&self, d: usize) -> Result<alloc::vec::Vec<u64>> {
+        let mut all = self.coords_to_vec()?;
+        let nnz = all.len() / self.ndim.max(1);
+        if d >= self.ndim {
+            return Err(self.coords.error(ErrorKind::NotFound));
+        }
+        all.truncate((d + 1) * nnz);
+        all.drain(..d * nnz);
+        Ok(all)
+    }
+}
+
+/// An index component's values as `u64`, whatever the host's byte order,
+/// the encoding and the integer dtype (v1.0/v1.1 files may use any); a
+/// negative index is [`ErrorKind::BadData`].
+#[cfg(feature = "alloc")]
+fn index_vec(c: &Component<'_>) -> Result<alloc::vec::Vec<u64>> {
+    let dtype = c.dtype();
+    if !dtype.is_integer() {
+        return Err(c.error(ErrorKind::IndexDType));
+    }
+    let signed = matches!(dtype, crate::DType::I8 | crate::DType::I16 | crate::DType::I32 | crate::DType::I64);
+    let w = dtype.width() as usize;
+    // `to_vec` yields little-endian elements on every host.
+    let bytes = c.to_vec()?;
+    bytes
+        .chunks_exact(w)
+        .map(|e| {
+            let mut b = [0u8; 8];
+            b[..w].copy_from_slice(e);
+            if signed && e[w - 1] & 0x80 != 0 {
+                return Err(c.error(ErrorKind::BadData { what: "negative index" }));
+            }
+            Ok(u64::from_le_bytes(b))
+        })
+        .collect()
 }
 
 /// Parameters of a `quantized_group` object, from its attributes.

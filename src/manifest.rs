@@ -144,7 +144,7 @@ fn opt_text<'a>(r: &mut Reader<'a>, field: &'static str) -> Result<Option<&'a st
 #[cold]
 fn unknown_text(s: &[u8], kind: ErrorKind, at: usize) -> Error {
     match core::str::from_utf8(s) {
-        Ok(_) => Error::at(kind, at),
+        Ok(s) => Error::at(kind, at).with_value(s),
         Err(_) => Error::at(ErrorKind::CborInvalidUtf8, at),
     }
 }
@@ -724,7 +724,8 @@ pub(crate) fn decode_object_v0<'a>(
             Some(b"dtype") => {
                 seen.mark(3, kpos)?;
                 let at = r.pos;
-                dtype = Some(DType::from_v0_1(r.text("dtype")?).ok_or_else(|| Error::at(ErrorKind::UnknownDType, at))?);
+                let s = r.text("dtype")?;
+                dtype = Some(DType::from_v0_1(s).ok_or_else(|| Error::at(ErrorKind::UnknownDType, at).with_value(s))?);
             }
             Some(b"shape") => {
                 seen.mark(4, kpos)?;
@@ -733,8 +734,8 @@ pub(crate) fn decode_object_v0<'a>(
             Some(b"encoding") => {
                 seen.mark(5, kpos)?;
                 let at = r.pos;
-                encoding =
-                    Some(Encoding::from_name(r.text("encoding")?).ok_or_else(|| Error::at(ErrorKind::UnknownEncoding, at))?);
+                let s = r.text("encoding")?;
+                encoding = Some(Encoding::from_name(s).ok_or_else(|| Error::at(ErrorKind::UnknownEncoding, at).with_value(s))?);
             }
             Some(b"data_endianness") => {
                 seen.mark(6, kpos)?;

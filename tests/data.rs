@@ -375,3 +375,51 @@ fn undeclared_zstd_size_must_be_whole_elements() {
         ErrorKind::PartialElement { length: 6, width: 4 }
     );
 }
+
+/// Sparse indices have a decoded path that works on any host (big-endian
+/// hosts refuse the zero-copy views), any encoding and any integer dtype.
+#[test]
+fn sparse_indices_decode_on_any_host() {
+    let f = csr_file(&[0, 1, 1, 2], &[0, 3], &[1.0, 2.0]);
+    let file = File::parse(&f).unwrap();
+    let csr = file.require("m").unwrap().csr().unwrap();
+    assert_eq!(csr.indptr_to_vec().unwrap(), [0, 1, 1, 2]);
+    assert_eq!(csr.indices_to_vec().unwrap(), [0, 3]);
+    if cfg!(target_endian = "big") {
+        assert_eq!(
+            csr.indices_u64().unwrap_err().kind(),
+            ErrorKind::NotZeroCopy { reason: "elements are not in host byte order" }
+        );
+    } else if let Ok(view) = csr.indices_u64() {
+        // (A Vec may leave the blob unaligned for u64: then there is no view.)
+        assert_eq!(view, csr.indices_to_vec().unwrap());
+    }
+    let f = coo_file(&[2, 5], &[0, 1, 4, 0], 2);
+    let file = File::parse(&f).unwrap();
+    let coo = file.require("m").unwrap().coo().unwrap();
+    assert_eq!(coo.coords_to_vec().unwrap(), [0, 1, 4, 0]);
+    assert_eq!((coo.dim_to_vec(0).unwrap(), coo.dim_to_vec(1).unwrap()), (vec![0, 1], vec![4, 0]));
+    assert_eq!(coo.dim_to_vec(2).unwrap_err().kind(), ErrorKind::NotFound);
+
+    // v1.1 allows other integer dtypes: i32 indices decode to u64, a negative one is bad data.
+    let mut b = Blobs::new();
+    let v: Vec<u8> = [1.0f32, 2.0].iter().flat_map(|x| x.to_le_bytes()).collect();
+    let i: Vec<u8> = [3i32, -1].iter().flat_map(|x| x.to_le_bytes()).collect();
+    let p: Vec<u8> = [0i32, 1, 2].iter().flat_map(|x| x.to_le_bytes()).collect();
+    let (ov, oi, op) = (b.add(&v), b.add(&i), b.add(&p));
+    let o = obj(
+        &[2, 4],
+        "sparse_csr",
+        [
+            ("values", comp("f32", ov, 8)),
+            ("indices", comp("i32", oi, 8)),
+            ("indptr", comp("i32", op, 12)),
+        ],
+    );
+    let f = v1_file(&b, &encode(&manifest("1.1.0", [("m", o)])));
+    let file = File::parse(&f).unwrap();
+    let csr = file.require("m").unwrap().csr().unwrap();
+    assert_eq!(csr.indptr_to_vec().unwrap(), [0, 1, 2]);
+    assert_eq!(csr.indices_to_vec().unwrap_err().kind(), ErrorKind::BadData { what: "negative index" });
+    assert_eq!(csr.indices_u64().unwrap_err().kind(), ErrorKind::TypeMismatch);
+}
