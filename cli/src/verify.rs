@@ -1,4 +1,5 @@
-//! `zt verify [--strict] FILE...`: structure, digests, and the data rules of
+//! `zt verify [--strict] FILE...`: structure, then the core's
+//! [`File::verify_with`]: digests, and the data rules of
 //! `Object::check_data` (decoded lengths, CSR/COO indices, bool bytes).
 //!
 //! Output: each problem is one `zt: FILE: <problem>` line on **stderr**, each
@@ -11,8 +12,9 @@ use crate::{input, out, Fail};
 use std::fmt::Display;
 use std::io::{self, Write};
 use std::path::Path;
-use ztensor::digest::{Digest, Verified};
-use ztensor::{Component, File, Object};
+use ztensor::digest::Digest;
+use ztensor::verify::{Finding, Options};
+use ztensor::{Component, ErrorKind, File, Object};
 
 /// Collects what a verification finds.
 pub struct Report<'p> {
@@ -42,47 +44,29 @@ impl Report<'_> {
     }
 }
 
-fn check_digest(o: &Object<'_>, c: &Component<'_>, r: &mut Report<'_>) {
-    match c.verify_digest() {
-        Ok(Verified::Ok) => r.digests_checked += 1,
-        Ok(Verified::NoDigest) => {}
-        Ok(Verified::Unverifiable) => {
-            let d = c.digest().unwrap_or("");
-            let alg = match Digest::parse(d) {
-                Ok(Digest::Unknown { algorithm }) => algorithm,
-                _ => d.split_once(':').map_or(d, |(a, _)| a),
-            };
-            let what = format_args!(
-                "unknown digest algorithm {alg:?}, not verified (object {:?}, component {:?})",
-                o.name(),
-                c.role()
-            );
-            if r.strict {
-                r.problem(what);
-            } else {
-                r.warning(what);
-            }
-        }
-        Err(e) => r.problem(e.in_object(o.name())),
-    }
+/// `unknown digest algorithm "md5", not verified (object "x", component "data")`
+fn unverifiable(o: &Object<'_>, c: &Component<'_>) -> String {
+    let d = c.digest().unwrap_or("");
+    let alg = match Digest::parse(d) {
+        Ok(Digest::Unknown { algorithm }) => algorithm,
+        _ => d.split_once(':').map_or(d, |(a, _)| a),
+    };
+    format!("unknown digest algorithm {alg:?}, not verified (object {:?}, component {:?})", o.name(), c.role())
 }
 
-/// Every check of a parsed file.
+/// Every check of a parsed file ([`File::verify_with`]: digests and data
+/// rules); returns the objects and components looked at.
 pub fn check_file(file: &File<'_>, r: &mut Report<'_>) -> (usize, usize) {
-    let (mut objects, mut components) = (0, 0);
-    for o in file.objects() {
-        objects += 1;
-        for c in o.components() {
-            components += 1;
-            check_digest(&o, &c, r);
-        }
-        // Every component decodes to its declared length; CSR/COO indices
-        // are in range; bool bytes are 0 or 1 (the library's data rules).
-        if let Err(e) = o.check_data() {
-            r.problem(e);
-        }
-    }
-    (objects, components)
+    let options = Options { digests: true, data: true, strict: r.strict };
+    let report = file.verify_with(options, |f| match f {
+        Finding::Unverifiable { object, component } if r.strict => r.problem(unverifiable(object, component)),
+        Finding::Unverifiable { object, component } => r.warning(unverifiable(object, component)),
+        // Strict mode: the same digest, already reported (with its algorithm) just above.
+        Finding::Problem(e) if matches!(e.kind(), ErrorKind::UnverifiableDigest) => {}
+        Finding::Problem(e) => r.problem(e),
+    });
+    r.digests_checked = report.digests_checked;
+    (report.objects, report.components)
 }
 
 /// Verify every file; each gets its verdict line.
