@@ -676,6 +676,28 @@ fn usage_errors_exit_2() {
     }
 }
 
+/// Words of the command line are quoted 'so'; names from a file "so"
+/// (escaped as Rust strings: control characters stay visible).
+#[test]
+fn quoting_is_consistent() {
+    let f = fixture("v1.2/zstd.zt");
+    for (args, word) in [
+        (vec!["frobnicate"], "'frobnicate'"),
+        (vec!["info", "--bogus", &f], "'--bogus'"),
+        (vec!["cat", &f, "bf16_zstd", "extra"], "'extra'"),
+        (vec!["verify", "--json", &f], "'--json'"),
+        (vec!["convert", &f, "out.zt", "--digest", "md5"], "'md5'"),
+    ] {
+        let o = zt(&args);
+        assert_eq!(code(&o), 2, "{args:?}");
+        let first = stderr(&o).lines().next().unwrap_or("").to_owned();
+        assert!(first.contains(word) && !first.contains('"'), "{args:?}: {first}");
+    }
+    let o = zt(&["cat", &f, "no\tsuch"]);
+    assert_eq!(code(&o), 1);
+    assert!(stderr(&o).contains("(object \"no\\tsuch\")"), "{}", stderr(&o));
+}
+
 #[test]
 fn help_exits_0() {
     for args in [

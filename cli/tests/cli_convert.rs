@@ -878,3 +878,35 @@ fn a_signal_removes_the_temporary_file() {
         assert_eq!(listing(d), ["big.safetensors"], "signal {sig}");
     }
 }
+
+/// `-` as IN reads stdin; a `.npy` read so is named after OUT.
+#[test]
+fn converts_from_stdin() {
+    use std::io::Write;
+    let dir = tempfile::tempdir().unwrap();
+    for (name, object) in [("f32_c.npy", Some("weights")), ("sample.safetensors", None), ("arrays.npz", None)] {
+        let out = dir.path().join("weights.zt");
+        let mut child = Command::new(env!("CARGO_BIN_EXE_zt"))
+            .args(["convert", "-q", "-", s(&out)])
+            .stdin(std::process::Stdio::piped())
+            .stdout(std::process::Stdio::piped())
+            .stderr(std::process::Stdio::piped())
+            .spawn()
+            .unwrap();
+        child.stdin.take().unwrap().write_all(&std::fs::read(sample(name)).unwrap()).unwrap();
+        let o = child.wait_with_output().unwrap();
+        assert_eq!(code(&o), 0, "{name}: {}", stderr(&o));
+        let from_stdin = std::fs::read(&out).unwrap();
+        let from_file = convert(&sample(name), &dir.path().join("file.zt"), &[]);
+        match object {
+            // Same bytes but the object's name.
+            Some(obj) => {
+                let f = File::parse(&from_stdin).unwrap();
+                assert_eq!(f.objects().map(|o| o.name().to_owned()).collect::<Vec<_>>(), [obj]);
+                let g = File::parse(&from_file).unwrap();
+                assert_eq!(f.require(obj).unwrap().data().unwrap().to_vec().unwrap(), g.objects().next().unwrap().data().unwrap().to_vec().unwrap());
+            }
+            None => assert_eq!(from_stdin, from_file, "{name}"),
+        }
+    }
+}

@@ -36,7 +36,7 @@ pub fn check(in_path: &Path, out_path: &Path) -> Result<(), Fail> {
     if !input::is_stdin(in_path) && same_file(in_path, out_path) {
         return Err(Fail::input(
             out_path,
-            format!("is the input file {}; write to another file (the input would be replaced)", in_path.display()),
+            format!("is the input file {in_path:?}; write to another file (the input would be replaced)"),
         ));
     }
     if let Some(ext) = out_path.extension().and_then(|e| e.to_str()) {
