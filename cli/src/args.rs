@@ -256,9 +256,18 @@ mod tests {
 
     #[test]
     fn compress_level_joining() {
-        assert_eq!(join_compress_level(os(&["convert", "--compress", "5", "a", "b"])), os(&["convert", "--compress=5", "a", "b"]));
-        assert_eq!(join_compress_level(os(&["convert", "--compress", "a", "b"])), os(&["convert", "--compress", "a", "b"]));
-        assert_eq!(join_compress_level(os(&["convert", "a", "--", "--compress", "5"])), os(&["convert", "a", "--", "--compress", "5"]));
+        assert_eq!(
+            join_compress_level(os(&["convert", "--compress", "5", "a", "b"])),
+            os(&["convert", "--compress=5", "a", "b"])
+        );
+        assert_eq!(
+            join_compress_level(os(&["convert", "--compress", "a", "b"])),
+            os(&["convert", "--compress", "a", "b"])
+        );
+        assert_eq!(
+            join_compress_level(os(&["convert", "a", "--", "--compress", "5"])),
+            os(&["convert", "a", "--", "--compress", "5"])
+        );
     }
 
     #[test]

@@ -15,9 +15,10 @@ pub fn run(a: &CatArgs) -> Result<(), Fail> {
     let role = a.component.as_str();
     let bytes = input::load(path).map_err(|e| Fail::input(path, e))?;
     let file = File::parse(&bytes).map_err(|e| Fail::input(path, e))?;
-    let name = a.object.to_str().ok_or_else(|| {
-        Fail::input(path, Error::new(ErrorKind::NotFound).in_object(&a.object.to_string_lossy()))
-    })?;
+    let name = a
+        .object
+        .to_str()
+        .ok_or_else(|| Fail::input(path, Error::new(ErrorKind::NotFound).in_object(&a.object.to_string_lossy())))?;
     let object = file.require(name).map_err(|e| Fail::input(path, e))?;
     let c = object.require(role).map_err(|e| Fail::input(path, e.in_object(name)))?;
     let mut o = io::stdout().lock();

@@ -18,9 +18,7 @@ pub fn print(s: &str) -> Result<(), Fail> {
 pub fn message(msg: impl Display) -> String {
     let s = msg.to_string();
     match s.rfind(" (os error ") {
-        Some(i) if s.ends_with(')') && s[i + 11..s.len() - 1].bytes().all(|b| b.is_ascii_digit()) => {
-            s[..i].to_owned()
-        }
+        Some(i) if s.ends_with(')') && s[i + 11..s.len() - 1].bytes().all(|b| b.is_ascii_digit()) => s[..i].to_owned(),
         _ => s,
     }
 }

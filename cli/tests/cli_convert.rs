@@ -563,7 +563,8 @@ fn refuses_to_overwrite_the_input() {
     let dotted = sub.join("../same.zt");
     let before: Vec<Vec<u8>> = [&st, &zt_in].iter().map(|p| std::fs::read(p).unwrap()).collect();
     let listed = listing(d);
-    for (input, out) in [(&st, &st), (&zt_in, &zt_in), (&zt_in, &hard), (&zt_in, &soft), (&hard, &soft), (&zt_in, &dotted)]
+    for (input, out) in
+        [(&st, &st), (&zt_in, &zt_in), (&zt_in, &hard), (&zt_in, &soft), (&hard, &soft), (&zt_in, &dotted)]
     {
         let err = fails(&["convert", s(input), s(out), "--compress"]);
         assert!(err.starts_with(&format!("zt: {}: is the input file", s(out))), "{err}");
@@ -904,7 +905,10 @@ fn converts_from_stdin() {
                 let f = File::parse(&from_stdin).unwrap();
                 assert_eq!(f.objects().map(|o| o.name().to_owned()).collect::<Vec<_>>(), [obj]);
                 let g = File::parse(&from_file).unwrap();
-                assert_eq!(f.require(obj).unwrap().data().unwrap().to_vec().unwrap(), g.objects().next().unwrap().data().unwrap().to_vec().unwrap());
+                assert_eq!(
+                    f.require(obj).unwrap().data().unwrap().to_vec().unwrap(),
+                    g.objects().next().unwrap().data().unwrap().to_vec().unwrap()
+                );
             }
             None => assert_eq!(from_stdin, from_file, "{name}"),
         }

@@ -11,7 +11,7 @@ use std::process::{Command, Stdio};
 /// A pseudo-terminal: its master side to read, its slave side to hand to zt.
 fn pty() -> (File, OwnedFd) {
     let (mut master, mut slave) = (-1, -1);
-    let mut size = libc::winsize { ws_row: 24, ws_col: 120, ws_xpixel: 0, ws_ypixel: 0 };
+    let size = libc::winsize { ws_row: 24, ws_col: 120, ws_xpixel: 0, ws_ypixel: 0 };
     // SAFETY: openpty writes two descriptors it opened; we own them from here.
     let r = unsafe { libc::openpty(&mut master, &mut slave, std::ptr::null_mut(), std::ptr::null_mut(), &size) };
     assert_eq!(r, 0, "openpty: {}", std::io::Error::last_os_error());

@@ -277,10 +277,7 @@ const CHUNK: usize = 1 << 20;
 /// Borrowed little-endian bytes, fed to the writer a chunk at a time (for progress).
 pub fn slice_data<'a>(b: &'a [u8], p: &Rc<Progress>) -> Data<'a> {
     let p = p.clone();
-    Data::from_chunks(
-        b.len() as u64,
-        b.chunks(CHUNK).inspect(move |c| p.add(c.len() as u64)),
-    )
+    Data::from_chunks(b.len() as u64, b.chunks(CHUNK).inspect(move |c| p.add(c.len() as u64)))
 }
 
 /// Big-endian elements of `width` bytes, swapped a chunk at a time.

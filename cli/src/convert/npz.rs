@@ -55,7 +55,11 @@ pub fn parse(b: &[u8]) -> Result<Npz<'_>, String> {
         let deflated = match f.compression() {
             CompressionMethod::Stored => false,
             CompressionMethod::Deflated => true,
-            m => return Err(format!("member {name:?} uses zip compression method {m} (only stored and deflate are supported)")),
+            m => {
+                return Err(format!(
+                    "member {name:?} uses zip compression method {m} (only stored and deflate are supported)"
+                ))
+            }
         };
         let (csize, size) = (f.compressed_size(), f.size());
         // Deflate expands at most about 1032:1.
