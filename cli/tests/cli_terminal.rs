@@ -71,8 +71,8 @@ fn cat_refuses_a_terminal_unless_forced() {
 #[test]
 fn convert_draws_a_progress_bar_with_rate_and_eta() {
     let dir = tempfile::tempdir().unwrap();
-    // 32 MiB of one tensor, hashed: well over the bar's first-draw delay in a debug build.
-    let n: usize = 32 << 20;
+    // 64 MiB of one tensor, hashed: well over the bar's first-draw delay (0.3 s) in a debug build.
+    let n: usize = 64 << 20;
     let header = format!(r#"{{"w":{{"dtype":"U8","shape":[{n}],"data_offsets":[0,{n}]}}}}"#);
     let mut file = (header.len() as u64).to_le_bytes().to_vec();
     file.extend_from_slice(header.as_bytes());
@@ -102,6 +102,6 @@ fn convert_draws_a_progress_bar_with_rate_and_eta() {
         assert!(shown.contains("%") && shown.contains("MiB/s") && shown.contains("ETA"), "{shown:?}");
         // The bar is wiped; the last line is the summary.
         let last = shown.rsplit(['\r', '\n']).find(|l| !l.trim().is_empty()).unwrap_or("");
-        assert!(last.contains("1 object, 32.0 MiB -> 32.0 MiB"), "{shown:?}");
+        assert!(last.contains("1 object, 64.0 MiB -> 64.0 MiB"), "{shown:?}");
     }
 }
