@@ -591,6 +591,11 @@ fn refuses_an_output_named_like_another_format() {
         assert!(err.contains(".zt"), "{err}");
         assert!(listing(dir.path()).is_empty(), "{name}");
     }
+    // Nor '-': a file named "-" would be a surprise, and stdout cannot be renamed into place.
+    let o = zt(&["convert", s(&input), "-"]);
+    assert_eq!(code(&o), 1);
+    assert_eq!(stderr(&o), "zt: OUT cannot be '-': zt convert writes a file (name it)\n");
+    assert!(!Path::new("-").exists());
     // .zt and names without (or with an unrelated) extension are fine.
     for name in ["out.zt", "out", "out.ztensor", "v1.2"] {
         convert(&input, &dir.path().join(name), &[]);

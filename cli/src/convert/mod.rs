@@ -57,8 +57,8 @@ complete: if the conversion fails or is interrupted (Ctrl-C, SIGTERM,
 SIGHUP), no OUT is left behind, the temporary file is removed and an
 existing OUT is untouched. Only SIGKILL (or a crash of the machine) can
 leave the hidden temporary file '.OUT.PID.N.tmp' beside OUT; delete it.
-OUT may not be IN itself (also through a link), and may not end in the
-extension of another format (.safetensors, .npy, .npz, ...). The same input
+OUT may not be IN itself (also through a link) nor '-', and may not end
+in the extension of another format (.safetensors, .npy, .npz, ...). The same input
 and options always give the same bytes.
 
 After a successful conversion one line sums it up on stderr (objects,

@@ -1,5 +1,5 @@
-//! Checks on OUT before anything is read or written: it is not a
-//! directory, not IN itself (same device and inode: also through a symbolic
+//! Checks on OUT before anything is read or written: it is not `-`
+//! (stdout), not a directory, not IN itself (same device and inode: also through a symbolic
 //! or hard link), and its extension does not name another format (a `.zt`
 //! under a `.npy` name would mislead every later reader).
 
@@ -30,6 +30,10 @@ const OTHER_FORMATS: &[&str] = &[
 
 /// Refuse an OUT that would destroy or disguise data.
 pub fn check(in_path: &Path, out_path: &Path) -> Result<(), Fail> {
+    if input::is_stdin(out_path) {
+        // A file is published by renaming it into place: stdout cannot be OUT.
+        return Err(Fail::Refused("OUT cannot be '-': zt convert writes a file (name it)".into()));
+    }
     if out_path.is_dir() {
         return Err(Fail::input(out_path, "is a directory"));
     }
