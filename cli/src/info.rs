@@ -1,45 +1,31 @@
-//! `zt info [--json] FILE`.
+//! `zt info [--json] FILE...`.
 
-use crate::args::{Command, Flag, Parsed};
-use crate::{input, json, out, Fail};
+use crate::args::InfoArgs;
+use crate::json::{self, JsonMap};
+use crate::{input, out, Fail};
+use serde::ser::SerializeMap;
+use serde::{Serialize, Serializer};
 use std::fmt::Write as _;
-use std::path::PathBuf;
 use ztensor::{Component, File, Object};
 
-pub const COMMAND: Command = Command {
-    name: "info",
-    usage: "zt info [--json] FILE",
-    help: "\
-Summarize a zTensor file: its version, then every object (name, shape,
-format, attributes) and every component (role, dtype and logical type,
-encoding, stored and decoded size, compression ratio, digest algorithm),
-with totals at the end.
-
-Options:
-  --json       Print one JSON object instead:
-               {\"version\", \"attributes\", \"objects\": [{\"name\", \"shape\",
-               \"format\", \"attributes\", \"components\": {ROLE: {\"dtype\",
-               \"type\", \"encoding\", \"offset\", \"length\",
-               \"uncompressed_length\", \"digest\"}}}]}
-               Objects and components are in manifest order; absent
-               type, uncompressed_length and digest are null; dtypes use
-               the v1.2 names (f32, u8, ...) for every file version.
-               CBOR attributes become JSON: byte strings as lowercase hex,
-               tags as their content, non-text map keys as strings,
-               NaN/Infinity/-Infinity floats as those strings, undefined
-               as null.
-  -h, --help   Show this help
-",
-    flags: &[Flag { long: "json", short: None, takes_value: false, optional_value: false }],
-    positional: &["FILE"],
-};
-
-pub fn run(p: &Parsed) -> Result<(), Fail> {
-    let path = PathBuf::from(&p.positional[0]);
-    let bytes = input::load(&path).map_err(|e| Fail::input(&path, e))?;
-    let file = File::parse(&bytes).map_err(|e| Fail::input(&path, e))?;
-    let text = if p.has("json") { to_json(&file) } else { to_text(&path.display().to_string(), &file) };
-    out::print(&text)
+/// `zt info [--json] FILE...`: each file in turn; one that fails is
+/// reported and the others are still shown.
+pub fn run(a: &InfoArgs) -> Result<(), Fail> {
+    let several = a.files.len() > 1;
+    let mut first = true;
+    crate::each_file(&a.files, |path| {
+        let bytes = input::load(path).map_err(|e| Fail::input(path, e))?;
+        let file = File::parse(&bytes).map_err(|e| Fail::input(path, e))?;
+        let label = out::path(path);
+        let text = if a.json {
+            to_json(&file, several.then_some(label.as_str()))
+        } else {
+            let gap = if first { "" } else { "\n" };
+            format!("{gap}{}", to_text(&label, &file))
+        };
+        first = false;
+        out::print(&text)
+    })
 }
 
 fn shape(o: &Object<'_>) -> String {
@@ -49,55 +35,78 @@ fn shape(o: &Object<'_>) -> String {
 
 // ------------------------------------------------------------------ JSON
 
-fn to_json(file: &File<'_>) -> String {
-    let mut s = String::new();
-    s.push_str("{\"version\":");
-    json::string(&mut s, &file.version().to_string());
-    s.push_str(",\"attributes\":");
-    json::map(&mut s, file.attributes());
-    s.push_str(",\"objects\":[");
+/// One JSON document: `{"version", "attributes", "objects": [...]}` (with
+/// `"file"` first when several files are shown), one object per line.
+fn to_json(file: &File<'_>, label: Option<&str>) -> String {
+    let mut s = String::from("{");
+    if let Some(l) = label {
+        let _ = write!(s, "\"file\":{},", json::to_string(&l));
+    }
+    let _ = write!(
+        s,
+        "\"version\":{},\"attributes\":{},\"objects\":[",
+        json::to_string(&file.version().to_string()),
+        json::to_string(&JsonMap(file.attributes()))
+    );
     for (i, o) in file.objects().enumerate() {
         s.push_str(if i == 0 { "\n" } else { ",\n" });
-        object_json(&mut s, &o);
+        s.push_str(&json::to_string(&ObjectJson(&o)));
     }
     s.push_str("\n]}\n");
     s
 }
 
-fn object_json(s: &mut String, o: &Object<'_>) {
-    s.push_str("{\"name\":");
-    json::string(s, o.name());
-    s.push_str(",\"shape\":[");
-    for (i, d) in o.shape().dims().enumerate() {
-        if i > 0 {
-            s.push(',');
-        }
-        let _ = write!(s, "{d}");
+/// An object as `info --json` shows it.
+struct ObjectJson<'o, 'a>(&'o Object<'a>);
+
+/// A component as `info --json` shows it.
+#[derive(Serialize)]
+struct ComponentJson<'a> {
+    dtype: &'a str,
+    #[serde(rename = "type")]
+    logical: Option<&'a str>,
+    encoding: &'a str,
+    offset: u64,
+    length: u64,
+    uncompressed_length: Option<u64>,
+    digest: Option<&'a str>,
+}
+
+impl Serialize for ObjectJson<'_, '_> {
+    fn serialize<S: Serializer>(&self, s: S) -> Result<S::Ok, S::Error> {
+        let o = self.0;
+        let shape: Vec<u64> = o.shape().dims().collect();
+        let mut m = s.serialize_map(Some(5))?;
+        m.serialize_entry("name", o.name())?;
+        m.serialize_entry("shape", &shape)?;
+        m.serialize_entry("format", o.format().name())?;
+        m.serialize_entry("attributes", &JsonMap(o.attributes()))?;
+        m.serialize_entry("components", &ComponentsJson(o))?;
+        m.end()
     }
-    s.push_str("],\"format\":");
-    json::string(s, o.format().name());
-    s.push_str(",\"attributes\":");
-    json::map(s, o.attributes());
-    s.push_str(",\"components\":{");
-    for (i, c) in o.components().enumerate() {
-        if i > 0 {
-            s.push(',');
+}
+
+/// An object's components: `{ROLE: {...}}` in manifest order.
+struct ComponentsJson<'o, 'a>(&'o Object<'a>);
+
+impl Serialize for ComponentsJson<'_, '_> {
+    fn serialize<S: Serializer>(&self, s: S) -> Result<S::Ok, S::Error> {
+        let mut m = s.serialize_map(None)?;
+        for c in self.0.components() {
+            let lt = c.logical_type();
+            let cj = ComponentJson {
+                dtype: c.dtype().name(),
+                logical: lt.as_ref().map(|t| t.name()),
+                encoding: c.encoding().name(),
+                offset: c.offset(),
+                length: c.length(),
+                uncompressed_length: c.uncompressed_length(),
+                digest: c.digest(),
+            };
+            m.serialize_entry(c.role(), &cj)?;
         }
-        json::string(s, c.role());
-        s.push_str(":{\"dtype\":");
-        json::string(s, c.dtype().name());
-        s.push_str(",\"type\":");
-        json::opt_string(s, c.logical_type().map(|t| t.name()));
-        s.push_str(",\"encoding\":");
-        json::string(s, c.encoding().name());
-        let _ = write!(s, ",\"offset\":{},\"length\":{}", c.offset(), c.length());
-        s.push_str(",\"uncompressed_length\":");
-        json::opt_u64(s, c.uncompressed_length());
-        s.push_str(",\"digest\":");
-        json::opt_string(s, c.digest());
-        s.push('}');
+        m.end()
     }
-    s.push_str("}}");
 }
 
 // ------------------------------------------------------------------ text

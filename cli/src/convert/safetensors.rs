@@ -2,12 +2,13 @@
 //! (`{"name": {"dtype", "shape", "data_offsets"}, ..., "__metadata__": {..}}`),
 //! then the tensors' bytes (little-endian, row-major).
 //!
-//! The JSON is parsed by the small strict parser below (duplicate keys are
-//! refused, nesting is bounded): a header is a few kilobytes of plain JSON,
-//! and owning the parser keeps the messages exact.
+//! The JSON is read by serde_json into the small [`Json`] tree below, which
+//! keeps document order and refuses duplicate keys and deep nesting.
 
 use super::{slice_data, Out};
 use crate::Fail;
+use serde::de::{self, DeserializeSeed, Deserializer, Error as _, MapAccess, SeqAccess, Visitor};
+use std::fmt;
 use ztensor::write::NewObject;
 use ztensor::{DType, LogicalType};
 
@@ -164,12 +165,13 @@ impl Safetensors<'_> {
 
 // ------------------------------------------------------------------ JSON
 
-/// A JSON value. Numbers are kept as their text.
+/// A JSON value, as serde_json reads it, with objects kept in document
+/// order and duplicate keys refused at every level.
 #[derive(Debug, PartialEq)]
 pub enum Json {
     Null,
     Bool(bool),
-    Num(String),
+    Num(serde_json::Number),
     Str(String),
     Arr(Vec<Json>),
     /// Entries in document order; duplicate keys are refused.
@@ -181,231 +183,85 @@ const MAX_DEPTH: usize = 64;
 impl Json {
     /// Parse one JSON document (surrounding whitespace allowed).
     pub fn parse(s: &str) -> Result<Json, String> {
-        let mut p = Parser { b: s.as_bytes(), i: 0 };
-        p.ws();
-        let v = p.value(0)?;
-        p.ws();
-        if p.i != p.b.len() {
-            return Err(format!("unexpected {} at byte {}", p.what(), p.i));
-        }
+        let mut d = serde_json::Deserializer::from_str(s);
+        let v = Level(0).deserialize(&mut d).map_err(|e| e.to_string())?;
+        d.end().map_err(|e| e.to_string())?;
         Ok(v)
     }
 
     /// A non-negative integer that fits `u64`.
     pub fn as_u64(&self) -> Option<u64> {
         match self {
-            Json::Num(s) if s.bytes().all(|c| c.is_ascii_digit()) => s.parse().ok(),
+            Json::Num(n) => n.as_u64(),
             _ => None,
         }
     }
 }
 
-struct Parser<'s> {
-    b: &'s [u8],
-    i: usize,
+/// Reads a value nested `.0` levels deep.
+#[derive(Clone, Copy)]
+struct Level(usize);
+
+impl<'de> DeserializeSeed<'de> for Level {
+    type Value = Json;
+
+    fn deserialize<D: Deserializer<'de>>(self, d: D) -> Result<Json, D::Error> {
+        if self.0 > MAX_DEPTH {
+            return Err(D::Error::custom(format!("JSON nested deeper than {MAX_DEPTH} levels")));
+        }
+        d.deserialize_any(self)
+    }
 }
 
-impl Parser<'_> {
-    fn ws(&mut self) {
-        while matches!(self.b.get(self.i), Some(b' ' | b'\t' | b'\n' | b'\r')) {
-            self.i += 1;
-        }
+impl<'de> Visitor<'de> for Level {
+    type Value = Json;
+
+    fn expecting(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        f.write_str("a JSON value")
     }
 
-    fn what(&self) -> String {
-        match self.b.get(self.i) {
-            None => "end of header".into(),
-            Some(c) if c.is_ascii_graphic() => format!("'{}'", *c as char),
-            Some(c) => format!("byte 0x{c:02x}"),
-        }
+    fn visit_unit<E: de::Error>(self) -> Result<Json, E> {
+        Ok(Json::Null)
     }
 
-    fn err<T>(&self, expected: &str) -> Result<T, String> {
-        Err(format!("expected {expected}, found {} at byte {}", self.what(), self.i))
+    fn visit_bool<E: de::Error>(self, b: bool) -> Result<Json, E> {
+        Ok(Json::Bool(b))
     }
 
-    fn eat(&mut self, c: u8) -> bool {
-        if self.b.get(self.i) == Some(&c) {
-            self.i += 1;
-            true
-        } else {
-            false
-        }
+    fn visit_u64<E: de::Error>(self, n: u64) -> Result<Json, E> {
+        Ok(Json::Num(n.into()))
     }
 
-    fn value(&mut self, depth: usize) -> Result<Json, String> {
-        if depth > MAX_DEPTH {
-            return Err(format!("JSON nested deeper than {MAX_DEPTH} levels"));
-        }
-        match self.b.get(self.i) {
-            Some(b'{') => {
-                self.i += 1;
-                let mut out: Vec<(String, Json)> = Vec::new();
-                self.ws();
-                if self.eat(b'}') {
-                    return Ok(Json::Obj(out));
-                }
-                loop {
-                    self.ws();
-                    if self.b.get(self.i) != Some(&b'"') {
-                        return self.err("a string key");
-                    }
-                    let k = self.string()?;
-                    if out.iter().any(|(e, _)| *e == k) {
-                        return Err(format!("duplicate key {k:?}"));
-                    }
-                    self.ws();
-                    if !self.eat(b':') {
-                        return self.err("':'");
-                    }
-                    self.ws();
-                    let v = self.value(depth + 1)?;
-                    out.push((k, v));
-                    self.ws();
-                    if self.eat(b',') {
-                        continue;
-                    }
-                    if self.eat(b'}') {
-                        return Ok(Json::Obj(out));
-                    }
-                    return self.err("',' or '}'");
-                }
-            }
-            Some(b'[') => {
-                self.i += 1;
-                let mut out = Vec::new();
-                self.ws();
-                if self.eat(b']') {
-                    return Ok(Json::Arr(out));
-                }
-                loop {
-                    self.ws();
-                    out.push(self.value(depth + 1)?);
-                    self.ws();
-                    if self.eat(b',') {
-                        continue;
-                    }
-                    if self.eat(b']') {
-                        return Ok(Json::Arr(out));
-                    }
-                    return self.err("',' or ']'");
-                }
-            }
-            Some(b'"') => Ok(Json::Str(self.string()?)),
-            Some(b't') if self.b[self.i..].starts_with(b"true") => {
-                self.i += 4;
-                Ok(Json::Bool(true))
-            }
-            Some(b'f') if self.b[self.i..].starts_with(b"false") => {
-                self.i += 5;
-                Ok(Json::Bool(false))
-            }
-            Some(b'n') if self.b[self.i..].starts_with(b"null") => {
-                self.i += 4;
-                Ok(Json::Null)
-            }
-            Some(b'-' | b'0'..=b'9') => self.number(),
-            _ => self.err("a JSON value"),
-        }
+    fn visit_i64<E: de::Error>(self, n: i64) -> Result<Json, E> {
+        Ok(Json::Num(n.into()))
     }
 
-    fn number(&mut self) -> Result<Json, String> {
-        let start = self.i;
-        self.eat(b'-');
-        let digits = |p: &mut Self| {
-            let s = p.i;
-            while matches!(p.b.get(p.i), Some(b'0'..=b'9')) {
-                p.i += 1;
-            }
-            p.i - s
-        };
-        let int_start = self.i;
-        let n = digits(self);
-        if n == 0 || (n > 1 && self.b[int_start] == b'0') {
-            self.i = start;
-            return self.err("a number");
-        }
-        if self.eat(b'.') && digits(self) == 0 {
-            return self.err("a digit");
-        }
-        if self.eat(b'e') || self.eat(b'E') {
-            let _ = self.eat(b'+') || self.eat(b'-');
-            if digits(self) == 0 {
-                return self.err("a digit");
-            }
-        }
-        Ok(Json::Num(String::from_utf8_lossy(&self.b[start..self.i]).into_owned()))
+    fn visit_f64<E: de::Error>(self, f: f64) -> Result<Json, E> {
+        serde_json::Number::from_f64(f).map(Json::Num).ok_or_else(|| E::custom("number out of range"))
     }
 
-    fn hex4(&mut self) -> Result<u32, String> {
-        let h = self.b.get(self.i..self.i + 4).and_then(|h| std::str::from_utf8(h).ok());
-        let v = h.and_then(|h| u32::from_str_radix(h, 16).ok().filter(|_| h.bytes().all(|c| c.is_ascii_hexdigit())));
-        match v {
-            Some(v) => {
-                self.i += 4;
-                Ok(v)
-            }
-            None => self.err("4 hex digits"),
-        }
+    fn visit_str<E: de::Error>(self, s: &str) -> Result<Json, E> {
+        Ok(Json::Str(s.to_owned()))
     }
 
-    fn string(&mut self) -> Result<String, String> {
-        self.i += 1; // the opening quote
-        let mut out = String::new();
-        loop {
-            let start = self.i;
-            while matches!(self.b.get(self.i), Some(c) if *c != b'"' && *c != b'\\' && *c >= 0x20) {
-                self.i += 1;
-            }
-            // The input is a &str and we stopped at ASCII: a char boundary.
-            out.push_str(std::str::from_utf8(&self.b[start..self.i]).map_err(|e| e.to_string())?);
-            match self.b.get(self.i) {
-                Some(b'"') => {
-                    self.i += 1;
-                    return Ok(out);
-                }
-                Some(b'\\') => {
-                    self.i += 1;
-                    let c = self.b.get(self.i).copied();
-                    self.i += 1;
-                    match c {
-                        Some(b'"') => out.push('"'),
-                        Some(b'\\') => out.push('\\'),
-                        Some(b'/') => out.push('/'),
-                        Some(b'b') => out.push('\u{8}'),
-                        Some(b'f') => out.push('\u{c}'),
-                        Some(b'n') => out.push('\n'),
-                        Some(b'r') => out.push('\r'),
-                        Some(b't') => out.push('\t'),
-                        Some(b'u') => {
-                            let hi = self.hex4()?;
-                            let cp = if (0xD800..0xDC00).contains(&hi) {
-                                if !(self.eat(b'\\') && self.eat(b'u')) {
-                                    return self.err("a low surrogate escape");
-                                }
-                                let lo = self.hex4()?;
-                                if !(0xDC00..0xE000).contains(&lo) {
-                                    return Err(format!("invalid surrogate pair in string at byte {}", self.i));
-                                }
-                                0x10000 + ((hi - 0xD800) << 10) + (lo - 0xDC00)
-                            } else {
-                                hi
-                            };
-                            match char::from_u32(cp) {
-                                Some(ch) => out.push(ch),
-                                None => return Err(format!("lone surrogate \\u{hi:04x} in string")),
-                            }
-                        }
-                        _ => {
-                            self.i -= 1;
-                            return self.err("an escape character");
-                        }
-                    }
-                }
-                None => return Err("unterminated string".into()),
-                Some(_) => return self.err("no control characters in strings"),
-            }
+    fn visit_seq<A: SeqAccess<'de>>(self, mut seq: A) -> Result<Json, A::Error> {
+        let mut out = Vec::new();
+        while let Some(v) = seq.next_element_seed(Level(self.0 + 1))? {
+            out.push(v);
         }
+        Ok(Json::Arr(out))
+    }
+
+    fn visit_map<A: MapAccess<'de>>(self, mut map: A) -> Result<Json, A::Error> {
+        let mut out: Vec<(String, Json)> = Vec::new();
+        while let Some(k) = map.next_key::<String>()? {
+            if out.iter().any(|(e, _)| *e == k) {
+                return Err(A::Error::custom(format!("duplicate key {k:?}")));
+            }
+            let v = map.next_value_seed(Level(self.0 + 1))?;
+            out.push((k, v));
+        }
+        Ok(Json::Obj(out))
     }
 }
 
@@ -421,10 +277,11 @@ mod tests {
         assert_eq!(e[0].0, "a");
         assert_eq!(e[1].0, "bé😀");
         assert_eq!(e[1].1, Json::Str("x\"\n".into()));
-        assert_eq!(Json::Num("18446744073709551615".into()).as_u64(), Some(u64::MAX));
-        assert_eq!(Json::Num("18446744073709551616".into()).as_u64(), None);
-        assert_eq!(Json::Num("-1".into()).as_u64(), None);
-        assert_eq!(Json::Num("1.0".into()).as_u64(), None);
+        let num = |s: &str| Json::parse(s).unwrap().as_u64();
+        assert_eq!(num("18446744073709551615"), Some(u64::MAX));
+        assert_eq!(num("18446744073709551616"), None);
+        assert_eq!(num("-1"), None);
+        assert_eq!(num("1.0"), None);
         for bad in [
             "",
             "{",

@@ -1,10 +1,11 @@
-#![cfg(feature = "std")]
 //! `zt convert`, run as a separate process: the committed samples in
 //! tests/fixtures/convert (made by make_samples.py there; expected.json is
 //! numpy's own account of every array), the reference fixtures of every
 //! version, hand-made files for what no reference writer produces, and the
 //! reference Python reader (ztensor 1.2.3) on a converted safetensors file.
 
+/// The core's test builders (hand-made .zt files), shared with its own tests.
+#[path = "../../tests/common/mod.rs"]
 mod common;
 
 use common::*;
@@ -14,6 +15,11 @@ use std::path::{Path, PathBuf};
 use std::process::{Command, Output};
 use ztensor::digest::Verified;
 use ztensor::{Encoding, File};
+
+/// The repository root (fixtures and samples live there, beside the core).
+fn repo() -> &'static Path {
+    Path::new(env!("CARGO_MANIFEST_DIR")).parent().expect("cli/ is inside the repository")
+}
 
 fn zt(args: &[&str]) -> Output {
     Command::new(env!("CARGO_BIN_EXE_zt")).args(args).output().expect("run zt")
@@ -28,11 +34,11 @@ fn stderr(o: &Output) -> String {
 }
 
 fn sample(name: &str) -> PathBuf {
-    Path::new(env!("CARGO_MANIFEST_DIR")).join("tests/fixtures/convert").join(name)
+    repo().join("tests/fixtures/convert").join(name)
 }
 
 fn fixture(rel: &str) -> PathBuf {
-    Path::new(env!("CARGO_MANIFEST_DIR")).join("tests/fixtures").join(rel)
+    repo().join("tests/fixtures").join(rel)
 }
 
 fn s(p: &Path) -> &str {
@@ -47,9 +53,10 @@ fn expected() -> Json {
     serde_json::from_slice(&std::fs::read(sample("expected.json")).unwrap()).unwrap()
 }
 
-/// Convert; assert success with nothing on stderr (stderr is not a TTY: no progress bar).
+/// Convert; assert success with nothing on stderr (stderr is not a TTY: no
+/// progress bar; `--quiet`: no summary line, see `summary_line_unless_quiet`).
 fn convert(input: &Path, out: &Path, extra: &[&str]) -> Vec<u8> {
-    let mut args = vec!["convert", s(input), s(out)];
+    let mut args = vec!["convert", "--quiet", s(input), s(out)];
     args.extend_from_slice(extra);
     let o = zt(&args);
     assert_eq!(code(&o), 0, "{args:?}: {}", stderr(&o));
@@ -535,12 +542,106 @@ fn a_failed_conversion_leaves_no_output_and_keeps_an_existing_one() {
     // The late failures really are late: the first members are fine.
     assert!(fails(&["convert", s(&d.join("late_failure.npz")), s(&d.join("o.zt"))]).contains("member \"last.npy\""));
     assert!(fails(&["convert", s(&d.join("late_object.npz")), s(&d.join("o.zt"))]).contains("object arrays"));
-    // Converting a file onto itself works (the input stays readable until the rename).
-    let same = d.join("same.zt");
-    std::fs::copy(fixture("v1.1/zstd.zt"), &same).unwrap();
-    let input = std::fs::read(&same).unwrap();
-    let bytes = convert(&same, &same, &["--compress"]);
-    assert_same_content(&input, &bytes, "in place");
+}
+
+/// OUT may not be IN: by device and inode, so also through a symbolic or a
+/// hard link (it used to replace a .safetensors input with .zt bytes).
+#[test]
+fn refuses_to_overwrite_the_input() {
+    let dir = tempfile::tempdir().unwrap();
+    let d = dir.path();
+    let st = d.join("model.safetensors");
+    std::fs::copy(sample("sample.safetensors"), &st).unwrap();
+    let zt_in = d.join("same.zt");
+    std::fs::copy(fixture("v1.1/zstd.zt"), &zt_in).unwrap();
+    let hard = d.join("hard.zt");
+    std::fs::hard_link(&zt_in, &hard).unwrap();
+    let soft = d.join("soft.zt");
+    std::os::unix::fs::symlink(&zt_in, &soft).unwrap();
+    let sub = d.join("sub");
+    std::fs::create_dir(&sub).unwrap();
+    let dotted = sub.join("../same.zt");
+    let before: Vec<Vec<u8>> = [&st, &zt_in].iter().map(|p| std::fs::read(p).unwrap()).collect();
+    let listed = listing(d);
+    for (input, out) in
+        [(&st, &st), (&zt_in, &zt_in), (&zt_in, &hard), (&zt_in, &soft), (&hard, &soft), (&zt_in, &dotted)]
+    {
+        let err = fails(&["convert", s(input), s(out), "--compress"]);
+        assert!(err.starts_with(&format!("zt: {}: is the input file", s(out))), "{err}");
+        let after: Vec<Vec<u8>> = [&st, &zt_in].iter().map(|p| std::fs::read(p).unwrap()).collect();
+        assert!(after == before, "{input:?} -> {out:?} changed the input");
+        assert_eq!(listing(d), listed);
+    }
+    assert!(std::fs::symlink_metadata(&soft).unwrap().file_type().is_symlink());
+    // A copy is another file: converting onto a copy of the input is fine.
+    let copy = d.join("copy.zt");
+    std::fs::copy(&zt_in, &copy).unwrap();
+    convert(&zt_in, &copy, &["--compress"]);
+}
+
+/// OUT's extension may not name another format.
+#[test]
+fn refuses_an_output_named_like_another_format() {
+    let dir = tempfile::tempdir().unwrap();
+    let input = sample("sample.safetensors");
+    for name in ["out.npy", "out.safetensors", "out.NPZ", "model.pt", "model.gguf", "x.json"] {
+        let out = dir.path().join(name);
+        let err = fails(&["convert", s(&input), s(&out)]);
+        assert!(err.starts_with(&format!("zt: {}: refusing to write a zTensor file", s(&out))), "{err}");
+        assert!(err.contains(".zt"), "{err}");
+        assert!(listing(dir.path()).is_empty(), "{name}");
+    }
+    // Nor '-': a file named "-" would be a surprise, and stdout cannot be renamed into place.
+    let o = zt(&["convert", s(&input), "-"]);
+    assert_eq!(code(&o), 1);
+    assert_eq!(stderr(&o), "zt: OUT cannot be '-': zt convert writes a file (name it)\n");
+    assert!(!Path::new("-").exists());
+    // .zt and names without (or with an unrelated) extension are fine.
+    for name in ["out.zt", "out", "out.ztensor", "v1.2"] {
+        convert(&input, &dir.path().join(name), &[]);
+    }
+}
+
+#[test]
+fn summary_line_unless_quiet() {
+    let dir = tempfile::tempdir().unwrap();
+    let input = sample("arrays.npz");
+    let out = dir.path().join("a.zt");
+    let o = zt(&["convert", s(&input), s(&out), "--compress"]);
+    assert_eq!(code(&o), 0, "{}", stderr(&o));
+    assert!(o.stdout.is_empty());
+    let err = stderr(&o);
+    assert_eq!(err.lines().count(), 1, "{err}");
+    let objects = File::parse(&std::fs::read(&out).unwrap()).unwrap().len();
+    let (read, written) = (std::fs::metadata(&input).unwrap().len(), std::fs::metadata(&out).unwrap().len());
+    let ratio = format!("({:.2}x)", read as f64 / written as f64);
+    assert!(err.starts_with(&format!("zt: {}: {objects} objects, ", s(&out))), "{err}");
+    assert!(err.contains(&format!("{read} B -> ")) || err.contains(" KiB -> "), "{err}");
+    assert!(err.contains(&ratio) && err.trim_end().ends_with(" s"), "{ratio}: {err}");
+    for q in ["-q", "--quiet"] {
+        let o = zt(&["convert", q, s(&input), s(&out)]);
+        assert_eq!(code(&o), 0, "{}", stderr(&o));
+        assert!(o.stderr.is_empty(), "{}", stderr(&o));
+    }
+}
+
+#[test]
+fn compress_level_as_a_separate_argument() {
+    let dir = tempfile::tempdir().unwrap();
+    let input = sample("sample.safetensors");
+    let (a, b) = (dir.path().join("a.zt"), dir.path().join("b.zt"));
+    let joined = convert(&input, &a, &["--compress=5"]);
+    let separate = convert(&input, &b, &["--compress", "5"]);
+    assert_eq!(joined, separate);
+    // Before the positionals too, and bare --compress before them still works.
+    let o = zt(&["convert", "-q", "--compress", "7", s(&input), s(&b)]);
+    assert_eq!(code(&o), 0, "{}", stderr(&o));
+    let o = zt(&["convert", "-q", "--compress", s(&input), s(&b)]);
+    assert_eq!(code(&o), 0, "{}", stderr(&o));
+    let f = std::fs::read(&b).unwrap();
+    assert!(File::parse(&f).unwrap().objects().flat_map(|o| o.components()).all(|c| c.encoding() == Encoding::Zstd));
+    let o = zt(&["convert", s(&input), s(&b), "--compress", "23"]);
+    assert_eq!(code(&o), 2, "{}", stderr(&o));
 }
 
 #[test]
@@ -735,4 +836,86 @@ fn converted_safetensors_reads_identically_in_the_reference_reader() {
         }
     }
     assert!(checked >= 3 * (16 + 5), "{checked}");
+}
+
+// ------------------------------------------------------------ signals
+
+/// A safetensors file of `mib` MiB of one u8 tensor (slow enough to
+/// interrupt: the test binary is a debug build and `--digest sha256` hashes it).
+fn big_safetensors(path: &Path, mib: usize) {
+    let n = mib << 20;
+    let bytes = bytes_of(n, 7);
+    std::fs::write(path, safetensors(&[("w", "U8", vec![n as u64], bytes)], &[])).unwrap();
+}
+
+/// Interrupting a conversion (SIGINT, SIGTERM, SIGHUP) removes its
+/// temporary file; zt then dies of that signal. (SIGKILL cannot be caught:
+/// the help says what stays behind.)
+#[test]
+fn a_signal_removes_the_temporary_file() {
+    use std::os::unix::process::ExitStatusExt;
+    let dir = tempfile::tempdir().unwrap();
+    let d = dir.path();
+    let input = d.join("big.safetensors");
+    big_safetensors(&input, 48);
+    for sig in [libc::SIGINT, libc::SIGTERM, libc::SIGHUP] {
+        let out = d.join("out.zt");
+        let mut child = Command::new(env!("CARGO_BIN_EXE_zt"))
+            .args(["convert", "--digest", "sha256", s(&input), s(&out)])
+            .stdout(std::process::Stdio::null())
+            .stderr(std::process::Stdio::piped())
+            .spawn()
+            .unwrap();
+        // Wait until the temporary file exists and is being filled.
+        let start = std::time::Instant::now();
+        let temp = loop {
+            let found = listing(d).into_iter().find(|n| n.starts_with(".out.zt.") && n.ends_with(".tmp"));
+            if let Some(t) = found.filter(|t| std::fs::metadata(d.join(t)).is_ok_and(|m| m.len() > 0)) {
+                break t;
+            }
+            assert!(start.elapsed().as_secs() < 60, "no temporary file appeared: {:?}", listing(d));
+            assert!(child.try_wait().unwrap().is_none(), "zt ended before it could be interrupted");
+            std::thread::sleep(std::time::Duration::from_millis(2));
+        };
+        assert_eq!(unsafe { libc::kill(child.id() as libc::pid_t, sig) }, 0);
+        let o = child.wait_with_output().unwrap();
+        assert_eq!(o.status.signal(), Some(sig), "signal {sig}: {:?} {}", o.status, stderr(&o));
+        assert!(!d.join(&temp).exists(), "signal {sig}: {temp} left behind");
+        assert_eq!(listing(d), ["big.safetensors"], "signal {sig}");
+    }
+}
+
+/// `-` as IN reads stdin; a `.npy` read so is named after OUT.
+#[test]
+fn converts_from_stdin() {
+    use std::io::Write;
+    let dir = tempfile::tempdir().unwrap();
+    for (name, object) in [("f32_c.npy", Some("weights")), ("sample.safetensors", None), ("arrays.npz", None)] {
+        let out = dir.path().join("weights.zt");
+        let mut child = Command::new(env!("CARGO_BIN_EXE_zt"))
+            .args(["convert", "-q", "-", s(&out)])
+            .stdin(std::process::Stdio::piped())
+            .stdout(std::process::Stdio::piped())
+            .stderr(std::process::Stdio::piped())
+            .spawn()
+            .unwrap();
+        child.stdin.take().unwrap().write_all(&std::fs::read(sample(name)).unwrap()).unwrap();
+        let o = child.wait_with_output().unwrap();
+        assert_eq!(code(&o), 0, "{name}: {}", stderr(&o));
+        let from_stdin = std::fs::read(&out).unwrap();
+        let from_file = convert(&sample(name), &dir.path().join("file.zt"), &[]);
+        match object {
+            // Same bytes but the object's name.
+            Some(obj) => {
+                let f = File::parse(&from_stdin).unwrap();
+                assert_eq!(f.objects().map(|o| o.name().to_owned()).collect::<Vec<_>>(), [obj]);
+                let g = File::parse(&from_file).unwrap();
+                assert_eq!(
+                    f.require(obj).unwrap().data().unwrap().to_vec().unwrap(),
+                    g.objects().next().unwrap().data().unwrap().to_vec().unwrap()
+                );
+            }
+            None => assert_eq!(from_stdin, from_file, "{name}"),
+        }
+    }
 }

@@ -26,8 +26,18 @@ impl Deref for Bytes {
     }
 }
 
-/// Map (or read) `path`.
+/// Whether `path` is `-`, standard input.
+pub fn is_stdin(path: &Path) -> bool {
+    path.as_os_str() == "-"
+}
+
+/// Map (or read) `path`; `-` reads standard input to its end.
 pub fn load(path: &Path) -> io::Result<Bytes> {
+    if is_stdin(path) {
+        let mut v = Vec::new();
+        io::stdin().lock().read_to_end(&mut v)?;
+        return Ok(Bytes::Owned(v));
+    }
     let mut file = fs::File::open(path)?;
     let meta = file.metadata()?;
     if meta.is_dir() {

@@ -1,6 +1,6 @@
 //! `zt convert IN OUT`: safetensors, NumPy `.npy`/`.npz` and `.zt` files of
 //! any version into a zTensor v1.2 file, written deterministically and
-//! published atomically (see [`COMMAND`]'s help).
+//! published atomically (see [`HELP`]).
 //!
 //! Each input module parses and checks its input's structure first (before
 //! OUT's temporary file exists), then feeds objects to [`Out`], borrowing
@@ -12,25 +12,23 @@
 mod npy;
 mod npz;
 mod safetensors;
+mod target;
 mod zt;
 
-use crate::args::{Command, Flag, Parsed};
+use crate::args::{ConvertArgs, DigestArg};
 use crate::progress::Progress;
-use crate::{input, Fail};
+use crate::{input, out, temp, Fail};
 use std::cell::RefCell;
 use std::fmt::Display;
 use std::io::Write as _;
 use std::path::{Path, PathBuf};
 use std::rc::Rc;
+use std::time::{Duration, Instant};
 use ztensor::write::{AttrValue, Checksum, Compression, Data, FileSink, NewObject, Writer};
 use ztensor::{ErrorKind, File};
 
-pub const COMMAND: Command = Command {
-    name: "convert",
-    usage: "zt convert IN OUT [--compress[=LEVEL]] [--digest sha256|crc32c|none]",
-    help: "\
-Convert IN into a zTensor v1.2 file OUT.
-
+/// What `zt convert --help` says after the options.
+pub const HELP: &str = "\
 IN may be (recognized by its magic bytes; safetensors, which has none, by
 its header or its .safetensors extension):
   .safetensors  Each tensor becomes a dense object (in data order);
@@ -39,12 +37,13 @@ its header or its .safetensors extension):
                 f8_e5m2; F8_E8M0, F4, F6_E2M3, F6_E3M2 as u8 with f8_e8m0fnu,
                 f4_e2m1fn, f6_e2m3fn, f6_e3m2fn (bytes packed as safetensors
                 packs them); C64 as f32 pairs with complex64.
-  .npy          One dense object named after the file (w.npy -> w). bool,
-                ints, f16/f32/f64; complex64/128 as f32/f64 pairs with the
-                complex logical type. Big-endian data is converted to
-                little-endian, Fortran-ordered arrays are transposed to
-                row-major (in memory). Object (pickled), string, datetime,
-                void/structured and longdouble arrays are refused.
+  .npy          One dense object named after the file (w.npy -> w; from
+                stdin: after OUT). bool, ints, f16/f32/f64; complex64/128 as
+                f32/f64 pairs with the complex logical type. Big-endian data
+                is converted to little-endian, Fortran-ordered arrays are
+                transposed to row-major (in memory). Object (pickled),
+                string, datetime, void/structured and longdouble arrays are
+                refused.
   .npz          Each member NAME.npy becomes the object NAME, in archive
                 order; stored (np.savez) or deflated (np.savez_compressed).
   .zt           Any version zt reads (0.1, 1.x), upgraded or re-encoded:
@@ -54,30 +53,19 @@ its header or its .safetensors extension):
                 indices are widened to u64. Input digests are verified.
 
 OUT is written to a temporary file beside it and renamed into place once
-complete: if the conversion fails, no OUT is left behind and an existing
-OUT is untouched. The same input and options always give the same bytes.
+complete: if the conversion fails or is interrupted (Ctrl-C, SIGTERM,
+SIGHUP), no OUT is left behind, the temporary file is removed and an
+existing OUT is untouched. Only SIGKILL (or a crash of the machine) can
+leave the hidden temporary file '.OUT.PID.N.tmp' beside OUT; delete it.
+OUT may not be IN itself (also through a link) nor '-', and may not end
+in the extension of another format (.safetensors, .npy, .npz, ...). The same input
+and options always give the same bytes.
 
-Options:
-      --compress[=LEVEL]  Store every component zstd-compressed, at LEVEL
-                          (1-22, default 3; unless zt was built with the
-                          libzstd feature, its pure-Rust encoder treats
-                          every level alike). Without it: raw.
-      --digest ALG        Record a digest of every component's stored bytes:
-                          sha256, crc32c or none. Default: none, except for
-                          .zt input, where each component keeps the digest
-                          algorithm it had.
-  -h, --help              Show this help
-
-A progress bar is drawn on stderr while converting, when it is a terminal.
+After a successful conversion one line sums it up on stderr (objects,
+bytes, ratio, time) unless --quiet. A progress bar with rate and ETA is
+drawn on stderr while converting, when it is a terminal.
 Exit status: 0 success; 1 unreadable, invalid or unsupported input, or a
-failed write (one 'zt: FILE: ...' line on stderr); 2 usage error.
-",
-    flags: &[
-        Flag { long: "compress", short: None, takes_value: true, optional_value: true },
-        Flag { long: "digest", short: None, takes_value: true, optional_value: false },
-    ],
-    positional: &["IN", "OUT"],
-};
+failed write (one 'zt: FILE: ...' line on stderr); 2 usage error.";
 
 /// What `--digest` asked for.
 #[derive(Clone, Copy)]
@@ -120,57 +108,70 @@ fn detect(path: &Path, b: &[u8]) -> Result<Kind, String> {
     Err("unrecognized input format (expected .safetensors, .npy, .npz or .zt)".into())
 }
 
-pub fn run(p: &Parsed) -> Result<(), Fail> {
-    let compression = match p.optional("compress") {
-        None => Compression::Raw,
-        Some(None) => Compression::ZSTD,
-        Some(Some(v)) => match v.parse::<i32>() {
-            Ok(l) if (1..=22).contains(&l) => Compression::Zstd(l),
-            _ => return Err(COMMAND.usage_error(format!("invalid --compress level '{v}' (expected 1 to 22)"))),
-        },
-    };
-    let digest = match p.value("digest") {
+pub fn run(a: &ConvertArgs) -> Result<(), Fail> {
+    let started = Instant::now();
+    let compression = a.compress.map_or(Compression::Raw, Compression::Zstd);
+    let digest = match a.digest {
         None => DigestOpt::Keep,
-        Some("none") => DigestOpt::Set(Checksum::None),
-        Some("sha256") => DigestOpt::Set(Checksum::Sha256),
-        Some("crc32c") => DigestOpt::Set(Checksum::Crc32c),
-        Some(v) => return Err(COMMAND.usage_error(format!("invalid --digest '{v}' (expected sha256, crc32c or none)"))),
+        Some(DigestArg::None) => DigestOpt::Set(Checksum::None),
+        Some(DigestArg::Sha256) => DigestOpt::Set(Checksum::Sha256),
+        Some(DigestArg::Crc32c) => DigestOpt::Set(Checksum::Crc32c),
     };
-    let in_path = PathBuf::from(&p.positional[0]);
-    let out_path = PathBuf::from(&p.positional[1]);
-    if out_path.is_dir() {
-        return Err(Fail::input(&out_path, "is a directory"));
-    }
-    let bytes = input::load(&in_path).map_err(|e| Fail::input(&in_path, e))?;
-    let bad = |e: String| Fail::input(&in_path, e);
-    let new_out = |total| Out::create(&in_path, &out_path, compression, digest, total);
-    match detect(&in_path, &bytes).map_err(bad)? {
+    let (in_path, out_path) = (a.input.as_path(), a.output.as_path());
+    target::check(in_path, out_path)?;
+    let bytes = input::load(in_path).map_err(|e| Fail::input(in_path, e))?;
+    let bad = |e: String| Fail::input(in_path, e);
+    let new_out = |total| Out::create(in_path, out_path, compression, digest, total, a.quiet);
+    let out = match detect(in_path, &bytes).map_err(bad)? {
         Kind::Safetensors => {
             let st = safetensors::parse(&bytes).map_err(bad)?;
             let mut out = new_out(st.total())?;
             st.write(&mut out)?;
-            out.finish()
+            out
         }
         Kind::Npy => {
             let (h, data) = npy::parse(&bytes).map_err(bad)?;
-            let stem = in_path.file_stem().map(|s| s.to_string_lossy().into_owned()).unwrap_or_default();
+            // From stdin the array is named after OUT.
+            let named = if input::is_stdin(in_path) { out_path } else { in_path };
+            let stem = named.file_stem().map(|s| s.to_string_lossy().into_owned()).unwrap_or_default();
             let mut out = new_out(h.nbytes)?;
             npy::write(&h, data, &stem, &mut out)?;
-            out.finish()
+            out
         }
         Kind::Npz => {
-            let members = npz::parse(&bytes).map_err(bad)?;
-            let mut out = new_out(npz::total(&members))?;
-            npz::write(&members, &mut out)?;
-            out.finish()
+            let mut npz = npz::parse(&bytes).map_err(bad)?;
+            let mut out = new_out(npz.total())?;
+            npz.write(&mut out)?;
+            out
         }
         Kind::Zt => {
             let file = File::parse(&bytes).map_err(|e| bad(e.to_string()))?;
             let mut out = new_out(zt::total(&file))?;
             zt::write(&file, &mut out)?;
-            out.finish()
+            out
         }
+    };
+    let (objects, quiet) = (out.objects, a.quiet);
+    let written = out.finish()?;
+    if !quiet {
+        let line = summary(out_path, objects, bytes.len() as u64, written, started.elapsed());
+        let _ = writeln!(std::io::stderr().lock(), "{line}");
     }
+    Ok(())
+}
+
+/// `zt: OUT: 3 objects, 1.2 MiB -> 800.0 KiB (1.54x) in 0.42 s`: the ratio
+/// is read / written, as `info`'s is decoded / stored.
+fn summary(out_path: &Path, objects: u64, read: u64, written: u64, took: Duration) -> String {
+    let ratio = out::ratio(written, Some(read));
+    format!(
+        "zt: {}: {objects} object{}, {} -> {} ({ratio}) in {:.2} s",
+        out_path.display(),
+        if objects == 1 { "" } else { "s" },
+        out::human(read),
+        out::human(written),
+        took.as_secs_f64()
+    )
 }
 
 /// The output being written, and what every input module needs around it.
@@ -184,6 +185,8 @@ pub struct Out {
     /// The first failure of a streamed input source (corrupt deflate data):
     /// the writer only sees an I/O error.
     pub source_error: Rc<RefCell<Option<String>>>,
+    /// Objects added so far.
+    objects: u64,
     _temp: TempGuard,
 }
 
@@ -194,16 +197,18 @@ impl Out {
         compression: Compression,
         digest: DigestOpt,
         total: u64,
+        quiet: bool,
     ) -> Result<Out, Fail> {
         let sink = FileSink::create(out_path).map_err(|e| Fail::input(out_path, e))?;
-        crate::set_temp_file(Some(sink.temp_path()));
+        temp::set(Some(sink.temp_path()));
         Ok(Out {
             w: Writer::new(sink),
             in_path: in_path.to_owned(),
             out_path: out_path.to_owned(),
             compression,
             digest,
-            progress: Rc::new(Progress::new(total)),
+            progress: Rc::new(if quiet { Progress::hidden(total) } else { Progress::new(total) }),
+            objects: 0,
             source_error: Rc::new(RefCell::new(None)),
             _temp: TempGuard,
         })
@@ -216,8 +221,7 @@ impl Out {
 
     /// One `zt: IN: warning: ...` line on stderr.
     pub fn warn(&self, msg: impl Display) {
-        self.progress.suspend();
-        let _ = writeln!(std::io::stderr().lock(), "zt: {}: warning: {msg}", self.in_path.display());
+        self.progress.println(&format!("zt: {}: warning: {msg}", out::path(&self.in_path)));
     }
 
     pub fn set_attribute(&mut self, key: &str, v: AttrValue) -> Result<(), Fail> {
@@ -230,7 +234,9 @@ impl Out {
         if let DigestOpt::Set(c) = self.digest {
             obj = obj.checksum(c);
         }
-        self.w.add(obj).map_err(|e| self.writer_error(e))
+        self.w.add(obj).map_err(|e| self.writer_error(e))?;
+        self.objects += 1;
+        Ok(())
     }
 
     fn writer_error(&mut self, e: ztensor::Error) -> Fail {
@@ -244,13 +250,13 @@ impl Out {
         self.bad_input(e)
     }
 
-    /// Write the manifest and publish OUT.
-    fn finish(self) -> Result<(), Fail> {
+    /// Write the manifest and publish OUT; the bytes written.
+    fn finish(self) -> Result<u64, Fail> {
         let Out { w, out_path, progress, _temp, .. } = self;
         let r = w.finish();
         drop((_temp, progress));
         match r {
-            Ok(_) => Ok(()),
+            Ok(_) => Ok(std::fs::metadata(&out_path).map(|m| m.len()).unwrap_or(0)),
             Err(e) if e.kind() == ErrorKind::Io => Err(Fail::input(&out_path, e)),
             Err(e) => Err(Fail::input(&out_path, format!("cannot write the manifest: {e}"))),
         }
@@ -262,7 +268,7 @@ struct TempGuard;
 
 impl Drop for TempGuard {
     fn drop(&mut self) {
-        crate::set_temp_file(None);
+        temp::set(None);
     }
 }
 
@@ -271,10 +277,7 @@ const CHUNK: usize = 1 << 20;
 /// Borrowed little-endian bytes, fed to the writer a chunk at a time (for progress).
 pub fn slice_data<'a>(b: &'a [u8], p: &Rc<Progress>) -> Data<'a> {
     let p = p.clone();
-    Data::from_chunks(
-        b.len() as u64,
-        b.chunks(CHUNK).inspect(move |c| p.add(c.len() as u64)),
-    )
+    Data::from_chunks(b.len() as u64, b.chunks(CHUNK).inspect(move |c| p.add(c.len() as u64)))
 }
 
 /// Big-endian elements of `width` bytes, swapped a chunk at a time.

@@ -1,7 +1,9 @@
 //! Output helpers.
 
 use crate::Fail;
+use std::fmt::Display;
 use std::io::{self, Write};
+use std::path::Path;
 
 /// Write `s` to stdout and flush.
 pub fn print(s: &str) -> Result<(), Fail> {
@@ -9,6 +11,25 @@ pub fn print(s: &str) -> Result<(), Fail> {
     o.write_all(s.as_bytes())?;
     o.flush()?;
     Ok(())
+}
+
+/// A message for the user: Rust's ` (os error N)` suffix of I/O errors is
+/// dropped (the text before it already says what happened).
+pub fn message(msg: impl Display) -> String {
+    let s = msg.to_string();
+    match s.rfind(" (os error ") {
+        Some(i) if s.ends_with(')') && s[i + 11..s.len() - 1].bytes().all(|b| b.is_ascii_digit()) => s[..i].to_owned(),
+        _ => s,
+    }
+}
+
+/// A path as messages show it: `-` (stdin) as `<stdin>`.
+pub fn path(p: &Path) -> String {
+    if crate::input::is_stdin(p) {
+        "<stdin>".into()
+    } else {
+        p.display().to_string()
+    }
 }
 
 /// A name for display in text output: as is, unless it is empty or holds
@@ -52,5 +73,15 @@ pub fn ratio(stored: u64, decoded: Option<u64>) -> String {
         None => "?".into(),
         Some(_) if stored == 0 => "-".into(),
         Some(d) => format!("{:.2}x", d as f64 / stored as f64),
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    #[test]
+    fn os_error_suffix_is_dropped() {
+        assert_eq!(super::message("No such file or directory (os error 2)"), "No such file or directory");
+        assert_eq!(super::message("a (os error x)"), "a (os error x)");
+        assert_eq!(super::message("plain"), "plain");
     }
 }

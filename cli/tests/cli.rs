@@ -1,4 +1,3 @@
-#![cfg(feature = "std")]
 //! The `zt` command, run as a separate process on the reference fixtures
 //! (tests/fixtures, see NOTES.md there) and on a few hand-made files.
 
@@ -8,12 +7,17 @@ use std::io::Read;
 use std::path::{Path, PathBuf};
 use std::process::{Command, Output, Stdio};
 
+/// The repository root (fixtures and samples live there, beside the core).
+fn repo() -> &'static Path {
+    Path::new(env!("CARGO_MANIFEST_DIR")).parent().expect("cli/ is inside the repository")
+}
+
 fn zt(args: &[&str]) -> Output {
     Command::new(env!("CARGO_BIN_EXE_zt")).args(args).output().expect("run zt")
 }
 
 fn fixture(rel: &str) -> String {
-    Path::new(env!("CARGO_MANIFEST_DIR")).join("tests/fixtures").join(rel).display().to_string()
+    repo().join("tests/fixtures").join(rel).display().to_string()
 }
 
 fn stdout(o: &Output) -> String {
@@ -30,7 +34,7 @@ fn code(o: &Output) -> i32 {
 
 /// Every fixture file, relative to tests/fixtures.
 fn fixtures() -> Vec<String> {
-    let root = Path::new(env!("CARGO_MANIFEST_DIR")).join("tests/fixtures");
+    let root = repo().join("tests/fixtures");
     let mut out = Vec::new();
     for v in ["v0.1", "v1.1", "v1.2"] {
         for e in std::fs::read_dir(root.join(v)).unwrap() {
@@ -522,6 +526,125 @@ fn truncated_and_missing_files_fail_with_one_line() {
     assert_eq!(stderr(&o).lines().count(), 1);
 }
 
+#[test]
+fn strict_verify_fails_on_an_unknown_digest_algorithm() {
+    let path = write_scratch("md5-strict.zt", &hand_made(&[0xa0], Some("md5:0123456789abcdef")));
+    let o = zt(&["verify", "--strict", &path]);
+    assert_eq!(code(&o), 1, "{}", stderr(&o));
+    let err = stderr(&o);
+    assert_eq!(err.lines().count(), 1, "{err}");
+    assert!(err.starts_with(&format!("zt: {path}: unknown digest algorithm \"md5\"")), "{err}");
+    assert!(!err.contains("warning"), "{err}");
+    assert_eq!(stdout(&o), format!("{path}: FAILED (1 problem)\n"));
+    // Known algorithms pass in strict mode too.
+    let o = zt(&["verify", "--strict", &fixture("v1.2/checksums.zt")]);
+    assert_eq!(code(&o), 0, "{}", stderr(&o));
+    std::fs::remove_file(path).unwrap();
+}
+
+// ------------------------------------------------ several files and stdin
+
+/// Run zt with `input` on stdin.
+fn zt_stdin(args: &[&str], input: &[u8]) -> Output {
+    use std::io::Write;
+    let mut child = Command::new(env!("CARGO_BIN_EXE_zt"))
+        .args(args)
+        .stdin(Stdio::piped())
+        .stdout(Stdio::piped())
+        .stderr(Stdio::piped())
+        .spawn()
+        .unwrap();
+    let mut stdin = child.stdin.take().unwrap();
+    let input = input.to_vec();
+    let feeder = std::thread::spawn(move || {
+        let _ = stdin.write_all(&input);
+    });
+    let out = child.wait_with_output().unwrap();
+    feeder.join().unwrap();
+    out
+}
+
+#[test]
+fn info_and_verify_take_several_files() {
+    let (a, b) = (fixture("v1.2/zstd.zt"), fixture("v1.1/sparse.zt"));
+    let o = zt(&["info", &a, &b]);
+    assert_eq!(code(&o), 0, "{}", stderr(&o));
+    let out = stdout(&o);
+    let one = |p: &str| stdout(&zt(&["info", p]));
+    assert_eq!(out, format!("{}\n{}", one(&a), one(&b)));
+    // JSON: one document per file, each naming its file first.
+    let o = zt(&["info", "--json", &a, &b]);
+    assert_eq!(code(&o), 0, "{}", stderr(&o));
+    let docs: Vec<Json> = serde_json::Deserializer::from_slice(&o.stdout).into_iter().map(Result::unwrap).collect();
+    assert_eq!(docs.len(), 2);
+    for (d, p) in docs.iter().zip([&a, &b]) {
+        assert_eq!(d["file"], p.as_str());
+        let mut alone = info_json(p);
+        alone.as_object_mut().unwrap().insert("file".into(), Json::from(p.as_str()));
+        assert_eq!(d, &alone);
+    }
+    // A missing file among others: reported, the others still shown, exit 1.
+    let missing = scratch("missing-among-others.zt").display().to_string();
+    let o = zt(&["info", &a, &missing, &b]);
+    assert_eq!(code(&o), 1);
+    assert_eq!(stdout(&o), format!("{}\n{}", one(&a), one(&b)));
+    let err = stderr(&o);
+    assert_eq!(err.lines().count(), 1, "{err}");
+    assert!(err.starts_with(&format!("zt: {missing}: ")), "{err}");
+    // verify: a verdict per file; one failure fails the whole.
+    let o = zt(&["verify", &a, &b]);
+    assert_eq!(code(&o), 0, "{}", stderr(&o));
+    let out = stdout(&o);
+    assert_eq!(out.lines().count(), 2, "{out}");
+    assert!(out.starts_with(&format!("{a}: OK (")) && out.contains(&format!("\n{b}: OK (")), "{out}");
+    let bad = fixture("v1.2/sparse_nonconformant.zt");
+    let o = zt(&["verify", &a, &bad, &b]);
+    assert_eq!(code(&o), 1);
+    let out = stdout(&o);
+    assert_eq!(out.lines().count(), 3, "{out}");
+    assert!(out.contains(&format!("{bad}: FAILED")), "{out}");
+}
+
+#[test]
+fn dash_reads_stdin() {
+    let path = fixture("v1.2/zstd.zt");
+    let bytes = std::fs::read(&path).unwrap();
+    let o = zt_stdin(&["info", "--json", "-"], &bytes);
+    assert_eq!(code(&o), 0, "{}", stderr(&o));
+    assert_eq!(o.stdout, zt(&["info", "--json", &path]).stdout);
+    let o = zt_stdin(&["verify", "-"], &bytes);
+    assert_eq!(code(&o), 0, "{}", stderr(&o));
+    assert!(stdout(&o).starts_with("<stdin>: OK ("), "{}", stdout(&o));
+    let o = zt_stdin(&["cat", "-", "zeros_f32_1024"], &bytes);
+    assert_eq!(code(&o), 0, "{}", stderr(&o));
+    assert_eq!(o.stdout, zt(&["cat", &path, "zeros_f32_1024"]).stdout);
+    // Errors name <stdin>.
+    let o = zt_stdin(&["info", "-"], b"not a tensor file");
+    assert_eq!(code(&o), 1);
+    assert!(stderr(&o).starts_with("zt: <stdin>: "), "{}", stderr(&o));
+    // stdin can be read once only.
+    let o = zt_stdin(&["verify", "-", "-"], &bytes);
+    assert_eq!(code(&o), 1);
+    assert_eq!(stderr(&o).lines().count(), 1, "{}", stderr(&o));
+}
+
+#[test]
+fn messages_carry_no_os_error_codes() {
+    let missing = scratch("no-such-file.zt").display().to_string();
+    for args in [vec!["info", &missing], vec!["verify", &missing], vec!["cat", &missing, "x"]] {
+        let o = zt(&args);
+        assert_eq!(code(&o), 1);
+        let err = stderr(&o);
+        assert_eq!(err, format!("zt: {missing}: No such file or directory\n"), "{args:?}");
+    }
+    let dir = env!("CARGO_TARGET_TMPDIR");
+    for args in [vec!["info", dir], vec!["verify", dir], vec!["cat", dir, "x"]] {
+        let o = zt(&args);
+        assert_eq!(code(&o), 1);
+        assert_eq!(stderr(&o), format!("zt: {dir}: is a directory\n"), "{args:?}");
+    }
+}
+
 // ------------------------------------------------------ usage and help
 
 #[test]
@@ -535,7 +658,7 @@ fn usage_errors_exit_2() {
         vec!["info"],
         vec!["info", "--bogus", &f],
         vec!["info", "-x", &f],
-        vec!["info", &f, "extra"],
+        // (`info FILE extra` is no longer a usage error: info takes several files.)
         vec!["info", "--json=yes", &f],
         vec!["cat", &f],
         vec!["cat", &f, "bf16_zstd", "--component"],
@@ -551,6 +674,28 @@ fn usage_errors_exit_2() {
         assert!(err.starts_with("zt: ") && err.contains("usage: zt"), "{args:?}: {err}");
         assert!(err.lines().count() <= 3, "{args:?}: {err}");
     }
+}
+
+/// Words of the command line are quoted 'so'; names from a file "so"
+/// (escaped as Rust strings: control characters stay visible).
+#[test]
+fn quoting_is_consistent() {
+    let f = fixture("v1.2/zstd.zt");
+    for (args, word) in [
+        (vec!["frobnicate"], "'frobnicate'"),
+        (vec!["info", "--bogus", &f], "'--bogus'"),
+        (vec!["cat", &f, "bf16_zstd", "extra"], "'extra'"),
+        (vec!["verify", "--json", &f], "'--json'"),
+        (vec!["convert", &f, "out.zt", "--digest", "md5"], "'md5'"),
+    ] {
+        let o = zt(&args);
+        assert_eq!(code(&o), 2, "{args:?}");
+        let first = stderr(&o).lines().next().unwrap_or("").to_owned();
+        assert!(first.contains(word) && !first.contains('"'), "{args:?}: {first}");
+    }
+    let o = zt(&["cat", &f, "no\tsuch"]);
+    assert_eq!(code(&o), 1);
+    assert!(stderr(&o).contains("(object \"no\\tsuch\")"), "{}", stderr(&o));
 }
 
 #[test]
@@ -584,7 +729,7 @@ fn help_exits_0() {
 /// manifest is sound but whose data is not).
 #[test]
 fn verify_runs_the_data_rules() {
-    let dir = Path::new(env!("CARGO_MANIFEST_DIR")).join("examples-c/samples/hostile/data");
+    let dir = repo().join("examples-c/samples/hostile/data");
     let mut n = 0;
     for e in std::fs::read_dir(&dir).unwrap() {
         let p = e.unwrap().path().to_string_lossy().into_owned();
@@ -595,7 +740,7 @@ fn verify_runs_the_data_rules() {
     }
     assert!(n >= 3, "{n}");
     // A v1.1 CSR whose zstd values declare no size: nnz comes from decoding them.
-    let good = Path::new(env!("CARGO_MANIFEST_DIR")).join("examples-c/samples/good/v1.1_zstd_unknown_size.zt");
+    let good = repo().join("examples-c/samples/good/v1.1_zstd_unknown_size.zt");
     let o = zt(&["verify", &good.to_string_lossy()]);
     assert_eq!(code(&o), 0, "{}", stderr(&o));
 }
