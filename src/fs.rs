@@ -218,6 +218,19 @@ impl Reader {
         }
     }
 
+    /// Check the component's digest over its stored bytes, whatever the
+    /// mode (see [`Component::verify_digest`]): verification as each
+    /// component is loaded, without a whole-file pass.
+    pub fn verify_digest(&self, c: &Component<'_>) -> Result<crate::digest::Verified, Error> {
+        match &self.backing {
+            Backing::Positional(..) if c.digest().is_some() => {
+                let stored = self.stored(c)?;
+                Ok(c.with_stored(&stored).verify_digest()?)
+            }
+            _ => Ok(c.verify_digest()?),
+        }
+    }
+
     fn stored(&self, c: &Component<'_>) -> Result<Vec<u8>, Error> {
         let mut v = std::vec![0u8; c.length() as usize];
         self.read_stored_into(c, &mut v)?;

@@ -46,12 +46,26 @@ impl fmt::Display for Detail {
         match self {
             Detail::Static(s) => f.write_str(s),
             Detail::Core(e) => write!(f, "{e}"),
-            Detail::Io(e) => write!(f, "I/O error: {e}"),
+            Detail::Io(e) => write!(f, "I/O error: {}", OsText(e)),
             Detail::Owned(s) => f.write_str(s),
             Detail::Verify { count, first } => {
                 write!(f, "{count} problem{} found; first: {first}", if *count == 1 { "" } else { "s" })
             }
         }
+    }
+}
+
+/// An I/O error's text without Rust's `(os error N)` suffix.
+pub(crate) struct OsText<'e>(pub &'e std::io::Error);
+
+impl fmt::Display for OsText<'_> {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        let s = self.0.to_string();
+        let cut = match s.rfind(" (os error ") {
+            Some(i) if s.ends_with(')') => &s[..i],
+            _ => &s,
+        };
+        f.write_str(cut)
     }
 }
 

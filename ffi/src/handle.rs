@@ -5,6 +5,7 @@ use crate::{zt_mode, zt_object, zt_status, ZT_NUL_TERMINATED};
 use core::ffi::c_char;
 use core::sync::atomic::{AtomicUsize, Ordering};
 use std::ffi::CStr;
+use ztensor_core::digest::Verified;
 use ztensor_core::fs::{Mode, Reader};
 use ztensor_core::verify::{Options, Report};
 use ztensor_core::{Component, Error as CoreError, File, Object};
@@ -92,6 +93,14 @@ impl zt_file {
             Inner::Memory(_) => {
                 c.measure_decoded_len(ztensor_core::read::DEFAULT_DECODE_LIMIT).map_err(|e| Fail::core(e, Phase::Data))
             }
+        }
+    }
+
+    /// Check `c`'s digest over its stored bytes, whatever the mode.
+    pub(crate) fn verify_digest(&self, c: &Component<'_>) -> Result<Verified, Fail> {
+        match &self.inner {
+            Inner::Path(r) => r.verify_digest(c).map_err(|e| Fail::fs(e, Phase::Data)),
+            Inner::Memory(_) => c.verify_digest().map_err(|e| Fail::core(e, Phase::Data)),
         }
     }
 
