@@ -8,7 +8,10 @@ use std::panic::{catch_unwind, AssertUnwindSafe};
 use ztensor_core::{Error as CoreError, ErrorKind};
 
 /// Capacity of the thread-local message buffer, NUL included. Longer
-/// messages are cut (on a character boundary).
+/// messages are cut (on a character boundary). A plain array rather than
+/// `heapless::String`: C needs a stable NUL-terminated buffer, and
+/// `heapless::String` refuses a write that does not fit instead of cutting it,
+/// so it would not remove the `Truncating` writer below.
 pub(crate) const LAST_ERROR_CAP: usize = 512;
 
 thread_local! {
