@@ -289,3 +289,60 @@ pub(crate) fn read_exact_at(f: &std::fs::File, mut buf: &mut [u8], mut offset: u
     }
     Ok(())
 }
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    /// A v1.1 file whose one zstd component declares no decoded size: one
+    /// frame of `blocks` RLE blocks of 128 KiB (the audit's sizing bomb).
+    fn rle_bomb(blocks: usize) -> Vec<u8> {
+        let stored = 6 + 4 * blocks;
+        let mut m = std::vec![0xa2, 0x67];
+        m.extend_from_slice(b"version\x651.1.0\x67objects\xa1\x64blob\xa3\x65shape\x80\x66format\x66opaque");
+        m.extend_from_slice(b"\x6acomponents\xa1\x64blob\xa4\x65dtype\x62u8\x66offset\x18\x40\x66length\x1a");
+        m.extend_from_slice(&(stored as u32).to_be_bytes());
+        m.extend_from_slice(b"\x68encoding\x64zstd");
+        let mut f = b"ZTEN1000".to_vec();
+        f.resize(64, 0);
+        f.extend_from_slice(&[0x28, 0xb5, 0x2f, 0xfd, 0x00, 0x38]);
+        for i in 0..blocks {
+            f.extend_from_slice(if i + 1 == blocks { &[3, 0, 0x10, 1] } else { &[2, 0, 0x10, 1] });
+        }
+        f.extend_from_slice(&m);
+        f.extend_from_slice(&(m.len() as u64).to_le_bytes());
+        f.extend_from_slice(b"ZTEN1000");
+        f
+    }
+
+    #[test]
+    fn undeclared_sizes_are_measured_in_every_mode() {
+        let bytes = rle_bomb(64);
+        let path = std::env::temp_dir().join(std::format!("zt-fs-measure-{}.zt", std::process::id()));
+        std::fs::write(&path, &bytes).unwrap();
+        let want = 64 * 131_072;
+        let mem = File::parse(&bytes).unwrap();
+        let c = mem.get("blob").unwrap().component("blob").unwrap();
+        assert_eq!(c.plausible_len().unwrap(), None);
+        assert_eq!(c.measure_decoded_len(u64::MAX).unwrap(), want);
+        assert_eq!(c.measure_decoded_len(want - 1).unwrap_err().kind(), ErrorKind::DecodedTooLarge { limit: want - 1 });
+        for mode in [Mode::Mmap, Mode::Positional] {
+            let r = Reader::open_with(&path, mode).unwrap();
+            let c = r.file().get("blob").unwrap().component("blob").unwrap();
+            assert_eq!(r.measure_decoded_len(&c).unwrap(), want, "{mode:?}");
+            assert!(r.read_into(&c, &mut [0u8; 100]).is_err(), "{mode:?}");
+        }
+        std::fs::remove_file(&path).unwrap();
+    }
+
+    #[test]
+    fn only_regular_files_are_opened() {
+        let dir = std::env::temp_dir();
+        for mode in [Mode::Mmap, Mode::Positional] {
+            match Reader::open_with(&dir, mode) {
+                Err(Error::Io(e)) => assert_eq!(std::string::ToString::to_string(&e), "not a regular file"),
+                other => panic!("{other:?}"),
+            }
+        }
+    }
+}
