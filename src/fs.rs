@@ -6,8 +6,19 @@
 //! - [`Mode::Positional`]: only the footer and the manifest are read at
 //!   open; each component is fetched with a positional read when asked for.
 //!   For network filesystems and files larger than the address space.
+//!
+//! Files that change while open. Replacing a file by a rename (what
+//! [`FileSink`](crate::write::FileSink) does) is harmless in both modes:
+//! the reader keeps the file it opened. Changing it in place is not: with
+//! [`Mode::Mmap`], reading a part cut off by truncation kills the process
+//! with `SIGBUS` (as with any memory map; the safe API relies on the file
+//! staying whole, see memmap2), and rewritten bytes show through; with
+//! [`Mode::Positional`] such reads fail with an I/O error. Where files can
+//! be truncated or rewritten under a reader, use [`Mode::Positional`].
+//! Only regular files are opened (a FIFO, directory or device is refused
+//! before anything waits on it).
 
-#![allow(unsafe_code)] // memory mapping, and the borrow of the backing bytes below
+#![allow(unsafe_code)] // memory mapping
 
 use crate::container::{Tail, FOOTER_LEN, HEADER_LEN};
 use crate::error::ErrorKind;
@@ -60,13 +71,30 @@ impl From<crate::Error> for Error {
     }
 }
 
-/// What `Reader::file` borrows from; kept alive, never read directly.
+/// What `Reader::file` borrows from.
 enum Backing {
-    #[allow(dead_code)]
     Map(memmap2::Mmap),
-    /// The manifest bytes, and the file for positional reads.
-    Positional(#[allow(dead_code)] Vec<u8>, std::fs::File),
+    /// The manifest bytes, where the file puts them, and the file for
+    /// positional reads.
+    Positional(Vec<u8>, Tail, std::fs::File),
 }
+
+/// Validate what `b` holds: the whole mapped file, or the manifest alone.
+fn parse(b: &Backing) -> crate::Result<File<'_>> {
+    match b {
+        Backing::Map(m) => File::parse(m),
+        Backing::Positional(m, tail, _) => File::parse_manifest(m, *tail, None),
+    }
+}
+
+self_cell::self_cell!(
+    /// The backing bytes and the validated file borrowing them.
+    struct Owned {
+        owner: Backing,
+        #[covariant]
+        dependent: File,
+    }
+);
 
 /// A validated zTensor file opened from a path.
 ///
@@ -81,9 +109,7 @@ enum Backing {
 /// # Ok(()) }
 /// ```
 pub struct Reader {
-    // Declared before `backing`, so it is dropped first.
-    file: File<'static>,
-    backing: Backing,
+    owned: Owned,
 }
 
 impl Reader {
@@ -94,63 +120,66 @@ impl Reader {
 
     /// Open and validate, reading as `mode` says.
     pub fn open_with(path: impl AsRef<Path>, mode: Mode) -> Result<Reader, Error> {
+        let path = path.as_ref();
+        // Refuse FIFOs, devices and directories before opening: opening a
+        // FIFO would block until a writer appears.
+        if !std::fs::metadata(path)?.is_file() {
+            return Err(not_regular());
+        }
         let f = std::fs::File::open(path)?;
-        let len = f.metadata()?.len();
+        let meta = f.metadata()?;
+        if !meta.is_file() {
+            return Err(not_regular());
+        }
+        let len = meta.len();
         match mode {
             Mode::Mmap if len > 0 => {
                 // SAFETY: the mapping is read-only and private to this Reader.
                 // Like every reader of a mapped file, we rely on the file not
-                // being truncated or rewritten while mapped (see memmap2).
+                // being truncated or rewritten while mapped (see memmap2 and
+                // the module's documentation).
                 let map = unsafe { memmap2::Mmap::map(&f)? };
-                // SAFETY: the slice points into the mapping, which lives in
-                // `backing` as long as `file` and never moves (a mapping's
-                // address is fixed); `file` is dropped before `backing`.
-                let bytes: &'static [u8] = unsafe { std::slice::from_raw_parts(map.as_ptr(), map.len()) };
-                let file = File::parse(bytes)?;
-                Ok(Reader { file, backing: Backing::Map(map) })
+                Ok(Reader { owned: Owned::try_new(Backing::Map(map), parse)? })
             }
             Mode::Mmap => Err(Error::Format(crate::Error::new(ErrorKind::FileTooSmall { len }))),
             Mode::Positional => {
-                let mut head = [0u8; 16];
-                if len < HEADER_LEN + 9 {
-                    return Err(Error::Format(crate::Error::new(ErrorKind::FileTooSmall { len })));
-                }
-                read_exact_at(&f, &mut head[..8], 0)?;
-                let mut footer = [0u8; 16];
-                read_exact_at(&f, &mut footer, len - FOOTER_LEN)?;
-                let tail = Tail::from_footer(&footer, len)?;
-                tail.check_header(&head[..8])?;
-                let mut manifest = std::vec![0u8; tail.manifest_len as usize];
-                read_exact_at(&f, &mut manifest, tail.manifest_offset)?;
-                // SAFETY: the slice points into the Vec's heap buffer, which is
-                // never touched again and lives in `backing` as long as `file`
-                // (moving the Vec does not move its buffer); `file` is dropped first.
-                let m: &'static [u8] = unsafe { std::slice::from_raw_parts(manifest.as_ptr(), manifest.len()) };
-                let file = File::parse_manifest(m, tail, None)?;
-                Ok(Reader { file, backing: Backing::Positional(manifest, f) })
+                let (tail, manifest) = read_tail(&f, len)?;
+                Ok(Reader { owned: Owned::try_new(Backing::Positional(manifest, tail, f), parse)? })
             }
         }
     }
 
     /// The validated file: objects, components, attributes.
     pub fn file(&self) -> &File<'_> {
-        &self.file
+        self.owned.borrow_dependent()
     }
 
     /// How this reader reads.
     pub fn mode(&self) -> Mode {
-        match self.backing {
+        match self.owned.borrow_owner() {
             Backing::Positional(..) => Mode::Positional,
             _ => Mode::Mmap,
         }
+    }
+
+    /// The stored bytes of a raw component, without copying, when they are
+    /// the elements in the host's byte order (see
+    /// [`Component::zero_copy_bytes`]); refused with
+    /// [`ErrorKind::NotZeroCopy`] in positional mode too.
+    pub fn zero_copy<'f>(&'f self, c: &Component<'f>) -> Result<&'f [u8], Error> {
+        if let Backing::Positional(..) = self.owned.borrow_owner() {
+            let reason = "the file was opened for positional reads";
+            return Err(Error::Format(crate::Error::new(ErrorKind::NotZeroCopy { reason }).in_component(c.role())));
+        }
+        Ok(c.zero_copy_bytes()?)
     }
 
     /// The component's stored bytes into `out` (which must hold `length` bytes).
     pub fn read_stored_into(&self, c: &Component<'_>, out: &mut [u8]) -> Result<usize, Error> {
         let n = c.length() as usize;
         let dst = out.get_mut(..n).ok_or_else(|| crate::Error::new(ErrorKind::BufferTooSmall { needed: n as u64 }))?;
-        match &self.backing {
-            Backing::Positional(_, f) => read_exact_at(f, dst, c.offset())?,
+        match self.owned.borrow_owner() {
+            Backing::Positional(_, _, f) => read_exact_at(f, dst, c.offset())?,
             _ => dst.copy_from_slice(c.stored_bytes()?),
         }
         Ok(n)
@@ -158,7 +187,7 @@ impl Reader {
 
     /// Decode a component into `out` (little-endian elements); returns the bytes written.
     pub fn read_into(&self, c: &Component<'_>, out: &mut [u8]) -> Result<usize, Error> {
-        match (&self.backing, c.encoding()) {
+        match (self.owned.borrow_owner(), c.encoding()) {
             (Backing::Positional(..), Encoding::Raw) if c.endian() == crate::Endian::Little => {
                 self.read_stored_into(c, out)
             }
@@ -172,12 +201,39 @@ impl Reader {
 
     /// Decode a component into a new `Vec` (little-endian elements).
     pub fn to_vec(&self, c: &Component<'_>) -> Result<Vec<u8>, Error> {
-        match &self.backing {
+        match self.owned.borrow_owner() {
             Backing::Positional(..) => {
                 let stored = self.stored(c)?;
                 Ok(c.with_stored(&stored).to_vec()?)
             }
             _ => Ok(c.to_vec()?),
+        }
+    }
+
+    /// The number of bytes [`Reader::read_into`] writes, in bounded memory
+    /// (see [`Component::measure_decoded_len`]; in positional mode the
+    /// stored bytes are read first, `length` bytes).
+    pub fn measure_decoded_len(&self, c: &Component<'_>) -> Result<u64, Error> {
+        let limit = crate::read::DEFAULT_DECODE_LIMIT;
+        match self.owned.borrow_owner() {
+            Backing::Positional(..) if c.plausible_len()?.is_none() => {
+                let stored = self.stored(c)?;
+                Ok(c.with_stored(&stored).measure_decoded_len(limit)?)
+            }
+            _ => Ok(c.measure_decoded_len(limit)?),
+        }
+    }
+
+    /// Check the component's digest over its stored bytes, whatever the
+    /// mode (see [`Component::verify_digest`]): verification as each
+    /// component is loaded, without a whole-file pass.
+    pub fn verify_digest(&self, c: &Component<'_>) -> Result<crate::digest::Verified, Error> {
+        match self.owned.borrow_owner() {
+            Backing::Positional(..) if c.digest().is_some() => {
+                let stored = self.stored(c)?;
+                Ok(c.with_stored(&stored).verify_digest()?)
+            }
+            _ => Ok(c.verify_digest()?),
         }
     }
 
@@ -190,17 +246,38 @@ impl Reader {
 
 impl fmt::Debug for Reader {
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
-        f.debug_struct("Reader").field("mode", &self.mode()).field("file", &self.file).finish()
+        f.debug_struct("Reader").field("mode", &self.mode()).field("file", self.file()).finish()
     }
 }
 
+fn not_regular() -> Error {
+    Error::Io(std::io::Error::new(std::io::ErrorKind::InvalidInput, "not a regular file"))
+}
+
+/// Read and check the footer and header of a file of `len` bytes, then read
+/// its manifest: everything a reader needs before validating it.
+pub(crate) fn read_tail(f: &std::fs::File, len: u64) -> Result<(Tail, Vec<u8>), Error> {
+    if len < HEADER_LEN + 9 {
+        return Err(Error::Format(crate::Error::new(ErrorKind::FileTooSmall { len })));
+    }
+    let mut head = [0u8; HEADER_LEN as usize];
+    read_exact_at(f, &mut head, 0)?;
+    let mut footer = [0u8; FOOTER_LEN as usize];
+    read_exact_at(f, &mut footer, len - FOOTER_LEN)?;
+    let tail = Tail::from_footer(&footer, len)?;
+    tail.check_header(&head)?;
+    let mut manifest = std::vec![0u8; tail.manifest_len as usize];
+    read_exact_at(f, &mut manifest, tail.manifest_offset)?;
+    Ok((tail, manifest))
+}
+
 #[cfg(unix)]
-fn read_exact_at(f: &std::fs::File, buf: &mut [u8], offset: u64) -> std::io::Result<()> {
+pub(crate) fn read_exact_at(f: &std::fs::File, buf: &mut [u8], offset: u64) -> std::io::Result<()> {
     std::os::unix::fs::FileExt::read_exact_at(f, buf, offset)
 }
 
 #[cfg(windows)]
-fn read_exact_at(f: &std::fs::File, mut buf: &mut [u8], mut offset: u64) -> std::io::Result<()> {
+pub(crate) fn read_exact_at(f: &std::fs::File, mut buf: &mut [u8], mut offset: u64) -> std::io::Result<()> {
     while !buf.is_empty() {
         match std::os::windows::fs::FileExt::seek_read(f, buf, offset)? {
             0 => return Err(std::io::ErrorKind::UnexpectedEof.into()),
@@ -211,4 +288,61 @@ fn read_exact_at(f: &std::fs::File, mut buf: &mut [u8], mut offset: u64) -> std:
         }
     }
     Ok(())
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    /// A v1.1 file whose one zstd component declares no decoded size: one
+    /// frame of `blocks` RLE blocks of 128 KiB (the audit's sizing bomb).
+    fn rle_bomb(blocks: usize) -> Vec<u8> {
+        let stored = 6 + 4 * blocks;
+        let mut m = std::vec![0xa2, 0x67];
+        m.extend_from_slice(b"version\x651.1.0\x67objects\xa1\x64blob\xa3\x65shape\x80\x66format\x66opaque");
+        m.extend_from_slice(b"\x6acomponents\xa1\x64blob\xa4\x65dtype\x62u8\x66offset\x18\x40\x66length\x1a");
+        m.extend_from_slice(&(stored as u32).to_be_bytes());
+        m.extend_from_slice(b"\x68encoding\x64zstd");
+        let mut f = b"ZTEN1000".to_vec();
+        f.resize(64, 0);
+        f.extend_from_slice(&[0x28, 0xb5, 0x2f, 0xfd, 0x00, 0x38]);
+        for i in 0..blocks {
+            f.extend_from_slice(if i + 1 == blocks { &[3, 0, 0x10, 1] } else { &[2, 0, 0x10, 1] });
+        }
+        f.extend_from_slice(&m);
+        f.extend_from_slice(&(m.len() as u64).to_le_bytes());
+        f.extend_from_slice(b"ZTEN1000");
+        f
+    }
+
+    #[test]
+    fn undeclared_sizes_are_measured_in_every_mode() {
+        let bytes = rle_bomb(64);
+        let path = std::env::temp_dir().join(std::format!("zt-fs-measure-{}.zt", std::process::id()));
+        std::fs::write(&path, &bytes).unwrap();
+        let want = 64 * 131_072;
+        let mem = File::parse(&bytes).unwrap();
+        let c = mem.get("blob").unwrap().component("blob").unwrap();
+        assert_eq!(c.plausible_len().unwrap(), None);
+        assert_eq!(c.measure_decoded_len(u64::MAX).unwrap(), want);
+        assert_eq!(c.measure_decoded_len(want - 1).unwrap_err().kind(), ErrorKind::DecodedTooLarge { limit: want - 1 });
+        for mode in [Mode::Mmap, Mode::Positional] {
+            let r = Reader::open_with(&path, mode).unwrap();
+            let c = r.file().get("blob").unwrap().component("blob").unwrap();
+            assert_eq!(r.measure_decoded_len(&c).unwrap(), want, "{mode:?}");
+            assert!(r.read_into(&c, &mut [0u8; 100]).is_err(), "{mode:?}");
+        }
+        std::fs::remove_file(&path).unwrap();
+    }
+
+    #[test]
+    fn only_regular_files_are_opened() {
+        let dir = std::env::temp_dir();
+        for mode in [Mode::Mmap, Mode::Positional] {
+            match Reader::open_with(&dir, mode) {
+                Err(Error::Io(e)) => assert_eq!(std::string::ToString::to_string(&e), "not a regular file"),
+                other => panic!("{other:?}"),
+            }
+        }
+    }
 }

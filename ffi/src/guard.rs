@@ -8,7 +8,10 @@ use std::panic::{catch_unwind, AssertUnwindSafe};
 use ztensor_core::{Error as CoreError, ErrorKind};
 
 /// Capacity of the thread-local message buffer, NUL included. Longer
-/// messages are cut (on a character boundary).
+/// messages are cut (on a character boundary). A plain array rather than
+/// `heapless::String`: C needs a stable NUL-terminated buffer, and
+/// `heapless::String` refuses a write that does not fit instead of cutting it,
+/// so it would not remove the `Truncating` writer below.
 pub(crate) const LAST_ERROR_CAP: usize = 512;
 
 thread_local! {
@@ -46,12 +49,26 @@ impl fmt::Display for Detail {
         match self {
             Detail::Static(s) => f.write_str(s),
             Detail::Core(e) => write!(f, "{e}"),
-            Detail::Io(e) => write!(f, "I/O error: {e}"),
+            Detail::Io(e) => write!(f, "I/O error: {}", OsText(e)),
             Detail::Owned(s) => f.write_str(s),
             Detail::Verify { count, first } => {
                 write!(f, "{count} problem{} found; first: {first}", if *count == 1 { "" } else { "s" })
             }
         }
+    }
+}
+
+/// An I/O error's text without Rust's `(os error N)` suffix.
+pub(crate) struct OsText<'e>(pub &'e std::io::Error);
+
+impl fmt::Display for OsText<'_> {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        let s = self.0.to_string();
+        let cut = match s.rfind(" (os error ") {
+            Some(i) if s.ends_with(')') => &s[..i],
+            _ => &s,
+        };
+        f.write_str(cut)
     }
 }
 
@@ -97,7 +114,7 @@ pub(crate) fn status_of(kind: ErrorKind, phase: Phase) -> zt_status {
         // error; when reading, it is data that decodes to the wrong size.
         LengthMismatch { .. } if phase == Phase::Data => ZT_ERR_CORRUPT_DATA,
         Io => ZT_ERR_IO,
-        UnsupportedVersion { .. } | Unsupported { .. } | NoData => ZT_ERR_UNSUPPORTED,
+        UnsupportedVersion { .. } | Unsupported { .. } | NoData | UnverifiableDigest => ZT_ERR_UNSUPPORTED,
         TypeMismatch => ZT_ERR_INVALID_ARGUMENT,
         _ => ZT_ERR_FORMAT,
     }

@@ -1,12 +1,14 @@
 //! The `zt_file` handle and the argument checks shared by every entry point.
 
-use crate::guard::{Fail, Phase};
+use crate::guard::{Detail, Fail, Phase};
 use crate::{zt_mode, zt_object, zt_status, ZT_NUL_TERMINATED};
 use core::ffi::c_char;
+use core::sync::atomic::{AtomicUsize, Ordering};
 use std::ffi::CStr;
-use std::path::{Path, PathBuf};
+use ztensor_core::digest::Verified;
 use ztensor_core::fs::{Mode, Reader};
-use ztensor_core::{Component, Encoding, Error as CoreError, File, Object};
+use ztensor_core::verify::{Options, Report};
+use ztensor_core::{Component, Error as CoreError, File, Object};
 
 /// An open, validated zTensor file (opaque to C).
 ///
@@ -14,12 +16,22 @@ use ztensor_core::{Component, Encoding, Error as CoreError, File, Object};
 /// one handle may be read from many threads at once.
 pub struct zt_file {
     inner: Inner,
+    /// The tag of every `zt_object` taken from this handle.
+    owner: usize,
 }
 
+/// The next handle's owner tag (0 is never used).
+static NEXT_OWNER: AtomicUsize = AtomicUsize::new(1);
+
+fn next_owner() -> usize {
+    NEXT_OWNER.fetch_add(1, Ordering::Relaxed)
+}
+
+// One per handle, and the handle is boxed: the variants' sizes do not matter.
+#[allow(clippy::large_enum_variant)]
 enum Inner {
-    /// Opened from a path: memory-mapped or positional (then with the path,
-    /// which `zt_verify` maps to check data rules).
-    Path(Reader, Option<PathBuf>),
+    /// Opened from a path: memory-mapped or positional.
+    Path(Reader),
     /// Parsed from memory the caller lends for the handle's lifetime.
     Memory(File<'static>),
 }
@@ -31,88 +43,93 @@ const _: () = {
 };
 
 impl zt_file {
-    pub(crate) fn from_reader(r: Reader, path: &Path) -> zt_file {
-        let path = (r.mode() == Mode::Positional).then(|| path.to_path_buf());
-        zt_file { inner: Inner::Path(r, path) }
+    pub(crate) fn from_reader(r: Reader) -> zt_file {
+        zt_file { inner: Inner::Path(r), owner: next_owner() }
     }
 
     pub(crate) fn from_memory(f: File<'static>) -> zt_file {
-        zt_file { inner: Inner::Memory(f) }
+        zt_file { inner: Inner::Memory(f), owner: next_owner() }
     }
 
     pub(crate) fn file(&self) -> &File<'_> {
         match &self.inner {
-            Inner::Path(r, _) => r.file(),
+            Inner::Path(r) => r.file(),
             Inner::Memory(f) => f,
         }
     }
 
+    /// The tag of the objects taken from this handle.
+    pub(crate) fn owner(&self) -> usize {
+        self.owner
+    }
+
     pub(crate) fn mode(&self) -> zt_mode {
         match &self.inner {
-            Inner::Path(r, _) if r.mode() == Mode::Positional => zt_mode::ZT_MODE_POSITIONAL,
-            Inner::Path(..) => zt_mode::ZT_MODE_MMAP,
+            Inner::Path(r) if r.mode() == Mode::Positional => zt_mode::ZT_MODE_POSITIONAL,
+            Inner::Path(_) => zt_mode::ZT_MODE_MMAP,
             Inner::Memory(_) => zt_mode::ZT_MODE_MEMORY,
         }
     }
 
-    /// The path of a file opened for positional reads.
-    pub(crate) fn positional_path(&self) -> Option<&Path> {
+    /// Verify the file this handle reads (through its descriptor in
+    /// positional mode: never re-opened by path, never mapped).
+    pub(crate) fn verify(&self, options: Options) -> Report {
         match &self.inner {
-            Inner::Path(_, p) => p.as_deref(),
-            Inner::Memory(_) => None,
+            Inner::Path(r) => r.file().verify_from(r, options, |_| {}),
+            Inner::Memory(f) => f.verify_with(options, |_| {}),
         }
-    }
-
-    pub(crate) fn positional(&self) -> bool {
-        self.mode() == zt_mode::ZT_MODE_POSITIONAL
     }
 
     /// Decode `c` into `out` (little-endian elements), whatever the mode.
     pub(crate) fn read_into(&self, c: &Component<'_>, out: &mut [u8]) -> Result<usize, Fail> {
         match &self.inner {
-            Inner::Path(r, _) => r.read_into(c, out).map_err(|e| Fail::fs(e, Phase::Data)),
+            Inner::Path(r) => r.read_into(c, out).map_err(|e| Fail::fs(e, Phase::Data)),
             Inner::Memory(_) => c.read_into(out).map_err(|e| Fail::core(e, Phase::Data)),
         }
     }
 
-    /// Decode `c` into a new buffer, whatever the mode.
-    pub(crate) fn to_vec(&self, c: &Component<'_>) -> Result<Vec<u8>, Fail> {
+    /// The bytes `read_into` writes for `c`, found in bounded memory.
+    pub(crate) fn measure(&self, c: &Component<'_>) -> Result<u64, Fail> {
         match &self.inner {
-            Inner::Path(r, _) => r.to_vec(c).map_err(|e| Fail::fs(e, Phase::Data)),
-            Inner::Memory(_) => c.to_vec().map_err(|e| Fail::core(e, Phase::Data)),
+            Inner::Path(r) => r.measure_decoded_len(c).map_err(|e| Fail::fs(e, Phase::Data)),
+            Inner::Memory(_) => {
+                c.measure_decoded_len(ztensor_core::read::DEFAULT_DECODE_LIMIT).map_err(|e| Fail::core(e, Phase::Data))
+            }
         }
     }
 
-    /// The stored (undecoded) bytes of `c`, read from the file in positional mode.
-    pub(crate) fn read_stored(&self, c: &Component<'_>) -> Result<Vec<u8>, Fail> {
-        let mut v = vec![0u8; c.length() as usize];
+    /// Check `c`'s digest over its stored bytes, whatever the mode.
+    pub(crate) fn verify_digest(&self, c: &Component<'_>) -> Result<Verified, Fail> {
         match &self.inner {
-            Inner::Path(r, _) => r.read_stored_into(c, &mut v).map_err(|e| Fail::fs(e, Phase::Data))?,
-            Inner::Memory(_) => {
-                v.copy_from_slice(c.stored_bytes().map_err(|e| Fail::core(e, Phase::Data))?);
-                v.len()
-            }
-        };
-        Ok(v)
+            Inner::Path(r) => r.verify_digest(c).map_err(|e| Fail::fs(e, Phase::Data)),
+            Inner::Memory(_) => c.verify_digest().map_err(|e| Fail::core(e, Phase::Data)),
+        }
+    }
+
+    /// Decode `c` into a new buffer, whatever the mode.
+    #[allow(dead_code)] // kept for conversions (zt_component_read_as)
+    pub(crate) fn to_vec(&self, c: &Component<'_>) -> Result<Vec<u8>, Fail> {
+        match &self.inner {
+            Inner::Path(r) => r.to_vec(c).map_err(|e| Fail::fs(e, Phase::Data)),
+            Inner::Memory(_) => c.to_vec().map_err(|e| Fail::core(e, Phase::Data)),
+        }
     }
 
     /// The stored bytes of a raw component, without copying, when the
     /// handle has them in memory and they are already little-endian.
     pub(crate) fn zero_copy<'f>(&'f self, o: &Object<'f>, c: &Component<'f>) -> Result<&'f [u8], Fail> {
-        let refuse = |reason: &'static str| {
-            let e = CoreError::new(ztensor_core::ErrorKind::NotZeroCopy { reason });
-            Fail::core(e.in_object(o.name()).in_component(c.role()), Phase::Data)
-        };
-        if self.positional() {
-            return Err(refuse("the file was opened for positional reads; use zt_component_read"));
+        match &self.inner {
+            Inner::Path(r) => r.zero_copy(c).map_err(|e| in_object(Fail::fs(e, Phase::Data), o.name())),
+            Inner::Memory(_) => c.zero_copy_bytes().map_err(|e| Fail::core(e.in_object(o.name()), Phase::Data)),
         }
-        if c.encoding() != Encoding::Raw {
-            return Err(refuse("the component is compressed; use zt_component_read"));
-        }
-        if c.dtype().width() > 1 && (c.endian() == ztensor_core::Endian::Big || cfg!(target_endian = "big")) {
-            return Err(refuse("elements are not in host byte order; use zt_component_read"));
-        }
-        c.stored_bytes().map_err(|e| Fail::core(e.in_object(o.name()), Phase::Data))
+    }
+}
+
+/// Attach the object's name to a core error that lacks it.
+pub(crate) fn in_object(f: Fail, name: &str) -> Fail {
+    match f.detail {
+        Detail::Core(e) => Fail { status: f.status, detail: Detail::Core(e.in_object(name)) },
+        _ => f,
     }
 }
 
@@ -132,7 +149,10 @@ pub(crate) unsafe fn handle<'a>(file: *const zt_file) -> Result<&'a zt_file, Fai
 pub(crate) unsafe fn object<'f>(h: &'f zt_file, obj: *const zt_object) -> Result<Object<'f>, Fail> {
     // SAFETY: the caller's contract.
     let obj = unsafe { obj.as_ref() }.ok_or_else(|| Fail::invalid("`obj` is NULL"))?;
-    h.file().object(obj.index).ok_or_else(|| Fail::invalid("object index out of range (zt_object from another file?)"))
+    if obj.owner != h.owner {
+        return Err(Fail::invalid("a zt_object from another file (or not from zt_object_at / zt_find)"));
+    }
+    h.file().object(obj.index).ok_or_else(|| Fail::invalid("object index out of range"))
 }
 
 /// A string argument given as pointer + length (or [`ZT_NUL_TERMINATED`]).
@@ -152,7 +172,7 @@ pub(crate) unsafe fn bytes_arg<'a>(ptr: *const c_char, len: usize, what: &'stati
         return if len == 0 { Ok(&[]) } else { Err(Fail::invalid(what)) };
     }
     if len > isize::MAX as usize {
-        return Err(Fail::invalid(what));
+        return Err(Fail::invalid("a string length is over PTRDIFF_MAX (and is not ZT_NUL_TERMINATED)"));
     }
     // SAFETY: valid for `len` bytes, by the caller's contract.
     Ok(unsafe { core::slice::from_raw_parts(ptr.cast::<u8>(), len) })
@@ -191,5 +211,5 @@ pub(crate) fn not_found(object: Option<&str>, role: Option<&[u8]>) -> Fail {
     if let Some(r) = role {
         e = e.in_component(core::str::from_utf8(r).unwrap_or("(not UTF-8)"));
     }
-    Fail { status: zt_status::ZT_ERR_NOT_FOUND, detail: crate::guard::Detail::Core(e) }
+    Fail { status: zt_status::ZT_ERR_NOT_FOUND, detail: Detail::Core(e) }
 }
