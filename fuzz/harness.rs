@@ -6,9 +6,13 @@
 //! allocate without bound; each one asserts the reader's invariants on
 //! whatever it manages to open. A panic here is a finding.
 //!
-//! Needs `ztensor` (std), `arbitrary` (derive) and `sha2` in scope.
+//! Needs `ztensor` (std), `arbitrary` (derive), `sha2` and `minicbor` in scope.
 #![allow(dead_code)]
 
+#[path = "../tests/common/cbor.rs"]
+mod builder;
+
+pub use builder::Cbor;
 use arbitrary::{Arbitrary, Unstructured};
 use std::fmt::Write as _;
 use ztensor::digest::Verified;
@@ -657,58 +661,8 @@ fn walk_value(v: Value<'_>, depth: usize) {
 }
 
 // ====================================================================
-// Tiny CBOR encoder and zstd frame builder
+// zstd frame builders
 // ====================================================================
-
-/// Minimal CBOR writer (definite lengths unless asked otherwise).
-#[derive(Default)]
-pub struct Enc(pub Vec<u8>);
-
-impl Enc {
-    pub fn head(&mut self, major: u8, n: u64) -> &mut Self {
-        let m = major << 5;
-        match n {
-            0..=23 => self.0.push(m | n as u8),
-            24..=0xff => self.0.extend([m | 24, n as u8]),
-            0x100..=0xffff => {
-                self.0.push(m | 25);
-                self.0.extend((n as u16).to_be_bytes());
-            }
-            0x1_0000..=0xffff_ffff => {
-                self.0.push(m | 26);
-                self.0.extend((n as u32).to_be_bytes());
-            }
-            _ => {
-                self.0.push(m | 27);
-                self.0.extend(n.to_be_bytes());
-            }
-        }
-        self
-    }
-    pub fn uint(&mut self, n: u64) -> &mut Self {
-        self.head(0, n)
-    }
-    pub fn text(&mut self, s: &str) -> &mut Self {
-        self.head(3, s.len() as u64);
-        self.0.extend_from_slice(s.as_bytes());
-        self
-    }
-    pub fn bytes(&mut self, b: &[u8]) -> &mut Self {
-        self.head(2, b.len() as u64);
-        self.0.extend_from_slice(b);
-        self
-    }
-    pub fn array(&mut self, n: u64) -> &mut Self {
-        self.head(4, n)
-    }
-    pub fn map(&mut self, n: u64) -> &mut Self {
-        self.head(5, n)
-    }
-    pub fn raw(&mut self, b: &[u8]) -> &mut Self {
-        self.0.extend_from_slice(b);
-        self
-    }
-}
 
 /// A zstd frame (single segment, declared content size) holding `content`
 /// in raw blocks.
@@ -952,7 +906,7 @@ struct Blob {
     content: Vec<u8>,
 }
 
-fn enc_key(e: &mut Enc, k: &SKey) {
+fn enc_key(e: &mut Cbor, k: &SKey) {
     match k {
         SKey::Text(s) => e.text(s),
         SKey::Short(n) => e.text(&format!("k{n}")),
@@ -960,40 +914,25 @@ fn enc_key(e: &mut Enc, k: &SKey) {
     };
 }
 
-fn enc_attr(e: &mut Enc, a: &SAttr, budget: &mut usize) {
+fn enc_attr(e: &mut Cbor, a: &SAttr, budget: &mut usize) {
     // Bound the encoding's size whatever the description.
     if *budget == 0 {
-        e.0.push(0xf6);
+        e.null();
         return;
     }
     *budget -= 1;
     match a {
         SAttr::Uint(n) => drop(e.uint(*n)),
-        SAttr::NegInt(n) => drop(e.head(1, *n)),
+        SAttr::NegInt(n) => drop(e.nint(*n)),
         SAttr::Text(s) => drop(e.text(s)),
         SAttr::Bytes(b) => drop(e.bytes(b)),
-        SAttr::Bool(b) => e.0.push(if *b { 0xf5 } else { 0xf4 }),
-        SAttr::Null => e.0.push(0xf6),
-        SAttr::Undefined => e.0.push(0xf7),
-        SAttr::F64(f) => {
-            e.0.push(0xfb);
-            e.0.extend(f.to_bits().to_be_bytes());
-        }
-        SAttr::F16(h) => {
-            e.0.push(0xf9);
-            e.0.extend(h.to_be_bytes());
-        }
-        SAttr::F32(h) => {
-            e.0.push(0xfa);
-            e.0.extend(h.to_be_bytes());
-        }
-        SAttr::Simple(s) => {
-            if *s < 20 {
-                e.0.push(0xe0 | s);
-            } else {
-                e.0.extend([0xf8, *s]);
-            }
-        }
+        SAttr::Bool(b) => drop(e.bool(*b)),
+        SAttr::Null => drop(e.null()),
+        SAttr::Undefined => drop(e.undefined()),
+        SAttr::F64(f) => drop(e.f64(*f)),
+        SAttr::F16(h) => drop(e.f16_bits(*h)),
+        SAttr::F32(h) => drop(e.f32(f32::from_bits(*h))),
+        SAttr::Simple(s) => drop(e.simple(*s)),
         SAttr::Array(items) => {
             e.array(items.len() as u64);
             for i in items {
@@ -1008,42 +947,40 @@ fn enc_attr(e: &mut Enc, a: &SAttr, budget: &mut usize) {
             }
         }
         SAttr::Tag(t, v) => {
-            e.head(6, *t);
+            e.tag(*t);
             enc_attr(e, v, budget);
         }
         SAttr::IndefText(parts) => {
-            e.0.push(0x7f);
+            e.text_indef();
             for p in parts {
                 e.text(p);
             }
-            e.0.push(0xff);
+            e.brk();
         }
         SAttr::IndefBytes(parts) => {
-            e.0.push(0x5f);
+            e.bytes_indef();
             for p in parts {
                 e.bytes(p);
             }
-            e.0.push(0xff);
+            e.brk();
         }
         SAttr::IndefArray(items) => {
-            e.0.push(0x9f);
+            e.arr_indef();
             for i in items {
                 enc_attr(e, i, budget);
             }
-            e.0.push(0xff);
+            e.brk();
         }
         SAttr::IndefMap(entries) => {
-            e.0.push(0xbf);
+            e.map_indef();
             for (k, v) in entries {
                 enc_key(e, k);
                 enc_attr(e, v, budget);
             }
-            e.0.push(0xff);
+            e.brk();
         }
         SAttr::Deep(n) => {
-            let n = *n as usize;
-            e.0.extend(std::iter::repeat(0x81).take(n));
-            e.0.push(0);
+            e.nested_arrays(*n as usize, false);
         }
         SAttr::Raw(b) => drop(e.raw(b)),
     }
@@ -1110,7 +1047,7 @@ fn make_blobs(blobs: &[SBlob]) -> (Vec<u8>, Vec<Blob>) {
 fn build_structured(d: &SFile) -> (Vec<u8>, Vec<Expect>) {
     let (mut region, blobs) = make_blobs(&d.blobs);
     let manifest_start_guess = region.len() as u64; // manifest follows the blobs
-    let mut e = Enc::default();
+    let mut e = Cbor::default();
     let mut expects = Vec::new();
     let mut budget = 4096usize;
     let objects: Vec<&SObject> = d.objects.iter().take(256).collect();
@@ -1254,12 +1191,12 @@ fn build_structured(d: &SFile) -> (Vec<u8>, Vec<Expect>) {
             let c = cs.first();
             let mut fields: Vec<(&str, Vec<u8>)> = Vec::new();
             let t = |s: &str| {
-                let mut x = Enc::default();
+                let mut x = Cbor::default();
                 x.text(s);
                 x.0
             };
             let u = |n: u64| {
-                let mut x = Enc::default();
+                let mut x = Cbor::default();
                 x.uint(n);
                 x.0
             };
@@ -1286,7 +1223,7 @@ fn build_structured(d: &SFile) -> (Vec<u8>, Vec<Expect>) {
                 exp.comps.push(("data".into(), c.offset.unwrap_or(0), c.length.unwrap_or(0)));
             }
             if let Some(ds) = &dims {
-                let mut x = Enc::default();
+                let mut x = Cbor::default();
                 x.array(ds.len() as u64);
                 for &v in ds {
                     x.uint(v);
@@ -1295,7 +1232,7 @@ fn build_structured(d: &SFile) -> (Vec<u8>, Vec<Expect>) {
             }
             let mut extra = Vec::new();
             if let Some(a) = &o.extra {
-                let mut x = Enc::default();
+                let mut x = Cbor::default();
                 enc_attr(&mut x, a, &mut budget);
                 extra = x.0;
             }
@@ -1424,7 +1361,7 @@ fn build_structured(d: &SFile) -> (Vec<u8>, Vec<Expect>) {
 /// correct lengths and digests, simple attributes.
 fn build_valid(d: &SFile) -> (Vec<u8>, Vec<Expect>) {
     let mut region = vec![0u8; 8];
-    let mut e = Enc::default();
+    let mut e = Cbor::default();
     let objects: Vec<&SObject> = d.objects.iter().take(64).collect();
     let mut expects = Vec::new();
     let mut budget = 2048usize;
@@ -1520,9 +1457,9 @@ fn build_valid(d: &SFile) -> (Vec<u8>, Vec<Expect>) {
 }
 
 /// Attribute values that are always well-formed and free of duplicate keys.
-fn enc_simple_attr(e: &mut Enc, a: &SAttr, budget: &mut usize, depth: usize) {
+fn enc_simple_attr(e: &mut Cbor, a: &SAttr, budget: &mut usize, depth: usize) {
     if *budget == 0 || depth > 16 {
-        e.0.push(0xf6);
+        e.null();
         return;
     }
     *budget -= 1;
@@ -1541,17 +1478,15 @@ fn enc_simple_attr(e: &mut Enc, a: &SAttr, budget: &mut usize, depth: usize) {
             }
         }
         SAttr::Tag(t, v) => {
-            e.head(6, *t);
+            e.tag(*t);
             enc_simple_attr(e, v, budget, depth + 1);
         }
         SAttr::Deep(n) => {
-            let n = (*n as usize).min(32);
-            e.0.extend(std::iter::repeat(0x81).take(n));
-            e.0.push(0);
+            e.nested_arrays((*n as usize).min(32), false);
         }
         SAttr::Raw(b) => drop(e.bytes(b)),
-        SAttr::Simple(s) if *s < 20 => e.0.push(0xe0 | s),
-        SAttr::Simple(s) if *s < 32 => e.0.push(0xf6),
+        SAttr::Simple(s) if *s < 20 => drop(e.simple(*s)),
+        SAttr::Simple(s) if *s < 32 => drop(e.null()),
         other => enc_attr(e, other, budget),
     }
 }

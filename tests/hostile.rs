@@ -149,6 +149,7 @@ fn object_raw_attrs(attrs: &[u8]) -> Cbor {
         .raw(attrs)
         .text("components")
         .value(&map([("data", comp("f32", 64, 16))]))
+        .take()
 }
 
 /// A v1.2 file whose object `w` has raw `attributes`.
@@ -620,16 +621,12 @@ fn cbor_invalid_utf8_in_interpreted_strings() {
     let t = Cbor::new().text_bytes(&[0xff, 0xfe]).build();
     // A component map with `key: value` given raw.
     let comp_raw = |key: &[u8], val: &[u8]| {
-        let mut c = Cbor::new()
-            .map(4)
-            .text("offset")
-            .uint(64)
-            .text("length")
-            .uint(16);
+        let mut c = Cbor::new();
+        c.map(4).text("offset").uint(64).text("length").uint(16);
         if key != ctext("dtype").as_slice() {
-            c = c.text("dtype").text("f32");
+            c.text("dtype").text("f32");
         } else {
-            c = c.text("x").uint(0);
+            c.text("x").uint(0);
         }
         c.raw(key).raw(val).build()
     };
