@@ -13,10 +13,24 @@ use minicbor::Encoder;
 /// The version this writer puts in `version`.
 pub(crate) const VERSION: &str = "1.2.0";
 
-/// An encoder appending to `out` (a `Vec`: writes cannot fail).
+/// The manifest bytes as minicbor's writer. minicbor's own `Write` for
+/// `Vec` is an out-of-line call per item head; this one inlines.
+struct Out<'a>(&'a mut Vec<u8>);
+
+impl minicbor::encode::Write for Out<'_> {
+    type Error = Infallible;
+
+    #[inline(always)]
+    fn write_all(&mut self, buf: &[u8]) -> Result<(), Infallible> {
+        self.0.extend_from_slice(buf);
+        Ok(())
+    }
+}
+
+/// An encoder appending to `out` (writes cannot fail).
 #[inline(always)]
-fn cbor(out: &mut Vec<u8>) -> Encoder<&mut Vec<u8>> {
-    Encoder::new(out)
+fn cbor(out: &mut Vec<u8>) -> Encoder<Out<'_>> {
+    Encoder::new(Out(out))
 }
 
 /// Writing into a `Vec` cannot fail: the error branch is dead code.
