@@ -29,6 +29,16 @@
 //!   very manifest bytes of the `.zt` file: a floor for "touch every CBOR
 //!   item once" with no checks.
 //!
+//! * `walk/hand` — the validating CBOR walk alone (`Reader::walk` of
+//!   `src/cbor.rs`: well-formedness, UTF-8, depth) over the manifest bytes,
+//!   through `ztensor::__bench_walk`.
+//! * `walk/minicbor` — the same walk with minicbor's `Decoder` as the token
+//!   layer (`minicbor_walk.rs`), the same checks: the measurement behind
+//!   keeping the hand-written token layer.
+//! * `walk+keys/hand`, `walk+keys/minicbor` — the same, also checking every
+//!   map's keys pairwise different (a preallocated key list each; the
+//!   10k-key `objects` map is sorted, which dominates).
+//!
 //! Sizes default to 1k, 10k, 100k and 1M objects; set
 //! `ZT_BENCH_SIZES=1000,10000` (comma-separated) to choose others.
 //!
@@ -43,6 +53,8 @@ use std::time::Duration;
 
 #[path = "cpu_time.rs"]
 mod cpu_time;
+#[path = "minicbor_walk.rs"]
+mod minicbor_walk;
 
 use cpu_time::CpuTime;
 use criterion::measurement::Measurement;
@@ -134,6 +146,20 @@ fn check(n: usize, inp: &Inputs) {
     let mut d = minicbor::Decoder::new(&inp.zt[inp.manifest.clone()]);
     d.skip().expect("minicbor: skip");
     assert_eq!(d.position(), inp.manifest.len());
+
+    // Both walks take the whole manifest, and both find a duplicate key.
+    let m = &inp.zt[inp.manifest.clone()];
+    let mut scratch = vec![[0u64; 2]; n + 64];
+    let hand = ztensor::__bench_walk(m, Some(&mut ztensor::scratch::Scratch::new(&mut scratch))).expect("walk/hand");
+    let mini = minicbor_walk::walk(m, Some(&mut Vec::new())).expect("walk/minicbor");
+    assert_eq!((hand, mini), (m.len(), m.len()));
+    let hand = ztensor::__bench_walk(m, None).expect("walk/hand");
+    let mini = minicbor_walk::walk(m, None).expect("walk/minicbor");
+    assert_eq!((hand, mini), (m.len(), m.len()));
+    let dup = [0xa2, 0x61, b'a', 0x01, 0x61, b'a', 0x02];
+    let e = ztensor::__bench_walk(&dup, Some(&mut ztensor::scratch::Scratch::new(&mut scratch))).unwrap_err();
+    assert_eq!(e.kind(), ztensor::ErrorKind::DuplicateKey);
+    assert_eq!(minicbor_walk::walk(&dup, Some(&mut Vec::new())), Err(minicbor_walk::WalkError::DuplicateKey));
 }
 
 fn bench_open<M: Measurement>(c: &mut Criterion<M>) {
@@ -187,6 +213,26 @@ fn bench_open<M: Measurement>(c: &mut Criterion<M>) {
                 let mut d = minicbor::Decoder::new(black_box(manifest));
                 d.skip().unwrap();
                 d.position()
+            })
+        });
+        g.bench_function(BenchmarkId::new("walk", "hand"), |b| {
+            b.iter(|| ztensor::__bench_walk(black_box(manifest), None).unwrap())
+        });
+        g.bench_function(BenchmarkId::new("walk", "minicbor"), |b| {
+            b.iter(|| minicbor_walk::walk(black_box(manifest), None).unwrap())
+        });
+        let mut scratch = vec![[0u64; 2]; n + 64];
+        g.bench_function(BenchmarkId::new("walk+keys", "hand"), |b| {
+            b.iter(|| {
+                let mut keys = ztensor::scratch::Scratch::new(&mut scratch);
+                ztensor::__bench_walk(black_box(manifest), Some(&mut keys)).unwrap()
+            })
+        });
+        let mut keys = Vec::with_capacity(n + 64);
+        g.bench_function(BenchmarkId::new("walk+keys", "minicbor"), |b| {
+            b.iter(|| {
+                keys.clear();
+                minicbor_walk::walk(black_box(manifest), Some(&mut keys)).unwrap()
             })
         });
         g.finish();

@@ -38,7 +38,7 @@ def main():
     ap.add_argument("--cpu", type=float, default=1800)
     ap.add_argument("--chunk", type=int, default=600)
     ap.add_argument("--known", default=os.environ.get("ZT_FUZZ_KNOWN", ""),
-                    help="reported findings the harness should tolerate (see harness.rs `known`)")
+                    help="reported findings the harness should tolerate (see harness/mod.rs `known`)")
     ap.add_argument("targets", nargs="*",
                     default=["open_walk", "tail_only", "legacy_v0", "structured", "writer_roundtrip"])
     a = ap.parse_args()

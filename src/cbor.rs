@@ -456,18 +456,13 @@ impl<'a> Reader<'a> {
     }
 }
 
-/// Decode a CBOR half-precision float (a NaN keeps its sign and payload).
+/// Decode a CBOR half-precision float (a NaN keeps its sign and payload:
+/// `half`'s conversion would quiet it).
 pub(crate) fn f16_to_f64(h: u16) -> f64 {
-    let sign = if h & 0x8000 != 0 { -1.0 } else { 1.0 };
-    let exp = ((h >> 10) & 0x1f) as i32;
-    let mant = (h & 0x3ff) as f64;
-    let mag = match exp {
-        0 => mant * pow2(-24),
-        31 if h & 0x3ff != 0 => return nan(h & 0x8000 != 0, (h & 0x3ff) as u64, 10),
-        31 => f64::INFINITY,
-        _ => (1.0 + mant / 1024.0) * pow2(exp - 15),
-    };
-    sign * mag
+    if h & 0x7c00 == 0x7c00 && h & 0x3ff != 0 {
+        return nan(h & 0x8000 != 0, (h & 0x3ff) as u64, 10);
+    }
+    half::f16::from_bits(h).to_f64()
 }
 
 /// Widen a CBOR single-precision float (a NaN keeps its sign and payload).
@@ -483,11 +478,6 @@ pub(crate) fn f32_to_f64(f: f32) -> f64 {
 /// bit operations: a float cast may change a NaN's sign or payload).
 fn nan(negative: bool, mantissa: u64, bits: u32) -> f64 {
     f64::from_bits((negative as u64) << 63 | 0x7ff0_0000_0000_0000 | mantissa << (52 - bits))
-}
-
-fn pow2(e: i32) -> f64 {
-    // Exact for the small exponents half floats use; avoids libm in no_std.
-    f64::from_bits(((e + 1023) as u64) << 52)
 }
 
 #[cfg(test)]

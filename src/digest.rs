@@ -29,15 +29,6 @@ pub enum Verified {
     Unverifiable,
 }
 
-fn hex_nibble(c: u8) -> Option<u8> {
-    match c {
-        b'0'..=b'9' => Some(c - b'0'),
-        b'a'..=b'f' => Some(c - b'a' + 10),
-        b'A'..=b'F' => Some(c - b'A' + 10),
-        _ => None,
-    }
-}
-
 impl<'a> Digest<'a> {
     /// Parse `algorithm:value`. Hex is case-insensitive; `crc32c` takes a `0x` prefix.
     pub fn parse(s: &'a str) -> Result<Self> {
@@ -45,26 +36,21 @@ impl<'a> Digest<'a> {
         let (alg, value) = s.split_once(':').ok_or_else(bad)?;
         match alg {
             "sha256" => {
-                let b = value.as_bytes();
-                if b.len() != 64 {
-                    return Err(bad());
-                }
                 let mut out = [0u8; 32];
-                for (o, pair) in out.iter_mut().zip(b.chunks_exact(2)) {
-                    *o = hex_nibble(pair[0]).ok_or_else(bad)? << 4 | hex_nibble(pair[1]).ok_or_else(bad)?;
-                }
+                hex::decode_to_slice(value, &mut out).map_err(|_| bad())?;
                 Ok(Digest::Sha256(out))
             }
             "crc32c" => {
-                let hex = value.strip_prefix("0x").or_else(|| value.strip_prefix("0X")).ok_or_else(bad)?;
-                if hex.is_empty() || hex.len() > 8 {
+                let digits = value.strip_prefix("0x").or_else(|| value.strip_prefix("0X")).ok_or_else(bad)?;
+                if digits.is_empty() || digits.len() > 8 {
                     return Err(bad());
                 }
-                let mut v = 0u32;
-                for c in hex.bytes() {
-                    v = v << 4 | hex_nibble(c).ok_or_else(bad)? as u32;
-                }
-                Ok(Digest::Crc32c(v))
+                // Left-padded to 8 digits: `hex` decodes whole bytes.
+                let mut padded = [b'0'; 8];
+                padded[8 - digits.len()..].copy_from_slice(digits.as_bytes());
+                let mut v = [0u8; 4];
+                hex::decode_to_slice(padded, &mut v).map_err(|_| bad())?;
+                Ok(Digest::Crc32c(u32::from_be_bytes(v)))
             }
             "" => Err(bad()),
             other => Ok(Digest::Unknown { algorithm: other }),
@@ -88,7 +74,9 @@ pub fn crc32c(bytes: &[u8]) -> u32 {
     c.finish()
 }
 
-/// Incremental CRC-32C, slicing-by-8.
+/// Incremental CRC-32C: the `crc32c` crate (the CPU's CRC instruction where
+/// there is one, found at run time) with `std`, the `crc` crate's tables
+/// without.
 #[derive(Clone, Copy, Debug)]
 pub struct Crc32c(u32);
 
@@ -98,66 +86,36 @@ impl Default for Crc32c {
     }
 }
 
+#[cfg(not(feature = "std"))]
+static CASTAGNOLI: crc::Crc<u32, crc::Table<16>> = crc::Crc::<u32, crc::Table<16>>::new(&crc::CRC_32_ISCSI);
+
 impl Crc32c {
     /// A CRC over no bytes yet.
     pub const fn new() -> Self {
-        Crc32c(!0)
+        Crc32c(0)
     }
 
     /// Feed more bytes.
     pub fn update(&mut self, bytes: &[u8]) {
-        let mut crc = self.0;
-        let mut chunks = bytes.chunks_exact(8);
-        for c in &mut chunks {
-            let lo = crc ^ u32::from_le_bytes([c[0], c[1], c[2], c[3]]);
-            let hi = u32::from_le_bytes([c[4], c[5], c[6], c[7]]);
-            crc = T[7][(lo & 0xff) as usize]
-                ^ T[6][((lo >> 8) & 0xff) as usize]
-                ^ T[5][((lo >> 16) & 0xff) as usize]
-                ^ T[4][(lo >> 24) as usize]
-                ^ T[3][(hi & 0xff) as usize]
-                ^ T[2][((hi >> 8) & 0xff) as usize]
-                ^ T[1][((hi >> 16) & 0xff) as usize]
-                ^ T[0][(hi >> 24) as usize];
+        #[cfg(feature = "std")]
+        {
+            self.0 = crc32c::crc32c_append(self.0, bytes);
         }
-        for &b in chunks.remainder() {
-            crc = (crc >> 8) ^ T[0][((crc ^ b as u32) & 0xff) as usize];
+        #[cfg(not(feature = "std"))]
+        {
+            // Resume from the CRC so far: its register is the CRC inverted,
+            // which `crc` takes as an initial value in unreflected form.
+            let mut d = CASTAGNOLI.digest_with_initial((!self.0).reverse_bits());
+            d.update(bytes);
+            self.0 = d.finalize();
         }
-        self.0 = crc;
     }
 
     /// The CRC of everything fed so far.
     pub const fn finish(&self) -> u32 {
-        !self.0
+        self.0
     }
 }
-
-const fn tables() -> [[u32; 256]; 8] {
-    let mut t = [[0u32; 256]; 8];
-    let mut i = 0;
-    while i < 256 {
-        let mut c = i as u32;
-        let mut k = 0;
-        while k < 8 {
-            c = if c & 1 != 0 { (c >> 1) ^ 0x82f6_3b78 } else { c >> 1 };
-            k += 1;
-        }
-        t[0][i] = c;
-        i += 1;
-    }
-    let mut i = 0;
-    while i < 256 {
-        let mut s = 1;
-        while s < 8 {
-            t[s][i] = (t[s - 1][i] >> 8) ^ t[0][(t[s - 1][i] & 0xff) as usize];
-            s += 1;
-        }
-        i += 1;
-    }
-    t
-}
-
-static T: [[u32; 256]; 8] = tables();
 
 impl<'a> Component<'a> {
     /// Check the digest over the stored bytes.
@@ -184,6 +142,13 @@ mod tests {
         assert_eq!(crc32c(b""), 0);
         assert_eq!(crc32c(b"123456789"), 0xe306_9283);
         assert_eq!(crc32c(&[0u8; 32]), 0x8a91_36aa);
+        // Fed in two parts, split anywhere: the same CRC.
+        for at in 0..=9 {
+            let mut c = Crc32c::new();
+            c.update(&b"123456789"[..at]);
+            c.update(&b"123456789"[at..]);
+            assert_eq!(c.finish(), 0xe306_9283, "split at {at}");
+        }
     }
 
     #[test]

@@ -80,3 +80,13 @@ pub use manifest::view::Objects;
 pub use object::{Component, Components, Object, Shape};
 pub use types::{DType, Encoding, Endian, Format, LogicalType, Version};
 pub use value::{Array, Chunks, Map, Value, ValueRef};
+
+/// The manifest's validating CBOR walk alone (well-formedness, UTF-8,
+/// nesting depth; duplicate keys when given `keys`), for `benches/open.rs`,
+/// which times it against minicbor's `Decoder` as the token layer. Not API.
+#[doc(hidden)]
+pub fn __bench_walk(buf: &[u8], keys: Option<&mut scratch::Scratch<'_>>) -> Result<usize> {
+    let mut r = cbor::Reader::new(buf);
+    r.walk(0, keys)?;
+    Ok(r.pos)
+}

@@ -1,6 +1,6 @@
 #![cfg(feature = "std")]
 //! Replays the fuzz corpus and every saved crash / regression input through
-//! the same harness functions the cargo-fuzz targets run (`fuzz/harness.rs`),
+//! the same harness functions the cargo-fuzz targets run (`fuzz/harness/`),
 //! on the stable toolchain, so CI guards against regressions without nightly.
 //!
 //! - `fuzz/corpus/<target>/*`: seeds and the (minimized) campaign corpus;
@@ -14,7 +14,7 @@
 
 mod common;
 
-#[path = "../fuzz/harness.rs"]
+#[path = "../fuzz/harness/mod.rs"]
 mod harness;
 
 use std::alloc::{GlobalAlloc, Layout, System};
@@ -175,7 +175,7 @@ fn replay_target(name: &str) {
     assert!(
         failures.is_empty(),
         "{} of the {name} inputs fail (ZT_REPLAY_VERBOSE=1 for every panic in full; \
-         ZT_FUZZ_KNOWN lists reported findings to tolerate, see fuzz/harness.rs):\n{}",
+         ZT_FUZZ_KNOWN lists reported findings to tolerate, see fuzz/harness/mod.rs):\n{}",
         failures.len(),
         summarize(&failures)
     );
@@ -296,7 +296,7 @@ mod seeds {
         b
     }
 
-    /// Hand-made v1 files in the style of tests/hostile.rs: valid edge cases
+    /// Hand-made v1 files in the style of tests/hostile/: valid edge cases
     /// and one instance of most refusal rules.
     fn hostile_v1() -> Vec<(String, Vec<u8>)> {
         let d = |v: &str, o: Value| v1_file(&blobs16(), &encode(&manifest(v, [("w", o)])));

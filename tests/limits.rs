@@ -92,44 +92,9 @@ const QUICK: Duration = Duration::from_secs(2);
 
 // ============================================================== builders
 
-/// Minimal CBOR writer.
-#[derive(Default)]
-struct Enc(Vec<u8>);
-
-impl Enc {
-    fn head(&mut self, major: u8, n: u64) -> &mut Self {
-        let m = major << 5;
-        match n {
-            0..=23 => self.0.push(m | n as u8),
-            24..=0xff => self.0.extend([m | 24, n as u8]),
-            0x100..=0xffff => {
-                self.0.push(m | 25);
-                self.0.extend((n as u16).to_be_bytes());
-            }
-            0x1_0000..=0xffff_ffff => {
-                self.0.push(m | 26);
-                self.0.extend((n as u32).to_be_bytes());
-            }
-            _ => {
-                self.0.push(m | 27);
-                self.0.extend(n.to_be_bytes());
-            }
-        }
-        self
-    }
-    fn uint(&mut self, n: u64) -> &mut Self {
-        self.head(0, n)
-    }
-    fn text(&mut self, s: &str) -> &mut Self {
-        self.head(3, s.len() as u64);
-        self.0.extend_from_slice(s.as_bytes());
-        self
-    }
-    fn raw(&mut self, b: &[u8]) -> &mut Self {
-        self.0.extend_from_slice(b);
-        self
-    }
-}
+#[path = "common/cbor.rs"]
+mod cbor;
+use cbor::Cbor;
 
 /// A v1 file: `ZTEN1000`, `data` (from offset 8), manifest, size, `ZTEN1000`.
 fn v1(data_after_header: &[u8], manifest: &[u8]) -> Vec<u8> {
@@ -144,9 +109,9 @@ fn v1(data_after_header: &[u8], manifest: &[u8]) -> Vec<u8> {
 /// `n` objects, each a dense u8 `[64]` whose data is the one blob at 64
 /// (weight tying), in manifest order `names(i)`.
 fn many_objects(n: usize, names: impl Fn(usize) -> String) -> Vec<u8> {
-    let mut e = Enc::default();
+    let mut e = Cbor::new();
     e.head(5, 2).text("version").text("1.2.0").text("objects").head(5, n as u64);
-    let mut obj = Enc::default();
+    let mut obj = Cbor::new();
     obj.head(5, 3).text("shape").head(4, 1).uint(64).text("format").text("dense");
     obj.text("components").head(5, 1).text("data").head(5, 3);
     obj.text("dtype").text("u8").text("offset").uint(64).text("length").uint(64);
@@ -161,14 +126,14 @@ fn many_objects(n: usize, names: impl Fn(usize) -> String) -> Vec<u8> {
 
 /// A manifest whose root map has an extra field `x` holding `value`.
 fn root_with(value: &[u8]) -> Vec<u8> {
-    let mut e = Enc::default();
+    let mut e = Cbor::new();
     e.head(5, 3).text("version").text("1.2.0").text("objects").head(5, 0).text("x").raw(value);
     v1(&[], &e.0)
 }
 
 /// A one-object manifest whose object attribute `k` is `value`.
 fn attrs_with(value: &[u8]) -> Vec<u8> {
-    let mut e = Enc::default();
+    let mut e = Cbor::new();
     e.head(5, 2).text("version").text("1.2.0").text("objects").head(5, 1).text("w");
     e.head(5, 4).text("shape").head(4, 1).uint(0).text("format").text("dense");
     e.text("attributes").head(5, 1).text("k").raw(value);
@@ -298,7 +263,7 @@ fn deep_nesting() {
         cases.push((name, attrs_with(v)));
     }
     // As the objects map itself and as a shape.
-    let mut e = Enc::default();
+    let mut e = Cbor::new();
     e.head(5, 2).text("version").text("1.2.0").text("objects").raw(&arrays);
     cases.push(("objects", v1(&[], &e.0)));
     for (name, file) in &cases {
@@ -343,7 +308,7 @@ fn deep_tag_chain_is_refused() {
 fn huge_claimed_lengths() {
     let _g = serial();
     let claim = |major: u8, n: u64| {
-        let mut e = Enc::default();
+        let mut e = Cbor::new();
         e.head(major, n);
         e.0
     };
@@ -354,13 +319,13 @@ fn huge_claimed_lengths() {
             cases.push((format!("attribute {what}"), attrs_with(&claim(major, n))));
         }
         // The objects map, a shape, a name.
-        let mut e = Enc::default();
+        let mut e = Cbor::new();
         e.head(5, 2).text("version").text("1.2.0").text("objects").head(5, n);
         cases.push(("objects".into(), v1(&[], &e.0)));
-        let mut e = Enc::default();
+        let mut e = Cbor::new();
         e.head(5, 2).text("version").text("1.2.0").text("objects").head(5, 1).text("w").head(5, 3).text("shape").head(4, n);
         cases.push(("shape".into(), v1(&[], &e.0)));
-        let mut e = Enc::default();
+        let mut e = Cbor::new();
         e.head(5, 2).text("version").text("1.2.0").text("objects").head(5, 1).head(3, n);
         cases.push(("name".into(), v1(&[], &e.0)));
         // The root map itself, and a v0.1 array of tensors.
@@ -406,24 +371,24 @@ fn peak_heap_of_hostile_files() {
     check("100k objects", &many_objects(100_000, |i| format!("o{i}")), 0);
     check("100k objects, unsorted", &many_objects(100_000, |i| format!("o{}", 99_999 - i)), 0);
     // 1 MiB of text in one attribute.
-    let mut big = Enc::default();
+    let mut big = Cbor::new();
     big.text(&"x".repeat(1 << 20));
     check("1 MiB attribute", &attrs_with(&big.0), 0);
     // 200k attribute keys in one map (duplicate-key scratch).
-    let mut m = Enc::default();
+    let mut m = Cbor::new();
     m.head(5, 200_000);
     for i in 0..200_000u64 {
         m.uint(i).uint(i);
     }
     check("200k attribute keys", &attrs_with(&m.0), 200_000);
-    let mut m = Enc::default();
+    let mut m = Cbor::new();
     m.head(5, 200_000);
     for i in 0..200_000u64 {
         m.uint(i % 1000).uint(i);
     }
     check("200k keys, duplicates", &attrs_with(&m.0), 200_000);
     // 200k-element shape.
-    let mut e = Enc::default();
+    let mut e = Cbor::new();
     e.head(5, 2).text("version").text("1.2.0").text("objects").head(5, 1).text("w").head(5, 3).text("shape").head(4, 200_000);
     for _ in 0..200_000 {
         e.uint(1);

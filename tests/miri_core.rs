@@ -8,7 +8,7 @@
 //!
 //! Also runs (quickly) on the normal toolchain as part of `cargo test`.
 
-#[path = "../fuzz/harness.rs"]
+#[path = "../fuzz/harness/mod.rs"]
 mod harness;
 
 use ztensor::{DType, Encoding, ErrorKind, File};

@@ -1,89 +1,92 @@
-//! CBOR encoding of the manifest, by hand on a `Vec` (a head is a few bytes):
+//! CBOR encoding of the manifest with minicbor's `Encoder` on a `Vec`:
 //! definite lengths, minimal integer heads, a fixed key order.
 
 use super::attr::Attrs;
 use crate::types::DType;
 use alloc::string::String;
 use alloc::vec::Vec;
+use core::convert::Infallible;
+use minicbor::data::{Int, Tag};
+use minicbor::encode::Error;
+use minicbor::Encoder;
 
 /// The version this writer puts in `version`.
 pub(crate) const VERSION: &str = "1.2.0";
 
-/// An item head with the minimal argument encoding (per item, this runs
-/// once per key and value of every object: kept free of any indirection).
-#[inline(always)]
-fn head(out: &mut Vec<u8>, major: u8, n: u64) {
-    let m = major << 5;
-    if n < 24 {
-        out.push(m | n as u8);
-    } else if n <= 0xff {
-        out.extend_from_slice(&[m | 24, n as u8]);
-    } else if n <= 0xffff {
-        out.push(m | 25);
-        out.extend_from_slice(&(n as u16).to_be_bytes());
-    } else if n <= 0xffff_ffff {
-        out.push(m | 26);
-        out.extend_from_slice(&(n as u32).to_be_bytes());
-    } else {
-        out.push(m | 27);
-        out.extend_from_slice(&n.to_be_bytes());
+/// The manifest bytes as minicbor's writer. minicbor's own `Write` for
+/// `Vec` is an out-of-line call per item head; this one inlines.
+struct Out<'a>(&'a mut Vec<u8>);
+
+impl minicbor::encode::Write for Out<'_> {
+    type Error = Infallible;
+
+    #[inline(always)]
+    fn write_all(&mut self, buf: &[u8]) -> Result<(), Infallible> {
+        self.0.extend_from_slice(buf);
+        Ok(())
     }
+}
+
+/// An encoder appending to `out` (writes cannot fail).
+#[inline(always)]
+fn cbor(out: &mut Vec<u8>) -> Encoder<Out<'_>> {
+    Encoder::new(Out(out))
+}
+
+/// Writing into a `Vec` cannot fail: the error branch is dead code.
+#[inline(always)]
+fn done<T>(r: Result<T, Error<Infallible>>) {
+    debug_assert!(r.is_ok());
+    let _ = r;
 }
 
 #[inline]
 pub(crate) fn uint(out: &mut Vec<u8>, v: u64) {
-    head(out, 0, v);
+    done(cbor(out).u64(v));
 }
 #[inline]
 pub(crate) fn text(out: &mut Vec<u8>, s: &str) {
-    head(out, 3, s.len() as u64);
-    out.extend_from_slice(s.as_bytes());
+    done(cbor(out).str(s));
 }
 pub(crate) fn bytes(out: &mut Vec<u8>, b: &[u8]) {
-    head(out, 2, b.len() as u64);
-    out.extend_from_slice(b);
+    done(cbor(out).bytes(b));
 }
 #[inline]
 pub(crate) fn map(out: &mut Vec<u8>, n: u64) {
-    head(out, 5, n);
+    done(cbor(out).map(n));
 }
 #[inline]
 pub(crate) fn array(out: &mut Vec<u8>, n: u64) {
-    head(out, 4, n);
+    done(cbor(out).array(n));
 }
 pub(crate) fn tag(out: &mut Vec<u8>, t: u64) {
-    head(out, 6, t);
+    done(cbor(out).tag(Tag::new(t)));
 }
 pub(crate) fn bool(out: &mut Vec<u8>, b: bool) {
-    out.push(if b { 0xf5 } else { 0xf4 });
+    done(cbor(out).bool(b));
 }
 pub(crate) fn null(out: &mut Vec<u8>) {
-    out.push(0xf6);
+    done(cbor(out).null());
 }
 /// A negative integer `-1 - n` (major type 1).
 pub(crate) fn negint(out: &mut Vec<u8>, n: u64) {
-    head(out, 1, n);
+    // -1 - n for any u64 n is within CBOR's integer range.
+    done(cbor(out).int(Int::try_from(-1 - n as i128).expect("CBOR negative integer")));
 }
 
 /// A float in the shortest width that keeps its exact bits (f16, f32 or
 /// f64), as the reference writer does. NaNs are narrowed with bit
-/// operations: a float cast may change a NaN's sign or payload.
+/// operations: a float cast (and `half`'s conversion) may change a NaN's
+/// sign or payload.
 pub(crate) fn float(out: &mut Vec<u8>, x: f64) {
     match f64_to_f32_exact(x) {
         Some(f) => match f32_to_f16_exact(f) {
-            Some(h) => {
-                out.push(0xf9);
-                out.extend_from_slice(&h.to_be_bytes());
-            }
-            None => {
-                out.push(0xfa);
-                out.extend_from_slice(&f.to_be_bytes());
-            }
+            // The head and the bits as they are: minicbor's `f16` takes an
+            // f32 and converts it again (which quiets NaNs).
+            Some(h) => out.extend_from_slice(&[0xf9, (h >> 8) as u8, h as u8]),
+            None => done(cbor(out).f32(f32::from_bits(f))),
         },
-        None => {
-            out.push(0xfb);
-            out.extend_from_slice(&x.to_bits().to_be_bytes());
-        }
+        None => done(cbor(out).f64(x)),
     }
 }
 
@@ -101,27 +104,15 @@ fn f64_to_f32_exact(x: f64) -> Option<u32> {
 
 /// The f16 bits of the f32 with bits `bits` when f16 holds it exactly.
 pub(crate) fn f32_to_f16_exact(bits: u32) -> Option<u16> {
-    let sign = ((bits >> 16) & 0x8000) as u16;
-    let exp = ((bits >> 23) & 0xff) as i32;
-    let man = bits & 0x7f_ffff;
-    if exp == 0xff {
-        // inf / NaN: the payload must fit in 10 bits.
+    let f = f32::from_bits(bits);
+    if f.is_nan() {
+        // The payload must fit in 10 bits; sign and payload kept as they are.
+        let man = bits & 0x7f_ffff;
+        let sign = ((bits >> 16) & 0x8000) as u16;
         return (man & 0x1fff == 0).then_some(sign | 0x7c00 | (man >> 13) as u16);
     }
-    if exp == 0 {
-        // Zero; f32 subnormals are below f16's range.
-        return (man == 0).then_some(sign);
-    }
-    let e = exp - 127;
-    if (-14..=15).contains(&e) {
-        return (man & 0x1fff == 0).then_some(sign | (((e + 15) as u16) << 10) | (man >> 13) as u16);
-    }
-    if (-24..=-15).contains(&e) {
-        let full = 0x80_0000 | man;
-        let shift = (-(e + 1)) as u32;
-        return (full & ((1 << shift) - 1) == 0).then_some(sign | (full >> shift) as u16);
-    }
-    None
+    let h = half::f16::from_f32(f);
+    (h.to_f32().to_bits() == bits).then_some(h.to_bits())
 }
 
 // Keys as encoded text items: fixed-size copies, no `memcpy` call per key.

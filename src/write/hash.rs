@@ -54,16 +54,13 @@ impl Hasher {
             }
             Hasher::Sha256(h) => {
                 s.push_str("sha256:");
-                for b in h.finalize() {
-                    let _ = write!(s, "{b:02x}");
-                }
+                s.push_str(&hex::encode(h.finalize()));
             }
         }
         Some(s)
     }
 }
 
-/// Slicing-by-8 tables of the reflected Castagnoli polynomial.
 #[cfg(test)]
 mod tests {
     use super::*;

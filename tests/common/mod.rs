@@ -3,10 +3,11 @@
 //! * [`Value`] (ciborium's, which keeps map order and allows duplicate keys)
 //!   plus the small constructors below build manifests that are well-formed
 //!   CBOR; [`encode`] turns them into bytes.
-//! * [`Cbor`] writes raw CBOR byte by byte, for what ciborium cannot express:
-//!   indefinite lengths, non-UTF-8 text, reserved additional information,
-//!   stray breaks, deep nesting, non-minimal heads, claimed lengths with no
-//!   data behind them.
+//! * [`Cbor`] (`cbor.rs`, on minicbor, shared with the fuzz harness) writes
+//!   raw CBOR item by item, for what ciborium cannot express: indefinite
+//!   lengths, non-UTF-8 text, reserved additional information, stray
+//!   breaks, deep nesting, non-minimal heads, claimed lengths with no data
+//!   behind them.
 //! * [`Blobs`] lays out the data region (blobs at 64-aligned offsets, zero
 //!   padding) and [`v1_file`] / [`v0_file`] wrap it with a header, a manifest
 //!   and a footer exactly as the reference writers do (see
@@ -165,139 +166,18 @@ pub fn encode(v: &Value) -> Vec<u8> {
 
 // ---------------------------------------------------------------- raw CBOR
 
-/// Raw CBOR, byte by byte (chainable).
-#[derive(Clone, Debug, Default)]
-pub struct Cbor(pub Vec<u8>);
+mod cbor;
+pub use cbor::Cbor;
 
-impl Cbor {
-    pub fn new() -> Self {
-        Cbor(Vec::new())
-    }
+/// [`Cbor::raw`] of a value encoded by ciborium.
+pub trait CborValue {
+    fn value(&mut self, v: &Value) -> &mut Self;
+}
 
-    /// An item head with a minimal-width argument.
-    pub fn head(mut self, major: u8, n: u64) -> Self {
-        let m = major << 5;
-        match n {
-            0..=23 => self.0.push(m | n as u8),
-            24..=0xff => self.0.extend([m | 24, n as u8]),
-            0x100..=0xffff => {
-                self.0.push(m | 25);
-                self.0.extend((n as u16).to_be_bytes());
-            }
-            0x1_0000..=0xffff_ffff => {
-                self.0.push(m | 26);
-                self.0.extend((n as u32).to_be_bytes());
-            }
-            _ => {
-                self.0.push(m | 27);
-                self.0.extend(n.to_be_bytes());
-            }
-        }
-        self
-    }
-
-    /// An item head with an 8-byte argument, whatever its value (non-minimal).
-    pub fn head8(mut self, major: u8, n: u64) -> Self {
-        self.0.push(major << 5 | 27);
-        self.0.extend(n.to_be_bytes());
-        self
-    }
-
-    pub fn uint(self, n: u64) -> Self {
-        self.head(0, n)
-    }
-
-    /// Negative integer `-1 - n`.
-    pub fn nint(self, n: u64) -> Self {
-        self.head(1, n)
-    }
-
-    pub fn bytes(self, b: &[u8]) -> Self {
-        self.head(2, b.len() as u64).raw(b)
-    }
-
-    pub fn text(self, s: &str) -> Self {
-        self.text_bytes(s.as_bytes())
-    }
-
-    /// A text string whose payload may be anything (e.g. invalid UTF-8).
-    pub fn text_bytes(self, b: &[u8]) -> Self {
-        self.head(3, b.len() as u64).raw(b)
-    }
-
-    /// Definite array head.
-    pub fn arr(self, n: u64) -> Self {
-        self.head(4, n)
-    }
-
-    /// Definite map head (`n` pairs).
-    pub fn map(self, n: u64) -> Self {
-        self.head(5, n)
-    }
-
-    pub fn tag(self, t: u64) -> Self {
-        self.head(6, t)
-    }
-
-    /// Indefinite-length byte string start (`0x5f`).
-    pub fn bytes_indef(self) -> Self {
-        self.raw(&[0x5f])
-    }
-
-    /// Indefinite-length text string start (`0x7f`).
-    pub fn text_indef(self) -> Self {
-        self.raw(&[0x7f])
-    }
-
-    /// Indefinite-length array start (`0x9f`).
-    pub fn arr_indef(self) -> Self {
-        self.raw(&[0x9f])
-    }
-
-    /// Indefinite-length map start (`0xbf`).
-    pub fn map_indef(self) -> Self {
-        self.raw(&[0xbf])
-    }
-
-    /// Break (`0xff`).
-    pub fn brk(self) -> Self {
-        self.raw(&[0xff])
-    }
-
-    pub fn null(self) -> Self {
-        self.raw(&[0xf6])
-    }
-
-    pub fn bool(self, b: bool) -> Self {
-        self.raw(&[if b { 0xf5 } else { 0xf4 }])
-    }
-
-    /// Arbitrary bytes.
-    pub fn raw(mut self, b: &[u8]) -> Self {
-        self.0.extend_from_slice(b);
-        self
-    }
-
-    /// A value encoded by ciborium.
-    pub fn value(self, v: &Value) -> Self {
+impl CborValue for Cbor {
+    fn value(&mut self, v: &Value) -> &mut Self {
         let b = encode(v);
         self.raw(&b)
-    }
-
-    /// `depth` nested one-element arrays (`0x81`, or `0x9f` when
-    /// `indefinite`, closed by breaks) around the integer 0.
-    pub fn nested_arrays(mut self, depth: usize, indefinite: bool) -> Self {
-        let open = if indefinite { 0x9f } else { 0x81 };
-        self.0.extend(std::iter::repeat(open).take(depth));
-        self.0.push(0x00);
-        if indefinite {
-            self.0.extend(std::iter::repeat(0xff).take(depth));
-        }
-        self
-    }
-
-    pub fn build(self) -> Vec<u8> {
-        self.0
     }
 }
 

@@ -1,0 +1,109 @@
+//! Fuzz harness logic shared by the cargo-fuzz targets (`fuzz/fuzz_targets/*.rs`)
+//! and the stable replay test (`tests/fuzz_replay.rs`), both of which include
+//! this folder's `mod.rs` with `#[path]`. By area: `container` (opening),
+//! `schema` (the walk over objects), `data` (component bytes, zstd frames),
+//! `cbor` (attribute values), `structured` (generated manifests), `writer`
+//! (writer round trips); the CBOR builder is `tests/common/cbor.rs`.
+//!
+//! Every entry point takes arbitrary bytes and must never panic, hang or
+//! allocate without bound; each one asserts the reader's invariants on
+//! whatever it manages to open. A panic here is a finding.
+//!
+//! Needs `ztensor` (std), `arbitrary` (derive), `sha2` and `minicbor` in scope.
+#![allow(dead_code)]
+
+#[path = "../../tests/common/cbor.rs"]
+mod builder;
+
+pub use builder::Cbor;
+use arbitrary::{Arbitrary, Unstructured};
+use std::fmt::Write as _;
+use ztensor::digest::Verified;
+use ztensor::{
+    Component, DType, Encoding, Endian, ErrorKind, File, Format, Layout, LogicalType, NameIndex,
+    Object, Tail, Value, ValueRef, MAX_DEPTH,
+};
+
+/// Ceiling given to `to_vec_with_limit`.
+pub const DECODE_LIMIT: u64 = 16 << 20;
+/// Size of the fixed buffer handed to `read_into`.
+pub const READ_BUF: usize = 64 << 10;
+
+/// Known, reported findings the harness can be told to tolerate (so that a
+/// campaign keeps exploring past them): a comma-separated list in
+/// `ZT_FUZZ_KNOWN`. The replay test never sets it.
+///
+/// - `deep-tags`: tag chains longer than `MAX_DEPTH` are accepted by the
+///   parser, and `Debug` of a value holding one recurses without bound. With
+///   this set, tag chains are followed iteratively and `Debug` of values is
+///   skipped.
+fn known(issue: &str) -> bool {
+    static KNOWN: std::sync::OnceLock<String> = std::sync::OnceLock::new();
+    KNOWN.get_or_init(|| std::env::var("ZT_FUZZ_KNOWN").unwrap_or_default()).split(',').any(|k| k == issue)
+}
+
+/// - `zstd-bomb`: `check_data` / `verify` decode whole zstd components into
+///   memory (up to the 4 GiB default limit; ruzstd keeps a window as large
+///   as the frame's declared size besides), so a 16 KiB file declaring
+///   512 MiB takes ~1 GiB and seconds. With this set, they are skipped for
+///   files with a zstd component whose decoded size is over
+///   [`DECODE_LIMIT`] or undeclared.
+fn bomb(c: &Component<'_>) -> bool {
+    known("zstd-bomb") && c.encoding() == Encoding::Zstd && c.decoded_len().map_or(true, |n| n > DECODE_LIMIT)
+}
+
+/// - `debug-dump`: the derived `Debug` of `Object` and `Component` prints
+///   the whole manifest and the whole file (their `Ctx` / `data` slices), so
+///   formatting one object of a mapped multi-GB file prints gigabytes, and a
+///   3 KB file with many components times out. With this set, that `Debug`
+///   is skipped.
+fn debug_objects() -> bool {
+    debug_values() && !known("debug-dump")
+}
+
+/// - `partial-element`: a zstd component whose decoded size is declared
+///   nowhere (v1.1 without `uncompressed_length`, outside dense `data`)
+///   decodes to any byte count, not always a whole number of elements
+///   (`to_vec`, `read_into` accept it; `to_vec_of` drops the tail). With
+///   this set, that is not asserted.
+fn partial_ok() -> bool {
+    known("partial-element")
+}
+
+/// Whether to exercise `Debug` of values (recursive).
+fn debug_values() -> bool {
+    !known("deep-tags")
+}
+
+const LTYPES: [&str; 6] = ["f8_e4m3fn", "f8_e5m2", "f8_e4m3fnuz", "f8_e5m2fnuz", "complex64", "complex128"];
+
+/// A harness entry point.
+pub type Target = fn(&[u8]);
+
+/// The entry points by target name (the names of `fuzz/corpus/<target>/`).
+pub const TARGETS: &[(&str, Target)] = &[
+    ("open_walk", open_walk),
+    ("tail_only", tail_only),
+    ("legacy_v0", legacy_v0),
+    ("structured", structured),
+    ("writer_roundtrip", writer_roundtrip),
+    ("read_modes", read_modes),
+];
+
+#[path = "../reads.rs"]
+mod reads;
+pub use reads::read_modes;
+
+mod cbor;
+mod container;
+mod data;
+mod schema;
+mod structured;
+mod writer;
+
+use cbor::*;
+pub use container::*;
+pub use data::*;
+pub use schema::*;
+pub use structured::*;
+pub use writer::*;
