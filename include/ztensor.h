@@ -36,8 +36,7 @@
  *                             shape, 1, bias, sizeof bias, &zstd) != ZT_OK ||
  *         zt_writer_set_attribute_text(w, "framework", ZT_NUL_TERMINATED,
  *                                      "mine", ZT_NUL_TERMINATED) != ZT_OK) {
- *         fprintf(stderr, "%s
-", zt_last_error());
+ *         fprintf(stderr, "%s\n", zt_last_error());
  *         zt_writer_abort(w);               // removes the temporary file
  *         return 1;
  *     }
@@ -1280,6 +1279,47 @@ zt_status zt_component_read(const struct zt_file *file,
  * `file` NULL or live.
  */
 zt_status zt_verify(const struct zt_file *file, uint32_t flags);
+
+/**
+ * Decode a component into the caller's buffer `dst` of `cap` bytes with
+ * every element converted to `dtype`, `ZT_DTYPE_F32` or `ZT_DTYPE_F64`
+ * (host byte order, any alignment). `*written` receives the bytes written.
+ *
+ * Every storage type converts: `f16`, `bf16`, FP8 (`u8` with logical type
+ * `f8_e4m3fn`, `f8_e5m2`, `f8_e4m3fnuz`, `f8_e5m2fnuz`), bool (0 or 1) and
+ * integers widen exactly; `f64` and integers wider than the target's
+ * mantissa round to nearest. NaNs keep their sign (and payload where the
+ * target holds it). Complex components convert part by part
+ * (interleaved `[re, im]`).
+ *
+ * Sizing works as with `zt_component_read`: `ZT_ERR_BUFFER_TOO_SMALL`
+ * when `cap` is less than elements × `zt_dtype_size(dtype)`, with that
+ * size in `*written` (call with `dst = NULL, cap = 0` to ask; the element
+ * count is checked against what the stored bytes can produce).
+ * `ZT_ERR_INVALID_ARGUMENT` for another target `dtype`;
+ * `ZT_ERR_UNSUPPORTED` for a logical type this library does not know (what
+ * its elements mean is unknown); `ZT_ERR_CORRUPT_DATA` for a bool byte
+ * other than 0 or 1, and every error of `zt_component_read`. When the
+ * component already has the target type this is `zt_component_read`;
+ * otherwise the decoded bytes pass through a temporary buffer of the
+ * library's, released before returning.
+ *
+ * Ownership: the caller owns `dst`. Thread-safety: safe on a shared
+ * handle (each thread with its own `dst`).
+ *
+ * # Safety
+ * `file` NULL or live; `obj` NULL or readable; `role` valid for
+ * `role_len` bytes (or NUL-terminated); `dst` NULL or writable for `cap`
+ * bytes; `written` NULL or writable.
+ */
+zt_status zt_component_read_as(const struct zt_file *file,
+                               const struct zt_object *obj,
+                               const char *role,
+                               size_t role_len,
+                               uint32_t dtype,
+                               void *dst,
+                               size_t cap,
+                               size_t *written);
 
 /**
  * Start writing a new zTensor (v1.2) file that will be published at
