@@ -1,5 +1,5 @@
 # The `docs_stand_alone` test: the repository points nowhere outside itself.
-#   1. no tracked file mentions the sibling directory "../shared" (specs and
+#   1. no tracked file mentions the sibling directory `shared` one level up (specs and
 #      design notes live in docs/, in our own words);
 #   2. every relative link of README.md, docs/*.md and examples-c/README.md
 #      names a file or directory inside the repository.
