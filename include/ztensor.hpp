@@ -3,11 +3,13 @@
  *
  *     zt::File f = zt::File::open("model.zt");
  *     for (zt::Object o : f) {
- *         std::vector<std::byte> bytes = o.read();           // any encoding
- *         if (auto w = o.try_view<float>())                  // zero-copy
+ *         if (auto w = o.try_view<float>())                  // zero-copy f32, when possible
  *             use(w->data(), w->size());
+ *         else if (o.format() == "dense")
+ *             use(o.read<float>());                          // f16, bf16, FP8, ints: converted
  *     }
  *     zt::Object w = f.at("layer.0.weight");                 // throws if absent
+ *     std::vector<std::byte> bytes = w.read();               // decoded bytes, any dtype
  *
  *     zt::Writer out = zt::Writer::create("out.zt");
  *     std::vector<float> bias = {0.5f, -0.5f};
@@ -16,7 +18,7 @@
  *     out.set_attribute("framework", "mine");
  *     out.finish();               // publishes out.zt; without it, nothing is
  *
- * Errors are thrown as zt::Error (status + message). A zt::File is
+ * Errors are thrown as zt::Error (status() + the library's message). A zt::File is
  * move-only and closes its handle; zt::Object and zt::Span are cheap views
  * that must not outlive their File. A File may be shared by many threads
  * as long as none moves or destroys it meanwhile. A zt::Writer is
@@ -34,6 +36,7 @@
 #include <cstdint>
 #include <cstring>
 #include <initializer_list>
+#include <iterator>
 #include <memory>
 #include <optional>
 #include <stdexcept>
@@ -55,10 +58,13 @@ private:
     zt_status status_;
 };
 
-/// Throw the calling thread's last error when `s` is not ZT_OK.
+/// Throw the calling thread's last error when `s` is not ZT_OK. The
+/// library's message already says what failed (it starts like
+/// zt_status_str(s) where that helps); the status is Error::status().
 inline void check(zt_status s) {
-    if (s != ZT_OK)
-        throw Error(s, std::string(zt_status_str(s)) + ": " + zt_last_error());
+    if (s == ZT_OK) return;
+    const char *m = zt_last_error();
+    throw Error(s, (m && *m) ? m : zt_status_str(s));
 }
 
 /// A contiguous read-only run of `T` (std::span is C++20).
@@ -130,6 +136,12 @@ public:
         check(zt_object_get_info(file_, &obj_, &i));
         return i;
     }
+
+    /// Number of elements: the product of the shape (1 for a scalar).
+    std::uint64_t numel() const { return info().numel; }
+
+    /// Storage type of a component (the data of a dense tensor by default).
+    zt_dtype dtype(std::string_view role = "data") const { return component(role).dtype(); }
 
     std::string_view name() const {
         const char *p;
@@ -213,15 +225,49 @@ public:
         return Span<const T>(reinterpret_cast<const T *>(b.data()), b.size() / sizeof(T));
     }
 
-    /// `view<T>`, or nothing when no zero-copy view exists (compressed,
-    /// big-endian, positional). Other errors still throw.
+    /// `view<T>`, or nothing for every reason no such view exists: no
+    /// component `role` (sparse objects have none called "data"), `T` does
+    /// not match the dtype, the data is compressed, big-endian, misaligned
+    /// or the file positional. Only a broken handle throws.
     template <class T>
     std::optional<Span<const T>> try_view(std::string_view role = "data") const {
-        try {
-            return view<T>(role);
-        } catch (const Error &e) {
-            if (e.status() == ZT_ERR_NOT_ZERO_COPY) return std::nullopt;
-            throw;
+        zt_component_info c;
+        zt_status s = zt_component(file_, &obj_, role.data(), role.size(), &c);
+        if (s == ZT_ERR_NOT_FOUND || (s == ZT_OK && !dtype_accepts<T>(c.dtype))) return std::nullopt;
+        check(s);
+        const std::uint8_t *p;
+        std::size_t n;
+        s = zt_component_ptr(file_, &obj_, role.data(), role.size(), &p, &n);
+        if (s == ZT_ERR_NOT_ZERO_COPY || (s == ZT_OK && reinterpret_cast<std::uintptr_t>(p) % alignof(T) != 0))
+            return std::nullopt;
+        check(s);
+        return Span<const T>(reinterpret_cast<const T *>(p), n / sizeof(T));
+    }
+
+    /// The elements decoded into a new vector of `T`, whatever the encoding.
+    /// `float` and `double` accept every storage type: f16, bf16, FP8
+    /// (u8 with an f8_* logical type), integers and bool are converted
+    /// (zt_component_read_as). Other `T` must match the dtype as for
+    /// view<T>, else ZT_ERR_INVALID_ARGUMENT.
+    template <class T>
+    std::vector<T> read(std::string_view role = "data") const {
+        using U = std::remove_cv_t<T>;
+        std::size_t need = 0;
+        if constexpr (std::is_same_v<U, float> || std::is_same_v<U, double>) {
+            constexpr zt_dtype to = std::is_same_v<U, float> ? ZT_DTYPE_F32 : ZT_DTYPE_F64;
+            zt_status s = zt_component_read_as(file_, &obj_, role.data(), role.size(), to, nullptr, 0, &need);
+            if (s != ZT_ERR_BUFFER_TOO_SMALL) check(s);
+            std::vector<U> v(need / sizeof(U));
+            check(zt_component_read_as(file_, &obj_, role.data(), role.size(), to, v.data(), v.size() * sizeof(U),
+                                       &need));
+            v.resize(need / sizeof(U));
+            return v;
+        } else {
+            if (!dtype_accepts<U>(dtype(role)))
+                throw Error(ZT_ERR_INVALID_ARGUMENT, "zt::Object::read: element type does not match the dtype");
+            std::vector<U> v(decoded_size(role) / sizeof(U));
+            v.resize(read_into(v.data(), v.size() * sizeof(U), role) / sizeof(U));
+            return v;
         }
     }
 
@@ -284,14 +330,26 @@ public:
     /// Check every digest and data rule (throws on the first problem found).
     void verify(std::uint32_t flags = ZT_VERIFY_ALL) const { check(zt_verify(h_.get(), flags)); }
 
-    /// Iteration over objects in manifest order.
+    /// Iteration over objects in manifest order (an input iterator: it
+    /// yields Objects by value, so standard algorithms work).
     class iterator {
     public:
+        using iterator_category = std::input_iterator_tag;
+        using value_type = Object;
+        using difference_type = std::ptrdiff_t;
+        using pointer = void;
+        using reference = Object;
+
         iterator(const File *f, std::size_t i) : f_(f), i_(i) {}
         Object operator*() const { return (*f_)[i_]; }
         iterator &operator++() {
             ++i_;
             return *this;
+        }
+        iterator operator++(int) {
+            iterator old = *this;
+            ++i_;
+            return old;
         }
         bool operator!=(const iterator &o) const { return i_ != o.i_; }
         bool operator==(const iterator &o) const { return i_ == o.i_; }

@@ -42,6 +42,7 @@ macro_rules! default_scratch {
     };
 }
 
+pub mod cast;
 mod cbor;
 mod check;
 pub mod container;

@@ -1,0 +1,40 @@
+# The `header_examples` test: the reading and writing quick starts at the
+# top of ztensor.h compile as written (each `{ ... }` stands for the
+# caller's code and becomes `{ return 1; }`).
+#
+#   cmake -DHEADER=.../ztensor.h -DWORK_DIR=... -DC_COMPILER=... -P header_examples.cmake
+foreach(v HEADER WORK_DIR C_COMPILER)
+  if(NOT DEFINED ${v})
+    message(FATAL_ERROR "header_examples.cmake: ${v} is not set")
+  endif()
+endforeach()
+file(READ "${HEADER}" text)
+string(FIND "${text}" "\n */" end)
+string(SUBSTRING "${text}" 0 ${end} preamble)
+file(MAKE_DIRECTORY "${WORK_DIR}")
+foreach(pair "Quick start (reading):|Writing (" "Writing (|Conventions")
+  string(REPLACE "|" ";" pair "${pair}")
+  list(GET pair 0 from)
+  list(GET pair 1 to)
+  string(FIND "${preamble}" "${from}" a)
+  string(FIND "${preamble}" "${to}" b REVERSE)
+  if(a LESS 0 OR b LESS 0)
+    message(FATAL_ERROR "ztensor.h: no example between '${from}' and '${to}'")
+  endif()
+  math(EXPR len "${b} - ${a}")
+  string(SUBSTRING "${preamble}" ${a} ${len} block)
+  # Drop the heading line, then the comment's " * " margin on every line.
+  string(FIND "${block}" "\n" nl)
+  string(SUBSTRING "${block}" ${nl} -1 block)
+  string(REGEX REPLACE "\n \\*[ ]?" "\n" block "${block}")
+  string(REPLACE "{ ... }" "{ return 1; }" block "${block}")
+  string(MAKE_C_IDENTIFIER "${from}" name)
+  set(src "${WORK_DIR}/${name}.c")
+  file(WRITE "${src}" "#include <stdio.h>\n#include <stdlib.h>\n#include \"ztensor.h\"\nint example(void);\nint example(void) {\n${block}\n    return 0;\n}\n")
+  get_filename_component(incdir "${HEADER}" DIRECTORY)
+  execute_process(COMMAND "${C_COMPILER}" -std=c11 -Wall -Werror -Wno-unused-variable -c "${src}" -I "${incdir}" -o "${WORK_DIR}/${name}.o"
+                  RESULT_VARIABLE rc OUTPUT_VARIABLE out ERROR_VARIABLE err)
+  if(NOT rc EQUAL 0)
+    message(FATAL_ERROR "the ztensor.h example after '${from}' does not compile:\n${block}\n${out}${err}")
+  endif()
+endforeach()
