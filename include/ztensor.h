@@ -528,6 +528,25 @@ typedef struct zt_file zt_file;
 typedef struct zt_writer zt_writer;
 
 /**
+ * One object (tensor) of a file: a plain value naming it by its position
+ * in manifest order and the handle it came from. Copy it freely; it stays
+ * meaningful as long as the file it came from is open. Passed with another
+ * handle, it is refused (`ZT_ERR_INVALID_ARGUMENT`).
+ * Resolving it costs O(1) (plus decoding that object's manifest entry).
+ */
+typedef struct zt_object {
+  /**
+   * Position in manifest order, `0 <= index < zt_object_count(file)`.
+   */
+  size_t index;
+  /**
+   * The handle it belongs to: a tag the library sets, unique to each
+   * handle opened by this process (never 0). Do not set it yourself.
+   */
+  size_t owner;
+} zt_object;
+
+/**
  * Facts about an open file (`zt_file_get_info`).
  */
 typedef struct zt_file_info {
@@ -568,25 +587,6 @@ typedef struct zt_file_info {
    */
   uint64_t manifest_length;
 } zt_file_info;
-
-/**
- * One object (tensor) of a file: a plain value naming it by its position
- * in manifest order and the handle it came from. Copy it freely; it stays
- * meaningful as long as the file it came from is open. Passed with another
- * handle, it is refused (`ZT_ERR_INVALID_ARGUMENT`).
- * Resolving it costs O(1) (plus decoding that object's manifest entry).
- */
-typedef struct zt_object {
-  /**
-   * Position in manifest order, `0 <= index < zt_object_count(file)`.
-   */
-  size_t index;
-  /**
-   * The handle it belongs to: a tag the library sets, unique to each
-   * handle opened by this process (never 0). Do not set it yourself.
-   */
-  size_t owner;
-} zt_object;
 
 /**
  * Summary of an object (`zt_object_get_info`). Strings are borrowed from the
@@ -940,6 +940,47 @@ extern "C" {
  * Thread-safety: safe from any thread.
  */
 const char *zt_version(void);
+
+/**
+ * Decode a component into the caller's buffer `dst` of `cap` bytes with
+ * every element converted to `dtype`, `ZT_DTYPE_F32` or `ZT_DTYPE_F64`
+ * (host byte order, any alignment). `*written` receives the bytes written.
+ *
+ * Every storage type converts: `f16`, `bf16`, FP8 (`u8` with logical type
+ * `f8_e4m3fn`, `f8_e5m2`, `f8_e4m3fnuz`, `f8_e5m2fnuz`), bool (0 or 1) and
+ * integers widen exactly; `f64` and integers wider than the target's
+ * mantissa round to nearest. NaNs keep their sign (and payload where the
+ * target holds it). Complex components convert part by part
+ * (interleaved `[re, im]`).
+ *
+ * Sizing works as with `zt_component_read`: `ZT_ERR_BUFFER_TOO_SMALL`
+ * when `cap` is less than elements × `zt_dtype_size(dtype)`, with that
+ * size in `*written` (call with `dst = NULL, cap = 0` to ask; the element
+ * count is checked against what the stored bytes can produce).
+ * `ZT_ERR_INVALID_ARGUMENT` for another target `dtype`;
+ * `ZT_ERR_UNSUPPORTED` for a logical type this library does not know (what
+ * its elements mean is unknown); `ZT_ERR_CORRUPT_DATA` for a bool byte
+ * other than 0 or 1, and every error of `zt_component_read`. When the
+ * component already has the target type this is `zt_component_read`;
+ * otherwise the decoded bytes pass through a temporary buffer of the
+ * library's, released before returning.
+ *
+ * Ownership: the caller owns `dst`. Thread-safety: safe on a shared
+ * handle (each thread with its own `dst`).
+ *
+ * # Safety
+ * `file` NULL or live; `obj` NULL or readable; `role` valid for
+ * `role_len` bytes (or NUL-terminated); `dst` NULL or writable for `cap`
+ * bytes; `written` NULL or writable.
+ */
+zt_status zt_component_read_as(const struct zt_file *file,
+                               const struct zt_object *obj,
+                               const char *role,
+                               size_t role_len,
+                               uint32_t dtype,
+                               void *dst,
+                               size_t cap,
+                               size_t *written);
 
 /**
  * A short static description of a status (`"ok"`, `"invalid argument"`, ...);

@@ -100,7 +100,7 @@ fn describe_component(c: &Component<'_>) -> zt_component_info {
 /// # Safety
 /// As the entry points: `file` NULL or live, `obj` NULL or readable, `role`
 /// valid for `role_len` bytes or NUL-terminated.
-unsafe fn component<'f>(
+pub(crate) unsafe fn component<'f>(
     file: *const zt_file,
     obj: *const zt_object,
     role: *const c_char,

@@ -59,7 +59,7 @@ pub unsafe extern "C" fn zt_component_read_as(
             d if d == zt_dtype::ZT_DTYPE_F64 as u32 => DType::F64,
             _ => return Err(Fail::invalid("zt_component_read_as converts to ZT_DTYPE_F32 or ZT_DTYPE_F64 only")),
         };
-        let (_, o, c) = unsafe { crate::component(file, obj, role, role_len)? };
+        let (_, o, c) = unsafe { crate::component::component(file, obj, role, role_len)? };
         let from = c.source().map_err(|e| Fail::core(e.in_object(o.name()), Phase::Data))?;
         if from == Source::Plain(to) {
             return nested(unsafe { zt_component_read(file, obj, role, role_len, dst, cap, written) });
