@@ -140,6 +140,7 @@ int main(void) {
     sh_puts("ztensor firmware on mps2-an386 (Cortex-M4F), libztensor ");
     sh_puts(zt_version());
     sh_puts("\n");
+    if (zt_file_storage_size() != sizeof(zt_file_storage)) fail("ZT_FILE_STORAGE_SIZE differs from the library's", "", ZT_OK);
     int dwt = dwt_cycle_counter_works();
     sh_puts(dwt ? "DWT cycle counter: counts\n" : "DWT cycle counter: not modeled (using SysTick)\n");
 

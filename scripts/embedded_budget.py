@@ -1,0 +1,61 @@
+#!/usr/bin/env python3
+"""Read the firmware's GNU ld link map and say what libztensor.a puts in it.
+
+    embedded_budget.py firmware.map LIBNAME
+
+Prints `flash=<.text+.rodata bytes> ram=<.data+.bss bytes>` for the input
+sections the map attributes to LIBNAME (e.g. libztensor.a), then, on
+stderr, the largest of them.
+"""
+import re
+import sys
+
+def sections(map_path, lib):
+    """(output section kind, input section name, size) of LIBNAME's input sections."""
+    lines = open(map_path, encoding="utf-8", errors="replace").read().splitlines()
+    # Only the memory map part (after "Linker script and memory map").
+    try:
+        lines = lines[next(i for i, l in enumerate(lines) if l.startswith("Linker script and memory map")):]
+    except StopIteration:
+        sys.exit(f"{map_path}: no memory map")
+    out = []
+    pending = None
+    entry = re.compile(r"^ (\S+)\s+0x[0-9a-f]+\s+0x([0-9a-f]+)\s+(\S.*)$")
+    lone = re.compile(r"^ (\.\S+)$")
+    cont = re.compile(r"^\s+0x[0-9a-f]+\s+0x([0-9a-f]+)\s+(\S.*)$")
+    for l in lines:
+        m = entry.match(l)
+        if m:
+            name, size, origin = m.group(1), int(m.group(2), 16), m.group(3)
+        elif pending and cont.match(l):
+            m = cont.match(l)
+            name, size, origin = pending, int(m.group(1), 16), m.group(2)
+        else:
+            m = lone.match(l)
+            pending = m.group(1) if m else None
+            continue
+        pending = None
+        if f"{lib}(" in origin and size:
+            out.append((name, size))
+    return out
+
+def kind(name):
+    for k in (".text", ".rodata", ".data", ".bss"):
+        if name == k or name.startswith(k + "."):
+            return k
+    return None
+
+def main():
+    map_path, lib = sys.argv[1], sys.argv[2]
+    secs = sections(map_path, lib)
+    total = {".text": 0, ".rodata": 0, ".data": 0, ".bss": 0}
+    for name, size in secs:
+        k = kind(name)
+        if k:
+            total[k] += size
+    print(f"flash={total['.text'] + total['.rodata']} ram={total['.data'] + total['.bss']}"
+          f" text={total['.text']} rodata={total['.rodata']} data={total['.data']} bss={total['.bss']}")
+    for name, size in sorted(secs, key=lambda s: -s[1])[:12]:
+        print(f"  {size:7d}  {name}", file=sys.stderr)
+
+main()
