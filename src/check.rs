@@ -5,37 +5,41 @@
 //! bool bytes are 0 or 1; zstd data decodes to exactly the declared length;
 //! digests match.
 
-use crate::digest::Verified;
 use crate::error::{Error, ErrorKind, Result};
-use crate::file::File;
 use crate::object::{Component, Object};
 use crate::types::{DType, Encoding, Endian, Format};
 
-/// Decoded bytes of a component: borrowed when raw, owned when decoded.
-enum Bytes<'a> {
-    Borrowed(&'a [u8]),
+/// A component's stored bytes as verification fetched them: borrowed from
+/// memory, or read into a buffer (positional sources).
+pub(crate) enum Stored<'s> {
+    Borrowed(&'s [u8]),
     #[cfg(feature = "alloc")]
     Owned(alloc::vec::Vec<u8>),
 }
 
-impl Bytes<'_> {
-    fn get(&self) -> &[u8] {
+impl Stored<'_> {
+    pub(crate) fn get(&self) -> &[u8] {
         match self {
-            Bytes::Borrowed(b) => b,
+            Stored::Borrowed(b) => b,
             #[cfg(feature = "alloc")]
-            Bytes::Owned(v) => v,
+            Stored::Owned(v) => v,
         }
     }
 }
 
+/// The stored bytes of a component, from the file it was parsed from.
+pub(crate) fn in_memory<'a>(c: &Component<'a>) -> Result<Stored<'a>> {
+    c.stored_bytes().map(Stored::Borrowed)
+}
+
 /// The component's decoded bytes in stored element order (v0.1 may be big-endian).
-fn decoded<'a>(c: &Component<'a>) -> Result<Bytes<'a>> {
+fn decoded<'a>(c: &Component<'a>) -> Result<Stored<'a>> {
     match c.encoding() {
-        Encoding::Raw => Ok(Bytes::Borrowed(c.stored_bytes()?)),
+        Encoding::Raw => Ok(Stored::Borrowed(c.stored_bytes()?)),
         #[cfg(feature = "alloc")]
         Encoding::Zstd => {
             // `to_vec` converts to little-endian; integer readers below take that order.
-            c.to_vec().map(Bytes::Owned)
+            c.to_vec().map(Stored::Owned)
         }
         #[cfg(not(feature = "alloc"))]
         Encoding::Zstd => Err(c.error(ErrorKind::Unsupported { what: "zstd decoding needs the `alloc` feature" })),
@@ -66,11 +70,15 @@ fn ints<'b>(c: &Component<'_>, bytes: &'b [u8]) -> Result<impl Iterator<Item = O
 }
 
 /// Number of logical elements of `c` (decoding it when no size is declared).
-fn logical_len(c: &Component<'_>) -> Result<u64> {
+fn logical_len<'a, 's>(c: &Component<'a>, load: &impl Fn(&Component<'a>) -> Result<Stored<'s>>) -> Result<u64> {
     let per = c.dtype().width() * c.logical_type().and_then(|t| t.ratio()).unwrap_or(1);
     let n = match c.decoded_len() {
         Some(n) => n,
-        None => decoded(c)?.get().len() as u64,
+        None => {
+            let s = load(c)?;
+            let n = decoded(&c.with_stored(s.get()))?.get().len() as u64;
+            n
+        }
     };
     Ok(n / per)
 }
@@ -84,119 +92,107 @@ impl<'a> Object<'a> {
     /// length, and the rules of its format hold for the values (see the
     /// module docs). Digests are not checked here: [`Component::verify_digest`].
     pub fn check_data(&self) -> Result<()> {
-        let in_obj = |e: Error| e.in_object(self.name());
         for c in self.components() {
-            // Streamed: a component is never held decoded just to be checked.
-            let bool_ok = |b: &[u8]| c.dtype() != DType::Bool || b.iter().all(|&x| x <= 1);
-            let stored = c.stored_bytes().map_err(in_obj)?;
-            match c.encoding() {
-                Encoding::Raw => {
-                    if !bool_ok(stored) {
-                        return Err(bad(self, &c, "bool byte other than 0 or 1"));
-                    }
-                }
-                #[cfg(feature = "alloc")]
-                Encoding::Zstd => {
-                    let limit = c.decoded_len().unwrap_or(crate::read::DEFAULT_DECODE_LIMIT);
-                    let mut bools = true;
-                    let n = crate::zstd::for_each_chunk(stored, limit, |b| {
-                        bools &= bool_ok(b);
-                        Ok(())
-                    })
-                    .map_err(|e| in_obj(e.in_component(c.role())))?;
-                    if let Some(expected) = c.decoded_len() {
-                        if n != expected {
-                            return Err(in_obj(c.error(ErrorKind::LengthMismatch { expected, actual: n })));
-                        }
-                    } else if n % c.dtype().width() != 0 {
-                        let width = c.dtype().width();
-                        return Err(in_obj(c.error(ErrorKind::PartialElement { length: n, width })));
-                    }
-                    if !bools {
-                        return Err(bad(self, &c, "bool byte other than 0 or 1"));
-                    }
-                }
-                #[cfg(not(feature = "alloc"))]
-                Encoding::Zstd => {
-                    return Err(in_obj(c.error(ErrorKind::Unsupported { what: "zstd decoding needs the `alloc` feature" })));
-                }
-            }
+            component_data(self, &c)?;
         }
-        match self.format() {
-            Format::SparseCsr => self.check_csr(),
-            Format::SparseCoo => self.check_coo(),
-            _ => Ok(()),
-        }
-    }
-
-    fn check_csr(&self) -> Result<()> {
-        let (indptr, indices, values) = (self.require("indptr")?, self.require("indices")?, self.require("values")?);
-        let cols = self.shape().dim(1).unwrap_or(0);
-        let nnz = logical_len(&values)?;
-        let p = decoded(&indptr)?;
-        let mut prev = None;
-        for v in ints(&indptr, p.get())? {
-            let v = v.ok_or_else(|| bad(self, &indptr, "negative CSR indptr"))?;
-            match prev {
-                None if v != 0 => return Err(bad(self, &indptr, "CSR indptr does not start at 0")),
-                Some(p) if v < p => return Err(bad(self, &indptr, "CSR indptr decreases")),
-                _ => {}
-            }
-            prev = Some(v);
-        }
-        if prev.unwrap_or(0) != nnz {
-            return Err(bad(self, &indptr, "CSR indptr does not end at the number of values"));
-        }
-        let i = decoded(&indices)?;
-        for v in ints(&indices, i.get())? {
-            if v.map_or(true, |v| v >= cols) {
-                return Err(bad(self, &indices, "CSR column index out of range"));
-            }
-        }
-        Ok(())
-    }
-
-    fn check_coo(&self) -> Result<()> {
-        let (coords, values) = (self.require("coords")?, self.require("values")?);
-        let nnz = logical_len(&values)?;
-        let b = decoded(&coords)?;
-        let mut dims = self.shape().dims();
-        let mut limit = 0;
-        for (k, v) in ints(&coords, b.get())?.enumerate() {
-            if nnz > 0 && k as u64 % nnz == 0 {
-                limit = dims.next().unwrap_or(0);
-            }
-            if v.map_or(true, |v| v >= limit) {
-                return Err(bad(self, &coords, "COO coordinate out of range"));
-            }
-        }
-        Ok(())
+        format_data(self, &in_memory)
     }
 }
 
-impl<'a> File<'a> {
-    /// Deep check of the whole file: every digest and every object's data
-    /// ([`Object::check_data`]). Calls `problem` once per problem found (an
-    /// unknown digest algorithm is reported as `Ok(Verified::Unverifiable)`
-    /// through `unverifiable`, not as a problem). Returns the number of problems.
-    pub fn verify(&self, mut problem: impl FnMut(Error), mut unverifiable: impl FnMut(&Object<'a>, &Component<'a>)) -> usize {
-        let mut n = 0;
-        for o in self.objects() {
-            for c in o.components() {
-                match c.verify_digest() {
-                    Ok(Verified::Unverifiable) => unverifiable(&o, &c),
-                    Ok(_) => {}
-                    Err(e) => {
-                        n += 1;
-                        problem(e.in_object(o.name()));
-                    }
-                }
-            }
-            if let Err(e) = o.check_data() {
-                n += 1;
-                problem(e);
+/// The data rules of one component whose stored bytes `c` can reach:
+/// it decodes to its declared length; bool bytes are 0 or 1.
+pub(crate) fn component_data(o: &Object<'_>, c: &Component<'_>) -> Result<()> {
+    let in_obj = |e: Error| e.in_object(o.name());
+    // Streamed: a component is never held decoded just to be checked.
+    let bool_ok = |b: &[u8]| c.dtype() != DType::Bool || b.iter().all(|&x| x <= 1);
+    let stored = c.stored_bytes().map_err(in_obj)?;
+    match c.encoding() {
+        Encoding::Raw => {
+            if !bool_ok(stored) {
+                return Err(bad(o, c, "bool byte other than 0 or 1"));
             }
         }
-        n
+        #[cfg(feature = "alloc")]
+        Encoding::Zstd => {
+            let limit = c.decoded_len().unwrap_or(crate::read::DEFAULT_DECODE_LIMIT);
+            let mut bools = true;
+            let n = crate::zstd::for_each_chunk(stored, limit, |b| {
+                bools &= bool_ok(b);
+                Ok(())
+            })
+            .map_err(|e| in_obj(e.in_component(c.role())))?;
+            if let Some(expected) = c.decoded_len() {
+                if n != expected {
+                    return Err(in_obj(c.error(ErrorKind::LengthMismatch { expected, actual: n })));
+                }
+            } else if n % c.dtype().width() != 0 {
+                let width = c.dtype().width();
+                return Err(in_obj(c.error(ErrorKind::PartialElement { length: n, width })));
+            }
+            if !bools {
+                return Err(bad(o, c, "bool byte other than 0 or 1"));
+            }
+        }
+        #[cfg(not(feature = "alloc"))]
+        Encoding::Zstd => {
+            return Err(in_obj(c.error(ErrorKind::Unsupported { what: "zstd decoding needs the `alloc` feature" })));
+        }
     }
+    Ok(())
+}
+
+/// The data rules of the object's format (CSR, COO), with component bytes from `load`.
+pub(crate) fn format_data<'a, 's>(o: &Object<'a>, load: &impl Fn(&Component<'a>) -> Result<Stored<'s>>) -> Result<()> {
+    match o.format() {
+        Format::SparseCsr => check_csr(o, load),
+        Format::SparseCoo => check_coo(o, load),
+        _ => Ok(()),
+    }
+}
+
+fn check_csr<'a, 's>(o: &Object<'a>, load: &impl Fn(&Component<'a>) -> Result<Stored<'s>>) -> Result<()> {
+    let (indptr, indices, values) = (o.require("indptr")?, o.require("indices")?, o.require("values")?);
+    let cols = o.shape().dim(1).unwrap_or(0);
+    let nnz = logical_len(&values, load)?;
+    let ps = load(&indptr)?;
+    let p = decoded(&indptr.with_stored(ps.get()))?;
+    let mut prev = None;
+    for v in ints(&indptr, p.get())? {
+        let v = v.ok_or_else(|| bad(o, &indptr, "negative CSR indptr"))?;
+        match prev {
+            None if v != 0 => return Err(bad(o, &indptr, "CSR indptr does not start at 0")),
+            Some(p) if v < p => return Err(bad(o, &indptr, "CSR indptr decreases")),
+            _ => {}
+        }
+        prev = Some(v);
+    }
+    if prev.unwrap_or(0) != nnz {
+        return Err(bad(o, &indptr, "CSR indptr does not end at the number of values"));
+    }
+    let is = load(&indices)?;
+    let i = decoded(&indices.with_stored(is.get()))?;
+    for v in ints(&indices, i.get())? {
+        if v.map_or(true, |v| v >= cols) {
+            return Err(bad(o, &indices, "CSR column index out of range"));
+        }
+    }
+    Ok(())
+}
+
+fn check_coo<'a, 's>(o: &Object<'a>, load: &impl Fn(&Component<'a>) -> Result<Stored<'s>>) -> Result<()> {
+    let (coords, values) = (o.require("coords")?, o.require("values")?);
+    let nnz = logical_len(&values, load)?;
+    let cs = load(&coords)?;
+    let b = decoded(&coords.with_stored(cs.get()))?;
+    let mut dims = o.shape().dims();
+    let mut limit = 0;
+    for (k, v) in ints(&coords, b.get())?.enumerate() {
+        if nnz > 0 && k as u64 % nnz == 0 {
+            limit = dims.next().unwrap_or(0);
+        }
+        if v.map_or(true, |v| v >= limit) {
+            return Err(bad(o, &coords, "COO coordinate out of range"));
+        }
+    }
+    Ok(())
 }

@@ -45,15 +45,23 @@ impl<'a> Component<'a> {
         if !T::accepts(self.dtype) {
             return Err(self.error(ErrorKind::TypeMismatch));
         }
+        let bytes = self.zero_copy_bytes()?;
+        <[T]>::ref_from_bytes(bytes)
+            .map_err(|_| self.error(ErrorKind::NotZeroCopy { reason: "the data is not aligned for this type in memory" }))
+    }
+
+    /// The stored bytes, without copying, when they are the elements in the
+    /// host's byte order: refused with [`ErrorKind::NotZeroCopy`] when the
+    /// component is compressed or its elements are big-endian (v0.1) or the
+    /// host is.
+    pub fn zero_copy_bytes(&self) -> Result<&'a [u8]> {
         if self.encoding != Encoding::Raw {
             return Err(self.error(ErrorKind::NotZeroCopy { reason: "the component is compressed" }));
         }
         if self.dtype.width() > 1 && (self.endian == Endian::Big || cfg!(target_endian = "big")) {
             return Err(self.error(ErrorKind::NotZeroCopy { reason: "elements are not in host byte order" }));
         }
-        let bytes = self.stored_bytes()?;
-        <[T]>::ref_from_bytes(bytes)
-            .map_err(|_| self.error(ErrorKind::NotZeroCopy { reason: "the data is not aligned for this type in memory" }))
+        self.stored_bytes()
     }
 }
 

@@ -103,6 +103,9 @@ pub enum ErrorKind {
     BadDigest,
     /// A digest does not match the stored bytes.
     DigestMismatch,
+    /// A digest names an algorithm this library does not know, so it could
+    /// not be checked (a problem only in strict verification).
+    UnverifiableDigest,
     /// Data violates the format (bad CSR/COO indices, bool bytes, ...).
     BadData { what: &'static str },
     /// An I/O error (std builds); see the message of the error that caused it.
@@ -311,6 +314,7 @@ impl fmt::Display for ErrorKind {
             DecodedTooLarge { limit } => write!(f, "decoded data exceeds the limit of {limit} bytes"),
             BadDigest => f.write_str("malformed digest (expected sha256:<hex> or crc32c:0x<hex>)"),
             DigestMismatch => f.write_str("digest mismatch: stored bytes are corrupt"),
+            UnverifiableDigest => f.write_str("digest algorithm unknown to this reader: not verified"),
             BadData { what } => write!(f, "invalid data: {what}"),
             Io => f.write_str("I/O error"),
             Unsupported { what } => write!(f, "unsupported: {what}"),

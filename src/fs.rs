@@ -111,17 +111,7 @@ impl Reader {
             }
             Mode::Mmap => Err(Error::Format(crate::Error::new(ErrorKind::FileTooSmall { len }))),
             Mode::Positional => {
-                let mut head = [0u8; 16];
-                if len < HEADER_LEN + 9 {
-                    return Err(Error::Format(crate::Error::new(ErrorKind::FileTooSmall { len })));
-                }
-                read_exact_at(&f, &mut head[..8], 0)?;
-                let mut footer = [0u8; 16];
-                read_exact_at(&f, &mut footer, len - FOOTER_LEN)?;
-                let tail = Tail::from_footer(&footer, len)?;
-                tail.check_header(&head[..8])?;
-                let mut manifest = std::vec![0u8; tail.manifest_len as usize];
-                read_exact_at(&f, &mut manifest, tail.manifest_offset)?;
+                let (tail, manifest) = read_tail(&f, len)?;
                 // SAFETY: the slice points into the Vec's heap buffer, which is
                 // never touched again and lives in `backing` as long as `file`
                 // (moving the Vec does not move its buffer); `file` is dropped first.
@@ -143,6 +133,18 @@ impl Reader {
             Backing::Positional(..) => Mode::Positional,
             _ => Mode::Mmap,
         }
+    }
+
+    /// The stored bytes of a raw component, without copying, when they are
+    /// the elements in the host's byte order (see
+    /// [`Component::zero_copy_bytes`]); refused with
+    /// [`ErrorKind::NotZeroCopy`] in positional mode too.
+    pub fn zero_copy<'f>(&'f self, c: &Component<'f>) -> Result<&'f [u8], Error> {
+        if let Backing::Positional(..) = self.backing {
+            let reason = "the file was opened for positional reads";
+            return Err(Error::Format(crate::Error::new(ErrorKind::NotZeroCopy { reason }).in_component(c.role())));
+        }
+        Ok(c.zero_copy_bytes()?)
     }
 
     /// The component's stored bytes into `out` (which must hold `length` bytes).
@@ -194,13 +196,30 @@ impl fmt::Debug for Reader {
     }
 }
 
+/// Read and check the footer and header of a file of `len` bytes, then read
+/// its manifest: everything a reader needs before validating it.
+pub(crate) fn read_tail(f: &std::fs::File, len: u64) -> Result<(Tail, Vec<u8>), Error> {
+    if len < HEADER_LEN + 9 {
+        return Err(Error::Format(crate::Error::new(ErrorKind::FileTooSmall { len })));
+    }
+    let mut head = [0u8; HEADER_LEN as usize];
+    read_exact_at(f, &mut head, 0)?;
+    let mut footer = [0u8; FOOTER_LEN as usize];
+    read_exact_at(f, &mut footer, len - FOOTER_LEN)?;
+    let tail = Tail::from_footer(&footer, len)?;
+    tail.check_header(&head)?;
+    let mut manifest = std::vec![0u8; tail.manifest_len as usize];
+    read_exact_at(f, &mut manifest, tail.manifest_offset)?;
+    Ok((tail, manifest))
+}
+
 #[cfg(unix)]
-fn read_exact_at(f: &std::fs::File, buf: &mut [u8], offset: u64) -> std::io::Result<()> {
+pub(crate) fn read_exact_at(f: &std::fs::File, buf: &mut [u8], offset: u64) -> std::io::Result<()> {
     std::os::unix::fs::FileExt::read_exact_at(f, buf, offset)
 }
 
 #[cfg(windows)]
-fn read_exact_at(f: &std::fs::File, mut buf: &mut [u8], mut offset: u64) -> std::io::Result<()> {
+pub(crate) fn read_exact_at(f: &std::fs::File, mut buf: &mut [u8], mut offset: u64) -> std::io::Result<()> {
     while !buf.is_empty() {
         match std::os::windows::fs::FileExt::seek_read(f, buf, offset)? {
             0 => return Err(std::io::ErrorKind::UnexpectedEof.into()),

@@ -61,6 +61,7 @@ pub mod scratch;
 mod sort;
 mod types;
 mod value;
+pub mod verify;
 #[cfg(feature = "alloc")]
 pub mod write;
 #[cfg(feature = "alloc")]

@@ -316,7 +316,6 @@ impl<'a> Component<'a> {
 
     /// This component, reading its stored bytes from `stored` (fetched by
     /// a positional read) instead of the file.
-    #[cfg(feature = "std")]
     pub(crate) fn with_stored<'b>(&self, stored: &'b [u8]) -> Component<'b>
     where
         'a: 'b,
@@ -325,6 +324,26 @@ impl<'a> Component<'a> {
         c.data = Some(stored);
         c.offset = 0;
         c
+    }
+
+    /// A raw `u8` component over bytes `offset..offset + length` of `data`:
+    /// a byte range to read, for readers that take components.
+    #[cfg(feature = "std")]
+    pub(crate) fn span(data: Option<&'a [u8]>, offset: u64, length: u64) -> Component<'a> {
+        Component {
+            data,
+            role: "",
+            dtype: DType::U8,
+            logical: None,
+            encoding: Encoding::Raw,
+            offset,
+            length,
+            uncompressed_length: None,
+            implied_len: None,
+            digest: None,
+            endian: Endian::Little,
+            fields: Map::empty(),
+        }
     }
 
     pub(crate) fn error(&self, kind: ErrorKind) -> Error {

@@ -27,9 +27,10 @@ fn swap_elements(bytes: &mut [u8], width: usize) {
 }
 
 impl<'a> Component<'a> {
-    /// Check the declared decoded size against what the stored bytes can hold.
-    #[cfg(feature = "alloc")]
-    fn plausible_len(&self) -> Result<Option<u64>> {
+    /// [`Component::decoded_len`], checked against what the stored bytes can
+    /// produce: a declared zstd size beyond `length × MAX_ZSTD_RATIO + 128 KiB`
+    /// is refused ([`ErrorKind::DecodedTooLarge`]), so it is safe to allocate.
+    pub fn plausible_len(&self) -> Result<Option<u64>> {
         let n = self.decoded_len();
         if let (Encoding::Zstd, Some(n)) = (self.encoding, n) {
             let max = self.length.saturating_mul(MAX_ZSTD_RATIO).saturating_add(128 * 1024);

@@ -1,12 +1,12 @@
 //! The `zt_file` handle and the argument checks shared by every entry point.
 
-use crate::guard::{Fail, Phase};
+use crate::guard::{Detail, Fail, Phase};
 use crate::{zt_mode, zt_object, zt_status, ZT_NUL_TERMINATED};
 use core::ffi::c_char;
 use std::ffi::CStr;
 use std::path::{Path, PathBuf};
 use ztensor_core::fs::{Mode, Reader};
-use ztensor_core::{Component, Encoding, Error as CoreError, File, Object};
+use ztensor_core::{Component, Error as CoreError, File, Object};
 
 /// An open, validated zTensor file (opaque to C).
 ///
@@ -63,10 +63,6 @@ impl zt_file {
         }
     }
 
-    pub(crate) fn positional(&self) -> bool {
-        self.mode() == zt_mode::ZT_MODE_POSITIONAL
-    }
-
     /// Decode `c` into `out` (little-endian elements), whatever the mode.
     pub(crate) fn read_into(&self, c: &Component<'_>, out: &mut [u8]) -> Result<usize, Fail> {
         match &self.inner {
@@ -99,20 +95,18 @@ impl zt_file {
     /// The stored bytes of a raw component, without copying, when the
     /// handle has them in memory and they are already little-endian.
     pub(crate) fn zero_copy<'f>(&'f self, o: &Object<'f>, c: &Component<'f>) -> Result<&'f [u8], Fail> {
-        let refuse = |reason: &'static str| {
-            let e = CoreError::new(ztensor_core::ErrorKind::NotZeroCopy { reason });
-            Fail::core(e.in_object(o.name()).in_component(c.role()), Phase::Data)
-        };
-        if self.positional() {
-            return Err(refuse("the file was opened for positional reads; use zt_component_read"));
+        match &self.inner {
+            Inner::Path(r, _) => r.zero_copy(c).map_err(|e| in_object(Fail::fs(e, Phase::Data), o.name())),
+            Inner::Memory(_) => c.zero_copy_bytes().map_err(|e| Fail::core(e.in_object(o.name()), Phase::Data)),
         }
-        if c.encoding() != Encoding::Raw {
-            return Err(refuse("the component is compressed; use zt_component_read"));
-        }
-        if c.dtype().width() > 1 && (c.endian() == ztensor_core::Endian::Big || cfg!(target_endian = "big")) {
-            return Err(refuse("elements are not in host byte order; use zt_component_read"));
-        }
-        c.stored_bytes().map_err(|e| Fail::core(e.in_object(o.name()), Phase::Data))
+    }
+}
+
+/// Attach the object's name to a core error that lacks it.
+pub(crate) fn in_object(f: Fail, name: &str) -> Fail {
+    match f.detail {
+        Detail::Core(e) => Fail { status: f.status, detail: Detail::Core(e.in_object(name)) },
+        _ => f,
     }
 }
 
@@ -191,5 +185,5 @@ pub(crate) fn not_found(object: Option<&str>, role: Option<&[u8]>) -> Fail {
     if let Some(r) = role {
         e = e.in_component(core::str::from_utf8(r).unwrap_or("(not UTF-8)"));
     }
-    Fail { status: zt_status::ZT_ERR_NOT_FOUND, detail: crate::guard::Detail::Core(e) }
+    Fail { status: zt_status::ZT_ERR_NOT_FOUND, detail: Detail::Core(e) }
 }

@@ -6,9 +6,10 @@
 //! writing a byte), then writes its blobs to the temporary file before
 //! returning: the caller's buffers are never kept.
 
+use crate::dtype::dtype_of;
 use crate::guard::{guard, guard_value, Detail, Fail, Phase};
 use crate::handle::bytes_arg;
-use crate::{dtype_of, zt_status, ZT_NUL_TERMINATED};
+use crate::{zt_status, ZT_NUL_TERMINATED};
 use core::ffi::{c_char, c_void};
 use std::path::{Path, PathBuf};
 use ztensor_core::write::{AttrValue, Checksum, Compression, Data, FileSink, NewComponent, NewObject, Writer};

@@ -2,11 +2,11 @@
 //! an atomic rename at `finish`, removed on any failure.
 
 use super::{Sink, State, Writer};
-use crate::container::{Layout, Tail, FOOTER_LEN, HEADER_LEN, MAGIC_V0};
+use crate::container::{Layout, FOOTER_LEN, HEADER_LEN, MAGIC_V0};
 use crate::error::{Error, ErrorKind, Result};
 use crate::file::File;
 use std::fs;
-use std::{format, vec};
+use std::format;
 use std::io::{self, BufWriter, Read, Seek, SeekFrom, Write};
 use std::path::{Path, PathBuf};
 use std::sync::atomic::{AtomicU64, Ordering};
@@ -167,11 +167,10 @@ impl Writer<FileSink> {
         let path = path.as_ref();
         let mut f = fs::File::open(path).map_err(io_err)?;
         let file_len = f.metadata().map_err(io_err)?.len();
-        let mut footer = [0u8; FOOTER_LEN as usize];
         let mut header = [0u8; HEADER_LEN as usize];
         let unsupported = Error::new(ErrorKind::Unsupported { what: "appending needs a v1.2 file" });
         if file_len >= HEADER_LEN {
-            f.read_exact(&mut header).map_err(io_err)?;
+            crate::fs::read_exact_at(&f, &mut header, 0).map_err(io_err)?;
             if header == MAGIC_V0 {
                 return Err(unsupported);
             }
@@ -179,17 +178,14 @@ impl Writer<FileSink> {
         if file_len < HEADER_LEN + FOOTER_LEN {
             return Err(Error::new(ErrorKind::FileTooSmall { len: file_len }));
         }
-        f.seek(SeekFrom::Start(file_len - FOOTER_LEN)).map_err(io_err)?;
-        f.read_exact(&mut footer).map_err(io_err)?;
-        let tail = Tail::from_footer(&footer, file_len)?;
-        tail.check_header(&header)?;
+        let (tail, manifest) = crate::fs::read_tail(&f, file_len).map_err(|e| match e {
+            crate::fs::Error::Io(_) => Error::new(ErrorKind::Io),
+            crate::fs::Error::Format(e) => e,
+        })?;
         if tail.layout != Layout::V1 {
             return Err(unsupported);
         }
-        let mut manifest = vec![0u8; tail.manifest_len as usize];
-        f.seek(SeekFrom::Start(tail.manifest_offset)).map_err(io_err)?;
-        f.read_exact(&mut manifest).map_err(io_err)?;
-        let state = State::of(&File::parse_tail(&footer, &manifest, file_len)?)?;
+        let state = State::of(&File::parse_manifest(&manifest, tail, None)?)?;
         f.seek(SeekFrom::Start(0)).map_err(io_err)?;
         let sink = FileSink::create_with(path, |tmp| {
             let n = io::copy(&mut (&mut f).take(tail.manifest_offset), tmp)?;

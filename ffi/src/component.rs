@@ -1,0 +1,297 @@
+//! Components of an object: description, zero-copy pointer, decoded read.
+
+use crate::dtype::{c_dtype, zt_dtype};
+use crate::guard::{guard, Detail, Fail, Phase};
+use crate::handle::{bytes_arg, handle, in_object, not_found, object, zt_file};
+use crate::object::zt_object;
+use crate::zt_status;
+use core::ffi::c_char;
+use ztensor_core::{Component, Encoding, Error as CoreError, ErrorKind};
+
+/// How a component's bytes are stored.
+#[repr(u32)]
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum zt_encoding {
+    /// The elements themselves (zero-copy possible).
+    ZT_ENCODING_RAW = 0,
+    /// A zstd frame; `length` is the compressed size.
+    ZT_ENCODING_ZSTD = 1,
+}
+
+/// One component of an object (`zt_component`, `zt_component_at`).
+/// Strings are borrowed from the file (valid until `zt_close`) and NOT
+/// NUL-terminated; absent ones are NULL with length 0.
+#[repr(C)]
+pub struct zt_component_info {
+    /// Role name (`"data"`, `"values"`, `"indices"`, ...).
+    pub role: *const c_char,
+    /// Length of `role` in bytes.
+    pub role_len: usize,
+    /// Storage type of the elements.
+    pub dtype: zt_dtype,
+    /// How the bytes are stored.
+    pub encoding: zt_encoding,
+    /// Logical type (`"f8_e4m3fn"`, `"complex64"`, ...), NULL when none.
+    pub logical_type: *const c_char,
+    /// Length of `logical_type` in bytes.
+    pub logical_type_len: usize,
+    /// Absolute file offset of the stored bytes (a multiple of 64).
+    pub offset: u64,
+    /// Stored length in bytes (the compressed size for zstd).
+    pub length: u64,
+    /// Declared decoded length (zstd); meaningful when
+    /// `has_uncompressed_length`.
+    pub uncompressed_length: u64,
+    /// Whether the manifest declares `uncompressed_length`.
+    pub has_uncompressed_length: bool,
+    /// Whether the stored elements are big-endian (only v0.1 files);
+    /// `zt_component_read` always delivers little-endian.
+    pub big_endian: bool,
+    /// Whether `decoded_length` is known (false only for zstd components of
+    /// old files that declare no size, outside dense `data`).
+    pub has_decoded_length: bool,
+    /// Bytes `zt_component_read` writes: `length` for raw, the declared
+    /// decoded size for zstd. Meaningful when `has_decoded_length`. A
+    /// hostile file may declare a huge zstd size: before allocating, ask
+    /// `zt_component_read(..., NULL, 0, &n)`, which checks it.
+    pub decoded_length: u64,
+    /// Digest of the stored bytes (`"sha256:<hex>"`, `"crc32c:0x<hex>"`),
+    /// NULL when none.
+    pub digest: *const c_char,
+    /// Length of `digest` in bytes.
+    pub digest_len: usize,
+}
+
+fn describe_component(c: &Component<'_>) -> zt_component_info {
+    let (lt, lt_len) = match c.logical_type() {
+        Some(t) => (t.name().as_ptr().cast(), t.name().len()),
+        None => (core::ptr::null(), 0),
+    };
+    let (dg, dg_len) = match c.digest() {
+        Some(d) => (d.as_ptr().cast(), d.len()),
+        None => (core::ptr::null(), 0),
+    };
+    zt_component_info {
+        role: c.role().as_ptr().cast(),
+        role_len: c.role().len(),
+        dtype: c_dtype(c.dtype()),
+        encoding: match c.encoding() {
+            Encoding::Raw => zt_encoding::ZT_ENCODING_RAW,
+            Encoding::Zstd => zt_encoding::ZT_ENCODING_ZSTD,
+        },
+        logical_type: lt,
+        logical_type_len: lt_len,
+        offset: c.offset(),
+        length: c.length(),
+        uncompressed_length: c.uncompressed_length().unwrap_or(0),
+        has_uncompressed_length: c.uncompressed_length().is_some(),
+        big_endian: c.endian() == ztensor_core::Endian::Big,
+        has_decoded_length: c.decoded_len().is_some(),
+        decoded_length: c.decoded_len().unwrap_or(0),
+        digest: dg,
+        digest_len: dg_len,
+    }
+}
+
+/// Resolve `obj` and its component `role`.
+///
+/// # Safety
+/// As the entry points: `file` NULL or live, `obj` NULL or readable, `role`
+/// valid for `role_len` bytes or NUL-terminated.
+unsafe fn component<'f>(
+    file: *const zt_file,
+    obj: *const zt_object,
+    role: *const c_char,
+    role_len: usize,
+) -> Result<(&'f zt_file, ztensor_core::Object<'f>, Component<'f>), Fail> {
+    // SAFETY: the caller's contract, for every call below.
+    let h = unsafe { handle(file)? };
+    let o = unsafe { object(h, obj)? };
+    let role = unsafe { bytes_arg(role, role_len, "`role` is NULL")? };
+    let c = core::str::from_utf8(role)
+        .ok()
+        .and_then(|r| o.component(r))
+        .ok_or_else(|| not_found(Some(o.name()), Some(role)))?;
+    Ok((h, o, c))
+}
+
+/// The component `role` (`role_len` bytes, or `ZT_NUL_TERMINATED`) of an
+/// object: dtype, logical type, encoding, offset, stored and decoded sizes,
+/// digest. Dense objects have one component, `"data"`.
+///
+/// `ZT_ERR_NOT_FOUND` when the object has no such role. `*info` is filled
+/// on success and zeroed on failure.
+/// Ownership: strings in `*info` are borrowed, valid until `zt_close`.
+/// Thread-safety: safe on a shared handle.
+///
+/// # Safety
+/// `file` NULL or live; `obj` NULL or readable; `role` valid for
+/// `role_len` bytes (or NUL-terminated); `info` NULL or writable.
+#[no_mangle]
+pub unsafe extern "C" fn zt_component(
+    file: *const zt_file,
+    obj: *const zt_object,
+    role: *const c_char,
+    role_len: usize,
+    info: *mut zt_component_info,
+) -> zt_status {
+    guard(|| {
+        if info.is_null() {
+            return Err(Fail::invalid("`info` is NULL"));
+        }
+        // SAFETY: the caller's contract, for every call below.
+        unsafe { info.write(core::mem::zeroed()) };
+        let (_, _, c) = unsafe { component(file, obj, role, role_len)? };
+        unsafe { info.write(describe_component(&c)) };
+        Ok(())
+    })
+}
+
+/// The component at position `index` (manifest order) of an object, to
+/// iterate over components; `index < zt_object_get_info(...).component_count`.
+///
+/// `ZT_ERR_INVALID_ARGUMENT` when `index` is out of range. `*info` is
+/// filled on success and zeroed on failure.
+/// Ownership: strings in `*info` are borrowed, valid until `zt_close`.
+/// Thread-safety: safe on a shared handle.
+///
+/// # Safety
+/// `file` NULL or live; `obj` NULL or readable; `info` NULL or writable.
+#[no_mangle]
+pub unsafe extern "C" fn zt_component_at(
+    file: *const zt_file,
+    obj: *const zt_object,
+    index: usize,
+    info: *mut zt_component_info,
+) -> zt_status {
+    guard(|| {
+        if info.is_null() {
+            return Err(Fail::invalid("`info` is NULL"));
+        }
+        // SAFETY: the caller's contract, for every call below.
+        unsafe { info.write(core::mem::zeroed()) };
+        let h = unsafe { handle(file)? };
+        let o = unsafe { object(h, obj)? };
+        let c = o.components().nth(index).ok_or_else(|| Fail::invalid("component index out of range"))?;
+        unsafe { info.write(describe_component(&c)) };
+        Ok(())
+    })
+}
+
+/// Zero-copy access to a raw component's stored bytes: `*ptr` points into
+/// the mapping (or the caller's memory for `zt_open_mem`), `*len` is the
+/// length in bytes. Elements are little-endian, as on the host. With
+/// `zt_open`, the pointer is 64-byte aligned.
+///
+/// `ZT_ERR_NOT_ZERO_COPY` when the component is zstd-compressed, its
+/// elements are big-endian (v0.1) or the host is, or the file was opened
+/// with `ZT_OPEN_POSITIONAL`: use `zt_component_read` then. On failure
+/// `*ptr` is NULL and `*len` 0.
+///
+/// Ownership: borrowed, read-only, valid until `zt_close`.
+/// Thread-safety: safe on a shared handle.
+///
+/// # Safety
+/// `file` NULL or live; `obj` NULL or readable; `role` valid for
+/// `role_len` bytes (or NUL-terminated); `ptr`, `len` NULL or writable.
+#[no_mangle]
+pub unsafe extern "C" fn zt_component_ptr(
+    file: *const zt_file,
+    obj: *const zt_object,
+    role: *const c_char,
+    role_len: usize,
+    ptr: *mut *const u8,
+    len: *mut usize,
+) -> zt_status {
+    guard(|| {
+        if ptr.is_null() || len.is_null() {
+            return Err(Fail::invalid("`ptr` or `len` is NULL"));
+        }
+        // SAFETY: the caller's contract, for every call below.
+        unsafe {
+            ptr.write(core::ptr::null());
+            len.write(0);
+        }
+        let (h, o, c) = unsafe { component(file, obj, role, role_len)? };
+        let bytes = h.zero_copy(&o, &c)?;
+        unsafe {
+            ptr.write(bytes.as_ptr());
+            len.write(bytes.len());
+        }
+        Ok(())
+    })
+}
+
+/// Decode a component into the caller's buffer `dst` of `cap` bytes,
+/// whatever its encoding (raw, zstd) and the file's byte order: elements
+/// come out little-endian. `*written` receives the bytes written.
+///
+/// `ZT_ERR_BUFFER_TOO_SMALL` when `cap` is less than the decoded size;
+/// `*written` then receives the size needed. To size a buffer, call with
+/// `dst = NULL, cap = 0`: unlike `zt_component_info.decoded_length` (what
+/// the manifest declares), that size has been checked to be one the stored
+/// bytes can produce, so a hostile file cannot make you allocate terabytes.
+/// `ZT_ERR_CORRUPT_DATA` when zstd data is corrupt, declares an impossible
+/// size, or decodes to another size than declared; `ZT_ERR_IO` when a
+/// positional read fails.
+///
+/// Ownership: the caller owns `dst`. Thread-safety: safe on a shared
+/// handle (each thread with its own `dst`).
+///
+/// # Safety
+/// `file` NULL or live; `obj` NULL or readable; `role` valid for
+/// `role_len` bytes (or NUL-terminated); `dst` NULL or writable for `cap`
+/// bytes; `written` NULL or writable.
+#[no_mangle]
+pub unsafe extern "C" fn zt_component_read(
+    file: *const zt_file,
+    obj: *const zt_object,
+    role: *const c_char,
+    role_len: usize,
+    dst: *mut core::ffi::c_void,
+    cap: usize,
+    written: *mut usize,
+) -> zt_status {
+    guard(|| {
+        if written.is_null() {
+            return Err(Fail::invalid("`written` is NULL"));
+        }
+        // SAFETY: the caller's contract, for every call below.
+        unsafe { written.write(0) };
+        let (h, o, c) = unsafe { component(file, obj, role, role_len)? };
+        let too_small = |needed: u64| {
+            let e = CoreError::new(ErrorKind::BufferTooSmall { needed }).in_object(o.name()).in_component(c.role());
+            // SAFETY: checked non-NULL above.
+            unsafe { written.write(usize::try_from(needed).unwrap_or(usize::MAX)) };
+            Err(Fail { status: zt_status::ZT_ERR_BUFFER_TOO_SMALL, detail: Detail::Core(e) })
+        };
+        // A declared size the stored bytes cannot produce is refused before
+        // a caller allocates it.
+        let needed = c.plausible_len().map_err(|e| Fail::core(e.in_object(o.name()), Phase::Data))?;
+        if let Some(n) = needed {
+            if (cap as u64) < n {
+                return too_small(n);
+            }
+        }
+        if dst.is_null() && cap > 0 {
+            return Err(Fail::invalid("`dst` is NULL"));
+        }
+        let out: &mut [u8] =
+            if cap == 0 { &mut [] } else { unsafe { core::slice::from_raw_parts_mut(dst.cast::<u8>(), cap) } };
+        match h.read_into(&c, out) {
+            Ok(n) => {
+                unsafe { written.write(n) };
+                Ok(())
+            }
+            // No size is declared anywhere (old zstd components outside
+            // dense `data`): find it by decoding, to say what is needed.
+            Err(Fail { detail: Detail::Core(e), .. })
+                if needed.is_none() && matches!(e.kind(), ErrorKind::DecodedTooLarge { .. }) =>
+            {
+                let v = h.to_vec(&c).map_err(|f| in_object(f, o.name()))?;
+                too_small(v.len() as u64)
+            }
+            Err(f) => Err(in_object(f, o.name())),
+        }
+    })
+}

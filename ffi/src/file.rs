@@ -1,0 +1,195 @@
+//! Opening and closing files: `zt_open`, `zt_open_mem`, `zt_close`, `zt_file_get_info`.
+
+use crate::guard::{guard, guard_value, Fail, Phase};
+use crate::handle::{handle, put, zt_file};
+use crate::zt_status;
+use core::ffi::c_char;
+use ztensor_core::fs::{Mode, Reader};
+use ztensor_core::File;
+
+/// `zt_open` flag: read only the footer and manifest at open, and each
+/// component with a positional read when asked for (no memory map). For
+/// network filesystems and files larger than the address space.
+/// `zt_component_ptr` is then unavailable.
+pub const ZT_OPEN_POSITIONAL: u32 = 1;
+
+/// How a `zt_file` reads its file.
+#[repr(u32)]
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum zt_mode {
+    /// `zt_open`: the whole file is memory-mapped.
+    ZT_MODE_MMAP = 0,
+    /// `zt_open` with `ZT_OPEN_POSITIONAL`: components are read on demand.
+    ZT_MODE_POSITIONAL = 1,
+    /// `zt_open_mem`: memory lent by the caller.
+    ZT_MODE_MEMORY = 2,
+}
+
+/// Facts about an open file (`zt_file_get_info`).
+#[repr(C)]
+pub struct zt_file_info {
+    /// Format version: 1.2.0, 1.1.0, or 0.1.0 for legacy files.
+    pub version_major: u32,
+    /// Format minor version.
+    pub version_minor: u32,
+    /// Format patch version.
+    pub version_patch: u32,
+    /// How the handle reads the file.
+    pub mode: zt_mode,
+    /// Number of objects.
+    pub object_count: usize,
+    /// Number of file-level attributes.
+    pub attribute_count: usize,
+    /// Size of the file in bytes.
+    pub file_length: u64,
+    /// Where the CBOR manifest starts.
+    pub manifest_offset: u64,
+    /// Size of the CBOR manifest in bytes.
+    pub manifest_length: u64,
+}
+
+/// Open and validate the file at `path` (NUL-terminated; bytes as the OS
+/// takes them). By default the file is memory-mapped: opening costs
+/// O(manifest) whatever the file's size, and raw components are available
+/// without copying (`zt_component_ptr`, 64-byte aligned). With
+/// `ZT_OPEN_POSITIONAL`, only the footer and manifest are read now and each
+/// component is read when asked for.
+///
+/// On success `*out` receives a new handle; on failure `*out` is set to
+/// NULL and `zt_last_error()` says why (`ZT_ERR_IO`, `ZT_ERR_FORMAT`,
+/// `ZT_ERR_UNSUPPORTED`; `ZT_ERR_INVALID_ARGUMENT` for a NULL pointer or an
+/// unknown flag).
+///
+/// Ownership: the caller owns the handle and must release it with
+/// `zt_close` exactly once. `path` is not kept. The file must not be
+/// truncated or rewritten while mapped.
+/// Thread-safety: may be called from any thread. The handle may then be
+/// used from many threads at once (every call except `zt_close` only reads).
+///
+/// # Safety
+/// `path` is NULL or NUL-terminated; `out` is NULL or writable.
+#[no_mangle]
+pub unsafe extern "C" fn zt_open(path: *const c_char, flags: u32, out: *mut *mut zt_file) -> zt_status {
+    guard(|| {
+        // SAFETY: the caller's contract.
+        unsafe { put(out, core::ptr::null_mut(), "`out` is NULL")? };
+        if path.is_null() {
+            return Err(Fail::invalid("`path` is NULL"));
+        }
+        if flags & !ZT_OPEN_POSITIONAL != 0 {
+            return Err(Fail::invalid("unknown `zt_open` flag"));
+        }
+        // SAFETY: NUL-terminated, by the caller's contract.
+        let bytes = unsafe { std::ffi::CStr::from_ptr(path) }.to_bytes();
+        #[cfg(unix)]
+        let p = std::path::Path::new(<std::ffi::OsStr as std::os::unix::ffi::OsStrExt>::from_bytes(bytes));
+        #[cfg(not(unix))]
+        let p = std::path::Path::new(core::str::from_utf8(bytes).map_err(|_| Fail::invalid("`path` is not UTF-8"))?);
+        let mode = if flags & ZT_OPEN_POSITIONAL != 0 { Mode::Positional } else { Mode::Mmap };
+        let reader = Reader::open_with(p, mode).map_err(|e| Fail::fs(e, Phase::Open))?;
+        // SAFETY: checked non-NULL above.
+        unsafe { *out = Box::into_raw(Box::new(zt_file::from_reader(reader, p))) };
+        Ok(())
+    })
+}
+
+/// Validate a whole file held in memory the caller owns: a flash-mapped
+/// model, a file loaded by other means, an embedded array. Nothing is
+/// copied: objects, names and zero-copy pointers point into `ptr`.
+/// `zt_component_ptr` is 64-byte aligned when `ptr` is.
+///
+/// On success `*out` receives a new handle; on failure `*out` is set to
+/// NULL (`ZT_ERR_FORMAT`, `ZT_ERR_UNSUPPORTED`; `ZT_ERR_INVALID_ARGUMENT`
+/// when `ptr` is NULL with a nonzero `len`).
+///
+/// Ownership: the caller keeps ownership of the bytes, which must stay
+/// valid and unchanged until `zt_close(*out)`. The caller owns the handle
+/// and must release it with `zt_close`. Allocation: the file's bytes are
+/// never copied; the handle holds a name index for O(log n) `zt_find`
+/// (about 28 bytes per object), and validation uses transient scratch (in
+/// all, about 80 bytes per object allocated during the call).
+/// Thread-safety: as `zt_open`.
+///
+/// # Safety
+/// `ptr` is NULL or valid for `len` bytes for the handle's lifetime; `out`
+/// is NULL or writable.
+#[no_mangle]
+pub unsafe extern "C" fn zt_open_mem(ptr: *const u8, len: usize, out: *mut *mut zt_file) -> zt_status {
+    guard(|| {
+        // SAFETY: the caller's contract.
+        unsafe { put(out, core::ptr::null_mut(), "`out` is NULL")? };
+        let bytes: &'static [u8] = if ptr.is_null() {
+            if len != 0 {
+                return Err(Fail::invalid("`ptr` is NULL"));
+            }
+            &[]
+        } else {
+            if len > isize::MAX as usize {
+                return Err(Fail::invalid("`len` is too large"));
+            }
+            // SAFETY: valid for `len` bytes for as long as the handle lives,
+            // by the caller's contract; the handle never outlives it.
+            unsafe { core::slice::from_raw_parts(ptr, len) }
+        };
+        let file = File::parse(bytes).map_err(|e| Fail::core(e, Phase::Open))?;
+        // SAFETY: checked non-NULL above.
+        unsafe { *out = Box::into_raw(Box::new(zt_file::from_memory(file))) };
+        Ok(())
+    })
+}
+
+/// Release a handle from `zt_open` / `zt_open_mem`: unmaps or closes the
+/// file. Every pointer obtained from it (names, strings, zero-copy data)
+/// becomes invalid. `zt_close(NULL)` does nothing.
+///
+/// Ownership: consumes the handle; closing it twice is undefined behaviour.
+/// Thread-safety: no other thread may be using the handle.
+///
+/// # Safety
+/// `file` is NULL or a live handle not used afterwards.
+#[no_mangle]
+pub unsafe extern "C" fn zt_close(file: *mut zt_file) {
+    guard_value((), || {
+        if !file.is_null() {
+            // SAFETY: a live handle from `Box::into_raw`, by the caller's contract.
+            drop(unsafe { Box::from_raw(file) });
+        }
+    })
+}
+
+/// Facts about the file: format version, mode, object count, sizes.
+///
+/// `*info` is filled on success and zeroed on failure.
+/// Ownership: nothing to free. Thread-safety: safe on a shared handle.
+///
+/// # Safety
+/// `file` is NULL or live; `info` is NULL or writable.
+#[no_mangle]
+pub unsafe extern "C" fn zt_file_get_info(file: *const zt_file, info: *mut zt_file_info) -> zt_status {
+    guard(|| {
+        if info.is_null() {
+            return Err(Fail::invalid("`info` is NULL"));
+        }
+        // SAFETY: non-NULL and writable, by the caller's contract.
+        unsafe { info.write(core::mem::zeroed()) };
+        // SAFETY: the caller's contract.
+        let h = unsafe { handle(file)? };
+        let f = h.file();
+        let v = f.version();
+        let tail = f.tail();
+        let value = zt_file_info {
+            version_major: v.major.into(),
+            version_minor: v.minor.into(),
+            version_patch: v.patch.into(),
+            mode: h.mode(),
+            object_count: f.len(),
+            attribute_count: f.attributes().len(),
+            file_length: tail.file_len,
+            manifest_offset: tail.manifest_offset,
+            manifest_length: tail.manifest_len,
+        };
+        // SAFETY: as above.
+        unsafe { info.write(value) };
+        Ok(())
+    })
+}

@@ -1,0 +1,276 @@
+//! Objects: count, lookup by position and name, name, format, info, shape.
+
+use crate::guard::{guard, guard_value, Detail, Fail};
+use crate::handle::{bytes_arg, handle, not_found, object, put, put_opt, zt_file};
+use crate::zt_status;
+use core::ffi::c_char;
+use ztensor_core::{Error as CoreError, ErrorKind, Format};
+
+/// Layout of an object's components (spec §3).
+#[repr(u32)]
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum zt_format {
+    /// One `data` component, row-major.
+    ZT_FORMAT_DENSE = 0,
+    /// `values`, `indices`, `indptr`.
+    ZT_FORMAT_SPARSE_CSR = 1,
+    /// `values`, `coords`.
+    ZT_FORMAT_SPARSE_COO = 2,
+    /// `packed_weight`, `scales`, `zeros`; parameters in attributes.
+    ZT_FORMAT_QUANTIZED_GROUP = 3,
+    /// A format this library does not know (its name is in `format`); its
+    /// components are still readable.
+    ZT_FORMAT_OTHER = 4,
+}
+
+/// One object (tensor) of a file: a plain value naming it by its position
+/// in manifest order. Copy it freely; it stays meaningful as long as the
+/// file it came from is open, and means nothing for any other file.
+/// Resolving it costs O(1) (plus decoding that object's manifest entry).
+#[repr(C)]
+#[derive(Clone, Copy, Debug)]
+pub struct zt_object {
+    /// Position in manifest order, `0 <= index < zt_object_count(file)`.
+    pub index: usize,
+}
+
+/// Summary of an object (`zt_object_get_info`). Strings are borrowed from the
+/// file (valid until `zt_close`) and NOT NUL-terminated.
+#[repr(C)]
+pub struct zt_object_info {
+    /// The object's name (UTF-8; may contain NUL bytes; may be empty in
+    /// files written by some tools).
+    pub name: *const c_char,
+    /// Length of `name` in bytes.
+    pub name_len: usize,
+    /// The format's name (`"dense"`, `"sparse_csr"`, ... or an unknown one).
+    pub format: *const c_char,
+    /// Length of `format` in bytes.
+    pub format_len: usize,
+    /// The format, when known.
+    pub format_kind: zt_format,
+    /// Number of dimensions (0 for a scalar). Dims: `zt_object_shape`.
+    pub ndim: usize,
+    /// Product of the dimensions (1 for a scalar).
+    pub numel: u64,
+    /// Number of components (`zt_component_at`).
+    pub component_count: usize,
+    /// Number of attributes (`zt_attribute_at`).
+    pub attribute_count: usize,
+}
+
+/// Number of objects in the file; 0 when `file` is NULL.
+///
+/// Ownership: nothing to free. Thread-safety: safe on a shared handle.
+///
+/// # Safety
+/// `file` is NULL or live.
+#[no_mangle]
+pub unsafe extern "C" fn zt_object_count(file: *const zt_file) -> usize {
+    // SAFETY: the caller's contract.
+    guard_value(0, || unsafe { file.as_ref() }.map_or(0, |h| h.file().len()))
+}
+
+/// The object at position `index` in manifest order (O(1)).
+///
+/// `ZT_ERR_INVALID_ARGUMENT` when `index >= zt_object_count(file)`.
+/// Ownership: `zt_object` is a plain value. Thread-safety: safe on a shared handle.
+///
+/// # Safety
+/// `file` is NULL or live; `out` is NULL or writable.
+#[no_mangle]
+pub unsafe extern "C" fn zt_object_at(file: *const zt_file, index: usize, out: *mut zt_object) -> zt_status {
+    guard(|| {
+        // SAFETY: the caller's contract.
+        let h = unsafe { handle(file)? };
+        if index >= h.file().len() {
+            return Err(Fail::invalid("object index out of range"));
+        }
+        // SAFETY: the caller's contract.
+        unsafe { put(out, zt_object { index }, "`out` is NULL") }
+    })
+}
+
+/// Find the object called `name` (`name_len` bytes, or `ZT_NUL_TERMINATED`):
+/// O(log n) through an index built at open. Names are compared byte for
+/// byte (no Unicode normalization).
+///
+/// `ZT_ERR_NOT_FOUND` when there is none (`*out` untouched). A NULL `name`
+/// is allowed with length 0 (the empty name).
+/// Ownership: `name` is not kept. Thread-safety: safe on a shared handle.
+///
+/// # Safety
+/// `file` is NULL or live; `name` valid for `name_len` bytes (or
+/// NUL-terminated); `out` NULL or writable.
+#[no_mangle]
+pub unsafe extern "C" fn zt_find(
+    file: *const zt_file,
+    name: *const c_char,
+    name_len: usize,
+    out: *mut zt_object,
+) -> zt_status {
+    guard(|| {
+        // SAFETY: the caller's contract.
+        let h = unsafe { handle(file)? };
+        // SAFETY: the caller's contract.
+        let name = unsafe { bytes_arg(name, name_len, "`name` is NULL")? };
+        if out.is_null() {
+            return Err(Fail::invalid("`out` is NULL"));
+        }
+        // A name that is not UTF-8 names no object.
+        let name = core::str::from_utf8(name).map_err(|_| not_found(Some("(not UTF-8)"), None))?;
+        let o = h.file().get(name).ok_or_else(|| not_found(Some(name), None))?;
+        // SAFETY: checked non-NULL above.
+        unsafe { out.write(zt_object { index: o.index() }) };
+        Ok(())
+    })
+}
+
+/// The object's name: `*name` points into the file (NOT NUL-terminated; it
+/// may contain NUL bytes), `*len` is its length in bytes.
+///
+/// Ownership: borrowed from the handle, valid until `zt_close`.
+/// Thread-safety: safe on a shared handle.
+///
+/// # Safety
+/// `file` is NULL or live; `obj` NULL or readable; `name`, `len` NULL or writable.
+#[no_mangle]
+pub unsafe extern "C" fn zt_object_name(
+    file: *const zt_file,
+    obj: *const zt_object,
+    name: *mut *const c_char,
+    len: *mut usize,
+) -> zt_status {
+    guard(|| {
+        // SAFETY: the caller's contract, for every call below.
+        let h = unsafe { handle(file)? };
+        let o = unsafe { object(h, obj)? };
+        if name.is_null() || len.is_null() {
+            return Err(Fail::invalid("`name` or `len` is NULL"));
+        }
+        unsafe {
+            name.write(o.name().as_ptr().cast());
+            len.write(o.name().len());
+        }
+        Ok(())
+    })
+}
+
+/// The object's format name (`"dense"`, `"sparse_csr"`, `"sparse_coo"`,
+/// `"quantized_group"`, or one this library does not know): `*format`
+/// points into the file (or static memory), NOT NUL-terminated.
+///
+/// Ownership: borrowed, valid until `zt_close`. Thread-safety: safe on a shared handle.
+///
+/// # Safety
+/// `file` is NULL or live; `obj` NULL or readable; `format`, `len` NULL or writable.
+#[no_mangle]
+pub unsafe extern "C" fn zt_object_format(
+    file: *const zt_file,
+    obj: *const zt_object,
+    format: *mut *const c_char,
+    len: *mut usize,
+) -> zt_status {
+    guard(|| {
+        // SAFETY: the caller's contract, for every call below.
+        let h = unsafe { handle(file)? };
+        let o = unsafe { object(h, obj)? };
+        if format.is_null() || len.is_null() {
+            return Err(Fail::invalid("`format` or `len` is NULL"));
+        }
+        let s = o.format().name();
+        unsafe {
+            format.write(s.as_ptr().cast());
+            len.write(s.len());
+        }
+        Ok(())
+    })
+}
+
+fn c_format(f: Format<'_>) -> zt_format {
+    match f {
+        Format::Dense => zt_format::ZT_FORMAT_DENSE,
+        Format::SparseCsr => zt_format::ZT_FORMAT_SPARSE_CSR,
+        Format::SparseCoo => zt_format::ZT_FORMAT_SPARSE_COO,
+        Format::QuantizedGroup => zt_format::ZT_FORMAT_QUANTIZED_GROUP,
+        _ => zt_format::ZT_FORMAT_OTHER,
+    }
+}
+
+/// Summary of an object: name, format, ndim, numel, component and
+/// attribute counts.
+///
+/// `*info` is filled on success and zeroed on failure.
+/// Ownership: strings in `*info` are borrowed, valid until `zt_close`.
+/// Thread-safety: safe on a shared handle.
+///
+/// # Safety
+/// `file` is NULL or live; `obj` NULL or readable; `info` NULL or writable.
+#[no_mangle]
+pub unsafe extern "C" fn zt_object_get_info(
+    file: *const zt_file,
+    obj: *const zt_object,
+    info: *mut zt_object_info,
+) -> zt_status {
+    guard(|| {
+        if info.is_null() {
+            return Err(Fail::invalid("`info` is NULL"));
+        }
+        // SAFETY: the caller's contract, for every call below.
+        unsafe { info.write(core::mem::zeroed()) };
+        let h = unsafe { handle(file)? };
+        let o = unsafe { object(h, obj)? };
+        let value = zt_object_info {
+            name: o.name().as_ptr().cast(),
+            name_len: o.name().len(),
+            format: o.format().name().as_ptr().cast(),
+            format_len: o.format().name().len(),
+            format_kind: c_format(o.format()),
+            ndim: o.shape().ndim(),
+            numel: o.shape().numel(),
+            component_count: o.component_count(),
+            attribute_count: o.attributes().len(),
+        };
+        unsafe { info.write(value) };
+        Ok(())
+    })
+}
+
+/// The object's shape: `*ndim` receives the number of dimensions (when
+/// `ndim` is not NULL) and, when `cap >= ndim`, `dims[0..ndim]` the
+/// dimensions. `ZT_ERR_BUFFER_TOO_SMALL` when `cap` is smaller (dims
+/// untouched, `*ndim` set): call with `dims = NULL, cap = 0` to ask.
+///
+/// Ownership: the caller owns `dims`. Thread-safety: safe on a shared handle.
+///
+/// # Safety
+/// `file` NULL or live; `obj` NULL or readable; `dims` NULL or writable for
+/// `cap` values; `ndim` NULL or writable.
+#[no_mangle]
+pub unsafe extern "C" fn zt_object_shape(
+    file: *const zt_file,
+    obj: *const zt_object,
+    dims: *mut u64,
+    cap: usize,
+    ndim: *mut usize,
+) -> zt_status {
+    guard(|| {
+        // SAFETY: the caller's contract, for every call below.
+        let h = unsafe { handle(file)? };
+        let o = unsafe { object(h, obj)? };
+        let shape = o.shape();
+        unsafe { put_opt(ndim, shape.ndim()) };
+        if cap < shape.ndim() {
+            let e = CoreError::new(ErrorKind::BufferTooSmall { needed: shape.ndim() as u64 }).in_object(o.name());
+            return Err(Fail { status: zt_status::ZT_ERR_BUFFER_TOO_SMALL, detail: Detail::Core(e) });
+        }
+        if shape.ndim() > 0 {
+            if dims.is_null() {
+                return Err(Fail::invalid("`dims` is NULL"));
+            }
+            let out = unsafe { core::slice::from_raw_parts_mut(dims, shape.ndim()) };
+            shape.copy_to(out);
+        }
+        Ok(())
+    })
+}

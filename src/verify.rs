@@ -1,0 +1,245 @@
+//! Whole-file verification, O(data): every digest and every data rule
+//! ([`Object::check_data`]), from memory or through a positional [`Source`].
+//!
+//! One implementation for every caller: the `zt verify` command and the C
+//! ABI's `zt_verify` call [`File::verify_with`] / [`File::verify_from`].
+
+use crate::check::{component_data, format_data, in_memory, Stored};
+use crate::digest::{Digest, Verified};
+use crate::error::{Error, ErrorKind, Result};
+use crate::file::File;
+use crate::object::{Component, Object};
+
+/// What a verification checks.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub struct Options {
+    /// Every component's digest, over its stored bytes.
+    pub digests: bool,
+    /// The data rules: every component decodes to its declared length, CSR
+    /// and COO indices are in range, bool bytes are 0 or 1.
+    pub data: bool,
+    /// A digest whose algorithm this library does not know is a problem
+    /// ([`ErrorKind::UnverifiableDigest`]), not only a count in the report.
+    pub strict: bool,
+}
+
+impl Options {
+    /// Digests and data rules, not strict.
+    pub const ALL: Options = Options { digests: true, data: true, strict: false };
+}
+
+impl Default for Options {
+    fn default() -> Self {
+        Options::ALL
+    }
+}
+
+/// One thing a verification found, handed to the caller's callback as found.
+#[derive(Clone, Copy, Debug)]
+pub enum Finding<'r, 'a> {
+    /// Something is wrong; the error names the object and component.
+    Problem(Error),
+    /// A digest whose algorithm is unknown: not checked (also a
+    /// [`Finding::Problem`] in strict mode).
+    Unverifiable {
+        /// The object.
+        object: &'r Object<'a>,
+        /// The component whose digest could not be checked.
+        component: &'r Component<'a>,
+    },
+}
+
+/// What a verification did and found.
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
+pub struct Report {
+    /// Objects looked at.
+    pub objects: usize,
+    /// Components looked at.
+    pub components: usize,
+    /// Digests that were checked and matched.
+    pub digests_checked: usize,
+    /// Digests whose algorithm is unknown (not checked).
+    pub unverifiable: usize,
+    /// Problems found (with `strict`, unverifiable digests are among them).
+    pub problems: usize,
+    /// The first problem found.
+    pub first_problem: Option<Error>,
+}
+
+impl Report {
+    /// Whether nothing is wrong.
+    pub fn is_ok(&self) -> bool {
+        self.problems == 0
+    }
+
+    fn problem<'a>(&mut self, e: Error, on: &mut impl FnMut(Finding<'_, 'a>)) {
+        self.problems += 1;
+        self.first_problem.get_or_insert(e);
+        on(Finding::Problem(e));
+    }
+}
+
+/// Where a verification reads component bytes: a file in memory, or one
+/// read by position (the descriptor a [`fs::Reader`](crate::fs::Reader)
+/// holds in positional mode: no memory map, no re-opening by path).
+#[cfg(feature = "alloc")]
+pub trait Source {
+    /// Fill `out` with the file's bytes at `offset..offset + out.len()`.
+    fn read_at(&self, offset: u64, out: &mut [u8]) -> Result<()>;
+
+    /// The whole file, when it is in memory: component bytes are then
+    /// borrowed, not copied.
+    fn bytes(&self) -> Option<&[u8]> {
+        None
+    }
+}
+
+#[cfg(feature = "alloc")]
+impl Source for [u8] {
+    fn read_at(&self, offset: u64, out: &mut [u8]) -> Result<()> {
+        let len = out.len() as u64;
+        let src = usize::try_from(offset)
+            .ok()
+            .and_then(|o| self.get(o..o.checked_add(out.len())?))
+            .ok_or(Error::new(ErrorKind::OutOfBounds { offset, length: len, limit: self.len() as u64 }))?;
+        out.copy_from_slice(src);
+        Ok(())
+    }
+
+    fn bytes(&self) -> Option<&[u8]> {
+        Some(self)
+    }
+}
+
+#[cfg(feature = "std")]
+impl Source for crate::fs::Reader {
+    fn read_at(&self, offset: u64, out: &mut [u8]) -> Result<()> {
+        let span = Component::span(self.file().bytes(), offset, out.len() as u64);
+        match self.read_stored_into(&span, out) {
+            Ok(_) => Ok(()),
+            Err(crate::fs::Error::Format(e)) => Err(e),
+            Err(crate::fs::Error::Io(_)) => Err(Error::new(ErrorKind::Io)),
+        }
+    }
+
+    fn bytes(&self) -> Option<&[u8]> {
+        self.file().bytes()
+    }
+}
+
+impl<'a> File<'a> {
+    /// Deep check of the whole file held in memory: every digest and every
+    /// object's data ([`Object::check_data`]), as `options` say. Calls `on`
+    /// once per [`Finding`]; the report counts them.
+    ///
+    /// ```
+    /// # let bytes = ztensor::doc_example_file();
+    /// let file = ztensor::File::parse(bytes).unwrap();
+    /// let report = file.verify_with(ztensor::verify::Options::ALL, |f| eprintln!("{f:?}"));
+    /// assert!(report.is_ok());
+    /// assert_eq!((report.objects, report.components, report.unverifiable), (2, 2, 0));
+    /// ```
+    pub fn verify_with(&self, options: Options, on: impl FnMut(Finding<'_, 'a>)) -> Report {
+        self.run(options, &in_memory, on)
+    }
+
+    /// [`File::verify_with`] reading component bytes from `source`: for a
+    /// file opened from its tail alone (positional reads), or any file whose
+    /// bytes are elsewhere. `source` must hold the file this one was parsed
+    /// from.
+    #[cfg(feature = "alloc")]
+    pub fn verify_from<S: Source + ?Sized>(&self, source: &S, options: Options, on: impl FnMut(Finding<'_, 'a>)) -> Report {
+        let load = |c: &Component<'a>| -> Result<Stored<'_>> {
+            let len = c.length();
+            match source.bytes() {
+                Some(b) => {
+                    let end = c.offset().checked_add(len).filter(|&e| e <= b.len() as u64);
+                    let end = end.ok_or_else(|| {
+                        c.error(ErrorKind::OutOfBounds { offset: c.offset(), length: len, limit: b.len() as u64 })
+                    })?;
+                    Ok(Stored::Borrowed(&b[c.offset() as usize..end as usize]))
+                }
+                None => {
+                    let mut v = alloc::vec![0u8; len as usize];
+                    source.read_at(c.offset(), &mut v).map_err(|e| e.in_component(c.role()))?;
+                    Ok(Stored::Owned(v))
+                }
+            }
+        };
+        self.run(options, &load, on)
+    }
+
+    /// Deep check of the whole file: every digest and every object's data
+    /// ([`Object::check_data`]). Calls `problem` once per problem found (an
+    /// unknown digest algorithm is reported through `unverifiable`, not as a
+    /// problem). Returns the number of problems. [`File::verify_with`] is the
+    /// same with options and a [`Report`].
+    pub fn verify(&self, mut problem: impl FnMut(Error), mut unverifiable: impl FnMut(&Object<'a>, &Component<'a>)) -> usize {
+        self.verify_with(Options::ALL, |f| match f {
+            Finding::Problem(e) => problem(e),
+            Finding::Unverifiable { object, component } => unverifiable(object, component),
+        })
+        .problems
+    }
+
+    fn run<'s>(
+        &self,
+        opt: Options,
+        load: &impl Fn(&Component<'a>) -> Result<Stored<'s>>,
+        mut on: impl FnMut(Finding<'_, 'a>),
+    ) -> Report {
+        let mut r = Report::default();
+        for o in self.objects() {
+            r.objects += 1;
+            let in_obj = |e: Error| e.in_object(o.name());
+            // The object's first data problem, reported after its digests.
+            let mut data_err = None;
+            for c in o.components() {
+                r.components += 1;
+                let digest = opt.digests && c.digest().is_some();
+                let data = opt.data && data_err.is_none();
+                if !digest && !data {
+                    continue;
+                }
+                let stored = match load(&c) {
+                    Ok(s) => s,
+                    Err(e) => {
+                        if digest {
+                            // A malformed digest is named before unreadable bytes.
+                            let parsed = Digest::parse(c.digest().unwrap_or("")).map_err(|p| p.in_component(c.role()));
+                            r.problem(in_obj(parsed.err().unwrap_or(e)), &mut on);
+                        }
+                        if data {
+                            data_err = Some(in_obj(e));
+                        }
+                        continue;
+                    }
+                };
+                let view = c.with_stored(stored.get());
+                if digest {
+                    match view.verify_digest() {
+                        Ok(Verified::Ok) => r.digests_checked += 1,
+                        Ok(Verified::NoDigest) => {}
+                        Ok(Verified::Unverifiable) => {
+                            r.unverifiable += 1;
+                            on(Finding::Unverifiable { object: &o, component: &c });
+                            if opt.strict {
+                                r.problem(in_obj(c.error(ErrorKind::UnverifiableDigest)), &mut on);
+                            }
+                        }
+                        Err(e) => r.problem(in_obj(e), &mut on),
+                    }
+                }
+                if data {
+                    data_err = component_data(&o, &view).err();
+                }
+            }
+            if opt.data {
+                if let Some(e) = data_err.or_else(|| format_data(&o, load).err()) {
+                    r.problem(e, &mut on);
+                }
+            }
+        }
+        r
+    }
+}

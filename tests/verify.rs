@@ -1,0 +1,145 @@
+#![cfg(feature = "std")]
+//! `File::verify_with` / `File::verify_from`: the one verification the CLI
+//! and the C ABI call, from memory and through positional reads.
+
+mod common;
+
+use common::*;
+use std::io::Write;
+use ztensor::fs::{Mode, Reader};
+use ztensor::verify::{Finding, Options, Report};
+use ztensor::{ErrorKind, File};
+
+fn le_u64(v: &[u64]) -> Vec<u8> {
+    v.iter().flat_map(|x| x.to_le_bytes()).collect()
+}
+
+/// A 2×4 CSR object (`m`) and a dense `u8` object (`d`) with the given digest.
+fn two_objects(indices: &[u64], digest: &str) -> Vec<u8> {
+    let mut b = Blobs::new();
+    let v: Vec<u8> = [1.0f32, 2.0].iter().flat_map(|x| x.to_le_bytes()).collect();
+    let (i, p) = (le_u64(indices), le_u64(&[0, 1, 2]));
+    let (ov, oi, op) = (b.add(&v), b.add(&i), b.add(&p));
+    let m = obj(
+        &[2, 4],
+        "sparse_csr",
+        [
+            ("values", comp("f32", ov, v.len() as u64)),
+            ("indices", comp("u64", oi, i.len() as u64)),
+            ("indptr", comp("u64", op, p.len() as u64)),
+        ],
+    );
+    let od = b.add(b"abcd");
+    let d = obj(&[4], "dense", [("data", comp_with("u8", od, 4, [("digest", text(digest))]))]);
+    v1_file(&b, &encode(&manifest("1.2.0", [("m", m), ("d", d)])))
+}
+
+const ABCD_CRC: &str = "crc32c:0x92c80a31";
+
+fn collect(f: impl FnOnce(&mut dyn FnMut(Finding<'_, '_>)) -> Report) -> (Report, Vec<String>, usize) {
+    let (mut problems, mut unverifiable) = (Vec::new(), 0);
+    let r = f(&mut |x| match x {
+        Finding::Problem(e) => problems.push(e.to_string()),
+        Finding::Unverifiable { .. } => unverifiable += 1,
+    });
+    (r, problems, unverifiable)
+}
+
+#[test]
+fn a_good_file_reports_its_counts() {
+    let bytes = two_objects(&[0, 3], ABCD_CRC);
+    let f = File::parse(&bytes).unwrap();
+    let (r, problems, _) = collect(|on| f.verify_with(Options::ALL, on));
+    assert!(r.is_ok(), "{problems:?}");
+    assert_eq!((r.objects, r.components, r.digests_checked, r.unverifiable, r.problems), (2, 4, 1, 0, 0));
+    assert_eq!(r.first_problem, None);
+}
+
+#[test]
+fn problems_are_counted_and_the_first_kept() {
+    let mut bytes = two_objects(&[0, 9], ABCD_CRC);
+    let at = find(&bytes, b"abcd");
+    bytes[at] = b'X';
+    let f = File::parse(&bytes).unwrap();
+    let (r, problems, _) = collect(|on| f.verify_with(Options::ALL, on));
+    assert_eq!(r.problems, 2, "{problems:?}");
+    assert_eq!(problems.len(), 2);
+    let first = r.first_problem.unwrap();
+    assert_eq!(first.kind(), ErrorKind::BadData { what: "CSR column index out of range" });
+    assert_eq!(first.object().unwrap().as_str(), "m");
+    // Options select the checks.
+    let digests = Options { data: false, ..Options::ALL };
+    let r = f.verify_with(digests, |_| {});
+    assert_eq!((r.problems, r.first_problem.unwrap().kind()), (1, ErrorKind::DigestMismatch));
+    let data = Options { digests: false, ..Options::ALL };
+    assert_eq!(f.verify_with(data, |_| {}).problems, 1);
+    let none = Options { digests: false, data: false, strict: false };
+    assert!(f.verify_with(none, |_| {}).is_ok());
+    // The callback form counts the same.
+    assert_eq!(f.verify(|_| {}, |_, _| {}), 2);
+}
+
+#[test]
+fn unknown_digest_is_counted_and_a_problem_only_when_strict() {
+    let bytes = two_objects(&[0, 3], "blake3:00");
+    let f = File::parse(&bytes).unwrap();
+    let (r, problems, unverifiable) = collect(|on| f.verify_with(Options::ALL, on));
+    assert!(r.is_ok(), "{problems:?}");
+    assert_eq!((r.unverifiable, unverifiable), (1, 1));
+    let strict = Options { strict: true, ..Options::ALL };
+    let (r, problems, unverifiable) = collect(|on| f.verify_with(strict, on));
+    assert_eq!((r.problems, r.unverifiable, unverifiable), (1, 1, 1));
+    let e = r.first_problem.unwrap();
+    assert_eq!(e.kind(), ErrorKind::UnverifiableDigest);
+    assert_eq!((e.object().unwrap().as_str(), e.role().unwrap().as_str()), ("d", "data"));
+    assert_eq!(problems.len(), 1);
+}
+
+#[test]
+fn a_tail_parsed_file_verifies_through_a_slice_source() {
+    let mut bytes = two_objects(&[0, 9], ABCD_CRC);
+    let at = find(&bytes, b"abcd");
+    bytes[at] = b'X';
+    let r = manifest_range(&bytes);
+    let f = File::parse_tail(&bytes[bytes.len() - 16..], &bytes[r], bytes.len() as u64).unwrap();
+    let from = f.verify_from(&bytes[..], Options::ALL, |_| {});
+    let whole = File::parse(&bytes).unwrap().verify_with(Options::ALL, |_| {});
+    assert_eq!(from, whole);
+    assert_eq!(from.problems, 2);
+    // Without a source, every component's bytes are missing.
+    assert_eq!(f.verify_with(Options::ALL, |_| {}).first_problem.unwrap().kind(), ErrorKind::NoData);
+}
+
+#[test]
+fn a_positional_reader_is_verified_through_its_descriptor() {
+    let dir = tempfile::tempdir().unwrap();
+    let path = dir.path().join("m.zt");
+    let good = two_objects(&[0, 3], ABCD_CRC);
+    let mut bad = two_objects(&[0, 9], ABCD_CRC);
+    let at = find(&bad, b"abcd");
+    bad[at] = b'X';
+    std::fs::write(&path, &bad).unwrap();
+    for mode in [Mode::Positional, Mode::Mmap] {
+        let r = Reader::open_with(&path, mode).unwrap();
+        let report = r.file().verify_from(&r, Options::ALL, |_| {});
+        assert_eq!(report.problems, 2, "{mode:?}");
+        assert_eq!(report, File::parse(&bad).unwrap().verify_with(Options::ALL, |_| {}));
+    }
+    // A good file with the same manifest put in place under a positional
+    // handle does not change what the handle verifies: it holds the old file.
+    let r = Reader::open_with(&path, Mode::Positional).unwrap();
+    let other = dir.path().join("good.zt");
+    std::fs::File::create(&other).unwrap().write_all(&good).unwrap();
+    std::fs::rename(&other, &path).unwrap();
+    assert_eq!(r.file().verify_from(&r, Options::ALL, |_| {}).problems, 2);
+    assert!(Reader::open(&path).unwrap().file().verify_with(Options::ALL, |_| {}).is_ok());
+}
+
+#[test]
+fn a_short_source_is_a_problem_not_a_panic() {
+    let bytes = two_objects(&[0, 3], ABCD_CRC);
+    let f = File::parse(&bytes).unwrap();
+    let r = f.verify_from(&bytes[..100], Options::ALL, |_| {});
+    assert!(r.problems > 0);
+    assert!(matches!(r.first_problem.unwrap().kind(), ErrorKind::OutOfBounds { .. }));
+}
