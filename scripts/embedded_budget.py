@@ -55,7 +55,8 @@ def main():
             total[k] += size
     print(f"flash={total['.text'] + total['.rodata']} ram={total['.data'] + total['.bss']}"
           f" text={total['.text']} rodata={total['.rodata']} data={total['.data']} bss={total['.bss']}")
-    for name, size in sorted(secs, key=lambda s: -s[1])[:12]:
+    counted = [(n, sz) for n, sz in secs if kind(n)]
+    for name, size in sorted(counted, key=lambda s: -s[1])[:25]:
         print(f"  {size:7d}  {name}", file=sys.stderr)
 
 main()

@@ -28,6 +28,23 @@ static zt_slot big_slots[EXPECT_BIG_OBJECTS];
 
 static int failures;
 
+/* Peak stack use, measured from main's frame (the library's calls and the
+ * few bytes of this file's frames between). */
+static uintptr_t stack_base;
+static uintptr_t stack_peak;
+
+/* End of a measured phase: print its peak, keep the largest, repaint. */
+static void phase(const char *name) {
+    uintptr_t used = stack_base - stack_lowest_used();
+    if (used > stack_peak) stack_peak = used;
+    sh_puts("stack peak of ");
+    sh_puts(name);
+    sh_puts(": ");
+    sh_putu(used);
+    sh_puts(" bytes\n");
+    stack_repaint();
+}
+
 static void fail(const char *what, const char *name, zt_status s) {
     failures++;
     sh_puts("FAIL: ");
@@ -66,6 +83,7 @@ static uint32_t read_model(void) {
     zt_file *f = NULL;
     CHECK(zt_open_mem_into(model_zt, (size_t)(model_zt_end - model_zt), &storage, slots, EXPECT_OBJECTS, &f),
           "open", "model.zt");
+    phase("open");
     if (!f) return 0;
     if (zt_object_count(f) != EXPECT_OBJECTS) fail("count", "model.zt", ZT_ERR_FORMAT);
 
@@ -86,6 +104,8 @@ static uint32_t read_model(void) {
         if (ndim != e->ndim || numel != e->numel) fail("shape differs", e->name, ZT_ERR_FORMAT);
     }
 
+    phase("find + object info + shape (100 objects)");
+
     uint32_t bytes = 0;
     for (size_t i = 0; i < EXPECT_COMPONENTS; i++) {
         const expect_component *e = &expect_components[i];
@@ -103,6 +123,8 @@ static uint32_t read_model(void) {
         bytes += (uint32_t)n;
     }
 
+    phase("find + component + zero-copy read (105 components)");
+
     zt_attribute a;
     CHECK(zt_attribute_find(f, NULL, "framework", ZT_NUL_TERMINATED, &a), "attribute", "framework");
     if (a.kind != ZT_VALUE_TEXT || !same((const char *)a.data, a.data_len, "ztensor-embedded-example"))
@@ -116,7 +138,10 @@ static uint32_t read_model(void) {
     if (zt_find(f, "no.such.tensor", ZT_NUL_TERMINATED, &missing) != ZT_ERR_NOT_FOUND)
         fail("find of a missing name", "no.such.tensor", ZT_ERR_FORMAT);
 
+    phase("attributes");
+
     CHECK(zt_verify(f, ZT_VERIFY_ALL), "verify", "model.zt");
+    phase("verify (digests and data rules)");
     return bytes;
 }
 
@@ -145,10 +170,10 @@ int main(void) {
     sh_puts(dwt ? "DWT cycle counter: counts\n" : "DWT cycle counter: not modeled (using SysTick)\n");
 
     /* Peak stack of the whole read path, measured from this frame. */
-    uintptr_t base = stack_sp();
+    stack_base = stack_sp();
     stack_repaint();
     uint32_t bytes = read_model();
-    uintptr_t peak = base - stack_lowest_used();
+    uintptr_t peak = stack_peak;
 
     hostile("duplicate names", hostile_dup_zt, hostile_dup_zt_end, 0, ZT_ERR_FORMAT);
     hostile("flipped data byte", hostile_digest_zt, hostile_digest_zt_end, 1, ZT_ERR_DIGEST_MISMATCH);

@@ -15,3 +15,6 @@ MODEL(big_zt, "big.zt")
 MODEL(hostile_dup_zt, "hostile_dup.zt")
 MODEL(hostile_digest_zt, "hostile_digest.zt")
 MODEL(hostile_sparse_zt, "hostile_sparse.zt")
+
+/* No executable stack wanted. */
+.section .note.GNU-stack, "", %progbits

@@ -76,6 +76,9 @@ void ticks_start(void) {
     systick_wraps = 0;
     /* Processor clock, interrupt on wrap, enabled. */
     SYST_CSR = 7;
+    /* The counter loads RVR on its first tick: start from there. */
+    while (SYST_CVR == 0) {
+    }
 }
 
 uint64_t ticks_now(void) {

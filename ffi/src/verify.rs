@@ -3,6 +3,7 @@
 use crate::guard::{guard, Detail, Fail, Phase};
 use crate::handle::{handle, zt_file};
 use crate::zt_status;
+#[cfg(feature = "std")]
 use ztensor_core::fs::{Mode, Reader};
 use ztensor_core::{Error as CoreError, ErrorKind, File};
 
@@ -76,6 +77,7 @@ impl Problems {
 }
 
 fn verify(h: &zt_file, digests: bool, data: bool) -> Result<(), Fail> {
+    #[cfg(feature = "std")]
     if let Some(path) = h.positional_path() {
         // The data rules need the component bytes side by side: map the file
         // for the duration of the check, after making sure it is the same.
@@ -113,6 +115,7 @@ fn verify_file(file: &File<'_>, digests: bool, data: bool) -> Result<(), Fail> {
 
 /// Verify through positional reads (when the file cannot be mapped):
 /// digests, and that every component decodes to its declared length.
+#[cfg(feature = "std")]
 fn verify_positional(h: &zt_file, digests: bool, data: bool) -> Result<(), Fail> {
     use ztensor_core::digest::Digest;
     let mut p = Problems::default();
