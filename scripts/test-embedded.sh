@@ -71,16 +71,22 @@ if [ -n "$unwind" ]; then
 fi
 # A panic (a bug, never a hostile file: the firmware runs them all) can
 # only end in the C hook: the panic handler is the library's
-# rust_begin_unwind, which calls zt_panic and nothing else.
+# rust_begin_unwind (mangled), which calls zt_panic and nothing else.
 grep -qE ' T zt_panic$' <<<"$syms" || { echo "test-embedded: zt_panic not defined by the firmware" >&2; exit 1; }
-handler=$(arm-none-eabi-objdump -d --no-show-raw-insn "$out/firmware.elf" \
-    | awk '/<rust_begin_unwind>:$/{f=1;next} f&&/^$/{exit} f')
-if [ -n "$handler" ] && ! grep -q '<zt_panic>' <<<"$handler"; then
-    echo "test-embedded: the panic handler does not go to zt_panic:" >&2
+disasm=$(arm-none-eabi-objdump -d --no-show-raw-insn "$out/firmware.elf")
+handler=$(awk '/rust_begin_unwind>:$/{f=1;next} f&&/^$/{exit} f' <<<"$disasm")
+if [ -z "$handler" ]; then
+    echo "test-embedded: no panic handler (rust_begin_unwind) in the firmware" >&2
+    exit 1
+fi
+calls=$(grep -oE '\bbl?(\.w)?\s+[0-9a-f]+ <[^>]+>' <<<"$handler" | sed 's/.*<//; s/>//' | sort -u)
+if [ "$calls" != zt_panic ]; then
+    echo "test-embedded: the panic handler calls [$calls], not just zt_panic:" >&2
     echo "$handler" >&2
     exit 1
 fi
-echo "no malloc/free/_sbrk/__rust_alloc, no unwinding; panics go to zt_panic"
+sites=$(grep -cE 'bl\s+[0-9a-f]+ <[^>]*core9panicking' <<<"$disasm" || true)
+echo "no malloc/free/_sbrk/__rust_alloc, no unwinding; the panic handler only calls zt_panic ($sites call sites of core::panicking: bounds checks the optimizer kept)"
 
 echo "--> budget"
 budget=$(sed -n 's/^1: ZT-BUDGET //p' "$out/qemu.log")
@@ -95,7 +101,7 @@ flash=$(field flash "$map")
 static_ram=$(field ram "$map")
 ram=$((static_ram + handle))
 echo "libztensor.a in the firmware: $map"
-echo "largest of them (all in target/embedded/largest.txt):"
+echo "where it goes (all in target/embedded/largest.txt):"
 head -8 "$out/largest.txt"
 echo "ram: $static_ram static + $handle handle; name index: $slot bytes per object (caller's array)"
 # -icount shift=0: 1 instruction per ns; SysTick counts the 25 MHz clock (40 ns).
