@@ -2,7 +2,7 @@
 #include <ztensor.hpp>
 #include <ztensor.h>
 
-static_assert(sizeof(zt_object) == sizeof(std::size_t), "zt_object is one size_t");
+static_assert(sizeof(zt_object) == 2 * sizeof(std::size_t), "zt_object is two size_t: index and owner");
 static_assert(ZT_OK == 0, "ZT_OK is 0");
 
 int zt_header_check_cpp();

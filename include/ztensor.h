@@ -173,9 +173,17 @@ void zt_panic(void);
 #define ZT_VERIFY_DATA 2
 
 /**
- * `zt_verify` flags: everything (the same as passing 0).
+ * `zt_verify` flags: digests and data (what `flags = 0` also means).
  */
 #define ZT_VERIFY_ALL 3
+
+/**
+ * `zt_verify` flag: a digest whose algorithm this library does not know
+ * is a problem (`ZT_ERR_UNSUPPORTED`), not only a count in
+ * `zt_verify_counts.unverifiable`. Combine with the others
+ * (`ZT_VERIFY_ALL | ZT_VERIFY_STRICT`); alone it means all checks, strict.
+ */
+#define ZT_VERIFY_STRICT 4
 
 /**
  * Result of every fallible call. `ZT_OK` is 0; everything else is an error
@@ -653,8 +661,9 @@ typedef struct zt_slot {
 
 /**
  * One object (tensor) of a file: a plain value naming it by its position
- * in manifest order. Copy it freely; it stays meaningful as long as the
- * file it came from is open, and means nothing for any other file.
+ * in manifest order and the handle it came from. Copy it freely; it stays
+ * meaningful as long as the file it came from is open. Passed with another
+ * handle, it is refused (`ZT_ERR_INVALID_ARGUMENT`).
  * Resolving it costs O(1) (plus decoding that object's manifest entry).
  */
 typedef struct zt_object {
@@ -662,6 +671,11 @@ typedef struct zt_object {
    * Position in manifest order, `0 <= index < zt_object_count(file)`.
    */
   size_t index;
+  /**
+   * The handle it belongs to: a tag the library sets, unique to each
+   * handle opened by this process (never 0). Do not set it yourself.
+   */
+  size_t owner;
 } zt_object;
 
 /**
@@ -853,6 +867,32 @@ typedef struct zt_component_info {
    */
   size_t digest_len;
 } zt_component_info;
+
+/**
+ * What `zt_verify_report` looked at and found.
+ */
+typedef struct zt_verify_counts {
+  /**
+   * Objects looked at.
+   */
+  size_t objects;
+  /**
+   * Components looked at.
+   */
+  size_t components;
+  /**
+   * Digests checked and matching.
+   */
+  size_t digests_checked;
+  /**
+   * Digests whose algorithm this library does not know: NOT checked.
+   */
+  size_t unverifiable;
+  /**
+   * Problems found (with `ZT_VERIFY_STRICT`, unverifiable digests too).
+   */
+  size_t problems;
+} zt_verify_counts;
 
 #if defined(ZT_STD)
 /**
@@ -1050,9 +1090,20 @@ size_t zt_dtype_size(uint32_t dtype);
  * `ZT_ERR_UNSUPPORTED`; `ZT_ERR_INVALID_ARGUMENT` for a NULL pointer or an
  * unknown flag).
  *
+ * Only regular files are opened: a directory, FIFO or device is refused
+ * with `ZT_ERR_IO` ("not a regular file"), never waited on.
+ *
+ * Files that change while open: replacing the file by a rename (as
+ * `zt_writer_finish` does) is safe in both modes, the handle keeps reading
+ * the file it opened. Changing the file in place is not: in the default
+ * (memory-mapped) mode, reading a part cut off by truncation kills the
+ * process with SIGBUS, as with any memory map, and rewritten bytes show
+ * through; with `ZT_OPEN_POSITIONAL` such reads return `ZT_ERR_IO`
+ * instead. Where files can be truncated or rewritten under a reader
+ * (shared or network directories), open with `ZT_OPEN_POSITIONAL`.
+ *
  * Ownership: the caller owns the handle and must release it with
- * `zt_close` exactly once. `path` is not kept. The file must not be
- * truncated or rewritten while mapped.
+ * `zt_close` exactly once. `path` is not kept.
  * Thread-safety: may be called from any thread. The handle may then be
  * used from many threads at once (every call except `zt_close` only reads).
  *
@@ -1412,19 +1463,20 @@ zt_status zt_component_read(const struct zt_file *file,
 /**
  * Deep check of the whole file, O(data): with `ZT_VERIFY_DIGESTS`, every
  * component's digest over its stored bytes (an unknown algorithm is
- * skipped, not an error); with `ZT_VERIFY_DATA`, every component decodes
- * to its declared length and the format's rules hold for the values (CSR
- * `indptr` monotone and within bounds, COO coordinates inside the shape,
- * bool bytes 0 or 1). `flags = 0` means `ZT_VERIFY_ALL`.
+ * counted and skipped, or a problem with `ZT_VERIFY_STRICT`); with
+ * `ZT_VERIFY_DATA`, every component decodes to its declared length and the
+ * format's rules hold for the values (CSR `indptr` monotone and within
+ * bounds, COO coordinates inside the shape, bool bytes 0 or 1).
+ * `flags = 0` means `ZT_VERIFY_ALL` (digests and data, not strict).
  *
  * `ZT_OK` when nothing is wrong. Otherwise the status of the first
  * problem (`ZT_ERR_DIGEST_MISMATCH`, `ZT_ERR_CORRUPT_DATA`,
- * `ZT_ERR_FORMAT` for a malformed digest, `ZT_ERR_IO`) and
+ * `ZT_ERR_FORMAT` for a malformed digest, `ZT_ERR_UNSUPPORTED` for an
+ * unknown digest algorithm in strict mode, `ZT_ERR_IO`) and
  * `zt_last_error()` says how many problems there are and what the first is.
- * In positional mode the file is memory-mapped for the duration of the
- * call (after checking it is still the file that was opened; if it changed,
- * `ZT_ERR_IO`); where it cannot be mapped, digests and decoded lengths are
- * checked through positional reads and the sparse/bool value rules are not.
+ * The file checked is the one the handle reads: in positional mode its
+ * bytes are read through the handle's descriptor (never re-opened by path,
+ * never mapped: a file truncated meanwhile gives `ZT_ERR_IO`).
  *
  * Ownership: nothing to free; buffers used for decoding are the library's
  * and released before returning. Thread-safety: safe on a shared handle.
@@ -1433,6 +1485,22 @@ zt_status zt_component_read(const struct zt_file *file,
  * `file` NULL or live.
  */
 zt_status zt_verify(const struct zt_file *file, uint32_t flags);
+
+/**
+ * `zt_verify`, and what it looked at: `*counts` (when `counts` is not NULL)
+ * receives the numbers of objects, components, checked and unverifiable
+ * digests and problems, also when the status is not `ZT_OK` (zeroed when
+ * the arguments are refused). An engine that requires every digest to be
+ * checked tests `counts.unverifiable == 0`, or passes `ZT_VERIFY_STRICT`.
+ *
+ * Ownership: nothing to free. Thread-safety: safe on a shared handle.
+ *
+ * # Safety
+ * `file` NULL or live; `counts` NULL or writable.
+ */
+zt_status zt_verify_report(const struct zt_file *file,
+                           uint32_t flags,
+                           struct zt_verify_counts *counts);
 
 #if defined(ZT_STD)
 /**
@@ -1467,7 +1535,10 @@ zt_status zt_writer_create(const char *path, struct zt_writer **out);
  * temporary file to the path given to `zt_writer_create` (atomically).
  * The writer is released whatever the outcome.
  *
- * `ZT_OK` when the file is published. Otherwise nothing is published and
+ * `ZT_OK` when the file is published and durable. `ZT_ERR_IO` with a
+ * message saying "was published" when the rename succeeded but syncing the
+ * directory failed: the file is there, but may not survive a crash.
+ * Otherwise nothing is published and
  * the temporary file is removed: `ZT_ERR_IO` when writing, syncing or
  * renaming fails (or failed in an earlier call), `ZT_ERR_FORMAT` when the
  * manifest would be invalid (e.g. larger than 1 GiB). An object refused by

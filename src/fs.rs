@@ -6,6 +6,17 @@
 //! - [`Mode::Positional`]: only the footer and the manifest are read at
 //!   open; each component is fetched with a positional read when asked for.
 //!   For network filesystems and files larger than the address space.
+//!
+//! Files that change while open. Replacing a file by a rename (what
+//! [`FileSink`](crate::write::FileSink) does) is harmless in both modes:
+//! the reader keeps the file it opened. Changing it in place is not: with
+//! [`Mode::Mmap`], reading a part cut off by truncation kills the process
+//! with `SIGBUS` (as with any memory map; the safe API relies on the file
+//! staying whole, see memmap2), and rewritten bytes show through; with
+//! [`Mode::Positional`] such reads fail with an I/O error. Where files can
+//! be truncated or rewritten under a reader, use [`Mode::Positional`].
+//! Only regular files are opened (a FIFO, directory or device is refused
+//! before anything waits on it).
 
 #![allow(unsafe_code)] // memory mapping, and the borrow of the backing bytes below
 
@@ -94,8 +105,18 @@ impl Reader {
 
     /// Open and validate, reading as `mode` says.
     pub fn open_with(path: impl AsRef<Path>, mode: Mode) -> Result<Reader, Error> {
+        let path = path.as_ref();
+        // Refuse FIFOs, devices and directories before opening: opening a
+        // FIFO would block until a writer appears.
+        if !std::fs::metadata(path)?.is_file() {
+            return Err(not_regular());
+        }
         let f = std::fs::File::open(path)?;
-        let len = f.metadata()?.len();
+        let meta = f.metadata()?;
+        if !meta.is_file() {
+            return Err(not_regular());
+        }
+        let len = meta.len();
         match mode {
             Mode::Mmap if len > 0 => {
                 // SAFETY: the mapping is read-only and private to this Reader.
@@ -183,6 +204,20 @@ impl Reader {
         }
     }
 
+    /// The number of bytes [`Reader::read_into`] writes, in bounded memory
+    /// (see [`Component::measure_decoded_len`]; in positional mode the
+    /// stored bytes are read first, `length` bytes).
+    pub fn measure_decoded_len(&self, c: &Component<'_>) -> Result<u64, Error> {
+        let limit = crate::read::DEFAULT_DECODE_LIMIT;
+        match &self.backing {
+            Backing::Positional(..) if c.plausible_len()?.is_none() => {
+                let stored = self.stored(c)?;
+                Ok(c.with_stored(&stored).measure_decoded_len(limit)?)
+            }
+            _ => Ok(c.measure_decoded_len(limit)?),
+        }
+    }
+
     fn stored(&self, c: &Component<'_>) -> Result<Vec<u8>, Error> {
         let mut v = std::vec![0u8; c.length() as usize];
         self.read_stored_into(c, &mut v)?;
@@ -194,6 +229,10 @@ impl fmt::Debug for Reader {
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
         f.debug_struct("Reader").field("mode", &self.mode()).field("file", &self.file).finish()
     }
+}
+
+fn not_regular() -> Error {
+    Error::Io(std::io::Error::new(std::io::ErrorKind::InvalidInput, "not a regular file"))
 }
 
 /// Read and check the footer and header of a file of `len` bytes, then read

@@ -134,6 +134,22 @@ impl<'a> Component<'a> {
         Ok(v)
     }
 
+    /// The number of bytes [`Component::read_into`] writes, in bounded
+    /// memory: the declared size when there is one (checked as
+    /// [`Component::plausible_len`] does), else found by decoding the zstd
+    /// frames piece by piece without keeping the output (at most `limit`
+    /// bytes, [`DEFAULT_DECODE_LIMIT`] for [`Component::to_vec`]).
+    #[cfg(feature = "alloc")]
+    pub fn measure_decoded_len(&self, limit: u64) -> Result<u64> {
+        if let Some(n) = self.plausible_len()? {
+            return Ok(n);
+        }
+        let stored = self.stored_bytes()?;
+        let n = crate::zstd::for_each_chunk(stored, limit, |_| Ok(())).map_err(|e| e.in_component(self.role))?;
+        self.whole_elements(n)?;
+        Ok(n)
+    }
+
     /// Decode into a typed buffer, whatever its alignment; elements come out
     /// in host byte order. Returns the number of elements written.
     pub fn read_elements<T: Element + IntoBytes>(&self, out: &mut [T]) -> Result<usize> {

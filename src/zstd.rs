@@ -32,9 +32,16 @@
 //! history) and, for `decode_to_vec`, a window of at most 128 MiB (its
 //! default `windowLogMax`; larger is refused) plus a 128 KiB staging buffer.
 //!
+//! Frame headers are checked here before ruzstd sees them (every frame,
+//! the first included): the reserved bit must be 0 and the window at most
+//! [`MAX_WINDOW`] (100 MiB), else [`ErrorKind::Decompress`].
+//!
 //! libzstd also checks a frame's content checksum and declared content
 //! size when present; ruzstd (built without its `hash` feature) checks
-//! neither, so a few corrupt frames ruzstd accepts, libzstd refuses.
+//! neither, so a few corrupt frames ruzstd accepts, libzstd refuses. The
+//! zstd format makes the checksum optional for decoders; the file's own
+//! digests (`sha256`, `crc32c`, over the stored frame) are what detects
+//! corruption, and every decoded size is checked against the manifest.
 
 // `Error` is large by design (allocation-free, carries names), as in `write`.
 #![allow(clippy::result_large_err)]
@@ -116,6 +123,41 @@ fn corrupt() -> Error {
     Error::new(ErrorKind::Decompress)
 }
 
+/// Largest frame window the ruzstd backend accepts: 100 MiB, the decoder's
+/// memory besides the output.
+pub const MAX_WINDOW: u64 = 100 << 20;
+
+/// Check the header of the zstd frame `input` starts with (RFC 8878 §3.1.1.1):
+/// the reserved bit is 0 and the window (or, for a single-segment frame, the
+/// content size) is at most [`MAX_WINDOW`]. Skippable frames and anything
+/// that is not a frame are left to the decoder.
+pub fn check_frame_header(input: &[u8]) -> Result<()> {
+    const MAGIC: [u8; 4] = [0x28, 0xb5, 0x2f, 0xfd];
+    if input.get(..4) != Some(&MAGIC[..]) {
+        return Ok(());
+    }
+    let d = *input.get(4).ok_or_else(corrupt)?;
+    let (fcs_flag, single, reserved, dict_flag) = (d >> 6, d & 0x20 != 0, d & 0x08 != 0, d & 0x03);
+    if reserved {
+        return Err(corrupt());
+    }
+    let window = if single {
+        let at = 5 + [0usize, 1, 2, 4][dict_flag as usize];
+        let n = [1usize, 2, 4, 8][fcs_flag as usize];
+        let b = input.get(at..at + n).ok_or_else(corrupt)?;
+        let v = b.iter().rev().fold(0u64, |a, &x| (a << 8) | u64::from(x));
+        if n == 2 { v + 256 } else { v }
+    } else {
+        let w = *input.get(5).ok_or_else(corrupt)?;
+        let base = 1u64 << (10 + (w >> 3));
+        base + (base / 8) * u64::from(w & 7)
+    };
+    if window > MAX_WINDOW {
+        return Err(corrupt());
+    }
+    Ok(())
+}
+
 /// ruzstd: pure Rust, `no_std` + `alloc`.
 pub mod pure {
     use super::corrupt;
@@ -136,6 +178,7 @@ pub mod pure {
             return Err(corrupt());
         }
         while !input.is_empty() {
+            super::check_frame_header(input)?;
             match dec.init(&mut input) {
                 Ok(()) => {}
                 Err(FrameDecoderError::ReadFrameHeaderError(ReadFrameHeaderError::SkipFrame { length, .. })) => {
@@ -298,6 +341,31 @@ mod tests {
     ];
     /// A skippable frame with 3 bytes of payload.
     const SKIP: &[u8] = &[0x50, 0x2a, 0x4d, 0x18, 0x03, 0x00, 0x00, 0x00, 1, 2, 3];
+
+    /// One frame (window 128 KiB) of one RLE block: "AAAA".
+    const AAAA: &[u8] = &[0x28, 0xb5, 0x2f, 0xfd, 0x00, 0x38, 0x23, 0x00, 0x00, 0x41];
+
+    #[test]
+    fn frame_headers_are_checked_from_the_first_frame() {
+        assert_eq!(pure::decode_to_vec(AAAA, 100).unwrap(), b"AAAA");
+        // The reserved bit set.
+        let mut reserved = AAAA.to_vec();
+        reserved[4] |= 0x08;
+        assert_eq!(pure::decode_to_vec(&reserved, 100).unwrap_err().kind(), ErrorKind::Decompress);
+        // A 2 GiB window (exponent 21): refused in the first frame, as in later ones.
+        let mut wide = AAAA.to_vec();
+        wide[5] = 21 << 3;
+        assert_eq!(pure::decode_to_vec(&wide, 100).unwrap_err().kind(), ErrorKind::Decompress);
+        let second = [AAAA, &wide[..]].concat();
+        assert_eq!(pure::decode_to_vec(&second, 100).unwrap_err().kind(), ErrorKind::Decompress);
+        // 96 MiB (64 + 4 × 8) is allowed, 104 MiB is not; a single-segment
+        // frame's content size counts as its window.
+        assert_eq!(check_frame_header(&[0x28, 0xb5, 0x2f, 0xfd, 0x00, (16 << 3) | 4]).map_err(|e| e.kind()), Ok(()));
+        assert!(check_frame_header(&[0x28, 0xb5, 0x2f, 0xfd, 0x00, (16 << 3) | 5]).is_err());
+        let fcs = (200u32 << 20).to_le_bytes();
+        let single = [0x28, 0xb5, 0x2f, 0xfd, 0xa0, fcs[0], fcs[1], fcs[2], fcs[3]];
+        assert!(check_frame_header(&single).is_err());
+    }
 
     /// One backend's three entry points.
     struct B {

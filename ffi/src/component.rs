@@ -273,6 +273,9 @@ pub unsafe extern "C" fn zt_component_read(
                 return too_small(n);
             }
         }
+        if cap > isize::MAX as usize {
+            return Err(Fail::invalid("`cap` is over PTRDIFF_MAX"));
+        }
         if dst.is_null() && cap > 0 {
             return Err(Fail::invalid("`dst` is NULL"));
         }
@@ -289,8 +292,8 @@ pub unsafe extern "C" fn zt_component_read(
             Err(Fail { detail: Detail::Core(e), .. })
                 if needed.is_none() && matches!(e.kind(), ErrorKind::DecodedTooLarge { .. }) =>
             {
-                let v = h.to_vec(&c).map_err(|f| in_object(f, o.name()))?;
-                too_small(v.len() as u64)
+                let n = h.measure(&c).map_err(|f| in_object(f, o.name()))?;
+                too_small(n)
             }
             Err(f) => Err(in_object(f, o.name())),
         }

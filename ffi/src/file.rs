@@ -68,9 +68,20 @@ pub struct zt_file_info {
 /// `ZT_ERR_UNSUPPORTED`; `ZT_ERR_INVALID_ARGUMENT` for a NULL pointer or an
 /// unknown flag).
 ///
+/// Only regular files are opened: a directory, FIFO or device is refused
+/// with `ZT_ERR_IO` ("not a regular file"), never waited on.
+///
+/// Files that change while open: replacing the file by a rename (as
+/// `zt_writer_finish` does) is safe in both modes, the handle keeps reading
+/// the file it opened. Changing the file in place is not: in the default
+/// (memory-mapped) mode, reading a part cut off by truncation kills the
+/// process with SIGBUS, as with any memory map, and rewritten bytes show
+/// through; with `ZT_OPEN_POSITIONAL` such reads return `ZT_ERR_IO`
+/// instead. Where files can be truncated or rewritten under a reader
+/// (shared or network directories), open with `ZT_OPEN_POSITIONAL`.
+///
 /// Ownership: the caller owns the handle and must release it with
-/// `zt_close` exactly once. `path` is not kept. The file must not be
-/// truncated or rewritten while mapped.
+/// `zt_close` exactly once. `path` is not kept.
 /// Thread-safety: may be called from any thread. The handle may then be
 /// used from many threads at once (every call except `zt_close` only reads).
 ///
@@ -97,7 +108,7 @@ pub unsafe extern "C" fn zt_open(path: *const c_char, flags: u32, out: *mut *mut
         let mode = if flags & ZT_OPEN_POSITIONAL != 0 { Mode::Positional } else { Mode::Mmap };
         let reader = Reader::open_with(p, mode).map_err(|e| Fail::fs(e, Phase::Open))?;
         // SAFETY: checked non-NULL above.
-        unsafe { *out = Box::into_raw(Box::new(zt_file::from_reader(reader, p))) };
+        unsafe { *out = Box::into_raw(Box::new(zt_file::from_reader(reader))) };
         Ok(())
     })
 }

@@ -3,10 +3,10 @@
 use crate::guard::{Detail, Fail, Phase};
 use crate::{zt_mode, zt_object, zt_status, ZT_NUL_TERMINATED};
 use core::ffi::{c_char, CStr};
-#[cfg(feature = "std")]
-use std::path::{Path, PathBuf};
+use core::sync::atomic::{AtomicUsize, Ordering};
 #[cfg(feature = "std")]
 use ztensor_core::fs::{Mode, Reader};
+use ztensor_core::verify::{Options, Report};
 use ztensor_core::{Component, Error as CoreError, File, Object};
 
 /// An open, validated zTensor file (opaque to C).
@@ -15,17 +15,25 @@ use ztensor_core::{Component, Error as CoreError, File, Object};
 /// one handle may be read from many threads at once.
 pub struct zt_file {
     inner: Inner,
+    /// The tag of every `zt_object` taken from this handle.
+    owner: usize,
     /// The no-heap build's name index, in the caller's slots
     /// (`zt_open_mem_into`); it borrows `inner`, which never moves.
     #[cfg(not(feature = "std"))]
     index: Option<ztensor_core::NameIndex<'static, 'static, 'static>>,
 }
 
+/// The next handle's owner tag (0 is never used).
+static NEXT_OWNER: AtomicUsize = AtomicUsize::new(1);
+
+fn next_owner() -> usize {
+    NEXT_OWNER.fetch_add(1, Ordering::Relaxed)
+}
+
 enum Inner {
-    /// Opened from a path: memory-mapped or positional (then with the path,
-    /// which `zt_verify` maps to check data rules).
+    /// Opened from a path: memory-mapped or positional.
     #[cfg(feature = "std")]
-    Path(Reader, Option<PathBuf>),
+    Path(Reader),
     /// Parsed from memory the caller lends for the handle's lifetime.
     Memory(File<'static>),
 }
@@ -38,14 +46,14 @@ const _: () = {
 
 impl zt_file {
     #[cfg(feature = "std")]
-    pub(crate) fn from_reader(r: Reader, path: &Path) -> zt_file {
-        let path = (r.mode() == Mode::Positional).then(|| path.to_path_buf());
-        zt_file { inner: Inner::Path(r, path) }
+    pub(crate) fn from_reader(r: Reader) -> zt_file {
+        zt_file { inner: Inner::Path(r), owner: next_owner() }
     }
 
     pub(crate) fn from_memory(f: File<'static>) -> zt_file {
         zt_file {
             inner: Inner::Memory(f),
+            owner: next_owner(),
             #[cfg(not(feature = "std"))]
             index: None,
         }
@@ -92,27 +100,33 @@ impl zt_file {
     pub(crate) fn file(&self) -> &File<'_> {
         match &self.inner {
             #[cfg(feature = "std")]
-            Inner::Path(r, _) => r.file(),
+            Inner::Path(r) => r.file(),
             Inner::Memory(f) => f,
         }
+    }
+
+    /// The tag of the objects taken from this handle.
+    pub(crate) fn owner(&self) -> usize {
+        self.owner
     }
 
     pub(crate) fn mode(&self) -> zt_mode {
         match &self.inner {
             #[cfg(feature = "std")]
-            Inner::Path(r, _) if r.mode() == Mode::Positional => zt_mode::ZT_MODE_POSITIONAL,
+            Inner::Path(r) if r.mode() == Mode::Positional => zt_mode::ZT_MODE_POSITIONAL,
             #[cfg(feature = "std")]
-            Inner::Path(..) => zt_mode::ZT_MODE_MMAP,
+            Inner::Path(_) => zt_mode::ZT_MODE_MMAP,
             Inner::Memory(_) => zt_mode::ZT_MODE_MEMORY,
         }
     }
 
-    /// The path of a file opened for positional reads.
-    #[cfg(feature = "std")]
-    pub(crate) fn positional_path(&self) -> Option<&Path> {
+    /// Verify the file this handle reads (through its descriptor in
+    /// positional mode: never re-opened by path, never mapped).
+    pub(crate) fn verify(&self, options: Options) -> Report {
         match &self.inner {
-            Inner::Path(_, p) => p.as_deref(),
-            Inner::Memory(_) => None,
+            #[cfg(feature = "std")]
+            Inner::Path(r) => r.file().verify_from(r, options, |_| {}),
+            Inner::Memory(f) => f.verify_with(options, |_| {}),
         }
     }
 
@@ -120,32 +134,31 @@ impl zt_file {
     pub(crate) fn read_into(&self, c: &Component<'_>, out: &mut [u8]) -> Result<usize, Fail> {
         match &self.inner {
             #[cfg(feature = "std")]
-            Inner::Path(r, _) => r.read_into(c, out).map_err(|e| Fail::fs(e, Phase::Data)),
+            Inner::Path(r) => r.read_into(c, out).map_err(|e| Fail::fs(e, Phase::Data)),
             Inner::Memory(_) => c.read_into(out).map_err(|e| Fail::core(e, Phase::Data)),
         }
     }
 
-    /// Decode `c` into a new buffer, whatever the mode.
+    /// The bytes `read_into` writes for `c`, found in bounded memory.
     #[cfg(feature = "std")]
-    pub(crate) fn to_vec(&self, c: &Component<'_>) -> Result<Vec<u8>, Fail> {
+    pub(crate) fn measure(&self, c: &Component<'_>) -> Result<u64, Fail> {
         match &self.inner {
-            Inner::Path(r, _) => r.to_vec(c).map_err(|e| Fail::fs(e, Phase::Data)),
-            Inner::Memory(_) => c.to_vec().map_err(|e| Fail::core(e, Phase::Data)),
+            #[cfg(feature = "std")]
+            Inner::Path(r) => r.measure_decoded_len(c).map_err(|e| Fail::fs(e, Phase::Data)),
+            Inner::Memory(_) => {
+                c.measure_decoded_len(ztensor_core::read::DEFAULT_DECODE_LIMIT).map_err(|e| Fail::core(e, Phase::Data))
+            }
         }
     }
 
-    /// The stored (undecoded) bytes of `c`, read from the file in positional mode.
+    /// Decode `c` into a new buffer, whatever the mode.
+    #[allow(dead_code)] // kept for conversions (zt_component_read_as)
     #[cfg(feature = "std")]
-    pub(crate) fn read_stored(&self, c: &Component<'_>) -> Result<Vec<u8>, Fail> {
-        let mut v = vec![0u8; c.length() as usize];
+    pub(crate) fn to_vec(&self, c: &Component<'_>) -> Result<Vec<u8>, Fail> {
         match &self.inner {
-            Inner::Path(r, _) => r.read_stored_into(c, &mut v).map_err(|e| Fail::fs(e, Phase::Data))?,
-            Inner::Memory(_) => {
-                v.copy_from_slice(c.stored_bytes().map_err(|e| Fail::core(e, Phase::Data))?);
-                v.len()
-            }
-        };
-        Ok(v)
+            Inner::Path(r) => r.to_vec(c).map_err(|e| Fail::fs(e, Phase::Data)),
+            Inner::Memory(_) => c.to_vec().map_err(|e| Fail::core(e, Phase::Data)),
+        }
     }
 
     /// The stored bytes of a raw component, without copying, when the
@@ -153,7 +166,7 @@ impl zt_file {
     pub(crate) fn zero_copy<'f>(&'f self, o: &Object<'f>, c: &Component<'f>) -> Result<&'f [u8], Fail> {
         match &self.inner {
             #[cfg(feature = "std")]
-            Inner::Path(r, _) => r.zero_copy(c).map_err(|e| in_object(Fail::fs(e, Phase::Data), o.name())),
+            Inner::Path(r) => r.zero_copy(c).map_err(|e| in_object(Fail::fs(e, Phase::Data), o.name())),
             Inner::Memory(_) => c.zero_copy_bytes().map_err(|e| Fail::core(e.in_object(o.name()), Phase::Data)),
         }
     }
@@ -183,7 +196,10 @@ pub(crate) unsafe fn handle<'a>(file: *const zt_file) -> Result<&'a zt_file, Fai
 pub(crate) unsafe fn object<'f>(h: &'f zt_file, obj: *const zt_object) -> Result<Object<'f>, Fail> {
     // SAFETY: the caller's contract.
     let obj = unsafe { obj.as_ref() }.ok_or_else(|| Fail::invalid("`obj` is NULL"))?;
-    h.object(obj.index).ok_or_else(|| Fail::invalid("object index out of range (zt_object from another file?)"))
+    if obj.owner != h.owner {
+        return Err(Fail::invalid("a zt_object from another file (or not from zt_object_at / zt_find)"));
+    }
+    h.object(obj.index).ok_or_else(|| Fail::invalid("object index out of range"))
 }
 
 /// A string argument given as pointer + length (or [`ZT_NUL_TERMINATED`]).
@@ -203,7 +219,7 @@ pub(crate) unsafe fn bytes_arg<'a>(ptr: *const c_char, len: usize, what: &'stati
         return if len == 0 { Ok(&[]) } else { Err(Fail::invalid(what)) };
     }
     if len > isize::MAX as usize {
-        return Err(Fail::invalid(what));
+        return Err(Fail::invalid("a string length is over PTRDIFF_MAX (and is not ZT_NUL_TERMINATED)"));
     }
     // SAFETY: valid for `len` bytes, by the caller's contract.
     Ok(unsafe { core::slice::from_raw_parts(ptr.cast::<u8>(), len) })

@@ -104,7 +104,7 @@ mod tests {
         unsafe {
             assert_eq!(zt_open_mem(bytes.as_ptr(), bytes.len(), &mut f), zt_status::ZT_OK);
             assert_eq!(zt_object_count(f), 2);
-            let mut o = zt_object { index: 99 };
+            let mut o = zt_object { index: 99, owner: 0 };
             assert_eq!(zt_find(f, c"bias".as_ptr(), ZT_NUL_TERMINATED, &mut o), zt_status::ZT_OK);
             let (mut p, mut n) = (core::ptr::null(), 0);
             assert_eq!(zt_component_ptr(f, &o, c"data".as_ptr(), 4, &mut p, &mut n), zt_status::ZT_OK);

@@ -24,14 +24,18 @@ pub enum zt_format {
 }
 
 /// One object (tensor) of a file: a plain value naming it by its position
-/// in manifest order. Copy it freely; it stays meaningful as long as the
-/// file it came from is open, and means nothing for any other file.
+/// in manifest order and the handle it came from. Copy it freely; it stays
+/// meaningful as long as the file it came from is open. Passed with another
+/// handle, it is refused (`ZT_ERR_INVALID_ARGUMENT`).
 /// Resolving it costs O(1) (plus decoding that object's manifest entry).
 #[repr(C)]
 #[derive(Clone, Copy, Debug)]
 pub struct zt_object {
     /// Position in manifest order, `0 <= index < zt_object_count(file)`.
     pub index: usize,
+    /// The handle it belongs to: a tag the library sets, unique to each
+    /// handle opened by this process (never 0). Do not set it yourself.
+    pub owner: usize,
 }
 
 /// Summary of an object (`zt_object_get_info`). Strings are borrowed from the
@@ -87,7 +91,7 @@ pub unsafe extern "C" fn zt_object_at(file: *const zt_file, index: usize, out: *
             return Err(Fail::invalid("object index out of range"));
         }
         // SAFETY: the caller's contract.
-        unsafe { put(out, zt_object { index }, "`out` is NULL") }
+        unsafe { put(out, zt_object { index, owner: h.owner() }, "`out` is NULL") }
     })
 }
 
@@ -121,7 +125,7 @@ pub unsafe extern "C" fn zt_find(
         let name = core::str::from_utf8(name).map_err(|_| not_found(Some("(not UTF-8)"), None))?;
         let o = h.find(name).ok_or_else(|| not_found(Some(name), None))?;
         // SAFETY: checked non-NULL above.
-        unsafe { out.write(zt_object { index: o.index() }) };
+        unsafe { out.write(zt_object { index: o.index(), owner: h.owner() }) };
         Ok(())
     })
 }

@@ -1,35 +1,55 @@
-//! Deep verification of a whole file: `zt_verify`.
+//! Deep verification of a whole file: `zt_verify`, `zt_verify_report`,
+//! over the core's one verification (`File::verify_with` / `verify_from`).
 
-use crate::guard::{guard, Detail, Fail, Phase};
-use crate::handle::{handle, zt_file};
+use crate::guard::{guard, Detail, Fail};
+use crate::handle::{handle, put_opt, zt_file};
 use crate::zt_status;
-#[cfg(feature = "std")]
-use ztensor_core::fs::{Mode, Reader};
-use ztensor_core::{Error as CoreError, ErrorKind, File};
+use ztensor_core::verify::{Options, Report};
 
 /// `zt_verify` flag: check every component's digest (stored bytes).
 pub const ZT_VERIFY_DIGESTS: u32 = 1;
 /// `zt_verify` flag: check every component's data (decodes to its declared
 /// length; sparse indices in range; bool bytes are 0 or 1).
 pub const ZT_VERIFY_DATA: u32 = 2;
-/// `zt_verify` flags: everything (the same as passing 0).
+/// `zt_verify` flags: digests and data (what `flags = 0` also means).
 pub const ZT_VERIFY_ALL: u32 = 3;
+/// `zt_verify` flag: a digest whose algorithm this library does not know
+/// is a problem (`ZT_ERR_UNSUPPORTED`), not only a count in
+/// `zt_verify_counts.unverifiable`. Combine with the others
+/// (`ZT_VERIFY_ALL | ZT_VERIFY_STRICT`); alone it means all checks, strict.
+pub const ZT_VERIFY_STRICT: u32 = 4;
+
+/// What `zt_verify_report` looked at and found.
+#[repr(C)]
+pub struct zt_verify_counts {
+    /// Objects looked at.
+    pub objects: usize,
+    /// Components looked at.
+    pub components: usize,
+    /// Digests checked and matching.
+    pub digests_checked: usize,
+    /// Digests whose algorithm this library does not know: NOT checked.
+    pub unverifiable: usize,
+    /// Problems found (with `ZT_VERIFY_STRICT`, unverifiable digests too).
+    pub problems: usize,
+}
 
 /// Deep check of the whole file, O(data): with `ZT_VERIFY_DIGESTS`, every
 /// component's digest over its stored bytes (an unknown algorithm is
-/// skipped, not an error); with `ZT_VERIFY_DATA`, every component decodes
-/// to its declared length and the format's rules hold for the values (CSR
-/// `indptr` monotone and within bounds, COO coordinates inside the shape,
-/// bool bytes 0 or 1). `flags = 0` means `ZT_VERIFY_ALL`.
+/// counted and skipped, or a problem with `ZT_VERIFY_STRICT`); with
+/// `ZT_VERIFY_DATA`, every component decodes to its declared length and the
+/// format's rules hold for the values (CSR `indptr` monotone and within
+/// bounds, COO coordinates inside the shape, bool bytes 0 or 1).
+/// `flags = 0` means `ZT_VERIFY_ALL` (digests and data, not strict).
 ///
 /// `ZT_OK` when nothing is wrong. Otherwise the status of the first
 /// problem (`ZT_ERR_DIGEST_MISMATCH`, `ZT_ERR_CORRUPT_DATA`,
-/// `ZT_ERR_FORMAT` for a malformed digest, `ZT_ERR_IO`) and
+/// `ZT_ERR_FORMAT` for a malformed digest, `ZT_ERR_UNSUPPORTED` for an
+/// unknown digest algorithm in strict mode, `ZT_ERR_IO`) and
 /// `zt_last_error()` says how many problems there are and what the first is.
-/// In positional mode the file is memory-mapped for the duration of the
-/// call (after checking it is still the file that was opened; if it changed,
-/// `ZT_ERR_IO`); where it cannot be mapped, digests and decoded lengths are
-/// checked through positional reads and the sparse/bool value rules are not.
+/// The file checked is the one the handle reads: in positional mode its
+/// bytes are read through the handle's descriptor (never re-opened by path,
+/// never mapped: a file truncated meanwhile gives `ZT_ERR_IO`).
 ///
 /// Ownership: nothing to free; buffers used for decoding are the library's
 /// and released before returning. Thread-safety: safe on a shared handle.
@@ -38,114 +58,61 @@ pub const ZT_VERIFY_ALL: u32 = 3;
 /// `file` NULL or live.
 #[no_mangle]
 pub unsafe extern "C" fn zt_verify(file: *const zt_file, flags: u32) -> zt_status {
+    // SAFETY: the caller's contract.
+    unsafe { zt_verify_report(file, flags, core::ptr::null_mut()) }
+}
+
+/// `zt_verify`, and what it looked at: `*counts` (when `counts` is not NULL)
+/// receives the numbers of objects, components, checked and unverifiable
+/// digests and problems, also when the status is not `ZT_OK` (zeroed when
+/// the arguments are refused). An engine that requires every digest to be
+/// checked tests `counts.unverifiable == 0`, or passes `ZT_VERIFY_STRICT`.
+///
+/// Ownership: nothing to free. Thread-safety: safe on a shared handle.
+///
+/// # Safety
+/// `file` NULL or live; `counts` NULL or writable.
+#[no_mangle]
+pub unsafe extern "C" fn zt_verify_report(
+    file: *const zt_file,
+    flags: u32,
+    counts: *mut zt_verify_counts,
+) -> zt_status {
     guard(|| {
-        // SAFETY: the caller's contract.
+        let zero = zt_verify_counts { objects: 0, components: 0, digests_checked: 0, unverifiable: 0, problems: 0 };
+        // SAFETY: the caller's contract, for every call below.
+        unsafe { put_opt(counts, zero) };
         let h = unsafe { handle(file)? };
-        if flags & !ZT_VERIFY_ALL != 0 {
+        if flags & !(ZT_VERIFY_ALL | ZT_VERIFY_STRICT) != 0 {
             return Err(Fail::invalid("unknown `zt_verify` flag"));
         }
-        let flags = if flags == 0 { ZT_VERIFY_ALL } else { flags };
-        verify(h, flags & ZT_VERIFY_DIGESTS != 0, flags & ZT_VERIFY_DATA != 0)
+        let checks = if flags & ZT_VERIFY_ALL == 0 { ZT_VERIFY_ALL } else { flags };
+        let options = Options {
+            digests: checks & ZT_VERIFY_DIGESTS != 0,
+            data: checks & ZT_VERIFY_DATA != 0,
+            strict: flags & ZT_VERIFY_STRICT != 0,
+        };
+        let r = h.verify(options);
+        let c = zt_verify_counts {
+            objects: r.objects,
+            components: r.components,
+            digests_checked: r.digests_checked,
+            unverifiable: r.unverifiable,
+            problems: r.problems,
+        };
+        unsafe { put_opt(counts, c) };
+        into_result(r)
     })
 }
 
-/// Problems found by a verification: how many, and the first.
-#[derive(Default)]
-struct Problems {
-    count: usize,
-    first: Option<(zt_status, CoreError)>,
-}
-
-impl Problems {
-    fn report(&mut self, f: Fail, object: &str) {
-        self.count += 1;
-        if self.first.is_none() {
-            let e = match f.detail {
-                Detail::Core(e) => e.in_object(object),
-                _ => CoreError::new(ErrorKind::Io).in_object(object),
-            };
-            self.first = Some((f.status, e));
+/// `Ok` when the report found nothing; else the first problem's status and
+/// a message with the count.
+fn into_result(r: Report) -> Result<(), Fail> {
+    match r.first_problem {
+        None => Ok(()),
+        Some(first) => {
+            let status = crate::guard::status_of(first.kind(), crate::guard::Phase::Data);
+            Err(Fail { status, detail: Detail::Verify { count: r.problems, first } })
         }
     }
-
-    fn into_result(self) -> Result<(), Fail> {
-        match self.first {
-            None => Ok(()),
-            Some((status, first)) => Err(Fail { status, detail: Detail::Verify { count: self.count, first } }),
-        }
-    }
-}
-
-fn verify(h: &zt_file, digests: bool, data: bool) -> Result<(), Fail> {
-    #[cfg(feature = "std")]
-    if let Some(path) = h.positional_path() {
-        // The data rules need the component bytes side by side: map the file
-        // for the duration of the check, after making sure it is the same.
-        if let Ok(mapped) = Reader::open_with(path, Mode::Mmap) {
-            let (a, b) = (mapped.file(), h.file());
-            if a.tail() != b.tail() || a.manifest_bytes() != b.manifest_bytes() {
-                return Err(Fail::with(zt_status::ZT_ERR_IO, "the file changed on disk since it was opened"));
-            }
-            return verify_file(a, digests, data);
-        }
-        return verify_positional(h, digests, data);
-    }
-    verify_file(h.file(), digests, data)
-}
-
-/// Verify a file whose bytes are in memory (mapped or lent).
-fn verify_file(file: &File<'_>, digests: bool, data: bool) -> Result<(), Fail> {
-    let mut p = Problems::default();
-    for o in file.objects() {
-        if digests {
-            for c in o.components() {
-                if let Err(e) = c.verify_digest() {
-                    p.report(Fail::core(e, Phase::Data), o.name());
-                }
-            }
-        }
-        if data {
-            if let Err(e) = o.check_data() {
-                p.report(Fail::core(e, Phase::Data), o.name());
-            }
-        }
-    }
-    p.into_result()
-}
-
-/// Verify through positional reads (when the file cannot be mapped):
-/// digests, and that every component decodes to its declared length.
-#[cfg(feature = "std")]
-fn verify_positional(h: &zt_file, digests: bool, data: bool) -> Result<(), Fail> {
-    use ztensor_core::digest::Digest;
-    let mut p = Problems::default();
-    for o in h.file().objects() {
-        for c in o.components() {
-            if let (true, Some(d)) = (digests, c.digest()) {
-                match Digest::parse(d) {
-                    Err(e) => p.report(Fail::core(e.in_component(c.role()), Phase::Data), o.name()),
-                    Ok(d) => match h.read_stored(&c) {
-                        Err(f) => p.report(f, o.name()),
-                        Ok(bytes) if d.matches(&bytes) == Some(false) => {
-                            let e = CoreError::new(ErrorKind::DigestMismatch).in_component(c.role());
-                            p.report(Fail::core(e, Phase::Data), o.name());
-                        }
-                        Ok(_) => {}
-                    },
-                }
-            }
-            if data {
-                match h.to_vec(&c) {
-                    Err(f) => p.report(f, o.name()),
-                    Ok(v) => {
-                        if let Some(n) = c.decoded_len().filter(|&n| n != v.len() as u64) {
-                            let kind = ErrorKind::LengthMismatch { expected: n, actual: v.len() as u64 };
-                            p.report(Fail::core(CoreError::new(kind).in_component(c.role()), Phase::Data), o.name());
-                        }
-                    }
-                }
-            }
-        }
-    }
-    p.into_result()
 }

@@ -1,5 +1,5 @@
 //! The write half of the C ABI: `zt_writer` over the core's
-//! `Writer<FileSink>` (streaming, append-only, published atomically).
+//! `Writer` over a `FileSink` (streaming, append-only, published atomically).
 //!
 //! Every `zt_writer_add_*` call validates the object exactly as the reader
 //! would validate it (the core writer runs the reader's own checks before
@@ -12,7 +12,9 @@ use crate::handle::bytes_arg;
 use crate::{zt_status, ZT_NUL_TERMINATED};
 use core::ffi::{c_char, c_void};
 use std::path::{Path, PathBuf};
-use ztensor_core::write::{AttrValue, Checksum, Compression, Data, FileSink, NewComponent, NewObject, Writer};
+use std::sync::atomic::{AtomicBool, Ordering};
+use std::sync::Arc;
+use ztensor_core::write::{AttrValue, Checksum, Compression, Data, FileSink, NewComponent, NewObject, Sink, Writer};
 use ztensor_core::{DType, Error as CoreError, ErrorKind, Format, LogicalType};
 
 // ===================================================================== enums
@@ -61,11 +63,36 @@ pub enum zt_attr_kind {
 /// `zt_writer_add_*` / `zt_writer_set_attribute*`, then `zt_writer_finish`
 /// (publish) or `zt_writer_abort` (discard).
 pub struct zt_writer {
-    writer: Writer<FileSink>,
+    writer: Writer<Publishing>,
+    /// Whether the file was renamed into place: known after the writer is gone.
+    published: Arc<AtomicBool>,
     path: PathBuf,
     /// Set while a call runs: still set afterwards only if that call
     /// panicked, when the writer's state is no longer trusted.
     busy: bool,
+}
+
+/// The writer's [`FileSink`], recording whether `finish` renamed the file
+/// into place even when a later step (syncing the directory) fails.
+struct Publishing {
+    sink: FileSink,
+    published: Arc<AtomicBool>,
+}
+
+impl Sink for Publishing {
+    fn write_all(&mut self, bytes: &[u8]) -> Result<(), CoreError> {
+        self.sink.write_all(bytes)
+    }
+
+    fn finish(&mut self) -> Result<(), CoreError> {
+        let r = self.sink.finish();
+        self.published.store(self.sink.is_published(), Ordering::Relaxed);
+        r
+    }
+
+    fn take_io_error(&mut self) -> Option<std::io::Error> {
+        self.sink.take_io_error()
+    }
 }
 
 // A writer may be handed from one thread to another (never shared).
@@ -367,7 +394,7 @@ unsafe fn live<'a>(w: *mut zt_writer) -> Result<&'a mut zt_writer, Fail> {
 impl zt_writer {
     /// Run `f` on the core writer, marking the writer busy meanwhile (so a
     /// panic leaves it refused from then on) and mapping errors.
-    fn run(&mut self, f: impl FnOnce(&mut Writer<FileSink>) -> Result<(), CoreError>) -> Result<(), Fail> {
+    fn run(&mut self, f: impl FnOnce(&mut Writer<Publishing>) -> Result<(), CoreError>) -> Result<(), Fail> {
         self.busy = true;
         let r = f(&mut self.writer);
         self.busy = false;
@@ -454,8 +481,9 @@ pub unsafe extern "C" fn zt_writer_create(path: *const c_char, out: *mut *mut zt
         if p.is_dir() {
             return Err(io(std::io::Error::other("it is a directory")));
         }
-        let sink = FileSink::create(p).map_err(io)?;
-        let w = zt_writer { writer: Writer::new(sink), path: p.to_path_buf(), busy: false };
+        let published = Arc::new(AtomicBool::new(false));
+        let sink = Publishing { sink: FileSink::create(p).map_err(io)?, published: Arc::clone(&published) };
+        let w = zt_writer { writer: Writer::new(sink), published, path: p.to_path_buf(), busy: false };
         // SAFETY: checked non-NULL above.
         unsafe { *out = Box::into_raw(Box::new(w)) };
         Ok(())
@@ -466,7 +494,10 @@ pub unsafe extern "C" fn zt_writer_create(path: *const c_char, out: *mut *mut zt
 /// temporary file to the path given to `zt_writer_create` (atomically).
 /// The writer is released whatever the outcome.
 ///
-/// `ZT_OK` when the file is published. Otherwise nothing is published and
+/// `ZT_OK` when the file is published and durable. `ZT_ERR_IO` with a
+/// message saying "was published" when the rename succeeded but syncing the
+/// directory failed: the file is there, but may not survive a crash.
+/// Otherwise nothing is published and
 /// the temporary file is removed: `ZT_ERR_IO` when writing, syncing or
 /// renaming fails (or failed in an earlier call), `ZT_ERR_FORMAT` when the
 /// manifest would be invalid (e.g. larger than 1 GiB). An object refused by
@@ -495,9 +526,17 @@ pub unsafe extern "C" fn zt_writer_finish(writer: *mut zt_writer) -> zt_status {
                 "the writer is unusable after an internal error in an earlier call; nothing was published",
             ));
         }
-        let zt_writer { writer, path, .. } = *w;
+        let zt_writer { writer, path, published, .. } = *w;
         match writer.finish() {
             Ok(_) => Ok(()),
+            Err(e) if e.kind() == ErrorKind::Io && published.load(Ordering::Relaxed) => Err(Fail {
+                status: zt_status::ZT_ERR_IO,
+                detail: Detail::Owned(format!(
+                    "{} was published, but syncing its directory failed: durability not confirmed \
+                     (after a crash the old file or none may be there)",
+                    path.display()
+                )),
+            }),
             Err(e) if e.kind() == ErrorKind::Io => Err(Fail {
                 status: zt_status::ZT_ERR_IO,
                 detail: Detail::Owned(format!(

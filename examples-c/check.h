@@ -1,0 +1,31 @@
+/*
+ * check.h: the counting CHECK macros of the C test programs (api_test,
+ * audit_test). Include once per program, after <ztensor.h> and <stdio.h>.
+ */
+#ifndef ZT_EXAMPLES_CHECK_H
+#define ZT_EXAMPLES_CHECK_H
+
+static int checks, failures;
+
+#define CHECK(cond)                                                                                 \
+    do {                                                                                            \
+        checks++;                                                                                   \
+        if (!(cond)) {                                                                              \
+            failures++;                                                                             \
+            fprintf(stderr, "%s:%d: check failed: %s (last error: %s)\n", __FILE__, __LINE__, #cond, \
+                    zt_last_error());                                                               \
+        }                                                                                           \
+    } while (0)
+
+#define CHECK_STATUS(call, expected)                                                                  \
+    do {                                                                                              \
+        zt_status s_ = (call);                                                                        \
+        checks++;                                                                                     \
+        if (s_ != (expected)) {                                                                       \
+            failures++;                                                                               \
+            fprintf(stderr, "%s:%d: %s returned %d (%s), expected %s (last error: %s)\n", __FILE__, \
+                    __LINE__, #call, (int)s_, zt_status_str(s_), #expected, zt_last_error());        \
+        }                                                                                             \
+    } while (0)
+
+#endif
