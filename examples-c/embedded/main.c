@@ -86,6 +86,10 @@ static uint32_t read_model(void) {
     phase("open");
     if (!f) return 0;
     if (zt_object_count(f) != EXPECT_OBJECTS) fail("count", "model.zt", ZT_ERR_FORMAT);
+    zt_file_info fi;
+    CHECK(zt_file_get_info(f, &fi), "file info", "model.zt");
+    if (fi.version_major != 1 || fi.version_minor != 2 || fi.mode != ZT_MODE_MEMORY || fi.file_length != EXPECT_MODEL_BYTES)
+        fail("file info differs", "model.zt", ZT_ERR_FORMAT);
 
     for (size_t i = 0; i < EXPECT_OBJECTS; i++) {
         const expect_object *e = &expect_objects[i];
@@ -134,6 +138,19 @@ static uint32_t read_model(void) {
     CHECK(zt_attribute_find(f, &q, "bits", ZT_NUL_TERMINATED, &a), "attribute", "bits");
     if (a.kind != ZT_VALUE_UINT || a.uint_value != 4) fail("attribute differs", "bits", ZT_ERR_FORMAT);
 
+    /* By position, and a copy out of flash. */
+    zt_object first;
+    const char *first_name;
+    size_t first_len;
+    CHECK(zt_object_at(f, 0, &first), "object at", "0");
+    CHECK(zt_object_name(f, &first, &first_name, &first_len), "name", "0");
+    if (!same(first_name, first_len, expect_objects[0].name)) fail("object 0 differs", first_name, ZT_ERR_FORMAT);
+    static uint8_t copy[256];
+    size_t copied = 0;
+    CHECK(zt_component_read(f, &first, "data", ZT_NUL_TERMINATED, copy, sizeof copy, &copied), "read", "0");
+    if (copied != expect_components[0].length || fnv1a(copy, copied) != expect_components[0].fnv1a)
+        fail("copied component differs", first_name, ZT_ERR_CORRUPT_DATA);
+
     zt_object missing;
     if (zt_find(f, "no.such.tensor", ZT_NUL_TERMINATED, &missing) != ZT_ERR_NOT_FOUND)
         fail("find of a missing name", "no.such.tensor", ZT_ERR_FORMAT);
@@ -146,10 +163,11 @@ static uint32_t read_model(void) {
 }
 
 /* A hostile model: opening (or verifying) gives `want`. */
-static void hostile(const char *name, const uint8_t *p, const uint8_t *end, int at_verify, zt_status want) {
+static void hostile(const char *name, const uint8_t *p, const uint8_t *end, size_t nslots, int at_verify,
+                    zt_status want) {
     zt_file *f = NULL;
     zt_slot few[8];
-    zt_status s = zt_open_mem_into(p, (size_t)(end - p), &storage, few, 8, &f);
+    zt_status s = zt_open_mem_into(p, (size_t)(end - p), &storage, nslots ? few : NULL, nslots, &f);
     if (at_verify && s == ZT_OK) s = zt_verify(f, ZT_VERIFY_ALL);
     sh_puts("hostile ");
     sh_puts(name);
@@ -175,9 +193,12 @@ int main(void) {
     uint32_t bytes = read_model();
     uintptr_t peak = stack_peak;
 
-    hostile("duplicate names", hostile_dup_zt, hostile_dup_zt_end, 0, ZT_ERR_FORMAT);
-    hostile("flipped data byte", hostile_digest_zt, hostile_digest_zt_end, 1, ZT_ERR_DIGEST_MISMATCH);
-    hostile("sparse index out of range", hostile_sparse_zt, hostile_sparse_zt_end, 1, ZT_ERR_CORRUPT_DATA);
+    /* One object each: no slots needed (zt_find then scans). */
+    hostile("duplicate names", hostile_dup_zt, hostile_dup_zt_end, 8, 0, ZT_ERR_FORMAT);
+    hostile("flipped data byte", hostile_digest_zt, hostile_digest_zt_end, 0, 1, ZT_ERR_DIGEST_MISMATCH);
+    hostile("sparse index out of range", hostile_sparse_zt, hostile_sparse_zt_end, 0, 1, ZT_ERR_CORRUPT_DATA);
+    /* Unsorted names need one slot per object to be checked for duplicates. */
+    hostile("model.zt with 8 slots", model_zt, model_zt_end, 8, 0, ZT_ERR_BUFFER_TOO_SMALL);
     zt_file *f = NULL;
     if (zt_open_mem_into(model_zt, 100, &storage, slots, EXPECT_OBJECTS, &f) != ZT_ERR_FORMAT)
         fail("truncated model opens", "model.zt", ZT_OK);

@@ -57,9 +57,8 @@ pub extern "C" fn zt_file_storage_size() -> usize {
 /// scratch only for files whose object names are not in ascending order
 /// (one slot per object), whose blobs are not in file order (one per
 /// component) or whose maps have more than 8 keys (one per key); when
-/// `slot_count` is too small for the file, `ZT_ERR_BUFFER_TOO_SMALL` and
-/// `zt_last_error()` says how many are needed. `slots` may be NULL when
-/// `slot_count` is 0.
+/// `slot_count` is too small for the file, `ZT_ERR_BUFFER_TOO_SMALL`.
+/// `slots` may be NULL when `slot_count` is 0.
 ///
 /// On success `*out` receives the handle (a pointer into `*storage`); on
 /// failure `*out` is NULL (`ZT_ERR_FORMAT`, `ZT_ERR_UNSUPPORTED`,
