@@ -1,11 +1,11 @@
 //! Opening and closing files: `zt_open`, `zt_open_mem`, `zt_close`, `zt_file_get_info`.
 
+use crate::guard::{guard, Fail};
 #[cfg(feature = "std")]
 use crate::guard::{guard_value, Phase};
-use crate::guard::{guard, Fail};
-use crate::handle::{handle, zt_file};
 #[cfg(feature = "std")]
 use crate::handle::put;
+use crate::handle::{handle, zt_file};
 use crate::zt_status;
 #[cfg(feature = "std")]
 use core::ffi::c_char;
