@@ -1,6 +1,7 @@
 /*
- * audit_test: the findings of the C ABI audit (issue 17), each as a check
- * that failed before it was fixed.
+ * audit_test: the findings of the C ABI audit (issue 17) and of users'
+ * reports (issue 16: verify-on-read, strict verification, messages), each
+ * as a check that failed before it was fixed.
  *
  *     audit_test sizing    the sizing call on a 4 GiB zstd bomb stays small
  *     audit_test checks    everything else (fast; also run under valgrind)
@@ -13,6 +14,7 @@
 
 #include <errno.h>
 #include <fcntl.h>
+#include <stdbool.h>
 #include <stdint.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -407,6 +409,117 @@ static void test_not_regular_and_lengths(void) {
     zt_close(f);
 }
 
+/* ------------------- issue 16: verify-on-read, strict mode, messages */
+
+/* A dense f32 object "x" with a sha256 digest whose algorithm name is
+ * then changed to one this library does not know (same length). */
+static int write_unknown_digest(const char *path) {
+    zt_writer *w = NULL;
+    if (zt_writer_create(path, &w) != ZT_OK)
+        return 0;
+    float x[4] = {1, 2, 3, 4};
+    uint64_t shape[1] = {4};
+    zt_write_options o;
+    memset(&o, 0, sizeof o);
+    o.digest = ZT_DIGEST_SHA256;
+    if (zt_writer_add_dense(w, "x", 1, ZT_DTYPE_F32, shape, 1, x, sizeof x, &o) != ZT_OK) {
+        zt_writer_abort(w);
+        return 0;
+    }
+    if (zt_writer_finish(w) != ZT_OK)
+        return 0;
+    size_t n;
+    uint8_t *b = read_file(path, &n);
+    int ok = 0;
+    for (size_t i = 0; b && i + 7 <= n; i++)
+        if (memcmp(b + i, "sha256:", 7) == 0) {
+            memcpy(b + i, "blake3:", 7);
+            ok = 1;
+        }
+    ok = ok && write_file(path, b, n);
+    free(b);
+    return ok;
+}
+
+static void test_verify_on_read(void) {
+    PATH(good, "digest.zt");
+    PATH(bad, "digest-bad.zt");
+    PATH(unknown, "digest-unknown.zt");
+    zt_writer *w = NULL;
+    CHECK_STATUS(zt_writer_create(good, &w), ZT_OK);
+    float x[4] = {1, 2, 3, 4};
+    uint64_t shape[1] = {4};
+    zt_write_options o;
+    memset(&o, 0, sizeof o);
+    o.digest = ZT_DIGEST_CRC32C;
+    CHECK_STATUS(zt_writer_add_dense(w, "x", 1, ZT_DTYPE_F32, shape, 1, x, sizeof x, &o), ZT_OK);
+    CHECK_STATUS(zt_writer_add_dense(w, "plain", 5, ZT_DTYPE_F32, shape, 1, x, sizeof x, NULL), ZT_OK);
+    CHECK_STATUS(zt_writer_finish(w), ZT_OK);
+    /* The same file with one data byte changed. */
+    size_t n;
+    uint8_t *b = read_file(good, &n);
+    CHECK(b != NULL);
+    if (b) {
+        b[64] ^= 1;
+        CHECK(write_file(bad, b, n));
+    }
+    free(b);
+    CHECK(write_unknown_digest(unknown));
+
+    for (int mode = 0; mode < 2; mode++) {
+        uint32_t flags = mode ? ZT_OPEN_POSITIONAL : 0;
+        zt_file *f = NULL;
+        zt_object ox, op;
+        bool checked = false;
+        CHECK_STATUS(zt_open(good, flags, &f), ZT_OK);
+        CHECK_STATUS(zt_find(f, "x", 1, &ox), ZT_OK);
+        CHECK_STATUS(zt_find(f, "plain", 5, &op), ZT_OK);
+        CHECK_STATUS(zt_component_verify(f, &ox, "data", 4, 0, &checked), ZT_OK);
+        CHECK(checked);
+        CHECK_STATUS(zt_component_verify(f, &op, "data", 4, 0, &checked), ZT_OK);
+        CHECK(!checked);
+        CHECK_STATUS(zt_component_verify(f, &op, "data", 4, ZT_VERIFY_STRICT, &checked), ZT_ERR_UNSUPPORTED);
+        CHECK_STATUS(zt_component_verify(f, &ox, "data", 4, 99, NULL), ZT_ERR_INVALID_ARGUMENT);
+        zt_close(f);
+
+        CHECK_STATUS(zt_open(bad, flags, &f), ZT_OK);
+        CHECK_STATUS(zt_find(f, "x", 1, &ox), ZT_OK);
+        checked = true;
+        CHECK_STATUS(zt_component_verify(f, &ox, "data", 4, 0, &checked), ZT_ERR_DIGEST_MISMATCH);
+        CHECK(!checked);
+        zt_close(f);
+
+        /* An unknown algorithm: counted, and an error only when strict. */
+        zt_verify_counts c;
+        CHECK_STATUS(zt_open(unknown, flags, &f), ZT_OK);
+        CHECK_STATUS(zt_find(f, "x", 1, &ox), ZT_OK);
+        CHECK_STATUS(zt_component_verify(f, &ox, "data", 4, 0, &checked), ZT_OK);
+        CHECK(!checked);
+        CHECK_STATUS(zt_component_verify(f, &ox, "data", 4, ZT_VERIFY_STRICT, NULL), ZT_ERR_UNSUPPORTED);
+        CHECK_STATUS(zt_verify_report(f, 0, &c), ZT_OK);
+        CHECK(c.objects == 1 && c.components == 1 && c.unverifiable == 1 && c.digests_checked == 0 && c.problems == 0);
+        CHECK_STATUS(zt_verify_report(f, ZT_VERIFY_ALL | ZT_VERIFY_STRICT, &c), ZT_ERR_UNSUPPORTED);
+        CHECK(c.unverifiable == 1 && c.problems == 1);
+        CHECK_STATUS(zt_verify(f, ZT_VERIFY_STRICT), ZT_ERR_UNSUPPORTED);
+        CHECK_STATUS(zt_verify(f, 8), ZT_ERR_INVALID_ARGUMENT);
+        zt_close(f);
+    }
+}
+
+static void test_open_messages(void) {
+    zt_file *f = NULL;
+    PATH(missing, "no-such-file.zt");
+    CHECK_STATUS(zt_open(missing, 0, &f), ZT_ERR_IO);
+    CHECK(strstr(zt_last_error(), missing) != NULL);
+    CHECK(strstr(zt_last_error(), "os error") == NULL);
+    CHECK_STATUS(zt_open(workdir, 0, &f), ZT_ERR_IO);
+    CHECK(strstr(zt_last_error(), workdir) != NULL && strstr(zt_last_error(), "No such device") == NULL);
+    PATH(junk, "junk.zt");
+    CHECK(write_file(junk, (const uint8_t *)"not a zTensor file at all", 25));
+    CHECK_STATUS(zt_open(junk, ZT_OPEN_POSITIONAL, &f), ZT_ERR_FORMAT);
+    CHECK(strstr(zt_last_error(), junk) != NULL);
+}
+
 /* ---------------------------------------------------------------- main */
 
 static void remove_tree(const char *path) {
@@ -435,6 +548,8 @@ int main(int argc, char **argv) {
         test_object_owner();
         test_cap_range();
         test_not_regular_and_lengths();
+        test_verify_on_read();
+        test_open_messages();
     }
     remove_tree(workdir);
     printf("audit_test %s: %d passed, %d failed\n", argv[1], checks - failures, failures);

@@ -78,7 +78,12 @@ pub const TARGETS: &[(&str, Target)] = &[
     ("legacy_v0", legacy_v0),
     ("structured", structured),
     ("writer_roundtrip", writer_roundtrip),
+    ("read_modes", read_modes),
 ];
+
+#[path = "reads.rs"]
+mod reads;
+pub use reads::read_modes;
 
 // ====================================================================
 // (a) open_walk: the whole file from bytes

@@ -36,8 +36,7 @@
  *                             shape, 1, bias, sizeof bias, &zstd) != ZT_OK ||
  *         zt_writer_set_attribute_text(w, "framework", ZT_NUL_TERMINATED,
  *                                      "mine", ZT_NUL_TERMINATED) != ZT_OK) {
- *         fprintf(stderr, "%s
-", zt_last_error());
+ *         fprintf(stderr, "%s\n", zt_last_error());
  *         zt_writer_abort(w);               // removes the temporary file
  *         return 1;
  *     }
@@ -1086,7 +1085,7 @@ size_t zt_dtype_size(uint32_t dtype);
  * component is read when asked for.
  *
  * On success `*out` receives a new handle; on failure `*out` is set to
- * NULL and `zt_last_error()` says why (`ZT_ERR_IO`, `ZT_ERR_FORMAT`,
+ * NULL and `zt_last_error()` says why, naming the path (`ZT_ERR_IO`, `ZT_ERR_FORMAT`,
  * `ZT_ERR_UNSUPPORTED`; `ZT_ERR_INVALID_ARGUMENT` for a NULL pointer or an
  * unknown flag).
  *
@@ -1458,6 +1457,35 @@ zt_status zt_component_read(const struct zt_file *file,
                             void *dst,
                             size_t cap,
                             size_t *written);
+
+/**
+ * Check one component's digest over its stored bytes: verification where
+ * the bytes are read, so an engine can check each tensor as it loads it
+ * (`zt_verify` checks the whole file). `*checked` (when `checked` is not
+ * NULL) is true when a digest was computed and matched, false when the
+ * component has none or its algorithm is unknown to this library.
+ *
+ * `ZT_OK` when the digest matches or there is nothing to check;
+ * `ZT_ERR_DIGEST_MISMATCH` when it does not match; `ZT_ERR_FORMAT` for a
+ * malformed digest; `ZT_ERR_IO` when a positional read fails. With
+ * `flags = ZT_VERIFY_STRICT`, a component that cannot be checked (no
+ * digest, unknown algorithm) is `ZT_ERR_UNSUPPORTED`. Other flags are
+ * refused (`ZT_ERR_INVALID_ARGUMENT`).
+ *
+ * Ownership: nothing to free; in positional mode the stored bytes are read
+ * into a buffer of the library's, released before returning.
+ * Thread-safety: safe on a shared handle.
+ *
+ * # Safety
+ * `file` NULL or live; `obj` NULL or readable; `role` valid for
+ * `role_len` bytes (or NUL-terminated); `checked` NULL or writable.
+ */
+zt_status zt_component_verify(const struct zt_file *file,
+                              const struct zt_object *obj,
+                              const char *role,
+                              size_t role_len,
+                              uint32_t flags,
+                              bool *checked);
 
 /**
  * Deep check of the whole file, O(data): with `ZT_VERIFY_DIGESTS`, every

@@ -18,7 +18,7 @@
 //! Only regular files are opened (a FIFO, directory or device is refused
 //! before anything waits on it).
 
-#![allow(unsafe_code)] // memory mapping, and the borrow of the backing bytes below
+#![allow(unsafe_code)] // memory mapping
 
 use crate::container::{Tail, FOOTER_LEN, HEADER_LEN};
 use crate::error::ErrorKind;
@@ -71,13 +71,30 @@ impl From<crate::Error> for Error {
     }
 }
 
-/// What `Reader::file` borrows from; kept alive, never read directly.
+/// What `Reader::file` borrows from.
 enum Backing {
-    #[allow(dead_code)]
     Map(memmap2::Mmap),
-    /// The manifest bytes, and the file for positional reads.
-    Positional(#[allow(dead_code)] Vec<u8>, std::fs::File),
+    /// The manifest bytes, where the file puts them, and the file for
+    /// positional reads.
+    Positional(Vec<u8>, Tail, std::fs::File),
 }
+
+/// Validate what `b` holds: the whole mapped file, or the manifest alone.
+fn parse(b: &Backing) -> crate::Result<File<'_>> {
+    match b {
+        Backing::Map(m) => File::parse(m),
+        Backing::Positional(m, tail, _) => File::parse_manifest(m, *tail, None),
+    }
+}
+
+self_cell::self_cell!(
+    /// The backing bytes and the validated file borrowing them.
+    struct Owned {
+        owner: Backing,
+        #[covariant]
+        dependent: File,
+    }
+);
 
 /// A validated zTensor file opened from a path.
 ///
@@ -92,9 +109,7 @@ enum Backing {
 /// # Ok(()) }
 /// ```
 pub struct Reader {
-    // Declared before `backing`, so it is dropped first.
-    file: File<'static>,
-    backing: Backing,
+    owned: Owned,
 }
 
 impl Reader {
@@ -121,36 +136,27 @@ impl Reader {
             Mode::Mmap if len > 0 => {
                 // SAFETY: the mapping is read-only and private to this Reader.
                 // Like every reader of a mapped file, we rely on the file not
-                // being truncated or rewritten while mapped (see memmap2).
+                // being truncated or rewritten while mapped (see memmap2 and
+                // the module's documentation).
                 let map = unsafe { memmap2::Mmap::map(&f)? };
-                // SAFETY: the slice points into the mapping, which lives in
-                // `backing` as long as `file` and never moves (a mapping's
-                // address is fixed); `file` is dropped before `backing`.
-                let bytes: &'static [u8] = unsafe { std::slice::from_raw_parts(map.as_ptr(), map.len()) };
-                let file = File::parse(bytes)?;
-                Ok(Reader { file, backing: Backing::Map(map) })
+                Ok(Reader { owned: Owned::try_new(Backing::Map(map), parse)? })
             }
             Mode::Mmap => Err(Error::Format(crate::Error::new(ErrorKind::FileTooSmall { len }))),
             Mode::Positional => {
                 let (tail, manifest) = read_tail(&f, len)?;
-                // SAFETY: the slice points into the Vec's heap buffer, which is
-                // never touched again and lives in `backing` as long as `file`
-                // (moving the Vec does not move its buffer); `file` is dropped first.
-                let m: &'static [u8] = unsafe { std::slice::from_raw_parts(manifest.as_ptr(), manifest.len()) };
-                let file = File::parse_manifest(m, tail, None)?;
-                Ok(Reader { file, backing: Backing::Positional(manifest, f) })
+                Ok(Reader { owned: Owned::try_new(Backing::Positional(manifest, tail, f), parse)? })
             }
         }
     }
 
     /// The validated file: objects, components, attributes.
     pub fn file(&self) -> &File<'_> {
-        &self.file
+        self.owned.borrow_dependent()
     }
 
     /// How this reader reads.
     pub fn mode(&self) -> Mode {
-        match self.backing {
+        match self.owned.borrow_owner() {
             Backing::Positional(..) => Mode::Positional,
             _ => Mode::Mmap,
         }
@@ -161,7 +167,7 @@ impl Reader {
     /// [`Component::zero_copy_bytes`]); refused with
     /// [`ErrorKind::NotZeroCopy`] in positional mode too.
     pub fn zero_copy<'f>(&'f self, c: &Component<'f>) -> Result<&'f [u8], Error> {
-        if let Backing::Positional(..) = self.backing {
+        if let Backing::Positional(..) = self.owned.borrow_owner() {
             let reason = "the file was opened for positional reads";
             return Err(Error::Format(crate::Error::new(ErrorKind::NotZeroCopy { reason }).in_component(c.role())));
         }
@@ -172,8 +178,8 @@ impl Reader {
     pub fn read_stored_into(&self, c: &Component<'_>, out: &mut [u8]) -> Result<usize, Error> {
         let n = c.length() as usize;
         let dst = out.get_mut(..n).ok_or_else(|| crate::Error::new(ErrorKind::BufferTooSmall { needed: n as u64 }))?;
-        match &self.backing {
-            Backing::Positional(_, f) => read_exact_at(f, dst, c.offset())?,
+        match self.owned.borrow_owner() {
+            Backing::Positional(_, _, f) => read_exact_at(f, dst, c.offset())?,
             _ => dst.copy_from_slice(c.stored_bytes()?),
         }
         Ok(n)
@@ -181,7 +187,7 @@ impl Reader {
 
     /// Decode a component into `out` (little-endian elements); returns the bytes written.
     pub fn read_into(&self, c: &Component<'_>, out: &mut [u8]) -> Result<usize, Error> {
-        match (&self.backing, c.encoding()) {
+        match (self.owned.borrow_owner(), c.encoding()) {
             (Backing::Positional(..), Encoding::Raw) if c.endian() == crate::Endian::Little => {
                 self.read_stored_into(c, out)
             }
@@ -195,7 +201,7 @@ impl Reader {
 
     /// Decode a component into a new `Vec` (little-endian elements).
     pub fn to_vec(&self, c: &Component<'_>) -> Result<Vec<u8>, Error> {
-        match &self.backing {
+        match self.owned.borrow_owner() {
             Backing::Positional(..) => {
                 let stored = self.stored(c)?;
                 Ok(c.with_stored(&stored).to_vec()?)
@@ -209,12 +215,25 @@ impl Reader {
     /// stored bytes are read first, `length` bytes).
     pub fn measure_decoded_len(&self, c: &Component<'_>) -> Result<u64, Error> {
         let limit = crate::read::DEFAULT_DECODE_LIMIT;
-        match &self.backing {
+        match self.owned.borrow_owner() {
             Backing::Positional(..) if c.plausible_len()?.is_none() => {
                 let stored = self.stored(c)?;
                 Ok(c.with_stored(&stored).measure_decoded_len(limit)?)
             }
             _ => Ok(c.measure_decoded_len(limit)?),
+        }
+    }
+
+    /// Check the component's digest over its stored bytes, whatever the
+    /// mode (see [`Component::verify_digest`]): verification as each
+    /// component is loaded, without a whole-file pass.
+    pub fn verify_digest(&self, c: &Component<'_>) -> Result<crate::digest::Verified, Error> {
+        match self.owned.borrow_owner() {
+            Backing::Positional(..) if c.digest().is_some() => {
+                let stored = self.stored(c)?;
+                Ok(c.with_stored(&stored).verify_digest()?)
+            }
+            _ => Ok(c.verify_digest()?),
         }
     }
 
@@ -227,7 +246,7 @@ impl Reader {
 
 impl fmt::Debug for Reader {
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
-        f.debug_struct("Reader").field("mode", &self.mode()).field("file", &self.file).finish()
+        f.debug_struct("Reader").field("mode", &self.mode()).field("file", self.file()).finish()
     }
 }
 
@@ -269,4 +288,61 @@ pub(crate) fn read_exact_at(f: &std::fs::File, mut buf: &mut [u8], mut offset: u
         }
     }
     Ok(())
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    /// A v1.1 file whose one zstd component declares no decoded size: one
+    /// frame of `blocks` RLE blocks of 128 KiB (the audit's sizing bomb).
+    fn rle_bomb(blocks: usize) -> Vec<u8> {
+        let stored = 6 + 4 * blocks;
+        let mut m = std::vec![0xa2, 0x67];
+        m.extend_from_slice(b"version\x651.1.0\x67objects\xa1\x64blob\xa3\x65shape\x80\x66format\x66opaque");
+        m.extend_from_slice(b"\x6acomponents\xa1\x64blob\xa4\x65dtype\x62u8\x66offset\x18\x40\x66length\x1a");
+        m.extend_from_slice(&(stored as u32).to_be_bytes());
+        m.extend_from_slice(b"\x68encoding\x64zstd");
+        let mut f = b"ZTEN1000".to_vec();
+        f.resize(64, 0);
+        f.extend_from_slice(&[0x28, 0xb5, 0x2f, 0xfd, 0x00, 0x38]);
+        for i in 0..blocks {
+            f.extend_from_slice(if i + 1 == blocks { &[3, 0, 0x10, 1] } else { &[2, 0, 0x10, 1] });
+        }
+        f.extend_from_slice(&m);
+        f.extend_from_slice(&(m.len() as u64).to_le_bytes());
+        f.extend_from_slice(b"ZTEN1000");
+        f
+    }
+
+    #[test]
+    fn undeclared_sizes_are_measured_in_every_mode() {
+        let bytes = rle_bomb(64);
+        let path = std::env::temp_dir().join(std::format!("zt-fs-measure-{}.zt", std::process::id()));
+        std::fs::write(&path, &bytes).unwrap();
+        let want = 64 * 131_072;
+        let mem = File::parse(&bytes).unwrap();
+        let c = mem.get("blob").unwrap().component("blob").unwrap();
+        assert_eq!(c.plausible_len().unwrap(), None);
+        assert_eq!(c.measure_decoded_len(u64::MAX).unwrap(), want);
+        assert_eq!(c.measure_decoded_len(want - 1).unwrap_err().kind(), ErrorKind::DecodedTooLarge { limit: want - 1 });
+        for mode in [Mode::Mmap, Mode::Positional] {
+            let r = Reader::open_with(&path, mode).unwrap();
+            let c = r.file().get("blob").unwrap().component("blob").unwrap();
+            assert_eq!(r.measure_decoded_len(&c).unwrap(), want, "{mode:?}");
+            assert!(r.read_into(&c, &mut [0u8; 100]).is_err(), "{mode:?}");
+        }
+        std::fs::remove_file(&path).unwrap();
+    }
+
+    #[test]
+    fn only_regular_files_are_opened() {
+        let dir = std::env::temp_dir();
+        for mode in [Mode::Mmap, Mode::Positional] {
+            match Reader::open_with(&dir, mode) {
+                Err(Error::Io(e)) => assert_eq!(std::string::ToString::to_string(&e), "not a regular file"),
+                other => panic!("{other:?}"),
+            }
+        }
+    }
 }

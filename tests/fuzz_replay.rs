@@ -223,6 +223,11 @@ fn replay_writer_roundtrip() {
     replay_target("writer_roundtrip");
 }
 
+#[test]
+fn replay_read_modes() {
+    replay_target("read_modes");
+}
+
 /// Every target has a corpus directory and the harness lists every target.
 #[test]
 fn every_target_has_a_corpus() {

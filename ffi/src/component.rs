@@ -2,10 +2,12 @@
 
 use crate::dtype::{c_dtype, zt_dtype};
 use crate::guard::{guard, Detail, Fail, Phase};
-use crate::handle::{bytes_arg, handle, in_object, not_found, object, zt_file};
+use crate::handle::{bytes_arg, handle, in_object, not_found, object, put_opt, zt_file};
 use crate::object::zt_object;
+use crate::verify::ZT_VERIFY_STRICT;
 use crate::zt_status;
 use core::ffi::c_char;
+use ztensor_core::digest::Verified;
 use ztensor_core::{Component, Encoding, Error as CoreError, ErrorKind};
 
 /// How a component's bytes are stored.
@@ -297,5 +299,59 @@ pub unsafe extern "C" fn zt_component_read(
             }
             Err(f) => Err(in_object(f, o.name())),
         }
+    })
+}
+
+/// Check one component's digest over its stored bytes: verification where
+/// the bytes are read, so an engine can check each tensor as it loads it
+/// (`zt_verify` checks the whole file). `*checked` (when `checked` is not
+/// NULL) is true when a digest was computed and matched, false when the
+/// component has none or its algorithm is unknown to this library.
+///
+/// `ZT_OK` when the digest matches or there is nothing to check;
+/// `ZT_ERR_DIGEST_MISMATCH` when it does not match; `ZT_ERR_FORMAT` for a
+/// malformed digest; `ZT_ERR_IO` when a positional read fails. With
+/// `flags = ZT_VERIFY_STRICT`, a component that cannot be checked (no
+/// digest, unknown algorithm) is `ZT_ERR_UNSUPPORTED`. Other flags are
+/// refused (`ZT_ERR_INVALID_ARGUMENT`).
+///
+/// Ownership: nothing to free; in positional mode the stored bytes are read
+/// into a buffer of the library's, released before returning.
+/// Thread-safety: safe on a shared handle.
+///
+/// # Safety
+/// `file` NULL or live; `obj` NULL or readable; `role` valid for
+/// `role_len` bytes (or NUL-terminated); `checked` NULL or writable.
+#[no_mangle]
+pub unsafe extern "C" fn zt_component_verify(
+    file: *const zt_file,
+    obj: *const zt_object,
+    role: *const c_char,
+    role_len: usize,
+    flags: u32,
+    checked: *mut bool,
+) -> zt_status {
+    guard(|| {
+        // SAFETY: the caller's contract, for every call below.
+        unsafe { put_opt(checked, false) };
+        if flags & !ZT_VERIFY_STRICT != 0 {
+            return Err(Fail::invalid("unknown `zt_component_verify` flag"));
+        }
+        let (h, o, c) = unsafe { component(file, obj, role, role_len)? };
+        let unverifiable = |kind: ErrorKind| {
+            let e = CoreError::new(kind).in_object(o.name()).in_component(c.role());
+            Err(Fail { status: zt_status::ZT_ERR_UNSUPPORTED, detail: Detail::Core(e) })
+        };
+        match h.verify_digest(&c).map_err(|f| in_object(f, o.name()))? {
+            Verified::Ok => unsafe { put_opt(checked, true) },
+            Verified::Unverifiable if flags & ZT_VERIFY_STRICT != 0 => {
+                return unverifiable(ErrorKind::UnverifiableDigest)
+            }
+            Verified::NoDigest if flags & ZT_VERIFY_STRICT != 0 => {
+                return unverifiable(ErrorKind::Unsupported { what: "the component has no digest" })
+            }
+            Verified::Unverifiable | Verified::NoDigest => {}
+        }
+        Ok(())
     })
 }

@@ -2,7 +2,7 @@
 
 use crate::guard::{guard, Fail};
 #[cfg(feature = "std")]
-use crate::guard::{guard_value, Phase};
+use crate::guard::{guard_value, Detail, Phase};
 #[cfg(feature = "std")]
 use crate::handle::put;
 use crate::handle::{handle, zt_file};
@@ -64,7 +64,7 @@ pub struct zt_file_info {
 /// component is read when asked for.
 ///
 /// On success `*out` receives a new handle; on failure `*out` is set to
-/// NULL and `zt_last_error()` says why (`ZT_ERR_IO`, `ZT_ERR_FORMAT`,
+/// NULL and `zt_last_error()` says why, naming the path (`ZT_ERR_IO`, `ZT_ERR_FORMAT`,
 /// `ZT_ERR_UNSUPPORTED`; `ZT_ERR_INVALID_ARGUMENT` for a NULL pointer or an
 /// unknown flag).
 ///
@@ -106,7 +106,10 @@ pub unsafe extern "C" fn zt_open(path: *const c_char, flags: u32, out: *mut *mut
         #[cfg(not(unix))]
         let p = std::path::Path::new(core::str::from_utf8(bytes).map_err(|_| Fail::invalid("`path` is not UTF-8"))?);
         let mode = if flags & ZT_OPEN_POSITIONAL != 0 { Mode::Positional } else { Mode::Mmap };
-        let reader = Reader::open_with(p, mode).map_err(|e| Fail::fs(e, Phase::Open))?;
+        let reader = Reader::open_with(p, mode).map_err(|e| {
+            let f = Fail::fs(e, Phase::Open);
+            Fail { status: f.status, detail: Detail::Owned(format!("cannot open {}: {}", p.display(), f.detail)) }
+        })?;
         // SAFETY: checked non-NULL above.
         unsafe { *out = Box::into_raw(Box::new(zt_file::from_reader(reader))) };
         Ok(())

@@ -14,7 +14,10 @@ use std::panic::{catch_unwind, AssertUnwindSafe};
 use ztensor_core::{Error as CoreError, ErrorKind};
 
 /// Capacity of the thread-local message buffer, NUL included. Longer
-/// messages are cut (on a character boundary).
+/// messages are cut (on a character boundary). A plain array rather than
+/// `heapless::String`: C needs a stable NUL-terminated buffer, and
+/// `heapless::String` refuses a write that does not fit instead of cutting it,
+/// so it would not remove the `Truncating` writer below.
 #[cfg(feature = "std")]
 pub(crate) const LAST_ERROR_CAP: usize = 512;
 /// The no-heap build keeps one short message (static RAM is scarce there).
@@ -60,13 +63,29 @@ impl fmt::Display for Detail {
             Detail::Static(s) => f.write_str(s),
             Detail::Core(e) => write!(f, "{e}"),
             #[cfg(feature = "std")]
-            Detail::Io(e) => write!(f, "I/O error: {e}"),
+            Detail::Io(e) => write!(f, "I/O error: {}", OsText(e)),
             #[cfg(feature = "std")]
             Detail::Owned(s) => f.write_str(s),
             Detail::Verify { count, first } => {
                 write!(f, "{count} problem{} found; first: {first}", if *count == 1 { "" } else { "s" })
             }
         }
+    }
+}
+
+/// An I/O error's text without Rust's `(os error N)` suffix.
+#[cfg(feature = "std")]
+pub(crate) struct OsText<'e>(pub &'e std::io::Error);
+
+#[cfg(feature = "std")]
+impl fmt::Display for OsText<'_> {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        let s = self.0.to_string();
+        let cut = match s.rfind(" (os error ") {
+            Some(i) if s.ends_with(')') => &s[..i],
+            _ => &s,
+        };
+        f.write_str(cut)
     }
 }
 

@@ -4,6 +4,7 @@ use crate::guard::{Detail, Fail, Phase};
 use crate::{zt_mode, zt_object, zt_status, ZT_NUL_TERMINATED};
 use core::ffi::{c_char, CStr};
 use core::sync::atomic::{AtomicUsize, Ordering};
+use ztensor_core::digest::Verified;
 #[cfg(feature = "std")]
 use ztensor_core::fs::{Mode, Reader};
 use ztensor_core::verify::{Options, Report};
@@ -148,6 +149,15 @@ impl zt_file {
             Inner::Memory(_) => {
                 c.measure_decoded_len(ztensor_core::read::DEFAULT_DECODE_LIMIT).map_err(|e| Fail::core(e, Phase::Data))
             }
+        }
+    }
+
+    /// Check `c`'s digest over its stored bytes, whatever the mode.
+    pub(crate) fn verify_digest(&self, c: &Component<'_>) -> Result<Verified, Fail> {
+        match &self.inner {
+            #[cfg(feature = "std")]
+            Inner::Path(r) => r.verify_digest(c).map_err(|e| Fail::fs(e, Phase::Data)),
+            Inner::Memory(_) => c.verify_digest().map_err(|e| Fail::core(e, Phase::Data)),
         }
     }
 

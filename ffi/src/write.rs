@@ -409,7 +409,11 @@ impl zt_writer {
             if let Some(io) = self.writer.take_io_error() {
                 return Fail {
                     status: zt_status::ZT_ERR_IO,
-                    detail: Detail::Owned(format!("{e}: {io} (writing {})", self.path.display())),
+                    detail: Detail::Owned(format!(
+                        "{e}: {} (writing {})",
+                        crate::guard::OsText(&io),
+                        self.path.display()
+                    )),
                 };
             }
         }
@@ -476,7 +480,7 @@ pub unsafe extern "C" fn zt_writer_create(path: *const c_char, out: *mut *mut zt
         let p = Path::new(core::str::from_utf8(bytes).map_err(|_| Fail::invalid("`path` is not UTF-8"))?);
         let io = |e: std::io::Error| Fail {
             status: zt_status::ZT_ERR_IO,
-            detail: Detail::Owned(format!("cannot create {}: {e}", p.display())),
+            detail: Detail::Owned(format!("cannot create {}: {}", p.display(), crate::guard::OsText(&e))),
         };
         if p.is_dir() {
             return Err(io(std::io::Error::other("it is a directory")));

@@ -79,3 +79,18 @@ fn every_function_documents_ownership_and_thread_safety() {
     }
     assert!(functions >= 20, "found only {functions} functions in the header");
 }
+
+/// The code in the header's opening comment can be copied: no string
+/// literal runs over a line end (a `\n` in cbindgen.toml must be written
+/// `\\n`, or it becomes a real newline inside `"..."`).
+#[test]
+fn preamble_examples_keep_string_literals_on_one_line() {
+    let path = PathBuf::from(env!("CARGO_MANIFEST_DIR")).join("../include/ztensor.h");
+    let header = std::fs::read_to_string(path).expect("read include/ztensor.h");
+    let preamble = &header[..header.find("*/").expect("opening comment")];
+    for (i, line) in preamble.lines().enumerate() {
+        let quotes = line.as_bytes().windows(2).filter(|w| w[1] == b'"' && w[0] != b'\\').count()
+            + usize::from(line.starts_with('"'));
+        assert!(quotes % 2 == 0, "include/ztensor.h line {}: a string literal is cut by a newline: {line:?}", i + 1);
+    }
+}
