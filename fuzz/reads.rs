@@ -26,8 +26,11 @@ fn kind(e: ztensor::fs::Error) -> ErrorKind {
     }
 }
 
-/// One component's stored and decoded bytes (decoded only when declared and small).
-fn from_reader(r: &Reader, c: &Component<'_>) -> (Result<Vec<u8>, ErrorKind>, Option<Result<Vec<u8>, ErrorKind>>) {
+/// A component's stored bytes, and its decoded bytes when its size is declared and small.
+type Bytes = (Result<Vec<u8>, ErrorKind>, Option<Result<Vec<u8>, ErrorKind>>);
+
+/// One component's [`Bytes`] through a reader.
+fn from_reader(r: &Reader, c: &Component<'_>) -> Bytes {
     let mut stored = vec![0u8; c.length().min(READ_LIMIT) as usize];
     let stored = match c.length() <= READ_LIMIT {
         true => r.read_stored_into(c, &mut stored).map(|n| stored[..n].to_vec()).map_err(kind),
@@ -43,8 +46,8 @@ fn from_reader(r: &Reader, c: &Component<'_>) -> (Result<Vec<u8>, ErrorKind>, Op
     (stored, decoded)
 }
 
-/// The same, for a file parsed from memory.
-fn from_memory(c: &Component<'_>) -> (Result<Vec<u8>, ErrorKind>, Option<Result<Vec<u8>, ErrorKind>>) {
+/// One component's [`Bytes`] from a file parsed from memory.
+fn from_memory(c: &Component<'_>) -> Bytes {
     let stored = match c.length() <= READ_LIMIT {
         true => c.stored_bytes().map(<[u8]>::to_vec).map_err(|e| e.kind()),
         false => Err(ErrorKind::Io),

@@ -1438,6 +1438,10 @@ zt_status zt_component_ptr(const struct zt_file *file,
  * `dst = NULL, cap = 0`: unlike `zt_component_info.decoded_length` (what
  * the manifest declares), that size has been checked to be one the stored
  * bytes can produce, so a hostile file cannot make you allocate terabytes.
+ * When nothing declares the size (zstd outside dense `data` in v1.1 files,
+ * unknown formats), it is found by decoding in bounded memory, the output
+ * discarded (time grows with the size; at most 4 GiB is accepted).
+ * `cap` over `PTRDIFF_MAX` is `ZT_ERR_INVALID_ARGUMENT`.
  * `ZT_ERR_CORRUPT_DATA` when zstd data is corrupt, declares an impossible
  * size, or decodes to another size than declared; `ZT_ERR_IO` when a
  * positional read fails.

@@ -31,6 +31,8 @@ fn next_owner() -> usize {
     NEXT_OWNER.fetch_add(1, Ordering::Relaxed)
 }
 
+// One per handle, and the handle is boxed: the variants' sizes do not matter.
+#[allow(clippy::large_enum_variant)]
 enum Inner {
     /// Opened from a path: memory-mapped or positional.
     #[cfg(feature = "std")]
