@@ -83,11 +83,57 @@
 #include <stddef.h>
 #include <stdint.h>
 
+/*
+ * Two builds of the library share this header. The full one (the default,
+ * ZT_STD) declares everything. The no-heap one for firmware (the ffi crate
+ * without its `std` feature; README "Embedded") reads files from memory
+ * into caller storage: define ZT_NO_STD before including this header and
+ * only what it offers is declared. Declarations marked
+ * `#if defined(ZT_STD)` are the full library's only, `#if !defined(ZT_STD)`
+ * the no-heap library's only.
+ */
+#if !defined(ZT_NO_STD) && !defined(ZT_STD)
+#define ZT_STD
+#endif
+
 /**
  * Pass as a string length to say "the string is NUL-terminated". An
  * explicit length is needed for names that contain NUL bytes.
  */
 #define ZT_NUL_TERMINATED SIZE_MAX
+
+#if !defined(ZT_STD)
+/**
+ * Bytes of caller memory for one handle of the no-heap build
+ * (zt_open_mem_into); zt_file_storage_size() says what the library was
+ * built with.
+ */
+#if UINTPTR_MAX > 0xFFFFFFFFu
+#define ZT_FILE_STORAGE_SIZE 256
+#else
+#define ZT_FILE_STORAGE_SIZE 192
+#endif
+/**
+ * Caller memory for one handle of the no-heap build: a static or stack
+ * variable, kept in place (not moved or copied) while the handle is used.
+ */
+typedef struct zt_file_storage {
+  uint64_t words[ZT_FILE_STORAGE_SIZE / 8];
+} zt_file_storage;
+#ifdef __cplusplus
+extern "C" {
+#endif
+/*
+ * The no-heap library's panic hook, which the firmware defines. Rust code
+ * cannot unwind in firmware: a panic (a bug in the library; hostile file
+ * contents are errors, never panics) calls zt_panic(), which must not
+ * return (log, then reset or halt). Called from the failing call's context.
+ */
+void zt_panic(void);
+#ifdef __cplusplus
+}
+#endif
+#endif
 
 /**
  * Major version of this library (the `ztensor-ffi` crate).
@@ -104,6 +150,7 @@
  */
 #define ZT_VERSION_PATCH 0
 
+#if defined(ZT_STD)
 /**
  * `zt_open` flag: read only the footer and manifest at open, and each
  * component with a positional read when asked for (no memory map). For
@@ -111,6 +158,7 @@
  * `zt_component_ptr` is then unavailable.
  */
 #define ZT_OPEN_POSITIONAL 1
+#endif
 
 /**
  * `zt_verify` flag: check every component's digest (stored bytes).
@@ -430,6 +478,7 @@ typedef uint32_t zt_encoding;
 #endif // __STDC_VERSION__ >= 202311L
 #endif // __cplusplus
 
+#if defined(ZT_STD)
 /**
  * Which digest `zt_write_options.digest` records for every component of an
  * object, computed over the stored bytes (the compressed frame for zstd).
@@ -439,18 +488,24 @@ enum zt_digest
   : uint32_t
 #endif // defined(__cplusplus) || __STDC_VERSION__ >= 202311L
  {
+#if defined(ZT_STD)
   /**
    * No digest (the default).
    */
   ZT_DIGEST_NONE = 0,
+#endif
+#if defined(ZT_STD)
   /**
    * `"sha256:<64 lowercase hex digits>"`: cryptographic.
    */
   ZT_DIGEST_SHA256 = 1,
+#endif
+#if defined(ZT_STD)
   /**
    * `"crc32c:0x<8 uppercase hex digits>"`: fast, catches accidental corruption.
    */
   ZT_DIGEST_CRC32C = 2,
+#endif
 };
 #ifndef __cplusplus
 #if __STDC_VERSION__ >= 202311L
@@ -459,7 +514,9 @@ typedef enum zt_digest zt_digest;
 typedef uint32_t zt_digest;
 #endif // __STDC_VERSION__ >= 202311L
 #endif // __cplusplus
+#endif
 
+#if defined(ZT_STD)
 /**
  * What a `zt_write_attribute` holds.
  */
@@ -468,41 +525,57 @@ enum zt_attr_kind
   : uint32_t
 #endif // defined(__cplusplus) || __STDC_VERSION__ >= 202311L
  {
+#if defined(ZT_STD)
   /**
    * A signed integer: `int_value` (written as the shortest CBOR integer).
    */
   ZT_ATTR_INT = 0,
+#endif
+#if defined(ZT_STD)
   /**
    * An unsigned integer: `uint_value` (for values above `INT64_MAX`).
    */
   ZT_ATTR_UINT = 1,
+#endif
+#if defined(ZT_STD)
   /**
    * A float: `float_value` (written in the shortest of f16/f32/f64 that
    * keeps it exactly).
    */
   ZT_ATTR_FLOAT = 2,
+#endif
+#if defined(ZT_STD)
   /**
    * `true` / `false`: `bool_value`.
    */
   ZT_ATTR_BOOL = 3,
+#endif
+#if defined(ZT_STD)
   /**
    * `null` (no value field is read).
    */
   ZT_ATTR_NULL = 4,
+#endif
+#if defined(ZT_STD)
   /**
    * UTF-8 text: `data`, `data_len` (or `ZT_NUL_TERMINATED`).
    */
   ZT_ATTR_TEXT = 5,
+#endif
+#if defined(ZT_STD)
   /**
    * A byte string: `data`, `data_len`.
    */
   ZT_ATTR_BYTES = 6,
+#endif
+#if defined(ZT_STD)
   /**
    * One pre-encoded CBOR data item (an array, a map, a tag, ... or the
    * `cbor` bytes of a `zt_attribute` read from another file): `data`,
    * `data_len`. It must be exactly one well-formed item.
    */
   ZT_ATTR_CBOR = 7,
+#endif
 };
 #ifndef __cplusplus
 #if __STDC_VERSION__ >= 202311L
@@ -511,6 +584,7 @@ typedef enum zt_attr_kind zt_attr_kind;
 typedef uint32_t zt_attr_kind;
 #endif // __STDC_VERSION__ >= 202311L
 #endif // __cplusplus
+#endif
 
 /**
  * An open, validated zTensor file (opaque to C).
@@ -520,12 +594,14 @@ typedef uint32_t zt_attr_kind;
  */
 typedef struct zt_file zt_file;
 
+#if defined(ZT_STD)
 /**
  * A writer of one new zTensor file (opaque): `zt_writer_create`, then
  * `zt_writer_add_*` / `zt_writer_set_attribute*`, then `zt_writer_finish`
  * (publish) or `zt_writer_abort` (discard).
  */
 typedef struct zt_writer zt_writer;
+#endif
 
 /**
  * One object (tensor) of a file: a plain value naming it by its position
@@ -587,6 +663,19 @@ typedef struct zt_file_info {
    */
   uint64_t manifest_length;
 } zt_file_info;
+
+#if !defined(ZT_STD)
+/**
+ * One entry of the caller's array for `zt_open_mem_into`: validation
+ * scratch during the call, then the handle's name index (16 bytes).
+ */
+typedef struct zt_slot {
+  /**
+   * Opaque.
+   */
+  uint64_t words[2];
+} zt_slot;
+#endif
 
 /**
  * Summary of an object (`zt_object_get_info`). Strings are borrowed from the
@@ -804,6 +893,7 @@ typedef struct zt_verify_counts {
   size_t problems;
 } zt_verify_counts;
 
+#if defined(ZT_STD)
 /**
  * One attribute to write: a text key and a typed value. Only the field
  * that `kind` names is read (plus `data`/`data_len` for text, bytes and
@@ -847,7 +937,9 @@ typedef struct zt_write_attribute {
    */
   size_t data_len;
 } zt_write_attribute;
+#endif
 
+#if defined(ZT_STD)
 /**
  * Options of one object. A NULL `zt_write_options *` and a zero-initialized
  * struct (`zt_write_options o = {0};`) both mean the defaults: raw
@@ -890,7 +982,9 @@ typedef struct zt_write_options {
    */
   size_t attribute_count;
 } zt_write_options;
+#endif
 
+#if defined(ZT_STD)
 /**
  * One component of an object to write (`zt_writer_add_object`,
  * `zt_writer_add_quantized_group`).
@@ -927,6 +1021,7 @@ typedef struct zt_write_component {
    */
   size_t len;
 } zt_write_component;
+#endif
 
 #ifdef __cplusplus
 extern "C" {
@@ -1021,6 +1116,7 @@ const char *zt_dtype_name(uint32_t dtype);
  */
 size_t zt_dtype_size(uint32_t dtype);
 
+#if defined(ZT_STD)
 /**
  * Open and validate the file at `path` (NUL-terminated; bytes as the OS
  * takes them). By default the file is memory-mapped: opening costs
@@ -1055,7 +1151,9 @@ size_t zt_dtype_size(uint32_t dtype);
  * `path` is NULL or NUL-terminated; `out` is NULL or writable.
  */
 zt_status zt_open(const char *path, uint32_t flags, struct zt_file **out);
+#endif
 
+#if defined(ZT_STD)
 /**
  * Validate a whole file held in memory the caller owns: a flash-mapped
  * model, a file loaded by other means, an embedded array. Nothing is
@@ -1079,7 +1177,9 @@ zt_status zt_open(const char *path, uint32_t flags, struct zt_file **out);
  * is NULL or writable.
  */
 zt_status zt_open_mem(const uint8_t *ptr, size_t len, struct zt_file **out);
+#endif
 
+#if defined(ZT_STD)
 /**
  * Release a handle from `zt_open` / `zt_open_mem`: unmaps or closes the
  * file. Every pointer obtained from it (names, strings, zero-copy data)
@@ -1092,6 +1192,7 @@ zt_status zt_open_mem(const uint8_t *ptr, size_t len, struct zt_file **out);
  * `file` is NULL or a live handle not used afterwards.
  */
 void zt_close(struct zt_file *file);
+#endif
 
 /**
  * Facts about the file: format version, mode, object count, sizes.
@@ -1103,6 +1204,57 @@ void zt_close(struct zt_file *file);
  * `file` is NULL or live; `info` is NULL or writable.
  */
 zt_status zt_file_get_info(const struct zt_file *file, struct zt_file_info *info);
+
+#if !defined(ZT_STD)
+/**
+ * Size in bytes of `zt_file_storage` as this library was built (to check
+ * `sizeof(zt_file_storage)` against).
+ *
+ * Ownership: nothing to free. Thread-safety: safe from any thread.
+ */
+size_t zt_file_storage_size(void);
+#endif
+
+#if !defined(ZT_STD)
+/**
+ * Validate a whole file held in memory the caller owns (a model in flash)
+ * without any heap: the handle is built in `*storage`, and `slots`
+ * (`slot_count` entries) serve as validation scratch during the call and
+ * then as the handle's name index. Nothing is copied: names and zero-copy
+ * pointers point into `ptr`, 64-byte aligned when `ptr` is.
+ *
+ * Slots: with at least one per object, `zt_find` is O(log n) (a sorted
+ * index); with fewer, `zt_find` scans the objects (O(n)). Validation needs
+ * scratch only for files whose object names are not in ascending order
+ * (one slot per object), whose blobs are not in file order (one per
+ * component) or whose maps have more than 8 keys (one per key); when
+ * `slot_count` is too small for the file, `ZT_ERR_BUFFER_TOO_SMALL`.
+ * `slots` may be NULL when `slot_count` is 0.
+ *
+ * On success `*out` receives the handle (a pointer into `*storage`); on
+ * failure `*out` is NULL (`ZT_ERR_FORMAT`, `ZT_ERR_UNSUPPORTED`,
+ * `ZT_ERR_BUFFER_TOO_SMALL`; `ZT_ERR_INVALID_ARGUMENT` for NULL pointers).
+ *
+ * Ownership: the caller keeps the bytes, the storage and the slots; all
+ * three must stay valid, unchanged and in place (not moved or copied) for
+ * as long as the handle is used. There is nothing to close: the handle
+ * ends when the caller reuses the storage. Allocation: none.
+ * Thread-safety: the handle may be read from several contexts at once
+ * (every call only reads it), but `zt_last_error()` is one buffer for the
+ * whole program in this build.
+ *
+ * # Safety
+ * `ptr` valid for `len` bytes, `storage` writable, `slots` NULL or
+ * writable for `slot_count` entries, all for the handle's lifetime; `out`
+ * NULL or writable.
+ */
+zt_status zt_open_mem_into(const uint8_t *ptr,
+                           size_t len,
+                           zt_file_storage *storage,
+                           struct zt_slot *slots,
+                           size_t slot_count,
+                           struct zt_file **out);
+#endif
 
 /**
  * Number of objects in the file; 0 when `file` is NULL.
@@ -1422,6 +1574,7 @@ zt_status zt_verify_report(const struct zt_file *file,
                            uint32_t flags,
                            struct zt_verify_counts *counts);
 
+#if defined(ZT_STD)
 /**
  * Start writing a new zTensor (v1.2) file that will be published at
  * `path` (NUL-terminated; bytes as the OS takes them).
@@ -1446,7 +1599,9 @@ zt_status zt_verify_report(const struct zt_file *file,
  * `path` is NULL or NUL-terminated; `out` is NULL or writable.
  */
 zt_status zt_writer_create(const char *path, struct zt_writer **out);
+#endif
 
+#if defined(ZT_STD)
 /**
  * Finish the file: write the manifest and footer, sync, and rename the
  * temporary file to the path given to `zt_writer_create` (atomically).
@@ -1471,7 +1626,9 @@ zt_status zt_writer_create(const char *path, struct zt_writer **out);
  * `writer` is NULL or a live writer, not used afterwards.
  */
 zt_status zt_writer_finish(struct zt_writer *writer);
+#endif
 
+#if defined(ZT_STD)
 /**
  * Discard the file being written: remove the temporary file and release
  * the writer. Nothing is published; a file already at the destination
@@ -1484,7 +1641,9 @@ zt_status zt_writer_finish(struct zt_writer *writer);
  * `writer` is NULL or a live writer, not used afterwards.
  */
 void zt_writer_abort(struct zt_writer *writer);
+#endif
 
+#if defined(ZT_STD)
 /**
  * Add a dense tensor `name` (`name_len` bytes or `ZT_NUL_TERMINATED`;
  * UTF-8, not empty, unique in the file): `ndim` dimensions `shape`
@@ -1522,7 +1681,9 @@ zt_status zt_writer_add_dense(struct zt_writer *writer,
                               const void *data,
                               size_t len,
                               const struct zt_write_options *opts);
+#endif
 
+#if defined(ZT_STD)
 /**
  * Add a `sparse_csr` matrix of `rows` × `cols`: `values` (`values_len`
  * bytes: nnz little-endian `dtype` elements), `indices` (nnz column
@@ -1558,7 +1719,9 @@ zt_status zt_writer_add_sparse_csr(struct zt_writer *writer,
                                    const uint64_t *indptr,
                                    size_t indptr_count,
                                    const struct zt_write_options *opts);
+#endif
 
+#if defined(ZT_STD)
 /**
  * Add a `sparse_coo` tensor of `ndim` dimensions `shape`: `values`
  * (`values_len` bytes: nnz little-endian `dtype` elements) and `coords`
@@ -1590,7 +1753,9 @@ zt_status zt_writer_add_sparse_coo(struct zt_writer *writer,
                                    const uint64_t *coords,
                                    size_t coords_count,
                                    const struct zt_write_options *opts);
+#endif
 
+#if defined(ZT_STD)
 /**
  * Add a `quantized_group` tensor of logical shape `shape`: the components
  * `packed_weight`, `scales` and `zeros` (each a `zt_write_component`
@@ -1624,7 +1789,9 @@ zt_status zt_writer_add_quantized_group(struct zt_writer *writer,
                                         const char *packing,
                                         size_t packing_len,
                                         const struct zt_write_options *opts);
+#endif
 
+#if defined(ZT_STD)
 /**
  * Add an object of any format: `format` (`format_len` bytes or
  * `ZT_NUL_TERMINATED`: `"dense"`, `"sparse_csr"`, ... or a name of your
@@ -1657,7 +1824,9 @@ zt_status zt_writer_add_object(struct zt_writer *writer,
                                const struct zt_write_component *components,
                                size_t component_count,
                                const struct zt_write_options *opts);
+#endif
 
+#if defined(ZT_STD)
 /**
  * Set a file-level attribute (written at `zt_writer_finish`, in the order
  * first set; setting a key again replaces its value in place). The value
@@ -1672,7 +1841,9 @@ zt_status zt_writer_add_object(struct zt_writer *writer,
  * `writer` NULL or live; `attr` NULL or valid (with its pointers).
  */
 zt_status zt_writer_set_attribute(struct zt_writer *writer, const struct zt_write_attribute *attr);
+#endif
 
+#if defined(ZT_STD)
 /**
  * Set the file-level attribute `key` (`key_len` bytes or
  * `ZT_NUL_TERMINATED`) to a signed integer. As `zt_writer_set_attribute`.
@@ -1686,7 +1857,9 @@ zt_status zt_writer_set_attribute_int(struct zt_writer *writer,
                                       const char *key,
                                       size_t key_len,
                                       int64_t value);
+#endif
 
+#if defined(ZT_STD)
 /**
  * Set the file-level attribute `key` to an unsigned integer. As
  * `zt_writer_set_attribute`.
@@ -1700,7 +1873,9 @@ zt_status zt_writer_set_attribute_uint(struct zt_writer *writer,
                                        const char *key,
                                        size_t key_len,
                                        uint64_t value);
+#endif
 
+#if defined(ZT_STD)
 /**
  * Set the file-level attribute `key` to a float (written in the shortest
  * of f16/f32/f64 that keeps it exactly). As `zt_writer_set_attribute`.
@@ -1714,7 +1889,9 @@ zt_status zt_writer_set_attribute_float(struct zt_writer *writer,
                                         const char *key,
                                         size_t key_len,
                                         double value);
+#endif
 
+#if defined(ZT_STD)
 /**
  * Set the file-level attribute `key` to `true` or `false`. As
  * `zt_writer_set_attribute`.
@@ -1728,7 +1905,9 @@ zt_status zt_writer_set_attribute_bool(struct zt_writer *writer,
                                        const char *key,
                                        size_t key_len,
                                        bool value);
+#endif
 
+#if defined(ZT_STD)
 /**
  * Set the file-level attribute `key` to UTF-8 text (`value_len` bytes or
  * `ZT_NUL_TERMINATED`). As `zt_writer_set_attribute`
@@ -1745,7 +1924,9 @@ zt_status zt_writer_set_attribute_text(struct zt_writer *writer,
                                        size_t key_len,
                                        const char *value,
                                        size_t value_len);
+#endif
 
+#if defined(ZT_STD)
 /**
  * Set the file-level attribute `key` to one pre-encoded CBOR data item
  * (`len` bytes): an array, a map, a tagged value... or the `cbor` of a
@@ -1764,6 +1945,7 @@ zt_status zt_writer_set_attribute_cbor(struct zt_writer *writer,
                                        size_t key_len,
                                        const uint8_t *cbor,
                                        size_t len);
+#endif
 
 #ifdef __cplusplus
 }  // extern "C"

@@ -50,6 +50,17 @@ else
     warn "cmake not found (apt-get install cmake pkg-config valgrind); C examples NOT run"
 fi
 
+step "embedded: no-heap libztensor.a in a Cortex-M4F firmware under QEMU (budget line last)"
+if command -v arm-none-eabi-gcc >/dev/null && command -v qemu-system-arm >/dev/null && command -v cmake >/dev/null \
+    && rustup target list --installed 2>/dev/null | grep -qx thumbv7em-none-eabihf; then
+    bash scripts/test-embedded.sh
+elif [ "${ZT_REQUIRE_EMBEDDED:-0}" = 1 ]; then
+    echo "arm-none-eabi-gcc, qemu-system-arm, cmake or the thumbv7em-none-eabihf target missing, and ZT_REQUIRE_EMBEDDED=1" >&2
+    exit 1
+else
+    warn "arm-none-eabi-gcc / qemu-system-arm / cmake / thumbv7em-none-eabihf missing (apt-get install gcc-arm-none-eabi libnewlib-arm-none-eabi qemu-system-arm); embedded firmware NOT run"
+fi
+
 step "doc tests and docs build"
 cargo doc -p ztensor --no-deps -q
 

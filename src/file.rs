@@ -272,6 +272,14 @@ impl<'f, 'a, 's> NameIndex<'f, 'a, 's> {
         Ok(NameIndex { file, slots })
     }
 
+    /// The object at position `i` in manifest order: a scan of the slots
+    /// (no decoding but this object's), where [`File::object`] without
+    /// `alloc` decodes the `i` objects before it.
+    pub fn object(&self, i: usize) -> Option<Object<'a>> {
+        let s = self.slots.iter().find(|s| s[3] as usize == i)?;
+        self.file.object_at(ObjPos { body: s[0], name_start: s[1], name_len: s[2] }, i)
+    }
+
     /// The object called `name`.
     pub fn get(&self, name: &str) -> Option<Object<'a>> {
         let buf = self.file.manifest_bytes();

@@ -294,6 +294,7 @@ pub unsafe extern "C" fn zt_component_read(
             }
             // No size is declared anywhere (old zstd components outside
             // dense `data`): find it by decoding, to say what is needed.
+            #[cfg(feature = "std")]
             Err(Fail { detail: Detail::Core(e), .. })
                 if needed.is_none() && matches!(e.kind(), ErrorKind::DecodedTooLarge { .. }) =>
             {

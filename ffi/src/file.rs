@@ -1,16 +1,24 @@
 //! Opening and closing files: `zt_open`, `zt_open_mem`, `zt_close`, `zt_file_get_info`.
 
-use crate::guard::{guard, guard_value, Detail, Fail, Phase};
-use crate::handle::{handle, put, zt_file};
+use crate::guard::{guard, Fail};
+#[cfg(feature = "std")]
+use crate::guard::{guard_value, Detail, Phase};
+#[cfg(feature = "std")]
+use crate::handle::put;
+use crate::handle::{handle, zt_file};
 use crate::zt_status;
+#[cfg(feature = "std")]
 use core::ffi::c_char;
+#[cfg(feature = "std")]
 use ztensor_core::fs::{Mode, Reader};
+#[cfg(feature = "std")]
 use ztensor_core::File;
 
 /// `zt_open` flag: read only the footer and manifest at open, and each
 /// component with a positional read when asked for (no memory map). For
 /// network filesystems and files larger than the address space.
 /// `zt_component_ptr` is then unavailable.
+#[cfg(feature = "std")]
 pub const ZT_OPEN_POSITIONAL: u32 = 1;
 
 /// How a `zt_file` reads its file.
@@ -79,6 +87,7 @@ pub struct zt_file_info {
 ///
 /// # Safety
 /// `path` is NULL or NUL-terminated; `out` is NULL or writable.
+#[cfg(feature = "std")]
 #[no_mangle]
 pub unsafe extern "C" fn zt_open(path: *const c_char, flags: u32, out: *mut *mut zt_file) -> zt_status {
     guard(|| {
@@ -127,6 +136,7 @@ pub unsafe extern "C" fn zt_open(path: *const c_char, flags: u32, out: *mut *mut
 /// # Safety
 /// `ptr` is NULL or valid for `len` bytes for the handle's lifetime; `out`
 /// is NULL or writable.
+#[cfg(feature = "std")]
 #[no_mangle]
 pub unsafe extern "C" fn zt_open_mem(ptr: *const u8, len: usize, out: *mut *mut zt_file) -> zt_status {
     guard(|| {
@@ -161,6 +171,7 @@ pub unsafe extern "C" fn zt_open_mem(ptr: *const u8, len: usize, out: *mut *mut 
 ///
 /// # Safety
 /// `file` is NULL or a live handle not used afterwards.
+#[cfg(feature = "std")]
 #[no_mangle]
 pub unsafe extern "C" fn zt_close(file: *mut zt_file) {
     guard_value((), || {

@@ -1,9 +1,15 @@
 //! Statuses, the thread-local last-error message, and the wrapper that
-//! keeps every panic on the Rust side of the boundary.
+//! keeps every panic on the Rust side of the boundary. Without `std` (the
+//! no-heap build): one static message buffer, and no unwinding to catch
+//! (a panic ends in the C hook `zt_panic`, see `embedded.rs`).
 
 use crate::zt_status;
-use core::fmt::{self, Write as _};
+use core::fmt;
+#[cfg(feature = "std")]
+use core::fmt::Write as _;
+#[cfg(feature = "std")]
 use std::cell::RefCell;
+#[cfg(feature = "std")]
 use std::panic::{catch_unwind, AssertUnwindSafe};
 use ztensor_core::{Error as CoreError, ErrorKind};
 
@@ -12,8 +18,13 @@ use ztensor_core::{Error as CoreError, ErrorKind};
 /// `heapless::String`: C needs a stable NUL-terminated buffer, and
 /// `heapless::String` refuses a write that does not fit instead of cutting it,
 /// so it would not remove the `Truncating` writer below.
+#[cfg(feature = "std")]
 pub(crate) const LAST_ERROR_CAP: usize = 512;
+/// The no-heap build keeps one short message (static RAM is scarce there).
+#[cfg(not(feature = "std"))]
+pub(crate) const LAST_ERROR_CAP: usize = 128;
 
+#[cfg(feature = "std")]
 thread_local! {
     // A fixed array: no allocation and no destructor to register.
     static LAST_ERROR: RefCell<[u8; LAST_ERROR_CAP]> = const { RefCell::new([0; LAST_ERROR_CAP]) };
@@ -35,8 +46,10 @@ pub(crate) struct Fail {
 pub(crate) enum Detail {
     Static(&'static str),
     Core(CoreError),
+    #[cfg(feature = "std")]
     Io(std::io::Error),
     /// A message built on the error path (writer errors with a path).
+    #[cfg(feature = "std")]
     Owned(String),
     Verify {
         count: usize,
@@ -49,7 +62,9 @@ impl fmt::Display for Detail {
         match self {
             Detail::Static(s) => f.write_str(s),
             Detail::Core(e) => write!(f, "{e}"),
+            #[cfg(feature = "std")]
             Detail::Io(e) => write!(f, "I/O error: {}", OsText(e)),
+            #[cfg(feature = "std")]
             Detail::Owned(s) => f.write_str(s),
             Detail::Verify { count, first } => {
                 write!(f, "{count} problem{} found; first: {first}", if *count == 1 { "" } else { "s" })
@@ -59,8 +74,10 @@ impl fmt::Display for Detail {
 }
 
 /// An I/O error's text without Rust's `(os error N)` suffix.
+#[cfg(feature = "std")]
 pub(crate) struct OsText<'e>(pub &'e std::io::Error);
 
+#[cfg(feature = "std")]
 impl fmt::Display for OsText<'_> {
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
         let s = self.0.to_string();
@@ -86,6 +103,7 @@ impl Fail {
         Fail { status: status_of(e.kind(), phase), detail: Detail::Core(e) }
     }
 
+    #[cfg(feature = "std")]
     pub fn fs(e: ztensor_core::fs::Error, phase: Phase) -> Fail {
         match e {
             ztensor_core::fs::Error::Io(e) => Fail { status: zt_status::ZT_ERR_IO, detail: Detail::Io(e) },
@@ -106,7 +124,8 @@ pub(crate) fn status_of(kind: ErrorKind, phase: Phase) -> zt_status {
     use ErrorKind::*;
     match kind {
         NotFound => ZT_ERR_NOT_FOUND,
-        BufferTooSmall { .. } => ZT_ERR_BUFFER_TOO_SMALL,
+        // Caller storage too small (the no-heap build's slots).
+        BufferTooSmall { .. } | ScratchTooSmall { .. } => ZT_ERR_BUFFER_TOO_SMALL,
         NotZeroCopy { .. } => ZT_ERR_NOT_ZERO_COPY,
         DigestMismatch => ZT_ERR_DIGEST_MISMATCH,
         Decompress | DecodedTooLarge { .. } | BadData { .. } => ZT_ERR_CORRUPT_DATA,
@@ -144,6 +163,7 @@ impl fmt::Write for Truncating<'_> {
 }
 
 /// Replace this thread's last-error message.
+#[cfg(feature = "std")]
 pub(crate) fn set_last_error(args: fmt::Arguments<'_>) {
     let _ = LAST_ERROR.try_with(|cell| {
         if let Ok(mut buf) = cell.try_borrow_mut() {
@@ -157,11 +177,13 @@ pub(crate) fn set_last_error(args: fmt::Arguments<'_>) {
 
 /// This thread's message buffer (NUL-terminated), or a static empty string
 /// while the thread is being torn down.
+#[cfg(feature = "std")]
 pub(crate) fn last_error_ptr() -> *const core::ffi::c_char {
     LAST_ERROR.try_with(|cell| cell.as_ptr() as *const core::ffi::c_char).unwrap_or(c"".as_ptr())
 }
 
 /// The text of a panic payload.
+#[cfg(feature = "std")]
 fn panic_text(p: &(dyn std::any::Any + Send)) -> &str {
     if let Some(s) = p.downcast_ref::<&'static str>() {
         s
@@ -174,6 +196,7 @@ fn panic_text(p: &(dyn std::any::Any + Send)) -> &str {
 
 /// Run `f`, turning its failure into a status (and a message) and a panic
 /// into [`zt_status::ZT_ERR_PANIC`]: nothing unwinds into C.
+#[cfg(feature = "std")]
 pub(crate) fn guard(f: impl FnOnce() -> Result<(), Fail>) -> zt_status {
     match catch_unwind(AssertUnwindSafe(f)) {
         Ok(Ok(())) => zt_status::ZT_OK,
@@ -191,6 +214,7 @@ pub(crate) fn guard(f: impl FnOnce() -> Result<(), Fail>) -> zt_status {
 
 /// [`guard`] for calls that return a value instead of a status: `fallback`
 /// when `f` panics.
+#[cfg(feature = "std")]
 pub(crate) fn guard_value<T>(fallback: T, f: impl FnOnce() -> T) -> T {
     match catch_unwind(AssertUnwindSafe(f)) {
         Ok(v) => v,
@@ -204,7 +228,58 @@ pub(crate) fn guard_value<T>(fallback: T, f: impl FnOnce() -> T) -> T {
     }
 }
 
-#[cfg(test)]
+#[cfg(not(feature = "std"))]
+pub(crate) use bare::{guard, guard_value, last_error_ptr, set_last_error};
+
+/// The no-heap build's message buffer and call wrappers.
+#[cfg(not(feature = "std"))]
+mod bare {
+    use super::{Fail, Truncating, LAST_ERROR_CAP};
+    use crate::zt_status;
+    use core::cell::UnsafeCell;
+    use core::fmt::{self, Write as _};
+
+    /// One message for the whole program: no thread-local storage here.
+    struct LastError(UnsafeCell<[u8; LAST_ERROR_CAP]>);
+
+    // SAFETY: the header says the no-heap build's message is one buffer for
+    // the whole program: callers that fail in several contexts at once
+    // (threads, interrupts) must serialize them, as for any C global. The
+    // buffer is plain bytes, always NUL-terminated within its length.
+    unsafe impl Sync for LastError {}
+
+    static LAST_ERROR: LastError = LastError(UnsafeCell::new([0; LAST_ERROR_CAP]));
+
+    /// Replace the last-error message.
+    pub(crate) fn set_last_error(args: fmt::Arguments<'_>) {
+        // SAFETY: see `impl Sync`: no other access runs at the same time.
+        let buf = unsafe { &mut *LAST_ERROR.0.get() };
+        let mut w = Truncating { buf: &mut buf[..LAST_ERROR_CAP - 1], len: 0 };
+        let _ = w.write_fmt(args);
+        let n = w.len;
+        buf[n] = 0;
+    }
+
+    /// The message buffer (NUL-terminated).
+    pub(crate) fn last_error_ptr() -> *const core::ffi::c_char {
+        LAST_ERROR.0.get().cast()
+    }
+
+    /// Run `f`, turning its failure into a status (and a message).
+    pub(crate) fn guard(f: impl FnOnce() -> Result<(), Fail>) -> zt_status {
+        match f() {
+            Ok(()) => zt_status::ZT_OK,
+            Err(fail) => fail.record(),
+        }
+    }
+
+    /// Run `f` (nothing to catch without unwinding).
+    pub(crate) fn guard_value<T>(_fallback: T, f: impl FnOnce() -> T) -> T {
+        f()
+    }
+}
+
+#[cfg(all(test, feature = "std"))]
 mod tests {
     use super::*;
     use std::ffi::CStr;

@@ -2,10 +2,10 @@
 
 use crate::guard::{Detail, Fail, Phase};
 use crate::{zt_mode, zt_object, zt_status, ZT_NUL_TERMINATED};
-use core::ffi::c_char;
+use core::ffi::{c_char, CStr};
 use core::sync::atomic::{AtomicUsize, Ordering};
-use std::ffi::CStr;
 use ztensor_core::digest::Verified;
+#[cfg(feature = "std")]
 use ztensor_core::fs::{Mode, Reader};
 use ztensor_core::verify::{Options, Report};
 use ztensor_core::{Component, Error as CoreError, File, Object};
@@ -18,6 +18,10 @@ pub struct zt_file {
     inner: Inner,
     /// The tag of every `zt_object` taken from this handle.
     owner: usize,
+    /// The no-heap build's name index, in the caller's slots
+    /// (`zt_open_mem_into`); it borrows `inner`, which never moves.
+    #[cfg(not(feature = "std"))]
+    index: Option<ztensor_core::NameIndex<'static, 'static, 'static>>,
 }
 
 /// The next handle's owner tag (0 is never used).
@@ -31,6 +35,7 @@ fn next_owner() -> usize {
 #[allow(clippy::large_enum_variant)]
 enum Inner {
     /// Opened from a path: memory-mapped or positional.
+    #[cfg(feature = "std")]
     Path(Reader),
     /// Parsed from memory the caller lends for the handle's lifetime.
     Memory(File<'static>),
@@ -43,16 +48,61 @@ const _: () = {
 };
 
 impl zt_file {
+    #[cfg(feature = "std")]
     pub(crate) fn from_reader(r: Reader) -> zt_file {
         zt_file { inner: Inner::Path(r), owner: next_owner() }
     }
 
     pub(crate) fn from_memory(f: File<'static>) -> zt_file {
-        zt_file { inner: Inner::Memory(f), owner: next_owner() }
+        zt_file {
+            inner: Inner::Memory(f),
+            owner: next_owner(),
+            #[cfg(not(feature = "std"))]
+            index: None,
+        }
+    }
+
+    /// Build the name index of the handle at `h` in `slots`, in place.
+    ///
+    /// # Safety
+    /// `h` points to a live handle that stays in place, unmoved and
+    /// otherwise unborrowed mutably, for as long as `slots` lives.
+    #[cfg(not(feature = "std"))]
+    pub(crate) unsafe fn index_in_place(h: *mut zt_file, slots: &'static mut [ztensor_core::Slot]) -> Result<(), Fail> {
+        // SAFETY: the caller's contract; `inner` and `index` are disjoint
+        // fields, so the index may borrow the first while the second is set.
+        let Inner::Memory(f) = unsafe { &*core::ptr::addr_of!((*h).inner) };
+        let index = ztensor_core::NameIndex::build(f, slots).map_err(|e| Fail::core(e, Phase::Open))?;
+        // SAFETY: as above.
+        unsafe { core::ptr::addr_of_mut!((*h).index).write(Some(index)) };
+        Ok(())
+    }
+
+    /// The object called `name`: O(log n) with an index (the full build's,
+    /// built at open, or the no-heap build's in the caller's slots), else
+    /// a scan.
+    pub(crate) fn find(&self, name: &str) -> Option<Object<'_>> {
+        #[cfg(not(feature = "std"))]
+        if let Some(i) = &self.index {
+            return i.get(name);
+        }
+        self.file().get(name)
+    }
+
+    /// The object at position `i` in manifest order: O(1) in the full
+    /// build; in the no-heap build a scan of the slots (no decoding) with
+    /// an index, else of the manifest.
+    pub(crate) fn object(&self, i: usize) -> Option<Object<'_>> {
+        #[cfg(not(feature = "std"))]
+        if let Some(x) = &self.index {
+            return x.object(i);
+        }
+        self.file().object(i)
     }
 
     pub(crate) fn file(&self) -> &File<'_> {
         match &self.inner {
+            #[cfg(feature = "std")]
             Inner::Path(r) => r.file(),
             Inner::Memory(f) => f,
         }
@@ -65,7 +115,9 @@ impl zt_file {
 
     pub(crate) fn mode(&self) -> zt_mode {
         match &self.inner {
+            #[cfg(feature = "std")]
             Inner::Path(r) if r.mode() == Mode::Positional => zt_mode::ZT_MODE_POSITIONAL,
+            #[cfg(feature = "std")]
             Inner::Path(_) => zt_mode::ZT_MODE_MMAP,
             Inner::Memory(_) => zt_mode::ZT_MODE_MEMORY,
         }
@@ -75,6 +127,7 @@ impl zt_file {
     /// positional mode: never re-opened by path, never mapped).
     pub(crate) fn verify(&self, options: Options) -> Report {
         match &self.inner {
+            #[cfg(feature = "std")]
             Inner::Path(r) => r.file().verify_from(r, options, |_| {}),
             Inner::Memory(f) => f.verify_with(options, |_| {}),
         }
@@ -83,14 +136,17 @@ impl zt_file {
     /// Decode `c` into `out` (little-endian elements), whatever the mode.
     pub(crate) fn read_into(&self, c: &Component<'_>, out: &mut [u8]) -> Result<usize, Fail> {
         match &self.inner {
+            #[cfg(feature = "std")]
             Inner::Path(r) => r.read_into(c, out).map_err(|e| Fail::fs(e, Phase::Data)),
             Inner::Memory(_) => c.read_into(out).map_err(|e| Fail::core(e, Phase::Data)),
         }
     }
 
     /// The bytes `read_into` writes for `c`, found in bounded memory.
+    #[cfg(feature = "std")]
     pub(crate) fn measure(&self, c: &Component<'_>) -> Result<u64, Fail> {
         match &self.inner {
+            #[cfg(feature = "std")]
             Inner::Path(r) => r.measure_decoded_len(c).map_err(|e| Fail::fs(e, Phase::Data)),
             Inner::Memory(_) => {
                 c.measure_decoded_len(ztensor_core::read::DEFAULT_DECODE_LIMIT).map_err(|e| Fail::core(e, Phase::Data))
@@ -101,6 +157,7 @@ impl zt_file {
     /// Check `c`'s digest over its stored bytes, whatever the mode.
     pub(crate) fn verify_digest(&self, c: &Component<'_>) -> Result<Verified, Fail> {
         match &self.inner {
+            #[cfg(feature = "std")]
             Inner::Path(r) => r.verify_digest(c).map_err(|e| Fail::fs(e, Phase::Data)),
             Inner::Memory(_) => c.verify_digest().map_err(|e| Fail::core(e, Phase::Data)),
         }
@@ -108,6 +165,7 @@ impl zt_file {
 
     /// Decode `c` into a new buffer, whatever the mode.
     #[allow(dead_code)] // kept for conversions (zt_component_read_as)
+    #[cfg(feature = "std")]
     pub(crate) fn to_vec(&self, c: &Component<'_>) -> Result<Vec<u8>, Fail> {
         match &self.inner {
             Inner::Path(r) => r.to_vec(c).map_err(|e| Fail::fs(e, Phase::Data)),
@@ -119,6 +177,7 @@ impl zt_file {
     /// handle has them in memory and they are already little-endian.
     pub(crate) fn zero_copy<'f>(&'f self, o: &Object<'f>, c: &Component<'f>) -> Result<&'f [u8], Fail> {
         match &self.inner {
+            #[cfg(feature = "std")]
             Inner::Path(r) => r.zero_copy(c).map_err(|e| in_object(Fail::fs(e, Phase::Data), o.name())),
             Inner::Memory(_) => c.zero_copy_bytes().map_err(|e| Fail::core(e.in_object(o.name()), Phase::Data)),
         }
@@ -152,7 +211,7 @@ pub(crate) unsafe fn object<'f>(h: &'f zt_file, obj: *const zt_object) -> Result
     if obj.owner != h.owner {
         return Err(Fail::invalid("a zt_object from another file (or not from zt_object_at / zt_find)"));
     }
-    h.file().object(obj.index).ok_or_else(|| Fail::invalid("object index out of range"))
+    h.object(obj.index).ok_or_else(|| Fail::invalid("object index out of range"))
 }
 
 /// A string argument given as pointer + length (or [`ZT_NUL_TERMINATED`]).

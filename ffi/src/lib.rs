@@ -13,6 +13,8 @@
 //! - every entry point checks its pointers (NULL → `ZT_ERR_INVALID_ARGUMENT`)
 //!   and runs inside `catch_unwind` (a panic → `ZT_ERR_PANIC`);
 //! - strings are borrowed pointer + length, valid while the file is open.
+// Without `std`: the no-heap build for firmware (`embedded.rs`).
+#![cfg_attr(not(feature = "std"), no_std)]
 #![allow(non_camel_case_types)]
 // `Fail` carries the core error inline (no allocation on error paths, as in
 // the core); its size only matters on the cold path.
@@ -32,6 +34,9 @@ mod dtype;
 
 mod file;
 
+#[cfg(not(feature = "std"))]
+mod embedded;
+
 mod object;
 
 mod attributes;
@@ -40,17 +45,21 @@ mod component;
 
 mod verify;
 
+#[cfg(feature = "std")]
 mod write;
 
 pub use attributes::*;
 pub use component::*;
 use core::ffi::c_char;
 pub use dtype::*;
+#[cfg(not(feature = "std"))]
+pub use embedded::*;
 pub use errors::*;
 pub use file::*;
 pub use handle::zt_file;
 pub use object::*;
 pub use verify::*;
+#[cfg(feature = "std")]
 pub use write::*;
 
 /// Major version of this library (the `ztensor-ffi` crate).
@@ -77,7 +86,7 @@ pub extern "C" fn zt_version() -> *const c_char {
     concat!(env!("CARGO_PKG_VERSION"), "\0").as_ptr().cast()
 }
 
-#[cfg(test)]
+#[cfg(all(test, feature = "std"))]
 mod tests {
     use super::*;
 

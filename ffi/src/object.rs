@@ -123,7 +123,7 @@ pub unsafe extern "C" fn zt_find(
         }
         // A name that is not UTF-8 names no object.
         let name = core::str::from_utf8(name).map_err(|_| not_found(Some("(not UTF-8)"), None))?;
-        let o = h.file().get(name).ok_or_else(|| not_found(Some(name), None))?;
+        let o = h.find(name).ok_or_else(|| not_found(Some(name), None))?;
         // SAFETY: checked non-NULL above.
         unsafe { out.write(zt_object { index: o.index(), owner: h.owner() }) };
         Ok(())

@@ -1,0 +1,150 @@
+//! The no-heap build (without the `std` feature): handles in caller storage,
+//! the name index in a caller array, panics routed to a C hook.
+
+use crate::guard::{guard, Fail, Phase};
+use crate::handle::{put, zt_file};
+use crate::zt_status;
+use ztensor_core::scratch::Entry;
+use ztensor_core::{File, Slot};
+
+/// One entry of the caller's array for `zt_open_mem_into`: validation
+/// scratch during the call, then the handle's name index (16 bytes).
+#[repr(C)]
+pub struct zt_slot {
+    /// Opaque.
+    pub words: [u64; 2],
+}
+
+/// `u64` words of a [`zt_file_storage`]; the header's `ZT_FILE_STORAGE_SIZE`
+/// says the same in bytes.
+const STORAGE_WORDS: usize = if cfg!(target_pointer_width = "64") { 32 } else { 24 };
+
+/// Memory for one handle, provided by the caller (`zt_open_mem_into`).
+/// Defined in the header's trailer (cbindgen.toml), with its size.
+///
+/// cbindgen:ignore
+#[repr(C)]
+pub struct zt_file_storage {
+    words: [u64; STORAGE_WORDS],
+}
+
+const _: () = {
+    assert!(core::mem::size_of::<zt_file>() <= core::mem::size_of::<zt_file_storage>());
+    assert!(core::mem::align_of::<zt_file>() <= core::mem::align_of::<zt_file_storage>());
+    assert!(core::mem::size_of::<zt_slot>() == core::mem::size_of::<Entry>());
+    assert!(core::mem::size_of::<zt_slot>() == core::mem::size_of::<Slot>());
+    assert!(core::mem::align_of::<zt_slot>() >= core::mem::align_of::<Entry>());
+    assert!(core::mem::align_of::<zt_slot>() >= core::mem::align_of::<Slot>());
+};
+
+/// Size in bytes of `zt_file_storage` as this library was built (to check
+/// `sizeof(zt_file_storage)` against).
+///
+/// Ownership: nothing to free. Thread-safety: safe from any thread.
+#[no_mangle]
+pub extern "C" fn zt_file_storage_size() -> usize {
+    core::mem::size_of::<zt_file_storage>()
+}
+
+/// Validate a whole file held in memory the caller owns (a model in flash)
+/// without any heap: the handle is built in `*storage`, and `slots`
+/// (`slot_count` entries) serve as validation scratch during the call and
+/// then as the handle's name index. Nothing is copied: names and zero-copy
+/// pointers point into `ptr`, 64-byte aligned when `ptr` is.
+///
+/// Slots: with at least one per object, `zt_find` is O(log n) (a sorted
+/// index); with fewer, `zt_find` scans the objects (O(n)). Validation needs
+/// scratch only for files whose object names are not in ascending order
+/// (one slot per object), whose blobs are not in file order (one per
+/// component) or whose maps have more than 8 keys (one per key); when
+/// `slot_count` is too small for the file, `ZT_ERR_BUFFER_TOO_SMALL`.
+/// `slots` may be NULL when `slot_count` is 0.
+///
+/// On success `*out` receives the handle (a pointer into `*storage`); on
+/// failure `*out` is NULL (`ZT_ERR_FORMAT`, `ZT_ERR_UNSUPPORTED`,
+/// `ZT_ERR_BUFFER_TOO_SMALL`; `ZT_ERR_INVALID_ARGUMENT` for NULL pointers).
+///
+/// Ownership: the caller keeps the bytes, the storage and the slots; all
+/// three must stay valid, unchanged and in place (not moved or copied) for
+/// as long as the handle is used. There is nothing to close: the handle
+/// ends when the caller reuses the storage. Allocation: none.
+/// Thread-safety: the handle may be read from several contexts at once
+/// (every call only reads it), but `zt_last_error()` is one buffer for the
+/// whole program in this build.
+///
+/// # Safety
+/// `ptr` valid for `len` bytes, `storage` writable, `slots` NULL or
+/// writable for `slot_count` entries, all for the handle's lifetime; `out`
+/// NULL or writable.
+#[no_mangle]
+pub unsafe extern "C" fn zt_open_mem_into(
+    ptr: *const u8,
+    len: usize,
+    storage: *mut zt_file_storage,
+    slots: *mut zt_slot,
+    slot_count: usize,
+    out: *mut *mut zt_file,
+) -> zt_status {
+    guard(|| {
+        // SAFETY: the caller's contract.
+        unsafe { put(out, core::ptr::null_mut(), "`out` is NULL")? };
+        if storage.is_null() {
+            return Err(Fail::invalid("`storage` is NULL"));
+        }
+        if ptr.is_null() && len != 0 {
+            return Err(Fail::invalid("`ptr` is NULL"));
+        }
+        if len > isize::MAX as usize || (slots.is_null() && slot_count != 0) {
+            return Err(Fail::invalid("`len` or `slot_count` out of range"));
+        }
+        let slot_count = if slots.is_null() { 0 } else { slot_count };
+        let bytes: &'static [u8] = if len == 0 {
+            &[]
+        } else {
+            // SAFETY: valid for `len` bytes for the handle's lifetime, by the
+            // caller's contract.
+            unsafe { core::slice::from_raw_parts(ptr, len) }
+        };
+        let scratch: &mut [Entry] = if slot_count == 0 {
+            &mut []
+        } else {
+            // SAFETY: `zt_slot` is 16 bytes of integers, aligned for `Entry`
+            // (checked above); writable for `slot_count` entries by contract.
+            unsafe { core::slice::from_raw_parts_mut(slots.cast::<Entry>(), slot_count) }
+        };
+        let file = File::parse_with_scratch(bytes, scratch).map_err(|e| Fail::core(e, Phase::Open))?;
+        let h = storage.cast::<zt_file>();
+        // SAFETY: `storage` is writable, large and aligned enough (checked
+        // at compile time above).
+        unsafe { h.write(zt_file::from_memory(file)) };
+        // SAFETY: just written; below, `h` stays in place for the handle's
+        // lifetime and the slots with it (the caller's contract).
+        if slot_count >= unsafe { (*h).file().len() } {
+            // SAFETY: `Slot` is 16 bytes of integers, aligned (checked above);
+            // the slots are the caller's for the handle's lifetime.
+            let index_slots = unsafe { core::slice::from_raw_parts_mut(slots.cast::<Slot>(), slot_count) };
+            // SAFETY: as above.
+            unsafe { zt_file::index_in_place(h, index_slots)? };
+        }
+        // SAFETY: checked non-NULL above.
+        unsafe { *out = h };
+        Ok(())
+    })
+}
+
+/// A panic cannot unwind in firmware: it ends in the C hook `zt_panic`,
+/// which the firmware defines (the header's trailer documents it). Only a
+/// bug in this library can get here, never a file's content.
+#[cfg(all(not(feature = "std"), target_os = "none"))]
+#[panic_handler]
+fn panic(_: &core::panic::PanicInfo<'_>) -> ! {
+    extern "C" {
+        fn zt_panic();
+    }
+    // SAFETY: `zt_panic` is the firmware's function, declared in ztensor.h.
+    unsafe { zt_panic() };
+    // It must not return; if it does, stop here.
+    loop {
+        core::hint::spin_loop();
+    }
+}
