@@ -1036,6 +1036,7 @@ extern "C" {
  */
 const char *zt_version(void);
 
+#if defined(ZT_STD)
 /**
  * Decode a component into the caller's buffer `dst` of `cap` bytes with
  * every element converted to `dtype`, `ZT_DTYPE_F32` or `ZT_DTYPE_F64`
@@ -1076,6 +1077,7 @@ zt_status zt_component_read_as(const struct zt_file *file,
                                void *dst,
                                size_t cap,
                                size_t *written);
+#endif
 
 /**
  * A short static description of a status (`"ok"`, `"invalid argument"`, ...);
