@@ -10,10 +10,11 @@
 
 #[path = "../fuzz/harness.rs"]
 mod harness;
-mod host_order;
 
-use host_order::{host_can_view, typed_read, typed_read_and_view, NOT_HOST_ORDER_REASON};
 use ztensor::{DType, Encoding, ErrorKind, File};
+
+mod host_order;
+use host_order::{host_can_view, typed_read, typed_read_and_view, NOT_HOST_ORDER_REASON};
 
 /// Bytes at a 64-byte aligned address (as a memory map would give), so that
 /// zero-copy typed views can succeed.

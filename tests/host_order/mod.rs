@@ -36,15 +36,21 @@ pub fn zero_copy<T>(view: Result<&[T]>) -> Option<&[T]> {
     }
 }
 
-/// `c` decoded as `T` by both typed paths (`to_vec_of`, and `read_elements`
-/// into a buffer that is not where `to_vec_of` put its elements), which must
-/// agree; for a raw little-endian component, the elements must also be its
-/// stored bytes, each byte-swapped on a big-endian host.
+/// `c` decoded as `T` by the typed paths: `read_elements` into two buffers
+/// at different addresses and, with the `alloc` feature, `to_vec_of`, which
+/// must agree; for a raw little-endian component, the elements must also be
+/// its stored bytes, each byte-swapped on a big-endian host. (No `alloc`
+/// needed: `tests/hostile.rs` also runs without it.)
 pub fn typed_read<T: Element + IntoBytes + Default>(c: &Component<'_>) -> Vec<T> {
-    let v = c.to_vec_of::<T>().unwrap_or_else(|e| panic!("typed read: {e}"));
-    let mut shifted = vec![T::default(); v.len() + 1];
-    assert_eq!(c.read_elements(&mut shifted[1..]).unwrap(), v.len());
-    assert_eq!(shifted[1..].as_bytes(), v.as_bytes(), "read_elements and to_vec_of disagree");
+    let len = c.decoded_len().expect("a declared decoded size") as usize;
+    let n = len / core::mem::size_of::<T>();
+    let mut v = vec![T::default(); n];
+    assert_eq!(c.read_elements(&mut v).unwrap_or_else(|e| panic!("typed read: {e}")), n);
+    let mut shifted = vec![T::default(); n + 1];
+    assert_eq!(c.read_elements(&mut shifted[1..]).unwrap(), n);
+    assert_eq!(shifted[1..].as_bytes(), v.as_bytes(), "read_elements gave different elements at another address");
+    #[cfg(feature = "alloc")]
+    assert_eq!(c.to_vec_of::<T>().unwrap().as_bytes(), v.as_bytes(), "read_elements and to_vec_of disagree");
     if c.encoding() == Encoding::Raw && c.endian() == Endian::Little {
         let mut le = v.as_bytes().to_vec();
         if cfg!(target_endian = "big") {
