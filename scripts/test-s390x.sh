@@ -34,7 +34,8 @@ command -v s390x-linux-gnu-gcc >/dev/null || missing+=("linker s390x-linux-gnu-g
 [ -e "$SYSROOT/lib/libc.so.6" ] || missing+=("s390x C library in $SYSROOT (apt-get install libc6-dev-s390x-cross)")
 command -v qemu-s390x >/dev/null || missing+=("qemu-s390x (apt-get install qemu-user)")
 if [ ${#missing[@]} -gt 0 ]; then
-    loud "big-endian (s390x) tests NOT run: missing $(printf '%s; ' "${missing[@]}")"
+    list=$(printf '%s; ' "${missing[@]}")
+    loud "big-endian (s390x) tests NOT run: missing ${list%; }"
     if [ "${ZT_REQUIRE_S390X:-0}" = 1 ] || [ "${ZT_STRICT:-0}" = 1 ]; then
         exit 1
     fi
