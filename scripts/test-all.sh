@@ -1,7 +1,8 @@
 #!/usr/bin/env bash
 # Runs every test of the project: the README's test command, and what CI calls.
 #   bash scripts/test-all.sh
-# Steps that need an optional toolchain piece (the thumbv7em target, Miri)
+# Steps that need an optional toolchain piece (the thumbv7em target, the
+# s390x target with its cross linker and qemu-user, Miri)
 # are skipped with a loud WARNING when it is missing; set ZT_STRICT=1 to
 # make a missing piece an error instead.
 set -euo pipefail
@@ -39,6 +40,9 @@ if rustup target list --installed 2>/dev/null | grep -qx thumbv7em-none-eabihf; 
 else
     warn "target thumbv7em-none-eabihf not installed (rustup target add thumbv7em-none-eabihf); embedded build NOT checked"
 fi
+
+step "big-endian host: the core's tests on s390x under qemu-user"
+bash scripts/test-s390x.sh
 
 step "C ABI: ffi crate, header, C/C++ examples (plain, sanitizers, valgrind)"
 if command -v cmake >/dev/null; then

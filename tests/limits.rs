@@ -411,7 +411,12 @@ fn child_hwm(what: &str, path: &std::path::Path) -> u64 {
         .unwrap();
     let s = String::from_utf8_lossy(&out.stdout);
     let line = s.lines().find_map(|l| l.strip_prefix("VMHWM_KB=")).unwrap_or_else(|| {
-        panic!("child {what}: no VMHWM line\n{s}\n{}", String::from_utf8_lossy(&out.stderr))
+        panic!(
+            "child {what}: no VMHWM line ({}; under an emulator such as qemu-user the test binary \
+             cannot re-run itself, and scripts/test-s390x.sh skips this test)\n{s}\n{}",
+            out.status,
+            String::from_utf8_lossy(&out.stderr)
+        )
     });
     line.trim().parse().unwrap()
 }
