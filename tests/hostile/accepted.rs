@@ -65,11 +65,7 @@ fn unknown_format_type_and_fields_are_exposed() {
     );
     assert_eq!(blocks.stored_bytes().unwrap(), &[1, 2, 3, 4]);
     assert_eq!(
-        w.require("block_index")
-            .unwrap()
-            .as_slice::<u64>()
-            .unwrap()
-            .len(),
+        typed_read_and_view::<u64>(&w.require("block_index").unwrap()).len(),
         1
     );
     let d = file.require("d").unwrap().data().unwrap();
@@ -147,7 +143,7 @@ fn indefinite_length_containers_are_accepted() {
     assert_eq!(o.shape().numel(), 6);
     assert_eq!(o.component_count(), 1);
     assert_eq!(o.data().unwrap().offset(), off);
-    assert_eq!(o.data().unwrap().as_slice::<f32>().unwrap().len(), 6);
+    assert_eq!(typed_read_and_view::<f32>(&o.data().unwrap()).len(), 6);
     assert_eq!(o.attributes().len(), 2);
     assert!(o.attributes().get("list").unwrap().as_array().is_some());
     assert_eq!(file.require("scalar").unwrap().shape().ndim(), 0);
@@ -418,7 +414,12 @@ fn tail_only_parse_matches_full_parse() {
             .as_slice::<f32>()
             .unwrap_err()
             .kind(),
-        ErrorKind::NoData
+        // A big-endian host refuses for the byte order before looking for the data.
+        if host_can_view::<f32>() {
+            ErrorKind::NoData
+        } else {
+            NOT_HOST_ORDER
+        }
     );
     // The whole file also works as the "footer" argument (its last 16 bytes count).
     let t2 = File::parse_tail(&f, &f[r], f.len() as u64).unwrap();

@@ -72,7 +72,7 @@ fn v1_1_legacy_dtypes_are_normalized() {
         (d.dtype(), d.logical_type()),
         (DType::F32, Some(LogicalType::Complex64))
     );
-    assert_eq!(d.as_slice::<f32>().unwrap().len(), 6);
+    assert_eq!(typed_read_and_view::<f32>(&d).len(), 6);
     let d = file.require("c128").unwrap().data().unwrap();
     assert_eq!(
         (d.dtype(), d.logical_type()),

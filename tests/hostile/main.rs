@@ -9,8 +9,11 @@
 
 #[path = "../common/mod.rs"]
 mod common;
+#[path = "../host_order/mod.rs"]
+mod host_order;
 
 use common::*;
+use host_order::{host_can_view, typed_read_and_view, NOT_HOST_ORDER};
 use std::time::{Duration, Instant};
 use ztensor::{
     DType, Encoding, Endian, Error, ErrorKind, File, Format, LogicalType, Tail, MAX_DEPTH,
