@@ -127,7 +127,7 @@ mod tests {
         let mut out = vec![0u8; cap];
         unsafe {
             assert_eq!(zt_open_mem(bytes.as_ptr(), bytes.len(), &mut f), zt_status::ZT_OK);
-            let mut o = zt_object { index: 0 };
+            let mut o = zt_object { index: 0, owner: 0 };
             assert_eq!(zt_find(f, name.as_ptr().cast(), name.len(), &mut o), zt_status::ZT_OK);
             let mut n = 0;
             let dst = if cap == 0 { core::ptr::null_mut() } else { out.as_mut_ptr().cast() };
