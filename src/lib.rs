@@ -60,6 +60,8 @@ pub mod scratch;
 #[cfg(feature = "alloc")]
 mod sort;
 mod types;
+#[doc(hidden)]
+pub mod v2;
 mod value;
 #[cfg(feature = "alloc")]
 pub mod write;

@@ -1,0 +1,382 @@
+//! Deterministic CBOR (RFC 8949 §4.2.1 as restricted by spec §3.1): a
+//! validating walk over a borrowed slice with a fixed stack of 32 frames,
+//! and a cursor that reads items the walk has already accepted.
+
+use super::error::{Error, Kind, Result};
+
+/// Deepest nesting accepted below the root (the root map is depth 0, so 33
+/// nested containers in all; upstream 2.1.2 counts the same way).
+pub const MAX_DEPTH: usize = 32;
+
+pub(crate) const UINT: u8 = 0;
+pub(crate) const NINT: u8 = 1;
+pub(crate) const BYTES: u8 = 2;
+pub(crate) const TEXT: u8 = 3;
+pub(crate) const ARRAY: u8 = 4;
+pub(crate) const MAP: u8 = 5;
+pub(crate) const TAG: u8 = 6;
+pub(crate) const SIMPLE: u8 = 7;
+
+/// Read a head at `pos`: (major, additional info, argument, next position).
+/// Only checks that the head is complete.
+#[inline]
+fn raw_head(b: &[u8], pos: usize) -> Result<(u8, u8, u64, usize)> {
+    let ib = *b.get(pos).ok_or(Error::at(Kind::CborTruncated, pos))?;
+    let (major, ai) = (ib >> 5, ib & 0x1f);
+    let w = match ai {
+        0..=23 => return Ok((major, ai, ai as u64, pos + 1)),
+        24 => 1,
+        25 => 2,
+        26 => 4,
+        27 => 8,
+        31 => return Err(Error::at(Kind::CborIndefinite, pos)),
+        _ => return Err(Error::at(Kind::CborInvalid, pos)),
+    };
+    let s = b.get(pos + 1..pos + 1 + w).ok_or(Error::at(Kind::CborTruncated, pos))?;
+    let mut v = 0u64;
+    for &x in s {
+        v = v << 8 | x as u64;
+    }
+    Ok((major, ai, v, pos + 1 + w))
+}
+
+/// Whether `v`, read with additional info `ai`, needed that width.
+fn shortest(ai: u8, v: u64) -> bool {
+    match ai {
+        24 => v >= 24,
+        25 => v > 0xff,
+        26 => v > 0xffff,
+        27 => v > 0xffff_ffff,
+        _ => true,
+    }
+}
+
+/// Whether an f32 is exactly representable as an f16 (finite or infinite, not NaN).
+fn f32_fits_f16(f: f32) -> bool {
+    let bits = f.to_bits();
+    let exp = ((bits >> 23) & 0xff) as i32;
+    let man = bits & 0x7f_ffff;
+    if exp == 0xff {
+        return man == 0; // infinity fits; NaN is handled by the caller
+    }
+    if exp == 0 {
+        return man == 0; // f32 subnormals are far below f16's range; only zero fits
+    }
+    let e = exp - 127;
+    if e > 15 {
+        return false;
+    }
+    if e >= -14 {
+        return man & 0x1fff == 0; // normal f16: 10 mantissa bits
+    }
+    // f16 subnormal: value = m * 2^-24 with m < 1024
+    let shift = -14 - e; // bits lost to the subnormal shift
+    if shift > 10 {
+        return false;
+    }
+    let lost = 13 + shift as u32;
+    man & ((1u32 << lost) - 1) == 0
+}
+
+/// Check a float head (`ai` 25, 26, 27 with its raw bits).
+fn check_float(ai: u8, v: u64, pos: usize) -> Result<()> {
+    let bad = Err(Error::at(Kind::CborNonCanonicalFloat, pos));
+    match ai {
+        25 => {
+            let nan = v & 0x7c00 == 0x7c00 && v & 0x3ff != 0;
+            if nan && v != 0x7e00 {
+                return bad;
+            }
+        }
+        26 => {
+            let f = f32::from_bits(v as u32);
+            if f.is_nan() || f32_fits_f16(f) {
+                return bad;
+            }
+        }
+        _ => {
+            let d = f64::from_bits(v);
+            if d.is_nan() {
+                return bad;
+            }
+            let s = d as f32;
+            if s as f64 == d || (d.is_infinite()) {
+                return bad;
+            }
+        }
+    }
+    Ok(())
+}
+
+/// Bytewise order of two encoded keys: a plain loop, quicker than a
+/// `memcmp` call for the short keys of a manifest (they differ early).
+#[inline]
+fn key_cmp(a: &[u8], b: &[u8]) -> core::cmp::Ordering {
+    for (x, y) in a.iter().zip(b) {
+        if x != y {
+            return x.cmp(y);
+        }
+    }
+    a.len().cmp(&b.len())
+}
+
+#[derive(Clone, Copy, Default)]
+struct Frame {
+    /// Items still to read (a map counts keys and values).
+    left: u64,
+    map: bool,
+    /// Start of the key being read, in a map whose next item is a key.
+    key_start: usize,
+    /// The previous key's encoding, `prev_start..prev_end` (empty before the first).
+    prev_start: usize,
+    prev_end: usize,
+}
+
+/// Validate `b` as exactly one item in deterministic encoding, nested at
+/// most [`MAX_DEPTH`] deep. Never allocates; iterative.
+pub fn validate(b: &[u8]) -> Result<()> {
+    let mut stack = [Frame::default(); MAX_DEPTH + 1];
+    let mut depth = 0usize;
+    let mut pos = 0usize;
+    loop {
+        // Start of one item: remember where a map key begins.
+        if depth > 0 {
+            let f = &mut stack[depth - 1];
+            if f.map && f.left % 2 == 0 {
+                f.key_start = pos;
+            }
+        }
+        let start = pos;
+        let (major, ai, v, next) = raw_head(b, pos)?;
+        pos = next;
+        if major != SIMPLE && !shortest(ai, v) {
+            return Err(Error::at(Kind::CborNonShortest, start));
+        }
+        match major {
+            UINT | NINT => {}
+            BYTES | TEXT => {
+                let end = (pos as u64).checked_add(v).filter(|&e| e <= b.len() as u64);
+                let end = end.ok_or(Error::at(Kind::CborTruncated, start))? as usize;
+                if major == TEXT && !b[pos..end].is_ascii() && core::str::from_utf8(&b[pos..end]).is_err() {
+                    return Err(Error::at(Kind::CborInvalidUtf8, start));
+                }
+                pos = end;
+            }
+            ARRAY | MAP => {
+                if depth > MAX_DEPTH {
+                    return Err(Error::at(Kind::CborTooDeep, start));
+                }
+                let per = if major == MAP { 2 } else { 1 };
+                // Every item takes at least one byte: a count past the end is truncation.
+                if v > (b.len() - pos) as u64 {
+                    return Err(Error::at(Kind::CborTruncated, start));
+                }
+                if v > 0 {
+                    stack[depth] = Frame { left: v * per, map: major == MAP, key_start: 0, prev_start: 0, prev_end: 0 };
+                    depth += 1;
+                    continue;
+                }
+            }
+            TAG => return Err(Error::at(Kind::CborTag, start)),
+            _ => match ai {
+                20..=22 => {}
+                25..=27 => check_float(ai, v, start)?,
+                _ => return Err(Error::at(Kind::CborSimple, start)),
+            },
+        }
+        // One item is complete: account for it in its parents.
+        loop {
+            if depth == 0 {
+                return if pos == b.len() { Ok(()) } else { Err(Error::at(Kind::CborTrailingBytes, pos)) };
+            }
+            let f = &mut stack[depth - 1];
+            if f.map && f.left % 2 == 0 {
+                // A key just ended.
+                let key = &b[f.key_start..pos];
+                if f.prev_end > 0 {
+                    let prev = &b[f.prev_start..f.prev_end];
+                    match key_cmp(prev, key) {
+                        core::cmp::Ordering::Less => {}
+                        core::cmp::Ordering::Equal => return Err(Error::at(Kind::CborDuplicateKey, f.key_start)),
+                        core::cmp::Ordering::Greater => return Err(Error::at(Kind::CborUnsortedKeys, f.key_start)),
+                    }
+                }
+                f.prev_start = f.key_start;
+                f.prev_end = pos;
+            }
+            f.left -= 1;
+            if f.left > 0 {
+                break;
+            }
+            depth -= 1; // the container is complete: it is an item of its parent
+        }
+    }
+}
+
+/// A cursor over a manifest that [`validate`] accepted: heads are complete
+/// and shortest, lengths are in bounds, text is UTF-8.
+#[derive(Clone, Copy)]
+pub(crate) struct Cursor<'a> {
+    pub buf: &'a [u8],
+    pub pos: usize,
+}
+
+impl<'a> Cursor<'a> {
+    pub fn at(buf: &'a [u8], pos: usize) -> Self {
+        Cursor { buf, pos }
+    }
+
+    /// Major type and argument of the next item, without moving.
+    #[inline]
+    pub fn peek(&self) -> (u8, u64) {
+        let (m, _, v, _) = raw_head(self.buf, self.pos).unwrap_or((SIMPLE, 23, 0, self.pos));
+        (m, v)
+    }
+
+    #[inline]
+    fn head(&mut self) -> (u8, u64) {
+        let (m, _, v, n) = raw_head(self.buf, self.pos).unwrap_or((SIMPLE, 23, 0, self.buf.len()));
+        self.pos = n;
+        (m, v)
+    }
+
+    /// Skip one item (of any depth).
+    pub fn skip(&mut self) {
+        let mut items = 1u64;
+        while items > 0 && self.pos < self.buf.len() {
+            items -= 1;
+            let (m, v) = self.head();
+            match m {
+                BYTES | TEXT => self.pos += v as usize,
+                ARRAY => items += v,
+                MAP => items += 2 * v,
+                _ => {}
+            }
+        }
+    }
+
+    /// A text string; `field` names it in the error.
+    pub fn text(&mut self, field: &'static str) -> Result<&'a str> {
+        let start = self.pos;
+        match self.peek() {
+            (TEXT, n) => {
+                self.head();
+                let s = &self.buf[self.pos..self.pos + n as usize];
+                self.pos += n as usize;
+                // validate() checked UTF-8.
+                core::str::from_utf8(s).map_err(|_| Error::at(Kind::CborInvalidUtf8, start))
+            }
+            _ => Err(Error::field(Kind::WrongType, start, field)),
+        }
+    }
+
+    /// An unsigned integer.
+    pub fn uint(&mut self, field: &'static str) -> Result<u64> {
+        match self.peek() {
+            (UINT, v) => {
+                self.head();
+                Ok(v)
+            }
+            _ => Err(Error::field(Kind::WrongType, self.pos, field)),
+        }
+    }
+
+    /// A map's entry count.
+    pub fn map(&mut self, field: &'static str) -> Result<u64> {
+        match self.peek() {
+            (MAP, n) => {
+                self.head();
+                Ok(n)
+            }
+            _ => Err(Error::field(Kind::WrongType, self.pos, field)),
+        }
+    }
+
+    /// An array's element count.
+    pub fn array(&mut self, field: &'static str) -> Result<u64> {
+        match self.peek() {
+            (ARRAY, n) => {
+                self.head();
+                Ok(n)
+            }
+            _ => Err(Error::field(Kind::WrongType, self.pos, field)),
+        }
+    }
+
+    /// A map key's bytes if it is text (`None`, with the key skipped,
+    /// otherwise); not checked as UTF-8 again (the walk did).
+    #[inline]
+    pub fn key(&mut self) -> Option<&'a [u8]> {
+        match self.peek() {
+            (TEXT, n) => {
+                self.head();
+                let s = &self.buf[self.pos..self.pos + n as usize];
+                self.pos += n as usize;
+                Some(s)
+            }
+            _ => {
+                self.skip();
+                None
+            }
+        }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn kind(b: &[u8]) -> Option<Kind> {
+        validate(b).err().map(|e| e.kind)
+    }
+
+    #[test]
+    fn accepts_deterministic() {
+        assert_eq!(kind(&[0xa0]), None);
+        assert_eq!(kind(&[0xa2, 0x61, b'a', 0x01, 0x61, b'b', 0x80]), None);
+        assert_eq!(kind(&[0xa2, 0x61, b'b', 0x01, 0x62, b'a', b'a', 0x02]), None); // shorter encoding first
+        assert_eq!(kind(&[0xf9, 0x7e, 0x00]), None);
+        assert_eq!(kind(&[0xf9, 0x3e, 0x00]), None); // 1.5
+        assert_eq!(kind(&[0xfa, 0x3d, 0xcc, 0xcc, 0xcd]), None); // 0.1f32
+        assert_eq!(kind(&[0xfb, 0x3f, 0xb9, 0x99, 0x99, 0x99, 0x99, 0x99, 0x9a]), None); // 0.1
+        assert_eq!(kind(&[0xf9, 0x00, 0x01]), None); // smallest f16 subnormal
+        assert_eq!(kind(&[0xf9, 0x7c, 0x00]), None); // inf
+    }
+
+    #[test]
+    fn refuses_every_non_deterministic_form() {
+        assert_eq!(kind(&[0x18, 0x05]), Some(Kind::CborNonShortest));
+        assert_eq!(kind(&[0x79, 0x00, 0x01, b'a']), Some(Kind::CborNonShortest));
+        assert_eq!(kind(&[0xbf, 0xff]), Some(Kind::CborIndefinite));
+        assert_eq!(kind(&[0xc0, 0x00]), Some(Kind::CborTag));
+        assert_eq!(kind(&[0xf7]), Some(Kind::CborSimple));
+        assert_eq!(kind(&[0xf9, 0x7e, 0x01]), Some(Kind::CborNonCanonicalFloat));
+        assert_eq!(kind(&[0xfa, 0x3f, 0xc0, 0x00, 0x00]), Some(Kind::CborNonCanonicalFloat)); // 1.5 as f32
+        assert_eq!(kind(&[0xfa, 0x00, 0x00, 0x00, 0x00]), Some(Kind::CborNonCanonicalFloat)); // 0.0 as f32
+        assert_eq!(kind(&[0xfb, 0x3f, 0xf8, 0, 0, 0, 0, 0, 0]), Some(Kind::CborNonCanonicalFloat));
+        assert_eq!(kind(&[0xfa, 0x7f, 0xc0, 0x00, 0x00]), Some(Kind::CborNonCanonicalFloat)); // NaN as f32
+        assert_eq!(kind(&[0xa2, 0x61, b'b', 0x01, 0x61, b'a', 0x02]), Some(Kind::CborUnsortedKeys));
+        assert_eq!(kind(&[0xa2, 0x61, b'a', 0x01, 0x61, b'a', 0x02]), Some(Kind::CborDuplicateKey));
+        assert_eq!(kind(&[0xa0, 0x00]), Some(Kind::CborTrailingBytes));
+        assert_eq!(kind(&[0x62, 0xff, 0xfe]), Some(Kind::CborInvalidUtf8));
+        assert_eq!(kind(&[0x82, 0x00]), Some(Kind::CborTruncated));
+        assert_eq!(kind(&[0x1c]), Some(Kind::CborInvalid));
+    }
+
+    #[test]
+    fn depth_is_counted_from_the_root() {
+        let mut b = [0x81u8; 40];
+        b[MAX_DEPTH] = 0x80; // the root and 32 levels below it: the last an empty array
+        assert_eq!(kind(&b[..MAX_DEPTH + 1]), None);
+        b[MAX_DEPTH] = 0x81;
+        b[MAX_DEPTH + 1] = 0x80; // 33 below the root
+        assert_eq!(kind(&b[..MAX_DEPTH + 2]), Some(Kind::CborTooDeep));
+    }
+
+    #[test]
+    fn container_keys_are_ordered_by_encoding() {
+        // {[1]: 0, [2]: 0} sorted; reversed is refused.
+        assert_eq!(kind(&[0xa2, 0x81, 0x01, 0x00, 0x81, 0x02, 0x00]), None);
+        assert_eq!(kind(&[0xa2, 0x81, 0x02, 0x00, 0x81, 0x01, 0x00]), Some(Kind::CborUnsortedKeys));
+    }
+}

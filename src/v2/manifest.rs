@@ -1,0 +1,498 @@
+//! The manifest (§3): one validating pass over the root, the shard table and
+//! every object, then borrowing views over the validated bytes.
+
+use super::cbor::{self, Cursor, MAP, TEXT, UINT};
+use super::container::{self, Footer, BLOB_ALIGN, FOOTER_LEN, MIN_FILE_LEN};
+use super::error::{Error, Kind, Result};
+use super::layout::{self, PartSet, Profile};
+use super::part::{check_name, check_shard_name, Digest, Part};
+use super::spans::{Span, Spans};
+
+/// Highest rank of a shape.
+pub const MAX_RANK: u64 = 64;
+
+/// A validated v2 manifest (or a data shard, which has none).
+#[derive(Clone, Copy, Debug)]
+pub struct Manifest<'a> {
+    footer: Footer,
+    buf: &'a [u8],
+    /// Position of the first key of `objects`, and its entry count.
+    objects: (usize, u64),
+    /// Position of the first key of `shards`, and its entry count (count 0 when absent).
+    shards: (usize, u64),
+    /// Position of the root `attributes` map item.
+    attributes: Option<usize>,
+}
+
+impl<'a> Manifest<'a> {
+    /// Open a whole file given as a slice: container, deterministic CBOR,
+    /// schema, types, layouts and blob overlap. `scratch` holds one span per
+    /// blob reference plus one; the pass allocates nothing else.
+    pub fn parse_with(file: &'a [u8], scratch: &mut [Span]) -> Result<Manifest<'a>> {
+        let (footer, m) = container::open(file)?;
+        Self::validate(footer, m, Spans::Slice(scratch, 0))
+    }
+
+    /// As [`Manifest::parse_with`], from the tail of a file alone: its last
+    /// 40 bytes and the manifest range they point to.
+    pub fn parse_tail_with(footer: &[u8], manifest: &'a [u8], file_len: u64, scratch: &mut [Span]) -> Result<Manifest<'a>> {
+        let f = Footer::parse(footer, file_len)?;
+        if !f.is_data_shard() {
+            f.check_manifest(manifest)?;
+        }
+        Self::validate(f, if f.is_data_shard() { &[] } else { manifest }, Spans::Slice(scratch, 0))
+    }
+
+    /// [`Manifest::parse_with`] with scratch from the heap.
+    #[cfg(feature = "alloc")]
+    pub fn parse(file: &'a [u8]) -> Result<Manifest<'a>> {
+        let (footer, m) = container::open(file)?;
+        Self::validate(footer, m, Spans::Vec(alloc::vec::Vec::new()))
+    }
+
+    /// [`Manifest::parse_tail_with`] with scratch from the heap.
+    #[cfg(feature = "alloc")]
+    pub fn parse_tail(footer: &[u8], manifest: &'a [u8], file_len: u64) -> Result<Manifest<'a>> {
+        let f = Footer::parse(footer, file_len)?;
+        if !f.is_data_shard() {
+            f.check_manifest(manifest)?;
+        }
+        Self::validate(f, if f.is_data_shard() { &[] } else { manifest }, Spans::Vec(alloc::vec::Vec::new()))
+    }
+
+    fn validate(footer: Footer, buf: &'a [u8], mut spans: Spans<'_>) -> Result<Manifest<'a>> {
+        let mut m = Manifest { footer, buf, objects: (0, 0), shards: (0, 0), attributes: None };
+        if footer.is_data_shard() {
+            return Ok(m);
+        }
+        cbor::validate(buf)?;
+        let mut c = Cursor::at(buf, 0);
+        let n = c.map("manifest")?;
+        let mut objects = None;
+        for _ in 0..n {
+            let key = c.key();
+            let vpos = c.pos;
+            match key {
+                Some(b"objects") => {
+                    let n = c.map("objects")?;
+                    objects = Some((c.pos, n));
+                    c = Cursor::at(buf, vpos);
+                    c.skip();
+                }
+                Some(b"shards") => {
+                    let n = c.map("shards")?;
+                    m.shards = (c.pos, n);
+                    check_shards(&mut c, n)?;
+                }
+                Some(b"attributes") => {
+                    m.attributes = Some(vpos);
+                    check_attributes(&mut c)?;
+                }
+                _ => c.skip(),
+            }
+        }
+        m.objects = objects.ok_or(Error::ctx(Kind::MissingField, "objects"))?;
+        spans.push(Span { file: 0, offset: footer.manifest_offset, len: footer.manifest_length })?;
+        let mut c = Cursor::at(buf, m.objects.0);
+        for _ in 0..m.objects.1 {
+            let kpos = c.pos;
+            let name = c.text("object name")?;
+            check_name(name, kpos, "object name")?;
+            let mut set = PartSet::new(0);
+            let o = Object::read(name, &mut c, &m, |p, at| {
+                let file = m.check_blob(&p, at)?;
+                spans.push(Span { file, offset: p.offset, len: p.length })?;
+                set.push(p);
+                Ok(())
+            })?;
+            set.total = o.num_parts();
+            layout::check(&o, &set)?;
+        }
+        spans.check()?;
+        Ok(m)
+    }
+
+    /// Check a part's blob against its file; returns the file's index (0:
+    /// this file, k: the k-th shard of the table).
+    fn check_blob(&self, p: &Part<'a>, at: usize) -> Result<u32> {
+        let (file, size) = match p.shard {
+            None => (0, self.footer.file_len),
+            Some(s) => self.shard_index(s).ok_or(Error::field(Kind::UnknownShard, at, "shard"))?,
+        };
+        if p.offset % BLOB_ALIGN != 0 {
+            return Err(Error::field(Kind::BlobMisaligned, at, "blob"));
+        }
+        if p.offset < BLOB_ALIGN {
+            return Err(Error::field(Kind::BlobBelowFloor, at, "blob"));
+        }
+        if p.offset.checked_add(p.length).map_or(true, |e| e > size - FOOTER_LEN) {
+            return Err(Error::field(Kind::BlobOutOfBounds, at, "blob"));
+        }
+        Ok(file)
+    }
+
+    /// The 1-based index of a shard in the table, and its size.
+    fn shard_index(&self, name: &str) -> Option<(u32, u64)> {
+        self.shards().enumerate().find(|(_, s)| s.name == name).map(|(i, s)| (i as u32 + 1, s.size))
+    }
+
+    /// The footer.
+    pub fn footer(&self) -> &Footer {
+        &self.footer
+    }
+
+    /// The manifest bytes (empty for a data shard).
+    pub fn bytes(&self) -> &'a [u8] {
+        self.buf
+    }
+
+    /// Whether this file is a data shard (no manifest, no objects).
+    pub fn is_data_shard(&self) -> bool {
+        self.footer.is_data_shard()
+    }
+
+    /// Number of objects.
+    pub fn len(&self) -> usize {
+        self.objects.1 as usize
+    }
+
+    /// Whether there are no objects.
+    pub fn is_empty(&self) -> bool {
+        self.objects.1 == 0
+    }
+
+    /// The objects, in manifest (encoded-name) order.
+    pub fn objects(&self) -> Objects<'a, '_> {
+        Objects { m: self, c: Cursor::at(self.buf, self.objects.0), left: self.objects.1 }
+    }
+
+    /// The object called `name` (a linear scan).
+    pub fn object(&self, name: &str) -> Option<Object<'a, '_>> {
+        self.objects().find(|o| o.name == name)
+    }
+
+    /// The shard table, in manifest order.
+    pub fn shards(&self) -> Shards<'a> {
+        Shards { c: Cursor::at(self.buf, self.shards.0), left: self.shards.1 }
+    }
+
+    /// The file's `attributes`.
+    pub fn attributes(&self) -> Option<Attributes<'a>> {
+        self.attributes.map(|p| Attributes::at(self.buf, p))
+    }
+}
+
+/// Check the shard table: names, `size`, `digest`.
+fn check_shards(c: &mut Cursor<'_>, n: u64) -> Result<()> {
+    for _ in 0..n {
+        let kpos = c.pos;
+        if c.peek().0 != TEXT {
+            return Err(Error::field(Kind::BadShardName, kpos, "shard name"));
+        }
+        let name = c.text("shard name")?;
+        check_shard_name(name, kpos)?;
+        Shard::read(name, c)?;
+    }
+    Ok(())
+}
+
+/// Check an `attributes` map: text keys obeying the name rules (values were
+/// checked by the CBOR pass: no tags, no other simple values).
+fn check_attributes(c: &mut Cursor<'_>) -> Result<()> {
+    let n = c.map("attributes")?;
+    for _ in 0..n {
+        let kpos = c.pos;
+        if c.peek().0 != TEXT {
+            return Err(Error::field(Kind::WrongType, kpos, "attribute key"));
+        }
+        check_name(c.text("attribute key")?, kpos, "attribute key")?;
+        c.skip();
+    }
+    Ok(())
+}
+
+/// An entry of the shard table (§7.1).
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub struct Shard<'a> {
+    /// The shard's name (a label, not a path).
+    pub name: &'a str,
+    /// Exact size of the shard file.
+    pub size: u64,
+    /// Whole-file digest of the shard.
+    pub digest: Digest<'a>,
+}
+
+impl<'a> Shard<'a> {
+    fn read(name: &'a str, c: &mut Cursor<'a>) -> Result<Shard<'a>> {
+        let start = c.pos;
+        let n = c.map("shard")?;
+        let (mut size, mut digest) = (None, None);
+        for _ in 0..n {
+            let vpos;
+            match c.key() {
+                Some(b"size") => size = Some(c.uint("size")?),
+                Some(b"digest") => {
+                    vpos = c.pos;
+                    let d = Digest::parse(c.text("digest")?, vpos)?;
+                    if !d.is_registered() {
+                        return Err(Error::field(Kind::BadDigest, vpos, "shard digest"));
+                    }
+                    digest = Some(d);
+                }
+                _ => c.skip(),
+            }
+        }
+        let size = size.ok_or(Error::field(Kind::MissingField, start, "size"))?;
+        let digest = digest.ok_or(Error::field(Kind::MissingField, start, "digest"))?;
+        if size < MIN_FILE_LEN {
+            return Err(Error::field(Kind::BadShardSize, start, "size"));
+        }
+        Ok(Shard { name, size, digest })
+    }
+}
+
+/// Iterator over the shard table.
+pub struct Shards<'a> {
+    c: Cursor<'a>,
+    left: u64,
+}
+
+impl<'a> Iterator for Shards<'a> {
+    type Item = Shard<'a>;
+    fn next(&mut self) -> Option<Shard<'a>> {
+        if self.left == 0 {
+            return None;
+        }
+        self.left -= 1;
+        let name = self.c.text("shard name").ok()?;
+        Shard::read(name, &mut self.c).ok()
+    }
+}
+
+/// A map of attributes (or any CBOR map) in the manifest.
+#[derive(Clone, Copy, Debug)]
+pub struct Attributes<'a> {
+    buf: &'a [u8],
+    /// Position of the map item.
+    pub pos: usize,
+}
+
+/// A scalar attribute value, or the raw encoding of anything else.
+#[derive(Clone, Copy, Debug, PartialEq)]
+pub enum AttrValue<'a> {
+    /// An unsigned integer.
+    Uint(u64),
+    /// A text string.
+    Text(&'a str),
+    /// A map.
+    Map(Attributes<'a>),
+    /// Any other item, as its encoded bytes.
+    Other(&'a [u8]),
+}
+
+impl PartialEq for Attributes<'_> {
+    fn eq(&self, o: &Self) -> bool {
+        self.raw() == o.raw()
+    }
+}
+
+impl<'a> Attributes<'a> {
+    fn at(buf: &'a [u8], pos: usize) -> Self {
+        Attributes { buf, pos }
+    }
+
+    /// The encoded bytes of the whole map.
+    pub fn raw(&self) -> &'a [u8] {
+        let mut c = Cursor::at(self.buf, self.pos);
+        c.skip();
+        &self.buf[self.pos..c.pos]
+    }
+
+    /// Number of entries.
+    pub fn len(&self) -> usize {
+        Cursor::at(self.buf, self.pos).map("attributes").unwrap_or(0) as usize
+    }
+
+    /// Whether the map is empty.
+    pub fn is_empty(&self) -> bool {
+        self.len() == 0
+    }
+
+    /// The value of a text key.
+    pub fn get(&self, key: &str) -> Option<AttrValue<'a>> {
+        let mut c = Cursor::at(self.buf, self.pos);
+        let n = c.map("attributes").ok()?;
+        for _ in 0..n {
+            let k = c.key();
+            if k == Some(key.as_bytes()) {
+                let start = c.pos;
+                return Some(match c.peek() {
+                    (UINT, v) => AttrValue::Uint(v),
+                    (TEXT, _) => AttrValue::Text(c.text("attribute").ok()?),
+                    (MAP, _) => AttrValue::Map(Attributes::at(self.buf, start)),
+                    _ => {
+                        c.skip();
+                        AttrValue::Other(&self.buf[start..c.pos])
+                    }
+                });
+            }
+            c.skip();
+        }
+        None
+    }
+}
+
+/// An object of a validated manifest.
+#[derive(Clone, Copy, Debug)]
+pub struct Object<'a, 'm> {
+    m: &'m Manifest<'a>,
+    /// The object's name.
+    pub name: &'a str,
+    /// The `layout` id.
+    pub layout: &'a str,
+    shape_pos: usize,
+    rank: u64,
+    numel: u64,
+    parts_pos: usize,
+    n_parts: u64,
+    attributes: Option<usize>,
+}
+
+impl<'a, 'm> Object<'a, 'm> {
+    /// Read an object map at the cursor; checks shape, layout and each part
+    /// (handed to `on_part` with its map's position), not the layout rules.
+    fn read(
+        name: &'a str,
+        c: &mut Cursor<'a>,
+        m: &'m Manifest<'a>,
+        mut on_part: impl FnMut(Part<'a>, usize) -> Result<()>,
+    ) -> Result<Self> {
+        let start = c.pos;
+        let n = c.map("object")?;
+        let (mut shape, mut layout, mut parts, mut attributes) = (None, None, None, None);
+        for _ in 0..n {
+            let key = c.key();
+            let vpos = c.pos;
+            match key {
+                Some(b"shape") => {
+                    let rank = c.array("shape")?;
+                    if rank > MAX_RANK {
+                        return Err(Error::field(Kind::RankTooLarge, vpos, "shape"));
+                    }
+                    let mut numel = Some(1u64);
+                    let mut zero = false;
+                    for _ in 0..rank {
+                        let d = c.uint("shape")?;
+                        zero |= d == 0;
+                        numel = numel.and_then(|p| p.checked_mul(d));
+                    }
+                    let numel = if zero { 0 } else { numel.ok_or(Error::field(Kind::ShapeOverflow, vpos, "shape"))? };
+                    shape = Some((vpos, rank, numel));
+                }
+                Some(b"layout") => layout = Some(c.text("layout")?),
+                Some(b"parts") => {
+                    let n = c.map("parts")?;
+                    if n == 0 {
+                        return Err(Error::field(Kind::EmptyParts, vpos, "parts"));
+                    }
+                    parts = Some((c.pos, n));
+                    for _ in 0..n {
+                        let kpos = c.pos;
+                        let pname = c.text("part name")?;
+                        check_name(pname, kpos, "part name")?;
+                        let at = c.pos;
+                        on_part(Part::read(pname, c)?, at)?;
+                    }
+                }
+                Some(b"attributes") => {
+                    attributes = Some(vpos);
+                    check_attributes(c)?;
+                }
+                _ => c.skip(),
+            }
+        }
+        let (shape_pos, rank, numel) = shape.ok_or(Error::field(Kind::MissingField, start, "shape"))?;
+        let layout = layout.ok_or(Error::field(Kind::MissingField, start, "layout"))?;
+        let (parts_pos, n_parts) = parts.ok_or(Error::field(Kind::MissingField, start, "parts"))?;
+        Ok(Object { m, name, layout, shape_pos, rank, numel, parts_pos, n_parts, attributes })
+    }
+
+    /// Number of dimensions.
+    pub fn rank(&self) -> usize {
+        self.rank as usize
+    }
+
+    /// The dimensions.
+    pub fn dims(&self) -> impl Iterator<Item = u64> + 'a {
+        let mut c = Cursor::at(self.m.buf, self.shape_pos);
+        let n = c.array("shape").unwrap_or(0);
+        (0..n).map(move |_| c.uint("shape").unwrap_or(0))
+    }
+
+    /// Dimension `i`.
+    pub fn dim(&self, i: usize) -> Option<u64> {
+        self.dims().nth(i)
+    }
+
+    /// Product of the dimensions (1 for a scalar).
+    pub fn num_elements(&self) -> u64 {
+        self.numel
+    }
+
+    /// Number of parts.
+    pub fn num_parts(&self) -> usize {
+        self.n_parts as usize
+    }
+
+    /// The parts, in manifest (encoded-name) order; each is checked as it
+    /// is read (name rules, fields, type vs dtype).
+    pub fn parts(&self) -> impl Iterator<Item = Result<Part<'a>>> + 'a {
+        let mut c = Cursor::at(self.m.buf, self.parts_pos);
+        (0..self.n_parts).map(move |_| {
+            let kpos = c.pos;
+            let name = c.text("part name")?;
+            check_name(name, kpos, "part name")?;
+            Part::read(name, &mut c)
+        })
+    }
+
+    /// The part called `name`.
+    pub fn part(&self, name: &str) -> Option<Part<'a>> {
+        self.parts().filter_map(|p| p.ok()).find(|p| p.name == name)
+    }
+
+    /// The object's `attributes`.
+    pub fn attributes(&self) -> Option<Attributes<'a>> {
+        self.attributes.map(|p| Attributes::at(self.m.buf, p))
+    }
+
+    /// The layout with its parameters (validated at open).
+    pub fn profile(&self) -> Profile<'a> {
+        let mut set = PartSet::new(self.num_parts());
+        self.parts().flatten().for_each(|p| set.push(p));
+        layout::check(self, &set).unwrap_or(Profile::Unknown(self.layout))
+    }
+}
+
+/// Iterator over the objects of a manifest.
+pub struct Objects<'a, 'm> {
+    m: &'m Manifest<'a>,
+    c: Cursor<'a>,
+    left: u64,
+}
+
+impl<'a, 'm> Iterator for Objects<'a, 'm> {
+    type Item = Object<'a, 'm>;
+    fn next(&mut self) -> Option<Object<'a, 'm>> {
+        if self.left == 0 {
+            return None;
+        }
+        self.left -= 1;
+        let name = self.c.text("object name").ok()?;
+        Object::read(name, &mut self.c, self.m, |_, _| Ok(())).ok()
+    }
+
+    fn size_hint(&self) -> (usize, Option<usize>) {
+        (self.left as usize, Some(self.left as usize))
+    }
+}

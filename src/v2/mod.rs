@@ -1,0 +1,35 @@
+//! A standalone reader of zTensor format v2 (`../shared/spec/v2/`, Draft 4),
+//! not yet wired into [`crate::File`].
+//!
+//! [`Manifest::parse_with`] runs every at-open rule in one pass over a
+//! borrowed file (or its tail): the container (§2), deterministic CBOR
+//! (§3.1), the schema (§3.2-§3.5), blob placement and the identical-or-
+//! disjoint rule (§2.4), registered logical types (Appendix A) and every
+//! registered layout profile's metadata rules (§5). It allocates nothing:
+//! the overlap check sorts spans in the caller's scratch. [`data`] holds the
+//! data rules checked on decoded bytes, [`verify`] checks decoded parts,
+//! [`seekable`] reads `zt.zstd-seekable/1`, and [`Manifest::content_digest_sha256`]
+//! computes §6.4's content digest from the manifest alone.
+
+pub mod cbor;
+mod content;
+pub mod container;
+pub mod data;
+mod error;
+pub mod layout;
+mod manifest;
+mod part;
+pub mod seekable;
+pub mod shard;
+mod spans;
+pub mod verify;
+pub mod types;
+
+pub use error::{Error, Kind, Result};
+pub use layout::Profile;
+pub use manifest::{AttrValue, Attributes, Manifest, Object, Objects, Shard, Shards};
+pub use part::{Digest, Part};
+pub use spans::Span;
+
+#[cfg(test)]
+mod tests;

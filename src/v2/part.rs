@@ -1,0 +1,206 @@
+//! Parts (§3.4), digests, and names (§3.5).
+
+use super::cbor::{Cursor, ARRAY, UINT};
+use super::error::{Error, Kind, Result};
+use super::types::{DType, ElemType, Logical};
+
+/// Longest name or attribute key, in bytes.
+pub const MAX_NAME_LEN: usize = 1024;
+
+/// Check a name or attribute key (§3.5): non-empty, ≤ 1024 bytes, no U+0000.
+pub fn check_name(s: &str, offset: usize, what: &'static str) -> Result<()> {
+    if s.is_empty() || s.len() > MAX_NAME_LEN || s.as_bytes().contains(&0) {
+        return Err(Error::field(Kind::BadName, offset, what));
+    }
+    Ok(())
+}
+
+/// Check a shard name (§7.1): `[A-Za-z0-9._-]{1,64}`, not starting with `.`.
+pub fn check_shard_name(s: &str, offset: usize) -> Result<()> {
+    let ok = !s.is_empty()
+        && s.len() <= 64
+        && !s.starts_with('.')
+        && s.bytes().all(|c| c.is_ascii_alphanumeric() || matches!(c, b'.' | b'_' | b'-'));
+    if ok {
+        Ok(())
+    } else {
+        Err(Error::at(Kind::BadShardName, offset))
+    }
+}
+
+/// A part's `digest`, over its decoded bytes.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum Digest<'a> {
+    /// `xxh3:` and 16 hex digits (XXH3-64).
+    Xxh3(u64),
+    /// `sha256:` and 64 hex digits.
+    Sha256([u8; 32]),
+    /// Another algorithm: `(algorithm, lowercase hex)`, not verifiable here.
+    Other(&'a str, &'a str),
+}
+
+fn hex_val(c: u8) -> Option<u8> {
+    match c {
+        b'0'..=b'9' => Some(c - b'0'),
+        b'a'..=b'f' => Some(c - b'a' + 10),
+        _ => None,
+    }
+}
+
+impl<'a> Digest<'a> {
+    /// Parse `<algorithm>:<lowercase hex>`. Registered algorithms need their
+    /// exact length; others need a non-empty `[a-z0-9_-]` name and even-length hex.
+    pub fn parse(s: &'a str, offset: usize) -> Result<Digest<'a>> {
+        let bad = Error::field(Kind::BadDigest, offset, "digest");
+        // Fast path: the xxh3 digest every canonical part carries.
+        if let Some(h) = s.as_bytes().strip_prefix(b"xxh3:").filter(|h| h.len() == 16) {
+            let mut v = 0u64;
+            for &c in h {
+                v = v << 4 | hex_val(c).ok_or(bad)? as u64;
+            }
+            return Ok(Digest::Xxh3(v));
+        }
+        let (alg, hex) = s.split_once(':').ok_or(bad)?;
+        let h = hex.as_bytes();
+        if h.is_empty() || h.len() % 2 != 0 || h.iter().any(|&c| hex_val(c).is_none()) {
+            return Err(bad);
+        }
+        let byte = |i: usize| hex_val(h[2 * i]).unwrap_or(0) << 4 | hex_val(h[2 * i + 1]).unwrap_or(0);
+        match alg {
+            "xxh3" if h.len() == 16 => {
+                let mut v = 0u64;
+                for i in 0..8 {
+                    v = v << 8 | byte(i) as u64;
+                }
+                Ok(Digest::Xxh3(v))
+            }
+            "sha256" if h.len() == 64 => {
+                let mut d = [0u8; 32];
+                for (i, x) in d.iter_mut().enumerate() {
+                    *x = byte(i);
+                }
+                Ok(Digest::Sha256(d))
+            }
+            "xxh3" | "sha256" => Err(bad),
+            _ if !alg.is_empty() && alg.bytes().all(|c| c.is_ascii_lowercase() || c.is_ascii_digit() || c == b'_' || c == b'-') => {
+                Ok(Digest::Other(alg, hex))
+            }
+            _ => Err(bad),
+        }
+    }
+
+    /// Whether this digest is of a registered algorithm.
+    pub fn is_registered(&self) -> bool {
+        !matches!(self, Digest::Other(..))
+    }
+}
+
+/// A part of an object (§3.4), read from the manifest.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub struct Part<'a> {
+    /// The part's role name (`data`, `values`, `scales`, ...).
+    pub name: &'a str,
+    /// Storage type.
+    pub dtype: DType,
+    /// The `type` text, if any.
+    pub type_name: Option<&'a str>,
+    /// Offset of the blob in its file.
+    pub offset: u64,
+    /// Length of the blob (encoded bytes).
+    pub length: u64,
+    /// The shard holding the blob (`None`: the containing file).
+    pub shard: Option<&'a str>,
+    /// The encoding profile id (`None`: raw).
+    pub encoding: Option<&'a str>,
+    /// `decoded_length`, present iff `encoding` is.
+    pub decoded_length: Option<u64>,
+    /// The digest over decoded bytes, if any.
+    pub digest: Option<Digest<'a>>,
+}
+
+impl<'a> Part<'a> {
+    /// Read a part map at the cursor (its name already read). Checks every
+    /// per-part rule that needs no other context: field types, dtype, the
+    /// blob pair, encoding/decoded_length, digest, type vs dtype.
+    pub(crate) fn read(name: &'a str, c: &mut Cursor<'a>) -> Result<Part<'a>> {
+        let start = c.pos;
+        let n = c.map("part")?;
+        let (mut dtype, mut ty, mut blob, mut shard, mut enc, mut dl, mut digest) = (None, None, None, None, None, None, None);
+        for _ in 0..n {
+            let Some(k) = c.key() else {
+                c.skip();
+                continue;
+            };
+            let vpos = c.pos;
+            match k {
+                b"dtype" => {
+                    let s = c.text("dtype")?;
+                    dtype = Some(DType::parse(s).ok_or(Error::field(Kind::UnknownDtype, vpos, "dtype"))?);
+                }
+                b"type" => ty = Some(c.text("type")?),
+                b"blob" => {
+                    let bad = Error::field(Kind::BlobNotPair, vpos, "blob");
+                    if c.peek().0 != ARRAY {
+                        return Err(bad);
+                    }
+                    if c.array("blob")? != 2 || c.peek().0 != UINT {
+                        return Err(bad);
+                    }
+                    let o = c.uint("blob")?;
+                    if c.peek().0 != UINT {
+                        return Err(bad);
+                    }
+                    blob = Some((o, c.uint("blob")?));
+                }
+                b"shard" => shard = Some(c.text("shard")?),
+                b"encoding" => enc = Some(c.text("encoding")?),
+                b"decoded_length" => dl = Some(c.uint("decoded_length")?),
+                b"digest" => digest = Some(Digest::parse(c.text("digest")?, vpos)?),
+                _ => c.skip(),
+            }
+        }
+        let dtype = dtype.ok_or(Error::field(Kind::MissingField, start, "dtype"))?;
+        let (offset, length) = blob.ok_or(Error::field(Kind::MissingField, start, "blob"))?;
+        if enc.is_some() != dl.is_some() {
+            return Err(Error::field(Kind::EncodingLengthPair, start, "decoded_length"));
+        }
+        if let Some(l) = ty.and_then(Logical::parse) {
+            if l.dtype() != dtype {
+                return Err(Error::field(Kind::TypeDtypeMismatch, start, "type"));
+            }
+        }
+        Ok(Part { name, dtype, type_name: ty, offset, length, shard, encoding: enc, decoded_length: dl, digest })
+    }
+
+    /// The element type: plain, registered logical, or unknown.
+    pub fn elem(&self) -> ElemType<'a> {
+        match self.type_name {
+            None => ElemType::Plain(self.dtype),
+            Some(t) => match Logical::parse(t) {
+                Some(l) => ElemType::Logical(l),
+                None => ElemType::Unknown(self.dtype, t),
+            },
+        }
+    }
+
+    /// The registered logical type, if `type` names one.
+    pub fn logical(&self) -> Option<Logical> {
+        self.type_name.and_then(Logical::parse)
+    }
+
+    /// Bytes the part denotes: `length` when raw, else `decoded_length`.
+    pub fn decoded_size(&self) -> u64 {
+        self.decoded_length.unwrap_or(self.length)
+    }
+
+    /// Whether the blob is stored raw (no `encoding`).
+    pub fn is_raw(&self) -> bool {
+        self.encoding.is_none()
+    }
+
+    /// The blob's bytes in `file` (the file holding it: this one, or its shard).
+    pub fn blob<'f>(&self, file: &'f [u8]) -> Option<&'f [u8]> {
+        let end = self.offset.checked_add(self.length)?;
+        file.get(usize::try_from(self.offset).ok()?..usize::try_from(end).ok()?)
+    }
+}

@@ -1,0 +1,185 @@
+//! Storage types (§4.1) and the registered logical types (Appendix A).
+
+/// One of the 12 storage types.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
+pub enum DType {
+    /// IEEE binary64.
+    F64,
+    /// IEEE binary32.
+    F32,
+    /// IEEE binary16.
+    F16,
+    /// bfloat16.
+    BF16,
+    /// Signed 64-bit.
+    I64,
+    /// Signed 32-bit.
+    I32,
+    /// Signed 16-bit.
+    I16,
+    /// Signed 8-bit.
+    I8,
+    /// Unsigned 64-bit.
+    U64,
+    /// Unsigned 32-bit.
+    U32,
+    /// Unsigned 16-bit.
+    U16,
+    /// Unsigned 8-bit.
+    U8,
+}
+
+impl DType {
+    /// The storage type a `dtype` text names (`bool` is not one in v2).
+    pub fn parse(s: &str) -> Option<DType> {
+        use DType::*;
+        Some(match s {
+            "f64" => F64,
+            "f32" => F32,
+            "f16" => F16,
+            "bf16" => BF16,
+            "i64" => I64,
+            "i32" => I32,
+            "i16" => I16,
+            "i8" => I8,
+            "u64" => U64,
+            "u32" => U32,
+            "u16" => U16,
+            "u8" => U8,
+            _ => return None,
+        })
+    }
+
+    /// The spec's name.
+    pub fn name(self) -> &'static str {
+        use DType::*;
+        match self {
+            F64 => "f64",
+            F32 => "f32",
+            F16 => "f16",
+            BF16 => "bf16",
+            I64 => "i64",
+            I32 => "i32",
+            I16 => "i16",
+            I8 => "i8",
+            U64 => "u64",
+            U32 => "u32",
+            U16 => "u16",
+            U8 => "u8",
+        }
+    }
+
+    /// Bytes per element.
+    pub fn width(self) -> u64 {
+        use DType::*;
+        match self {
+            F64 | I64 | U64 => 8,
+            F32 | I32 | U32 => 4,
+            F16 | BF16 | I16 | U16 => 2,
+            I8 | U8 => 1,
+        }
+    }
+
+    /// Whether this is an integer type.
+    pub fn is_int(self) -> bool {
+        !matches!(self, DType::F64 | DType::F32 | DType::F16 | DType::BF16)
+    }
+
+    /// Whether this is a float type.
+    pub fn is_float(self) -> bool {
+        !self.is_int()
+    }
+}
+
+/// A registered logical type (Appendix A).
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
+pub enum Logical {
+    /// Bytes 0 or 1 over `u8`.
+    Bool,
+    /// OCP / NVIDIA FP8 E4M3.
+    F8E4M3Fn,
+    /// OCP FP8 E5M2.
+    F8E5M2,
+    /// AMD FP8 E4M3.
+    F8E4M3Fnuz,
+    /// AMD FP8 E5M2.
+    F8E5M2Fnuz,
+    /// OCP MX block-scale exponent.
+    F8E8M0,
+    /// OCP MXFP4 element, two per byte, low nibble first.
+    F4E2M1,
+    /// Interleaved f32 pairs.
+    Complex64,
+    /// Interleaved f64 pairs.
+    Complex128,
+}
+
+impl Logical {
+    /// The registered type a `type` text names.
+    pub fn parse(s: &str) -> Option<Logical> {
+        use Logical::*;
+        Some(match s {
+            "bool" => Bool,
+            "f8_e4m3fn" => F8E4M3Fn,
+            "f8_e5m2" => F8E5M2,
+            "f8_e4m3fnuz" => F8E4M3Fnuz,
+            "f8_e5m2fnuz" => F8E5M2Fnuz,
+            "f8_e8m0" => F8E8M0,
+            "f4_e2m1" => F4E2M1,
+            "complex64" => Complex64,
+            "complex128" => Complex128,
+            _ => return None,
+        })
+    }
+
+    /// The spec's name.
+    pub fn name(self) -> &'static str {
+        use Logical::*;
+        match self {
+            Bool => "bool",
+            F8E4M3Fn => "f8_e4m3fn",
+            F8E5M2 => "f8_e5m2",
+            F8E4M3Fnuz => "f8_e4m3fnuz",
+            F8E5M2Fnuz => "f8_e5m2fnuz",
+            F8E8M0 => "f8_e8m0",
+            F4E2M1 => "f4_e2m1",
+            Complex64 => "complex64",
+            Complex128 => "complex128",
+        }
+    }
+
+    /// The storage type this logical type requires.
+    pub fn dtype(self) -> DType {
+        match self {
+            Logical::Complex64 => DType::F32,
+            Logical::Complex128 => DType::F64,
+            _ => DType::U8,
+        }
+    }
+}
+
+/// A part's element type: its storage type and, when present, its `type`.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum ElemType<'a> {
+    /// No `type`: the storage type itself.
+    Plain(DType),
+    /// A registered logical type (over its required dtype).
+    Logical(Logical),
+    /// A `type` this reader does not know: structural access only.
+    Unknown(DType, &'a str),
+}
+
+impl ElemType<'_> {
+    /// The decoded byte size of `n` elements (Appendix A's size function),
+    /// `None` on overflow or for an unknown type.
+    pub fn size(self, n: u64) -> Option<u64> {
+        match self {
+            ElemType::Plain(d) => n.checked_mul(d.width()),
+            ElemType::Logical(Logical::F4E2M1) => Some(n / 2 + n % 2),
+            ElemType::Logical(Logical::Complex64) => n.checked_mul(8),
+            ElemType::Logical(Logical::Complex128) => n.checked_mul(16),
+            ElemType::Logical(_) => Some(n),
+            ElemType::Unknown(..) => None,
+        }
+    }
+}

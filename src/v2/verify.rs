@@ -1,0 +1,108 @@
+//! Verify: a part's decoded bytes against its length, digest and type's
+//! byte rules, and an object's parts against its layout's data rules.
+
+use sha2::{Digest as _, Sha256};
+
+use super::data;
+use super::error::{Error, Kind, Result};
+use super::layout::Profile;
+use super::manifest::Object;
+use super::part::{Digest, Part};
+use super::seekable;
+
+/// Check decoded bytes of a part: length, digest (if registered), and the
+/// logical type's byte rules. Returns whether a digest was checked.
+pub fn part(p: &Part<'_>, n_elements: Option<u64>, decoded: &[u8]) -> Result<bool> {
+    if decoded.len() as u64 != p.decoded_size() {
+        return Err(Error::new(Kind::DecodedLength));
+    }
+    if let Some(t) = p.logical() {
+        // Without an element count, the f4_e2m1 final nibble cannot be located: only bool's rule runs.
+        data::check_logical(t, n_elements.unwrap_or(0), decoded)?;
+    }
+    match p.digest {
+        Some(Digest::Xxh3(h)) if xxhash_rust::xxh3::xxh3_64(decoded) != h => Err(Error::new(Kind::DigestMismatch)),
+        Some(Digest::Sha256(h)) if Sha256::digest(decoded)[..] != h[..] => Err(Error::new(Kind::DigestMismatch)),
+        Some(Digest::Xxh3(_) | Digest::Sha256(_)) => Ok(true),
+        _ => Ok(false),
+    }
+}
+
+/// The decoded bytes of a raw part stored in `file` (this file).
+pub fn raw_bytes<'f>(p: &Part<'_>, file: &'f [u8]) -> Result<&'f [u8]> {
+    if p.shard.is_some() || !p.is_raw() {
+        return Err(Error::new(Kind::NotAvailable));
+    }
+    p.blob(file).ok_or(Error::new(Kind::NotAvailable))
+}
+
+/// Decoded bytes of a part in `file`: borrowed when raw; decoded when
+/// `zt.zstd-seekable/1` (with `alloc`; without, the seek table is still
+/// checked and the part reported not available).
+#[cfg(feature = "alloc")]
+type Bytes<'f> = alloc::borrow::Cow<'f, [u8]>;
+#[cfg(not(feature = "alloc"))]
+type Bytes<'f> = &'f [u8];
+
+fn decoded<'f>(p: &Part<'_>, file: &'f [u8]) -> Result<Bytes<'f>> {
+    match p.encoding {
+        None => Ok(raw_bytes(p, file)?.into()),
+        Some(seekable::ID) => {
+            if p.shard.is_some() {
+                return Err(Error::new(Kind::NotAvailable));
+            }
+            let enc = p.blob(file).ok_or(Error::new(Kind::NotAvailable))?;
+            seekable::SeekTable::parse(enc, p.decoded_size())?;
+            #[cfg(feature = "alloc")]
+            {
+                let mut out = alloc::vec![0u8; p.decoded_size() as usize];
+                seekable::decode_into(enc, p.decoded_size(), &mut out)?;
+                Ok(out.into())
+            }
+            #[cfg(not(feature = "alloc"))]
+            Err(Error::new(Kind::NotAvailable))
+        }
+        Some(_) => Err(Error::ctx(Kind::Unsupported, "encoding")),
+    }
+}
+
+/// The element count a part's logical type sees, where the layout says
+/// (dense and MX `data`: the shape's; sparse `values`: nnz); `None` elsewhere.
+fn elements(o: &Object<'_, '_>, p: &Part<'_>) -> Option<u64> {
+    match (o.profile(), p.name) {
+        (Profile::Dense, _) | (Profile::Mx(_), "data") => Some(o.num_elements()),
+        (Profile::Csr { index }, "values") => o.part("indices").map(|i| i.decoded_size() / index.width()),
+        (Profile::Coo { index }, "values") => {
+            o.part("coords").map(|c| c.decoded_size() / index.width() / (o.rank() as u64).max(1))
+        }
+        _ => None,
+    }
+}
+
+/// Verify every part of an object whose parts are raw and in `file`, and
+/// its layout's data rules (CSR, COO). Returns how many parts had a digest.
+pub fn object(o: &Object<'_, '_>, file: &[u8]) -> Result<usize> {
+    let mut digested = 0;
+    for p in o.parts() {
+        let p = p?;
+        let b = decoded(&p, file)?;
+        digested += part(&p, elements(o, &p), &b)? as usize;
+    }
+    match o.profile() {
+        Profile::Csr { index } => {
+            let (ip, ix) = (o.part("indptr"), o.part("indices"));
+            let (Some(ip), Some(ix)) = (ip, ix) else { return Err(Error::new(Kind::LayoutParts)) };
+            data::check_csr(o.dim(0).unwrap_or(0), o.dim(1).unwrap_or(0), index, &decoded(&ip, file)?, &decoded(&ix, file)?)?;
+        }
+        Profile::Coo { index } => {
+            let Some(c) = o.part("coords") else { return Err(Error::new(Kind::LayoutParts)) };
+            let mut shape = [0u64; 64];
+            for (s, d) in shape.iter_mut().zip(o.dims()) {
+                *s = d;
+            }
+            data::check_coo(&shape[..o.rank()], index, &decoded(&c, file)?)?;
+        }
+        _ => {}
+    }
+    Ok(digested)
+}
