@@ -1,0 +1,749 @@
+//! The zTensor format v2 writer (`../shared/spec/v2/`, Draft 4).
+//!
+//! [`Writer`] writes each object's blobs as it is added, keeps its few
+//! bytes of manifest, and at [`Writer::finish`] appends the deterministic-
+//! CBOR manifest and the 40-byte footer. It never seeks back (it reads
+//! back only to confirm a shared blob, [`Sink::read_at`]).
+//!
+//! **Canonical form** (§6.3, the default): blobs at successive 64 KiB
+//! boundaries from 65536, in ascending bytewise `(object name, part name)`
+//! order; objects must be added in that name order (as upstream's writer,
+//! which refuses the same way), parts are sorted by name; parts with
+//! identical bytes share one blob (found by length and XXH3-64, confirmed
+//! byte for byte against the bytes already written); raw; an `xxh3` digest
+//! on every part; names (objects, parts, attribute keys) in NFC: others are
+//! refused, not normalized (upstream 2.1.2 refuses non-NFC object and part
+//! names the same way; it does not check attribute keys, this writer does);
+//! no shards; the manifest last, the footer right after. Identical input
+//! gives the same bytes as upstream's `ztensor.Writer(path)` (tested
+//! against PyPI `ztensor` 2.1.2 in `tests/writer_v2.rs`).
+//!
+//! **Non-canonical** ([`Options::non_canonical`]): any power-of-two
+//! alignment ≥ 4096, digests `xxh3`, `sha256` or none (over decoded bytes),
+//! `zt.zstd-seekable/1` parts, objects in any order (blobs in the order
+//! added).
+//!
+//! Every object is checked before any of its bytes is written by the
+//! reader itself ([`crate::v2::Manifest`]): its manifest entry, with the
+//! offsets it will get, is validated as a one-object manifest, so the
+//! writer refuses exactly what the reader refuses (names, shape, types,
+//! every registered layout profile's rules, attributes), with the
+//! reader's [`crate::v2::Error`].
+//!
+//! ```
+//! use ztensor::v2::types::DType;
+//! use ztensor::write::v2::{NewObject, NewPart, Writer};
+//!
+//! let mut w = Writer::new(Vec::new());
+//! w.add_dense("bias", &[2], DType::F32, &[0u8, 0, 0, 63, 0, 0, 0, 191][..]).unwrap();
+//! w.add(NewObject::new("m", &[2, 3], "zt.sparse_csr/1")
+//!     .part(NewPart::from_slice("indices", &[0u32, 2]))
+//!     .part(NewPart::from_slice("indptr", &[0u32, 1, 2]))
+//!     .part(NewPart::from_slice("values", &[1.0f32, 2.0]))).unwrap();
+//! let bytes = w.finish().unwrap();
+//! let m = ztensor::v2::Manifest::parse(&bytes).unwrap();
+//! assert_eq!(m.len(), 2);
+//! ```
+
+mod cbor;
+mod object;
+mod seekable;
+
+pub use object::{Encoding, NewObject, NewPart};
+
+use super::attr::AttrValue;
+use super::data::{Data, Pull, Repr, Slice};
+use super::Sink;
+use crate::v2::container::{FOOTER_LEN, MAGIC, MAX_MANIFEST_LEN, VERSION};
+use crate::v2::types::DType;
+use alloc::collections::{BTreeMap, BTreeSet};
+use alloc::string::String;
+use alloc::vec::Vec;
+use sha2::{Digest as _, Sha256};
+
+/// Canonical placement (§6.3 rule 2).
+pub const CANONICAL_ALIGN: u64 = 65536;
+
+/// Which digest each part carries (over its decoded bytes).
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
+pub enum DigestAlg {
+    /// `xxh3:` + 16 hex digits (XXH3-64): canonical form's.
+    #[default]
+    Xxh3,
+    /// `sha256:` + 64 hex digits.
+    Sha256,
+    /// No `digest` field.
+    None,
+}
+
+/// How the writer lays out a file.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub struct Options {
+    canonical: bool,
+    align: u64,
+    digest: DigestAlg,
+}
+
+impl Default for Options {
+    fn default() -> Self {
+        Options::canonical()
+    }
+}
+
+impl Options {
+    /// Canonical form (§6.3).
+    pub const fn canonical() -> Self {
+        Options { canonical: true, align: CANONICAL_ALIGN, digest: DigestAlg::Xxh3 }
+    }
+
+    /// Non-canonical: blobs at multiples of `align` (a power of two ≥ 4096),
+    /// `xxh3` digests unless [`Self::digest`] says otherwise.
+    pub const fn non_canonical(align: u64) -> Self {
+        Options { canonical: false, align, digest: DigestAlg::Xxh3 }
+    }
+
+    /// The digest on every part (non-canonical only: canonical form needs `xxh3`).
+    pub const fn digest(mut self, d: DigestAlg) -> Self {
+        self.digest = d;
+        self
+    }
+
+    /// Whether this is canonical form.
+    pub const fn is_canonical(&self) -> bool {
+        self.canonical
+    }
+
+    fn check(&self) -> Result<()> {
+        if !self.align.is_power_of_two() || self.align < crate::v2::container::BLOB_ALIGN {
+            return Err(Error::new(Kind::Option("alignment must be a power of two >= 4096")));
+        }
+        if self.canonical && (self.align != CANONICAL_ALIGN || self.digest != DigestAlg::Xxh3) {
+            return Err(Error::new(Kind::Option("canonical form places blobs at 65536 with xxh3 digests")));
+        }
+        Ok(())
+    }
+}
+
+/// Why the v2 writer refused or failed.
+#[derive(Clone, Debug, PartialEq, Eq)]
+#[non_exhaustive]
+pub enum Kind {
+    /// The reader would refuse it: the rule, as the reader reports it.
+    Rule(crate::v2::Error),
+    /// Canonical form: a name (object, part or attribute key) not in NFC.
+    NotNfc,
+    /// Canonical form: objects must be added in ascending bytewise name order.
+    Unsorted,
+    /// An object of this name was already added.
+    DuplicateObject,
+    /// Two parts, or two map keys, are equal.
+    DuplicateKey,
+    /// An attribute value with a CBOR tag (v2 forbids tags).
+    Tag,
+    /// Attributes nested deeper than 32 levels from the manifest root.
+    TooDeep,
+    /// An option, or a part setting, the chosen form does not allow.
+    Option(&'static str),
+    /// From the sink or a source: I/O, or a source not its declared length.
+    Core(crate::ErrorKind),
+}
+
+/// An error of the v2 writer, with the object and part it concerns.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct Error {
+    /// What went wrong.
+    pub kind: Kind,
+    /// The object, when one is concerned.
+    pub object: Option<String>,
+    /// The part, when one is concerned.
+    pub part: Option<String>,
+}
+
+impl Error {
+    fn new(kind: Kind) -> Self {
+        Error { kind, object: None, part: None }
+    }
+    fn in_object(mut self, name: &str) -> Self {
+        self.object.get_or_insert_with(|| name.into());
+        self
+    }
+    fn in_part(mut self, name: &str) -> Self {
+        self.part.get_or_insert_with(|| name.into());
+        self
+    }
+}
+
+impl From<crate::Error> for Error {
+    fn from(e: crate::Error) -> Self {
+        Error::new(Kind::Core(e.kind()))
+    }
+}
+
+impl core::fmt::Display for Error {
+    fn fmt(&self, f: &mut core::fmt::Formatter<'_>) -> core::fmt::Result {
+        match &self.kind {
+            Kind::Rule(e) => write!(f, "{e}")?,
+            Kind::Core(k) => write!(f, "{k}")?,
+            k => write!(f, "zTensor v2 writer: {k:?}")?,
+        }
+        if let Some(o) = &self.object {
+            write!(f, " (object {o:?}")?;
+            if let Some(p) = &self.part {
+                write!(f, ", part {p:?}")?;
+            }
+            write!(f, ")")?;
+        }
+        Ok(())
+    }
+}
+
+#[cfg(feature = "std")]
+impl std::error::Error for Error {}
+
+/// Result of the v2 writer.
+pub type Result<T, E = Error> = core::result::Result<T, E>;
+
+/// The digest of a part's decoded bytes, computed as they stream.
+pub(crate) enum Digester {
+    Xxh3(xxhash_rust::xxh3::Xxh3),
+    Sha256(Sha256),
+    None,
+}
+
+impl Digester {
+    fn new(d: DigestAlg) -> Self {
+        match d {
+            DigestAlg::Xxh3 => Digester::Xxh3(xxhash_rust::xxh3::Xxh3::new()),
+            DigestAlg::Sha256 => Digester::Sha256(Sha256::new()),
+            DigestAlg::None => Digester::None,
+        }
+    }
+
+    pub(crate) fn update(&mut self, b: &[u8]) {
+        match self {
+            Digester::Xxh3(h) => h.update(b),
+            Digester::Sha256(h) => h.update(b),
+            Digester::None => {}
+        }
+    }
+
+    fn finish(self) -> Option<String> {
+        match self {
+            Digester::Xxh3(h) => Some(alloc::format!("xxh3:{:016x}", h.digest())),
+            Digester::Sha256(h) => Some(alloc::format!("sha256:{}", hex::encode(h.finalize()))),
+            Digester::None => None,
+        }
+    }
+
+    /// A digest of the right form for a provisional entry.
+    fn placeholder(d: DigestAlg) -> Option<String> {
+        match d {
+            DigestAlg::Xxh3 => Some(alloc::format!("xxh3:{:016x}", 0)),
+            DigestAlg::Sha256 => Some(alloc::format!("sha256:{:064x}", 0)),
+            DigestAlg::None => None,
+        }
+    }
+}
+
+/// Where a part's blob goes, and what is known of it before writing.
+struct Plan {
+    offset: u64,
+    length: u64,
+    /// Bytes to write (encoded parts, held in memory), if not the source's.
+    encoded: Option<Vec<u8>>,
+    /// Sharing an earlier blob: nothing to write.
+    shared: bool,
+    /// The digest, when known before writing.
+    digest: Option<String>,
+    /// Length and XXH3-64 of the raw decoded bytes (for sharing), when known.
+    key: Option<(u64, u64)>,
+}
+
+/// A streaming zTensor v2 writer. See the [module docs](self).
+pub struct Writer<S: Sink> {
+    sink: S,
+    opts: Options,
+    pos: u64,
+    broken: bool,
+    /// Encoded `objects` entries: (name key, object map).
+    objects: Vec<(Vec<u8>, Vec<u8>)>,
+    names: BTreeSet<String>,
+    last: Option<String>,
+    /// Raw blobs by (length, XXH3-64) of their bytes: offsets.
+    blobs: BTreeMap<(u64, u64), Vec<u64>>,
+    /// File attributes: encoded key -> encoded value.
+    attrs: BTreeMap<Vec<u8>, Vec<u8>>,
+}
+
+impl<S: Sink> core::fmt::Debug for Writer<S> {
+    fn fmt(&self, f: &mut core::fmt::Formatter<'_>) -> core::fmt::Result {
+        f.debug_struct("Writer").field("options", &self.opts).field("objects", &self.objects.len()).finish_non_exhaustive()
+    }
+}
+
+fn align_up(v: u64, a: u64) -> Result<u64> {
+    v.checked_next_multiple_of(a).ok_or(Error::new(Kind::Rule(crate::v2::Error { kind: crate::v2::Kind::BlobOutOfBounds, offset: None, context: "" })))
+}
+
+fn is_nfc(s: &str) -> bool {
+    unicode_normalization::is_nfc(s)
+}
+
+impl<S: Sink> Writer<S> {
+    /// A canonical writer.
+    pub fn new(sink: S) -> Self {
+        Writer {
+            sink,
+            opts: Options::canonical(),
+            pos: 0,
+            broken: false,
+            objects: Vec::new(),
+            names: BTreeSet::new(),
+            last: None,
+            blobs: BTreeMap::new(),
+            attrs: BTreeMap::new(),
+        }
+    }
+
+    /// A writer with these options.
+    pub fn with_options(sink: S, opts: Options) -> Result<Self> {
+        opts.check()?;
+        let mut w = Writer::new(sink);
+        w.opts = opts;
+        Ok(w)
+    }
+
+    /// The options.
+    pub fn options(&self) -> Options {
+        self.opts
+    }
+
+    /// Number of objects added.
+    pub fn len(&self) -> usize {
+        self.objects.len()
+    }
+
+    /// Whether no object has been added.
+    pub fn is_empty(&self) -> bool {
+        self.objects.is_empty()
+    }
+
+    /// Bytes written so far.
+    pub fn position(&self) -> u64 {
+        self.pos
+    }
+
+    /// The sink.
+    pub fn sink(&self) -> &S {
+        &self.sink
+    }
+
+    /// Add a dense raw object: `add(NewObject::dense(name, shape, dtype, data))`.
+    pub fn add_dense<'a>(&mut self, name: &str, shape: &[u64], dtype: DType, data: impl Into<Data<'a>>) -> Result<()> {
+        self.add(NewObject::dense(name, shape, dtype, data))
+    }
+
+    /// Set a file attribute (setting a key again replaces it).
+    pub fn set_attribute(&mut self, key: &str, value: impl Into<AttrValue>) -> Result<()> {
+        self.check_name(key)?;
+        let mut v = Vec::new();
+        // The root's attributes map is depth 1, its values depth 2.
+        cbor::value(&mut v, &value.into(), 2)?;
+        let k = cbor::key(key);
+        // Checked as the reader will see it: a manifest with these attributes alone.
+        let mut attrs = self.attrs.clone();
+        attrs.insert(k, v);
+        let m = root(&[], &attrs)?;
+        check_manifest(&m, self.opts.align)?;
+        self.attrs = attrs;
+        Ok(())
+    }
+
+    fn check_name(&self, s: &str) -> Result<()> {
+        if self.opts.canonical && !is_nfc(s) {
+            return Err(Error::new(Kind::NotNfc));
+        }
+        Ok(())
+    }
+
+    fn usable(&self) -> Result<()> {
+        if self.broken {
+            return Err(Error::new(Kind::Core(crate::ErrorKind::Io)));
+        }
+        Ok(())
+    }
+
+    fn put(&mut self, b: &[u8]) -> Result<()> {
+        if let Err(e) = self.sink.write_all(b) {
+            self.broken = true;
+            return Err(e.into());
+        }
+        self.pos += b.len() as u64;
+        Ok(())
+    }
+
+    /// Pad with zeros to `to` (the magic first, in a new file).
+    fn pad_to(&mut self, to: u64) -> Result<()> {
+        if self.pos == 0 {
+            self.put(&MAGIC)?;
+        }
+        const ZEROS: [u8; 4096] = [0; 4096];
+        while self.pos < to {
+            let n = (to - self.pos).min(ZEROS.len() as u64) as usize;
+            self.put(&ZEROS[..n])?;
+        }
+        Ok(())
+    }
+
+    /// The first offset a new blob may take.
+    fn next_free(&self) -> u64 {
+        self.pos.max(MAGIC.len() as u64)
+    }
+
+    /// Add an object: check it (the reader's rules, at the offsets it will
+    /// get), then write its parts' blobs. On error nothing of the object is
+    /// recorded; if bytes were already written (a failing source), they
+    /// stay as unreferenced padding.
+    pub fn add(&mut self, obj: NewObject<'_>) -> Result<()> {
+        let name = obj.name.clone();
+        self.add_inner(obj).map_err(|e| e.in_object(&name))
+    }
+
+    fn add_inner(&mut self, mut obj: NewObject<'_>) -> Result<()> {
+        self.usable()?;
+        let canonical = self.opts.canonical;
+        self.check_name(&obj.name)?;
+        if self.names.contains(&obj.name) {
+            return Err(Error::new(Kind::DuplicateObject));
+        }
+        if canonical && self.last.as_ref().is_some_and(|l| l.as_str() > obj.name.as_str()) {
+            return Err(Error::new(Kind::Unsorted));
+        }
+        // Parts in ascending bytewise name order (the blob order of rule 3).
+        obj.parts.sort_by(|a, b| a.name.cmp(&b.name));
+        if obj.parts.windows(2).any(|w| w[0].name == w[1].name) {
+            return Err(Error::new(Kind::DuplicateKey));
+        }
+        let mut attrs = Vec::new();
+        for (k, v) in &obj.attributes {
+            self.check_name(k)?;
+            let mut ve = Vec::new();
+            // root > objects > object > attributes > value: depth 4.
+            cbor::value(&mut ve, v, 4)?;
+            attrs.push((cbor::key(k), ve));
+        }
+        for p in &obj.parts {
+            self.check_name(&p.name).map_err(|e| e.in_part(&p.name))?;
+            if canonical && p.encoding != Encoding::Raw {
+                return Err(Error::new(Kind::Option("canonical form forbids encoded parts")).in_part(&p.name));
+            }
+        }
+
+        // Plan every blob before writing any.
+        let mut plans: Vec<Plan> = Vec::with_capacity(obj.parts.len());
+        let mut cursor = self.next_free();
+        for i in 0..obj.parts.len() {
+            let plan = match self.same_as_earlier(&obj.parts, &plans, i) {
+                Some(p) => p,
+                None => self.plan(&mut obj.parts[i], &mut cursor).map_err(|e| e.in_part(&obj.parts[i].name))?,
+            };
+            plans.push(plan);
+        }
+
+        let provisional: Vec<Option<String>> =
+            plans.iter().map(|p| p.digest.clone().or_else(|| Digester::placeholder(self.opts.digest))).collect();
+        let key = cbor::key(&obj.name);
+        let value = object_entry(&obj.shape, &obj.layout, &attrs, &obj.parts, &plans, &provisional)?;
+        // The reader's verdict on the object alone, at its real offsets.
+        let m = root(&[(key.clone(), value)], &BTreeMap::new())?;
+        check_manifest_after(&m, self.opts.align, plans.iter().map(|p| p.offset + p.length).max().unwrap_or(0).max(self.next_free()))?;
+
+        // Write.
+        let mut digests = Vec::with_capacity(plans.len());
+        for (p, plan) in obj.parts.iter_mut().zip(plans.iter_mut()) {
+            let d = self.write_part(p, plan).map_err(|e| e.in_part(&p.name))?;
+            digests.push(d);
+        }
+        for plan in &plans {
+            if let (Some(k), false) = (plan.key, plan.shared) {
+                self.blobs.entry(k).or_default().push(plan.offset);
+            }
+        }
+        let value = object_entry(&obj.shape, &obj.layout, &attrs, &obj.parts, &plans, &digests)?;
+        self.objects.push((key, value));
+        self.names.insert(obj.name.clone());
+        self.last = Some(obj.name);
+        Ok(())
+    }
+
+    /// Part `i` shares the blob of an earlier part of its object with the
+    /// same bytes (both in memory, compared here).
+    fn same_as_earlier(&self, parts: &[NewPart<'_>], plans: &[Plan], i: usize) -> Option<Plan> {
+        let (Encoding::Raw, Repr::Bytes(b)) = (parts[i].encoding, &parts[i].data.0) else { return None };
+        let key = (b.len() as u64, xxhash_rust::xxh3::xxh3_64(b));
+        plans.iter().zip(parts).find_map(|(e, q)| match &q.data.0 {
+            Repr::Bytes(qb) if e.key == Some(key) && !e.shared && qb[..] == b[..] => {
+                Some(Plan { offset: e.offset, length: e.length, encoded: None, shared: true, digest: e.digest.clone(), key: e.key })
+            }
+            _ => None,
+        })
+    }
+
+    /// Place part `p`: share an earlier blob of identical bytes, or take
+    /// the next aligned offset from `cursor`.
+    fn plan(&mut self, p: &mut NewPart<'_>, cursor: &mut u64) -> Result<Plan> {
+        let align = self.opts.align;
+        match (&p.encoding, &mut p.data.0) {
+            (Encoding::Raw, Repr::Bytes(b)) => {
+                let len = b.len() as u64;
+                let h = xxhash_rust::xxh3::xxh3_64(b);
+                let digest = match self.opts.digest {
+                    DigestAlg::Xxh3 => Some(alloc::format!("xxh3:{h:016x}")),
+                    d => {
+                        let mut g = Digester::new(d);
+                        g.update(b);
+                        g.finish()
+                    }
+                };
+                if let Some(off) = self.find_shared(len, h, b)? {
+                    return Ok(Plan { offset: off, length: len, encoded: None, shared: true, digest, key: Some((len, h)) });
+                }
+                let at = align_up(*cursor, align)?;
+                *cursor = at + len;
+                Ok(Plan { offset: at, length: len, encoded: None, shared: false, digest, key: Some((len, h)) })
+            }
+            (Encoding::Raw, Repr::Stream { len, .. }) => {
+                let at = align_up(*cursor, align)?;
+                *cursor = at + *len;
+                Ok(Plan { offset: at, length: *len, encoded: None, shared: false, digest: None, key: None })
+            }
+            (Encoding::ZstdSeekable { level, frame }, repr) => {
+                if *frame == 0 || *frame as u64 > crate::v2::seekable::MAX_FRAME {
+                    return Err(Error::new(Kind::Option("zstd-seekable frames must hold 1 byte to 16 MiB")));
+                }
+                let mut g = Digester::new(self.opts.digest);
+                let declared = match repr {
+                    Repr::Bytes(b) => b.len() as u64,
+                    Repr::Stream { len, .. } => *len,
+                };
+                let mut slice;
+                let src: &mut dyn Pull = match repr {
+                    Repr::Bytes(b) => {
+                        slice = Slice { b: &b[..] };
+                        &mut slice
+                    }
+                    Repr::Stream { src, .. } => &mut **src,
+                };
+                let enc = seekable::encode(*level, *frame, src, declared, &mut g)?;
+                let at = align_up(*cursor, align)?;
+                *cursor = at + enc.len() as u64;
+                Ok(Plan { offset: at, length: enc.len() as u64, encoded: Some(enc), shared: false, digest: g.finish(), key: None })
+            }
+        }
+    }
+
+    /// An earlier blob with these exact bytes (confirmed by reading it back).
+    fn find_shared(&mut self, len: u64, h: u64, b: &[u8]) -> Result<Option<u64>> {
+        let Some(offs) = self.blobs.get(&(len, h)) else { return Ok(None) };
+        let offs = offs.clone();
+        let mut buf = alloc::vec![0u8; b.len().min(1 << 20)];
+        'cands: for off in offs {
+            let mut done = 0usize;
+            while done < b.len() {
+                let n = (b.len() - done).min(buf.len());
+                match self.sink.read_at(off + done as u64, &mut buf[..n]) {
+                    Ok(true) => {}
+                    // Cannot confirm: canonical form cannot be written; otherwise not shared.
+                    Ok(false) if self.opts.canonical => {
+                        return Err(Error::new(Kind::Option("canonical form shares identical parts: the sink must support read_at")))
+                    }
+                    Ok(false) => return Ok(None),
+                    Err(e) => {
+                        self.broken = true;
+                        return Err(e.into());
+                    }
+                }
+                if buf[..n] != b[done..done + n] {
+                    continue 'cands;
+                }
+                done += n;
+            }
+            return Ok(Some(off));
+        }
+        Ok(None)
+    }
+}
+
+impl<S: Sink> Writer<S> {
+    /// Write one planned part; returns its digest.
+    fn write_part(&mut self, p: &mut NewPart<'_>, plan: &mut Plan) -> Result<Option<String>> {
+        if plan.shared {
+            return Ok(plan.digest.clone());
+        }
+        self.pad_to(plan.offset)?;
+        if let Some(enc) = plan.encoded.take() {
+            self.put(&enc)?;
+            return Ok(plan.digest.clone());
+        }
+        match &mut p.data.0 {
+            Repr::Bytes(b) => {
+                self.put(b)?;
+                Ok(plan.digest.clone())
+            }
+            Repr::Stream { len, src } => {
+                let declared = *len;
+                let mut g = Digester::new(self.opts.digest);
+                let (sink, broken, pos) = (&mut self.sink, &mut self.broken, &mut self.pos);
+                let n = super::copy(&mut **src, declared, &mut |b: &[u8]| {
+                    if let Err(e) = sink.write_all(b) {
+                        *broken = true;
+                        return Err(e);
+                    }
+                    g.update(b);
+                    *pos += b.len() as u64;
+                    Ok(())
+                })?;
+                if n != declared {
+                    return Err(Error::new(Kind::Core(crate::ErrorKind::LengthMismatch { expected: declared, actual: n })));
+                }
+                Ok(g.finish())
+            }
+        }
+    }
+
+    /// Write the manifest and the footer, finish the sink (a [`FileSink`]
+    /// publishes the file now) and return it.
+    pub fn finish(mut self) -> Result<S> {
+        self.usable()?;
+        let end = self.next_free();
+        let at = align_up(end, self.opts.align)?;
+        let m = root(&self.objects, &self.attrs)?;
+        if m.len() as u64 > MAX_MANIFEST_LEN {
+            return Err(Error::new(Kind::Rule(crate::v2::Error { kind: crate::v2::Kind::ManifestTooLarge, offset: None, context: "" })));
+        }
+        // Every object and attribute was checked when added: the whole
+        // manifest is re-validated as a self-check in debug builds.
+        #[cfg(debug_assertions)]
+        check_manifest_after(&m, self.opts.align, end)?;
+        self.pad_to(at)?;
+        self.put(&m)?;
+        let footer = footer(at, &m);
+        self.put(&footer)?;
+        if let Err(e) = self.sink.finish() {
+            self.broken = true;
+            return Err(e.into());
+        }
+        Ok(self.sink)
+    }
+}
+
+/// The footer for a manifest of `m` at `offset`.
+fn footer(offset: u64, m: &[u8]) -> [u8; FOOTER_LEN as usize] {
+    let mut f = [0u8; FOOTER_LEN as usize];
+    f[0..8].copy_from_slice(&offset.to_le_bytes());
+    f[8..16].copy_from_slice(&(m.len() as u64).to_le_bytes());
+    f[16..24].copy_from_slice(&xxhash_rust::xxh3::xxh3_64(m).to_le_bytes());
+    f[24..28].copy_from_slice(&VERSION.to_le_bytes());
+    f[32..40].copy_from_slice(&MAGIC);
+    f
+}
+
+/// The root map: `objects` and, when set, `attributes`.
+fn root(objects: &[(Vec<u8>, Vec<u8>)], attrs: &BTreeMap<Vec<u8>, Vec<u8>>) -> Result<Vec<u8>> {
+    let mut objs = Vec::new();
+    cbor::map(&mut objs, objects.iter().map(|(k, v)| (&k[..], &v[..])).collect())?;
+    let mut entries = alloc::vec![(cbor::key("objects"), objs)];
+    if !attrs.is_empty() {
+        let mut a = Vec::new();
+        cbor::map(&mut a, attrs.iter().map(|(k, v)| (&k[..], &v[..])).collect())?;
+        entries.push((cbor::key("attributes"), a));
+    }
+    let mut out = Vec::new();
+    cbor::map(&mut out, entries)?;
+    Ok(out)
+}
+
+/// An object's map.
+fn object_entry(
+    shape: &[u64],
+    layout: &str,
+    attrs: &[(Vec<u8>, Vec<u8>)],
+    parts: &[NewPart<'_>],
+    plans: &[Plan],
+    digests: &[Option<String>],
+) -> Result<Vec<u8>> {
+    let mut pm = Vec::with_capacity(parts.len());
+    for ((p, plan), d) in parts.iter().zip(plans).zip(digests) {
+        let mut f: Vec<(Vec<u8>, Vec<u8>)> = Vec::with_capacity(6);
+        let mut blob = Vec::new();
+        cbor::array(&mut blob, 2);
+        cbor::uint(&mut blob, plan.offset);
+        cbor::uint(&mut blob, plan.length);
+        f.push((cbor::key("blob"), blob));
+        f.push((cbor::key("dtype"), cbor::key(p.dtype.name())));
+        if let Some(t) = &p.logical {
+            f.push((cbor::key("type"), cbor::key(t)));
+        }
+        if let Some(d) = d {
+            f.push((cbor::key("digest"), cbor::key(d)));
+        }
+        if let Encoding::ZstdSeekable { .. } = p.encoding {
+            f.push((cbor::key("encoding"), cbor::key(crate::v2::seekable::ID)));
+            let mut n = Vec::new();
+            cbor::uint(&mut n, p.data.len());
+            f.push((cbor::key("decoded_length"), n));
+        }
+        let mut v = Vec::new();
+        cbor::map(&mut v, f)?;
+        pm.push((cbor::key(&p.name), v));
+    }
+    let mut parts_map = Vec::new();
+    cbor::map(&mut parts_map, pm).map_err(|e| Error::new(Kind::DuplicateKey).in_part(e.part.as_deref().unwrap_or("")))?;
+    let mut sh = Vec::new();
+    cbor::array(&mut sh, shape.len() as u64);
+    for &d in shape {
+        cbor::uint(&mut sh, d);
+    }
+    let mut o = alloc::vec![(cbor::key("parts"), parts_map), (cbor::key("shape"), sh), (cbor::key("layout"), cbor::key(layout))];
+    if !attrs.is_empty() {
+        let mut a = Vec::new();
+        cbor::map(&mut a, attrs.iter().map(|(k, v)| (&k[..], &v[..])).collect())?;
+        o.push((cbor::key("attributes"), a));
+    }
+    let mut out = Vec::new();
+    cbor::map(&mut out, o)?;
+    Ok(out)
+}
+
+/// The reader's verdict on manifest `m` placed after `end` bytes of blobs.
+fn check_manifest_after(m: &[u8], align: u64, end: u64) -> Result<()> {
+    let at = align_up(end, align)?;
+    let file_len = at + m.len() as u64 + FOOTER_LEN;
+    let f = footer(at, m);
+    crate::v2::Manifest::parse_tail(&f, m, file_len).map(drop).map_err(|e| Error::new(Kind::Rule(e)))
+}
+
+/// [`check_manifest_after`] for a manifest with no blobs before it.
+fn check_manifest(m: &[u8], align: u64) -> Result<()> {
+    check_manifest_after(m, align, MAGIC.len() as u64)
+}
+
+#[cfg(feature = "std")]
+impl Writer<super::FileSink> {
+    /// A canonical file at `path`, published atomically by
+    /// [`finish`](Writer::finish) (temporary file, fsync, rename: see
+    /// [`FileSink`](super::FileSink)).
+    pub fn create(path: impl AsRef<std::path::Path>) -> Result<Self> {
+        Self::create_with(path, Options::canonical())
+    }
+
+    /// A file at `path` written with these options.
+    pub fn create_with(path: impl AsRef<std::path::Path>, opts: Options) -> Result<Self> {
+        opts.check()?;
+        let sink = super::FileSink::create(path).map_err(|_| Error::new(Kind::Core(crate::ErrorKind::Io)))?;
+        Writer::with_options(sink, opts)
+    }
+}
+
+#[cfg(test)]
+mod tests;
