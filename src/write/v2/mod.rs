@@ -108,6 +108,11 @@ impl Options {
         self
     }
 
+    /// The digest every part gets.
+    pub const fn digest_alg(&self) -> DigestAlg {
+        self.digest
+    }
+
     /// Whether this is canonical form.
     pub const fn is_canonical(&self) -> bool {
         self.canonical
@@ -205,7 +210,7 @@ pub type Result<T, E = Error> = core::result::Result<T, E>;
 
 /// The digest of a part's decoded bytes, computed as they stream.
 pub(crate) enum Digester {
-    Xxh3(xxhash_rust::xxh3::Xxh3),
+    Xxh3(alloc::boxed::Box<xxhash_rust::xxh3::Xxh3>),
     Sha256(Sha256),
     None,
 }
@@ -213,7 +218,7 @@ pub(crate) enum Digester {
 impl Digester {
     fn new(d: DigestAlg) -> Self {
         match d {
-            DigestAlg::Xxh3 => Digester::Xxh3(xxhash_rust::xxh3::Xxh3::new()),
+            DigestAlg::Xxh3 => Digester::Xxh3(alloc::boxed::Box::default()),
             DigestAlg::Sha256 => Digester::Sha256(Sha256::new()),
             DigestAlg::None => Digester::None,
         }
@@ -479,7 +484,7 @@ impl<S: Sink> Writer<S> {
     /// Part `i` shares the blob of an earlier part of its object with the
     /// same bytes (both in memory, compared here).
     fn same_as_earlier(&self, parts: &[NewPart<'_>], plans: &[Plan], i: usize) -> Option<Plan> {
-        let (Encoding::Raw, Repr::Bytes(b)) = (parts[i].encoding, &parts[i].data.0) else { return None };
+        let (false, Encoding::Raw, Repr::Bytes(b)) = (plans.is_empty(), parts[i].encoding, &parts[i].data.0) else { return None };
         let key = (b.len() as u64, xxhash_rust::xxh3::xxh3_64(b));
         plans.iter().zip(parts).find_map(|(e, q)| match &q.data.0 {
             Repr::Bytes(qb) if e.key == Some(key) && !e.shared && qb[..] == b[..] => {
