@@ -229,8 +229,18 @@ impl<'a> Cursor<'a> {
     /// Major type and argument of the next item, without moving.
     #[inline]
     pub fn peek(&self) -> (u8, u64) {
-        let (m, _, v, _) = raw_head(self.buf, self.pos).unwrap_or((SIMPLE, 23, 0, self.pos));
+        let (m, v, _) = self.look();
         (m, v)
+    }
+
+    /// Major type, argument and the position after the head (one decode;
+    /// past the end, a simple value ending at the end).
+    #[inline]
+    fn look(&self) -> (u8, u64, usize) {
+        match raw_head(self.buf, self.pos) {
+            Ok((m, _, v, n)) => (m, v, n),
+            Err(_) => (SIMPLE, 0, self.buf.len()),
+        }
     }
 
     #[inline]
@@ -240,30 +250,31 @@ impl<'a> Cursor<'a> {
         (m, v)
     }
 
-    /// Skip one item (of any depth).
+    /// Skip one item (of any depth). Safe at any position: it stops at the end.
     pub fn skip(&mut self) {
         let mut items = 1u64;
         while items > 0 && self.pos < self.buf.len() {
             items -= 1;
             let (m, v) = self.head();
             match m {
-                BYTES | TEXT => self.pos += v as usize,
-                ARRAY => items += v,
-                MAP => items += 2 * v,
+                BYTES | TEXT => self.pos = self.pos.saturating_add(v as usize).min(self.buf.len()),
+                ARRAY => items = items.saturating_add(v),
+                MAP => items = items.saturating_add(v.saturating_mul(2)),
                 _ => {}
             }
         }
     }
 
     /// A text string; `field` names it in the error.
+    #[inline]
     pub fn text(&mut self, field: &'static str) -> Result<&'a str> {
         let start = self.pos;
-        match self.peek() {
-            (TEXT, n) => {
-                self.head();
-                let s = &self.buf[self.pos..self.pos + n as usize];
-                self.pos += n as usize;
-                // validate() checked UTF-8.
+        match self.look() {
+            (TEXT, n, next) => {
+                self.pos = next;
+                let s = self.pos.checked_add(n as usize).and_then(|e| self.buf.get(self.pos..e));
+                let s = s.ok_or(Error::at(Kind::CborTruncated, start))?;
+                self.pos += s.len();
                 core::str::from_utf8(s).map_err(|_| Error::at(Kind::CborInvalidUtf8, start))
             }
             _ => Err(Error::field(Kind::WrongType, start, field)),
@@ -271,10 +282,11 @@ impl<'a> Cursor<'a> {
     }
 
     /// An unsigned integer.
+    #[inline]
     pub fn uint(&mut self, field: &'static str) -> Result<u64> {
-        match self.peek() {
-            (UINT, v) => {
-                self.head();
+        match self.look() {
+            (UINT, v, next) => {
+                self.pos = next;
                 Ok(v)
             }
             _ => Err(Error::field(Kind::WrongType, self.pos, field)),
@@ -282,10 +294,11 @@ impl<'a> Cursor<'a> {
     }
 
     /// A map's entry count.
+    #[inline]
     pub fn map(&mut self, field: &'static str) -> Result<u64> {
-        match self.peek() {
-            (MAP, n) => {
-                self.head();
+        match self.look() {
+            (MAP, n, next) => {
+                self.pos = next;
                 Ok(n)
             }
             _ => Err(Error::field(Kind::WrongType, self.pos, field)),
@@ -293,10 +306,11 @@ impl<'a> Cursor<'a> {
     }
 
     /// An array's element count.
+    #[inline]
     pub fn array(&mut self, field: &'static str) -> Result<u64> {
-        match self.peek() {
-            (ARRAY, n) => {
-                self.head();
+        match self.look() {
+            (ARRAY, n, next) => {
+                self.pos = next;
                 Ok(n)
             }
             _ => Err(Error::field(Kind::WrongType, self.pos, field)),
@@ -307,11 +321,11 @@ impl<'a> Cursor<'a> {
     /// otherwise); not checked as UTF-8 again (the walk did).
     #[inline]
     pub fn key(&mut self) -> Option<&'a [u8]> {
-        match self.peek() {
-            (TEXT, n) => {
-                self.head();
-                let s = &self.buf[self.pos..self.pos + n as usize];
-                self.pos += n as usize;
+        match self.look() {
+            (TEXT, n, next) => {
+                self.pos = next;
+                let s = self.pos.checked_add(n as usize).and_then(|e| self.buf.get(self.pos..e))?;
+                self.pos += s.len();
                 Some(s)
             }
             _ => {

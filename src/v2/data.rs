@@ -52,9 +52,9 @@ pub fn check_csr(rows: u64, cols: u64, ty: DType, indptr: &[u8], indices: &[u8])
     Ok(())
 }
 
-/// COO data rules without allocating: every coordinate inside the shape,
-/// and no two elements naming the same cell (a quadratic scan; the caller
-/// with heap may sort instead).
+/// COO data rules: every coordinate inside the shape, and no two elements
+/// naming the same cell. With `alloc`, cells are sorted by their row-major
+/// index (it fits u64: the shape's product does); without, a quadratic scan.
 pub fn check_coo(shape: &[u64], ty: DType, coords: &[u8]) -> Result<()> {
     let nd = shape.len();
     let w = ty.width() as usize;
@@ -66,6 +66,28 @@ pub fn check_coo(shape: &[u64], ty: DType, coords: &[u8]) -> Result<()> {
             }
         }
     }
+    #[cfg(feature = "alloc")]
+    {
+        let mut cells = alloc::vec::Vec::with_capacity(nnz);
+        for i in 0..nnz {
+            // In range, so the row-major index is below the shape's product (a u64).
+            let cell = (0..nd).fold(0u64, |acc, d| acc.wrapping_mul(shape[d]).wrapping_add(index(coords, ty, d * nnz + i)));
+            cells.push(cell);
+        }
+        cells.sort_unstable();
+        if cells.windows(2).any(|w| w[0] == w[1]) {
+            return Err(Error::new(Kind::CooDuplicate));
+        }
+        Ok(())
+    }
+    #[cfg(not(feature = "alloc"))]
+    {
+        check_coo_pairs(nd, nnz, ty, coords)
+    }
+}
+
+#[cfg(any(not(feature = "alloc"), test))]
+fn check_coo_pairs(nd: usize, nnz: usize, ty: DType, coords: &[u8]) -> Result<()> {
     for i in 0..nnz {
         for j in 0..i {
             if (0..nd).all(|d| index(coords, ty, d * nnz + i) == index(coords, ty, d * nnz + j)) {
@@ -113,6 +135,9 @@ mod tests {
         assert_eq!(check_coo(&[2, 3], DType::U32, &d[..16]).unwrap_err().kind, Kind::CooDuplicate);
         let r = u32s(&[0, 2, 0, 0]);
         assert_eq!(check_coo(&[2, 3], DType::U32, &r[..16]).unwrap_err().kind, Kind::CooOutOfRange);
+        // The no-alloc scan agrees.
+        assert!(check_coo_pairs(2, 2, DType::U32, &c[..16]).is_ok());
+        assert_eq!(check_coo_pairs(2, 2, DType::U32, &d[..16]).unwrap_err().kind, Kind::CooDuplicate);
     }
 
     #[test]

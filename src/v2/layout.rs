@@ -4,7 +4,7 @@
 use super::error::{Error, Kind, Result};
 use super::manifest::{AttrValue, Attributes, Object};
 use super::part::Part;
-use super::types::{DType, ElemType, Logical};
+use super::types::{is_float, DType, ElemType, Logical};
 
 /// The `gguf.<type>/1` types of the registry.
 pub const GGUF_TYPES: [&str; 22] = [
@@ -339,11 +339,11 @@ fn quant_group<'a>(o: &Object<'a, '_>, set: &PartSet<'a>) -> Result<Profile<'a>>
         let [d, s] = exactly(set, ["data", "scales"])?;
         (d, s, None)
     };
-    if !data.dtype.is_int() || data.dtype.width() != word.width() {
+    if !data.dtype.is_integer() || data.dtype.width() != word.width() {
         return Err(err(Kind::LayoutPartType, "data"));
     }
     let scales_ok = match scale_form {
-        ScaleForm::F32Factors | ScaleForm::F16Factors => scales.dtype.is_float() && scales.type_name.is_none(),
+        ScaleForm::F32Factors | ScaleForm::F16Factors => is_float(scales.dtype) && scales.type_name.is_none(),
         ScaleForm::E8m0Exponent => scales.dtype == DType::U8 && scales.logical() == Some(Logical::F8E8M0),
     };
     if !scales_ok {

@@ -68,21 +68,23 @@ impl<'a> Manifest<'a> {
         cbor::validate(buf)?;
         let mut c = Cursor::at(buf, 0);
         let n = c.map("manifest")?;
+        spans.push(Span { file: 0, offset: footer.manifest_offset, len: footer.manifest_length })?;
         let mut objects = None;
         for _ in 0..n {
             let key = c.key();
             let vpos = c.pos;
             match key {
-                Some(b"objects") => {
-                    let n = c.map("objects")?;
-                    objects = Some((c.pos, n));
-                    c = Cursor::at(buf, vpos);
-                    c.skip();
-                }
+                // Keys are in encoded order, so `shards` (if any) is known before `objects`.
                 Some(b"shards") => {
                     let n = c.map("shards")?;
                     m.shards = (c.pos, n);
                     check_shards(&mut c, n)?;
+                }
+                Some(b"objects") => {
+                    let n = c.map("objects")?;
+                    objects = Some((c.pos, n));
+                    m.objects = (c.pos, n);
+                    m.check_objects(&mut c, n, &mut spans)?;
                 }
                 Some(b"attributes") => {
                     m.attributes = Some(vpos);
@@ -92,15 +94,20 @@ impl<'a> Manifest<'a> {
             }
         }
         m.objects = objects.ok_or(Error::ctx(Kind::MissingField, "objects"))?;
-        spans.push(Span { file: 0, offset: footer.manifest_offset, len: footer.manifest_length })?;
-        let mut c = Cursor::at(buf, m.objects.0);
-        for _ in 0..m.objects.1 {
+        spans.check()?;
+        Ok(m)
+    }
+
+    /// Check every object at the cursor: names, fields, parts and their
+    /// blobs (spans collected for the overlap check), layout rules.
+    fn check_objects(&self, c: &mut Cursor<'a>, n: u64, spans: &mut Spans<'_>) -> Result<()> {
+        for _ in 0..n {
             let kpos = c.pos;
             let name = c.text("object name")?;
             check_name(name, kpos, "object name")?;
             let mut set = PartSet::new(0);
-            let o = Object::read(name, &mut c, &m, |p, at| {
-                let file = m.check_blob(&p, at)?;
+            let o = Object::read(name, kpos, c, self, |p, at| {
+                let file = self.check_blob(&p, at)?;
                 spans.push(Span { file, offset: p.offset, len: p.length })?;
                 set.push(p);
                 Ok(())
@@ -108,8 +115,7 @@ impl<'a> Manifest<'a> {
             set.total = o.num_parts();
             layout::check(&o, &set)?;
         }
-        spans.check()?;
-        Ok(m)
+        Ok(())
     }
 
     /// Check a part's blob against its file; returns the file's index (0:
@@ -166,9 +172,19 @@ impl<'a> Manifest<'a> {
         Objects { m: self, c: Cursor::at(self.buf, self.objects.0), left: self.objects.1 }
     }
 
-    /// The object called `name` (a linear scan).
+    /// The object called `name` (a linear scan; an index can keep
+    /// [`Object::offset`]s and use [`Manifest::object_at`]).
     pub fn object(&self, name: &str) -> Option<Object<'a, '_>> {
         self.objects().find(|o| o.name == name)
+    }
+
+    /// The object whose name starts at manifest byte `offset`, which must be
+    /// an [`Object::offset`] of this manifest (read directly, no scan; another
+    /// position gives `None` or a meaningless object, never a panic).
+    pub fn object_at(&self, offset: usize) -> Option<Object<'a, '_>> {
+        let mut c = Cursor::at(self.buf, offset);
+        let name = c.text("object name").ok()?;
+        Object::read(name, offset, &mut c, self, |_, _| Ok(())).ok()
     }
 
     /// The shard table, in manifest order.
@@ -350,6 +366,8 @@ pub struct Object<'a, 'm> {
     pub name: &'a str,
     /// The `layout` id.
     pub layout: &'a str,
+    /// Manifest byte offset of the object's name.
+    pub offset: usize,
     shape_pos: usize,
     rank: u64,
     numel: u64,
@@ -363,6 +381,7 @@ impl<'a, 'm> Object<'a, 'm> {
     /// (handed to `on_part` with its map's position), not the layout rules.
     fn read(
         name: &'a str,
+        offset: usize,
         c: &mut Cursor<'a>,
         m: &'m Manifest<'a>,
         mut on_part: impl FnMut(Part<'a>, usize) -> Result<()>,
@@ -414,7 +433,7 @@ impl<'a, 'm> Object<'a, 'm> {
         let (shape_pos, rank, numel) = shape.ok_or(Error::field(Kind::MissingField, start, "shape"))?;
         let layout = layout.ok_or(Error::field(Kind::MissingField, start, "layout"))?;
         let (parts_pos, n_parts) = parts.ok_or(Error::field(Kind::MissingField, start, "parts"))?;
-        Ok(Object { m, name, layout, shape_pos, rank, numel, parts_pos, n_parts, attributes })
+        Ok(Object { m, name, layout, offset, shape_pos, rank, numel, parts_pos, n_parts, attributes })
     }
 
     /// Number of dimensions.
@@ -488,8 +507,9 @@ impl<'a, 'm> Iterator for Objects<'a, 'm> {
             return None;
         }
         self.left -= 1;
+        let offset = self.c.pos;
         let name = self.c.text("object name").ok()?;
-        Object::read(name, &mut self.c, self.m, |_, _| Ok(())).ok()
+        Object::read(name, offset, &mut self.c, self.m, |_, _| Ok(())).ok()
     }
 
     fn size_hint(&self) -> (usize, Option<usize>) {

@@ -2,7 +2,7 @@
 
 use super::cbor::{Cursor, ARRAY, UINT};
 use super::error::{Error, Kind, Result};
-use super::types::{DType, ElemType, Logical};
+use super::types::{self, DType, ElemType, Logical};
 
 /// Longest name or attribute key, in bytes.
 pub const MAX_NAME_LEN: usize = 1024;
@@ -135,7 +135,7 @@ impl<'a> Part<'a> {
             match k {
                 b"dtype" => {
                     let s = c.text("dtype")?;
-                    dtype = Some(DType::parse(s).ok_or(Error::field(Kind::UnknownDtype, vpos, "dtype"))?);
+                    dtype = Some(types::dtype(s.as_bytes()).ok_or(Error::field(Kind::UnknownDtype, vpos, "dtype"))?);
                 }
                 b"type" => ty = Some(c.text("type")?),
                 b"blob" => {

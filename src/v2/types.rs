@@ -1,94 +1,17 @@
-//! Storage types (§4.1) and the registered logical types (Appendix A).
+//! Storage types (§4.1: the crate's [`DType`] without `Bool`) and the
+//! registered logical types (Appendix A).
 
-/// One of the 12 storage types.
-#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
-pub enum DType {
-    /// IEEE binary64.
-    F64,
-    /// IEEE binary32.
-    F32,
-    /// IEEE binary16.
-    F16,
-    /// bfloat16.
-    BF16,
-    /// Signed 64-bit.
-    I64,
-    /// Signed 32-bit.
-    I32,
-    /// Signed 16-bit.
-    I16,
-    /// Signed 8-bit.
-    I8,
-    /// Unsigned 64-bit.
-    U64,
-    /// Unsigned 32-bit.
-    U32,
-    /// Unsigned 16-bit.
-    U16,
-    /// Unsigned 8-bit.
-    U8,
+pub use crate::types::DType;
+
+/// The storage type a v2 `dtype` text names: one of the 12 primitives
+/// (`bool` is a logical type over `u8` in v2, not a storage type).
+pub fn dtype(s: &[u8]) -> Option<DType> {
+    DType::from_bytes(s).filter(|d| *d != DType::Bool)
 }
 
-impl DType {
-    /// The storage type a `dtype` text names (`bool` is not one in v2).
-    pub fn parse(s: &str) -> Option<DType> {
-        use DType::*;
-        Some(match s {
-            "f64" => F64,
-            "f32" => F32,
-            "f16" => F16,
-            "bf16" => BF16,
-            "i64" => I64,
-            "i32" => I32,
-            "i16" => I16,
-            "i8" => I8,
-            "u64" => U64,
-            "u32" => U32,
-            "u16" => U16,
-            "u8" => U8,
-            _ => return None,
-        })
-    }
-
-    /// The spec's name.
-    pub fn name(self) -> &'static str {
-        use DType::*;
-        match self {
-            F64 => "f64",
-            F32 => "f32",
-            F16 => "f16",
-            BF16 => "bf16",
-            I64 => "i64",
-            I32 => "i32",
-            I16 => "i16",
-            I8 => "i8",
-            U64 => "u64",
-            U32 => "u32",
-            U16 => "u16",
-            U8 => "u8",
-        }
-    }
-
-    /// Bytes per element.
-    pub fn width(self) -> u64 {
-        use DType::*;
-        match self {
-            F64 | I64 | U64 => 8,
-            F32 | I32 | U32 => 4,
-            F16 | BF16 | I16 | U16 => 2,
-            I8 | U8 => 1,
-        }
-    }
-
-    /// Whether this is an integer type.
-    pub fn is_int(self) -> bool {
-        !matches!(self, DType::F64 | DType::F32 | DType::F16 | DType::BF16)
-    }
-
-    /// Whether this is a float type.
-    pub fn is_float(self) -> bool {
-        !self.is_int()
-    }
+/// Whether a v2 storage type is a float type.
+pub fn is_float(d: DType) -> bool {
+    matches!(d, DType::F64 | DType::F32 | DType::F16 | DType::BF16)
 }
 
 /// A registered logical type (Appendix A).

@@ -36,17 +36,33 @@ pub fn raw_bytes<'f>(p: &Part<'_>, file: &'f [u8]) -> Result<&'f [u8]> {
     p.blob(file).ok_or(Error::new(Kind::NotAvailable))
 }
 
-/// Decoded bytes of a part in `file`: borrowed when raw; decoded when
-/// `zt.zstd-seekable/1` (with `alloc`; without, the seek table is still
-/// checked and the part reported not available).
-#[cfg(feature = "alloc")]
-type Bytes<'f> = alloc::borrow::Cow<'f, [u8]>;
-#[cfg(not(feature = "alloc"))]
-type Bytes<'f> = &'f [u8];
+/// Decoded bytes of a part: borrowed from the file when raw, owned when
+/// decoded (`zt.zstd-seekable/1`, with `alloc`).
+pub struct Decoded<'f>(Inner<'f>);
 
-fn decoded<'f>(p: &Part<'_>, file: &'f [u8]) -> Result<Bytes<'f>> {
+enum Inner<'f> {
+    Borrowed(&'f [u8]),
+    #[cfg(feature = "alloc")]
+    Owned(alloc::vec::Vec<u8>),
+}
+
+impl core::ops::Deref for Decoded<'_> {
+    type Target = [u8];
+    fn deref(&self) -> &[u8] {
+        match &self.0 {
+            Inner::Borrowed(b) => b,
+            #[cfg(feature = "alloc")]
+            Inner::Owned(v) => v,
+        }
+    }
+}
+
+/// The decoded bytes of a part in `file` (this file): raw parts borrowed;
+/// `zt.zstd-seekable/1` checked by its seek table, then decoded with
+/// `alloc` (without, [`Kind::NotAvailable`]); other encodings unsupported.
+pub fn decoded<'f>(p: &Part<'_>, file: &'f [u8]) -> Result<Decoded<'f>> {
     match p.encoding {
-        None => Ok(raw_bytes(p, file)?.into()),
+        None => Ok(Decoded(Inner::Borrowed(raw_bytes(p, file)?))),
         Some(seekable::ID) => {
             if p.shard.is_some() {
                 return Err(Error::new(Kind::NotAvailable));
@@ -57,7 +73,7 @@ fn decoded<'f>(p: &Part<'_>, file: &'f [u8]) -> Result<Bytes<'f>> {
             {
                 let mut out = alloc::vec![0u8; p.decoded_size() as usize];
                 seekable::decode_into(enc, p.decoded_size(), &mut out)?;
-                Ok(out.into())
+                Ok(Decoded(Inner::Owned(out)))
             }
             #[cfg(not(feature = "alloc"))]
             Err(Error::new(Kind::NotAvailable))
