@@ -38,16 +38,20 @@ pub struct NewPart<'a> {
 }
 
 impl<'a> NewPart<'a> {
-    /// A raw part of `dtype` with these (little-endian) bytes.
+    /// A raw part of `dtype` with these (little-endian) bytes. `bool` is
+    /// not a v2 storage type: [`DType::Bool`] is written as `u8` with the
+    /// logical type `bool`.
     pub fn new(name: impl Into<String>, dtype: DType, data: impl Into<Data<'a>>) -> Self {
-        NewPart { name: name.into(), dtype, logical: None, data: data.into(), encoding: Encoding::Raw }
+        let (dtype, logical) = match dtype {
+            DType::Bool => (DType::U8, Some("bool".into())),
+            d => (d, None),
+        };
+        NewPart { name: name.into(), dtype, logical, data: data.into(), encoding: Encoding::Raw }
     }
 
-    /// A raw part from typed elements (`bool` is not a v2 storage type:
-    /// give `u8` bytes with [`Self::logical`]`("bool")`).
+    /// A raw part from typed elements.
     pub fn from_slice<T: Scalar>(name: impl Into<String>, data: &'a [T]) -> Self {
-        let dtype = DType::parse(T::DTYPE.name()).unwrap_or(DType::U8);
-        NewPart::new(name, dtype, Data::from_slice(data))
+        NewPart::new(name, T::DTYPE, Data::from_slice(data))
     }
 
     /// The logical type (`type`, Appendix A: `bool`, `f8_e4m3fn`, `complex64`, ...).
