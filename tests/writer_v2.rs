@@ -524,3 +524,61 @@ fn streamed_parts_round_trip_and_match_in_memory_ones() {
     assert_eq!(m.len(), 1);
     assert_eq!(ztensor::v2::verify::raw_bytes(&m.object("t").unwrap().part("data").unwrap(), &bytes).unwrap(), [5]);
 }
+
+/// Appends a generation with upstream's `Writer(path, append=True, canonical=False, align=A)`.
+const UPSTREAM_APPEND: &str = r#"
+import sys, ztensor
+path, align = sys.argv[1], int(sys.argv[2])
+x = bytes.fromhex(sys.argv[3])
+w = ztensor.Writer(path, append=True, canonical=False, align=align)
+w.add("a", x[:8], [2], "f32")
+w.add("c", x, [len(x) // 4], "f32")
+w.finish()
+"#;
+
+#[test]
+fn appended_generations_are_byte_identical_to_upstream_and_read_by_it() {
+    require_reference();
+    let dir = tmp();
+    let x = bytes(40, 128);
+    for align in [4096u64, 65536] {
+        // The first generation: canonical, with a file attribute.
+        let mut w = Writer::new(Vec::new());
+        w.set_attribute("k", 1).unwrap();
+        w.add_dense("b", &[32], DType::F32, &x[..]).unwrap();
+        let first = w.finish().unwrap();
+        let theirs = dir.path().join(format!("theirs_{align}.zt"));
+        std::fs::write(&theirs, &first).unwrap();
+        let a = align.to_string();
+        let h = hex::encode(&x);
+        run_python(UPSTREAM_APPEND, &[&theirs, Path::new(&a), Path::new(&h)]);
+
+        let mut w = Writer::append_to_vec(first.clone(), Options::non_canonical(align)).unwrap();
+        w.add_dense("a", &[2], DType::F32, &x[..8]).unwrap();
+        w.add_dense("c", &[32], DType::F32, &x[..]).unwrap();
+        let ours = w.finish().unwrap();
+        assert!(ours.starts_with(&first), "the old generation's bytes are untouched");
+        assert!(ours == std::fs::read(&theirs).unwrap(), "appended file at {align} differs from upstream's");
+
+        // Through a file, published atomically: the same bytes.
+        let path = dir.path().join(format!("ours_{align}.zt"));
+        std::fs::write(&path, &first).unwrap();
+        let mut w = Writer::append(&path, Options::non_canonical(align)).unwrap();
+        w.add_dense("a", &[2], DType::F32, &x[..8]).unwrap();
+        w.add_dense("c", &[32], DType::F32, &x[..]).unwrap();
+        assert!(std::fs::read(&path).unwrap() == first, "untouched until finish");
+        w.finish().unwrap();
+        assert!(std::fs::read(&path).unwrap() == ours);
+
+        let m = Manifest::parse(&ours).unwrap();
+        assert_eq!(m.len(), 3);
+        assert!(m.attributes().unwrap().get("k").is_some());
+        let got: Json = serde_json::from_str(&run_python(UPSTREAM_READ, &[&path])).unwrap();
+        let p = path.to_str().unwrap();
+        assert_eq!(got[p]["objects"]["c"]["parts"]["data"], Json::from(sha(&x)));
+        assert_eq!(got[p]["objects"]["a"]["parts"]["data"], Json::from(sha(&x[..8])));
+        assert_eq!(got[p]["checked"], 3);
+    }
+    // Canonical form cannot be appended to (as upstream refuses).
+    assert!(matches!(Writer::append_to_vec(Writer::new(Vec::new()).finish().unwrap(), Options::canonical()).unwrap_err().kind, ztensor::write::v2::Kind::Option(_)));
+}

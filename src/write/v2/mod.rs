@@ -45,6 +45,7 @@
 //! assert_eq!(m.len(), 2);
 //! ```
 
+mod append;
 mod cbor;
 mod object;
 mod seekable;
