@@ -582,3 +582,96 @@ fn appended_generations_are_byte_identical_to_upstream_and_read_by_it() {
     // Canonical form cannot be appended to (as upstream refuses).
     assert!(matches!(Writer::append_to_vec(Writer::new(Vec::new()).finish().unwrap(), Options::canonical()).unwrap_err().kind, ztensor::write::v2::Kind::Option(_)));
 }
+
+/// Objects that break a rule are refused with the reader's own error,
+/// before any byte of them is written.
+#[test]
+fn every_profile_rule_is_checked_before_writing() {
+    use ztensor::v2::Kind as R;
+    use ztensor::write::v2::Kind;
+    let obj = |layout: &'static str, shape: &[u64], parts: Vec<(&'static str, DType, Option<&'static str>, Vec<u8>)>| {
+        let mut o = NewObject::new("x", shape, layout);
+        for (n, d, t, b) in parts {
+            let mut p = NewPart::new(n, d, b);
+            if let Some(t) = t {
+                p = p.logical(t);
+            }
+            o = o.part(p);
+        }
+        o
+    };
+    let qg = |bits: u64| {
+        AttrValue::map([
+            ("bits", bits.into()),
+            ("group_size", 0.into()),
+            ("axis", 0.into()),
+            ("packing", AttrValue::map([("word", "u8".into()), ("order", "lsb_first".into()), ("per_word", (8 / bits.max(1)).into())])),
+            ("scale_form", "f32_factors".into()),
+            ("zero_point", AttrValue::map([("form", "none".into())])),
+        ])
+    };
+    let with = |o: NewObject<'static>, a: AttrValue| match a {
+        AttrValue::Map(entries) => entries.into_iter().fold(o, |o, (k, v)| match k {
+            AttrValue::Text(k) => o.attribute(k, v),
+            _ => unreachable!(),
+        }),
+        _ => unreachable!(),
+    };
+    let cases = || -> Vec<(NewObject<'static>, R)> { vec![
+        (obj("dense", &[2], vec![("data", DType::F32, None, vec![0; 4])]), R::SizeMismatch),
+        (obj("dense", &[2], vec![("data", DType::U8, Some("complex64"), vec![0; 16])]), R::TypeDtypeMismatch),
+        (obj("dense", &[2], vec![("values", DType::U8, None, vec![0; 2])]), R::LayoutParts),
+        (obj("dense", &[1; 65], vec![("data", DType::U8, None, vec![0])]), R::RankTooLarge),
+        (obj("dense", &[1], vec![("", DType::U8, None, vec![0])]), R::BadName),
+        (
+            obj("zt.sparse_csr/1", &[2, 2, 1], vec![("indices", DType::U32, None, vec![]), ("indptr", DType::U32, None, vec![0; 12]), ("values", DType::F32, None, vec![])]),
+            R::LayoutRank,
+        ),
+        (
+            obj("zt.sparse_csr/1", &[2, 2], vec![("indices", DType::U32, None, vec![]), ("indptr", DType::U32, None, vec![0; 8]), ("values", DType::F32, None, vec![])]),
+            R::SizeMismatch,
+        ),
+        (
+            obj("zt.sparse_csr/1", &[2, 2], vec![("indices", DType::U16, None, vec![]), ("indptr", DType::U16, None, vec![0; 6]), ("values", DType::F32, None, vec![])]),
+            R::LayoutPartType,
+        ),
+        (obj("zt.sparse_coo/1", &[], vec![("coords", DType::U32, None, vec![]), ("values", DType::F32, None, vec![])]), R::LayoutRank),
+        (obj("zt.sparse_coo/1", &[3], vec![("coords", DType::U32, None, vec![0; 4])]), R::LayoutParts),
+        (with(obj("zt.quant_group/1", &[8], vec![("data", DType::U8, None, vec![0; 8]), ("scales", DType::F32, None, vec![0; 32])]), qg(7)), R::LayoutAttribute),
+        (with(obj("zt.quant_group/1", &[8], vec![("data", DType::U8, None, vec![0; 3]), ("scales", DType::F32, None, vec![0; 32])]), qg(4)), R::SizeMismatch),
+        (
+            with(
+                obj("zt.mx/1", &[32], vec![("data", DType::U8, Some("f4_e2m1"), vec![0; 16]), ("scales", DType::U8, Some("f8_e8m0"), vec![0])]),
+                AttrValue::map([("block_size", 32.into()), ("scale_form", "f32".into())]),
+            ),
+            R::LayoutAttribute,
+        ),
+        (
+            with(
+                obj("zt.mx/1", &[32], vec![("data", DType::U8, Some("f4_e2m1"), vec![0; 16]), ("scales", DType::U8, None, vec![0])]),
+                AttrValue::map([("block_size", 32.into()), ("scale_form", "e8m0_exponent".into())]),
+            ),
+            R::LayoutPartType,
+        ),
+        (
+            with(obj("gguf.q8_0/1", &[32], vec![("data", DType::U8, None, vec![0; 34])]), AttrValue::map([("elems_per_block", 32.into()), ("block_bytes", 0.into())])),
+            R::LayoutAttribute,
+        ),
+        (obj("gguf.q8_0/1", &[32], vec![("data", DType::U8, None, vec![0; 34])]), R::LayoutAttribute),
+    ] };
+    for opts in [Options::canonical(), Options::non_canonical(4096)] {
+        let mut w = Writer::with_options(Vec::new(), opts).unwrap();
+        w.add_dense("a", &[1], DType::U8, vec![7u8]).unwrap();
+        let written = w.position();
+        let mut n = 0;
+        for (o, want) in cases() {
+            let e = w.add(o).unwrap_err();
+            assert!(matches!(&e.kind, Kind::Rule(r) if r.kind == want), "case {n}: want {want:?}, got {e:?}");
+            assert_eq!(e.object.as_deref(), Some("x"));
+            assert_eq!(w.position(), written, "case {n}: nothing written");
+            n += 1;
+        }
+        let bytes = w.finish().unwrap();
+        assert_eq!(Manifest::parse(&bytes).unwrap().len(), 1);
+    }
+}
