@@ -663,15 +663,86 @@ fn every_profile_rule_is_checked_before_writing() {
         let mut w = Writer::with_options(Vec::new(), opts).unwrap();
         w.add_dense("a", &[1], DType::U8, vec![7u8]).unwrap();
         let written = w.position();
-        let mut n = 0;
-        for (o, want) in cases() {
+        for (n, (o, want)) in cases().into_iter().enumerate() {
             let e = w.add(o).unwrap_err();
             assert!(matches!(&e.kind, Kind::Rule(r) if r.kind == want), "case {n}: want {want:?}, got {e:?}");
             assert_eq!(e.object.as_deref(), Some("x"));
             assert_eq!(w.position(), written, "case {n}: nothing written");
-            n += 1;
         }
         let bytes = w.finish().unwrap();
         assert_eq!(Manifest::parse(&bytes).unwrap().len(), 1);
     }
+}
+
+/// Sharded output: data shards `NNNNN-of-NNNNN` beside the root, read back
+/// by our reader (shard size, digest, every part) and by upstream's.
+#[test]
+fn sharded_output_is_read_back_by_us_and_by_upstream() {
+    require_reference();
+    let dir = tmp();
+    let root = dir.path().join("model.zt");
+    let tensors = vec![
+        dense("a", &[30000], DType::F32, bytes(50, 120_000)),
+        dense("b", &[65536], DType::U8, bytes(51, 65536)),
+        dense("c", &[65537], DType::I8, bytes(52, 65537)),
+        dense("d", &[100000], DType::U16, bytes(53, 200_000)),
+        dense("e", &[400000], DType::U8, bytes(54, 400_000)), // larger than a shard: its own
+        dense("f", &[3], DType::F32, bytes(55, 12)),
+        dense("g", &[30000], DType::F32, bytes(50, 120_000)), // identical to "a", in another shard
+    ];
+    let mut layouts = layout_objects();
+    layouts[0].encoding = Encoding::ZstdSeekable { level: 3, frame: 8 };
+    let mut objects = tensors.clone();
+    objects.extend(layouts);
+    let c = case("model.zt", objects, Some(file_attrs()), Options::non_canonical(4096).shards(300_000));
+    write_ours(&c, &root);
+
+    let bytes = std::fs::read(&root).unwrap();
+    let m = Manifest::parse(&bytes).unwrap();
+    let shards: Vec<_> = m.shards().collect();
+    assert!(shards.len() >= 4, "{} shards", shards.len());
+    let n = shards.len();
+    let mut files = std::collections::BTreeMap::new();
+    for (i, s) in shards.iter().enumerate() {
+        assert_eq!(s.name, format!("{:05}-of-{n:05}", i + 1));
+        let path = ztensor::v2::shard::positional_path(&root, s.name).unwrap();
+        let f = std::fs::read(&path).unwrap();
+        assert!(f.len() as u64 <= 300_000 || f.len() > 400_000, "{}: {} bytes", s.name, f.len());
+        ztensor::v2::shard::check(s, &f).unwrap();
+        ztensor::v2::shard::verify(s, &f).unwrap();
+        // A data shard: no manifest.
+        assert!(Manifest::parse(&f).unwrap().is_data_shard());
+        files.insert(s.name, f);
+    }
+    // Nothing else left in the directory (temporary files are renamed or gone).
+    assert_eq!(std::fs::read_dir(dir.path()).unwrap().count(), n + 1);
+    for o in &c.objects {
+        let mo = m.object(&o.name).unwrap();
+        for p in &o.parts {
+            let mp = mo.part(p.name).unwrap();
+            let shard = mp.shard.expect("every blob in a data shard");
+            let blob = mp.blob(&files[shard]).unwrap();
+            if mp.is_raw() {
+                assert!(blob == &p.data[..], "{} {}", o.name, p.name);
+            } else {
+                let mut out = vec![0u8; p.data.len()];
+                ztensor::v2::seekable::decode_into(blob, mp.decoded_size(), &mut out).unwrap();
+                assert!(out == p.data);
+            }
+        }
+    }
+    assert_ne!(m.object("a").unwrap().part("data").unwrap().shard, m.object("g").unwrap().part("data").unwrap().shard);
+
+    let got: Json = serde_json::from_str(&run_python(UPSTREAM_READ, &[&root])).unwrap();
+    let got = &got[root.to_str().unwrap()];
+    for o in &c.objects {
+        for p in &o.parts {
+            assert_eq!(got["objects"][&o.name]["parts"][p.name], Json::from(sha(&p.data)), "upstream: {} {}", o.name, p.name);
+        }
+    }
+    assert_eq!(got["undigested"], 0);
+
+    use ztensor::write::v2::Kind;
+    assert!(matches!(Writer::create_with(dir.path().join("x.zt"), Options::canonical().shards(1 << 20)).unwrap_err().kind, Kind::Option(_)));
+    assert!(matches!(Writer::with_options(Vec::new(), Options::non_canonical(4096).shards(1 << 20)).unwrap_err().kind, Kind::Option(_)));
 }

@@ -49,6 +49,8 @@ mod append;
 mod cbor;
 mod object;
 mod seekable;
+#[cfg(feature = "std")]
+mod shard;
 
 pub use object::{Encoding, NewObject, NewPart};
 
@@ -83,6 +85,7 @@ pub struct Options {
     canonical: bool,
     align: u64,
     digest: DigestAlg,
+    shard_size: Option<u64>,
 }
 
 impl Default for Options {
@@ -94,18 +97,26 @@ impl Default for Options {
 impl Options {
     /// Canonical form (§6.3).
     pub const fn canonical() -> Self {
-        Options { canonical: true, align: CANONICAL_ALIGN, digest: DigestAlg::Xxh3 }
+        Options { canonical: true, align: CANONICAL_ALIGN, digest: DigestAlg::Xxh3, shard_size: None }
     }
 
     /// Non-canonical: blobs at multiples of `align` (a power of two ≥ 4096),
     /// `xxh3` digests unless [`Self::digest`] says otherwise.
     pub const fn non_canonical(align: u64) -> Self {
-        Options { canonical: false, align, digest: DigestAlg::Xxh3 }
+        Options { canonical: false, align, digest: DigestAlg::Xxh3, shard_size: None }
     }
 
     /// The digest on every part (non-canonical only: canonical form needs `xxh3`).
     pub const fn digest(mut self, d: DigestAlg) -> Self {
         self.digest = d;
+        self
+    }
+
+    /// Sharded output (non-canonical, files only: [`Writer::create_with`]):
+    /// blobs go to data shards of at most `max_bytes` each (a larger blob
+    /// gets a shard of its own) beside a root that holds the manifest.
+    pub const fn shards(mut self, max_bytes: u64) -> Self {
+        self.shard_size = Some(max_bytes);
         self
     }
 
@@ -122,6 +133,9 @@ impl Options {
     fn check(&self) -> Result<()> {
         if !self.align.is_power_of_two() || self.align < crate::v2::container::BLOB_ALIGN {
             return Err(Error::new(Kind::Option("alignment must be a power of two >= 4096")));
+        }
+        if self.canonical && self.shard_size.is_some() {
+            return Err(Error::new(Kind::Option("canonical form is single-file: no shards")));
         }
         if self.canonical && (self.align != CANONICAL_ALIGN || self.digest != DigestAlg::Xxh3) {
             return Err(Error::new(Kind::Option("canonical form places blobs at 65536 with xxh3 digests")));
@@ -253,6 +267,8 @@ impl Digester {
 
 /// Where a part's blob goes, and what is known of it before writing.
 struct Plan {
+    /// The file: 0 for this one, k for data shard k.
+    shard: u32,
     offset: u64,
     length: u64,
     /// Bytes to write (encoded parts, held in memory), if not the source's.
@@ -265,18 +281,33 @@ struct Plan {
     key: Option<(u64, u64)>,
 }
 
+/// Where the next blob may go: a file (0: this one, k: data shard k) and
+/// the first free byte in it.
+#[derive(Clone, Copy)]
+struct Place {
+    shard: u32,
+    end: u64,
+}
+
 /// A streaming zTensor v2 writer. See the [module docs](self).
 pub struct Writer<S: Sink> {
     sink: S,
     opts: Options,
+    /// Bytes written to the file blobs go to now (the root, or the current data shard).
     pos: u64,
+    /// The data shard blobs go to now (0: none, blobs go to the root).
+    shard: u32,
+    #[cfg(feature = "std")]
+    shards: Option<shard::ShardSet>,
+    /// Positions in `objects` entries of a `shard` name's `-of-00000`, patched at finish.
+    patches: Vec<(usize, usize)>,
     broken: bool,
     /// Encoded `objects` entries: (name key, object map).
     objects: Vec<(Vec<u8>, Vec<u8>)>,
     names: BTreeSet<String>,
     last: Option<String>,
-    /// Raw blobs by (length, XXH3-64) of their bytes: offsets.
-    blobs: BTreeMap<(u64, u64), Vec<u64>>,
+    /// Raw blobs by (length, XXH3-64) of their bytes: (file, offset).
+    blobs: BTreeMap<(u64, u64), Vec<(u32, u64)>>,
     /// File attributes: encoded key -> encoded value.
     attrs: BTreeMap<Vec<u8>, Vec<u8>>,
 }
@@ -302,6 +333,10 @@ impl<S: Sink> Writer<S> {
             sink,
             opts: Options::canonical(),
             pos: 0,
+            shard: 0,
+            #[cfg(feature = "std")]
+            shards: None,
+            patches: Vec::new(),
             broken: false,
             objects: Vec::new(),
             names: BTreeSet::new(),
@@ -314,6 +349,9 @@ impl<S: Sink> Writer<S> {
     /// A writer with these options.
     pub fn with_options(sink: S, opts: Options) -> Result<Self> {
         opts.check()?;
+        if opts.shard_size.is_some() {
+            return Err(Error::new(Kind::Option("sharded output is written to files: use create_with")));
+        }
         let mut w = Writer::new(sink);
         w.opts = opts;
         Ok(w)
@@ -380,11 +418,37 @@ impl<S: Sink> Writer<S> {
     }
 
     fn put(&mut self, b: &[u8]) -> Result<()> {
+        #[cfg(feature = "std")]
+        if self.shard != 0 {
+            if let Some(sh) = self.shards.as_mut() {
+                if let Err(e) = sh.put(b) {
+                    self.broken = true;
+                    return Err(e);
+                }
+                self.pos += b.len() as u64;
+                return Ok(());
+            }
+        }
         if let Err(e) = self.sink.write_all(b) {
             self.broken = true;
             return Err(e.into());
         }
         self.pos += b.len() as u64;
+        Ok(())
+    }
+
+    /// Blobs go to data shard `k` from now on (a new one: the current is closed).
+    #[cfg(feature = "std")]
+    fn roll_to(&mut self, k: u32) -> Result<()> {
+        let Some(sh) = self.shards.as_mut() else { return Err(Error::new(Kind::Core(crate::ErrorKind::Io))) };
+        while sh.current() < k {
+            if let Err(e) = sh.roll() {
+                self.broken = true;
+                return Err(e);
+            }
+        }
+        self.shard = k;
+        self.pos = 0;
         Ok(())
     }
 
@@ -404,6 +468,30 @@ impl<S: Sink> Writer<S> {
     /// The first offset a new blob may take.
     fn next_free(&self) -> u64 {
         self.pos.max(MAGIC.len() as u64)
+    }
+
+    /// Where the next blob may go.
+    fn place(&self) -> Place {
+        if self.opts.shard_size.is_some() && self.shard == 0 {
+            // Sharded output: the first blob starts data shard 1.
+            return Place { shard: 1, end: MAGIC.len() as u64 };
+        }
+        Place { shard: self.shard, end: self.next_free() }
+    }
+
+    /// Take `len` bytes at the next aligned offset of `place`, in a new data
+    /// shard when sharding and they would take the current one past its size.
+    fn take(&self, place: &mut Place, len: u64) -> Result<(u32, u64)> {
+        let mut at = align_up(place.end, self.opts.align)?;
+        if let Some(limit) = self.opts.shard_size {
+            let over = at.checked_add(len).and_then(|e| e.checked_add(FOOTER_LEN)).map_or(true, |e| e > limit);
+            if over && place.end > MAGIC.len() as u64 {
+                *place = Place { shard: place.shard + 1, end: MAGIC.len() as u64 };
+                at = align_up(place.end, self.opts.align)?;
+            }
+        }
+        place.end = at + len;
+        Ok((place.shard, at))
     }
 
     /// Add an object: check it (the reader's rules, at the offsets it will
@@ -447,11 +535,11 @@ impl<S: Sink> Writer<S> {
 
         // Plan every blob before writing any.
         let mut plans: Vec<Plan> = Vec::with_capacity(obj.parts.len());
-        let mut cursor = self.next_free();
+        let mut place = self.place();
         for i in 0..obj.parts.len() {
             let plan = match self.same_as_earlier(&obj.parts, &plans, i) {
                 Some(p) => p,
-                None => self.plan(&mut obj.parts[i], &mut cursor).map_err(|e| e.in_part(&obj.parts[i].name))?,
+                None => self.plan(&mut obj.parts[i], &mut place).map_err(|e| e.in_part(&obj.parts[i].name))?,
             };
             plans.push(plan);
         }
@@ -459,10 +547,17 @@ impl<S: Sink> Writer<S> {
         let provisional: Vec<Option<String>> =
             plans.iter().map(|p| p.digest.clone().or_else(|| Digester::placeholder(self.opts.digest))).collect();
         let key = cbor::key(&obj.name);
-        let value = object_entry(&obj.shape, &obj.layout, &attrs, &obj.parts, &plans, &provisional)?;
-        // The reader's verdict on the object alone, at its real offsets.
-        let m = root(&[(key.clone(), value)], &BTreeMap::new())?;
-        check_manifest_after(&m, self.opts.align, plans.iter().map(|p| p.offset + p.length).max().unwrap_or(0).max(self.next_free()))?;
+        let (value, _) = object_entry(&obj.shape, &obj.layout, &attrs, &obj.parts, &plans, &provisional)?;
+        // The reader's verdict on the object alone, at its real offsets
+        // (data shards as large as the blobs in them need).
+        let mut table: BTreeMap<u32, u64> = BTreeMap::new();
+        for p in plans.iter().filter(|p| p.shard != 0) {
+            let e = table.entry(p.shard).or_insert(0);
+            *e = (*e).max(p.offset + p.length + FOOTER_LEN);
+        }
+        let root_end = plans.iter().filter(|p| p.shard == 0).map(|p| p.offset + p.length).max().unwrap_or(0);
+        let m = root_with(&[(key.clone(), value)], &BTreeMap::new(), &table)?;
+        check_manifest_after(&m, self.opts.align, root_end.max(if self.shard == 0 { self.next_free() } else { MAGIC.len() as u64 }))?;
 
         // Write.
         let mut digests = Vec::with_capacity(plans.len());
@@ -472,10 +567,12 @@ impl<S: Sink> Writer<S> {
         }
         for plan in &plans {
             if let (Some(k), false) = (plan.key, plan.shared) {
-                self.blobs.entry(k).or_default().push(plan.offset);
+                self.blobs.entry(k).or_default().push((plan.shard, plan.offset));
             }
         }
-        let value = object_entry(&obj.shape, &obj.layout, &attrs, &obj.parts, &plans, &digests)?;
+        let (value, patches) = object_entry(&obj.shape, &obj.layout, &attrs, &obj.parts, &plans, &digests)?;
+        let i = self.objects.len();
+        self.patches.extend(patches.into_iter().map(|at| (i, at)));
         self.objects.push((key, value));
         self.names.insert(obj.name.clone());
         self.last = Some(obj.name);
@@ -489,7 +586,7 @@ impl<S: Sink> Writer<S> {
         let key = (b.len() as u64, xxhash_rust::xxh3::xxh3_64(b));
         plans.iter().zip(parts).find_map(|(e, q)| match &q.data.0 {
             Repr::Bytes(qb) if e.key == Some(key) && !e.shared && qb[..] == b[..] => {
-                Some(Plan { offset: e.offset, length: e.length, encoded: None, shared: true, digest: e.digest.clone(), key: e.key })
+                Some(Plan { shard: e.shard, offset: e.offset, length: e.length, encoded: None, shared: true, digest: e.digest.clone(), key: e.key })
             }
             _ => None,
         })
@@ -497,8 +594,7 @@ impl<S: Sink> Writer<S> {
 
     /// Place part `p`: share an earlier blob of identical bytes, or take
     /// the next aligned offset from `cursor`.
-    fn plan(&mut self, p: &mut NewPart<'_>, cursor: &mut u64) -> Result<Plan> {
-        let align = self.opts.align;
+    fn plan(&mut self, p: &mut NewPart<'_>, place: &mut Place) -> Result<Plan> {
         match (&p.encoding, &mut p.data.0) {
             (Encoding::Raw, Repr::Bytes(b)) => {
                 let len = b.len() as u64;
@@ -511,17 +607,15 @@ impl<S: Sink> Writer<S> {
                         g.finish()
                     }
                 };
-                if let Some(off) = self.find_shared(len, h, b)? {
-                    return Ok(Plan { offset: off, length: len, encoded: None, shared: true, digest, key: Some((len, h)) });
+                if let Some((shard, off)) = self.find_shared(len, h, b)? {
+                    return Ok(Plan { shard, offset: off, length: len, encoded: None, shared: true, digest, key: Some((len, h)) });
                 }
-                let at = align_up(*cursor, align)?;
-                *cursor = at + len;
-                Ok(Plan { offset: at, length: len, encoded: None, shared: false, digest, key: Some((len, h)) })
+                let (shard, at) = self.take(place, len)?;
+                Ok(Plan { shard, offset: at, length: len, encoded: None, shared: false, digest, key: Some((len, h)) })
             }
             (Encoding::Raw, Repr::Stream { len, .. }) => {
-                let at = align_up(*cursor, align)?;
-                *cursor = at + *len;
-                Ok(Plan { offset: at, length: *len, encoded: None, shared: false, digest: None, key: None })
+                let (shard, at) = self.take(place, *len)?;
+                Ok(Plan { shard, offset: at, length: *len, encoded: None, shared: false, digest: None, key: None })
             }
             (Encoding::ZstdSeekable { level, frame }, repr) => {
                 if *frame == 0 || *frame as u64 > crate::v2::seekable::MAX_FRAME {
@@ -541,23 +635,23 @@ impl<S: Sink> Writer<S> {
                     Repr::Stream { src, .. } => &mut **src,
                 };
                 let enc = seekable::encode(*level, *frame, src, declared, &mut g)?;
-                let at = align_up(*cursor, align)?;
-                *cursor = at + enc.len() as u64;
-                Ok(Plan { offset: at, length: enc.len() as u64, encoded: Some(enc), shared: false, digest: g.finish(), key: None })
+                let (shard, at) = self.take(place, enc.len() as u64)?;
+                Ok(Plan { shard, offset: at, length: enc.len() as u64, encoded: Some(enc), shared: false, digest: g.finish(), key: None })
             }
         }
     }
 
     /// An earlier blob with these exact bytes (confirmed by reading it back).
-    fn find_shared(&mut self, len: u64, h: u64, b: &[u8]) -> Result<Option<u64>> {
+    /// (Only blobs of the file being written are candidates.)
+    fn find_shared(&mut self, len: u64, h: u64, b: &[u8]) -> Result<Option<(u32, u64)>> {
         let Some(offs) = self.blobs.get(&(len, h)) else { return Ok(None) };
-        let offs = offs.clone();
+        let offs: Vec<u64> = offs.iter().filter(|(f, _)| *f == self.shard).map(|&(_, o)| o).collect();
         let mut buf = alloc::vec![0u8; b.len().min(1 << 20)];
         'cands: for off in offs {
             let mut done = 0usize;
             while done < b.len() {
                 let n = (b.len() - done).min(buf.len());
-                match self.sink.read_at(off + done as u64, &mut buf[..n]) {
+                match self.read_back(off + done as u64, &mut buf[..n]) {
                     Ok(true) => {}
                     // Cannot confirm: canonical form cannot be written; otherwise not shared.
                     Ok(false) if self.opts.canonical => {
@@ -566,7 +660,7 @@ impl<S: Sink> Writer<S> {
                     Ok(false) => return Ok(None),
                     Err(e) => {
                         self.broken = true;
-                        return Err(e.into());
+                        return Err(e);
                     }
                 }
                 if buf[..n] != b[done..done + n] {
@@ -574,9 +668,20 @@ impl<S: Sink> Writer<S> {
                 }
                 done += n;
             }
-            return Ok(Some(off));
+            return Ok(Some((self.shard, off)));
         }
         Ok(None)
+    }
+
+    /// Read back bytes of the file being written.
+    fn read_back(&mut self, offset: u64, buf: &mut [u8]) -> Result<bool> {
+        #[cfg(feature = "std")]
+        if self.shard != 0 {
+            if let Some(sh) = self.shards.as_mut() {
+                return sh.read_at(offset, buf).map(|()| true);
+            }
+        }
+        self.sink.read_at(offset, buf).map_err(Into::into)
     }
 }
 
@@ -585,6 +690,10 @@ impl<S: Sink> Writer<S> {
     fn write_part(&mut self, p: &mut NewPart<'_>, plan: &mut Plan) -> Result<Option<String>> {
         if plan.shared {
             return Ok(plan.digest.clone());
+        }
+        #[cfg(feature = "std")]
+        if plan.shard != self.shard {
+            self.roll_to(plan.shard)?;
         }
         self.pad_to(plan.offset)?;
         if let Some(enc) = plan.encoded.take() {
@@ -599,16 +708,19 @@ impl<S: Sink> Writer<S> {
             Repr::Stream { len, src } => {
                 let declared = *len;
                 let mut g = Digester::new(self.opts.digest);
-                let (sink, broken, pos) = (&mut self.sink, &mut self.broken, &mut self.pos);
+                let mut failed = None;
                 let n = super::copy(&mut **src, declared, &mut |b: &[u8]| {
-                    if let Err(e) = sink.write_all(b) {
-                        *broken = true;
-                        return Err(e);
-                    }
+                    self.put(b).map_err(|e| {
+                        failed = Some(e);
+                        crate::Error::new(crate::ErrorKind::Io)
+                    })?;
                     g.update(b);
-                    *pos += b.len() as u64;
                     Ok(())
-                })?;
+                });
+                if let Some(e) = failed {
+                    return Err(e);
+                }
+                let n = n?;
                 if n != declared {
                     return Err(Error::new(Kind::Core(crate::ErrorKind::LengthMismatch { expected: declared, actual: n })));
                 }
@@ -621,9 +733,24 @@ impl<S: Sink> Writer<S> {
     /// publishes the file now) and return it.
     pub fn finish(mut self) -> Result<S> {
         self.usable()?;
+        #[allow(unused_mut)] // Filled only with std (sharded output).
+        let mut table = Vec::new();
+        #[cfg(feature = "std")]
+        if let Some(sh) = self.shards.as_mut() {
+            let (n, t) = sh.finish()?;
+            // The count in every part's shard name, now known.
+            let count = alloc::format!("{n:05}");
+            for &(i, at) in &self.patches {
+                self.objects[i].1[at + shard::COUNT_AT..at + shard::COUNT_AT + 5].copy_from_slice(count.as_bytes());
+            }
+            table = t;
+            // The root holds only the manifest.
+            self.shard = 0;
+            self.pos = 0;
+        }
         let end = self.next_free();
         let at = align_up(end, self.opts.align)?;
-        let m = root(&self.objects, &self.attrs)?;
+        let m = root_shards(&self.objects, &self.attrs, &table)?;
         if m.len() as u64 > MAX_MANIFEST_LEN {
             return Err(Error::new(Kind::Rule(crate::v2::Error { kind: crate::v2::Kind::ManifestTooLarge, offset: None, context: "" })));
         }
@@ -656,9 +783,48 @@ fn footer(offset: u64, m: &[u8]) -> [u8; FOOTER_LEN as usize] {
 
 /// The root map: `objects` and, when set, `attributes`.
 fn root(objects: &[(Vec<u8>, Vec<u8>)], attrs: &BTreeMap<Vec<u8>, Vec<u8>>) -> Result<Vec<u8>> {
+    root_shards(objects, attrs, &[])
+}
+
+/// A shard table entry: name, size, sha256 of the whole shard.
+pub(crate) type ShardEntry = (String, u64, [u8; 32]);
+
+/// The shard table entry of a shard.
+fn shard_entry(size: u64, digest: &str) -> Result<Vec<u8>> {
+    let mut sz = Vec::new();
+    cbor::uint(&mut sz, size);
+    let mut v = Vec::new();
+    cbor::map(&mut v, alloc::vec![(cbor::key("size"), sz), (cbor::key("digest"), cbor::key(digest))])?;
+    Ok(v)
+}
+
+/// A root for checking one object: data shards of the given sizes, with
+/// provisional names and digests.
+fn root_with(objects: &[(Vec<u8>, Vec<u8>)], attrs: &BTreeMap<Vec<u8>, Vec<u8>>, sizes: &BTreeMap<u32, u64>) -> Result<Vec<u8>> {
+    #[cfg(feature = "std")]
+    let table: Vec<ShardEntry> = sizes.iter().map(|(&k, &s)| (shard::provisional_name(k), s, [0; 32])).collect();
+    #[cfg(not(feature = "std"))]
+    let table: Vec<ShardEntry> = {
+        let _ = sizes;
+        Vec::new()
+    };
+    root_shards(objects, attrs, &table)
+}
+
+/// The root map with a shard table (name, size, sha256) when not empty.
+fn root_shards(objects: &[(Vec<u8>, Vec<u8>)], attrs: &BTreeMap<Vec<u8>, Vec<u8>>, table: &[ShardEntry]) -> Result<Vec<u8>> {
     let mut objs = Vec::new();
     cbor::map(&mut objs, objects.iter().map(|(k, v)| (&k[..], &v[..])).collect())?;
     let mut entries = alloc::vec![(cbor::key("objects"), objs)];
+    if !table.is_empty() {
+        let mut t = Vec::new();
+        for (name, size, sha) in table {
+            t.push((cbor::key(name), shard_entry(*size, &alloc::format!("sha256:{}", hex::encode(sha)))?));
+        }
+        let mut sm = Vec::new();
+        cbor::map(&mut sm, t)?;
+        entries.push((cbor::key("shards"), sm));
+    }
     if !attrs.is_empty() {
         let mut a = Vec::new();
         cbor::map(&mut a, attrs.iter().map(|(k, v)| (&k[..], &v[..])).collect())?;
@@ -677,7 +843,7 @@ fn object_entry(
     parts: &[NewPart<'_>],
     plans: &[Plan],
     digests: &[Option<String>],
-) -> Result<Vec<u8>> {
+) -> Result<(Vec<u8>, Vec<usize>)> {
     let mut pm = Vec::with_capacity(parts.len());
     for ((p, plan), d) in parts.iter().zip(plans).zip(digests) {
         let mut f: Vec<(Vec<u8>, Vec<u8>)> = Vec::with_capacity(6);
@@ -687,6 +853,10 @@ fn object_entry(
         cbor::uint(&mut blob, plan.length);
         f.push((cbor::key("blob"), blob));
         f.push((cbor::key("dtype"), cbor::key(p.dtype.name())));
+        #[cfg(feature = "std")]
+        if plan.shard != 0 {
+            f.push((cbor::key("shard"), cbor::key(&shard::provisional_name(plan.shard))));
+        }
         if let Some(t) = &p.logical {
             f.push((cbor::key("type"), cbor::key(t)));
         }
@@ -710,6 +880,7 @@ fn object_entry(
     for &d in shape {
         cbor::uint(&mut sh, d);
     }
+    let parts_len = parts_map.len();
     let mut o = alloc::vec![(cbor::key("parts"), parts_map), (cbor::key("shape"), sh), (cbor::key("layout"), cbor::key(layout))];
     if !attrs.is_empty() {
         let mut a = Vec::new();
@@ -718,7 +889,23 @@ fn object_entry(
     }
     let mut out = Vec::new();
     cbor::map(&mut out, o)?;
-    Ok(out)
+    // Where each provisional shard name's text starts (after its 1-byte head).
+    #[allow(unused_mut)] // Filled only with std (sharded output).
+    let mut patches = Vec::new();
+    #[cfg(not(feature = "std"))]
+    let _ = parts_len;
+    #[cfg(feature = "std")]
+    if plans.iter().any(|p| p.shard != 0) {
+        let marker = [&cbor::key("shard")[..], &[0x6e][..]].concat();
+        // Only in the parts map, first in the object's map (after its head and key).
+        let end = 1 + cbor::key("parts").len() + parts_len;
+        let mut i = 0;
+        while let Some(j) = out[i..end].windows(marker.len()).position(|w| w == marker) {
+            patches.push(i + j + marker.len());
+            i += j + marker.len();
+        }
+    }
+    Ok((out, patches))
 }
 
 /// The reader's verdict on manifest `m` placed after `end` bytes of blobs.
@@ -746,8 +933,14 @@ impl Writer<super::FileSink> {
     /// A file at `path` written with these options.
     pub fn create_with(path: impl AsRef<std::path::Path>, opts: Options) -> Result<Self> {
         opts.check()?;
+        let path = path.as_ref();
         let sink = super::FileSink::create(path).map_err(|_| Error::new(Kind::Core(crate::ErrorKind::Io)))?;
-        Writer::with_options(sink, opts)
+        let mut w = Writer::with_options(sink, Options { shard_size: None, ..opts })?;
+        w.opts = opts;
+        if opts.shard_size.is_some() {
+            w.shards = Some(shard::ShardSet::beside(path)?);
+        }
+        Ok(w)
     }
 }
 
