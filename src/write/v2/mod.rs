@@ -14,7 +14,14 @@
 //! on every part; names (objects, parts, attribute keys) in NFC: others are
 //! refused, not normalized (upstream 2.1.2 refuses non-NFC object and part
 //! names the same way; it does not check attribute keys, this writer does);
-//! no shards; the manifest last, the footer right after. Identical input
+//! no shards; the manifest last, the footer right after. A streamed part
+//! ([`Data::from_chunks`], [`Data::from_reader`]) is not shared with an
+//! identical earlier blob (its bytes are known only once written, and the
+//! writer never seeks back): upstream's `Writer.stream` does the same, so
+//! the bytes still match upstream's, but such a file is not canonical in
+//! the letter of rule 3. A sink that cannot read back ([`Sink::read_at`]:
+//! `Vec<u8>` and [`FileSink`](super::FileSink) can) makes a canonical
+//! writer refuse a part identical to an earlier one. Identical input
 //! gives the same bytes as upstream's `ztensor.Writer(path)` (tested
 //! against PyPI `ztensor` 2.1.2 in `tests/writer_v2.rs`).
 //!
