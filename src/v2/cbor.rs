@@ -132,6 +132,43 @@ struct Frame {
     prev_end: usize,
 }
 
+/// The rest of one item after its head: checks strings, floats, simple
+/// values and tags; a non-empty array or map gives the frame to push.
+#[inline]
+fn item(b: &[u8], pos: &mut usize, major: u8, ai: u8, v: u64, start: usize, depth: usize) -> Result<Option<Frame>> {
+    match major {
+        UINT | NINT => {}
+        BYTES | TEXT => {
+            let end = (*pos as u64).checked_add(v).filter(|&e| e <= b.len() as u64);
+            let end = end.ok_or(Error::at(Kind::CborTruncated, start))? as usize;
+            if major == TEXT && !b[*pos..end].is_ascii() && core::str::from_utf8(&b[*pos..end]).is_err() {
+                return Err(Error::at(Kind::CborInvalidUtf8, start));
+            }
+            *pos = end;
+        }
+        ARRAY | MAP => {
+            if depth > MAX_DEPTH {
+                return Err(Error::at(Kind::CborTooDeep, start));
+            }
+            let per = if major == MAP { 2 } else { 1 };
+            // Every item takes at least one byte: a count past the end is truncation.
+            if v > (b.len() - *pos) as u64 {
+                return Err(Error::at(Kind::CborTruncated, start));
+            }
+            if v > 0 {
+                return Ok(Some(Frame { left: v * per, map: major == MAP, key_start: 0, prev_start: 0, prev_end: 0 }));
+            }
+        }
+        TAG => return Err(Error::at(Kind::CborTag, start)),
+        _ => match ai {
+            20..=22 => {}
+            25..=27 => check_float(ai, v, start)?,
+            _ => return Err(Error::at(Kind::CborSimple, start)),
+        },
+    }
+    Ok(None)
+}
+
 /// Validate `b` as exactly one item in deterministic encoding, nested at
 /// most [`MAX_DEPTH`] deep. Never allocates; iterative.
 pub fn validate(b: &[u8]) -> Result<()> {
@@ -147,42 +184,29 @@ pub fn validate(b: &[u8]) -> Result<()> {
             }
         }
         let start = pos;
-        let (major, ai, v, next) = raw_head(b, pos)?;
-        pos = next;
-        if major != SIMPLE && !shortest(ai, v) {
-            return Err(Error::at(Kind::CborNonShortest, start));
-        }
-        match major {
-            UINT | NINT => {}
-            BYTES | TEXT => {
-                let end = (pos as u64).checked_add(v).filter(|&e| e <= b.len() as u64);
-                let end = end.ok_or(Error::at(Kind::CborTruncated, start))? as usize;
-                if major == TEXT && !b[pos..end].is_ascii() && core::str::from_utf8(&b[pos..end]).is_err() {
+        // Fast path: a short text (most keys and names) or a small integer.
+        match b.get(pos) {
+            Some(&ib @ 0x60..=0x77) => {
+                let end = pos + 1 + (ib & 0x1f) as usize;
+                let Some(t) = b.get(pos + 1..end) else { return Err(Error::at(Kind::CborTruncated, start)) };
+                if !t.is_ascii() && core::str::from_utf8(t).is_err() {
                     return Err(Error::at(Kind::CborInvalidUtf8, start));
                 }
                 pos = end;
             }
-            ARRAY | MAP => {
-                if depth > MAX_DEPTH {
-                    return Err(Error::at(Kind::CborTooDeep, start));
+            Some(0x00..=0x17) => pos += 1,
+            _ => {
+                let (major, ai, v, next) = raw_head(b, pos)?;
+                pos = next;
+                if major != SIMPLE && !shortest(ai, v) {
+                    return Err(Error::at(Kind::CborNonShortest, start));
                 }
-                let per = if major == MAP { 2 } else { 1 };
-                // Every item takes at least one byte: a count past the end is truncation.
-                if v > (b.len() - pos) as u64 {
-                    return Err(Error::at(Kind::CborTruncated, start));
-                }
-                if v > 0 {
-                    stack[depth] = Frame { left: v * per, map: major == MAP, key_start: 0, prev_start: 0, prev_end: 0 };
+                if let Some(d) = item(b, &mut pos, major, ai, v, start, depth)? {
+                    stack[depth] = d;
                     depth += 1;
                     continue;
                 }
             }
-            TAG => return Err(Error::at(Kind::CborTag, start)),
-            _ => match ai {
-                20..=22 => {}
-                25..=27 => check_float(ai, v, start)?,
-                _ => return Err(Error::at(Kind::CborSimple, start)),
-            },
         }
         // One item is complete: account for it in its parents.
         loop {
