@@ -736,7 +736,7 @@ impl<S: Sink> Writer<S> {
         }
     }
 
-    /// Write the manifest and the footer, finish the sink (a [`FileSink`]
+    /// Write the manifest and the footer, finish the sink (a [`FileSink`](super::FileSink)
     /// publishes the file now) and return it.
     pub fn finish(mut self) -> Result<S> {
         self.usable()?;
