@@ -543,10 +543,19 @@ impl<S: Sink> Writer<S> {
         // Plan every blob before writing any.
         let mut plans: Vec<Plan> = Vec::with_capacity(obj.parts.len());
         let mut place = self.place();
+        // Length and XXH3-64 of each raw part in memory, hashed once.
+        let keys: Vec<Option<(u64, u64)>> = obj
+            .parts
+            .iter()
+            .map(|p| match (p.encoding, &p.data.0) {
+                (Encoding::Raw, Repr::Bytes(b)) => Some((b.len() as u64, xxhash_rust::xxh3::xxh3_64(b))),
+                _ => None,
+            })
+            .collect();
         for i in 0..obj.parts.len() {
-            let plan = match self.same_as_earlier(&obj.parts, &plans, i) {
+            let plan = match self.same_as_earlier(&obj.parts, &plans, keys[i], i) {
                 Some(p) => p,
-                None => self.plan(&mut obj.parts[i], &mut place).map_err(|e| e.in_part(&obj.parts[i].name))?,
+                None => self.plan(&mut obj.parts[i], keys[i], &mut place).map_err(|e| e.in_part(&obj.parts[i].name))?,
             };
             plans.push(plan);
         }
@@ -588,9 +597,8 @@ impl<S: Sink> Writer<S> {
 
     /// Part `i` shares the blob of an earlier part of its object with the
     /// same bytes (both in memory, compared here).
-    fn same_as_earlier(&self, parts: &[NewPart<'_>], plans: &[Plan], i: usize) -> Option<Plan> {
-        let (false, Encoding::Raw, Repr::Bytes(b)) = (plans.is_empty(), parts[i].encoding, &parts[i].data.0) else { return None };
-        let key = (b.len() as u64, xxhash_rust::xxh3::xxh3_64(b));
+    fn same_as_earlier(&self, parts: &[NewPart<'_>], plans: &[Plan], key: Option<(u64, u64)>, i: usize) -> Option<Plan> {
+        let (Some(key), Repr::Bytes(b)) = (key, &parts[i].data.0) else { return None };
         plans.iter().zip(parts).find_map(|(e, q)| match &q.data.0 {
             Repr::Bytes(qb) if e.key == Some(key) && !e.shared && qb[..] == b[..] => {
                 Some(Plan { shard: e.shard, offset: e.offset, length: e.length, encoded: None, shared: true, digest: e.digest.clone(), key: e.key })
@@ -601,11 +609,10 @@ impl<S: Sink> Writer<S> {
 
     /// Place part `p`: share an earlier blob of identical bytes, or take
     /// the next aligned offset from `cursor`.
-    fn plan(&mut self, p: &mut NewPart<'_>, place: &mut Place) -> Result<Plan> {
+    fn plan(&mut self, p: &mut NewPart<'_>, key: Option<(u64, u64)>, place: &mut Place) -> Result<Plan> {
         match (&p.encoding, &mut p.data.0) {
             (Encoding::Raw, Repr::Bytes(b)) => {
-                let len = b.len() as u64;
-                let h = xxhash_rust::xxh3::xxh3_64(b);
+                let (len, h) = key.unwrap_or_else(|| (b.len() as u64, xxhash_rust::xxh3::xxh3_64(b)));
                 let digest = match self.opts.digest {
                     DigestAlg::Xxh3 => Some(alloc::format!("xxh3:{h:016x}")),
                     d => {

@@ -65,3 +65,32 @@ fn seekable_parts_decode_back() {
     crate::v2::seekable::decode_into(p.blob(&bytes).unwrap(), p.decoded_size(), &mut out).unwrap();
     assert_eq!(out, data);
 }
+
+#[cfg(feature = "std")]
+#[test]
+fn canonical_refuses_a_shared_part_it_cannot_confirm() {
+    // IoSink cannot read back: an identical part cannot be confirmed.
+    let mut w = Writer::new(crate::write::IoSink::new(Vec::new()));
+    w.add_dense("a", &[2], DType::U8, &[1u8, 2][..]).unwrap();
+    w.add_dense("b", &[2], DType::U8, &[3u8, 4][..]).unwrap();
+    let e = w.add_dense("c", &[2], DType::U8, &[1u8, 2][..]).unwrap_err();
+    assert!(matches!(e.kind, Kind::Option(_)), "{e:?}");
+    // Non-canonical: written as a blob of its own.
+    let mut w = Writer::with_options(crate::write::IoSink::new(Vec::new()), Options::non_canonical(4096)).unwrap();
+    w.add_dense("a", &[2], DType::U8, &[1u8, 2][..]).unwrap();
+    w.add_dense("c", &[2], DType::U8, &[1u8, 2][..]).unwrap();
+    let bytes = w.finish().unwrap().into_inner();
+    let m = Manifest::parse(&bytes).unwrap();
+    assert_ne!(m.object("a").unwrap().part("data").unwrap().offset, m.object("c").unwrap().part("data").unwrap().offset);
+}
+
+#[test]
+fn bool_parts_are_u8_with_logical_bool() {
+    let mut w = Writer::new(Vec::new());
+    w.add(NewObject::new("b", &[3], "dense").part(NewPart::from_slice("data", &[true, false, true]))).unwrap();
+    let bytes = w.finish().unwrap();
+    let m = Manifest::parse(&bytes).unwrap();
+    let p = m.object("b").unwrap().part("data").unwrap();
+    assert_eq!((p.dtype, p.type_name), (DType::U8, Some("bool")));
+    assert_eq!(crate::v2::verify::raw_bytes(&p, &bytes).unwrap(), [1, 0, 1]);
+}
