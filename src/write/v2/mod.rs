@@ -552,10 +552,10 @@ impl<S: Sink> Writer<S> {
                 _ => None,
             })
             .collect();
-        for i in 0..obj.parts.len() {
-            let plan = match self.same_as_earlier(&obj.parts, &plans, keys[i], i) {
+        for (i, &key) in keys.iter().enumerate() {
+            let plan = match self.same_as_earlier(&obj.parts, &plans, key, i) {
                 Some(p) => p,
-                None => self.plan(&mut obj.parts[i], keys[i], &mut place).map_err(|e| e.in_part(&obj.parts[i].name))?,
+                None => self.plan(&mut obj.parts[i], key, &mut place).map_err(|e| e.in_part(&obj.parts[i].name))?,
             };
             plans.push(plan);
         }
