@@ -860,3 +860,32 @@ fn streamed_objects_are_byte_identical_to_upstream() {
     assert_eq!(off("c"), off("a"));
     assert_ne!(off("b"), off("a"));
 }
+
+/// Atomic publication: nothing under the final names until `finish`; a
+/// writer dropped unfinished leaves no file behind (root or shards).
+#[test]
+fn files_appear_only_at_finish() {
+    let dir = tmp();
+    let path = dir.path().join("m.zt");
+    for opts in [Options::canonical(), Options::non_canonical(4096).shards(10_000)] {
+        let mut w = Writer::create_with(&path, opts).unwrap();
+        w.add_dense("a", &[20_000], DType::U8, bytes(70, 20_000)).unwrap();
+        w.add_dense("b", &[20_000], DType::U8, bytes(71, 20_000)).unwrap();
+        assert!(!path.exists());
+        drop(w);
+        assert_eq!(std::fs::read_dir(dir.path()).unwrap().count(), 0, "{opts:?}: temporary files left");
+
+        let mut w = Writer::create_with(&path, opts).unwrap();
+        w.add_dense("a", &[20_000], DType::U8, bytes(70, 20_000)).unwrap();
+        assert!(!path.exists());
+        w.finish().unwrap();
+        let bytes = std::fs::read(&path).unwrap();
+        let m = Manifest::parse(&bytes).unwrap();
+        assert_eq!(m.len(), 1);
+        let n = std::fs::read_dir(dir.path()).unwrap().count();
+        assert_eq!(n, 1 + m.shards().count());
+        for e in std::fs::read_dir(dir.path()).unwrap() {
+            std::fs::remove_file(e.unwrap().path()).unwrap();
+        }
+    }
+}
