@@ -104,7 +104,7 @@ impl ShardSet {
 
     /// Close the last shard and give every shard its final name: returns
     /// the count and the table entries (`NNNNN-of-NNNNN`, size, sha256).
-    pub(crate) fn finish(&mut self) -> Result<(u32, Vec<super::ShardEntry>)> {
+    pub(crate) fn finish(&mut self) -> Result<(u32, Vec<super::manifest::ShardEntry>)> {
         self.close()?;
         let n = self.done.len() as u32;
         let mut table = Vec::new();
