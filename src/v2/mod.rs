@@ -1,4 +1,4 @@
-//! A standalone reader of zTensor format v2 (`../shared/spec/v2/`, Draft 4),
+//! A standalone reader of zTensor format v2 (container format version 2, Draft 4; see docs/format.md),
 //! not yet wired into [`crate::File`].
 //!
 //! [`Manifest::parse_with`] runs every at-open rule in one pass over a

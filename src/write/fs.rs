@@ -125,6 +125,20 @@ impl Sink for FileSink {
     fn take_io_error(&mut self) -> Option<io::Error> {
         self.error.take()
     }
+
+    fn read_at(&mut self, offset: u64, buf: &mut [u8]) -> Result<bool> {
+        let r = match self.file.as_mut() {
+            // Flush what is buffered, read, and return to the end.
+            Some(f) => f.flush().and_then(|()| {
+                let file = f.get_mut();
+                file.seek(SeekFrom::Start(offset))?;
+                file.read_exact(buf)?;
+                file.seek(SeekFrom::End(0)).map(drop)
+            }),
+            None => Err(io::Error::other("file already finished")),
+        };
+        self.io(r).map(|()| true)
+    }
 }
 
 impl Drop for FileSink {

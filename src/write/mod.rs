@@ -93,6 +93,7 @@ mod hash;
 mod names;
 mod object;
 mod sink;
+pub mod v2;
 mod zstd;
 
 pub use attr::AttrValue;

@@ -24,12 +24,27 @@ pub trait Sink {
     fn take_io_error(&mut self) -> Option<std::io::Error> {
         None
     }
+
+    /// Read back `buf.len()` bytes written at `offset`; `Ok(false)` when
+    /// this sink cannot (the default). The v2 writer uses it to confirm,
+    /// byte for byte, that a part is identical to an earlier blob before
+    /// sharing it.
+    fn read_at(&mut self, offset: u64, buf: &mut [u8]) -> Result<bool> {
+        let _ = (offset, buf);
+        Ok(false)
+    }
 }
 
 impl Sink for Vec<u8> {
     fn write_all(&mut self, bytes: &[u8]) -> Result<()> {
         self.extend_from_slice(bytes);
         Ok(())
+    }
+    fn read_at(&mut self, offset: u64, buf: &mut [u8]) -> Result<bool> {
+        let src = usize::try_from(offset).ok().and_then(|o| self.get(o..o.checked_add(buf.len())?));
+        let src = src.ok_or(crate::Error::new(crate::ErrorKind::Io))?;
+        buf.copy_from_slice(src);
+        Ok(true)
     }
 }
 
@@ -43,6 +58,9 @@ impl<S: Sink + ?Sized> Sink for &mut S {
     #[cfg(feature = "std")]
     fn take_io_error(&mut self) -> Option<std::io::Error> {
         (**self).take_io_error()
+    }
+    fn read_at(&mut self, offset: u64, buf: &mut [u8]) -> Result<bool> {
+        (**self).read_at(offset, buf)
     }
 }
 

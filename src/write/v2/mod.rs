@@ -1,0 +1,620 @@
+//! The zTensor format v2 writer (container format version 2, Draft 4; see docs/format.md).
+//!
+//! [`Writer`] writes each object's blobs as it is added, keeps its few
+//! bytes of manifest, and at [`Writer::finish`] appends the deterministic-
+//! CBOR manifest and the 40-byte footer. It never seeks back (it reads
+//! back only to confirm a shared blob, [`Sink::read_at`]).
+//!
+//! **Canonical form** (§6.3, the default): blobs at successive 64 KiB
+//! boundaries from 65536, in ascending bytewise `(object name, part name)`
+//! order; objects must be added in that name order (as upstream's writer,
+//! which refuses the same way), parts are sorted by name; parts with
+//! identical bytes share one blob (found by length and XXH3-64, confirmed
+//! byte for byte against the bytes already written); raw; an `xxh3` digest
+//! on every part; names (objects, parts, attribute keys) in NFC: others are
+//! refused, not normalized (upstream 2.1.2 refuses non-NFC object and part
+//! names the same way; it does not check attribute keys, this writer does);
+//! no shards; the manifest last, the footer right after. A streamed part
+//! ([`Data::from_chunks`], [`Data::from_reader`]) is not shared with an
+//! identical earlier blob (its bytes are known only once written, and the
+//! writer never seeks back): upstream's `Writer.stream` does the same, so
+//! the bytes still match upstream's, but such a file is not canonical in
+//! the letter of rule 3. A sink that cannot read back ([`Sink::read_at`]:
+//! `Vec<u8>` and [`FileSink`](super::FileSink) can) makes a canonical
+//! writer refuse a part identical to an earlier one. Identical input
+//! gives the same bytes as upstream's `ztensor.Writer(path)` (tested
+//! against PyPI `ztensor` 2.1.2 in `tests/writer_v2.rs`).
+//!
+//! **Non-canonical** ([`Options::non_canonical`]): any power-of-two
+//! alignment ≥ 4096, digests `xxh3`, `sha256` or none (over decoded bytes),
+//! `zt.zstd-seekable/1` parts, objects in any order (blobs in the order
+//! added).
+//!
+//! Every object is checked before any of its bytes is written by the
+//! reader itself ([`crate::v2::Manifest`]): its manifest entry, with the
+//! offsets it will get, is validated as a one-object manifest, so the
+//! writer refuses exactly what the reader refuses (names, shape, types,
+//! every registered layout profile's rules, attributes), with the
+//! reader's [`crate::v2::Error`].
+//!
+//! ```
+//! use ztensor::v2::types::DType;
+//! use ztensor::write::v2::{NewObject, NewPart, Writer};
+//!
+//! let mut w = Writer::new(Vec::new());
+//! w.add_dense("bias", &[2], DType::F32, &[0u8, 0, 0, 63, 0, 0, 0, 191][..]).unwrap();
+//! w.add(NewObject::new("m", &[2, 3], "zt.sparse_csr/1")
+//!     .part(NewPart::from_slice("indices", &[0u32, 2]))
+//!     .part(NewPart::from_slice("indptr", &[0u32, 1, 2]))
+//!     .part(NewPart::from_slice("values", &[1.0f32, 2.0]))).unwrap();
+//! let bytes = w.finish().unwrap();
+//! let m = ztensor::v2::Manifest::parse(&bytes).unwrap();
+//! assert_eq!(m.len(), 2);
+//! ```
+
+mod append;
+mod cbor;
+mod digest;
+mod error;
+mod manifest;
+mod object;
+mod options;
+mod seekable;
+#[cfg(feature = "std")]
+mod shard;
+
+pub use error::{Error, Kind, Result};
+pub use object::{Encoding, NewObject, NewPart};
+pub use options::{DigestAlg, Options, CANONICAL_ALIGN};
+
+use digest::Digester;
+use manifest::{check_manifest, check_manifest_after, footer, object_entry, root, root_shards, root_with};
+
+use super::attr::AttrValue;
+use super::data::{Data, Pull, Repr, Slice};
+use super::Sink;
+use crate::v2::container::{FOOTER_LEN, MAGIC, MAX_MANIFEST_LEN};
+use crate::v2::types::DType;
+use alloc::collections::{BTreeMap, BTreeSet};
+use alloc::string::String;
+use alloc::vec::Vec;
+
+
+/// Where a part's blob goes, and what is known of it before writing.
+struct Plan {
+    /// The file: 0 for this one, k for data shard k.
+    shard: u32,
+    offset: u64,
+    length: u64,
+    /// Bytes to write (encoded parts, held in memory), if not the source's.
+    encoded: Option<Vec<u8>>,
+    /// Sharing an earlier blob: nothing to write.
+    shared: bool,
+    /// The digest, when known before writing.
+    digest: Option<String>,
+    /// Length and XXH3-64 of the raw decoded bytes (for sharing), when known.
+    key: Option<(u64, u64)>,
+}
+
+/// Where the next blob may go: a file (0: this one, k: data shard k) and
+/// the first free byte in it.
+#[derive(Clone, Copy)]
+struct Place {
+    shard: u32,
+    end: u64,
+}
+
+/// A streaming zTensor v2 writer. See the [module docs](self).
+pub struct Writer<S: Sink> {
+    sink: S,
+    opts: Options,
+    /// Bytes written to the file blobs go to now (the root, or the current data shard).
+    pos: u64,
+    /// The data shard blobs go to now (0: none, blobs go to the root).
+    shard: u32,
+    #[cfg(feature = "std")]
+    shards: Option<shard::ShardSet>,
+    /// Positions in `objects` entries of a `shard` name's `-of-00000`, patched at finish.
+    patches: Vec<(usize, usize)>,
+    broken: bool,
+    /// Encoded `objects` entries: (name key, object map).
+    objects: Vec<(Vec<u8>, Vec<u8>)>,
+    names: BTreeSet<String>,
+    last: Option<String>,
+    /// Raw blobs by (length, XXH3-64) of their bytes: (file, offset).
+    blobs: BTreeMap<(u64, u64), Vec<(u32, u64)>>,
+    /// File attributes: encoded key -> encoded value.
+    attrs: BTreeMap<Vec<u8>, Vec<u8>>,
+}
+
+impl<S: Sink> core::fmt::Debug for Writer<S> {
+    fn fmt(&self, f: &mut core::fmt::Formatter<'_>) -> core::fmt::Result {
+        f.debug_struct("Writer").field("options", &self.opts).field("objects", &self.objects.len()).finish_non_exhaustive()
+    }
+}
+
+fn align_up(v: u64, a: u64) -> Result<u64> {
+    v.checked_next_multiple_of(a).ok_or(Error::new(Kind::Rule(crate::v2::Error { kind: crate::v2::Kind::BlobOutOfBounds, offset: None, context: "" })))
+}
+
+fn is_nfc(s: &str) -> bool {
+    unicode_normalization::is_nfc(s)
+}
+
+impl<S: Sink> Writer<S> {
+    /// A canonical writer.
+    pub fn new(sink: S) -> Self {
+        Writer {
+            sink,
+            opts: Options::canonical(),
+            pos: 0,
+            shard: 0,
+            #[cfg(feature = "std")]
+            shards: None,
+            patches: Vec::new(),
+            broken: false,
+            objects: Vec::new(),
+            names: BTreeSet::new(),
+            last: None,
+            blobs: BTreeMap::new(),
+            attrs: BTreeMap::new(),
+        }
+    }
+
+    /// A writer with these options.
+    pub fn with_options(sink: S, opts: Options) -> Result<Self> {
+        opts.check()?;
+        if opts.shard_size.is_some() {
+            return Err(Error::new(Kind::Option("sharded output is written to files: use create_with")));
+        }
+        let mut w = Writer::new(sink);
+        w.opts = opts;
+        Ok(w)
+    }
+
+    /// The options.
+    pub fn options(&self) -> Options {
+        self.opts
+    }
+
+    /// Number of objects added.
+    pub fn len(&self) -> usize {
+        self.objects.len()
+    }
+
+    /// Whether no object has been added.
+    pub fn is_empty(&self) -> bool {
+        self.objects.is_empty()
+    }
+
+    /// Bytes written so far.
+    pub fn position(&self) -> u64 {
+        self.pos
+    }
+
+    /// The sink.
+    pub fn sink(&self) -> &S {
+        &self.sink
+    }
+
+    /// Add a dense raw object: `add(NewObject::dense(name, shape, dtype, data))`.
+    pub fn add_dense<'a>(&mut self, name: &str, shape: &[u64], dtype: DType, data: impl Into<Data<'a>>) -> Result<()> {
+        self.add(NewObject::dense(name, shape, dtype, data))
+    }
+
+    /// Set a file attribute (setting a key again replaces it).
+    pub fn set_attribute(&mut self, key: &str, value: impl Into<AttrValue>) -> Result<()> {
+        self.check_name(key)?;
+        let mut v = Vec::new();
+        // The root's attributes map is depth 1, its values depth 2.
+        cbor::value(&mut v, &value.into(), 2)?;
+        let k = cbor::key(key);
+        // Checked as the reader will see it: a manifest with these attributes alone.
+        let mut attrs = self.attrs.clone();
+        attrs.insert(k, v);
+        let m = root(&[], &attrs)?;
+        check_manifest(&m, self.opts.align)?;
+        self.attrs = attrs;
+        Ok(())
+    }
+
+    fn check_name(&self, s: &str) -> Result<()> {
+        if self.opts.canonical && !is_nfc(s) {
+            return Err(Error::new(Kind::NotNfc));
+        }
+        Ok(())
+    }
+
+    fn usable(&self) -> Result<()> {
+        if self.broken {
+            return Err(Error::new(Kind::Core(crate::ErrorKind::Io)));
+        }
+        Ok(())
+    }
+
+    fn put(&mut self, b: &[u8]) -> Result<()> {
+        #[cfg(feature = "std")]
+        if self.shard != 0 {
+            if let Some(sh) = self.shards.as_mut() {
+                if let Err(e) = sh.put(b) {
+                    self.broken = true;
+                    return Err(e);
+                }
+                self.pos += b.len() as u64;
+                return Ok(());
+            }
+        }
+        if let Err(e) = self.sink.write_all(b) {
+            self.broken = true;
+            return Err(e.into());
+        }
+        self.pos += b.len() as u64;
+        Ok(())
+    }
+
+    /// Blobs go to data shard `k` from now on (a new one: the current is closed).
+    #[cfg(feature = "std")]
+    fn roll_to(&mut self, k: u32) -> Result<()> {
+        let Some(sh) = self.shards.as_mut() else { return Err(Error::new(Kind::Core(crate::ErrorKind::Io))) };
+        while sh.current() < k {
+            if let Err(e) = sh.roll() {
+                self.broken = true;
+                return Err(e);
+            }
+        }
+        self.shard = k;
+        self.pos = 0;
+        Ok(())
+    }
+
+    /// Pad with zeros to `to` (the magic first, in a new file).
+    fn pad_to(&mut self, to: u64) -> Result<()> {
+        if self.pos == 0 {
+            self.put(&MAGIC)?;
+        }
+        const ZEROS: [u8; 4096] = [0; 4096];
+        while self.pos < to {
+            let n = (to - self.pos).min(ZEROS.len() as u64) as usize;
+            self.put(&ZEROS[..n])?;
+        }
+        Ok(())
+    }
+
+    /// The first offset a new blob may take.
+    fn next_free(&self) -> u64 {
+        self.pos.max(MAGIC.len() as u64)
+    }
+
+    /// Where the next blob may go.
+    fn place(&self) -> Place {
+        if self.opts.shard_size.is_some() && self.shard == 0 {
+            // Sharded output: the first blob starts data shard 1.
+            return Place { shard: 1, end: MAGIC.len() as u64 };
+        }
+        Place { shard: self.shard, end: self.next_free() }
+    }
+
+    /// Take `len` bytes at the next aligned offset of `place`, in a new data
+    /// shard when sharding and they would take the current one past its size.
+    fn take(&self, place: &mut Place, len: u64) -> Result<(u32, u64)> {
+        let mut at = align_up(place.end, self.opts.align)?;
+        if let Some(limit) = self.opts.shard_size {
+            let over = at.checked_add(len).and_then(|e| e.checked_add(FOOTER_LEN)).map_or(true, |e| e > limit);
+            if over && place.end > MAGIC.len() as u64 {
+                *place = Place { shard: place.shard + 1, end: MAGIC.len() as u64 };
+                at = align_up(place.end, self.opts.align)?;
+            }
+        }
+        place.end = at + len;
+        Ok((place.shard, at))
+    }
+
+    /// Add an object: check it (the reader's rules, at the offsets it will
+    /// get), then write its parts' blobs. On error nothing of the object is
+    /// recorded; if bytes were already written (a failing source), they
+    /// stay as unreferenced padding.
+    pub fn add(&mut self, obj: NewObject<'_>) -> Result<()> {
+        let name = obj.name.clone();
+        self.add_inner(obj).map_err(|e| e.in_object(&name))
+    }
+
+    fn add_inner(&mut self, mut obj: NewObject<'_>) -> Result<()> {
+        self.usable()?;
+        let canonical = self.opts.canonical;
+        self.check_name(&obj.name)?;
+        if self.names.contains(&obj.name) {
+            return Err(Error::new(Kind::DuplicateObject));
+        }
+        if canonical && self.last.as_ref().is_some_and(|l| l.as_str() > obj.name.as_str()) {
+            return Err(Error::new(Kind::Unsorted));
+        }
+        // Parts in ascending bytewise name order (the blob order of rule 3).
+        obj.parts.sort_by(|a, b| a.name.cmp(&b.name));
+        if obj.parts.windows(2).any(|w| w[0].name == w[1].name) {
+            return Err(Error::new(Kind::DuplicateKey));
+        }
+        let mut attrs = Vec::new();
+        for (k, v) in &obj.attributes {
+            self.check_name(k)?;
+            let mut ve = Vec::new();
+            // root > objects > object > attributes > value: depth 4.
+            cbor::value(&mut ve, v, 4)?;
+            attrs.push((cbor::key(k), ve));
+        }
+        for p in &obj.parts {
+            self.check_name(&p.name).map_err(|e| e.in_part(&p.name))?;
+            if canonical && p.encoding != Encoding::Raw {
+                return Err(Error::new(Kind::Option("canonical form forbids encoded parts")).in_part(&p.name));
+            }
+        }
+
+        // Plan every blob before writing any.
+        let mut plans: Vec<Plan> = Vec::with_capacity(obj.parts.len());
+        let mut place = self.place();
+        // Length and XXH3-64 of each raw part in memory, hashed once.
+        let keys: Vec<Option<(u64, u64)>> = obj
+            .parts
+            .iter()
+            .map(|p| match (p.encoding, &p.data.0) {
+                (Encoding::Raw, Repr::Bytes(b)) => Some((b.len() as u64, xxhash_rust::xxh3::xxh3_64(b))),
+                _ => None,
+            })
+            .collect();
+        for (i, &key) in keys.iter().enumerate() {
+            let plan = match self.same_as_earlier(&obj.parts, &plans, key, i) {
+                Some(p) => p,
+                None => self.plan(&mut obj.parts[i], key, &mut place).map_err(|e| e.in_part(&obj.parts[i].name))?,
+            };
+            plans.push(plan);
+        }
+
+        let provisional: Vec<Option<String>> =
+            plans.iter().map(|p| p.digest.clone().or_else(|| Digester::placeholder(self.opts.digest))).collect();
+        let key = cbor::key(&obj.name);
+        let (value, _) = object_entry(&obj.shape, &obj.layout, &attrs, &obj.parts, &plans, &provisional)?;
+        // The reader's verdict on the object alone, at its real offsets
+        // (data shards as large as the blobs in them need).
+        let mut table: BTreeMap<u32, u64> = BTreeMap::new();
+        for p in plans.iter().filter(|p| p.shard != 0) {
+            let e = table.entry(p.shard).or_insert(0);
+            *e = (*e).max(p.offset + p.length + FOOTER_LEN);
+        }
+        let root_end = plans.iter().filter(|p| p.shard == 0).map(|p| p.offset + p.length).max().unwrap_or(0);
+        let m = root_with(&[(key.clone(), value)], &BTreeMap::new(), &table)?;
+        check_manifest_after(&m, self.opts.align, root_end.max(if self.shard == 0 { self.next_free() } else { MAGIC.len() as u64 }))?;
+
+        // Write.
+        let mut digests = Vec::with_capacity(plans.len());
+        for (p, plan) in obj.parts.iter_mut().zip(plans.iter_mut()) {
+            let d = self.write_part(p, plan).map_err(|e| e.in_part(&p.name))?;
+            digests.push(d);
+        }
+        for plan in &plans {
+            if let (Some(k), false) = (plan.key, plan.shared) {
+                self.blobs.entry(k).or_default().push((plan.shard, plan.offset));
+            }
+        }
+        let (value, patches) = object_entry(&obj.shape, &obj.layout, &attrs, &obj.parts, &plans, &digests)?;
+        let i = self.objects.len();
+        self.patches.extend(patches.into_iter().map(|at| (i, at)));
+        self.objects.push((key, value));
+        self.names.insert(obj.name.clone());
+        self.last = Some(obj.name);
+        Ok(())
+    }
+
+    /// Part `i` shares the blob of an earlier part of its object with the
+    /// same bytes (both in memory, compared here).
+    fn same_as_earlier(&self, parts: &[NewPart<'_>], plans: &[Plan], key: Option<(u64, u64)>, i: usize) -> Option<Plan> {
+        let (Some(key), Repr::Bytes(b)) = (key, &parts[i].data.0) else { return None };
+        plans.iter().zip(parts).find_map(|(e, q)| match &q.data.0 {
+            Repr::Bytes(qb) if e.key == Some(key) && !e.shared && qb[..] == b[..] => {
+                Some(Plan { shard: e.shard, offset: e.offset, length: e.length, encoded: None, shared: true, digest: e.digest.clone(), key: e.key })
+            }
+            _ => None,
+        })
+    }
+
+    /// Place part `p`: share an earlier blob of identical bytes, or take
+    /// the next aligned offset from `cursor`.
+    fn plan(&mut self, p: &mut NewPart<'_>, key: Option<(u64, u64)>, place: &mut Place) -> Result<Plan> {
+        match (&p.encoding, &mut p.data.0) {
+            (Encoding::Raw, Repr::Bytes(b)) => {
+                let (len, h) = key.unwrap_or_else(|| (b.len() as u64, xxhash_rust::xxh3::xxh3_64(b)));
+                let digest = match self.opts.digest {
+                    DigestAlg::Xxh3 => Some(alloc::format!("xxh3:{h:016x}")),
+                    d => {
+                        let mut g = Digester::new(d);
+                        g.update(b);
+                        g.finish()
+                    }
+                };
+                if let Some((shard, off)) = self.find_shared(len, h, b)? {
+                    return Ok(Plan { shard, offset: off, length: len, encoded: None, shared: true, digest, key: Some((len, h)) });
+                }
+                let (shard, at) = self.take(place, len)?;
+                Ok(Plan { shard, offset: at, length: len, encoded: None, shared: false, digest, key: Some((len, h)) })
+            }
+            (Encoding::Raw, Repr::Stream { len, .. }) => {
+                let (shard, at) = self.take(place, *len)?;
+                Ok(Plan { shard, offset: at, length: *len, encoded: None, shared: false, digest: None, key: None })
+            }
+            (Encoding::ZstdSeekable { level, frame }, repr) => {
+                if *frame == 0 || *frame as u64 > crate::v2::seekable::MAX_FRAME {
+                    return Err(Error::new(Kind::Option("zstd-seekable frames must hold 1 byte to 16 MiB")));
+                }
+                let mut g = Digester::new(self.opts.digest);
+                let declared = match repr {
+                    Repr::Bytes(b) => b.len() as u64,
+                    Repr::Stream { len, .. } => *len,
+                };
+                let mut slice;
+                let src: &mut dyn Pull = match repr {
+                    Repr::Bytes(b) => {
+                        slice = Slice { b: &b[..] };
+                        &mut slice
+                    }
+                    Repr::Stream { src, .. } => &mut **src,
+                };
+                let enc = seekable::encode(*level, *frame, src, declared, &mut g)?;
+                let (shard, at) = self.take(place, enc.len() as u64)?;
+                Ok(Plan { shard, offset: at, length: enc.len() as u64, encoded: Some(enc), shared: false, digest: g.finish(), key: None })
+            }
+        }
+    }
+
+    /// An earlier blob with these exact bytes (confirmed by reading it back).
+    /// (Only blobs of the file being written are candidates.)
+    fn find_shared(&mut self, len: u64, h: u64, b: &[u8]) -> Result<Option<(u32, u64)>> {
+        let Some(offs) = self.blobs.get(&(len, h)) else { return Ok(None) };
+        let offs: Vec<u64> = offs.iter().filter(|(f, _)| *f == self.shard).map(|&(_, o)| o).collect();
+        let mut buf = alloc::vec![0u8; b.len().min(1 << 20)];
+        'cands: for off in offs {
+            let mut done = 0usize;
+            while done < b.len() {
+                let n = (b.len() - done).min(buf.len());
+                match self.read_back(off + done as u64, &mut buf[..n]) {
+                    Ok(true) => {}
+                    // Cannot confirm: canonical form cannot be written; otherwise not shared.
+                    Ok(false) if self.opts.canonical => {
+                        return Err(Error::new(Kind::Option("canonical form shares identical parts: the sink must support read_at")))
+                    }
+                    Ok(false) => return Ok(None),
+                    Err(e) => {
+                        self.broken = true;
+                        return Err(e);
+                    }
+                }
+                if buf[..n] != b[done..done + n] {
+                    continue 'cands;
+                }
+                done += n;
+            }
+            return Ok(Some((self.shard, off)));
+        }
+        Ok(None)
+    }
+
+    /// Read back bytes of the file being written.
+    fn read_back(&mut self, offset: u64, buf: &mut [u8]) -> Result<bool> {
+        #[cfg(feature = "std")]
+        if self.shard != 0 {
+            if let Some(sh) = self.shards.as_mut() {
+                return sh.read_at(offset, buf).map(|()| true);
+            }
+        }
+        self.sink.read_at(offset, buf).map_err(Into::into)
+    }
+}
+
+impl<S: Sink> Writer<S> {
+    /// Write one planned part; returns its digest.
+    fn write_part(&mut self, p: &mut NewPart<'_>, plan: &mut Plan) -> Result<Option<String>> {
+        if plan.shared {
+            return Ok(plan.digest.clone());
+        }
+        #[cfg(feature = "std")]
+        if plan.shard != self.shard {
+            self.roll_to(plan.shard)?;
+        }
+        self.pad_to(plan.offset)?;
+        if let Some(enc) = plan.encoded.take() {
+            self.put(&enc)?;
+            return Ok(plan.digest.clone());
+        }
+        match &mut p.data.0 {
+            Repr::Bytes(b) => {
+                self.put(b)?;
+                Ok(plan.digest.clone())
+            }
+            Repr::Stream { len, src } => {
+                let declared = *len;
+                let mut g = Digester::new(self.opts.digest);
+                let mut failed = None;
+                let n = super::copy(&mut **src, declared, &mut |b: &[u8]| {
+                    self.put(b).map_err(|e| {
+                        failed = Some(e);
+                        crate::Error::new(crate::ErrorKind::Io)
+                    })?;
+                    g.update(b);
+                    Ok(())
+                });
+                if let Some(e) = failed {
+                    return Err(e);
+                }
+                let n = n?;
+                if n != declared {
+                    return Err(Error::new(Kind::Core(crate::ErrorKind::LengthMismatch { expected: declared, actual: n })));
+                }
+                Ok(g.finish())
+            }
+        }
+    }
+
+    /// Write the manifest and the footer, finish the sink (a [`FileSink`](super::FileSink)
+    /// publishes the file now) and return it.
+    pub fn finish(mut self) -> Result<S> {
+        self.usable()?;
+        #[allow(unused_mut)] // Filled only with std (sharded output).
+        let mut table = Vec::new();
+        #[cfg(feature = "std")]
+        if let Some(sh) = self.shards.as_mut() {
+            let (n, t) = sh.finish()?;
+            // The count in every part's shard name, now known.
+            let count = alloc::format!("{n:05}");
+            for &(i, at) in &self.patches {
+                self.objects[i].1[at + shard::COUNT_AT..at + shard::COUNT_AT + 5].copy_from_slice(count.as_bytes());
+            }
+            table = t;
+            // The root holds only the manifest.
+            self.shard = 0;
+            self.pos = 0;
+        }
+        let end = self.next_free();
+        let at = align_up(end, self.opts.align)?;
+        let m = root_shards(&self.objects, &self.attrs, &table)?;
+        if m.len() as u64 > MAX_MANIFEST_LEN {
+            return Err(Error::new(Kind::Rule(crate::v2::Error { kind: crate::v2::Kind::ManifestTooLarge, offset: None, context: "" })));
+        }
+        // Every object and attribute was checked when added: the whole
+        // manifest is re-validated as a self-check in debug builds.
+        #[cfg(debug_assertions)]
+        check_manifest_after(&m, self.opts.align, end)?;
+        self.pad_to(at)?;
+        self.put(&m)?;
+        let footer = footer(at, &m);
+        self.put(&footer)?;
+        if let Err(e) = self.sink.finish() {
+            self.broken = true;
+            return Err(e.into());
+        }
+        Ok(self.sink)
+    }
+}
+
+
+#[cfg(feature = "std")]
+impl Writer<super::FileSink> {
+    /// A canonical file at `path`, published atomically by
+    /// [`finish`](Writer::finish) (temporary file, fsync, rename: see
+    /// [`FileSink`](super::FileSink)).
+    pub fn create(path: impl AsRef<std::path::Path>) -> Result<Self> {
+        Self::create_with(path, Options::canonical())
+    }
+
+    /// A file at `path` written with these options.
+    pub fn create_with(path: impl AsRef<std::path::Path>, opts: Options) -> Result<Self> {
+        opts.check()?;
+        let path = path.as_ref();
+        let sink = super::FileSink::create(path).map_err(|_| Error::new(Kind::Core(crate::ErrorKind::Io)))?;
+        let mut w = Writer::with_options(sink, Options { shard_size: None, ..opts })?;
+        w.opts = opts;
+        if opts.shard_size.is_some() {
+            w.shards = Some(shard::ShardSet::beside(path)?);
+        }
+        Ok(w)
+    }
+}
+
+#[cfg(test)]
+mod tests;

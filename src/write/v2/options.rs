@@ -1,0 +1,83 @@
+//! Writer options: canonical form or a chosen placement and digest, and sharding.
+
+use super::{Error, Kind, Result};
+
+/// Canonical placement (§6.3 rule 2).
+pub const CANONICAL_ALIGN: u64 = 65536;
+
+/// Which digest each part carries (over its decoded bytes).
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
+pub enum DigestAlg {
+    /// `xxh3:` + 16 hex digits (XXH3-64): canonical form's.
+    #[default]
+    Xxh3,
+    /// `sha256:` + 64 hex digits.
+    Sha256,
+    /// No `digest` field.
+    None,
+}
+
+/// How the writer lays out a file.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub struct Options {
+    pub(super) canonical: bool,
+    pub(super) align: u64,
+    pub(super) digest: DigestAlg,
+    pub(super) shard_size: Option<u64>,
+}
+
+impl Default for Options {
+    fn default() -> Self {
+        Options::canonical()
+    }
+}
+
+impl Options {
+    /// Canonical form (§6.3).
+    pub const fn canonical() -> Self {
+        Options { canonical: true, align: CANONICAL_ALIGN, digest: DigestAlg::Xxh3, shard_size: None }
+    }
+
+    /// Non-canonical: blobs at multiples of `align` (a power of two ≥ 4096),
+    /// `xxh3` digests unless [`Self::digest`] says otherwise.
+    pub const fn non_canonical(align: u64) -> Self {
+        Options { canonical: false, align, digest: DigestAlg::Xxh3, shard_size: None }
+    }
+
+    /// The digest on every part (non-canonical only: canonical form needs `xxh3`).
+    pub const fn digest(mut self, d: DigestAlg) -> Self {
+        self.digest = d;
+        self
+    }
+
+    /// Sharded output (non-canonical, files only: [`Writer::create_with`](super::Writer::create_with)):
+    /// blobs go to data shards of at most `max_bytes` each (a larger blob
+    /// gets a shard of its own) beside a root that holds the manifest.
+    pub const fn shards(mut self, max_bytes: u64) -> Self {
+        self.shard_size = Some(max_bytes);
+        self
+    }
+
+    /// The digest every part gets.
+    pub const fn digest_alg(&self) -> DigestAlg {
+        self.digest
+    }
+
+    /// Whether this is canonical form.
+    pub const fn is_canonical(&self) -> bool {
+        self.canonical
+    }
+
+    pub(super) fn check(&self) -> Result<()> {
+        if !self.align.is_power_of_two() || self.align < crate::v2::container::BLOB_ALIGN {
+            return Err(Error::new(Kind::Option("alignment must be a power of two >= 4096")));
+        }
+        if self.canonical && self.shard_size.is_some() {
+            return Err(Error::new(Kind::Option("canonical form is single-file: no shards")));
+        }
+        if self.canonical && (self.align != CANONICAL_ALIGN || self.digest != DigestAlg::Xxh3) {
+            return Err(Error::new(Kind::Option("canonical form places blobs at 65536 with xxh3 digests")));
+        }
+        Ok(())
+    }
+}
