@@ -322,8 +322,8 @@ mod tests {
         assert_eq!(fp8(F8E4M3Fn, 0x38), 1.0);
         assert_eq!(fp8(F8E4M3Fn, 0xb8), -1.0);
         assert_eq!(fp8(F8E4M3Fn, 0x7e), 448.0);
-        assert_eq!(fp8(F8E4M3Fn, 0x08), 2f32.powi(-6));
-        assert_eq!(fp8(F8E4M3Fn, 0x01), 2f32.powi(-9));
+        assert_eq!(fp8(F8E4M3Fn, 0x08), (1.0 / (1u64 << 6) as f32));
+        assert_eq!(fp8(F8E4M3Fn, 0x01), (1.0 / (1u64 << 9) as f32));
         assert_eq!(fp8(F8E4M3Fn, 0x80).to_bits(), (-0.0f32).to_bits());
         assert!(fp8(F8E4M3Fn, 0x7f).is_nan() && fp8(F8E4M3Fn, 0xff).is_nan());
         assert!(fp8(F8E4M3Fn, 0xff).is_sign_negative());
@@ -333,17 +333,17 @@ mod tests {
         assert_eq!(fp8(F8E5M2, 0x7c), f32::INFINITY);
         assert_eq!(fp8(F8E5M2, 0xfc), f32::NEG_INFINITY);
         assert!(fp8(F8E5M2, 0x7d).is_nan());
-        assert_eq!(fp8(F8E5M2, 0x01), 2f32.powi(-16));
+        assert_eq!(fp8(F8E5M2, 0x01), (1.0 / (1u64 << 16) as f32));
         // E4M3FNUZ: 1.0 = 0x40, max 240, min subnormal 2^-10, 0x80 NaN.
         assert_eq!(fp8(F8E4M3Fnuz, 0x40), 1.0);
         assert_eq!(fp8(F8E4M3Fnuz, 0x7f), 240.0);
         assert_eq!(fp8(F8E4M3Fnuz, 0xff), -240.0);
-        assert_eq!(fp8(F8E4M3Fnuz, 0x01), 2f32.powi(-10));
+        assert_eq!(fp8(F8E4M3Fnuz, 0x01), (1.0 / (1u64 << 10) as f32));
         assert!(fp8(F8E4M3Fnuz, 0x80).is_nan());
         // E5M2FNUZ: 1.0 = 0x40, max 57344, min subnormal 2^-17, 0x80 NaN.
         assert_eq!(fp8(F8E5M2Fnuz, 0x40), 1.0);
         assert_eq!(fp8(F8E5M2Fnuz, 0x7f), 57344.0);
-        assert_eq!(fp8(F8E5M2Fnuz, 0x01), 2f32.powi(-17));
+        assert_eq!(fp8(F8E5M2Fnuz, 0x01), (1.0 / (1u64 << 17) as f32));
         assert!(fp8(F8E5M2Fnuz, 0x80).is_nan());
     }
 

@@ -316,6 +316,7 @@ mod tests {
     }
 
     #[test]
+    #[cfg_attr(miri, ignore = "Miri cannot map files, and decoding 8 MiB interpreted takes too long")]
     fn undeclared_sizes_are_measured_in_every_mode() {
         let bytes = rle_bomb(64);
         let path = std::env::temp_dir().join(std::format!("zt-fs-measure-{}.zt", std::process::id()));
