@@ -114,8 +114,10 @@ pub enum ErrorKind {
     Unsupported { what: &'static str },
 }
 
-/// Longest name fragment kept inline in an [`Error`].
-pub const NAME_CAP: usize = 48;
+/// Longest name fragment kept inline in an [`Error`]: 48 bytes, and 16
+/// without `alloc` (firmware), where every `Result` on the stack carries
+/// an `Error` and its names.
+pub const NAME_CAP: usize = if cfg!(feature = "alloc") { 48 } else { 16 };
 
 /// A short inline copy of a name (object or role), truncated on a char boundary.
 #[derive(Clone, Copy, PartialEq, Eq)]
