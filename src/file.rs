@@ -161,7 +161,7 @@ impl<'a> File<'a> {
         let it = (0..self.count).filter_map(move |i| Some(self.index.position(i)?.name(buf)));
         #[cfg(not(feature = "alloc"))]
         let it = {
-            let (v0, mut r, mut len) = (self.ctx.version.major == 0, Reader::at(buf, self.objects.0), self.objects.1);
+            let (v0, mut r, mut len) = (self.ctx.v0(), Reader::at(buf, self.objects.0), self.objects.1);
             let ctx = self.ctx;
             core::iter::from_fn(move || {
                 if !r.more(&mut len).ok()? {
