@@ -20,7 +20,7 @@ cd "$(dirname "$0")/.."
 # figures (README "Embedded"), so that growth is noticed.
 FLASH_GOAL=16384
 STACK_GOAL=2048
-FLASH_MAX=${ZT_EMBEDDED_FLASH_MAX:-72704}
+FLASH_MAX=${ZT_EMBEDDED_FLASH_MAX:-65536}
 STACK_MAX=${ZT_EMBEDDED_STACK_MAX:-6144}
 
 need() { command -v "$1" >/dev/null || { echo "test-embedded: $1 not found ($2)" >&2; exit 1; }; }

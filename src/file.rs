@@ -268,7 +268,10 @@ impl<'f, 'a, 's> NameIndex<'f, 'a, 's> {
         }
         let buf = file.manifest_bytes();
         let key = |s: &Slot| &buf[s[1] as usize..(s[1] + s[2]) as usize];
+        #[cfg(feature = "alloc")]
         slots.sort_unstable_by(|a, b| key(a).cmp(key(b)));
+        #[cfg(not(feature = "alloc"))]
+        crate::heapsort::sort_by(slots, |a, b| key(a).cmp(key(b)));
         Ok(NameIndex { file, slots })
     }
 

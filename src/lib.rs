@@ -51,6 +51,8 @@ pub mod digest;
 mod error;
 mod file;
 mod formats;
+#[cfg(not(feature = "alloc"))]
+mod heapsort;
 #[cfg(feature = "std")]
 pub mod fs;
 mod index;

@@ -255,7 +255,7 @@ fn no_overlap(root: &Root<'_>, scratch: &mut Scratch<'_>) -> Result<()> {
         }
     }
     let spans = scratch.segment(0);
-    spans.sort_unstable_by_key(|s| s[0]);
+    crate::heapsort::sort_by(spans, |a, b| a.cmp(b));
     first_overlap(spans).map_or(Ok(()), |s| Err(locate_span(root, s)))
 }
 
