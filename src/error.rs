@@ -233,7 +233,7 @@ impl Error {
         self.offset
     }
 
-    /// Name of the object concerned, if known (truncated to [`NAME_CAP`] bytes, at a character boundary).
+    /// Name of the object concerned, if known (truncated to 48 bytes, 16 without `alloc`, at a character boundary).
     pub fn object(&self) -> Option<&Name> {
         self.object.as_ref()
     }
