@@ -328,10 +328,15 @@ impl<'a> Reader<'a> {
     ///
     /// Iterative: the stack is a fixed array of [`MAX_DEPTH`] frames.
     pub fn walk(&mut self, depth: usize, mut keys: Option<&mut Scratch<'_>>) -> Result<()> {
+        // A frame is 4 words (16 bytes on 32-bit targets): the array is the
+        // walk's whole stack, so `left` is a `usize`, not a `Len`.
         #[derive(Clone, Copy)]
         struct Frame {
-            /// Items left (maps count keys and values); `None` = indefinite.
-            left: Len,
+            /// Items left (maps count keys and values); `INDEFINITE` for an
+            /// indefinite-length container. A definite count fits a `usize`
+            /// and never reaches `INDEFINITE`: `check_count` bounds it by the
+            /// bytes that remain.
+            left: usize,
             map: bool,
             /// For maps: the next item is a key.
             key_next: bool,
@@ -340,7 +345,8 @@ impl<'a> Reader<'a> {
             /// Scratch length when this map started.
             seg: usize,
         }
-        let empty = Frame { left: Some(0), map: false, key_next: false, item_start: 0, seg: 0 };
+        const INDEFINITE: usize = usize::MAX;
+        let empty = Frame { left: 0, map: false, key_next: false, item_start: 0, seg: 0 };
         let mut stack = [empty; MAX_DEPTH];
         let mut sp = 0usize; // frames in use
         let mut item_start = self.pos;
@@ -377,8 +383,9 @@ impl<'a> Reader<'a> {
                 MAJOR_ARRAY | MAJOR_MAP => {
                     let per = if major == MAJOR_MAP { 2 } else { 1 };
                     self.check_count(arg, per, start)?;
-                    let left = arg.map(|n| n * per);
-                    if left != Some(0) {
+                    // Checked above: n * per <= the bytes that remain.
+                    let left = arg.map_or(INDEFINITE, |n| (n * per) as usize);
+                    if left != 0 {
                         if depth + sp + 1 > MAX_DEPTH {
                             return Err(Error::at(ErrorKind::TooDeep, start));
                         }
@@ -395,7 +402,7 @@ impl<'a> Reader<'a> {
                         return Err(Error::at(ErrorKind::TooDeep, start));
                     }
                     let seg = keys.as_ref().map_or(0, |k| k.len());
-                    stack[sp] = Frame { left: Some(1), map: false, key_next: false, item_start, seg };
+                    stack[sp] = Frame { left: 1, map: false, key_next: false, item_start, seg };
                     sp += 1;
                     done = false;
                 }
@@ -404,7 +411,7 @@ impl<'a> Reader<'a> {
                     if arg.is_none() {
                         // A break: ends the innermost indefinite container.
                         match sp.checked_sub(1).map(|i| stack[i]) {
-                            Some(f) if f.left.is_none() && (!f.map || f.key_next) && start == item_start => {
+                            Some(f) if f.left == INDEFINITE && (!f.map || f.key_next) && start == item_start => {
                                 sp -= 1;
                                 if f.map {
                                     if let Some(k) = keys.as_deref_mut() {
@@ -435,9 +442,9 @@ impl<'a> Reader<'a> {
                     }
                 }
                 f.key_next = !f.key_next;
-                if let Some(n) = &mut f.left {
-                    *n -= 1;
-                    if *n == 0 {
+                if f.left != INDEFINITE {
+                    f.left -= 1;
+                    if f.left == 0 {
                         let f = *f;
                         sp -= 1;
                         if f.map {

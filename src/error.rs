@@ -114,8 +114,10 @@ pub enum ErrorKind {
     Unsupported { what: &'static str },
 }
 
-/// Longest name fragment kept inline in an [`Error`].
-pub const NAME_CAP: usize = 48;
+/// Longest name fragment kept inline in an [`Error`]: 48 bytes, and 16
+/// without `alloc` (firmware), where every `Result` on the stack carries
+/// an `Error` and its names.
+pub const NAME_CAP: usize = if cfg!(feature = "alloc") { 48 } else { 16 };
 
 /// A short inline copy of a name (object or role), truncated on a char boundary.
 #[derive(Clone, Copy, PartialEq, Eq)]
@@ -231,7 +233,7 @@ impl Error {
         self.offset
     }
 
-    /// Name of the object concerned, if known (truncated to 48 bytes, at a character boundary).
+    /// Name of the object concerned, if known (truncated to 48 bytes, 16 without `alloc`, at a character boundary).
     pub fn object(&self) -> Option<&Name> {
         self.object.as_ref()
     }

@@ -161,7 +161,7 @@ impl<'a> File<'a> {
         let it = (0..self.count).filter_map(move |i| Some(self.index.position(i)?.name(buf)));
         #[cfg(not(feature = "alloc"))]
         let it = {
-            let (v0, mut r, mut len) = (self.ctx.version.major == 0, Reader::at(buf, self.objects.0), self.objects.1);
+            let (v0, mut r, mut len) = (self.ctx.v0(), Reader::at(buf, self.objects.0), self.objects.1);
             let ctx = self.ctx;
             core::iter::from_fn(move || {
                 if !r.more(&mut len).ok()? {
@@ -268,7 +268,10 @@ impl<'f, 'a, 's> NameIndex<'f, 'a, 's> {
         }
         let buf = file.manifest_bytes();
         let key = |s: &Slot| &buf[s[1] as usize..(s[1] + s[2]) as usize];
+        #[cfg(feature = "alloc")]
         slots.sort_unstable_by(|a, b| key(a).cmp(key(b)));
+        #[cfg(not(feature = "alloc"))]
+        crate::heapsort::sort_by(slots, |a, b| key(a).cmp(key(b)));
         Ok(NameIndex { file, slots })
     }
 

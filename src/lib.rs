@@ -28,7 +28,7 @@ extern crate alloc;
 extern crate std;
 
 /// The scratch used when the caller gives none: growable with `alloc`, a
-/// fixed-capacity `heapless::Vec` without.
+/// fixed-capacity `heapless::Vec` in the caller's frame without.
 #[cfg(feature = "alloc")]
 macro_rules! default_scratch {
     () => {
@@ -38,7 +38,7 @@ macro_rules! default_scratch {
 #[cfg(not(feature = "alloc"))]
 macro_rules! default_scratch {
     () => {
-        $crate::scratch::Scratch::fixed()
+        $crate::scratch::Scratch::fixed(&mut $crate::scratch::Fixed::new())
     };
 }
 
@@ -51,6 +51,8 @@ pub mod digest;
 mod error;
 mod file;
 mod formats;
+#[cfg(not(feature = "alloc"))]
+mod heapsort;
 #[cfg(feature = "std")]
 pub mod fs;
 mod index;

@@ -18,12 +18,18 @@ pub const DEFAULT_ENTRIES: usize = 128;
 enum Buf<'s> {
     Slice(&'s mut [Entry]),
     /// The built-in scratch of builds without `alloc`: a fixed-capacity
-    /// vector, never zero-filled first.
+    /// vector in the caller's frame, never zero-filled first (held by
+    /// reference, so that every `Scratch` stays a few words: it is moved
+    /// through the validating pass).
     #[cfg(not(feature = "alloc"))]
-    Fixed(heapless::Vec<Entry, DEFAULT_ENTRIES>),
+    Fixed(&'s mut Fixed),
     #[cfg(feature = "alloc")]
     Vec(alloc::vec::Vec<Entry>),
 }
+
+/// The built-in scratch's memory without `alloc` ([`DEFAULT_ENTRIES`] entries).
+#[cfg(not(feature = "alloc"))]
+pub(crate) type Fixed = heapless::Vec<Entry, DEFAULT_ENTRIES>;
 
 /// A stack of [`Entry`]s.
 pub struct Scratch<'s> {
@@ -37,10 +43,11 @@ impl<'s> Scratch<'s> {
         Scratch { buf: Buf::Slice(slice), len: 0 }
     }
 
-    /// The built-in scratch without `alloc`: [`DEFAULT_ENTRIES`] entries.
+    /// The built-in scratch without `alloc`, over `mem` (the caller's
+    /// `Fixed::new()`, see `default_scratch!`).
     #[cfg(not(feature = "alloc"))]
-    pub(crate) fn fixed() -> Self {
-        Scratch { buf: Buf::Fixed(heapless::Vec::new()), len: 0 }
+    pub(crate) fn fixed(mem: &'s mut Fixed) -> Self {
+        Scratch { buf: Buf::Fixed(mem), len: 0 }
     }
 
     /// Growable scratch.

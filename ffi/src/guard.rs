@@ -113,7 +113,10 @@ impl Fail {
 
     /// Record the message for `zt_last_error` and return the status.
     pub fn record(self) -> zt_status {
+        #[cfg(feature = "messages")]
         set_last_error(format_args!("{}", self.detail));
+        #[cfg(not(feature = "messages"))]
+        bare::with_last_error(|w| crate::plain::write_detail(w, &self.detail));
         self.status
     }
 }
@@ -141,7 +144,7 @@ pub(crate) fn status_of(kind: ErrorKind, phase: Phase) -> zt_status {
 
 /// A `fmt::Write` into a fixed buffer that drops what does not fit,
 /// cutting on a character boundary.
-struct Truncating<'b> {
+pub(crate) struct Truncating<'b> {
     buf: &'b mut [u8],
     len: usize,
 }
@@ -159,6 +162,13 @@ impl fmt::Write for Truncating<'_> {
         }
         self.len += n;
         Ok(())
+    }
+}
+
+#[cfg(not(feature = "messages"))]
+impl crate::plain::Sink for Truncating<'_> {
+    fn put(&mut self, s: &str) {
+        let _ = fmt::Write::write_str(self, s);
     }
 }
 
@@ -228,8 +238,10 @@ pub(crate) fn guard_value<T>(fallback: T, f: impl FnOnce() -> T) -> T {
     }
 }
 
+#[cfg(all(not(feature = "std"), feature = "messages"))]
+pub(crate) use bare::set_last_error;
 #[cfg(not(feature = "std"))]
-pub(crate) use bare::{guard, guard_value, last_error_ptr, set_last_error};
+pub(crate) use bare::{guard, guard_value, last_error_ptr};
 
 /// The no-heap build's message buffer and call wrappers.
 #[cfg(not(feature = "std"))]
@@ -237,6 +249,7 @@ mod bare {
     use super::{Fail, Truncating, LAST_ERROR_CAP};
     use crate::zt_status;
     use core::cell::UnsafeCell;
+    #[cfg(feature = "messages")]
     use core::fmt::{self, Write as _};
 
     /// One message for the whole program: no thread-local storage here.
@@ -251,11 +264,19 @@ mod bare {
     static LAST_ERROR: LastError = LastError(UnsafeCell::new([0; LAST_ERROR_CAP]));
 
     /// Replace the last-error message.
+    #[cfg(feature = "messages")]
     pub(crate) fn set_last_error(args: fmt::Arguments<'_>) {
+        with_last_error(|w| {
+            let _ = w.write_fmt(args);
+        });
+    }
+
+    /// Replace the last-error message with what `write` writes.
+    pub(crate) fn with_last_error(write: impl FnOnce(&mut Truncating<'_>)) {
         // SAFETY: see `impl Sync`: no other access runs at the same time.
         let buf = unsafe { &mut *LAST_ERROR.0.get() };
         let mut w = Truncating { buf: &mut buf[..LAST_ERROR_CAP - 1], len: 0 };
-        let _ = w.write_fmt(args);
+        write(&mut w);
         let n = w.len;
         buf[n] = 0;
     }

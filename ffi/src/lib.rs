@@ -26,6 +26,8 @@
 mod convert;
 mod guard;
 mod handle;
+#[cfg(not(feature = "messages"))]
+mod plain;
 
 // cbindgen writes the header's functions in the order of these modules:
 // keep it (one group each, so rustfmt does not sort them).

@@ -37,7 +37,11 @@ fn check_segment(scratch: &mut Scratch<'_>, buf: &[u8], seg: usize) -> Result<()
     let dup = if s.len() <= 8 {
         (1..s.len()).find_map(|i| s[..i].iter().any(|p| key_cmp(buf, p, &s[i]).is_eq()).then_some(s[i][0]))
     } else {
+        #[cfg(feature = "alloc")]
         s.sort_unstable_by(|a, b| key_cmp(buf, a, b));
+        // Equal keys in manifest order (the entry starts with its position).
+        #[cfg(not(feature = "alloc"))]
+        crate::heapsort::sort_by(s, |a, b| key_cmp(buf, a, b).then(a[0].cmp(&b[0])));
         s.windows(2).find(|w| key_cmp(buf, &w[0], &w[1]).is_eq()).map(|w| w[1][0])
     };
     scratch.truncate(seg);

@@ -37,7 +37,17 @@ pub(crate) struct Ctx<'a> {
     pub version: Version,
 }
 
+/// Whether this build reads v0.1 (`ZTEN0001`) files: yes unless built with
+/// `--cfg ztensor_no_legacy_v0` (firmware), which leaves their code out
+/// and refuses them as unsupported.
+pub(crate) const LEGACY_V0: bool = !cfg!(ztensor_no_legacy_v0);
+
 impl Ctx<'_> {
+    /// A v0.1 file (only in builds with `legacy-v0`).
+    pub(crate) fn v0(&self) -> bool {
+        LEGACY_V0 && self.version.major == 0
+    }
+
     /// v1.0/v1.1 files name FP8 and complex types in `dtype`.
     pub(crate) fn legacy_dtypes(&self) -> bool {
         self.version.major == 1 && self.version.minor < 2

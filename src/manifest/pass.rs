@@ -4,7 +4,7 @@
 //! not partially overlap. After it, views decode fields without checking.
 
 use super::rules::first_overlap;
-use super::{v0, v1, view, Ctx, Root};
+use super::{v0, v1, view, Ctx, Root, LEGACY_V0};
 use crate::cbor::keys::KeySet;
 use crate::cbor::{Reader, MAJOR_MAP, MAJOR_TEXT};
 use crate::container::{Layout, Tail, HEADER_LEN};
@@ -148,6 +148,11 @@ pub(crate) fn validate<'a>(buf: &'a [u8], tail: &Tail, data: Option<&'a [u8]>, s
     let mut r = Reader::new(buf);
     let root = match tail.layout {
         Layout::V1 => v1::root(buf, &mut r, data, &mut pass)?,
+        Layout::V0 if !LEGACY_V0 => {
+            return Err(Error::new(ErrorKind::Unsupported {
+                what: "v0.1 files (this build was made with --cfg ztensor_no_legacy_v0)",
+            }))
+        }
         Layout::V0 => {
             let ctx = Ctx { buf, data, version: Version::V0_1 };
             let (objects, count, names_ordered) = objects(ctx, &mut r, "manifest (v0.1 tensor array)", &mut pass)?;
@@ -169,7 +174,7 @@ pub(crate) fn objects<'a>(
     field: &'static str,
     pass: &mut Pass<'_>,
 ) -> Result<((usize, crate::cbor::Len), usize, bool)> {
-    let v0 = ctx.version.major == 0;
+    let v0 = ctx.v0();
     let mut len = if v0 { r.array(field)? } else { r.map(field)? };
     let objects = (r.pos, len);
     let (mut count, mut ordered, mut prev) = (0usize, true, "");
@@ -250,7 +255,7 @@ fn no_overlap(root: &Root<'_>, scratch: &mut Scratch<'_>) -> Result<()> {
         }
     }
     let spans = scratch.segment(0);
-    spans.sort_unstable_by_key(|s| s[0]);
+    crate::heapsort::sort_by(spans, |a, b| a.cmp(b));
     first_overlap(spans).map_or(Ok(()), |s| Err(locate_span(root, s)))
 }
 
@@ -266,4 +271,32 @@ fn locate_span(root: &Root<'_>, (offset, length): (u64, u64)) -> Error {
         }
     }
     e
+}
+
+#[cfg(test)]
+mod tests {
+    use crate::container::MAGIC_V0;
+    use crate::File;
+
+    /// The smallest v0.1 file: magic, an empty tensor array, its size.
+    fn empty_v0() -> [u8; 17] {
+        let mut f = [0u8; 17];
+        f[..8].copy_from_slice(&MAGIC_V0);
+        f[8] = 0x80;
+        f[9] = 1;
+        f
+    }
+
+    #[cfg(not(ztensor_no_legacy_v0))]
+    #[test]
+    fn v0_files_are_read() {
+        assert_eq!(File::parse(&empty_v0()).unwrap().len(), 0);
+    }
+
+    #[cfg(ztensor_no_legacy_v0)]
+    #[test]
+    fn v0_files_are_refused_without_legacy_v0() {
+        let e = File::parse(&empty_v0()).unwrap_err();
+        assert!(matches!(e.kind(), crate::ErrorKind::Unsupported { .. }), "{e:?}");
+    }
 }
