@@ -369,6 +369,7 @@ impl<S: Sink> Writer<S> {
         };
 
         self.header()?;
+        let mut kept_raw = 0;
         for (c, meta) in comps.iter_mut().zip(metas.iter_mut()) {
             self.pad()?;
             meta.offset = self.pos;
@@ -383,10 +384,12 @@ impl<S: Sink> Writer<S> {
             meta.length = length;
             meta.digest = digest;
             meta.zstd_len = matches!(encoding, Compression::Zstd(_)).then_some(declared);
+            kept_raw += (comp != Compression::Raw && encoding == Compression::Raw) as u64;
         }
         enc::object(&mut self.entries, obj.name, obj.shape, format.name(), attrs, metas, comp_names(comps), &[], &[]);
         self.names.insert_at(slot, h, obj.name);
         self.count += 1;
+        self.kept_raw += kept_raw;
         Ok(())
     }
 
@@ -479,10 +482,7 @@ impl<S: Sink> Writer<S> {
         });
         let (stored, used) = match r {
             Ok(_) => (&frame[..], Compression::Zstd(level)),
-            Err(_) if larger => {
-                self.kept_raw += 1;
-                (raw, Compression::Raw)
-            }
+            Err(_) if larger => (raw, Compression::Raw),
             Err(e) => return Err(e),
         };
         let mut hasher = Hasher::new(sum);
@@ -491,8 +491,9 @@ impl<S: Sink> Writer<S> {
         Ok((stored.len() as u64, hasher.finish(), used))
     }
 
-    /// Components that [`Compression::ZstdIfSmaller`] stored raw because
-    /// zstd would not have made them smaller, so far.
+    /// Components of the objects added so far that
+    /// [`Compression::ZstdIfSmaller`] stored raw because zstd would not
+    /// have made them smaller.
     pub fn kept_raw(&self) -> u64 {
         self.kept_raw
     }

@@ -407,6 +407,13 @@ fn zstd_if_smaller_reports_a_short_stream() {
     let data = Data::from_chunks(10, [vec![1u8; 4]].into_iter());
     let e = w.add(NewObject::dense("s", &[10], DType::U8, data).compression(Compression::ZstdIfSmaller(3))).unwrap_err();
     assert_eq!(e.kind(), ErrorKind::LengthMismatch { expected: 10, actual: 4 });
+    // A component kept raw counts only once its object is added.
+    let obj = NewObject::new("t", Format::Other("pair"), &[2])
+        .with_component("tiny", DType::U8, &[1u8, 2][..])
+        .with_component("short", DType::U8, Data::from_chunks(10, [vec![1u8; 4]].into_iter()))
+        .compression(Compression::ZstdIfSmaller(3));
+    assert_eq!(w.add(obj).unwrap_err().kind(), ErrorKind::LengthMismatch { expected: 10, actual: 4 });
+    assert_eq!(w.kept_raw(), 0);
     // The writer stays usable.
     w.add_slice("t", &[1], &[1u8]).unwrap();
     assert_eq!(File::parse(&w.finish().unwrap()).unwrap().len(), 1);
