@@ -22,6 +22,13 @@ if [ -z "${ZT_REFERENCE_PYTHON:-}" ]; then
 fi
 "$ZT_REFERENCE_PYTHON" -c 'import importlib.metadata as m; print("reference ztensor", m.version("ztensor"))'
 
+step "architecture: the core's normal dependencies; no file under src/ over 700 lines"
+deps="$(cargo tree -p ztensor -e normal --prefix none --format '{p}' | cut -d' ' -f1 | sort -u)"
+for c in minicbor heapless; do grep -qx "$c" <<<"$deps" || { echo "the core does not depend on $c" >&2; exit 1; }; done
+for c in flate2 zip clap serde_json indicatif; do ! grep -qx "$c" <<<"$deps" || { echo "the core depends on $c" >&2; exit 1; }; done
+long="$(find src -name '*.rs' -exec wc -l {} + | awk '$2 != "total" && $1 > 700')"
+[ -z "$long" ] || { printf 'files over 700 lines:\n%s\n' "$long" >&2; exit 1; }
+
 step "cargo test (default features: std)"
 cargo test --workspace
 

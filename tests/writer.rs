@@ -126,6 +126,17 @@ fn check(bytes: &[u8], attrs: &[(String, AttrValue)], objs: &[ObjSpec]) {
                     assert_eq!(c.encoding(), Encoding::Zstd, "{at}");
                     assert_eq!(c.uncompressed_length(), Some(cs.bytes.len() as u64), "{at}");
                 }
+                // zstd where smaller, else raw.
+                Compression::ZstdIfSmaller(_) => match c.encoding() {
+                    Encoding::Zstd => {
+                        assert_eq!(c.uncompressed_length(), Some(cs.bytes.len() as u64), "{at}");
+                        assert!(c.length() < cs.bytes.len() as u64, "{at}");
+                    }
+                    Encoding::Raw => {
+                        assert_eq!(c.uncompressed_length(), None, "{at}");
+                        assert_eq!(c.stored_bytes().unwrap(), cs.bytes, "{at}");
+                    }
+                },
             }
             assert_eq!(c.to_vec().unwrap(), cs.bytes, "{at}");
             let digest = c.digest();
@@ -166,7 +177,11 @@ fn bytes(n: usize) -> impl Strategy<Value = Vec<u8>> {
 }
 
 fn encoding() -> impl Strategy<Value = Compression> {
-    prop_oneof![3 => Just(Compression::Raw), 2 => (-5i32..20).prop_map(Compression::Zstd)]
+    prop_oneof![
+        3 => Just(Compression::Raw),
+        2 => (-5i32..20).prop_map(Compression::Zstd),
+        1 => (-5i32..20).prop_map(Compression::ZstdIfSmaller),
+    ]
 }
 
 fn checksum() -> impl Strategy<Value = Checksum> {

@@ -138,9 +138,10 @@ pub struct VerifyArgs {
     after_help = crate::convert::HELP,
 )]
 pub struct ConvertArgs {
-    /// Store every component zstd-compressed, at LEVEL (1-22, default 3;
+    /// Store components zstd-compressed, at LEVEL (1-22, default 3;
     /// unless zt was built with the libzstd feature, its pure-Rust encoder
-    /// treats every level alike). '--compress 5' works too. Without it: raw.
+    /// treats every level alike); one zstd would not make smaller stays
+    /// raw. '--compress 5' works too. Without it: raw.
     #[arg(
         long,
         value_name = "LEVEL",

@@ -103,6 +103,33 @@ fn check_against(bytes: &[u8], want: &[Json], what: &str) {
     }
 }
 
+/// After `--compress=LEVEL`: each component is zstd and smaller than its
+/// decoded bytes, or raw where a zstd frame (the library's own, at LEVEL)
+/// would not be smaller. Returns the number of zstd components.
+fn assert_compressed_unless_larger(packed: &[u8], level: i32, what: &str) -> usize {
+    use ztensor::write::{Compression, NewObject, Writer};
+    let f = File::parse(packed).unwrap();
+    let mut zstd = 0;
+    for c in f.objects().flat_map(|o| o.components()) {
+        match c.encoding() {
+            Encoding::Zstd => {
+                assert!(c.length() < c.decoded_len().unwrap(), "{what}: {} not smaller", c.role());
+                zstd += 1;
+            }
+            Encoding::Raw => {
+                assert_eq!(c.uncompressed_length(), None, "{what}");
+                let raw = c.stored_bytes().unwrap();
+                let mut w = Writer::new(Vec::new());
+                let obj = NewObject::dense("x", &[raw.len() as u64], ztensor::DType::U8, raw);
+                w.add(obj.compression(Compression::Zstd(level))).unwrap();
+                let frame = File::parse(&w.finish().unwrap()).unwrap().require("x").unwrap().data().unwrap().length();
+                assert!(frame >= raw.len() as u64, "{what}: kept raw although zstd gives {frame} < {} bytes", raw.len());
+            }
+        }
+    }
+    zstd
+}
+
 // ------------------------------------------------------------ samples
 
 #[test]
@@ -111,6 +138,7 @@ fn converts_every_committed_sample() {
     let dir = tempfile::tempdir().unwrap();
     let samples = exp["samples"].as_object().unwrap();
     assert!(samples.len() >= 9);
+    let mut zstd = 0;
     for (name, want) in samples {
         let want = want.as_array().unwrap();
         let out = dir.path().join(format!("{name}.zt"));
@@ -138,15 +166,16 @@ fn converts_every_committed_sample() {
             assert!(f.attributes().is_empty(), "{name}");
         }
         // Compressed, with digests: same contents, every digest checks out.
-        for (flags, alg) in [
-            (&["--compress", "--digest", "sha256"][..], "sha256:"),
-            (&["--compress=19", "--digest=crc32c"][..], "crc32c:"),
+        // (A component zstd would not make smaller stays raw.)
+        for (flags, alg, level) in [
+            (&["--compress", "--digest", "sha256"][..], "sha256:", 3),
+            (&["--compress=19", "--digest=crc32c"][..], "crc32c:", 19),
         ] {
             let packed = convert(&sample(name), &out, flags);
             check_against(&packed, want, name);
+            zstd += assert_compressed_unless_larger(&packed, level, name);
             let f = File::parse(&packed).unwrap();
             for c in f.objects().flat_map(|o| o.components()) {
-                assert_eq!(c.encoding(), Encoding::Zstd, "{name}");
                 assert!(c.digest().unwrap().starts_with(alg), "{name}");
                 assert_eq!(c.verify_digest().unwrap(), Verified::Ok, "{name}");
             }
@@ -155,6 +184,8 @@ fn converts_every_committed_sample() {
         }
     }
     assert_eq!(listing(dir.path()).len(), samples.len(), "temporary files left behind");
+    // (The samples are small: most of their tensors are smaller raw.)
+    assert!(zstd >= 4, "only {zstd} components compressed");
 }
 
 #[test]
@@ -226,8 +257,8 @@ fn upgrades_every_v0_1_and_v1_1_reference_fixture() {
             }
             let packed = convert(&p, &out, &["--compress", "--digest", "sha256"]);
             assert_same_content(&input, &packed, &what);
+            assert_compressed_unless_larger(&packed, 3, &what);
             for c in File::parse(&packed).unwrap().objects().flat_map(|o| o.components()) {
-                assert_eq!(c.encoding(), Encoding::Zstd, "{what}");
                 assert_eq!(c.verify_digest().unwrap(), Verified::Ok, "{what}");
             }
             n += 1;
@@ -618,6 +649,11 @@ fn summary_line_unless_quiet() {
     assert!(err.starts_with(&format!("zt: {}: {objects} objects, ", s(&out))), "{err}");
     assert!(err.contains(&format!("{read} B -> ")) || err.contains(" KiB -> "), "{err}");
     assert!(err.contains(&ratio) && err.trim_end().ends_with(" s"), "{ratio}: {err}");
+    // Components zstd would not make smaller are kept raw, and counted.
+    let f = std::fs::read(&out).unwrap();
+    let raw = File::parse(&f).unwrap().objects().flat_map(|o| o.components()).filter(|c| c.encoding() == Encoding::Raw).count();
+    assert!(raw > 0);
+    assert!(err.contains(&format!("), {raw} components kept raw (zstd would not make them smaller), in ")), "{err}");
     for q in ["-q", "--quiet"] {
         let o = zt(&["convert", q, s(&input), s(&out)]);
         assert_eq!(code(&o), 0, "{}", stderr(&o));
@@ -639,7 +675,10 @@ fn compress_level_as_a_separate_argument() {
     let o = zt(&["convert", "-q", "--compress", s(&input), s(&b)]);
     assert_eq!(code(&o), 0, "{}", stderr(&o));
     let f = std::fs::read(&b).unwrap();
-    assert!(File::parse(&f).unwrap().objects().flat_map(|o| o.components()).all(|c| c.encoding() == Encoding::Zstd));
+    assert_compressed_unless_larger(&f, 3, "sample.safetensors");
+    let o = zt(&["convert", "-q", "--compress", s(&sample("arrays.npz")), s(&b)]);
+    assert_eq!(code(&o), 0, "{}", stderr(&o));
+    assert!(assert_compressed_unless_larger(&std::fs::read(&b).unwrap(), 3, "arrays.npz") > 0);
     let o = zt(&["convert", s(&input), s(&b), "--compress", "23"]);
     assert_eq!(code(&o), 2, "{}", stderr(&o));
 }

@@ -1,8 +1,8 @@
 //! CBOR encoding of the manifest with minicbor's `Encoder` on a `Vec`:
 //! definite lengths, minimal integer heads, a fixed key order.
 
-use super::attr::Attrs;
-use crate::types::DType;
+use crate::schema::{ComponentKey, ObjectKey, RootKey};
+use crate::types::{DType, Encoding};
 use alloc::string::String;
 use alloc::vec::Vec;
 use core::convert::Infallible;
@@ -115,19 +115,60 @@ pub(crate) fn f32_to_f16_exact(bits: u32) -> Option<u16> {
     (h.to_f32().to_bits() == bits).then_some(h.to_bits())
 }
 
+/// Total length of `parts` as CBOR text items (each shorter than 24 bytes).
+const fn items_len(parts: &[&str]) -> usize {
+    let (mut n, mut i) = (0, 0);
+    while i < parts.len() {
+        n += 1 + parts[i].len();
+        i += 1;
+    }
+    n
+}
+
+/// `parts` as CBOR text items back to back, built at compile time from the
+/// schema's names (one-byte heads: every name is shorter than 24 bytes).
+const fn text_items<const N: usize>(parts: &[&str]) -> [u8; N] {
+    let mut out = [0u8; N];
+    let (mut at, mut i) = (0, 0);
+    while i < parts.len() {
+        let s = parts[i].as_bytes();
+        assert!(s.len() < 24, "a key longer than a one-byte head");
+        out[at] = 0x60 | s.len() as u8;
+        at += 1;
+        let mut j = 0;
+        while j < s.len() {
+            out[at] = s[j];
+            at += 1;
+            j += 1;
+        }
+        i += 1;
+    }
+    assert!(at == N);
+    out
+}
+
+/// `const NAME: &[u8; N]`: the text items of the given names.
+macro_rules! items {
+    ($($K:ident = [$($s:expr),+];)*) => {$(
+        const $K: &[u8; items_len(&[$($s),+])] = &text_items(&[$($s),+]);
+    )*};
+}
+
 // Keys as encoded text items: fixed-size copies, no `memcpy` call per key.
-const K_SHAPE: &[u8; 6] = b"\x65shape";
-const K_FORMAT: &[u8; 7] = b"\x66format";
-const K_ATTRIBUTES: &[u8; 11] = b"\x6aattributes";
-const K_COMPONENTS: &[u8; 11] = b"\x6acomponents";
-const K_DTYPE: &[u8; 6] = b"\x65dtype";
-const K_TYPE: &[u8; 5] = b"\x64type";
-const K_OFFSET: &[u8; 7] = b"\x66offset";
-const K_LENGTH: &[u8; 7] = b"\x66length";
-const K_ULEN: &[u8; 20] = b"\x73uncompressed_length";
-const K_ENCODING_RAW: &[u8; 13] = b"\x68encoding\x63raw";
-const K_ENCODING_ZSTD: &[u8; 14] = b"\x68encoding\x64zstd";
-const K_DIGEST: &[u8; 7] = b"\x66digest";
+items! {
+    K_SHAPE = [ObjectKey::Shape.name()];
+    K_FORMAT = [ObjectKey::Format.name()];
+    K_ATTRIBUTES = [ObjectKey::Attributes.name()];
+    K_COMPONENTS = [ObjectKey::Components.name()];
+    K_DTYPE = [ComponentKey::DType.name()];
+    K_TYPE = [ComponentKey::Type.name()];
+    K_OFFSET = [ComponentKey::Offset.name()];
+    K_LENGTH = [ComponentKey::Length.name()];
+    K_ULEN = [ComponentKey::UncompressedLength.name()];
+    K_ENCODING_RAW = [ComponentKey::Encoding.name(), Encoding::Raw.name()];
+    K_ENCODING_ZSTD = [ComponentKey::Encoding.name(), Encoding::Zstd.name()];
+    K_DIGEST = [ComponentKey::Digest.name()];
+}
 
 /// What the manifest says about one component, besides its role and
 /// logical type (which the caller's component holds).
@@ -225,25 +266,25 @@ pub(crate) fn object<'r>(
     raw_pairs(out, extra);
 }
 
-/// The manifest up to its `objects` entries: `version`, `attributes` (when
-/// non-empty), the `objects` map head for `count` entries (which follow,
-/// encoded back to back).
-pub(crate) fn manifest_head(attrs: &Attrs, count: u64) -> Vec<u8> {
-    let mut out = Vec::with_capacity(64);
-    map(&mut out, if attrs.is_empty() { 2 } else { 3 });
-    text(&mut out, "version");
+/// The manifest up to its `objects` entries: `version`, `attributes` (the
+/// encoded map, when there are any), the `objects` map head for `count`
+/// entries (which follow, encoded back to back).
+pub(crate) fn manifest_head(attrs: Option<&[u8]>, count: u64) -> Vec<u8> {
+    let mut out = Vec::with_capacity(64 + attrs.map_or(0, <[u8]>::len));
+    map(&mut out, 2 + attrs.is_some() as u64);
+    text(&mut out, RootKey::Version.name());
     text(&mut out, VERSION);
-    if !attrs.is_empty() {
-        text(&mut out, "attributes");
-        attrs.encode(&mut out);
+    if let Some(a) = attrs {
+        text(&mut out, RootKey::Attributes.name());
+        out.extend_from_slice(a);
     }
-    text(&mut out, "objects");
+    text(&mut out, RootKey::Objects.name());
     map(&mut out, count);
     out
 }
 
 /// The whole manifest: [`manifest_head`], then `entries`.
-pub(crate) fn manifest(attrs: &Attrs, count: u64, entries: &[u8]) -> Vec<u8> {
+pub(crate) fn manifest(attrs: Option<&[u8]>, count: u64, entries: &[u8]) -> Vec<u8> {
     let mut out = manifest_head(attrs, count);
     out.extend_from_slice(entries);
     out

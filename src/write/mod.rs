@@ -110,6 +110,7 @@ use crate::container::{Layout, Tail, ALIGNMENT, FOOTER_LEN, HEADER_LEN, MAGIC_V1
 use crate::error::{Error, ErrorKind, Result};
 use crate::file::File;
 use crate::object::Object;
+use crate::schema::{ComponentKey, ObjectKey, Role};
 use check::NewComp;
 use crate::types::{DType, Encoding, Format};
 use names::NameSet;
@@ -137,6 +138,8 @@ pub struct Writer<S: Sink> {
     broken: bool,
     /// Scratch for an entry checked by the reader's pass before writing.
     entry: Vec<u8>,
+    /// Components [`Compression::ZstdIfSmaller`] stored raw.
+    kept_raw: u64,
     #[cfg(feature = "std")]
     io_error: Option<std::io::Error>,
 }
@@ -160,6 +163,7 @@ impl<S: Sink> Writer<S> {
             attrs: Attrs::default(),
             broken: false,
             entry: Vec::new(),
+            kept_raw: 0,
             #[cfg(feature = "std")]
             io_error: None,
         }
@@ -185,12 +189,12 @@ impl<S: Sink> Writer<S> {
     /// `add(NewObject::dense(name, shape, dtype, data))`, without building
     /// the `NewObject`.
     pub fn add_dense(&mut self, name: &str, shape: &[u64], dtype: DType, data: &[u8]) -> Result<()> {
-        self.add_raw_dense(name, shape, NewComponent::new("data", dtype, data))
+        self.add_raw_dense(name, shape, NewComponent::new(Role::Data.name(), dtype, data))
     }
 
     /// Add a dense, raw object from typed elements (see [`Self::add_dense`]).
     pub fn add_slice<T: Scalar>(&mut self, name: &str, shape: &[u64], data: &[T]) -> Result<()> {
-        self.add_raw_dense(name, shape, NewComponent::from_slice("data", data))
+        self.add_raw_dense(name, shape, NewComponent::from_slice(Role::Data.name(), data))
     }
 
     /// A dense object of one raw component without digest, not built as a `NewObject`.
@@ -204,7 +208,7 @@ impl<S: Sink> Writer<S> {
     pub fn set_attribute(&mut self, key: &str, value: impl Into<AttrValue>) -> Result<()> {
         let mut a = Attrs::default();
         a.set(key, &value.into())?;
-        parse_detached(&enc::manifest(&a, 0, &[]), HEADER_LEN).map_err(relocate)?;
+        parse_detached(&enc::manifest(a.encoded().as_deref(), 0, &[]), HEADER_LEN).map_err(relocate)?;
         self.attrs.merge(a);
         Ok(())
     }
@@ -248,7 +252,8 @@ impl<S: Sink> Writer<S> {
         self.usable()?;
         self.header()?;
         // Head and entries are written as they are, not joined in memory.
-        let head = enc::manifest_head(&self.attrs, self.count);
+        let attrs = self.attrs.encoded();
+        let head = enc::manifest_head(attrs.as_deref(), self.count);
         let len = (head.len() + self.entries.len()) as u64;
         if len > MAX_MANIFEST_LEN {
             return Err(Error::new(ErrorKind::ManifestTooLarge { size: len }));
@@ -258,7 +263,7 @@ impl<S: Sink> Writer<S> {
         // were checked when set: the whole manifest is re-validated only as
         // a self-check in debug builds (and so in every test).
         #[cfg(debug_assertions)]
-        parse_detached(&enc::manifest(&self.attrs, self.count, &self.entries), self.pos).map_err(relocate)?;
+        parse_detached(&enc::manifest(attrs.as_deref(), self.count, &self.entries), self.pos).map_err(relocate)?;
         self.put(&head)?;
         let entries = core::mem::take(&mut self.entries);
         self.put(&entries)?;
@@ -323,7 +328,9 @@ impl<S: Sink> Writer<S> {
         };
         for (c, m) in comps.iter().zip(metas.iter_mut()) {
             let declared = c.data.len();
-            let zstd = matches!(c.compression.unwrap_or(compression), Compression::Zstd(_));
+            // (`ZstdIfSmaller` is checked as zstd: the rules on the decoded
+            // size are the same either way, and the stored length is known later.)
+            let zstd = !matches!(c.compression.unwrap_or(compression), Compression::Raw);
             let length = if zstd { 0 } else { declared };
             *m = CompMeta { dtype: c.dtype, offset: at, length, zstd_len: zstd.then_some(declared), digest: None };
             at = at.checked_add(length).and_then(|e| e.checked_next_multiple_of(ALIGNMENT)).ok_or(Error::new(ErrorKind::ShapeOverflow))?;
@@ -363,18 +370,27 @@ impl<S: Sink> Writer<S> {
         };
 
         self.header()?;
+        let mut kept_raw = 0;
         for (c, meta) in comps.iter_mut().zip(metas.iter_mut()) {
             self.pad()?;
             meta.offset = self.pos;
             let comp = c.compression.unwrap_or(compression);
             let sum = c.checksum.unwrap_or(checksum);
-            let (length, digest) = self.blob(&mut c.data, comp, sum).map_err(|e| e.in_component(&c.role))?;
+            let declared = c.data.len();
+            let (length, digest, encoding) = match comp {
+                Compression::ZstdIfSmaller(level) => self.blob_if_smaller(&mut c.data, level, sum),
+                _ => self.blob(&mut c.data, comp, sum).map(|(l, d)| (l, d, comp)),
+            }
+            .map_err(|e| e.in_component(&c.role))?;
             meta.length = length;
             meta.digest = digest;
+            meta.zstd_len = matches!(encoding, Compression::Zstd(_)).then_some(declared);
+            kept_raw += (comp != Compression::Raw && encoding == Compression::Raw) as u64;
         }
         enc::object(&mut self.entries, obj.name, obj.shape, format.name(), attrs, metas, comp_names(comps), &[], &[]);
         self.names.insert_at(slot, h, obj.name);
         self.count += 1;
+        self.kept_raw += kept_raw;
         Ok(())
     }
 
@@ -412,7 +428,9 @@ impl<S: Sink> Writer<S> {
             };
             match comp {
                 Compression::Raw => copy(src, declared, &mut out),
-                Compression::Zstd(level) => zstd::compress(level, src, declared, &mut out),
+                Compression::Zstd(level) | Compression::ZstdIfSmaller(level) => {
+                    zstd::compress(level, src, declared, &mut out)
+                }
             }
         };
         #[cfg(feature = "std")]
@@ -425,6 +443,60 @@ impl<S: Sink> Writer<S> {
         }
         debug_assert_eq!(self.pos - start, stored);
         Ok((stored, hasher.finish()))
+    }
+}
+
+impl<S: Sink> Writer<S> {
+    /// Write one blob with [`Compression::ZstdIfSmaller`]: the zstd frame,
+    /// built in memory, if it is smaller than the raw bytes, else the raw
+    /// bytes. Returns the stored length, the digest and the encoding used.
+    fn blob_if_smaller(&mut self, data: &mut Data<'_>, level: i32, sum: Checksum) -> Result<(u64, Option<String>, Compression)> {
+        let declared = data.len();
+        let mut whole = Vec::new();
+        let raw: &[u8] = match &mut data.0 {
+            Repr::Bytes(b) => b,
+            Repr::Stream { src, .. } => {
+                let n = copy(&mut **src, declared, &mut |b| {
+                    whole.extend_from_slice(b);
+                    Ok(())
+                });
+                #[cfg(feature = "std")]
+                if let Some(e) = src.take_io_error() {
+                    self.io_error = Some(e);
+                }
+                let n = n?;
+                if n != declared {
+                    return Err(Error::new(ErrorKind::LengthMismatch { expected: declared, actual: n }));
+                }
+                &whole
+            }
+        };
+        let (mut frame, mut larger) = (Vec::new(), false);
+        let r = zstd::compress(level, &mut Slice { b: raw }, declared, &mut |b| {
+            if (frame.len() + b.len()) as u64 >= declared {
+                // Not smaller: stop compressing.
+                larger = true;
+                return Err(Error::new(ErrorKind::Io));
+            }
+            frame.extend_from_slice(b);
+            Ok(())
+        });
+        let (stored, used) = match r {
+            Ok(_) => (&frame[..], Compression::Zstd(level)),
+            Err(_) if larger => (raw, Compression::Raw),
+            Err(e) => return Err(e),
+        };
+        let mut hasher = Hasher::new(sum);
+        hasher.update(stored);
+        self.put(stored)?;
+        Ok((stored.len() as u64, hasher.finish(), used))
+    }
+
+    /// Components of the objects added so far that
+    /// [`Compression::ZstdIfSmaller`] stored raw because zstd would not
+    /// have made them smaller.
+    pub fn kept_raw(&self) -> u64 {
+        self.kept_raw
     }
 }
 
@@ -451,9 +523,8 @@ struct State {
     attrs: Attrs,
 }
 
-/// Object keys this writer knows: others are copied as they are.
-const OBJECT_KEYS: &[&str] = &["shape", "format", "attributes", "components"];
-const COMPONENT_KEYS: &[&str] = &["dtype", "type", "offset", "length", "uncompressed_length", "encoding", "digest"];
+/// Object and component keys this writer knows ([`ObjectKey::NAMES`],
+/// [`ComponentKey::NAMES`]): others are copied as they are.
 
 impl State {
     fn of(file: &File<'_>) -> Result<State> {
@@ -498,7 +569,7 @@ fn extra<'a>(fields: crate::value::Map<'a>, known: &[&str]) -> Vec<(&'a [u8], &'
 /// parsed values, attributes and unknown fields copied as raw CBOR.
 fn reencode(out: &mut Vec<u8>, o: &Object<'_>) -> Result<()> {
     let shape: Vec<u64> = o.shape().dims().collect();
-    let attrs = o.fields().get("attributes").filter(|v| !v.is_null()).map(|v| v.raw());
+    let attrs = o.fields().get(ObjectKey::Attributes.name()).filter(|v| !v.is_null()).map(|v| v.raw());
     let mut metas = Vec::new();
     let mut names = Vec::new();
     let mut extras = Vec::new();
@@ -515,11 +586,11 @@ fn reencode(out: &mut Vec<u8>, o: &Object<'_>) -> Result<()> {
             digest: c.digest().map(ToString::to_string),
         });
         // `type` as written (the reader hides a `type` equal to the dtype).
-        names.push((c.role(), c.fields().get("type").and_then(|v| v.as_str())));
-        extras.push(extra(c.fields(), COMPONENT_KEYS));
+        names.push((c.role(), c.fields().get(ComponentKey::Type.name()).and_then(|v| v.as_str())));
+        extras.push(extra(c.fields(), ComponentKey::NAMES));
     }
     let format = o.format();
-    enc::object(out, o.name(), &shape, format.name(), attrs, &metas, |i| names[i], &extras, &extra(o.fields(), OBJECT_KEYS));
+    enc::object(out, o.name(), &shape, format.name(), attrs, &metas, |i| names[i], &extras, &extra(o.fields(), ObjectKey::NAMES));
     Ok(())
 }
 

@@ -4,6 +4,7 @@ use super::attr::{AttrValue, Attrs};
 use super::data::{Data, Scalar};
 use super::hash::Checksum;
 use crate::error::Result;
+use crate::schema::{QuantAttr, Role};
 use crate::types::{DType, Format, LogicalType};
 use alloc::borrow::Cow;
 use alloc::vec::Vec;
@@ -18,6 +19,13 @@ pub enum Compression {
     /// encoder every level uses ruzstd's one implemented strategy (about
     /// level 1); with the `libzstd` feature the level is honoured.
     Zstd(i32),
+    /// `zstd` at a level where the frame is smaller than the raw bytes,
+    /// else `raw` (no `uncompressed_length`): incompressible data stays
+    /// memory-mappable and no larger. The frame is built in memory before
+    /// it is written (a streamed source is read whole first);
+    /// [`Writer::kept_raw`](super::Writer::kept_raw) counts the components
+    /// it stored raw.
+    ZstdIfSmaller(i32),
 }
 
 impl Compression {
@@ -115,7 +123,7 @@ impl<'a> NewObject<'a> {
 
     /// A dense object: row-major `data` of `dtype` elements.
     pub fn dense(name: impl Into<Cow<'a, str>>, shape: &[u64], dtype: DType, data: impl Into<Data<'a>>) -> Self {
-        Self::new(name, Format::Dense, shape).component(NewComponent::new("data", dtype, data))
+        Self::new(name, Format::Dense, shape).component(NewComponent::new(Role::Data.name(), dtype, data))
     }
 
     /// A dense object from typed elements.
@@ -135,9 +143,9 @@ impl<'a> NewObject<'a> {
         indptr: impl Into<Data<'a>>,
     ) -> Self {
         Self::new(name, Format::SparseCsr, &shape)
-            .component(NewComponent::new("values", dtype, values))
-            .component(NewComponent::new("indices", DType::U64, indices))
-            .component(NewComponent::new("indptr", DType::U64, indptr))
+            .component(NewComponent::new(Role::Values.name(), dtype, values))
+            .component(NewComponent::new(Role::Indices.name(), DType::U64, indices))
+            .component(NewComponent::new(Role::Indptr.name(), DType::U64, indptr))
     }
 
     /// [`NewObject::sparse_csr`] from typed slices.
@@ -161,8 +169,8 @@ impl<'a> NewObject<'a> {
         coords: impl Into<Data<'a>>,
     ) -> Self {
         Self::new(name, Format::SparseCoo, shape)
-            .component(NewComponent::new("values", dtype, values))
-            .component(NewComponent::new("coords", DType::U64, coords))
+            .component(NewComponent::new(Role::Values.name(), dtype, values))
+            .component(NewComponent::new(Role::Coords.name(), DType::U64, coords))
     }
 
     /// [`NewObject::sparse_coo`] from typed slices.
@@ -190,12 +198,12 @@ impl<'a> NewObject<'a> {
         packing: &str,
     ) -> Self {
         Self::new(name, Format::QuantizedGroup, shape)
-            .component(NewComponent::new("packed_weight", packed_weight.0, packed_weight.1))
-            .component(NewComponent::new("scales", scales.0, scales.1))
-            .component(NewComponent::new("zeros", zeros.0, zeros.1))
-            .attribute("bits", bits)
-            .attribute("group_size", group_size)
-            .attribute("packing", packing)
+            .component(NewComponent::new(Role::PackedWeight.name(), packed_weight.0, packed_weight.1))
+            .component(NewComponent::new(Role::Scales.name(), scales.0, scales.1))
+            .component(NewComponent::new(Role::Zeros.name(), zeros.0, zeros.1))
+            .attribute(QuantAttr::Bits.name(), bits)
+            .attribute(QuantAttr::GroupSize.name(), group_size)
+            .attribute(QuantAttr::Packing.name(), packing)
     }
 
     /// Add a component (written in the order added).
@@ -212,7 +220,7 @@ impl<'a> NewObject<'a> {
     /// Set the logical type of the primary component: `data` for dense
     /// objects, else `values`, else the last component added.
     pub fn logical_type(mut self, t: LogicalType<'a>) -> Self {
-        let i = ["data", "values"]
+        let i = [Role::Data.name(), Role::Values.name()]
             .iter()
             .find_map(|r| self.components.iter().position(|c| c.role == *r))
             .or(self.components.len().checked_sub(1));

@@ -333,3 +333,88 @@ fn names_crafted_to_collide_are_still_written_and_refused_once() {
         assert_eq!(f.require(n).unwrap().data().unwrap().to_vec_of::<u32>().unwrap(), [i as u32]);
     }
 }
+
+#[test]
+fn zstd_if_smaller_keeps_incompressible_components_raw() {
+    // Bytes zstd cannot shrink (a xorshift stream), and bytes it can.
+    let mut x = 0x9e37_79b9_7f4a_7c15u64;
+    let noise: Vec<u8> = (0..4096)
+        .map(|_| {
+            x ^= x << 13;
+            x ^= x >> 7;
+            x ^= x << 17;
+            x as u8
+        })
+        .collect();
+    let zeros = vec![0u8; 4096];
+    let chunks = |b: &Vec<u8>| b.chunks(1000).map(<[u8]>::to_vec).collect::<Vec<_>>();
+    let mut w = Writer::new(Vec::new());
+    let mode = Compression::ZstdIfSmaller(3);
+    for (name, data) in [("noise", Data::bytes(&noise)), ("zeros", Data::bytes(&zeros))] {
+        w.add(NewObject::dense(name, &[4096], DType::U8, data).compression(mode).checksum(Checksum::Crc32c)).unwrap();
+    }
+    // Streamed sources, and the empty component (no frame is smaller than nothing).
+    for (name, b) in [("noise_stream", &noise), ("zeros_stream", &zeros)] {
+        let data = Data::from_chunks(4096, chunks(b).into_iter());
+        w.add(NewObject::dense(name, &[4096], DType::U8, data).compression(mode)).unwrap();
+    }
+    w.add(NewObject::dense("empty", &[0], DType::U8, &[][..]).compression(mode)).unwrap();
+    assert_eq!(w.kept_raw(), 3);
+    let bytes = w.finish().unwrap();
+
+    let f = File::parse(&bytes).unwrap();
+    for (name, want, encoding) in [
+        ("noise", &noise, Encoding::Raw),
+        ("zeros", &zeros, Encoding::Zstd),
+        ("noise_stream", &noise, Encoding::Raw),
+        ("zeros_stream", &zeros, Encoding::Zstd),
+    ] {
+        let c = f.require(name).unwrap().data().unwrap();
+        assert_eq!(c.encoding(), encoding, "{name}");
+        assert_eq!(c.to_vec().unwrap(), *want, "{name}");
+        match encoding {
+            // v1.2: a raw component has no `uncompressed_length`, and is no larger.
+            Encoding::Raw => {
+                assert_eq!(c.uncompressed_length(), None);
+                assert!(!keys(c.fields()).contains(&"uncompressed_length"));
+                assert_eq!(c.length(), 4096);
+                assert!(c.stored_bytes().is_ok());
+            }
+            Encoding::Zstd => {
+                assert_eq!(c.uncompressed_length(), Some(4096));
+                assert!(c.length() < 4096);
+            }
+        }
+    }
+    for name in ["noise", "zeros"] {
+        assert_eq!(f.require(name).unwrap().data().unwrap().verify_digest().unwrap(), crate::digest::Verified::Ok);
+    }
+    assert_eq!(f.require("empty").unwrap().data().unwrap().encoding(), Encoding::Raw);
+
+    // The same objects with plain zstd give zstd frames, even when larger.
+    let mut w = Writer::new(Vec::new());
+    w.add(NewObject::dense("noise", &[4096], DType::U8, &noise).compression(Compression::Zstd(3))).unwrap();
+    assert_eq!(w.kept_raw(), 0);
+    let bytes = w.finish().unwrap();
+    let c = File::parse(&bytes).unwrap().require("noise").unwrap().data().unwrap();
+    assert_eq!((c.encoding(), c.uncompressed_length()), (Encoding::Zstd, Some(4096)));
+    assert!(c.length() > 4096);
+}
+
+#[test]
+fn zstd_if_smaller_reports_a_short_stream() {
+    let mut w = Writer::new(Vec::new());
+    let data = Data::from_chunks(10, [vec![1u8; 4]].into_iter());
+    let e = w.add(NewObject::dense("s", &[10], DType::U8, data).compression(Compression::ZstdIfSmaller(3))).unwrap_err();
+    assert_eq!(e.kind(), ErrorKind::LengthMismatch { expected: 10, actual: 4 });
+    // A component kept raw counts only once its object is added.
+    let obj = NewObject::new("t", Format::Other("pair"), &[2])
+        .with_component("tiny", DType::U8, &[1u8, 2][..])
+        .with_component("short", DType::U8, Data::from_chunks(10, [vec![1u8; 4]].into_iter()))
+        .compression(Compression::ZstdIfSmaller(3));
+    assert_eq!(w.add(obj).unwrap_err().kind(), ErrorKind::LengthMismatch { expected: 10, actual: 4 });
+    assert_eq!(w.kept_raw(), 0);
+    // The writer stays usable.
+    w.add_slice("t", &[1], &[1u8]).unwrap();
+    assert_eq!(File::parse(&w.finish().unwrap()).unwrap().len(), 1);
+}

@@ -61,8 +61,14 @@ OUT may not be IN itself (also through a link) nor '-', and may not end
 in the extension of another format (.safetensors, .npy, .npz, ...). The same input
 and options always give the same bytes.
 
+With --compress, a component that zstd would not make smaller (random or
+already compressed bytes, tiny tensors) is stored raw (and stays
+memory-mappable); the summary line counts them, and 'zt info' shows each
+component's encoding. Each compressed component is built in memory before
+it is written.
+
 After a successful conversion one line sums it up on stderr (objects,
-bytes, ratio, time) unless --quiet. A progress bar with rate and ETA is
+bytes, ratio, time; components kept raw) unless --quiet. A progress bar with rate and ETA is
 drawn on stderr while converting, when it is a terminal.
 Exit status: 0 success; 1 unreadable, invalid or unsupported input, or a
 failed write (one 'zt: FILE: ...' line on stderr); 2 usage error.";
@@ -110,7 +116,8 @@ fn detect(path: &Path, b: &[u8]) -> Result<Kind, String> {
 
 pub fn run(a: &ConvertArgs) -> Result<(), Fail> {
     let started = Instant::now();
-    let compression = a.compress.map_or(Compression::Raw, Compression::Zstd);
+    // A component zstd would not make smaller stays raw.
+    let compression = a.compress.map_or(Compression::Raw, Compression::ZstdIfSmaller);
     let digest = match a.digest {
         None => DigestOpt::Keep,
         Some(DigestArg::None) => DigestOpt::Set(Checksum::None),
@@ -152,20 +159,27 @@ pub fn run(a: &ConvertArgs) -> Result<(), Fail> {
         }
     };
     let (objects, quiet) = (out.objects, a.quiet);
-    let written = out.finish()?;
+    let (written, kept_raw) = out.finish()?;
     if !quiet {
-        let line = summary(out_path, objects, bytes.len() as u64, written, started.elapsed());
+        let line = summary(out_path, objects, bytes.len() as u64, written, kept_raw, started.elapsed());
         let _ = writeln!(std::io::stderr().lock(), "{line}");
     }
     Ok(())
 }
 
 /// `zt: OUT: 3 objects, 1.2 MiB -> 800.0 KiB (1.54x) in 0.42 s`: the ratio
-/// is read / written, as `info`'s is decoded / stored.
-fn summary(out_path: &Path, objects: u64, read: u64, written: u64, took: Duration) -> String {
+/// is read / written, as `info`'s is decoded / stored. Components
+/// `--compress` kept raw are counted before the time: `(1.54x), 2
+/// components kept raw (zstd would not make them smaller), in 0.42 s`.
+fn summary(out_path: &Path, objects: u64, read: u64, written: u64, kept_raw: u64, took: Duration) -> String {
     let ratio = out::ratio(written, Some(read));
+    let raw = match kept_raw {
+        0 => String::new(),
+        1 => ", 1 component kept raw (zstd would not make it smaller),".into(),
+        n => format!(", {n} components kept raw (zstd would not make them smaller),"),
+    };
     format!(
-        "zt: {}: {objects} object{}, {} -> {} ({ratio}) in {:.2} s",
+        "zt: {}: {objects} object{}, {} -> {} ({ratio}){raw} in {:.2} s",
         out_path.display(),
         if objects == 1 { "" } else { "s" },
         out::human(read),
@@ -250,13 +264,15 @@ impl Out {
         self.bad_input(e)
     }
 
-    /// Write the manifest and publish OUT; the bytes written.
-    fn finish(self) -> Result<u64, Fail> {
+    /// Write the manifest and publish OUT; the bytes written and the
+    /// components `--compress` kept raw.
+    fn finish(self) -> Result<(u64, u64), Fail> {
         let Out { w, out_path, progress, _temp, .. } = self;
+        let kept_raw = w.kept_raw();
         let r = w.finish();
         drop((_temp, progress));
         match r {
-            Ok(_) => Ok(std::fs::metadata(&out_path).map(|m| m.len()).unwrap_or(0)),
+            Ok(_) => Ok((std::fs::metadata(&out_path).map(|m| m.len()).unwrap_or(0), kept_raw)),
             Err(e) if e.kind() == ErrorKind::Io => Err(Fail::input(&out_path, e)),
             Err(e) => Err(Fail::input(&out_path, format!("cannot write the manifest: {e}"))),
         }

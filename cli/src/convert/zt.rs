@@ -14,12 +14,14 @@
 use super::{owned_data, slice_data, swapped_data, DigestOpt, Out};
 use crate::Fail;
 use ztensor::digest::{Digest, Verified};
+use ztensor::schema::{ComponentKey, ObjectKey, Role};
 use ztensor::write::{AttrValue, Checksum, Data, NewComponent, NewObject};
 use ztensor::{Component, DType, Encoding, Endian, File, Format, Object};
 
-/// Object and component fields the writer reproduces; others are dropped (with a warning).
-const OBJECT_KEYS: &[&str] = &["shape", "format", "attributes", "components"];
-const COMPONENT_KEYS: &[&str] = &["dtype", "type", "offset", "length", "uncompressed_length", "encoding", "digest"];
+/// Object and component fields the writer reproduces: the schema's own;
+/// others are dropped (with a warning).
+const OBJECT_KEYS: &[&str] = ObjectKey::NAMES;
+const COMPONENT_KEYS: &[&str] = ComponentKey::NAMES;
 
 /// Decoded bytes to convert (stored bytes where the size is unknown).
 pub fn total(file: &File<'_>) -> u64 {
@@ -75,8 +77,8 @@ fn object<'a>(o: &Object<'a>, v0: bool, pre_1_2: bool, out: &mut Out) -> Result<
         let index = pre_1_2
             && c.dtype() != DType::U64
             && match o.format() {
-                Format::SparseCsr => matches!(c.role(), "indices" | "indptr"),
-                Format::SparseCoo => c.role() == "coords",
+                Format::SparseCsr => [Role::Indices.name(), Role::Indptr.name()].contains(&c.role()),
+                Format::SparseCoo => c.role() == Role::Coords.name(),
                 _ => false,
             };
         let (dtype, data) = if index {
