@@ -72,7 +72,7 @@ impl Report {
         self.problems == 0
     }
 
-    fn problem<'a>(&mut self, e: Error, on: &mut impl FnMut(Finding<'_, 'a>)) {
+    pub(crate) fn problem<'a>(&mut self, e: Error, on: &mut impl FnMut(Finding<'_, 'a>)) {
         self.problems += 1;
         self.first_problem.get_or_insert(e);
         on(Finding::Problem(e));
@@ -188,6 +188,9 @@ impl<'a> File<'a> {
         load: &impl Fn(&Component<'a>) -> Result<Stored<'s>>,
         mut on: impl FnMut(Finding<'_, 'a>),
     ) -> Report {
+        if let Some(m) = self.v2() {
+            return self.run_v2(m, opt, load, on);
+        }
         let mut r = Report::default();
         for o in self.objects() {
             r.objects += 1;

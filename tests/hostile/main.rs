@@ -270,3 +270,4 @@ mod formats;
 mod data;
 mod accepted;
 mod errors;
+mod v2;
