@@ -152,3 +152,72 @@ fn parts_in_shards_need_the_shard_file() {
     assert_eq!(local.shard(), None);
     assert!(local.to_vec().is_ok());
 }
+
+#[test]
+fn fs_reader_reads_v2_files_in_both_modes() {
+    use ztensor::fs::{Mode, Reader};
+    let m = json("manifest.json");
+    for name in ["types_canonical.zt", "zstd_seekable.zt", "csr_u64.zt"] {
+        let objs = m["files"][name]["objects"].as_object().unwrap();
+        for mode in [Mode::Mmap, Mode::Positional] {
+            let r = Reader::open_with(format!("{DIR}/valid/{name}"), mode).unwrap_or_else(|e| panic!("{name}: {e}"));
+            assert_eq!(r.file().version(), Version::V2);
+            for (oname, want) in objs {
+                let o = r.file().get(oname).unwrap();
+                for (role, pw) in want["parts"].as_object().unwrap() {
+                    let c = o.require(role).unwrap();
+                    let v = r.to_vec(&c).unwrap_or_else(|e| panic!("{name}/{oname}/{role} {mode:?}: {e}"));
+                    assert_eq!(hex(&Sha256::digest(&v)), pw["sha256"].as_str().unwrap(), "{name}/{oname}/{role} {mode:?}");
+                    let mut out = vec![0u8; v.len()];
+                    assert_eq!(r.read_into(&c, &mut out).unwrap(), v.len());
+                    assert_eq!(out, v);
+                }
+            }
+            let report = r.file().verify_from(&r, ztensor::verify::Options::ALL, |x| panic!("{name} {mode:?}: {x:?}"));
+            assert_eq!(report.digests_checked, report.components, "{name} {mode:?}");
+        }
+    }
+}
+
+#[test]
+fn fs_reader_reads_parts_from_shards() {
+    use ztensor::fs::{Mode, Reader};
+    let want = json("sharded.json");
+    for root in ["model.zt", "renamed-root.zt"] {
+        for mode in [Mode::Mmap, Mode::Positional] {
+            let r = Reader::open_with(format!("{DIR}/sharded/{root}"), mode).unwrap();
+            let objs = want["objects"].as_object().unwrap();
+            for (oname, w) in objs {
+                let c = r.file().get(oname).unwrap().data().unwrap();
+                assert_eq!(c.shard(), w["shard"].as_str(), "{root}/{oname}");
+                let v = r.to_vec(&c).unwrap_or_else(|e| panic!("{root}/{oname} {mode:?}: {e}"));
+                assert_eq!(hex(&Sha256::digest(&v)), w["sha256"].as_str().unwrap(), "{root}/{oname} {mode:?}");
+            }
+            let report = r.file().verify_from(&r, ztensor::verify::Options::ALL, |x| panic!("{root} {mode:?}: {x:?}"));
+            assert!(report.digests_checked >= objs.len(), "{root} {mode:?}");
+        }
+    }
+}
+
+#[test]
+fn a_missing_shard_fails_reads_of_its_parts_not_the_open() {
+    use ztensor::fs::{Error, Reader};
+    let r = Reader::open(format!("{DIR}/sharded/missing.zt")).unwrap();
+    let mut missing = 0;
+    for o in r.file().objects() {
+        let c = o.data().unwrap();
+        match r.to_vec(&c) {
+            Ok(_) => {}
+            Err(Error::Format(e)) => {
+                assert_eq!(e.kind(), ErrorKind::ShardMissing, "{}: {e}", o.name());
+                assert!(e.to_string().contains(c.shard().unwrap()), "{e}");
+                missing += 1;
+            }
+            Err(e) => panic!("{}: {e}", o.name()),
+        }
+    }
+    assert_eq!(missing, 1);
+    let report = r.file().verify_from(&r, ztensor::verify::Options::ALL, |_| {});
+    assert_eq!(report.problems, 1);
+    assert_eq!(report.first_problem.unwrap().kind(), ErrorKind::ShardMissing);
+}
