@@ -401,6 +401,9 @@ impl fmt::Display for Version {
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
         if self.major == 0 {
             write!(f, "{}.{}", self.major, self.minor)
+        } else if self.major >= 2 {
+            // v2 has one version number (the footer's).
+            write!(f, "{}", self.major)
         } else {
             write!(f, "{}.{}.{}", self.major, self.minor, self.patch)
         }
