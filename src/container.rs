@@ -99,19 +99,27 @@ impl Tail {
     pub fn from_file(bytes: &[u8]) -> Result<Tail> {
         let len = bytes.len() as u64;
         let header = bytes.get(..8).ok_or_else(|| Error::new(ErrorKind::FileTooSmall { len }))?;
-        let layout = match header {
-            h if h == MAGIC_V1 => Layout::V1,
-            h if h == MAGIC_V0 => Layout::V0,
-            h if h == crate::v2::container::MAGIC => {
-                let at = bytes.len().saturating_sub(MAX_FOOTER_LEN as usize);
-                return Tail::v2(&bytes[at..], len);
-            }
-            _ => return Err(Error::new(ErrorKind::BadMagic)),
+        Self::from_header_and_footer(header, &bytes[bytes.len().saturating_sub(MAX_FOOTER_LEN as usize)..], len)
+    }
+
+    /// Locate the manifest from the file's first 8 bytes and its last
+    /// `min(40, file_len)` bytes (16 suffice for v1.x; a v2 footer is 40),
+    /// checking both magics: what a reader that reads by position knows.
+    /// Unlike [`Tail::from_footer`], a file whose header is right but whose
+    /// footer is gone is reported as such (a truncated file), not as "not a
+    /// zTensor file".
+    pub fn from_header_and_footer(header: &[u8], footer: &[u8], file_len: u64) -> Result<Tail> {
+        let layout = match header.get(..8) {
+            Some(h) if h == MAGIC_V1 => Layout::V1,
+            Some(h) if h == MAGIC_V0 => Layout::V0,
+            Some(h) if h == crate::v2::container::MAGIC => return Tail::v2(footer, file_len),
+            Some(_) => return Err(Error::new(ErrorKind::BadMagic)),
+            None => return Err(Error::new(ErrorKind::FileTooSmall { len: file_len })),
         };
-        if len < 17 {
-            return Err(Error::new(ErrorKind::FileTooSmall { len }));
+        if file_len < 17 {
+            return Err(Error::new(ErrorKind::FileTooSmall { len: file_len }));
         }
-        let tail = Tail::locate(&bytes[bytes.len() - 16..], len, Some(layout))?;
+        let tail = Tail::locate(footer, file_len, Some(layout))?;
         match (layout, tail.layout) {
             (Layout::V1, Layout::V1) | (Layout::V0, Layout::V0) => Ok(tail),
             (Layout::V1, Layout::V0) => Err(Error::new(ErrorKind::BadMagic)),
@@ -209,6 +217,10 @@ mod tests {
             let msg = e.to_string();
             assert!(msg.starts_with("footer missing") && msg.contains("truncated"), "{cut}: {msg}");
         }
+        // The same from the two ends alone (positional readers).
+        let e = Tail::from_header_and_footer(&f[..8], &f[n - 1 - 16..n - 1], n as u64 - 1).unwrap_err();
+        assert!(e.to_string().starts_with("footer missing") && e.to_string().contains("magic"), "{e}");
+        assert_eq!(Tail::from_header_and_footer(&f[..8], &f[n - 16..n], n as u64).unwrap(), Tail::from_file(&f[..n]).unwrap());
         // A header that is not zTensor's is still "not a zTensor file".
         let mut g = f;
         g[..8].copy_from_slice(b"PK\x03\x04\0\0\0\0");

@@ -430,7 +430,7 @@ impl fmt::Display for Error {
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
         match (&self.detail, self.kind) {
             (Detail::FooterMissing, _) => f.write_str(
-                "footer missing: the file starts with ZTEN1000 but does not end with its footer (truncated or corrupt)",
+                "footer missing: the file starts with ZTEN1000 but does not end with the ZTEN1000 footer magic (truncated or corrupt)",
             )?,
             (Detail::Value(v), ErrorKind::UnknownDType) => write!(f, "unknown dtype {v:?}")?,
             (Detail::Value(v), ErrorKind::UnknownEncoding) => write!(f, "unknown encoding {v:?} (expected raw or zstd)")?,

@@ -320,8 +320,7 @@ pub(crate) fn read_tail(f: &std::fs::File, len: u64) -> Result<(Tail, Vec<u8>, V
     let n = MAX_FOOTER_LEN.min(len);
     let mut footer = std::vec![0u8; n as usize];
     read_exact_at(f, &mut footer, len - n)?;
-    let tail = Tail::from_footer(&footer, len)?;
-    tail.check_header(&head)?;
+    let tail = Tail::from_header_and_footer(&head, &footer, len)?;
     let mut manifest = std::vec![0u8; tail.manifest_len as usize];
     read_exact_at(f, &mut manifest, tail.manifest_offset)?;
     Ok((tail, manifest, footer))

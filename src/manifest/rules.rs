@@ -26,7 +26,8 @@ pub(crate) struct CompCore<'a> {
 }
 
 impl CompCore<'_> {
-    /// No role, no bytes: a placeholder.
+    /// No role, no bytes: a placeholder (the writer's).
+    #[cfg(feature = "alloc")]
     pub(crate) const EMPTY: Self =
         CompCore { role: "", dtype: DType::U8, logical: None, encoding: Encoding::Raw, offset: 0, length: 0, ulen: None };
 
