@@ -541,7 +541,7 @@ typedef struct zt_writer zt_writer;
  */
 typedef struct zt_file_info {
   /**
-   * Format version: 1.2.0, 1.1.0, or 0.1.0 for legacy files.
+   * Format version: 2.0.0 (format v2), 1.2.0, 1.1.0, or 0.1.0 for legacy files.
    */
   uint32_t version_major;
   /**
