@@ -191,7 +191,7 @@ impl<'a> File<'a> {
             objects,
             count,
             #[cfg(feature = "alloc")]
-            index: crate::index::Index::build(buf, view::positions(ctx, objects, count).collect(), false)
+            index: crate::index::Index::build(buf, crate::v2::wire::positions(buf, objects.0, count), false)
                 .unwrap_or_else(|_| crate::index::Index::empty()),
             v2: Some(m),
         }

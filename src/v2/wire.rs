@@ -81,6 +81,21 @@ pub(crate) fn part_at<'a>(buf: &'a [u8], name: &'a str, pos: usize) -> Option<Pa
     Part::read(name, &mut Cursor::at(buf, pos)).ok()
 }
 
+/// Where each object of a validated manifest is (its name's position), for
+/// the name index: names read, object maps skipped, nothing decoded twice.
+#[cfg(feature = "alloc")]
+pub(crate) fn positions(buf: &[u8], pos: usize, n: usize) -> alloc::vec::Vec<crate::index::ObjPos> {
+    let mut c = Cursor::at(buf, pos);
+    let mut out = alloc::vec::Vec::with_capacity(n);
+    for _ in 0..n {
+        let at = c.pos;
+        let Ok(name) = c.text("object name") else { break };
+        out.push(crate::index::ObjPos::of(buf, at, name));
+        c.skip();
+    }
+    out
+}
+
 /// The next part at a cursor over a validated `parts` map.
 pub(crate) fn next_part<'a>(buf: &'a [u8], pos: &mut usize, left: &mut u64) -> Option<Part<'a>> {
     if *left == 0 {
