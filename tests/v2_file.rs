@@ -1,3 +1,4 @@
+#![cfg(feature = "alloc")]
 //! Format v2 through the public API: every file upstream (PyPI `ztensor`
 //! 2.1.2) wrote in `tests/fixtures/v2/valid`, opened with [`File::parse`]
 //! and from its tail, each part read bit-identically (the sha256 of its
@@ -154,6 +155,7 @@ fn parts_in_shards_need_the_shard_file() {
 }
 
 #[test]
+#[cfg(feature = "std")]
 fn fs_reader_reads_v2_files_in_both_modes() {
     use ztensor::fs::{Mode, Reader};
     let m = json("manifest.json");
@@ -180,6 +182,7 @@ fn fs_reader_reads_v2_files_in_both_modes() {
 }
 
 #[test]
+#[cfg(feature = "std")]
 fn fs_reader_reads_parts_from_shards() {
     use ztensor::fs::{Mode, Reader};
     let want = json("sharded.json");
@@ -200,6 +203,7 @@ fn fs_reader_reads_parts_from_shards() {
 }
 
 #[test]
+#[cfg(feature = "std")]
 fn a_missing_shard_fails_reads_of_its_parts_not_the_open() {
     use ztensor::fs::{Error, Reader};
     let r = Reader::open(format!("{DIR}/sharded/missing.zt")).unwrap();
