@@ -469,6 +469,15 @@ enum zt_encoding
    * A zstd frame; `length` is the compressed size.
    */
   ZT_ENCODING_ZSTD = 1,
+  /**
+   * v2 `zt.zstd-seekable/1`: zstd frames and a seek table.
+   */
+  ZT_ENCODING_ZSTD_SEEKABLE = 2,
+  /**
+   * v2: an encoding this library does not know (`encoding_id` names it;
+   * the stored bytes stay readable, decoding is refused).
+   */
+  ZT_ENCODING_UNKNOWN = 3,
 };
 #ifndef __cplusplus
 #if __STDC_VERSION__ >= 202311L
@@ -627,7 +636,7 @@ typedef struct zt_object {
  */
 typedef struct zt_file_info {
   /**
-   * Format version: 1.2.0, 1.1.0, or 0.1.0 for legacy files.
+   * Format version: 2.0.0 (format v2), 1.2.0, 1.1.0, or 0.1.0 for legacy files.
    */
   uint32_t version_major;
   /**
@@ -857,14 +866,36 @@ typedef struct zt_component_info {
    */
   uint64_t decoded_length;
   /**
-   * Digest of the stored bytes (`"sha256:<hex>"`, `"crc32c:0x<hex>"`),
-   * NULL when none.
+   * Digest (`"sha256:<hex>"`, `"crc32c:0x<hex>"`, v2's `"xxh3:<hex>"`),
+   * NULL when none: over the stored bytes in v1.x, over the decoded
+   * bytes in v2 (`digest_over_decoded`).
    */
   const char *digest;
   /**
    * Length of `digest` in bytes.
    */
   size_t digest_len;
+  /**
+   * Whether `digest` covers the decoded bytes (v2) rather than the stored ones.
+   */
+  bool digest_over_decoded;
+  /**
+   * The encoding's identifier as the file writes it (`"raw"`, `"zstd"`,
+   * `"zt.zstd-seekable/1"`, or an unknown v2 profile id).
+   */
+  const char *encoding_id;
+  /**
+   * Length of `encoding_id` in bytes.
+   */
+  size_t encoding_id_len;
+  /**
+   * v2: the shard file holding the bytes, NULL when in this file.
+   */
+  const char *shard;
+  /**
+   * Length of `shard` in bytes.
+   */
+  size_t shard_len;
 } zt_component_info;
 
 /**

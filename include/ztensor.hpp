@@ -120,7 +120,11 @@ struct Component {
     std::string_view logical_type() const { return sv(info.logical_type, info.logical_type_len); }
     std::string_view digest() const { return sv(info.digest, info.digest_len); }
     zt_dtype dtype() const { return info.dtype; }
-    bool compressed() const { return info.encoding == ZT_ENCODING_ZSTD; }
+    bool compressed() const { return info.encoding == ZT_ENCODING_ZSTD || info.encoding == ZT_ENCODING_ZSTD_SEEKABLE; }
+    /// The encoding as the file names it: "raw", "zstd", or a v2 profile id.
+    std::string_view encoding_id() const { return sv(info.encoding_id, info.encoding_id_len); }
+    /// v2: the shard file holding the bytes (empty: this file).
+    std::string_view shard() const { return sv(info.shard, info.shard_len); }
 };
 
 /// An object (tensor) of an open File: a cheap view, valid while the File lives.

@@ -38,12 +38,14 @@ fn decoded<'a>(c: &Component<'a>) -> Result<Stored<'a>> {
     match c.encoding() {
         Encoding::Raw => Ok(Stored::Borrowed(c.stored_bytes()?)),
         #[cfg(feature = "alloc")]
-        Encoding::Zstd => {
+        Encoding::Zstd | Encoding::ZstdSeekable | Encoding::Unknown => {
             // `to_vec` converts to little-endian; integer readers below take that order.
             c.to_vec().map(Stored::Owned)
         }
         #[cfg(not(feature = "alloc"))]
-        Encoding::Zstd => Err(c.error(ErrorKind::Unsupported { what: "zstd decoding needs the `alloc` feature" })),
+        Encoding::Zstd | Encoding::ZstdSeekable | Encoding::Unknown => {
+            Err(c.error(ErrorKind::Unsupported { what: "zstd decoding needs the `alloc` feature" }))
+        }
     }
 }
 
@@ -137,6 +139,10 @@ pub(crate) fn component_data(o: &Object<'_>, c: &Component<'_>) -> Result<()> {
         #[cfg(not(feature = "alloc"))]
         Encoding::Zstd => {
             return Err(in_obj(c.error(ErrorKind::Unsupported { what: "zstd decoding needs the `alloc` feature" })));
+        }
+        // v2 parts are checked by `crate::v2::verify`, never here.
+        Encoding::ZstdSeekable | Encoding::Unknown => {
+            return Err(in_obj(c.error(ErrorKind::Unsupported { what: "v2 encodings in a v1 check" })));
         }
     }
     Ok(())

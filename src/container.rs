@@ -25,7 +25,13 @@ pub enum Layout {
     V1,
     /// `ZTEN0001`: manifest is a CBOR array, trailer = size only.
     V0,
+    /// Format v2: the v2 magic at both ends, a 40-byte footer, a deterministic CBOR manifest.
+    V2,
 }
+
+/// Bytes of the longest footer (v2's): pass at least this many of a file's
+/// last bytes to [`Tail::from_footer`] when the version is not known yet.
+pub const MAX_FOOTER_LEN: u64 = crate::v2::container::FOOTER_LEN;
 
 /// Where the manifest lies in a file, learned from its last 16 bytes.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
@@ -55,6 +61,10 @@ impl Tail {
     /// without it, a footer that is not `ZTEN1000` is only a guess at v0.1,
     /// and a bad size there means "not a zTensor file".
     fn locate(footer: &[u8], file_len: u64, header: Option<Layout>) -> Result<Tail> {
+        let v2_footer = footer.len() >= 8 && footer[footer.len() - 8..] == crate::v2::container::MAGIC;
+        if v2_footer && matches!(header, None | Some(Layout::V2)) {
+            return Tail::v2(footer, file_len);
+        }
         if file_len < HEADER_LEN + 9 || (footer.len() as u64) < FOOTER_LEN.min(file_len) || footer.len() < 16 {
             return Err(Error::new(ErrorKind::FileTooSmall { len: file_len }));
         }
@@ -66,6 +76,7 @@ impl Tail {
             _ if f[8..] == MAGIC_V1 => (Layout::V1, le(&f[..8]), FOOTER_LEN),
             // The header says v1.x but the footer magic is gone: truncated or corrupt.
             Some(Layout::V1) => return Err(Error::footer_missing()),
+            Some(Layout::V2) => return Err(Error::new(ErrorKind::BadMagic)),
             None => (Layout::V0, le(&f[8..]), 8),
         };
         let guessed = layout == Layout::V0 && header.is_none();
@@ -88,18 +99,20 @@ impl Tail {
     pub fn from_file(bytes: &[u8]) -> Result<Tail> {
         let len = bytes.len() as u64;
         let header = bytes.get(..8).ok_or_else(|| Error::new(ErrorKind::FileTooSmall { len }))?;
-        Self::from_header_and_footer(header, &bytes[bytes.len().saturating_sub(16)..], len)
+        Self::from_header_and_footer(header, &bytes[bytes.len().saturating_sub(MAX_FOOTER_LEN as usize)..], len)
     }
 
     /// Locate the manifest from the file's first 8 bytes and its last
-    /// `min(16, file_len)` bytes, checking both magics: what a reader that
-    /// reads by position knows. Unlike [`Tail::from_footer`], a file whose
-    /// header is right but whose footer is gone is reported as such (a
-    /// truncated file), not as "not a zTensor file".
+    /// `min(40, file_len)` bytes (16 suffice for v1.x; a v2 footer is 40),
+    /// checking both magics: what a reader that reads by position knows.
+    /// Unlike [`Tail::from_footer`], a file whose header is right but whose
+    /// footer is gone is reported as such (a truncated file), not as "not a
+    /// zTensor file".
     pub fn from_header_and_footer(header: &[u8], footer: &[u8], file_len: u64) -> Result<Tail> {
         let layout = match header.get(..8) {
             Some(h) if h == MAGIC_V1 => Layout::V1,
             Some(h) if h == MAGIC_V0 => Layout::V0,
+            Some(h) if h == crate::v2::container::MAGIC => return Tail::v2(footer, file_len),
             Some(_) => return Err(Error::new(ErrorKind::BadMagic)),
             None => return Err(Error::new(ErrorKind::FileTooSmall { len: file_len })),
         };
@@ -111,7 +124,15 @@ impl Tail {
             (Layout::V1, Layout::V1) | (Layout::V0, Layout::V0) => Ok(tail),
             (Layout::V1, Layout::V0) => Err(Error::new(ErrorKind::BadMagic)),
             (Layout::V0, Layout::V1) => Err(Error::new(ErrorKind::MagicMismatch)),
+            _ => Err(Error::new(ErrorKind::BadMagic)),
         }
+    }
+
+    /// A v2 tail from the file's last 40 bytes (a data shard: manifest length 0).
+    fn v2(footer: &[u8], file_len: u64) -> Result<Tail> {
+        use crate::v2::errors::{to_crate, Sizes};
+        let f = crate::v2::container::Footer::parse(footer, file_len).map_err(|e| to_crate(e, Sizes::of_footer(footer, file_len)))?;
+        Ok(Tail { layout: Layout::V2, file_len, manifest_offset: f.manifest_offset, manifest_len: f.manifest_length })
     }
 
     /// Check the file's first 8 bytes against this tail's layout.
@@ -119,10 +140,13 @@ impl Tail {
         let want = match self.layout {
             Layout::V1 => MAGIC_V1,
             Layout::V0 => MAGIC_V0,
+            Layout::V2 => crate::v2::container::MAGIC,
         };
         match header.get(..8) {
             Some(h) if h == want => Ok(()),
-            Some(h) if h == MAGIC_V1 || h == MAGIC_V0 => Err(Error::new(ErrorKind::MagicMismatch)),
+            Some(h) if h == MAGIC_V1 || h == MAGIC_V0 || h == crate::v2::container::MAGIC => {
+                Err(Error::new(ErrorKind::MagicMismatch))
+            }
             _ => Err(Error::new(ErrorKind::BadMagic)),
         }
     }

@@ -112,6 +112,54 @@ pub enum ErrorKind {
     Io,
     /// The operation is not supported for this component (e.g. an encoding this build cannot decode).
     Unsupported { what: &'static str },
+
+    // --- format v2 (rules v1.x does not have) ---
+    /// v2: the manifest's XXH3-64 is not the footer's `manifest_hash`.
+    ManifestHashMismatch,
+    /// v2: a data-shard footer (manifest length 0) with a non-zero offset or hash.
+    BadDataShardFooter,
+    /// v2: the manifest's CBOR is well formed but not deterministic (§3.1).
+    NotDeterministic { what: &'static str },
+    /// v2: a name or attribute key is empty, over 1024 bytes, or holds U+0000.
+    BadName,
+    /// v2: an object with an empty `parts` map.
+    EmptyParts,
+    /// v2: a shape of rank over 64.
+    RankTooLarge,
+    /// v2: a blob offset not a multiple of 4096.
+    BlobMisaligned,
+    /// v2: a blob offset below 4096.
+    BlobBelowFloor,
+    /// v2: a blob past its file's data region.
+    BlobOutOfBounds,
+    /// v2: two blob references of one file partially overlap.
+    BlobOverlap,
+    /// v2: `encoding` without `decoded_length`, or the other way round.
+    EncodingLengthPair,
+    /// v2: a registered logical type on a storage type it does not allow.
+    LogicalTypeDtype,
+    /// v2: a layout's parts are not the ones it requires.
+    LayoutParts { layout: &'static str },
+    /// v2: a part of a layout has a dtype or logical type the layout forbids.
+    LayoutPartType,
+    /// v2: a layout attribute is missing, of the wrong type or out of range.
+    LayoutAttribute { key: &'static str },
+    /// v2: a part's decoded size breaks its layout's size equation.
+    SizeMismatch,
+    /// v2: decoded bytes are not `decoded_length` long.
+    DecodedLength,
+    /// v2: a `zt.zstd-seekable/1` stream breaks its profile.
+    Seekable { what: &'static str },
+    /// v2: a part names a shard the table does not declare.
+    UnknownShard,
+    /// v2: a shard name outside `[A-Za-z0-9._-]{1,64}`, or starting with `.`.
+    BadShardName,
+    /// v2: a shard `size` below 48 bytes.
+    BadShardSize,
+    /// v2: a shard file whose size or digest is not the table's, or that is not a v2 file.
+    ShardMismatch,
+    /// v2: a shard named by the table cannot be found.
+    ShardMissing,
 }
 
 /// Longest name fragment kept inline in an [`Error`]: 48 bytes, and 16
@@ -279,7 +327,7 @@ impl fmt::Display for ErrorKind {
         use ErrorKind::*;
         match *self {
             FileTooSmall { len } => write!(f, "file too small to be a zTensor file ({len} bytes)"),
-            BadMagic => f.write_str("bad magic: not a zTensor file (expected ZTEN1000 or ZTEN0001)"),
+            BadMagic => f.write_str("bad magic: not a zTensor file (expected ZTEN1000, ZTEN0001 or the v2 magic)"),
             MagicMismatch => f.write_str("header and footer magic disagree"),
             ManifestTooLarge { size } => {
                 write!(f, "manifest size {size} exceeds the 1 GiB limit")
@@ -305,7 +353,7 @@ impl fmt::Display for ErrorKind {
             WrongType { field, expected } => write!(f, "field `{field}` must be {expected}"),
             BadVersion => f.write_str("`version` is not of the form MAJOR.MINOR[.PATCH]"),
             UnsupportedVersion { major } => {
-                write!(f, "unsupported format version {major}.x (this reader supports 1.x and 0.1)")
+                write!(f, "unsupported format version {major}.x (this reader supports 2, 1.x and 0.1)")
             }
             EmptyName => f.write_str("empty name"),
             UnknownDType => f.write_str("unknown dtype"),
@@ -353,6 +401,29 @@ impl fmt::Display for ErrorKind {
             BadData { what } => write!(f, "invalid data: {what}"),
             Io => f.write_str("I/O error"),
             Unsupported { what } => write!(f, "unsupported: {what}"),
+            ManifestHashMismatch => f.write_str("manifest hash mismatch: the manifest is corrupt"),
+            BadDataShardFooter => f.write_str("data-shard footer with a non-zero manifest offset or hash"),
+            NotDeterministic { what } => write!(f, "manifest CBOR is not deterministic: {what}"),
+            BadName => f.write_str("name is empty, over 1024 bytes, or contains U+0000"),
+            EmptyParts => f.write_str("object has no parts"),
+            RankTooLarge => f.write_str("shape rank exceeds 64"),
+            BlobMisaligned => f.write_str("blob offset is not a multiple of 4096"),
+            BlobBelowFloor => f.write_str("blob offset is below 4096"),
+            BlobOutOfBounds => f.write_str("blob lies outside its file's data region"),
+            BlobOverlap => f.write_str("blob partially overlaps another blob"),
+            EncodingLengthPair => f.write_str("`encoding` and `decoded_length` must be both present or both absent"),
+            LogicalTypeDtype => f.write_str("logical type is not allowed on this dtype"),
+            LayoutParts { layout } => write!(f, "parts do not match layout {layout}"),
+            LayoutPartType => f.write_str("part dtype or type not allowed by its layout"),
+            LayoutAttribute { key } => write!(f, "layout attribute `{key}` missing, of the wrong type, or out of range"),
+            SizeMismatch => f.write_str("part size breaks its layout's size equation"),
+            DecodedLength => f.write_str("decoded bytes are not `decoded_length` long"),
+            Seekable { what } => write!(f, "invalid zt.zstd-seekable/1 stream: {what}"),
+            UnknownShard => f.write_str("part names a shard the shard table does not declare"),
+            BadShardName => f.write_str("bad shard name (expected [A-Za-z0-9._-]{1,64}, not starting with '.')"),
+            BadShardSize => f.write_str("shard size below 48 bytes"),
+            ShardMismatch => f.write_str("shard file does not match the shard table (size, digest or format)"),
+            ShardMissing => f.write_str("shard file not found"),
         }
     }
 }

@@ -39,6 +39,8 @@ pub struct File<'a> {
     count: usize,
     #[cfg(feature = "alloc")]
     index: crate::index::Index,
+    /// The v2 manifest, for a v2 file.
+    v2: Option<crate::v2::Manifest<'a>>,
 }
 
 impl<'a> File<'a> {
@@ -51,12 +53,23 @@ impl<'a> File<'a> {
     /// [`File::parse_with_scratch`] takes more.
     pub fn parse(bytes: &'a [u8]) -> Result<Self> {
         let tail = Tail::from_file(bytes)?;
+        if tail.layout == Layout::V2 {
+            return Self::parse_v2(bytes, None);
+        }
         Self::parse_parts(manifest_slice(bytes, &tail), tail, Some(bytes), default_scratch!())
     }
 
     /// [`File::parse`] with caller-provided scratch: never allocates.
     pub fn parse_with_scratch(bytes: &'a [u8], scratch: &mut [Entry]) -> Result<Self> {
         let tail = Tail::from_file(bytes)?;
+        if tail.layout == Layout::V2 {
+            let sizes = crate::v2::errors::Sizes::of_footer(&bytes[bytes.len() - 40..], bytes.len() as u64);
+            let m = crate::v2::Manifest::parse_with_entries(bytes, scratch).map_err(|e| match e.kind {
+                crate::v2::Kind::ScratchTooSmall => Error::new(ErrorKind::ScratchTooSmall { needed: 2 * (scratch.len() as u64 + 1) }),
+                _ => crate::v2::errors::to_crate(e, sizes),
+            })?;
+            return Ok(Self::from_v2(m, Some(bytes)));
+        }
         Self::parse_parts(manifest_slice(bytes, &tail), tail, Some(bytes), Scratch::new(scratch))
     }
 
@@ -66,14 +79,29 @@ impl<'a> File<'a> {
     ///
     /// Read `footer` first, ask [`Tail::from_footer`] where the manifest is,
     /// then read that range.
+    ///
+    /// A v2 file needs its last 40 bytes ([`MAX_FOOTER_LEN`](crate::container::MAX_FOOTER_LEN)):
+    /// pass that many whenever the version is not known.
     pub fn parse_tail(footer: &[u8], manifest: &'a [u8], file_len: u64) -> Result<Self> {
         let tail = Tail::from_footer(footer, file_len)?;
+        if tail.layout == Layout::V2 {
+            return Self::parse_v2_tail(footer, manifest, file_len);
+        }
         Self::parse_parts(manifest, tail, None, default_scratch!())
     }
 
     /// Validate a manifest located by `tail`. `data`, when given, is the
     /// whole file (needed to read component bytes).
+    ///
+    /// A v2 manifest is checked against its footer's hash: for v2, give the
+    /// whole file as `data` (or use [`File::parse_tail`]).
     pub fn parse_manifest(manifest: &'a [u8], tail: Tail, data: Option<&'a [u8]>) -> Result<Self> {
+        if tail.layout == Layout::V2 {
+            let Some(d) = data else {
+                return Err(Error::new(ErrorKind::Unsupported { what: "a v2 manifest without its footer: use File::parse_tail" }));
+            };
+            return Self::parse_v2(d, None);
+        }
         if let Some(d) = data {
             if d.len() as u64 != tail.file_len {
                 return Err(Error::new(ErrorKind::ManifestOutOfBounds { size: tail.manifest_len, file_len: d.len() as u64 }));
@@ -99,7 +127,87 @@ impl<'a> File<'a> {
             count: root.count,
             #[cfg(feature = "alloc")]
             index: root.index,
+            v2: None,
         })
+    }
+
+    /// [`File::parse`] of a v2 file with caller-provided scratch for the
+    /// blob-overlap check (one span per blob reference, plus one): never allocates.
+    #[doc(hidden)]
+    pub fn parse_with_spans(bytes: &'a [u8], spans: &mut [crate::v2::Span]) -> Result<Self> {
+        Self::parse_v2(bytes, Some(spans))
+    }
+
+    /// Open a whole v2 file (scratch from the heap with `alloc`, else `spans`
+    /// or [`DEFAULT_ENTRIES`](crate::scratch::DEFAULT_ENTRIES) spans on the stack).
+    fn parse_v2(bytes: &'a [u8], spans: Option<&mut [crate::v2::Span]>) -> Result<Self> {
+        use crate::v2::errors::{to_crate, Sizes};
+        let sizes = Sizes::of_footer(&bytes[bytes.len().saturating_sub(40)..], bytes.len() as u64);
+        let m = match spans {
+            Some(s) => crate::v2::Manifest::parse_with(bytes, s),
+            #[cfg(feature = "alloc")]
+            None => crate::v2::Manifest::parse(bytes),
+            #[cfg(not(feature = "alloc"))]
+            None => crate::v2::Manifest::parse_with(bytes, &mut [crate::v2::Span::default(); crate::scratch::DEFAULT_ENTRIES]),
+        };
+        Ok(Self::from_v2(m.map_err(|e| to_crate(e, sizes))?, Some(bytes)))
+    }
+
+    /// Open a v2 file from its last 40 bytes and its manifest.
+    fn parse_v2_tail(footer: &[u8], manifest: &'a [u8], file_len: u64) -> Result<Self> {
+        use crate::v2::errors::{to_crate, Sizes};
+        let sizes = Sizes::of_footer(footer, file_len);
+        #[cfg(feature = "alloc")]
+        let m = crate::v2::Manifest::parse_tail(footer, manifest, file_len);
+        #[cfg(not(feature = "alloc"))]
+        let m = crate::v2::Manifest::parse_tail_with(
+            footer,
+            manifest,
+            file_len,
+            &mut [crate::v2::Span::default(); crate::scratch::DEFAULT_ENTRIES],
+        );
+        let m = m.map_err(|e| match e.kind {
+            crate::v2::Kind::ManifestLengthMismatch => Error::new(ErrorKind::ManifestLengthMismatch {
+                expected: sizes.manifest_len,
+                actual: manifest.len() as u64,
+            }),
+            _ => to_crate(e, sizes),
+        })?;
+        Ok(Self::from_v2(m, None))
+    }
+
+    /// The views over a validated v2 manifest.
+    fn from_v2(m: crate::v2::Manifest<'a>, data: Option<&'a [u8]>) -> Self {
+        let buf = m.bytes();
+        let f = m.footer();
+        let ctx = Ctx { buf, data, version: Version::V2 };
+        let count = m.len();
+        let objects = (m.objects_pos(), Some(count as u64));
+        File {
+            ctx,
+            tail: Tail { layout: Layout::V2, file_len: f.file_len, manifest_offset: f.manifest_offset, manifest_len: f.manifest_length },
+            attributes: m.attributes().map_or(Map::empty(), |a| crate::v2::wire::map_at(buf, a.pos)),
+            fields: crate::v2::wire::map_at(buf, 0),
+            objects,
+            count,
+            #[cfg(feature = "alloc")]
+            index: crate::index::Index::build(buf, crate::v2::wire::positions(buf, objects.0, count), false)
+                .unwrap_or_else(|_| crate::index::Index::empty()),
+            v2: Some(m),
+        }
+    }
+
+    /// The v2 manifest, for a v2 file.
+    #[doc(hidden)]
+    pub fn v2(&self) -> Option<&crate::v2::Manifest<'a>> {
+        self.v2.as_ref()
+    }
+
+    /// The content digest of §6.4 (v2), `sha256:` of the content value,
+    /// computed from the manifest alone. `None` for v1.x and v0.1 files and
+    /// for v2 files with a part without digest (the digest is not defined).
+    pub fn content_digest(&self) -> Option<[u8; 32]> {
+        self.v2.as_ref()?.content_digest_sha256()
     }
 
     /// Format version (0.1 for legacy files).

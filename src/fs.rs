@@ -17,16 +17,24 @@
 //! be truncated or rewritten under a reader, use [`Mode::Positional`].
 //! Only regular files are opened (a FIFO, directory or device is refused
 //! before anything waits on it).
+//!
+//! v2 files whose parts lie in shards (§7): each shard is found when one of
+//! its parts is first read (Appendix B: its positional name beside the
+//! root, else by size and digest in the same directory), its size and
+//! footer checked then, and kept open. A missing shard fails reads of its
+//! parts ([`ErrorKind::ShardMissing`]), not the open.
 
 #![allow(unsafe_code)] // memory mapping
 
-use crate::container::{Tail, FOOTER_LEN, HEADER_LEN};
+use crate::container::{Tail, HEADER_LEN, MAX_FOOTER_LEN};
 use crate::error::ErrorKind;
 use crate::file::File;
 use crate::object::Component;
 use crate::types::Encoding;
 use std::fmt;
-use std::path::Path;
+use std::path::{Path, PathBuf};
+use std::sync::{Arc, Mutex};
+use std::string::String;
 use std::vec::Vec;
 
 /// How a [`Reader`] reads the file.
@@ -74,16 +82,19 @@ impl From<crate::Error> for Error {
 /// What `Reader::file` borrows from.
 enum Backing {
     Map(memmap2::Mmap),
-    /// The manifest bytes, where the file puts them, and the file for
-    /// positional reads.
-    Positional(Vec<u8>, Tail, std::fs::File),
+    /// The manifest bytes, where the file puts them, the file for
+    /// positional reads, and the file's last bytes (a v2 footer is 40).
+    Positional(Vec<u8>, Tail, std::fs::File, Vec<u8>),
 }
 
 /// Validate what `b` holds: the whole mapped file, or the manifest alone.
 fn parse(b: &Backing) -> crate::Result<File<'_>> {
     match b {
         Backing::Map(m) => File::parse(m),
-        Backing::Positional(m, tail, _) => File::parse_manifest(m, *tail, None),
+        Backing::Positional(m, tail, _, footer) if tail.layout == crate::container::Layout::V2 => {
+            File::parse_tail(footer, m, tail.file_len)
+        }
+        Backing::Positional(m, tail, _, _) => File::parse_manifest(m, *tail, None),
     }
 }
 
@@ -110,6 +121,10 @@ self_cell::self_cell!(
 /// ```
 pub struct Reader {
     owned: Owned,
+    /// The path opened (v2 shards are found beside it).
+    path: PathBuf,
+    /// v2 shard files opened so far, by name.
+    shards: Mutex<Vec<(String, Arc<std::fs::File>)>>,
 }
 
 impl Reader {
@@ -139,14 +154,54 @@ impl Reader {
                 // being truncated or rewritten while mapped (see memmap2 and
                 // the module's documentation).
                 let map = unsafe { memmap2::Mmap::map(&f)? };
-                Ok(Reader { owned: Owned::try_new(Backing::Map(map), parse)? })
+                Ok(Reader::new(Owned::try_new(Backing::Map(map), parse)?, path))
             }
             Mode::Mmap => Err(Error::Format(crate::Error::new(ErrorKind::FileTooSmall { len }))),
             Mode::Positional => {
-                let (tail, manifest) = read_tail(&f, len)?;
-                Ok(Reader { owned: Owned::try_new(Backing::Positional(manifest, tail, f), parse)? })
+                let (tail, manifest, footer) = read_tail(&f, len)?;
+                Ok(Reader::new(Owned::try_new(Backing::Positional(manifest, tail, f, footer), parse)?, path))
             }
         }
+    }
+
+    fn new(owned: Owned, path: &Path) -> Reader {
+        Reader { owned, path: path.to_path_buf(), shards: Mutex::new(Vec::new()) }
+    }
+
+    /// The v2 shard file called `name`: found beside the root, its size and
+    /// footer checked, kept open for later reads.
+    pub fn shard(&self, name: &str) -> Result<Arc<std::fs::File>, Error> {
+        use crate::v2::errors::{to_crate, Sizes};
+        let mut open = self.shards.lock().unwrap_or_else(|e| e.into_inner());
+        if let Some((_, f)) = open.iter().find(|(n, _)| n == name) {
+            return Ok(f.clone());
+        }
+        let missing = || Error::Format(crate::Error::new(ErrorKind::ShardMissing).with_value(name));
+        let entry = self.file().v2().and_then(|m| m.shards().find(|s| s.name == name)).ok_or_else(missing)?;
+        let path = crate::v2::shard::locate(&self.path, &entry).map_err(|_| missing())?;
+        let f = std::fs::File::open(&path)?;
+        let len = f.metadata()?.len();
+        let mismatch = || Error::Format(crate::Error::new(ErrorKind::ShardMismatch).with_value(name));
+        if len != entry.size || len < MAX_FOOTER_LEN + HEADER_LEN {
+            return Err(mismatch());
+        }
+        let (mut head, mut footer) = ([0u8; HEADER_LEN as usize], [0u8; MAX_FOOTER_LEN as usize]);
+        read_exact_at(&f, &mut head, 0)?;
+        read_exact_at(&f, &mut footer, len - MAX_FOOTER_LEN)?;
+        if !crate::v2::container::has_magic(&head) {
+            return Err(mismatch());
+        }
+        crate::v2::container::Footer::parse(&footer, len)
+            .map_err(|e| Error::Format(to_crate(e, Sizes::of_footer(&footer, len)).with_value(name)))?;
+        let f = Arc::new(f);
+        open.push((name.into(), f.clone()));
+        Ok(f)
+    }
+
+    /// Whether a component's bytes are read by position (positional mode,
+    /// or a part in a v2 shard) rather than from the mapping.
+    fn by_position(&self, c: &Component<'_>) -> bool {
+        matches!(self.owned.borrow_owner(), Backing::Positional(..)) || c.shard().is_some()
     }
 
     /// The validated file: objects, components, attributes.
@@ -178,8 +233,9 @@ impl Reader {
     pub fn read_stored_into(&self, c: &Component<'_>, out: &mut [u8]) -> Result<usize, Error> {
         let n = c.length() as usize;
         let dst = out.get_mut(..n).ok_or_else(|| crate::Error::new(ErrorKind::BufferTooSmall { needed: n as u64 }))?;
-        match self.owned.borrow_owner() {
-            Backing::Positional(_, _, f) => read_exact_at(f, dst, c.offset())?,
+        match (self.owned.borrow_owner(), c.shard()) {
+            (_, Some(name)) => read_exact_at(&*self.shard(name)?, dst, c.offset())?,
+            (Backing::Positional(_, _, f, _), None) => read_exact_at(f, dst, c.offset())?,
             _ => dst.copy_from_slice(c.stored_bytes()?),
         }
         Ok(n)
@@ -187,11 +243,11 @@ impl Reader {
 
     /// Decode a component into `out` (little-endian elements); returns the bytes written.
     pub fn read_into(&self, c: &Component<'_>, out: &mut [u8]) -> Result<usize, Error> {
-        match (self.owned.borrow_owner(), c.encoding()) {
-            (Backing::Positional(..), Encoding::Raw) if c.endian() == crate::Endian::Little => {
+        match (self.by_position(c), c.encoding()) {
+            (true, Encoding::Raw) if c.endian() == crate::Endian::Little && c.is_decodable() && c.v2_part().is_none() => {
                 self.read_stored_into(c, out)
             }
-            (Backing::Positional(..), _) => {
+            (true, _) => {
                 let stored = self.stored(c)?;
                 Ok(c.with_stored(&stored).read_into(out)?)
             }
@@ -201,13 +257,11 @@ impl Reader {
 
     /// Decode a component into a new `Vec` (little-endian elements).
     pub fn to_vec(&self, c: &Component<'_>) -> Result<Vec<u8>, Error> {
-        match self.owned.borrow_owner() {
-            Backing::Positional(..) => {
-                let stored = self.stored(c)?;
-                Ok(c.with_stored(&stored).to_vec()?)
-            }
-            _ => Ok(c.to_vec()?),
+        if self.by_position(c) {
+            let stored = self.stored(c)?;
+            return Ok(c.with_stored(&stored).to_vec()?);
         }
+        Ok(c.to_vec()?)
     }
 
     /// The number of bytes [`Reader::read_into`] writes, in bounded memory
@@ -216,7 +270,7 @@ impl Reader {
     pub fn measure_decoded_len(&self, c: &Component<'_>) -> Result<u64, Error> {
         let limit = crate::read::DEFAULT_DECODE_LIMIT;
         match self.owned.borrow_owner() {
-            Backing::Positional(..) if c.plausible_len()?.is_none() => {
+            _ if self.by_position(c) && c.plausible_len()?.is_none() => {
                 let stored = self.stored(c)?;
                 Ok(c.with_stored(&stored).measure_decoded_len(limit)?)
             }
@@ -229,7 +283,7 @@ impl Reader {
     /// component is loaded, without a whole-file pass.
     pub fn verify_digest(&self, c: &Component<'_>) -> Result<crate::digest::Verified, Error> {
         match self.owned.borrow_owner() {
-            Backing::Positional(..) if c.digest().is_some() => {
+            _ if self.by_position(c) && c.digest().is_some() => {
                 let stored = self.stored(c)?;
                 Ok(c.with_stored(&stored).verify_digest()?)
             }
@@ -256,19 +310,20 @@ fn not_regular() -> Error {
 
 /// Read and check the footer and header of a file of `len` bytes, then read
 /// its manifest: everything a reader needs before validating it.
-pub(crate) fn read_tail(f: &std::fs::File, len: u64) -> Result<(Tail, Vec<u8>), Error> {
+/// Also returns the file's last bytes (up to a v2 footer's 40).
+pub(crate) fn read_tail(f: &std::fs::File, len: u64) -> Result<(Tail, Vec<u8>, Vec<u8>), Error> {
     if len < HEADER_LEN + 9 {
         return Err(Error::Format(crate::Error::new(ErrorKind::FileTooSmall { len })));
     }
     let mut head = [0u8; HEADER_LEN as usize];
     read_exact_at(f, &mut head, 0)?;
-    let mut footer = [0u8; FOOTER_LEN as usize];
-    read_exact_at(f, &mut footer, len - FOOTER_LEN)?;
-    let tail = Tail::from_footer(&footer, len)?;
-    tail.check_header(&head)?;
+    let n = MAX_FOOTER_LEN.min(len);
+    let mut footer = std::vec![0u8; n as usize];
+    read_exact_at(f, &mut footer, len - n)?;
+    let tail = Tail::from_header_and_footer(&head, &footer, len)?;
     let mut manifest = std::vec![0u8; tail.manifest_len as usize];
     read_exact_at(f, &mut manifest, tail.manifest_offset)?;
-    Ok((tail, manifest))
+    Ok((tail, manifest, footer))
 }
 
 #[cfg(unix)]

@@ -23,11 +23,14 @@ pub struct Object<'a> {
 
 /// Where an object's components are.
 #[derive(Clone, Copy, Debug)]
+#[allow(clippy::large_enum_variant)] // a view, copied by value like the components it yields
 pub(crate) enum Comps<'a> {
     /// A v1.x `components` map: entries start at `pos`.
     Map { pos: usize, len: Len },
     /// A v0.1 tensor: its one `data` component.
     Single(Component<'a>),
+    /// A v2 `parts` map: entries start at `pos`.
+    Parts { pos: usize, left: u64 },
 }
 
 impl<'a> Object<'a> {
@@ -73,6 +76,9 @@ impl<'a> Object<'a> {
                 Components { ctx: self.ctx, r: Reader::at(self.ctx.buf, pos), len, single: None, dense }
             }
             Comps::Single(c) => Components { ctx: self.ctx, r: Reader::at(&[], 0), len: Some(0), single: Some(c), dense },
+            Comps::Parts { pos, left } => {
+                Components { ctx: self.ctx, r: Reader::at(self.ctx.buf, pos), len: Some(left), single: None, dense: None }
+            }
         }
     }
 
@@ -80,6 +86,7 @@ impl<'a> Object<'a> {
     pub fn component_count(&self) -> usize {
         match self.comps {
             Comps::Map { len: Some(n), .. } => n as usize,
+            Comps::Parts { left, .. } => left as usize,
             _ => self.components().count(),
         }
     }
@@ -146,6 +153,13 @@ impl<'a> Iterator for Components<'a> {
     fn next(&mut self) -> Option<Component<'a>> {
         if let Some(c) = self.single.take() {
             return Some(c);
+        }
+        if self.ctx.version.major == 2 {
+            let (mut pos, mut left) = (self.r.pos, self.len.unwrap_or(0));
+            let p = crate::v2::wire::next_part(self.ctx.buf, &mut pos, &mut left)?;
+            self.r = Reader::at(self.ctx.buf, pos);
+            self.len = Some(left);
+            return Some(crate::v2::wire::component(self.ctx, p));
         }
         // The manifest was validated at open: decoding cannot fail here.
         if !self.r.more(&mut self.len).ok()? {
@@ -239,6 +253,17 @@ pub struct Component<'a> {
     pub(crate) digest: Option<&'a str>,
     pub(crate) endian: Endian,
     pub(crate) fields: Map<'a>,
+    /// What a v2 part adds (`None` for v1.x and v0.1).
+    pub(crate) v2: Option<V2Ref<'a>>,
+}
+
+/// The fields of a v2 part the views need beyond a v1.x component's.
+#[derive(Clone, Copy, Debug)]
+pub(crate) struct V2Ref<'a> {
+    pub shard: Option<&'a str>,
+    pub encoding: Option<&'a str>,
+    /// Manifest position of the part's map.
+    pub pos: usize,
 }
 
 impl<'a> Component<'a> {
@@ -284,6 +309,7 @@ impl<'a> Component<'a> {
         match self.encoding {
             Encoding::Raw => Some(self.length),
             Encoding::Zstd => self.uncompressed_length.or(self.implied_len),
+            Encoding::ZstdSeekable | Encoding::Unknown => self.uncompressed_length,
         }
     }
 
@@ -292,9 +318,44 @@ impl<'a> Component<'a> {
         Some(self.decoded_len()? / self.dtype.width())
     }
 
-    /// Digest string of the stored bytes (`"sha256:..."`, `"crc32c:0x..."`), if any.
+    /// Digest string (`"sha256:..."`, `"crc32c:0x..."`, v2's `"xxh3:..."`), if
+    /// any: over the stored bytes in v1.x, over the decoded bytes in v2
+    /// (see [`Component::digest_covers_decoded`]).
     pub fn digest(&self) -> Option<&'a str> {
         self.digest
+    }
+
+    /// Whether [`Component::digest`] covers the decoded bytes (v2) rather
+    /// than the stored ones (v1.x).
+    pub fn digest_covers_decoded(&self) -> bool {
+        self.v2.is_some()
+    }
+
+    /// The encoding's identifier as the file writes it: `"raw"`, `"zstd"`,
+    /// or a v2 profile id (`"zt.zstd-seekable/1"`, or one this library does not know).
+    pub fn encoding_id(&self) -> &'a str {
+        match self.v2.and_then(|v| v.encoding) {
+            Some(id) => id,
+            None => self.encoding.name(),
+        }
+    }
+
+    /// v2: the shard holding this part's blob (`None`: the file itself).
+    pub fn shard(&self) -> Option<&'a str> {
+        self.v2.and_then(|v| v.shard)
+    }
+
+    /// v2: the part as the v2 reader sees it.
+    #[doc(hidden)]
+    pub fn v2_part(&self) -> Option<crate::v2::Part<'a>> {
+        crate::v2::wire::part_at(self.fields.buf(), self.role, self.v2?.pos)
+    }
+
+    /// Whether this library can decode the component: a known encoding and,
+    /// in v2, a registered (or no) logical type.
+    pub fn is_decodable(&self) -> bool {
+        self.encoding != Encoding::Unknown
+            && !(self.v2.is_some() && matches!(self.logical, Some(LogicalType::Other(_))))
     }
 
     /// Byte order of the elements (big only for some v0.1 files).
@@ -310,6 +371,9 @@ impl<'a> Component<'a> {
     /// The stored bytes, zero-copy. Fails with [`ErrorKind::NoData`] when
     /// only the manifest was parsed.
     pub fn stored_bytes(&self) -> Result<&'a [u8]> {
+        if self.shard().is_some() && self.data.is_none() {
+            return Err(self.error(ErrorKind::Unsupported { what: "the part is in a shard: open the file with fs::Reader" }));
+        }
         let data = self.data.ok_or_else(|| self.error(ErrorKind::NoData))?;
         // Bounds were validated at open.
         data.get(self.offset as usize..(self.offset + self.length) as usize)
@@ -344,6 +408,7 @@ impl<'a> Component<'a> {
             digest: None,
             endian: Endian::Little,
             fields,
+            v2: None,
         }
     }
 

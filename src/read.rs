@@ -5,7 +5,7 @@
 use crate::data::Element;
 use crate::error::{ErrorKind, Result};
 use crate::object::Component;
-use crate::types::{Encoding, Endian};
+use crate::types::{Encoding, Endian, LogicalType};
 use zerocopy::IntoBytes;
 
 /// zstd cannot expand more than this: an RLE block of 4 bytes yields at most
@@ -36,7 +36,7 @@ impl<'a> Component<'a> {
     /// [`ErrorKind::DecodedTooLarge`], before anyone allocates that size.
     pub fn plausible_len(&self) -> Result<Option<u64>> {
         let n = self.decoded_len();
-        if let (Encoding::Zstd, Some(n)) = (self.encoding, n) {
+        if let (Encoding::Zstd | Encoding::ZstdSeekable, Some(n)) = (self.encoding, n) {
             let max = self.length.saturating_mul(MAX_ZSTD_RATIO).saturating_add(ZSTD_MAX_BLOCK);
             if n > max {
                 return Err(self.error(ErrorKind::DecodedTooLarge { limit: max }));
@@ -67,6 +67,7 @@ impl<'a> Component<'a> {
     /// `out` must hold [`Component::decoded_len`] bytes; a zstd frame that
     /// decodes to more or less than declared is an error.
     pub fn read_into(&self, out: &mut [u8]) -> Result<usize> {
+        self.check_decodable()?;
         let stored = self.stored_bytes()?;
         let n = match self.encoding {
             Encoding::Raw => {
@@ -77,9 +78,56 @@ impl<'a> Component<'a> {
                 stored.len()
             }
             Encoding::Zstd => self.unzstd_into(stored, out)?,
+            Encoding::ZstdSeekable => self.unseekable_into(stored, out)?,
+            Encoding::Unknown => return Err(self.unknown_encoding()),
         };
         self.to_little_endian(&mut out[..n]);
+        self.check_v2_bytes(&out[..n])?;
         Ok(n)
+    }
+
+    /// Decoding is refused for an unknown encoding and, in v2, an unknown
+    /// logical type (their bytes stay reachable through `stored_bytes`).
+    fn check_decodable(&self) -> Result<()> {
+        if self.encoding == Encoding::Unknown {
+            return Err(self.unknown_encoding());
+        }
+        if !self.is_decodable() {
+            return Err(self.error(ErrorKind::Unsupported { what: "decoding a type this library does not know" }));
+        }
+        Ok(())
+    }
+
+    fn unknown_encoding(&self) -> crate::Error {
+        self.error(ErrorKind::Unsupported { what: "decoding an encoding this library does not know" })
+    }
+
+    /// v2 byte rules of the logical type on decoded bytes (`bool`: 0 or 1).
+    fn check_v2_bytes(&self, decoded: &[u8]) -> Result<()> {
+        use crate::v2::types::Logical;
+        let t = match self.logical {
+            Some(LogicalType::Bool) => Logical::Bool,
+            Some(LogicalType::F4E2M1) => Logical::F4E2M1,
+            _ => return Ok(()),
+        };
+        if self.v2.is_some() {
+            crate::v2::data::check_logical(t, 0, decoded).map_err(|e| crate::Error::from(e).in_component(self.role))?;
+        }
+        Ok(())
+    }
+
+    /// Decode a `zt.zstd-seekable/1` part into `out` (at least `decoded_length` long).
+    #[cfg(feature = "alloc")]
+    fn unseekable_into(&self, stored: &[u8], out: &mut [u8]) -> Result<usize> {
+        let n = self.plausible_len()?.unwrap_or(0);
+        let dst = out.get_mut(..n as usize).ok_or_else(|| self.error(ErrorKind::BufferTooSmall { needed: n }))?;
+        crate::v2::seekable::decode_into(stored, n, dst).map_err(|e| crate::Error::from(e).in_component(self.role))?;
+        Ok(n as usize)
+    }
+
+    #[cfg(not(feature = "alloc"))]
+    fn unseekable_into(&self, _stored: &[u8], _out: &mut [u8]) -> Result<usize> {
+        Err(self.error(ErrorKind::Unsupported { what: "zstd decoding needs the `alloc` feature" }))
     }
 
     #[cfg(feature = "alloc")]
@@ -116,6 +164,7 @@ impl<'a> Component<'a> {
     /// [`Component::to_vec`] with a ceiling on the decoded size.
     #[cfg(feature = "alloc")]
     pub fn to_vec_with_limit(&self, limit: u64) -> Result<alloc::vec::Vec<u8>> {
+        self.check_decodable()?;
         let stored = self.stored_bytes()?;
         let mut v = match (self.encoding, self.plausible_len()?) {
             (_, Some(n)) if n > limit => return Err(self.error(ErrorKind::DecodedTooLarge { limit })),
@@ -133,8 +182,18 @@ impl<'a> Component<'a> {
                 self.whole_elements(v.len() as u64)?;
                 v
             }
+            (Encoding::ZstdSeekable, n) => {
+                let n = n.unwrap_or(0);
+                // The seek table first: its frames must account for `n` before `n` is allocated.
+                crate::v2::seekable::SeekTable::parse(stored, n).map_err(|e| crate::Error::from(e).in_component(self.role))?;
+                let mut v = alloc::vec![0u8; n as usize];
+                self.unseekable_into(stored, &mut v)?;
+                v
+            }
+            (Encoding::Unknown, _) => return Err(self.unknown_encoding()),
         };
         self.to_little_endian(&mut v);
+        self.check_v2_bytes(&v)?;
         Ok(v)
     }
 
@@ -148,6 +207,7 @@ impl<'a> Component<'a> {
         if let Some(n) = self.plausible_len()? {
             return Ok(n);
         }
+        self.check_decodable()?;
         let stored = self.stored_bytes()?;
         let n = crate::zstd::for_each_chunk(stored, limit, |_| Ok(())).map_err(|e| e.in_component(self.role))?;
         self.whole_elements(n)?;

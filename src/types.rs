@@ -160,12 +160,19 @@ pub enum LogicalType<'a> {
     Complex64,
     /// Interleaved `[re, im]` pairs of `f64`.
     Complex128,
+    /// v2: bytes 0 or 1 over `u8` (v1.x has a `bool` dtype instead).
+    Bool,
+    /// v2: OCP MX block-scale exponent over `u8`.
+    F8E8M0,
+    /// v2: OCP MXFP4 elements, two per `u8`, low nibble first.
+    F4E2M1,
     /// A logical type this library does not know; the stored dtype elements stay readable.
     Other(&'a str),
 }
 
 impl<'a> LogicalType<'a> {
-    /// Parse a `type` string; unknown names become [`LogicalType::Other`].
+    /// Parse a v1.x `type` string; unknown names (v2's `bool`, `f8_e8m0`,
+    /// `f4_e2m1` included: v1.x does not register them) become [`LogicalType::Other`].
     pub fn parse(s: &'a str) -> Self {
         match s {
             "f8_e4m3fn" => LogicalType::F8E4M3Fn,
@@ -187,6 +194,9 @@ impl<'a> LogicalType<'a> {
             LogicalType::F8E5M2Fnuz => "f8_e5m2fnuz",
             LogicalType::Complex64 => "complex64",
             LogicalType::Complex128 => "complex128",
+            LogicalType::Bool => "bool",
+            LogicalType::F8E8M0 => "f8_e8m0",
+            LogicalType::F4E2M1 => "f4_e2m1",
             LogicalType::Other(s) => s,
         }
     }
@@ -194,21 +204,43 @@ impl<'a> LogicalType<'a> {
     /// Storage type the spec requires for a known logical type.
     pub const fn storage(&self) -> Option<DType> {
         match self {
-            LogicalType::F8E4M3Fn | LogicalType::F8E5M2 | LogicalType::F8E4M3Fnuz | LogicalType::F8E5M2Fnuz => {
-                Some(DType::U8)
-            }
+            LogicalType::F8E4M3Fn
+            | LogicalType::F8E5M2
+            | LogicalType::F8E4M3Fnuz
+            | LogicalType::F8E5M2Fnuz
+            | LogicalType::Bool
+            | LogicalType::F8E8M0
+            | LogicalType::F4E2M1 => Some(DType::U8),
             LogicalType::Complex64 => Some(DType::F32),
             LogicalType::Complex128 => Some(DType::F64),
             LogicalType::Other(_) => None,
         }
     }
 
-    /// Storage elements per logical element; `None` for unknown types.
+    /// Storage elements per logical element; `None` for unknown types and
+    /// for `f4_e2m1` (two elements per byte: ⌈n/2⌉ bytes).
     pub const fn ratio(&self) -> Option<u64> {
         match self {
             LogicalType::Complex64 | LogicalType::Complex128 => Some(2),
-            LogicalType::Other(_) => None,
+            LogicalType::Other(_) | LogicalType::F4E2M1 => None,
             _ => Some(1),
+        }
+    }
+}
+
+impl From<crate::v2::types::Logical> for LogicalType<'_> {
+    fn from(l: crate::v2::types::Logical) -> Self {
+        use crate::v2::types::Logical as L;
+        match l {
+            L::Bool => LogicalType::Bool,
+            L::F8E4M3Fn => LogicalType::F8E4M3Fn,
+            L::F8E5M2 => LogicalType::F8E5M2,
+            L::F8E4M3Fnuz => LogicalType::F8E4M3Fnuz,
+            L::F8E5M2Fnuz => LogicalType::F8E5M2Fnuz,
+            L::F8E8M0 => LogicalType::F8E8M0,
+            L::F4E2M1 => LogicalType::F4E2M1,
+            L::Complex64 => LogicalType::Complex64,
+            L::Complex128 => LogicalType::Complex128,
         }
     }
 }
@@ -226,6 +258,10 @@ pub enum Encoding {
     Raw,
     /// A zstd frame; `length` is the compressed size.
     Zstd,
+    /// v2 `zt.zstd-seekable/1`: zstd frames and a seek table.
+    ZstdSeekable,
+    /// v2: an encoding this library does not know (structural access only).
+    Unknown,
 }
 
 impl Encoding {
@@ -247,6 +283,8 @@ impl Encoding {
         match self {
             Encoding::Raw => "raw",
             Encoding::Zstd => "zstd",
+            Encoding::ZstdSeekable => crate::v2::seekable::ID,
+            Encoding::Unknown => "unknown",
         }
     }
 }
@@ -327,6 +365,8 @@ pub struct Version {
 impl Version {
     /// The legacy `ZTEN0001` format.
     pub const V0_1: Version = Version { major: 0, minor: 1, patch: 0 };
+    /// Container format 2.
+    pub const V2: Version = Version { major: 2, minor: 0, patch: 0 };
     /// The version this crate writes.
     pub const V1_2: Version = Version { major: 1, minor: 2, patch: 0 };
 
@@ -361,6 +401,9 @@ impl fmt::Display for Version {
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
         if self.major == 0 {
             write!(f, "{}.{}", self.major, self.minor)
+        } else if self.major >= 2 {
+            // v2 has one version number (the footer's).
+            write!(f, "{}", self.major)
         } else {
             write!(f, "{}.{}.{}", self.major, self.minor, self.patch)
         }

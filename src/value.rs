@@ -285,6 +285,11 @@ impl<'a> Map<'a> {
         Map { buf, pos, len, hidden: &[] }
     }
 
+    /// The bytes this map lies in (the manifest).
+    pub(crate) fn buf(&self) -> &'a [u8] {
+        self.buf
+    }
+
     pub(crate) fn empty() -> Self {
         Map { buf: &[], pos: 0, len: Some(0), hidden: &[] }
     }

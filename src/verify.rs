@@ -72,7 +72,7 @@ impl Report {
         self.problems == 0
     }
 
-    fn problem<'a>(&mut self, e: Error, on: &mut impl FnMut(Finding<'_, 'a>)) {
+    pub(crate) fn problem<'a>(&mut self, e: Error, on: &mut impl FnMut(Finding<'_, 'a>)) {
         self.problems += 1;
         self.first_problem.get_or_insert(e);
         on(Finding::Problem(e));
@@ -91,6 +91,15 @@ pub trait Source {
     /// borrowed, not copied.
     fn bytes(&self) -> Option<&[u8]> {
         None
+    }
+
+    /// Fill `out` with a component's stored bytes (by default from this
+    /// file; a source that finds v2 shards reads a sharded part from its shard).
+    fn read_component(&self, c: &Component<'_>, out: &mut [u8]) -> Result<()> {
+        match c.shard() {
+            Some(_) => Err(c.error(ErrorKind::ShardMissing)),
+            None => self.read_at(c.offset(), out),
+        }
     }
 }
 
@@ -125,6 +134,14 @@ impl Source for crate::fs::Reader {
     fn bytes(&self) -> Option<&[u8]> {
         self.file().bytes()
     }
+
+    fn read_component(&self, c: &Component<'_>, out: &mut [u8]) -> Result<()> {
+        match self.read_stored_into(c, out) {
+            Ok(_) => Ok(()),
+            Err(crate::fs::Error::Format(e)) => Err(e),
+            Err(crate::fs::Error::Io(_)) => Err(c.error(ErrorKind::Io)),
+        }
+    }
 }
 
 impl<'a> File<'a> {
@@ -151,7 +168,7 @@ impl<'a> File<'a> {
     pub fn verify_from<S: Source + ?Sized>(&self, source: &S, options: Options, on: impl FnMut(Finding<'_, 'a>)) -> Report {
         let load = |c: &Component<'a>| -> Result<Stored<'_>> {
             let len = c.length();
-            match source.bytes() {
+            match source.bytes().filter(|_| c.shard().is_none()) {
                 Some(b) => {
                     let end = c.offset().checked_add(len).filter(|&e| e <= b.len() as u64);
                     let end = end.ok_or_else(|| {
@@ -161,7 +178,7 @@ impl<'a> File<'a> {
                 }
                 None => {
                     let mut v = alloc::vec![0u8; len as usize];
-                    source.read_at(c.offset(), &mut v).map_err(|e| e.in_component(c.role()))?;
+                    source.read_component(c, &mut v).map_err(|e| e.in_component(c.role()))?;
                     Ok(Stored::Owned(v))
                 }
             }
@@ -188,6 +205,9 @@ impl<'a> File<'a> {
         load: &impl Fn(&Component<'a>) -> Result<Stored<'s>>,
         mut on: impl FnMut(Finding<'_, 'a>),
     ) -> Report {
+        if let Some(m) = self.v2() {
+            return self.run_v2(m, opt, load, on);
+        }
         let mut r = Report::default();
         for o in self.objects() {
             r.objects += 1;

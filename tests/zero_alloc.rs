@@ -93,16 +93,17 @@ fn walk_value_map(m: ztensor::Map<'_>, sink: &mut u64) {
 fn fixtures() -> Vec<(String, Vec<u8>)> {
     let root = std::path::Path::new(env!("CARGO_MANIFEST_DIR")).join("tests/fixtures");
     let mut out = Vec::new();
-    for v in ["v0.1", "v1.1", "v1.2"] {
+    for v in ["v0.1", "v1.1", "v1.2", "v2/valid"] {
         for e in std::fs::read_dir(root.join(v)).unwrap() {
             let p = e.unwrap().path();
             let name = p.file_name().unwrap().to_string_lossy().into_owned();
-            if name.ends_with(".zt") && name != "many_objects.zt" && !name.contains("nonconformant") && name != "names_edge.zt" {
+            if name.ends_with(".zt") && name != "many_objects.zt" && name != "objects_20k.zt" && !name.contains("nonconformant") && name != "names_edge.zt" {
                 out.push((format!("{v}/{name}"), std::fs::read(&p).unwrap()));
             }
         }
     }
     assert!(out.len() > 20);
+    assert!(out.iter().filter(|(n, _)| n.starts_with("v2/")).count() >= 15);
     out
 }
 

@@ -37,7 +37,26 @@ pub enum Cmd {
     Info(InfoArgs),
     Cat(CatArgs),
     Verify(VerifyArgs),
+    Id(IdArgs),
     Convert(ConvertArgs),
+}
+
+/// Print the content digest of v2 files
+#[derive(Args)]
+#[command(
+    override_usage = "zt id FILE...",
+    help_template = CMD_HELP,
+    long_about = "\
+Print each v2 file's content digest (format v2, section 6.4): the SHA-256
+of its objects' names, shapes, layouts, attributes and part digests,
+computed from the manifest alone, so it does not change with placement or
+alignment. One line per file: 'sha256:<hex>  FILE'. A file of another
+version, or with a part without digest, has none (an error).",
+)]
+pub struct IdArgs {
+    /// zTensor v2 files ('-': stdin)
+    #[arg(value_name = "FILE", required = true)]
+    pub files: Vec<PathBuf>,
 }
 
 /// Summarize the objects and components of files
@@ -55,6 +74,10 @@ JSON (--json): one object per file:
   {\"version\", \"attributes\", \"objects\": [{\"name\", \"shape\", \"format\",
   \"attributes\", \"components\": {ROLE: {\"dtype\", \"type\", \"encoding\",
   \"offset\", \"length\", \"uncompressed_length\", \"digest\"}}}]}
+For v2 files: \"version\" is \"2\", \"format\" the layout id, the
+components are the parts by name, \"encoding\" is \"raw\" or the profile id,
+\"uncompressed_length\" the decoded_length, \"digest\" covers the decoded
+bytes, and \"shard\" names the shard holding the part (null: this file).
 Objects and components are in manifest order; absent type,
 uncompressed_length and digest are null; dtypes use the v1.2 names (f32,
 u8, ...) for every file version. CBOR attributes become JSON: byte strings

@@ -70,6 +70,9 @@ struct ComponentJson<'a> {
     length: u64,
     uncompressed_length: Option<u64>,
     digest: Option<&'a str>,
+    /// v2: the shard holding the part (absent for v1.x files).
+    #[serde(skip_serializing_if = "Option::is_none")]
+    shard: Option<Option<&'a str>>,
 }
 
 impl Serialize for ObjectJson<'_, '_> {
@@ -97,11 +100,12 @@ impl Serialize for ComponentsJson<'_, '_> {
             let cj = ComponentJson {
                 dtype: c.dtype().name(),
                 logical: lt.as_ref().map(|t| t.name()),
-                encoding: c.encoding().name(),
+                encoding: c.encoding_id(),
                 offset: c.offset(),
                 length: c.length(),
                 uncompressed_length: c.uncompressed_length(),
                 digest: c.digest(),
+                shard: c.digest_covers_decoded().then(|| c.shard()),
             };
             m.serialize_entry(c.role(), &cj)?;
         }
@@ -164,7 +168,7 @@ fn to_text(label: &str, file: &File<'_>) -> String {
             rows.push(Row::Component([
                 out::name(c.role()),
                 dtype_label(&c),
-                c.encoding().to_string(),
+                c.encoding_id().to_owned(),
                 c.length().to_string(),
                 c.decoded_len().map_or("?".into(), |n| n.to_string()),
                 out::ratio(c.length(), c.decoded_len()),

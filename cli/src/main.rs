@@ -9,6 +9,7 @@
 mod args;
 mod cat;
 mod convert;
+mod id;
 mod info;
 mod input;
 mod json;
@@ -108,6 +109,7 @@ fn run() -> Result<(), Fail> {
         Cmd::Info(a) => info::run(&a),
         Cmd::Cat(a) => cat::run(&a),
         Cmd::Verify(a) => verify::run(&a),
+        Cmd::Id(a) => id::run(&a),
         Cmd::Convert(a) => convert::run(&a),
     }
 }

@@ -57,14 +57,23 @@ fn unverifiable(o: &Object<'_>, c: &Component<'_>) -> String {
 /// Every check of a parsed file ([`File::verify_with`]: digests and data
 /// rules); returns the objects and components looked at.
 pub fn check_file(file: &File<'_>, r: &mut Report<'_>) -> (usize, usize) {
+    check_from(file, None, r)
+}
+
+/// [`check_file`], reading parts through `reader` when given (v2 shards).
+fn check_from<'a>(file: &File<'a>, reader: Option<&ztensor::fs::Reader>, r: &mut Report<'_>) -> (usize, usize) {
     let options = Options { digests: true, data: true, strict: r.strict };
-    let report = file.verify_with(options, |f| match f {
+    let mut on = |f: Finding<'_, 'a>| match f {
         Finding::Unverifiable { object, component } if r.strict => r.problem(unverifiable(object, component)),
         Finding::Unverifiable { object, component } => r.warning(unverifiable(object, component)),
         // Strict mode: the same digest, already reported (with its algorithm) just above.
         Finding::Problem(e) if matches!(e.kind(), ErrorKind::UnverifiableDigest) => {}
         Finding::Problem(e) => r.problem(e),
-    });
+    };
+    let report = match reader {
+        Some(src) => file.verify_from(src, options, &mut on),
+        None => file.verify_with(options, &mut on),
+    };
     r.digests_checked = report.digests_checked;
     (report.objects, report.components)
 }
@@ -80,7 +89,27 @@ fn one(path: &Path, strict: bool) -> Result<(), Fail> {
     let mut summary = String::new();
     match File::parse(&bytes) {
         Ok(file) => {
-            let (objects, components) = check_file(&file, &mut r);
+            let v2 = file.v2().copied();
+            let has_shards = v2.is_some_and(|m| m.shards().next().is_some());
+            // Parts in shards are read through a reader that finds the shard files.
+            let reader = if has_shards && !input::is_stdin(path) {
+                match ztensor::fs::Reader::open(path) {
+                    Ok(x) => Some(x),
+                    Err(e) => {
+                        r.problem(e);
+                        None
+                    }
+                }
+            } else {
+                None
+            };
+            let (objects, components) = match &reader {
+                Some(rd) => check_from(rd.file(), Some(rd), &mut r),
+                None => check_file(&file, &mut r),
+            };
+            if let Some(m) = v2 {
+                shards(path, &m, &mut r);
+            }
             summary = format!(
                 "{objects} object{}, {components} component{}, {} digest{} verified",
                 if objects == 1 { "" } else { "s" },
@@ -88,6 +117,10 @@ fn one(path: &Path, strict: bool) -> Result<(), Fail> {
                 r.digests_checked,
                 if r.digests_checked == 1 { "" } else { "s" },
             );
+            if file.version().major == 2 {
+                let undigested = file.objects().flat_map(|o| o.components()).filter(|c| c.digest().is_none()).count();
+                summary += &format!(", {undigested} part{} without digest", if undigested == 1 { "" } else { "s" });
+            }
             if r.warnings > 0 {
                 summary += &format!(", {} warning{}", r.warnings, if r.warnings == 1 { "" } else { "s" });
             }
@@ -106,4 +139,26 @@ fn one(path: &Path, strict: bool) -> Result<(), Fail> {
         return Err(Fail::Reported);
     }
     printed
+}
+
+/// v2: every shard of the table that is present beside the file: its size
+/// and whole-file digest (§7.3); an absent shard is a warning (its parts'
+/// reads already failed as problems, if any).
+fn shards(path: &Path, m: &ztensor::v2::Manifest<'_>, r: &mut Report<'_>) {
+    use ztensor::v2::shard;
+    for s in m.shards() {
+        let found = if input::is_stdin(path) { None } else { shard::locate(path, &s).ok() };
+        let Some(p) = found else {
+            r.warning(format_args!("shard {:?} not found beside the file", s.name));
+            continue;
+        };
+        match std::fs::read(&p) {
+            Ok(bytes) => {
+                if let Err(e) = shard::check(&s, &bytes).and_then(|()| shard::verify(&s, &bytes)) {
+                    r.problem(format_args!("shard {:?} ({}): {e}", s.name, out::path(&p)));
+                }
+            }
+            Err(e) => r.problem(format_args!("shard {:?} ({}): {e}", s.name, out::path(&p))),
+        }
+    }
 }

@@ -18,6 +18,11 @@ pub enum zt_encoding {
     ZT_ENCODING_RAW = 0,
     /// A zstd frame; `length` is the compressed size.
     ZT_ENCODING_ZSTD = 1,
+    /// v2 `zt.zstd-seekable/1`: zstd frames and a seek table.
+    ZT_ENCODING_ZSTD_SEEKABLE = 2,
+    /// v2: an encoding this library does not know (`encoding_id` names it;
+    /// the stored bytes stay readable, decoding is refused).
+    ZT_ENCODING_UNKNOWN = 3,
 }
 
 /// One component of an object (`zt_component`, `zt_component_at`).
@@ -57,11 +62,23 @@ pub struct zt_component_info {
     /// hostile file may declare a huge zstd size: before allocating, ask
     /// `zt_component_read(..., NULL, 0, &n)`, which checks it.
     pub decoded_length: u64,
-    /// Digest of the stored bytes (`"sha256:<hex>"`, `"crc32c:0x<hex>"`),
-    /// NULL when none.
+    /// Digest (`"sha256:<hex>"`, `"crc32c:0x<hex>"`, v2's `"xxh3:<hex>"`),
+    /// NULL when none: over the stored bytes in v1.x, over the decoded
+    /// bytes in v2 (`digest_over_decoded`).
     pub digest: *const c_char,
     /// Length of `digest` in bytes.
     pub digest_len: usize,
+    /// Whether `digest` covers the decoded bytes (v2) rather than the stored ones.
+    pub digest_over_decoded: bool,
+    /// The encoding's identifier as the file writes it (`"raw"`, `"zstd"`,
+    /// `"zt.zstd-seekable/1"`, or an unknown v2 profile id).
+    pub encoding_id: *const c_char,
+    /// Length of `encoding_id` in bytes.
+    pub encoding_id_len: usize,
+    /// v2: the shard file holding the bytes, NULL when in this file.
+    pub shard: *const c_char,
+    /// Length of `shard` in bytes.
+    pub shard_len: usize,
 }
 
 fn describe_component(c: &Component<'_>) -> zt_component_info {
@@ -80,6 +97,8 @@ fn describe_component(c: &Component<'_>) -> zt_component_info {
         encoding: match c.encoding() {
             Encoding::Raw => zt_encoding::ZT_ENCODING_RAW,
             Encoding::Zstd => zt_encoding::ZT_ENCODING_ZSTD,
+            Encoding::ZstdSeekable => zt_encoding::ZT_ENCODING_ZSTD_SEEKABLE,
+            Encoding::Unknown => zt_encoding::ZT_ENCODING_UNKNOWN,
         },
         logical_type: lt,
         logical_type_len: lt_len,
@@ -92,6 +111,11 @@ fn describe_component(c: &Component<'_>) -> zt_component_info {
         decoded_length: c.decoded_len().unwrap_or(0),
         digest: dg,
         digest_len: dg_len,
+        digest_over_decoded: c.digest_covers_decoded(),
+        encoding_id: c.encoding_id().as_ptr().cast(),
+        encoding_id_len: c.encoding_id().len(),
+        shard: c.shard().map_or(core::ptr::null(), |s| s.as_ptr().cast()),
+        shard_len: c.shard().map_or(0, str::len),
     }
 }
 

@@ -36,7 +36,7 @@ pub enum zt_mode {
 /// Facts about an open file (`zt_file_get_info`).
 #[repr(C)]
 pub struct zt_file_info {
-    /// Format version: 1.2.0, 1.1.0, or 0.1.0 for legacy files.
+    /// Format version: 2.0.0 (format v2), 1.2.0, 1.1.0, or 0.1.0 for legacy files.
     pub version_major: u32,
     /// Format minor version.
     pub version_minor: u32,

@@ -9,6 +9,9 @@ use super::*;
 /// `File::parse` the bytes, then walk and read everything; the other ways
 /// of opening (`parse_with_scratch`, `parse_tail`) must agree.
 pub fn open_walk(data: &[u8]) {
+    if super::v2::is_v2(data) {
+        return super::v2_open(data);
+    }
     let parsed = File::parse(data);
 
     // parse_with_scratch: same verdict (or out of scratch).
@@ -25,7 +28,8 @@ pub fn open_walk(data: &[u8]) {
     // bounds are checked against the same file length).
     if let Ok(tail) = Tail::from_file(data) {
         let m = &data[tail.manifest_offset as usize..(tail.manifest_offset + tail.manifest_len) as usize];
-        let footer = &data[data.len() - 16..];
+        // The last 40 bytes: a v2 footer's length (v1.x reads the last 16 of them).
+        let footer = &data[data.len() - data.len().min(40)..];
         let t = File::parse_tail(footer, m, data.len() as u64);
         match (&parsed, &t) {
             (Ok(_), Ok(f)) => walk_file(f, None),
@@ -48,6 +52,9 @@ pub fn open_walk(data: &[u8]) {
 /// `Tail::from_footer` on the last 16 bytes, `File::parse_tail` on the
 /// manifest range; also `from_footer` with a fuzzed file length.
 pub fn tail_only(data: &[u8]) {
+    if super::v2::is_v2(data) {
+        return super::v2_open(data);
+    }
     let len = data.len() as u64;
 
     // A file length taken from the input: the arithmetic must hold for any.
@@ -61,7 +68,7 @@ pub fn tail_only(data: &[u8]) {
         assert!(Tail::from_footer(data, len).is_err(), "a footer shorter than 16 bytes was accepted");
         return;
     }
-    let footer = &data[data.len() - 16..];
+    let footer = &data[data.len() - data.len().min(40)..];
     let from_footer = Tail::from_footer(footer, len);
     if let Ok(t) = Tail::from_file(data) {
         // With the header at hand, the same tail (and never a worse one).
@@ -103,6 +110,11 @@ fn check_tail(t: &Tail, file_len: u64) {
     let trailer = match t.layout {
         Layout::V1 => 16,
         Layout::V0 => 8,
+        // v2: the manifest is a blob anywhere before the 40-byte footer.
+        Layout::V2 => {
+            assert!(t.manifest_offset + t.manifest_len + 40 <= file_len, "{t:?}");
+            return;
+        }
     };
     assert_eq!(t.manifest_offset + t.manifest_len + trailer, file_len, "{t:?}");
     assert_eq!(t.manifest_range(), t.manifest_offset..t.manifest_offset + t.manifest_len);

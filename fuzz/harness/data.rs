@@ -75,7 +75,7 @@ pub(crate) fn walk_component(c: &Component<'_>, data: Option<&[u8]>, tail: &Tail
             assert!(c.length() > DECODE_LIMIT, "raw to_vec failed: {e}");
             assert!(matches!(e.kind(), ErrorKind::DecodedTooLarge { .. }), "{e}");
         }
-        (Err(_), Encoding::Zstd) => {}
+        (Err(_), Encoding::Zstd | Encoding::ZstdSeekable | Encoding::Unknown) => {}
     }
     let small = c.to_vec_with_limit(0);
     if let Ok(s) = &small {

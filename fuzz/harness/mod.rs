@@ -3,13 +3,14 @@
 //! this folder's `mod.rs` with `#[path]`. By area: `container` (opening),
 //! `schema` (the walk over objects), `data` (component bytes, zstd frames),
 //! `cbor` (attribute values), `structured` (generated manifests), `writer`
-//! (writer round trips); the CBOR builder is `tests/common/cbor.rs`.
+//! (writer round trips), `v2` (format v2 files built from a structure);
+//! the CBOR builder is `tests/common/cbor.rs`.
 //!
 //! Every entry point takes arbitrary bytes and must never panic, hang or
 //! allocate without bound; each one asserts the reader's invariants on
 //! whatever it manages to open. A panic here is a finding.
 //!
-//! Needs `ztensor` (std), `arbitrary` (derive), `sha2` and `minicbor` in scope.
+//! Needs `ztensor` (std), `arbitrary` (derive), `sha2`, `minicbor` and `xxhash-rust` in scope.
 #![allow(dead_code)]
 
 #[path = "../../tests/common/cbor.rs"]
@@ -88,6 +89,7 @@ pub const TARGETS: &[(&str, Target)] = &[
     ("structured", structured),
     ("writer_roundtrip", writer_roundtrip),
     ("read_modes", read_modes),
+    ("v2_open", v2_open),
 ];
 
 #[path = "../reads.rs"]
@@ -99,6 +101,7 @@ mod container;
 mod data;
 mod schema;
 mod structured;
+mod v2;
 mod writer;
 
 use cbor::*;
@@ -106,4 +109,6 @@ pub use container::*;
 pub use data::*;
 pub use schema::*;
 pub use structured::*;
+#[allow(unused_imports)] // v2_file: for the replay test's generator check
+pub use v2::{v2_file, v2_open};
 pub use writer::*;

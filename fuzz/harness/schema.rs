@@ -21,6 +21,7 @@ pub fn walk_file(f: &File<'_>, data: Option<&[u8]>) {
     match f.layout() {
         Layout::V0 => assert_eq!(f.version().major, 0),
         Layout::V1 => assert_eq!(f.version().major, 1),
+        Layout::V2 => assert_eq!(f.version().major, 2),
     }
     walk_map(f.attributes(), 1);
 

@@ -158,6 +158,8 @@ pub(crate) fn validate<'a>(buf: &'a [u8], tail: &Tail, data: Option<&'a [u8]>, s
             let (objects, count, names_ordered) = objects(ctx, &mut r, "manifest (v0.1 tensor array)", &mut pass)?;
             Root::new(ctx, Map::empty(), Map::empty(), objects, count, names_ordered)
         }
+        // v2 manifests are validated by `crate::v2`, never by this pass.
+        Layout::V2 => return Err(Error::new(ErrorKind::UnsupportedVersion { major: 2 })),
     };
     if r.pos != buf.len() {
         return Err(Error::at(ErrorKind::TrailingBytes { count: (buf.len() - r.pos) as u64 }, r.pos));

@@ -34,7 +34,7 @@ impl CompCore<'_> {
     pub(crate) fn decoded_len(&self) -> Option<u64> {
         match self.encoding {
             Encoding::Raw => Some(self.length),
-            Encoding::Zstd => self.ulen,
+            Encoding::Zstd | Encoding::ZstdSeekable | Encoding::Unknown => self.ulen,
         }
     }
 }

@@ -43,6 +43,12 @@ impl<'a> Manifest<'a> {
         Self::validate(f, if f.is_data_shard() { &[] } else { manifest }, Spans::Slice(scratch, 0))
     }
 
+    /// [`Manifest::parse_with`] with the crate's scratch entries (two per span).
+    pub(crate) fn parse_with_entries(file: &'a [u8], scratch: &mut [[u64; 2]]) -> Result<Manifest<'a>> {
+        let (footer, m) = container::open(file)?;
+        Self::validate(footer, m, Spans::Entries(scratch, 0))
+    }
+
     /// [`Manifest::parse_with`] with scratch from the heap.
     #[cfg(feature = "alloc")]
     pub fn parse(file: &'a [u8]) -> Result<Manifest<'a>> {
@@ -106,7 +112,7 @@ impl<'a> Manifest<'a> {
             let name = c.text("object name")?;
             check_name(name, kpos, "object name")?;
             let mut set = PartSet::new(0);
-            let o = Object::read(name, kpos, c, self, |p, at| {
+            let o = Object::read(name, kpos, c, self.buf, |p, at| {
                 let file = self.check_blob(&p, at)?;
                 spans.push(Span { file, offset: p.offset, len: p.length })?;
                 set.push(p);
@@ -169,7 +175,12 @@ impl<'a> Manifest<'a> {
 
     /// The objects, in manifest (encoded-name) order.
     pub fn objects(&self) -> Objects<'a, '_> {
-        Objects { m: self, c: Cursor::at(self.buf, self.objects.0), left: self.objects.1 }
+        self.objects_detached()
+    }
+
+    /// [`Manifest::objects`], not borrowing the manifest (views only need its bytes).
+    pub(crate) fn objects_detached<'m>(&self) -> Objects<'a, 'm> {
+        Objects { buf: self.buf, _m: core::marker::PhantomData, c: Cursor::at(self.buf, self.objects.0), left: self.objects.1 }
     }
 
     /// The object called `name` (a linear scan; an index can keep
@@ -182,9 +193,12 @@ impl<'a> Manifest<'a> {
     /// an [`Object::offset`] of this manifest (read directly, no scan; another
     /// position gives `None` or a meaningless object, never a panic).
     pub fn object_at(&self, offset: usize) -> Option<Object<'a, '_>> {
-        let mut c = Cursor::at(self.buf, offset);
-        let name = c.text("object name").ok()?;
-        Object::read(name, offset, &mut c, self, |_, _| Ok(())).ok()
+        object_in(self.buf, offset).map(|(o, _)| o)
+    }
+
+    /// Position of the first key of `objects`.
+    pub(crate) fn objects_pos(&self) -> usize {
+        self.objects.0
     }
 
     /// The shard table, in manifest order.
@@ -196,6 +210,16 @@ impl<'a> Manifest<'a> {
     pub fn attributes(&self) -> Option<Attributes<'a>> {
         self.attributes.map(|p| Attributes::at(self.buf, p))
     }
+}
+
+/// The object whose name starts at `offset` of validated manifest bytes
+/// `buf` (as [`Manifest::object_at`], without the manifest).
+/// Also returns where the object's entry ends.
+pub(crate) fn object_in<'a, 'm>(buf: &'a [u8], offset: usize) -> Option<(Object<'a, 'm>, usize)> {
+    let mut c = Cursor::at(buf, offset);
+    let name = c.text("object name").ok()?;
+    let o = Object::read(name, offset, &mut c, buf, |_, _| Ok(())).ok()?;
+    Some((o, c.pos))
 }
 
 /// Check the shard table: names, `size`, `digest`.
@@ -361,7 +385,8 @@ impl<'a> Attributes<'a> {
 /// An object of a validated manifest.
 #[derive(Clone, Copy, Debug)]
 pub struct Object<'a, 'm> {
-    m: &'m Manifest<'a>,
+    buf: &'a [u8],
+    _m: core::marker::PhantomData<&'m Manifest<'a>>,
     /// The object's name.
     pub name: &'a str,
     /// The `layout` id.
@@ -383,7 +408,7 @@ impl<'a, 'm> Object<'a, 'm> {
         name: &'a str,
         offset: usize,
         c: &mut Cursor<'a>,
-        m: &'m Manifest<'a>,
+        buf: &'a [u8],
         mut on_part: impl FnMut(Part<'a>, usize) -> Result<()>,
     ) -> Result<Self> {
         let start = c.pos;
@@ -433,7 +458,19 @@ impl<'a, 'm> Object<'a, 'm> {
         let (shape_pos, rank, numel) = shape.ok_or(Error::field(Kind::MissingField, start, "shape"))?;
         let layout = layout.ok_or(Error::field(Kind::MissingField, start, "layout"))?;
         let (parts_pos, n_parts) = parts.ok_or(Error::field(Kind::MissingField, start, "parts"))?;
-        Ok(Object { m, name, layout, offset, shape_pos, rank, numel, parts_pos, n_parts, attributes })
+        Ok(Object { buf, _m: core::marker::PhantomData, name, layout, offset, shape_pos, rank, numel, parts_pos, n_parts, attributes })
+    }
+
+    /// Position of the first dimension, and the rank.
+    pub(crate) fn shape_items(&self) -> (usize, u64) {
+        let mut c = Cursor::at(self.buf, self.shape_pos);
+        let n = c.array("shape").unwrap_or(0);
+        (c.pos, n)
+    }
+
+    /// Position of the first key of `parts`.
+    pub(crate) fn parts_pos(&self) -> usize {
+        self.parts_pos
     }
 
     /// Number of dimensions.
@@ -443,7 +480,7 @@ impl<'a, 'm> Object<'a, 'm> {
 
     /// The dimensions.
     pub fn dims(&self) -> impl Iterator<Item = u64> + 'a {
-        let mut c = Cursor::at(self.m.buf, self.shape_pos);
+        let mut c = Cursor::at(self.buf, self.shape_pos);
         let n = c.array("shape").unwrap_or(0);
         (0..n).map(move |_| c.uint("shape").unwrap_or(0))
     }
@@ -466,7 +503,7 @@ impl<'a, 'm> Object<'a, 'm> {
     /// The parts, in manifest (encoded-name) order; each is checked as it
     /// is read (name rules, fields, type vs dtype).
     pub fn parts(&self) -> impl Iterator<Item = Result<Part<'a>>> + 'a {
-        let mut c = Cursor::at(self.m.buf, self.parts_pos);
+        let mut c = Cursor::at(self.buf, self.parts_pos);
         (0..self.n_parts).map(move |_| {
             let kpos = c.pos;
             let name = c.text("part name")?;
@@ -482,7 +519,7 @@ impl<'a, 'm> Object<'a, 'm> {
 
     /// The object's `attributes`.
     pub fn attributes(&self) -> Option<Attributes<'a>> {
-        self.attributes.map(|p| Attributes::at(self.m.buf, p))
+        self.attributes.map(|p| Attributes::at(self.buf, p))
     }
 
     /// The layout with its parameters (validated at open).
@@ -495,7 +532,8 @@ impl<'a, 'm> Object<'a, 'm> {
 
 /// Iterator over the objects of a manifest.
 pub struct Objects<'a, 'm> {
-    m: &'m Manifest<'a>,
+    buf: &'a [u8],
+    _m: core::marker::PhantomData<&'m Manifest<'a>>,
     c: Cursor<'a>,
     left: u64,
 }
@@ -509,7 +547,7 @@ impl<'a, 'm> Iterator for Objects<'a, 'm> {
         self.left -= 1;
         let offset = self.c.pos;
         let name = self.c.text("object name").ok()?;
-        Object::read(name, offset, &mut self.c, self.m, |_, _| Ok(())).ok()
+        Object::read(name, offset, &mut self.c, self.buf, |_, _| Ok(())).ok()
     }
 
     fn size_hint(&self) -> (usize, Option<usize>) {

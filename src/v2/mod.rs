@@ -1,5 +1,6 @@
-//! A standalone reader of zTensor format v2 (container format version 2, Draft 4; see docs/format.md),
-//! not yet wired into [`crate::File`].
+//! The reader of zTensor format v2 (container format version 2, Draft 4; see
+//! docs/format.md); the crate's [`crate::File`] reads v2 files through it
+//! (`wire`, `errors`).
 //!
 //! [`Manifest::parse_with`] runs every at-open rule in one pass over a
 //! borrowed file (or its tail): the container (§2), deterministic CBOR
@@ -16,6 +17,8 @@ mod content;
 pub mod container;
 pub mod data;
 mod error;
+pub(crate) mod errors;
+mod file_verify;
 pub mod layout;
 mod manifest;
 mod part;
@@ -23,6 +26,7 @@ pub mod seekable;
 pub mod shard;
 mod spans;
 pub mod verify;
+pub(crate) mod wire;
 pub mod types;
 
 pub use error::{Error, Kind, Result};

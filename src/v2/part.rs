@@ -116,6 +116,10 @@ pub struct Part<'a> {
     pub decoded_length: Option<u64>,
     /// The digest over decoded bytes, if any.
     pub digest: Option<Digest<'a>>,
+    /// The `digest` text as written.
+    pub digest_text: Option<&'a str>,
+    /// Manifest position of the part's map.
+    pub pos: usize,
 }
 
 impl<'a> Part<'a> {
@@ -125,7 +129,8 @@ impl<'a> Part<'a> {
     pub(crate) fn read(name: &'a str, c: &mut Cursor<'a>) -> Result<Part<'a>> {
         let start = c.pos;
         let n = c.map("part")?;
-        let (mut dtype, mut ty, mut blob, mut shard, mut enc, mut dl, mut digest) = (None, None, None, None, None, None, None);
+        let (mut dtype, mut ty, mut blob, mut shard, mut enc, mut dl) = (None, None, None, None, None, None);
+        let (mut digest, mut digest_text) = (None, None);
         for _ in 0..n {
             let Some(k) = c.key() else {
                 c.skip();
@@ -155,7 +160,11 @@ impl<'a> Part<'a> {
                 b"shard" => shard = Some(c.text("shard")?),
                 b"encoding" => enc = Some(c.text("encoding")?),
                 b"decoded_length" => dl = Some(c.uint("decoded_length")?),
-                b"digest" => digest = Some(Digest::parse(c.text("digest")?, vpos)?),
+                b"digest" => {
+                    let t = c.text("digest")?;
+                    digest = Some(Digest::parse(t, vpos)?);
+                    digest_text = Some(t);
+                }
                 _ => c.skip(),
             }
         }
@@ -169,7 +178,19 @@ impl<'a> Part<'a> {
                 return Err(Error::field(Kind::TypeDtypeMismatch, start, "type"));
             }
         }
-        Ok(Part { name, dtype, type_name: ty, offset, length, shard, encoding: enc, decoded_length: dl, digest })
+        Ok(Part {
+            name,
+            dtype,
+            type_name: ty,
+            offset,
+            length,
+            shard,
+            encoding: enc,
+            decoded_length: dl,
+            digest,
+            digest_text,
+            pos: start,
+        })
     }
 
     /// The element type: plain, registered logical, or unknown.

@@ -18,6 +18,9 @@ pub struct Span {
 /// Spans collected by the validating pass: in a caller's slice, or on the heap.
 pub(crate) enum Spans<'s> {
     Slice(&'s mut [Span], usize),
+    /// The crate's scratch entries, two per span: `[file, offset]`, `[len, 0]`
+    /// (so that sorting the pairs sorts the spans).
+    Entries(&'s mut [[u64; 2]], usize),
     #[cfg(feature = "alloc")]
     Vec(alloc::vec::Vec<Span>),
 }
@@ -33,6 +36,12 @@ impl Spans<'_> {
                 *slot = s;
                 *n += 1;
             }
+            Spans::Entries(buf, n) => {
+                let slot = buf.get_mut(2 * *n..2 * *n + 2).ok_or(Error::new(Kind::ScratchTooSmall))?;
+                slot[0] = [s.file as u64, s.offset];
+                slot[1] = [s.len, 0];
+                *n += 1;
+            }
             #[cfg(feature = "alloc")]
             Spans::Vec(v) => v.push(s),
         }
@@ -43,20 +52,29 @@ impl Spans<'_> {
     pub fn check(&mut self) -> Result<()> {
         let s: &mut [Span] = match self {
             Spans::Slice(buf, n) => &mut buf[..*n],
+            Spans::Entries(buf, n) => {
+                use zerocopy::{FromBytes, IntoBytes};
+                let pairs = <[[[u64; 2]; 2]]>::mut_from_bytes(buf[..2 * *n].as_mut_bytes())
+                    .map_err(|_| Error::new(Kind::ScratchTooSmall))?;
+                pairs.sort_unstable();
+                let at = |i: usize| Span { file: pairs[i][0][0] as u32, offset: pairs[i][0][1], len: pairs[i][1][0] };
+                return check_sorted(pairs.len(), at);
+            }
             #[cfg(feature = "alloc")]
             Spans::Vec(v) => v,
         };
         s.sort_unstable();
-        check_sorted(s)
+        check_sorted(s.len(), |i| s[i])
     }
 }
 
-fn check_sorted(s: &[Span]) -> Result<()> {
+/// Spans `at(0..n)`, sorted: within a file, equal or disjoint.
+fn check_sorted(n: usize, at: impl Fn(usize) -> Span) -> Result<()> {
     let mut end = 0u64; // furthest end in the current file so far
-    for w in 0..s.len() {
-        let b = s[w];
+    for w in 0..n {
+        let b = at(w);
         if w > 0 {
-            let a = s[w - 1];
+            let a = at(w - 1);
             if a.file == b.file {
                 if a == b {
                     continue;

@@ -84,7 +84,7 @@ pub fn decoded<'f>(p: &Part<'_>, file: &'f [u8]) -> Result<Decoded<'f>> {
 
 /// The element count a part's logical type sees, where the layout says
 /// (dense and MX `data`: the shape's; sparse `values`: nnz); `None` elsewhere.
-fn elements(o: &Object<'_, '_>, p: &Part<'_>) -> Option<u64> {
+pub(crate) fn elements(o: &Object<'_, '_>, p: &Part<'_>) -> Option<u64> {
     match (o.profile(), p.name) {
         (Profile::Dense, _) | (Profile::Mx(_), "data") => Some(o.num_elements()),
         (Profile::Csr { index }, "values") => o.part("indices").map(|i| i.decoded_size() / index.width()),

@@ -192,7 +192,7 @@ impl Writer<FileSink> {
         if file_len < HEADER_LEN + FOOTER_LEN {
             return Err(Error::new(ErrorKind::FileTooSmall { len: file_len }));
         }
-        let (tail, manifest) = crate::fs::read_tail(&f, file_len).map_err(|e| match e {
+        let (tail, manifest, _) = crate::fs::read_tail(&f, file_len).map_err(|e| match e {
             crate::fs::Error::Io(_) => Error::new(ErrorKind::Io),
             crate::fs::Error::Format(e) => e,
         })?;

@@ -577,6 +577,9 @@ fn reencode(out: &mut Vec<u8>, o: &Object<'_>) -> Result<()> {
         let zstd_len = match c.encoding() {
             Encoding::Raw => None,
             Encoding::Zstd => Some(c.uncompressed_length().ok_or(Error::new(ErrorKind::MissingUncompressedLength))?),
+            Encoding::ZstdSeekable | Encoding::Unknown => {
+                return Err(Error::new(ErrorKind::Unsupported { what: "appending to a v2 file" }))
+            }
         };
         metas.push(CompMeta {
             dtype: c.dtype(),

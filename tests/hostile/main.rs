@@ -273,3 +273,4 @@ mod formats;
 mod data;
 mod accepted;
 mod errors;
+mod v2;

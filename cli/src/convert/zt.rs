@@ -118,7 +118,9 @@ fn data<'a>(c: &Component<'a>, o: &Object<'a>, out: &Out) -> Result<Data<'a>, Fa
             swapped_data(c.stored_bytes().map_err(bad)?, c.dtype().width() as usize, &out.progress)
         }
         // `to_vec` decodes and puts elements in little-endian order.
-        (Encoding::Zstd, _) => owned_data(c.to_vec().map_err(bad)?, &out.progress),
+        (Encoding::Zstd | Encoding::ZstdSeekable | Encoding::Unknown, _) => {
+            owned_data(c.to_vec().map_err(bad)?, &out.progress)
+        }
     })
 }
 
