@@ -7,6 +7,7 @@
 //!     cargo bench -p ztensor-benches --bench v2 [-- N...]
 
 #[path = "cpu_time.rs"]
+#[allow(dead_code)]
 mod cpu_time;
 
 use cpu_time::thread_cpu_ns;

@@ -42,7 +42,8 @@ pub enum Source {
 impl Source {
     /// The source for elements of `dtype` with logical type `logical`;
     /// `None` for a logical type this library does not know (what its
-    /// elements mean is unknown, so no conversion is right).
+    /// elements mean is unknown, so no conversion is right), and for v2's
+    /// `f8_e8m0` and packed `f4_e2m1`, which this conversion does not cover.
     pub fn of(dtype: DType, logical: Option<LogicalType<'_>>) -> Option<Source> {
         Some(match logical {
             None | Some(LogicalType::Complex64 | LogicalType::Complex128) => Source::Plain(dtype),
@@ -50,7 +51,8 @@ impl Source {
             Some(LogicalType::F8E5M2) => Source::F8E5M2,
             Some(LogicalType::F8E4M3Fnuz) => Source::F8E4M3Fnuz,
             Some(LogicalType::F8E5M2Fnuz) => Source::F8E5M2Fnuz,
-            Some(LogicalType::Other(_)) => return None,
+            Some(LogicalType::Bool) => Source::Plain(DType::Bool),
+            Some(LogicalType::F8E8M0 | LogicalType::F4E2M1 | LogicalType::Other(_)) => return None,
         })
     }
 

@@ -136,6 +136,7 @@ fn check(bytes: &[u8], attrs: &[(String, AttrValue)], objs: &[ObjSpec]) {
                         assert_eq!(c.uncompressed_length(), None, "{at}");
                         assert_eq!(c.stored_bytes().unwrap(), cs.bytes, "{at}");
                     }
+                    other => panic!("{at}: the v1.2 writer wrote {other:?}"),
                 },
             }
             assert_eq!(c.to_vec().unwrap(), cs.bytes, "{at}");

@@ -125,6 +125,7 @@ fn assert_compressed_unless_larger(packed: &[u8], level: i32, what: &str) -> usi
                 let frame = File::parse(&w.finish().unwrap()).unwrap().require("x").unwrap().data().unwrap().length();
                 assert!(frame >= raw.len() as u64, "{what}: kept raw although zstd gives {frame} < {} bytes", raw.len());
             }
+            other => panic!("{what}: convert wrote {other:?} into a v1.2 file"),
         }
     }
     zstd

@@ -15,7 +15,7 @@ pub(crate) const VERSION: &str = "1.2.0";
 
 /// The manifest bytes as minicbor's writer. minicbor's own `Write` for
 /// `Vec` is an out-of-line call per item head; this one inlines.
-struct Out<'a>(&'a mut Vec<u8>);
+pub(crate) struct Out<'a>(&'a mut Vec<u8>);
 
 impl minicbor::encode::Write for Out<'_> {
     type Error = Infallible;
@@ -29,7 +29,7 @@ impl minicbor::encode::Write for Out<'_> {
 
 /// An encoder appending to `out` (writes cannot fail).
 #[inline(always)]
-fn cbor(out: &mut Vec<u8>) -> Encoder<Out<'_>> {
+pub(crate) fn cbor(out: &mut Vec<u8>) -> Encoder<Out<'_>> {
     Encoder::new(Out(out))
 }
 

@@ -8,7 +8,6 @@ use super::super::enc;
 use super::{Error, Kind, Result};
 use alloc::vec::Vec;
 use core::convert::Infallible;
-use minicbor::Encoder;
 
 /// Writing into a `Vec` cannot fail.
 fn done<T>(r: core::result::Result<T, minicbor::encode::Error<Infallible>>) {
@@ -17,15 +16,15 @@ fn done<T>(r: core::result::Result<T, minicbor::encode::Error<Infallible>>) {
 }
 
 pub(crate) fn uint(out: &mut Vec<u8>, v: u64) {
-    done(Encoder::new(out).u64(v));
+    done(enc::cbor(out).u64(v));
 }
 
 pub(crate) fn text(out: &mut Vec<u8>, s: &str) {
-    done(Encoder::new(out).str(s));
+    done(enc::cbor(out).str(s));
 }
 
 pub(crate) fn array(out: &mut Vec<u8>, n: u64) {
-    done(Encoder::new(out).array(n));
+    done(enc::cbor(out).array(n));
 }
 
 /// A text key, encoded.
@@ -42,7 +41,7 @@ pub(crate) fn map<K: AsRef<[u8]>, V: AsRef<[u8]>>(out: &mut Vec<u8>, mut entries
     if entries.windows(2).any(|w| w[0].0.as_ref() == w[1].0.as_ref()) {
         return Err(Error::new(Kind::DuplicateKey));
     }
-    done(Encoder::new(&mut *out).map(entries.len() as u64));
+    done(enc::cbor(out).map(entries.len() as u64));
     for (k, v) in entries {
         out.extend_from_slice(k.as_ref());
         out.extend_from_slice(v.as_ref());
