@@ -13,6 +13,7 @@ mod npy;
 mod npz;
 mod safetensors;
 mod target;
+mod v2;
 mod zt;
 
 use crate::args::{ConvertArgs, DigestArg};
@@ -110,18 +111,24 @@ fn detect(path: &Path, b: &[u8]) -> Result<Kind, String> {
 
 pub fn run(a: &ConvertArgs) -> Result<(), Fail> {
     let started = Instant::now();
-    let compression = a.compress.map_or(Compression::Raw, Compression::Zstd);
+    let v2 = v2::Plan::from_args(a)?;
+    let compression = a.compress.filter(|_| v2.is_none()).map_or(Compression::Raw, Compression::Zstd);
     let digest = match a.digest {
+        _ if v2.is_some() => v2::Plan::stage_digest(),
         None => DigestOpt::Keep,
         Some(DigestArg::None) => DigestOpt::Set(Checksum::None),
         Some(DigestArg::Sha256) => DigestOpt::Set(Checksum::Sha256),
         Some(DigestArg::Crc32c) => DigestOpt::Set(Checksum::Crc32c),
+        Some(DigestArg::Xxh3) => unreachable!("refused by v2::Plan::from_args"),
     };
     let (in_path, out_path) = (a.input.as_path(), a.output.as_path());
     target::check(in_path, out_path)?;
     let bytes = input::load(in_path).map_err(|e| Fail::input(in_path, e))?;
     let bad = |e: String| Fail::input(in_path, e);
-    let new_out = |total| Out::create(in_path, out_path, compression, digest, total, a.quiet);
+    // v2: a v1.2 stage file first, rewritten as OUT by `v2`.
+    let stage = v2.map(|_| v2::Stage::beside(out_path));
+    let write_path = stage.as_ref().map_or(out_path, |s| s.path());
+    let new_out = |total| Out::create(in_path, write_path, compression, digest, total, a.quiet);
     let out = match detect(in_path, &bytes).map_err(bad)? {
         Kind::Safetensors => {
             let st = safetensors::parse(&bytes).map_err(bad)?;
@@ -152,7 +159,10 @@ pub fn run(a: &ConvertArgs) -> Result<(), Fail> {
         }
     };
     let (objects, quiet) = (out.objects, a.quiet);
-    let written = out.finish()?;
+    let mut written = out.finish()?;
+    if let (Some(stage), Some(plan)) = (stage, v2) {
+        written = stage.finish(out_path, &plan)?;
+    }
     if !quiet {
         let line = summary(out_path, objects, bytes.len() as u64, written, started.elapsed());
         let _ = writeln!(std::io::stderr().lock(), "{line}");
