@@ -161,7 +161,7 @@ pub fn run(a: &ConvertArgs) -> Result<(), Fail> {
     let (objects, quiet) = (out.objects, a.quiet);
     let mut written = out.finish()?;
     if let (Some(stage), Some(plan)) = (stage, v2) {
-        written = stage.finish(out_path, &plan)?;
+        written = stage.finish(in_path, out_path, &plan)?;
     }
     if !quiet {
         let line = summary(out_path, objects, bytes.len() as u64, written, started.elapsed());

@@ -16,7 +16,7 @@ use super::DigestOpt;
 use crate::args::{ConvertArgs, DigestArg};
 use crate::{input, temp, Fail};
 use std::path::{Path, PathBuf};
-use ztensor::write::v2::{DigestAlg, Encoding, NewObject, NewPart, Options, Writer, CANONICAL_ALIGN};
+use ztensor::write::v2::{DigestAlg, Encoding, Error, Kind, NewObject, NewPart, Options, Writer, CANONICAL_ALIGN};
 use ztensor::write::{AttrValue, Checksum, FileSink};
 use ztensor::{File, Format};
 
@@ -93,10 +93,11 @@ impl Stage {
     }
 
     /// Rewrite the stage as the v2 file OUT; the bytes written (all files).
-    pub fn finish(self, out: &Path, plan: &Plan) -> Result<u64, Fail> {
+    /// What v2 refuses (a non-NFC name, ...) is blamed on IN, failed writes on OUT.
+    pub fn finish(self, in_path: &Path, out: &Path, plan: &Plan) -> Result<u64, Fail> {
         let bytes = input::load(&self.path).map_err(|e| Fail::input(&self.path, e))?;
         let file = File::parse(&bytes).map_err(|e| Fail::input(&self.path, e))?;
-        write(&file, out, plan)
+        write(&file, in_path, out, plan)
     }
 }
 
@@ -125,29 +126,36 @@ fn logical(t: &str) -> &str {
     }
 }
 
-fn write(file: &File<'_>, out: &Path, plan: &Plan) -> Result<u64, Fail> {
+fn write(file: &File<'_>, in_path: &Path, out: &Path, plan: &Plan) -> Result<u64, Fail> {
     let werr = |e: ztensor::write::v2::Error| Fail::input(out, e);
     let mut w = Writer::create_with(out, plan.options).map_err(werr)?;
     temp::set(Some(w.sink().temp_path()));
-    let r = fill(file, &mut w, plan, out).and_then(|()| w.finish().map_err(werr));
+    let r = fill(file, &mut w, plan, in_path, out).and_then(|()| w.finish().map_err(werr));
     temp::set(None);
     r?;
     Ok(written(out))
 }
 
-fn fill(file: &File<'_>, w: &mut Writer<FileSink>, plan: &Plan, out: &Path) -> Result<(), Fail> {
+fn fill(file: &File<'_>, w: &mut Writer<FileSink>, plan: &Plan, in_path: &Path, out: &Path) -> Result<(), Fail> {
+    // The writer's errors name the object; a sink or source failure is OUT's, a refusal IN's.
+    let refused = |e: Error| match e.kind {
+        Kind::Core(_) => Fail::input(out, e),
+        _ => Fail::input(in_path, e),
+    };
+
     let encoding = plan.level.map(|level| match Encoding::ZSTD_SEEKABLE {
         Encoding::ZstdSeekable { frame, .. } => Encoding::ZstdSeekable { level, frame },
         e => e,
     });
     for (k, v) in file.attributes().iter() {
-        let key = k.as_str().ok_or_else(|| Fail::input(out, "a file attribute key is not text"))?;
-        w.set_attribute(key, AttrValue::from_value(v)).map_err(|e| Fail::input(out, format!("file attribute {key:?}: {e}")))?;
+        let key = k.as_str().ok_or_else(|| Fail::input(in_path, "a file attribute key is not text"))?;
+        w.set_attribute(key, AttrValue::from_value(v))
+            .map_err(|e| Fail::input(in_path, format!("file attribute {key:?}: {e}")))?;
     }
     let mut objects: Vec<_> = file.objects().collect();
     objects.sort_by(|a, b| a.name().as_bytes().cmp(b.name().as_bytes()));
     for o in objects {
-        let bad = |e: &dyn std::fmt::Display| Fail::input(out, format!("object {:?}: {e}", o.name()));
+        let bad = |e: &dyn std::fmt::Display| Fail::input(in_path, format!("object {:?}: {e}", o.name()));
         let shape: Vec<u64> = o.shape().dims().collect();
         let mut obj = NewObject::new(o.name(), &shape, layout(&o.format()));
         for (k, v) in o.attributes().iter() {
@@ -165,7 +173,7 @@ fn fill(file: &File<'_>, w: &mut Writer<FileSink>, plan: &Plan, out: &Path) -> R
             }
             obj = obj.part(p);
         }
-        w.add(obj).map_err(|e| bad(&e))?;
+        w.add(obj).map_err(refused)?;
     }
     Ok(())
 }

@@ -1,0 +1,241 @@
+//! `zt convert --format-version 2`, run as a separate process, against the
+//! reference implementation: PyPI `ztensor` 2.1.2 (issue 14's "How we will
+//! know"). Its `ztensor.convert` gives the canonical bytes ours must equal;
+//! its reader must open every non-canonical file convert writes and read
+//! every tensor bit-identically to the input, with `verify(deep=True)`.
+//!
+//! The interpreter is `$ZT_REFERENCE_V2_PYTHON`, else `python3`; it must
+//! import `ztensor` 2.1.2 and numpy. If it cannot, these tests FAIL: they
+//! never pass without having run the reference.
+
+use std::path::{Path, PathBuf};
+use std::process::{Command, Output};
+
+const REFERENCE_VERSION: &str = "2.1.2";
+
+/// The first bytes of every v2 file (§2.1).
+const V2_MAGIC: &[u8] = b"\x89ZT2\r\n\x1a\n";
+
+fn python() -> String {
+    std::env::var("ZT_REFERENCE_V2_PYTHON").ok().filter(|s| !s.is_empty()).unwrap_or_else(|| "python3".to_owned())
+}
+
+/// Run the reference interpreter on `script` (which must first check the
+/// version it runs); panic loudly if it is not usable or the script fails.
+fn run_python(script: &str, args: &[&str]) -> String {
+    let py = python();
+    let out = Command::new(&py).arg("-c").arg(script).args(args).output().unwrap_or_else(|e| {
+        panic!(
+            "\n\nREFERENCE NOT AVAILABLE: cannot run `{py}` ({e}).\nSet ZT_REFERENCE_V2_PYTHON to a Python with \
+             `pip install ztensor=={REFERENCE_VERSION} numpy`.\n\n"
+        )
+    });
+    if !out.status.success() {
+        panic!(
+            "\n\nreference run with `{py}` failed ({}). Is ztensor=={REFERENCE_VERSION} installed there \
+             (ZT_REFERENCE_V2_PYTHON)?\n{}\n",
+            out.status,
+            String::from_utf8_lossy(&out.stderr)
+        );
+    }
+    String::from_utf8(out.stdout).unwrap()
+}
+
+/// Prefix of every script: refuse any other reference version.
+const CHECK_VERSION: &str = "\
+import importlib.metadata as m, sys
+v = m.version('ztensor')
+if v != '2.1.2':
+    sys.exit('reference ztensor is ' + v + ', expected 2.1.2')
+import ztensor
+";
+
+/// Writes a metadata-free `.safetensors` (argv[1]) with every dtype of the
+/// issue's byte-identity list, in no particular name order; with argv[2] ==
+/// 'big', adds a 3.2 MB compressible f32 tensor (several zstd frames, a
+/// shard of its own).
+const MAKE_INPUT: &str = "
+import json, struct
+import numpy as np
+r = np.random.default_rng(7)
+t = [
+    ('w', 'F32', [3, 5], r.standard_normal((3, 5)).astype('<f4').tobytes()),
+    ('a.half', 'F16', [4], r.standard_normal(4).astype('<f2').tobytes()),
+    ('b.bf16', 'BF16', [2, 3], r.integers(0, 2**16, 6).astype('<u2').tobytes()),
+    ('count', 'I64', [7], np.arange(-3, 4, dtype='<i8').tobytes()),
+    ('small', 'I8', [3], np.array([-128, 0, 127], dtype='i1').tobytes()),
+    ('mask', 'BOOL', [3], bytes([1, 0, 1])),
+    ('empty', 'F32', [0, 3], b''),
+    ('scalar', 'F32', [], np.float32(2.5).tobytes()),
+    ('same1', 'F32', [16], np.ones(16, dtype='<f4').tobytes()),
+    ('same2', 'F32', [16], np.ones(16, dtype='<f4').tobytes()),
+]
+if sys.argv[2] == 'big':
+    t.append(('big', 'F32', [800, 1000], (np.arange(800000) % 1000).astype('<f4').tobytes()))
+header, data = {}, b''
+for name, dt, shape, b in t:
+    header[name] = {'dtype': dt, 'shape': shape, 'data_offsets': [len(data), len(data) + len(b)]}
+    data += b
+h = json.dumps(header).encode()
+h += b' ' * (-len(h) % 8)
+with open(sys.argv[1], 'wb') as f:
+    f.write(struct.pack('<Q', len(h)) + h + data)
+";
+
+/// Reads a v2 file (argv[2]) with the reference and checks every tensor
+/// against the safetensors input (argv[1]): names, shape, dtype (BOOL as
+/// u8 with the logical type bool), bytes; then `verify(deep=True)`.
+/// Prints `files digested undigested`.
+const READ_BACK: &str = "
+import json, struct
+src = open(sys.argv[1], 'rb').read()
+n = struct.unpack('<Q', src[:8])[0]
+header = json.loads(src[8:8 + n])
+data = src[8 + n:]
+dtypes = {'F32': ('f32', None), 'F16': ('f16', None), 'BF16': ('bf16', None), 'I64': ('i64', None),
+          'I8': ('i8', None), 'BOOL': ('u8', 'bool')}
+s = ztensor.open(sys.argv[2])
+assert sorted(s.keys()) == sorted(header), (sorted(s.keys()), sorted(header))
+for name, h in header.items():
+    t = s[name]
+    a, b = h['data_offsets']
+    assert t.layout == 'dense', (name, t.layout)
+    assert list(t.shape) == h['shape'], (name, t.shape, h['shape'])
+    assert (t.dtype, t.logical) == dtypes[h['dtype']], (name, t.dtype, t.logical)
+    assert t.tobytes() == data[a:b], name
+v = s.verify(deep=True)
+print(len(s.files), v.checked, v.undigested)
+";
+
+fn zt(args: &[&str]) -> Output {
+    Command::new(env!("CARGO_BIN_EXE_zt")).args(args).output().expect("run zt")
+}
+
+fn s(p: &Path) -> &str {
+    p.to_str().unwrap()
+}
+
+/// `zt convert --quiet IN OUT --format-version 2 EXTRA...`, which must succeed silently.
+fn convert_v2(input: &Path, out: &Path, extra: &[&str]) {
+    let mut args = vec!["convert", "--quiet", s(input), s(out), "--format-version", "2"];
+    args.extend_from_slice(extra);
+    let o = zt(&args);
+    assert!(o.status.success(), "zt {args:?}: {}", String::from_utf8_lossy(&o.stderr));
+    assert!(o.stderr.is_empty(), "zt {args:?}: {}", String::from_utf8_lossy(&o.stderr));
+}
+
+fn make_input(dir: &Path, big: bool) -> PathBuf {
+    let p = dir.join(if big { "big.safetensors" } else { "in.safetensors" });
+    run_python(&format!("{CHECK_VERSION}{MAKE_INPUT}"), &[s(&p), if big { "big" } else { "small" }]);
+    p
+}
+
+/// Files in `dir`, sorted.
+fn listing(dir: &Path) -> Vec<String> {
+    let mut v: Vec<String> =
+        std::fs::read_dir(dir).unwrap().map(|e| e.unwrap().file_name().to_string_lossy().into_owned()).collect();
+    v.sort();
+    v
+}
+
+#[test]
+fn canonical_output_is_byte_identical_to_upstream_convert() {
+    let dir = tempfile::tempdir().unwrap();
+    let input = make_input(dir.path(), false);
+    let (ours, theirs) = (dir.path().join("ours.zt"), dir.path().join("theirs.zt"));
+    run_python(&format!("{CHECK_VERSION}ztensor.convert(sys.argv[1], sys.argv[2])\n"), &[s(&input), s(&theirs)]);
+    convert_v2(&input, &ours, &[]);
+    let (a, b) = (std::fs::read(&ours).unwrap(), std::fs::read(&theirs).unwrap());
+    assert!(b.len() > 65536 && b.starts_with(V2_MAGIC), "the reference wrote a v2 file");
+    assert!(a == b, "zt convert --format-version 2 ({} bytes) differs from ztensor.convert ({} bytes)", a.len(), b.len());
+    // And it reads back as the input (canonical: an xxh3 digest on each of the 10 parts).
+    let r = run_python(&format!("{CHECK_VERSION}{READ_BACK}"), &[s(&input), s(&ours)]);
+    assert_eq!(r.trim(), "1 10 0");
+    // The stage file is gone.
+    assert_eq!(listing(dir.path()), ["in.safetensors", "ours.zt", "theirs.zt"]);
+}
+
+#[test]
+fn upstream_reads_every_non_canonical_output() {
+    let dir = tempfile::tempdir().unwrap();
+    let input = make_input(dir.path(), true);
+    let canonical = dir.path().join("canonical.zt");
+    convert_v2(&input, &canonical, &[]);
+    let canonical = std::fs::read(canonical).unwrap();
+    let cases: &[(&str, &[&str], &str)] = &[
+        ("align", &["--align", "4096"], "1 11 0"),
+        ("compress", &["--compress"], "1 11 0"),
+        ("compress9", &["--compress=9", "--align", "8192"], "1 11 0"),
+        ("sha256", &["--digest", "sha256"], "1 11 0"),
+        ("xxh3", &["--digest", "xxh3", "--align", "4096"], "1 11 0"),
+        ("nodigest", &["--digest", "none"], "1 0 11"),
+        // Blobs in name order at 64 KiB boundaries: `a.half`, `b.bf16` in the first 1 MiB
+        // shard, `big` (3.2 MB) alone in the second, the 8 others in the third: root + 3.
+        ("sharded", &["--shard-size", "1M", "--digest", "sha256"], "4 11 0"),
+    ];
+    for (name, opts, want) in cases {
+        let out = dir.path().join(format!("{name}.zt"));
+        convert_v2(&input, &out, opts);
+        let bytes = std::fs::read(&out).unwrap();
+        assert!(bytes != canonical, "{name}: {opts:?} gave the canonical bytes");
+        let r = run_python(&format!("{CHECK_VERSION}{READ_BACK}"), &[s(&input), s(&out)]);
+        assert_eq!(r.trim(), *want, "{name}: files, digested and undigested parts per the reference");
+    }
+    let compressed = std::fs::metadata(dir.path().join("compress.zt")).unwrap().len();
+    // 11 blobs at 64 KiB boundaries (720 KiB) plus `big` compressed: far below its 3.2 MB raw.
+    assert!(compressed < 1_000_000, "zstd-seekable shrinks the compressible tensor ({compressed} bytes)");
+    let shards: Vec<String> = listing(dir.path()).into_iter().filter(|n| n.starts_with("sharded-")).collect();
+    assert_eq!(shards, ["sharded-00001-of-00003.zt", "sharded-00002-of-00003.zt", "sharded-00003-of-00003.zt"]);
+    assert!(!listing(dir.path()).iter().any(|n| n.starts_with('.')), "no stage or temporary file is left");
+}
+
+#[test]
+fn v2_options_are_checked() {
+    let dir = tempfile::tempdir().unwrap();
+    let input = dir.path().join("x.npy");
+    let sample = Path::new(env!("CARGO_MANIFEST_DIR")).join("../tests/fixtures/convert/f32_c.npy");
+    std::fs::copy(sample, &input).unwrap();
+    let out = dir.path().join("x.zt");
+    let (i, o) = (s(&input), s(&out));
+    let refused = |args: &[&str], needle: &str| {
+        let r = zt(args);
+        let err = String::from_utf8_lossy(&r.stderr).into_owned();
+        assert_eq!(r.status.code(), Some(2), "{args:?}: {err}");
+        assert!(err.contains(needle), "{args:?}: {err}");
+        assert!(!out.exists(), "{args:?} wrote OUT");
+    };
+    refused(&["convert", i, o, "--align", "4096"], "need --format-version 2");
+    refused(&["convert", i, o, "--shard-size", "1M"], "need --format-version 2");
+    refused(&["convert", i, o, "--digest", "xxh3"], "needs --format-version 2");
+    refused(&["convert", i, o, "--format-version", "2", "--digest", "crc32c"], "v1 only");
+    refused(&["convert", i, o, "--format-version", "2", "--align", "1000"], "power of two");
+    refused(&["convert", i, o, "--format-version", "2", "--align", "2048"], "power of two");
+    refused(&["convert", i, o, "--format-version", "3"], "--format-version");
+    refused(&["convert", i, o, "--format-version", "2", "--shard-size", "0"], "positive byte count");
+    // The default is still v1.2, and the npy input converts to v2 too.
+    assert!(zt(&["convert", "-q", i, o]).status.success());
+    assert!(std::fs::read(&out).unwrap().starts_with(b"ZTEN1000"), "v1.2 stays the default");
+    std::fs::remove_file(&out).unwrap();
+    convert_v2(&input, &out, &[]);
+    let b = std::fs::read(&out).unwrap();
+    assert!(b.starts_with(V2_MAGIC), "a v2 file");
+}
+
+#[test]
+fn a_name_v2_refuses_leaves_no_output_and_no_stage_file() {
+    // NFD "é" (e + U+0301): v1.2 takes it, canonical v2 refuses non-NFC names.
+    let dir = tempfile::tempdir().unwrap();
+    let name = "cafe\u{301}";
+    let header = format!("{{\"{name}\":{{\"dtype\":\"U8\",\"shape\":[1],\"data_offsets\":[0,1]}}}}");
+    let mut f = (header.len() as u64).to_le_bytes().to_vec();
+    f.extend_from_slice(header.as_bytes());
+    f.push(7);
+    let input = dir.path().join("nfd.safetensors");
+    std::fs::write(&input, f).unwrap();
+    let out = dir.path().join("nfd.zt");
+    let r = zt(&["convert", "-q", s(&input), s(&out), "--format-version", "2"]);
+    let err = String::from_utf8_lossy(&r.stderr).into_owned();
+    assert_eq!(r.status.code(), Some(1), "{err}");
+    assert!(err.contains("nfd.safetensors") && err.contains("cafe") && err.contains("Nfc"), "IN and the object are named: {err}");
+    assert_eq!(listing(dir.path()), ["nfd.safetensors"], "no OUT, no stage, no temporary file");
+}
