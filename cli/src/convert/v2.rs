@@ -18,7 +18,7 @@ use crate::{input, temp, Fail};
 use std::path::{Path, PathBuf};
 use ztensor::write::v2::{DigestAlg, Encoding, Error, Kind, NewObject, NewPart, Options, Writer, CANONICAL_ALIGN};
 use ztensor::write::{AttrValue, Checksum, FileSink};
-use ztensor::{File, Format};
+use ztensor::{File, Format, Value, ValueRef};
 
 /// How the v2 output is laid out (from the command line).
 #[derive(Clone, Copy, Debug)]
@@ -149,7 +149,8 @@ fn fill(file: &File<'_>, w: &mut Writer<FileSink>, plan: &Plan, in_path: &Path, 
     });
     for (k, v) in file.attributes().iter() {
         let key = k.as_str().ok_or_else(|| Fail::input(in_path, "a file attribute key is not text"))?;
-        w.set_attribute(key, AttrValue::from_value(v))
+        let v = attr(v).map_err(|e| Fail::input(in_path, format!("file attribute {key:?}: {e}")))?;
+        w.set_attribute(key, v)
             .map_err(|e| Fail::input(in_path, format!("file attribute {key:?}: {e}")))?;
     }
     let mut objects: Vec<_> = file.objects().collect();
@@ -160,7 +161,7 @@ fn fill(file: &File<'_>, w: &mut Writer<FileSink>, plan: &Plan, in_path: &Path, 
         let mut obj = NewObject::new(o.name(), &shape, layout(&o.format()));
         for (k, v) in o.attributes().iter() {
             let key = k.as_str().ok_or_else(|| bad(&"an attribute key is not text"))?;
-            obj = obj.attribute(key, AttrValue::from_value(v));
+            obj = obj.attribute(key, attr(v).map_err(|e| bad(&format_args!("attribute {key:?}: {e}")))?);
         }
         for c in o.components() {
             let bytes = c.stored_bytes().map_err(|e| bad(&e))?;
@@ -176,6 +177,28 @@ fn fill(file: &File<'_>, w: &mut Writer<FileSink>, plan: &Plan, in_path: &Path, 
         w.add(obj).map_err(refused)?;
     }
     Ok(())
+}
+
+/// A v1.2 attribute value, rebuilt item by item so that the writer puts
+/// it in deterministic form (v1.2 maps may have their keys in any order).
+/// Tags and simple values other than booleans and null have no place in v2.
+fn attr(v: Value<'_>) -> Result<AttrValue, &'static str> {
+    Ok(match v.get() {
+        ValueRef::Uint(n) => AttrValue::Uint(n),
+        ValueRef::NegInt(n) => AttrValue::NegInt(n),
+        ValueRef::Float(f) => AttrValue::Float(f),
+        ValueRef::Bool(b) => AttrValue::Bool(b),
+        ValueRef::Null => AttrValue::Null,
+        ValueRef::Bytes(c) => AttrValue::Bytes(c.iter().flatten().copied().collect()),
+        ValueRef::Text(c) => {
+            let b: Vec<u8> = c.iter().flatten().copied().collect();
+            AttrValue::Text(String::from_utf8(b).map_err(|_| "text that is not UTF-8")?)
+        }
+        ValueRef::Array(a) => AttrValue::Array(a.iter().map(attr).collect::<Result<_, _>>()?),
+        ValueRef::Map(m) => AttrValue::Map(m.iter().map(|(k, v)| Ok((attr(k)?, attr(v)?))).collect::<Result<_, _>>()?),
+        ValueRef::Tag(..) => return Err("a CBOR tag (v2 attributes have none)"),
+        ValueRef::Undefined | ValueRef::Simple(_) => return Err("a CBOR simple value v2 does not allow"),
+    })
 }
 
 /// Bytes of OUT and, when sharded, of its data shards (`STEM-NNNNN-of-NNNNN.zt`).
