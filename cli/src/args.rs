@@ -129,18 +129,22 @@ pub struct VerifyArgs {
     pub files: Vec<PathBuf>,
 }
 
-/// Convert .safetensors, .npy, .npz or any .zt version into a zTensor v1.2 file
+/// Convert .safetensors, .npy, .npz or any .zt version into a zTensor v1.2 (or v2) file
 #[derive(Args)]
 #[command(
     override_usage = "zt convert IN OUT [--compress[=LEVEL]] [--digest xxh3|sha256|crc32c|none] [--format-version 1.2|2] [--align BYTES] [--shard-size SIZE] [--quiet]",
     help_template = CMD_HELP,
-    long_about = "Convert IN into a zTensor v1.2 file OUT ('-' as IN: stdin).",
+    long_about = "Convert IN into a zTensor v1.2 file OUT ('-' as IN: stdin), or a v2 file with \
+                  --format-version 2: canonical (byte-identical to ztensor 2.x's convert for the same \
+                  tensors) unless --align, --compress (zt.zstd-seekable/1), --digest or --shard-size \
+                  is given.",
     after_help = crate::convert::HELP,
 )]
 pub struct ConvertArgs {
     /// Store every component zstd-compressed, at LEVEL (1-22, default 3;
     /// unless zt was built with the libzstd feature, its pure-Rust encoder
     /// treats every level alike). '--compress 5' works too. Without it: raw.
+    /// v2: every part zt.zstd-seekable/1 (non-canonical).
     #[arg(
         long,
         value_name = "LEVEL",
@@ -152,14 +156,16 @@ pub struct ConvertArgs {
     pub compress: Option<i32>,
     /// Record a digest of every component's stored bytes. Default: none,
     /// except for .zt input, where each component keeps the digest
-    /// algorithm it had.
+    /// algorithm it had. v2 (xxh3 only there, crc32c only in v1.2): of every
+    /// part's decoded bytes, xxh3 by default.
     #[arg(long, value_name = "ALG")]
     pub digest: Option<DigestArg>,
     /// The output's format version: 1.2 (default) or 2 (canonical unless
     /// --align, --compress, --digest or --shard-size is given)
     #[arg(long, value_name = "VERSION", value_parser = ["1.2", "2"])]
     pub format_version: Option<String>,
-    /// v2: place blobs at multiples of BYTES (a power of two >= 4096; non-canonical)
+    /// v2: place blobs at multiples of BYTES (a power of two >= 4096;
+    /// non-canonical; without it non-canonical files use 65536, as canonical ones)
     #[arg(long, value_name = "BYTES", value_parser = size)]
     pub align: Option<u64>,
     /// v2: split the blobs over data shards of at most SIZE bytes each

@@ -75,7 +75,9 @@ fn usage(msg: &str) -> Fail {
     Fail::Usage { msg: msg.into(), usage: "zt convert IN OUT [OPTIONS]".into() }
 }
 
-/// The hidden v1.2 stage file beside OUT, removed when dropped.
+/// The hidden v1.2 stage file beside OUT, removed when dropped. While it
+/// is written it is the registered temporary file (removed on a signal);
+/// it is unlinked as soon as it is mapped for the v2 pass.
 pub struct Stage {
     path: PathBuf,
 }
@@ -96,6 +98,9 @@ impl Stage {
     /// What v2 refuses (a non-NFC name, ...) is blamed on IN, failed writes on OUT.
     pub fn finish(self, in_path: &Path, out: &Path, plan: &Plan) -> Result<u64, Fail> {
         let bytes = input::load(&self.path).map_err(|e| Fail::input(&self.path, e))?;
+        // Mapped (or read): unlinked now, so that no signal can leave it behind
+        // (where a mapped file cannot be removed, `drop` removes it later).
+        let _ = std::fs::remove_file(&self.path);
         let file = File::parse(&bytes).map_err(|e| Fail::input(&self.path, e))?;
         write(&file, in_path, out, plan)
     }
