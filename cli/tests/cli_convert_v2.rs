@@ -153,6 +153,12 @@ fn canonical_output_is_byte_identical_to_upstream_convert() {
     assert_eq!(r.trim(), "1 10 0");
     // The stage file is gone.
     assert_eq!(listing(dir.path()), ["in.safetensors", "ours.zt", "theirs.zt"]);
+    // Upstream's file back to v1.2, and that to v2 again: the same bytes.
+    let (back, again) = (dir.path().join("back.zt"), dir.path().join("again.zt"));
+    assert!(zt(&["convert", "-q", s(&theirs), s(&back)]).status.success());
+    assert!(std::fs::read(&back).unwrap().starts_with(b"ZTEN1000"));
+    convert_v2(&back, &again, &[]);
+    assert!(std::fs::read(&again).unwrap() == b, "v2 -> v1.2 -> v2 gives upstream's bytes again");
 }
 
 #[test]
@@ -310,4 +316,104 @@ fn every_input_kind_converts_to_v2_as_it_does_to_v1_2() {
     for (i, v12) in v12s.iter().enumerate() {
         assert_eq!(got[i], v12_content(v12), "{:?}", v2s[i]);
     }
+}
+
+/// A component or part: role, dtype, logical type, decoded bytes.
+type PartView = (String, String, Option<String>, Vec<u8>);
+/// An object: name, format, shape, parts (sorted).
+type ObjectView = (String, String, Vec<u64>, Vec<PartView>);
+
+/// What a v1.2 file holds, per object, sorted by name.
+fn v12_objects(path: &Path) -> Vec<ObjectView> {
+    let bytes = std::fs::read(path).unwrap();
+    let file = ztensor::File::parse(&bytes).unwrap();
+    let mut v: Vec<_> = file
+        .objects()
+        .map(|o| {
+            let mut parts: Vec<_> = o
+                .components()
+                .map(|c| {
+                    let t = c.logical_type().map(|t| t.name().to_owned());
+                    (c.role().to_owned(), c.dtype().name().to_owned(), t, c.to_vec().unwrap())
+                })
+                .collect();
+            parts.sort();
+            (o.name().to_owned(), o.format().name().to_owned(), o.shape().dims().collect(), parts)
+        })
+        .collect();
+    v.sort();
+    v
+}
+
+/// The same, read from a v2 file by the v2 reader, with the names v1.2 gives them.
+fn v2_objects(path: &Path) -> Vec<ObjectView> {
+    let bytes = std::fs::read(path).unwrap();
+    let m = ztensor::v2::Manifest::parse(&bytes).unwrap();
+    let mut v: Vec<_> = m
+        .objects()
+        .map(|o| {
+            let mut parts: Vec<_> = o
+                .parts()
+                .map(|p| {
+                    let p = p.unwrap();
+                    let dec = ztensor::v2::verify::decoded(&p, &bytes).unwrap().to_vec();
+                    let (d, t) = match (p.dtype.name(), p.type_name) {
+                        ("u8", Some("bool")) => ("bool", None),
+                        (d, Some("f8_e8m0")) => (d, Some("f8_e8m0fnu")),
+                        (d, Some("f4_e2m1")) => (d, Some("f4_e2m1fn")),
+                        (d, t) => (d, t),
+                    };
+                    (p.name.to_owned(), d.to_owned(), t.map(str::to_owned), dec)
+                })
+                .collect();
+            parts.sort();
+            let format = o.layout.strip_prefix("zt.").and_then(|l| l.strip_suffix("/1")).unwrap_or(o.layout);
+            (o.name.to_owned(), format.to_owned(), o.dims().collect(), parts)
+        })
+        .collect();
+    v.sort();
+    v
+}
+
+#[test]
+fn v2_inputs_convert_back_to_v1_2_or_are_refused_with_the_object_named() {
+    let fixtures = Path::new(env!("CARGO_MANIFEST_DIR")).join("../tests/fixtures/v2");
+    let dir = tempfile::tempdir().unwrap();
+    // What v1.2 cannot hold: v2-only layouts, and (v1.2 wants u64) u32 sparse indices.
+    let refused = [
+        ("convert_gguf.zt", "object \"blk.q4\"", "gguf.q4_0/1"),
+        ("gguf.zt", "object \"q4_0\"", "gguf.q4_0/1"),
+        ("mx.zt", "object \"mxfp4\"", "zt.mx/1"),
+        ("quant_group.zt", "object \"awq\"", "zt.quant_group/1"),
+        ("coo.zt", "object \"coo_1d\"", "u64"),
+        ("csr_u32.zt", "object \"m\"", "u64"),
+    ];
+    let mut converted = 0;
+    let mut names: Vec<_> = std::fs::read_dir(fixtures.join("valid")).unwrap().map(|e| e.unwrap().path()).collect();
+    names.sort();
+    for input in names {
+        let file = input.file_name().unwrap().to_str().unwrap().to_owned();
+        let out = dir.path().join(&file);
+        let r = zt(&["convert", "-q", s(&input), s(&out)]);
+        let err = String::from_utf8_lossy(&r.stderr).into_owned();
+        match refused.iter().find(|(f, ..)| *f == file) {
+            Some((_, object, why)) => {
+                assert_eq!(r.status.code(), Some(1), "{file}: {err}");
+                assert!(err.contains(object) && err.contains(why), "{file}: {err}");
+                assert!(!out.exists(), "{file}");
+            }
+            None => {
+                assert!(r.status.success(), "{file}: {err}");
+                assert_eq!(v12_objects(&out), v2_objects(&input), "{file}");
+                converted += 1;
+            }
+        }
+    }
+    assert!(converted >= 10, "{converted} v2 fixtures converted");
+    // A sharded root: refused, naming an object, its part and the shard.
+    let out = dir.path().join("model.zt");
+    let r = zt(&["convert", "-q", s(&fixtures.join("sharded/model.zt")), s(&out)]);
+    let err = String::from_utf8_lossy(&r.stderr).into_owned();
+    assert_eq!(r.status.code(), Some(1), "{err}");
+    assert!(err.contains("sharded input is not supported") && err.contains("(object \""), "{err}");
 }

@@ -9,6 +9,7 @@
 //! write); either way the writer is dropped unfinished, which removes the
 //! temporary file, so no OUT appears and an existing OUT is untouched.
 
+mod from_v2;
 mod npy;
 mod npz;
 mod safetensors;
@@ -52,6 +53,13 @@ its header or its .safetensors extension):
                 attribute, and the file attributes, are carried over; v0.1
                 big-endian data becomes little-endian; pre-1.2 sparse
                 indices are widened to u64. Input digests are verified.
+  .zt (v2)      One file (not sharded): dense, sparse and unregistered
+                layouts; zt.quant_group/1, zt.mx/1, gguf.* and u32 sparse
+                indices are refused as v1.2 output (the object is named).
+                With --format-version 2: the same, written as v2.
+With --format-version 2, OUT is a zTensor v2 file, canonical (the bytes
+ztensor 2.x's convert writes for the same tensors) unless --align,
+--compress, --digest or --shard-size is given.
 
 OUT is written to a temporary file beside it and renamed into place once
 complete: if the conversion fails or is interrupted (Ctrl-C, SIGTERM,
@@ -83,11 +91,15 @@ enum Kind {
     Npy,
     Npz,
     Zt,
+    ZtV2,
 }
 
 fn detect(path: &Path, b: &[u8]) -> Result<Kind, String> {
     if b.starts_with(b"ZTEN") {
         return Ok(Kind::Zt);
+    }
+    if b.starts_with(from_v2::MAGIC) {
+        return Ok(Kind::ZtV2);
     }
     if b.starts_with(npy::MAGIC) {
         return Ok(Kind::Npy);
@@ -155,6 +167,12 @@ pub fn run(a: &ConvertArgs) -> Result<(), Fail> {
             let file = File::parse(&bytes).map_err(|e| bad(e.to_string()))?;
             let mut out = new_out(zt::total(&file))?;
             zt::write(&file, &mut out)?;
+            out
+        }
+        Kind::ZtV2 => {
+            let m = ztensor::v2::Manifest::parse(&bytes).map_err(|e| bad(e.to_string()))?;
+            let mut out = new_out(from_v2::total(&m))?;
+            from_v2::write(&m, &bytes, &mut out)?;
             out
         }
     };
