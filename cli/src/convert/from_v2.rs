@@ -1,4 +1,6 @@
-//! zTensor v2 input (one file, not sharded), as v1.2 objects for [`Out`]:
+//! zTensor v2 input (one file, not sharded). [`write_v2`] feeds every
+//! object as it is to a v2 writer (`--format-version 2`); [`write()`] gives
+//! v1.2 objects to [`Out`]:
 //! what v1.2 can hold is carried over, the rest refused with the object
 //! named. `dense` stays, `zt.sparse_csr/1`/`zt.sparse_coo/1` become
 //! `sparse_csr`/`sparse_coo`, unregistered layouts keep their name; the
@@ -14,7 +16,9 @@ use super::{owned_data, slice_data, DigestOpt, Out};
 use crate::Fail;
 use ztensor::v2::Digest;
 use ztensor::v2::{verify, Manifest};
-use ztensor::write::{AttrValue, Checksum, NewComponent, NewObject};
+use std::path::Path;
+use ztensor::write::v2::{Encoding, NewObject as V2Object, NewPart, Writer as V2Writer};
+use ztensor::write::{AttrValue, Checksum, Data, FileSink, NewComponent, NewObject};
 use ztensor::{DType, Format, LogicalType};
 
 /// The first 8 bytes of a v2 file (§2.1).
@@ -53,11 +57,7 @@ pub fn write(m: &Manifest<'_>, file: &[u8], out: &mut Out) -> Result<(), Fail> {
         for p in o.parts() {
             let p = p.map_err(|e| bad(e.to_string()))?;
             let pbad = |msg: String| out.bad_input(format!("{msg} (object {name:?}, part {:?})", p.name));
-            if let Some(s) = p.shard {
-                return Err(pbad(format!("stored in data shard {s:?}: sharded input is not supported")));
-            }
-            let dec = verify::decoded(&p, file).map_err(|e| pbad(e.to_string()))?;
-            verify::part(&p, None, &dec).map_err(|e| pbad(e.to_string()))?;
+            let dec = decoded(&p, file).map_err(pbad)?;
             let (dtype, logical) = match (p.dtype, p.type_name) {
                 (DType::U8, Some("bool")) => (DType::Bool, None),
                 (d, Some("f8_e8m0")) => (d, Some("f8_e8m0fnu")),
@@ -77,6 +77,60 @@ pub fn write(m: &Manifest<'_>, file: &[u8], out: &mut Out) -> Result<(), Fail> {
         out.add(obj)?;
     }
     Ok(())
+}
+
+/// Every object of `m` (sorted by name: canonical order) into a v2 writer,
+/// every layout and attribute kept; parts decoded and their digests checked.
+pub fn write_v2(
+    m: &Manifest<'_>,
+    file: &[u8],
+    w: &mut V2Writer<FileSink>,
+    encoding: Option<Encoding>,
+    in_path: &Path,
+    refused: impl Fn(ztensor::write::v2::Error) -> Fail,
+) -> Result<(), Fail> {
+    let bad = |msg: String| Fail::input(in_path, msg);
+    if let Some(a) = m.attributes() {
+        for (k, v) in entries(a.raw()).map_err(|e| bad(format!("file attributes: {e}")))? {
+            w.set_attribute(k, AttrValue::Cbor(v.to_vec())).map_err(&refused)?;
+        }
+    }
+    let mut objects: Vec<_> = m.objects().collect();
+    objects.sort_by(|a, b| a.name.as_bytes().cmp(b.name.as_bytes()));
+    for o in objects {
+        let shape: Vec<u64> = o.dims().collect();
+        let mut obj = V2Object::new(o.name, &shape, o.layout);
+        if let Some(a) = o.attributes() {
+            for (k, v) in entries(a.raw()).map_err(|e| bad(format!("attributes: {e} (object {:?})", o.name)))? {
+                obj = obj.attribute(k, AttrValue::Cbor(v.to_vec()));
+            }
+        }
+        for p in o.parts() {
+            let p = p.map_err(|e| bad(format!("{e} (object {:?})", o.name)))?;
+            let dec = decoded(&p, file).map_err(|e| bad(format!("{e} (object {:?}, part {:?})", o.name, p.name)))?;
+            let data = if p.is_raw() { Data::from(p.blob(file).unwrap_or(&[])) } else { Data::owned(dec.to_vec()) };
+            let mut np = NewPart::new(p.name, p.dtype, data);
+            if let Some(t) = p.type_name {
+                np = np.logical(t);
+            }
+            if let Some(e) = encoding {
+                np = np.encoding(e);
+            }
+            obj = obj.part(np);
+        }
+        w.add(obj).map_err(&refused)?;
+    }
+    Ok(())
+}
+
+/// A part's decoded bytes, checked against its digest; parts in data shards refused.
+fn decoded<'f>(p: &ztensor::v2::Part<'_>, file: &'f [u8]) -> Result<verify::Decoded<'f>, String> {
+    if let Some(s) = p.shard {
+        return Err(format!("stored in data shard {s:?}: sharded input is not supported"));
+    }
+    let dec = verify::decoded(p, file).map_err(|e| e.to_string())?;
+    verify::part(p, None, &dec).map_err(|e| e.to_string())?;
+    Ok(dec)
 }
 
 /// The `(key, encoded value)` entries of an encoded CBOR map with text keys

@@ -56,7 +56,9 @@ its header or its .safetensors extension):
   .zt (v2)      One file (not sharded): dense, sparse and unregistered
                 layouts; zt.quant_group/1, zt.mx/1, gguf.* and u32 sparse
                 indices are refused as v1.2 output (the object is named).
-                With --format-version 2: the same, written as v2.
+                With --format-version 2 every object is kept (re-laid-out,
+                re-encoded as asked; canonical: the bytes ztensor 2.x's
+                convert writes).
 With --format-version 2, OUT is a zTensor v2 file, canonical (the bytes
 ztensor 2.x's convert writes for the same tensors) unless --align,
 --compress, --digest or --shard-size is given.
@@ -141,7 +143,18 @@ pub fn run(a: &ConvertArgs) -> Result<(), Fail> {
     let stage = v2.map(|_| v2::Stage::beside(out_path));
     let write_path = stage.as_ref().map_or(out_path, |s| s.path());
     let new_out = |total| Out::create(in_path, write_path, compression, digest, total, a.quiet);
-    let out = match detect(in_path, &bytes).map_err(bad)? {
+    let kind = detect(in_path, &bytes).map_err(bad)?;
+    if let (Kind::ZtV2, Some(plan)) = (&kind, &v2) {
+        // v2 to v2: straight through, every layout kept.
+        let m = ztensor::v2::Manifest::parse(&bytes).map_err(|e| bad(e.to_string()))?;
+        let written = v2::from_v2(&m, &bytes, in_path, out_path, plan)?;
+        if !a.quiet {
+            let line = summary(out_path, m.len() as u64, bytes.len() as u64, written, started.elapsed());
+            let _ = writeln!(std::io::stderr().lock(), "{line}");
+        }
+        return Ok(());
+    }
+    let out = match kind {
         Kind::Safetensors => {
             let st = safetensors::parse(&bytes).map_err(bad)?;
             let mut out = new_out(st.total())?;

@@ -1,4 +1,5 @@
-//! `zt convert --format-version 2`: the input is first converted as for
+//! `zt convert --format-version 2`: a v2 input goes straight to the v2
+//! writer ([`from_v2`]); any other input is first converted as for
 //! v1.2 (raw, no digests) into a hidden stage file beside OUT, which is then
 //! rewritten as a zTensor v2 file by [`ztensor::write::v2::Writer`]:
 //! canonical (§6.3) unless `--align`, `--compress`, `--digest` or
@@ -132,26 +133,45 @@ fn logical(t: &str) -> &str {
 }
 
 fn write(file: &File<'_>, in_path: &Path, out: &Path, plan: &Plan) -> Result<u64, Fail> {
-    let werr = |e: ztensor::write::v2::Error| Fail::input(out, e);
+    publish(out, plan, |w, encoding| fill(file, w, encoding, in_path, out))
+}
+
+/// A v2 input rewritten as the v2 file OUT (no stage: every layout is kept);
+/// the bytes written.
+pub fn from_v2(m: &ztensor::v2::Manifest<'_>, file: &[u8], in_path: &Path, out: &Path, plan: &Plan) -> Result<u64, Fail> {
+    publish(out, plan, |w, encoding| {
+        super::from_v2::write_v2(m, file, w, encoding, in_path, |e| refused(e, in_path, out))
+    })
+}
+
+/// Create OUT's writer, let `fill` add everything, publish OUT; the bytes written.
+fn publish(
+    out: &Path,
+    plan: &Plan,
+    fill: impl FnOnce(&mut Writer<FileSink>, Option<Encoding>) -> Result<(), Fail>,
+) -> Result<u64, Fail> {
+    let werr = |e: Error| Fail::input(out, e);
     let mut w = Writer::create_with(out, plan.options).map_err(werr)?;
     temp::set(Some(w.sink().temp_path()));
-    let r = fill(file, &mut w, plan, in_path, out).and_then(|()| w.finish().map_err(werr));
+    let encoding = plan.level.map(|level| match Encoding::ZSTD_SEEKABLE {
+        Encoding::ZstdSeekable { frame, .. } => Encoding::ZstdSeekable { level, frame },
+        e => e,
+    });
+    let r = fill(&mut w, encoding).and_then(|()| w.finish().map_err(werr));
     temp::set(None);
     r?;
     Ok(written(out))
 }
 
-fn fill(file: &File<'_>, w: &mut Writer<FileSink>, plan: &Plan, in_path: &Path, out: &Path) -> Result<(), Fail> {
-    // The writer's errors name the object; a sink or source failure is OUT's, a refusal IN's.
-    let refused = |e: Error| match e.kind {
+/// The writer's errors name the object; a sink or source failure is OUT's, a refusal IN's.
+fn refused(e: Error, in_path: &Path, out: &Path) -> Fail {
+    match e.kind {
         Kind::Core(_) => Fail::input(out, e),
         _ => Fail::input(in_path, e),
-    };
+    }
+}
 
-    let encoding = plan.level.map(|level| match Encoding::ZSTD_SEEKABLE {
-        Encoding::ZstdSeekable { frame, .. } => Encoding::ZstdSeekable { level, frame },
-        e => e,
-    });
+fn fill(file: &File<'_>, w: &mut Writer<FileSink>, encoding: Option<Encoding>, in_path: &Path, out: &Path) -> Result<(), Fail> {
     for (k, v) in file.attributes().iter() {
         let key = k.as_str().ok_or_else(|| Fail::input(in_path, "a file attribute key is not text"))?;
         let v = attr(v).map_err(|e| Fail::input(in_path, format!("file attribute {key:?}: {e}")))?;
@@ -179,7 +199,7 @@ fn fill(file: &File<'_>, w: &mut Writer<FileSink>, plan: &Plan, in_path: &Path, 
             }
             obj = obj.part(p);
         }
-        w.add(obj).map_err(refused)?;
+        w.add(obj).map_err(|e| refused(e, in_path, out))?;
     }
     Ok(())
 }
