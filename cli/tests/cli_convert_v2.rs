@@ -193,6 +193,12 @@ fn upstream_reads_every_non_canonical_output() {
     let shards: Vec<String> = listing(dir.path()).into_iter().filter(|n| n.starts_with("sharded-")).collect();
     assert_eq!(shards, ["sharded-00001-of-00003.zt", "sharded-00002-of-00003.zt", "sharded-00003-of-00003.zt"]);
     assert!(!listing(dir.path()).iter().any(|n| n.starts_with('.')), "no stage or temporary file is left");
+    // Each of them back to canonical form: the canonical bytes again (the sharded root read with its shards).
+    for (name, ..) in cases {
+        let again = dir.path().join(format!("again-{name}.zt"));
+        convert_v2(&dir.path().join(format!("{name}.zt")), &again, &[]);
+        assert!(std::fs::read(&again).unwrap() == canonical, "{name} -> canonical");
+    }
 }
 
 #[test]
@@ -410,12 +416,22 @@ fn v2_inputs_convert_back_to_v1_2_or_are_refused_with_the_object_named() {
         }
     }
     assert!(converted >= 10, "{converted} v2 fixtures converted");
-    // A sharded root: refused, naming an object, its part and the shard.
+    // A sharded root, read with its shards: each object's data as sharded.json records it.
     let out = dir.path().join("model.zt");
     let r = zt(&["convert", "-q", s(&fixtures.join("sharded/model.zt")), s(&out)]);
+    assert!(r.status.success(), "{}", String::from_utf8_lossy(&r.stderr));
+    let want: serde_json::Value = serde_json::from_slice(&std::fs::read(fixtures.join("sharded.json")).unwrap()).unwrap();
+    let got = v12_objects(&out);
+    assert_eq!(got.len(), want["objects"].as_object().unwrap().len());
+    for (name, _, _, parts) in &got {
+        use sha2::{Digest as _, Sha256};
+        assert_eq!(hex::encode(Sha256::digest(&parts[0].3)), want["objects"][name]["sha256"].as_str().unwrap(), "{name}");
+    }
+    // One of its shards missing: refused, naming the shard.
+    let r = zt(&["convert", "-q", s(&fixtures.join("sharded/missing.zt")), s(&dir.path().join("missing.zt"))]);
     let err = String::from_utf8_lossy(&r.stderr).into_owned();
     assert_eq!(r.status.code(), Some(1), "{err}");
-    assert!(err.contains("sharded input is not supported") && err.contains("(object \""), "{err}");
+    assert!(err.contains("data shard \"00003-of-00003\"") && err.contains("ShardMissing"), "{err}");
 }
 
 /// For each `(a, b)` pair of v2 files: the reference reads the same objects,

@@ -6,16 +6,18 @@
 //! `sparse_csr`/`sparse_coo`, unregistered layouts keep their name; the
 //! registered v2-only layouts (`zt.quant_group/1`, `zt.mx/1`, `gguf.*`) are
 //! refused. `u8` with the logical type `bool` becomes `bool`, `f8_e8m0` and
-//! `f4_e2m1` take their v1.2 names. Parts stored in a data shard, and
-//! encodings other than raw and `zt.zstd-seekable/1`, are refused. Input
+//! `f4_e2m1` take their v1.2 names. A sharded root is read with its data
+//! shards ([`Files`]); encodings other than raw and `zt.zstd-seekable/1`
+//! are refused. Input
 //! digests are verified; with `--digest` unset, `sha256` digests are kept
 //! and `xxh3` ones (no v1.2 algorithm) dropped. Attributes are carried over
 //! item by item.
 
 use super::{owned_data, slice_data, DigestOpt, Out};
+use crate::input::{self, Bytes};
 use crate::Fail;
 use ztensor::v2::Digest;
-use ztensor::v2::{verify, Manifest};
+use ztensor::v2::{shard, verify, Manifest};
 use std::path::Path;
 use ztensor::write::v2::{Encoding, NewObject as V2Object, NewPart, Writer as V2Writer};
 use ztensor::write::{AttrValue, Checksum, Data, FileSink, NewComponent, NewObject};
@@ -29,7 +31,7 @@ pub fn total(m: &Manifest<'_>) -> u64 {
     m.objects().flat_map(|o| o.parts().flatten().map(|p| p.decoded_size()).collect::<Vec<_>>()).sum()
 }
 
-pub fn write(m: &Manifest<'_>, file: &[u8], out: &mut Out) -> Result<(), Fail> {
+pub fn write(m: &Manifest<'_>, files: &Files<'_>, out: &mut Out) -> Result<(), Fail> {
     if let Some(a) = m.attributes() {
         for (k, v) in entries(a.raw()).map_err(|e| out.bad_input(format!("file attributes: {e}")))? {
             out.set_attribute(k, AttrValue::Cbor(v.to_vec()))?;
@@ -57,14 +59,14 @@ pub fn write(m: &Manifest<'_>, file: &[u8], out: &mut Out) -> Result<(), Fail> {
         for p in o.parts() {
             let p = p.map_err(|e| bad(e.to_string()))?;
             let pbad = |msg: String| out.bad_input(format!("{msg} (object {name:?}, part {:?})", p.name));
-            let dec = decoded(&p, file).map_err(pbad)?;
+            let dec = files.decoded(&p).map_err(pbad)?;
             let (dtype, logical) = match (p.dtype, p.type_name) {
                 (DType::U8, Some("bool")) => (DType::Bool, None),
                 (d, Some("f8_e8m0")) => (d, Some("f8_e8m0fnu")),
                 (d, Some("f4_e2m1")) => (d, Some("f4_e2m1fn")),
                 (d, t) => (d, t),
             };
-            let data = if p.is_raw() { slice_data(p.blob(file).unwrap_or(&[]), &out.progress) } else { owned_data(dec.to_vec(), &out.progress) };
+            let data = if p.is_raw() { slice_data(files.blob(&p), &out.progress) } else { owned_data(dec.to_vec(), &out.progress) };
             let mut nc = NewComponent::new(p.name, dtype, data);
             if let Some(t) = logical {
                 nc = nc.logical_type(LogicalType::parse(t));
@@ -83,7 +85,7 @@ pub fn write(m: &Manifest<'_>, file: &[u8], out: &mut Out) -> Result<(), Fail> {
 /// every layout and attribute kept; parts decoded and their digests checked.
 pub fn write_v2(
     m: &Manifest<'_>,
-    file: &[u8],
+    files: &Files<'_>,
     w: &mut V2Writer<FileSink>,
     encoding: Option<Encoding>,
     in_path: &Path,
@@ -107,8 +109,8 @@ pub fn write_v2(
         }
         for p in o.parts() {
             let p = p.map_err(|e| bad(format!("{e} (object {:?})", o.name)))?;
-            let dec = decoded(&p, file).map_err(|e| bad(format!("{e} (object {:?}, part {:?})", o.name, p.name)))?;
-            let data = if p.is_raw() { Data::from(p.blob(file).unwrap_or(&[])) } else { Data::owned(dec.to_vec()) };
+            let dec = files.decoded(&p).map_err(|e| bad(format!("{e} (object {:?}, part {:?})", o.name, p.name)))?;
+            let data = if p.is_raw() { Data::from(files.blob(&p)) } else { Data::owned(dec.to_vec()) };
             let mut np = NewPart::new(p.name, p.dtype, data);
             if let Some(t) = p.type_name {
                 np = np.logical(t);
@@ -123,14 +125,51 @@ pub fn write_v2(
     Ok(())
 }
 
-/// A part's decoded bytes, checked against its digest; parts in data shards refused.
-fn decoded<'f>(p: &ztensor::v2::Part<'_>, file: &'f [u8]) -> Result<verify::Decoded<'f>, String> {
-    if let Some(s) = p.shard {
-        return Err(format!("stored in data shard {s:?}: sharded input is not supported"));
+/// The input's files: the root and, for a sharded root, its data shards
+/// (found beside it by Appendix B's rules, each checked against the shard
+/// table: size, magic, footer and whole-file digest).
+pub struct Files<'f> {
+    root: &'f [u8],
+    shards: Vec<(String, Bytes)>,
+}
+
+impl<'f> Files<'f> {
+    pub fn open(m: &Manifest<'_>, root: &'f [u8], root_path: &Path) -> Result<Files<'f>, String> {
+        let mut shards = Vec::new();
+        for sh in m.shards() {
+            let ctx = |e: &dyn std::fmt::Display| format!("data shard {:?}: {e}", sh.name);
+            if input::is_stdin(root_path) {
+                return Err(ctx(&"a sharded root cannot be read from stdin (its shards are files beside it)"));
+            }
+            let path = shard::locate(root_path, &sh).map_err(|e| ctx(&e))?;
+            let bytes = input::load(&path).map_err(|e| ctx(&format_args!("{}: {e}", path.display())))?;
+            shard::check(&sh, &bytes).and_then(|()| shard::verify(&sh, &bytes)).map_err(|e| ctx(&e))?;
+            shards.push((sh.name.to_owned(), bytes));
+        }
+        Ok(Files { root, shards })
     }
-    let dec = verify::decoded(p, file).map_err(|e| e.to_string())?;
-    verify::part(p, None, &dec).map_err(|e| e.to_string())?;
-    Ok(dec)
+
+    /// A part's blob's file.
+    fn file(&self, p: &ztensor::v2::Part<'_>) -> Result<&[u8], String> {
+        match p.shard {
+            None => Ok(self.root),
+            Some(s) => self.shards.iter().find(|(n, _)| n == s).map(|(_, b)| &b[..]).ok_or_else(|| format!("data shard {s:?} is not in the shard table")),
+        }
+    }
+
+    /// A part's blob (in its file).
+    fn blob(&self, p: &ztensor::v2::Part<'_>) -> &[u8] {
+        self.file(p).ok().and_then(|f| p.blob(f)).unwrap_or(&[])
+    }
+
+    /// A part's decoded bytes, checked against its digest.
+    fn decoded(&self, p: &ztensor::v2::Part<'_>) -> Result<verify::Decoded<'_>, String> {
+        let file = self.file(p)?;
+        let here = ztensor::v2::Part { shard: None, ..*p };
+        let dec = verify::decoded(&here, file).map_err(|e| e.to_string())?;
+        verify::part(p, None, &dec).map_err(|e| e.to_string())?;
+        Ok(dec)
+    }
 }
 
 /// The `(key, encoded value)` entries of an encoded CBOR map with text keys

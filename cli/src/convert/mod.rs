@@ -53,9 +53,10 @@ its header or its .safetensors extension):
                 attribute, and the file attributes, are carried over; v0.1
                 big-endian data becomes little-endian; pre-1.2 sparse
                 indices are widened to u64. Input digests are verified.
-  .zt (v2)      One file (not sharded): dense, sparse and unregistered
+  .zt (v2)      Dense, sparse and unregistered
                 layouts; zt.quant_group/1, zt.mx/1, gguf.* and u32 sparse
                 indices are refused as v1.2 output (the object is named).
+                A sharded root is read with its data shards beside it.
                 With --format-version 2 every object is kept (re-laid-out,
                 re-encoded as asked; canonical: the bytes ztensor 2.x's
                 convert writes).
@@ -184,8 +185,9 @@ pub fn run(a: &ConvertArgs) -> Result<(), Fail> {
         }
         Kind::ZtV2 => {
             let m = ztensor::v2::Manifest::parse(&bytes).map_err(|e| bad(e.to_string()))?;
+            let files = from_v2::Files::open(&m, &bytes, in_path).map_err(bad)?;
             let mut out = new_out(from_v2::total(&m))?;
-            from_v2::write(&m, &bytes, &mut out)?;
+            from_v2::write(&m, &files, &mut out)?;
             out
         }
     };

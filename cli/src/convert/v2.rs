@@ -139,8 +139,9 @@ fn write(file: &File<'_>, in_path: &Path, out: &Path, plan: &Plan) -> Result<u64
 /// A v2 input rewritten as the v2 file OUT (no stage: every layout is kept);
 /// the bytes written.
 pub fn from_v2(m: &ztensor::v2::Manifest<'_>, file: &[u8], in_path: &Path, out: &Path, plan: &Plan) -> Result<u64, Fail> {
+    let files = super::from_v2::Files::open(m, file, in_path).map_err(|e| Fail::input(in_path, e))?;
     publish(out, plan, |w, encoding| {
-        super::from_v2::write_v2(m, file, w, encoding, in_path, |e| refused(e, in_path, out))
+        super::from_v2::write_v2(m, &files, w, encoding, in_path, |e| refused(e, in_path, out))
     })
 }
 
