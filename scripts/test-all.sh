@@ -22,6 +22,17 @@ if [ -z "${ZT_REFERENCE_PYTHON:-}" ]; then
 fi
 "$ZT_REFERENCE_PYTHON" -c 'import importlib.metadata as m; print("reference ztensor", m.version("ztensor"))'
 
+step "reference implementation (PyPI ztensor==2.1.2) for the v2 interoperability tests"
+if [ -z "${ZT_REFERENCE_V2_PYTHON:-}" ]; then
+    venv2="${ZT_REFERENCE_V2_VENV:-$PWD/target/zt-ref-venv-2.1.2}"
+    if ! "$venv2/bin/python" -c 'import ztensor, numpy, safetensors' 2>/dev/null; then
+        python3 -m venv "$venv2"
+        "$venv2/bin/pip" install -q "ztensor==2.1.2" numpy safetensors
+    fi
+    export ZT_REFERENCE_V2_PYTHON="$venv2/bin/python"
+fi
+"$ZT_REFERENCE_V2_PYTHON" -c 'import importlib.metadata as m; print("reference ztensor (v2)", m.version("ztensor"))'
+
 step "architecture: the core's normal dependencies; no file under src/ over 700 lines"
 deps="$(cargo tree -p ztensor -e normal --prefix none --format '{p}' | cut -d' ' -f1 | sort -u)"
 for c in minicbor heapless; do grep -qx "$c" <<<"$deps" || { echo "the core does not depend on $c" >&2; exit 1; }; done

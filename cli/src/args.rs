@@ -152,12 +152,15 @@ pub struct VerifyArgs {
     pub files: Vec<PathBuf>,
 }
 
-/// Convert .safetensors, .npy, .npz or any .zt version into a zTensor v1.2 file
+/// Convert .safetensors, .npy, .npz or any .zt version into a zTensor v1.2 (or v2) file
 #[derive(Args)]
 #[command(
-    override_usage = "zt convert IN OUT [--compress[=LEVEL]] [--digest sha256|crc32c|none] [--quiet]",
+    override_usage = "zt convert IN OUT [--compress[=LEVEL]] [--digest xxh3|sha256|crc32c|none] [--format-version 1.2|2] [--align BYTES] [--shard-size SIZE] [--quiet]",
     help_template = CMD_HELP,
-    long_about = "Convert IN into a zTensor v1.2 file OUT ('-' as IN: stdin).",
+    long_about = "Convert IN into a zTensor v1.2 file OUT ('-' as IN: stdin), or a v2 file with \
+                  --format-version 2: canonical (byte-identical to ztensor 2.x's convert for the same \
+                  tensors) unless --align, --compress (zt.zstd-seekable/1), --digest or --shard-size \
+                  is given.",
     after_help = crate::convert::HELP,
 )]
 pub struct ConvertArgs {
@@ -165,6 +168,7 @@ pub struct ConvertArgs {
     /// unless zt was built with the libzstd feature, its pure-Rust encoder
     /// treats every level alike); one zstd would not make smaller stays
     /// raw. '--compress 5' works too. Without it: raw.
+    /// v2: every part zt.zstd-seekable/1 (non-canonical).
     #[arg(
         long,
         value_name = "LEVEL",
@@ -176,9 +180,22 @@ pub struct ConvertArgs {
     pub compress: Option<i32>,
     /// Record a digest of every component's stored bytes. Default: none,
     /// except for .zt input, where each component keeps the digest
-    /// algorithm it had.
+    /// algorithm it had. v2 (xxh3 only there, crc32c only in v1.2): of every
+    /// part's decoded bytes, xxh3 by default.
     #[arg(long, value_name = "ALG")]
     pub digest: Option<DigestArg>,
+    /// The output's format version: 1.2 (default) or 2 (canonical unless
+    /// --align, --compress, --digest or --shard-size is given)
+    #[arg(long, value_name = "VERSION", value_parser = ["1.2", "2"])]
+    pub format_version: Option<String>,
+    /// v2: place blobs at multiples of BYTES (a power of two >= 4096;
+    /// non-canonical; without it non-canonical files use 65536, as canonical ones)
+    #[arg(long, value_name = "BYTES", value_parser = size)]
+    pub align: Option<u64>,
+    /// v2: split the blobs over data shards of at most SIZE bytes each
+    /// (suffixes K, M, G: KiB, MiB, GiB; non-canonical)
+    #[arg(long, value_name = "SIZE", value_parser = size)]
+    pub shard_size: Option<u64>,
     /// No summary line after a successful conversion, no progress bar
     #[arg(short, long)]
     pub quiet: bool,
@@ -193,9 +210,33 @@ pub struct ConvertArgs {
 /// `--digest ALG`.
 #[derive(Clone, Copy, ValueEnum)]
 pub enum DigestArg {
+    Xxh3,
     Sha256,
     Crc32c,
     None,
+}
+
+impl ConvertArgs {
+    /// Whether `--format-version 2` was given.
+    pub fn format_version_2(&self) -> bool {
+        self.format_version.as_deref() == Some("2")
+    }
+}
+
+/// A byte count: digits with an optional K, M or G (KiB, MiB, GiB) suffix.
+fn size(s: &str) -> Result<u64, String> {
+    let (digits, mult) = match s.char_indices().last() {
+        Some((i, 'K' | 'k')) => (&s[..i], 1u64 << 10),
+        Some((i, 'M' | 'm')) => (&s[..i], 1 << 20),
+        Some((i, 'G' | 'g')) => (&s[..i], 1 << 30),
+        _ => (s, 1),
+    };
+    digits
+        .parse::<u64>()
+        .ok()
+        .and_then(|n| n.checked_mul(mult))
+        .filter(|n| *n > 0)
+        .ok_or_else(|| "expected a positive byte count (suffixes K, M, G)".into())
 }
 
 fn level(s: &str) -> Result<i32, String> {

@@ -9,10 +9,12 @@
 //! write); either way the writer is dropped unfinished, which removes the
 //! temporary file, so no OUT appears and an existing OUT is untouched.
 
+mod from_v2;
 mod npy;
 mod npz;
 mod safetensors;
 mod target;
+mod v2;
 mod zt;
 
 use crate::args::{ConvertArgs, DigestArg};
@@ -51,6 +53,16 @@ its header or its .safetensors extension):
                 attribute, and the file attributes, are carried over; v0.1
                 big-endian data becomes little-endian; pre-1.2 sparse
                 indices are widened to u64. Input digests are verified.
+  .zt (v2)      Dense, sparse and unregistered
+                layouts; zt.quant_group/1, zt.mx/1, gguf.* and u32 sparse
+                indices are refused as v1.2 output (the object is named).
+                A sharded root is read with its data shards beside it.
+                With --format-version 2 every object is kept (re-laid-out,
+                re-encoded as asked; canonical: the bytes ztensor 2.x's
+                convert writes).
+With --format-version 2, OUT is a zTensor v2 file, canonical (the bytes
+ztensor 2.x's convert writes for the same tensors) unless --align,
+--compress, --digest or --shard-size is given.
 
 OUT is written to a temporary file beside it and renamed into place once
 complete: if the conversion fails or is interrupted (Ctrl-C, SIGTERM,
@@ -88,11 +100,15 @@ enum Kind {
     Npy,
     Npz,
     Zt,
+    ZtV2,
 }
 
 fn detect(path: &Path, b: &[u8]) -> Result<Kind, String> {
     if b.starts_with(b"ZTEN") {
         return Ok(Kind::Zt);
+    }
+    if b.starts_with(from_v2::MAGIC) {
+        return Ok(Kind::ZtV2);
     }
     if b.starts_with(npy::MAGIC) {
         return Ok(Kind::Npy);
@@ -116,20 +132,37 @@ fn detect(path: &Path, b: &[u8]) -> Result<Kind, String> {
 
 pub fn run(a: &ConvertArgs) -> Result<(), Fail> {
     let started = Instant::now();
-    // A component zstd would not make smaller stays raw.
-    let compression = a.compress.map_or(Compression::Raw, Compression::ZstdIfSmaller);
+    // A component zstd would not make smaller stays raw (v1.2; v2 compresses in its own stage).
+    let v2 = v2::Plan::from_args(a)?;
+    let compression = a.compress.filter(|_| v2.is_none()).map_or(Compression::Raw, Compression::ZstdIfSmaller);
     let digest = match a.digest {
+        _ if v2.is_some() => v2::Plan::stage_digest(),
         None => DigestOpt::Keep,
         Some(DigestArg::None) => DigestOpt::Set(Checksum::None),
         Some(DigestArg::Sha256) => DigestOpt::Set(Checksum::Sha256),
         Some(DigestArg::Crc32c) => DigestOpt::Set(Checksum::Crc32c),
+        Some(DigestArg::Xxh3) => unreachable!("refused by v2::Plan::from_args"),
     };
     let (in_path, out_path) = (a.input.as_path(), a.output.as_path());
     target::check(in_path, out_path)?;
     let bytes = input::load(in_path).map_err(|e| Fail::input(in_path, e))?;
     let bad = |e: String| Fail::input(in_path, e);
-    let new_out = |total| Out::create(in_path, out_path, compression, digest, total, a.quiet);
-    let out = match detect(in_path, &bytes).map_err(bad)? {
+    // v2: a v1.2 stage file first, rewritten as OUT by `v2`.
+    let stage = v2.map(|_| v2::Stage::beside(out_path));
+    let write_path = stage.as_ref().map_or(out_path, |s| s.path());
+    let new_out = |total| Out::create(in_path, write_path, compression, digest, total, a.quiet);
+    let kind = detect(in_path, &bytes).map_err(bad)?;
+    if let (Kind::ZtV2, Some(plan)) = (&kind, &v2) {
+        // v2 to v2: straight through, every layout kept.
+        let m = ztensor::v2::Manifest::parse(&bytes).map_err(|e| bad(e.to_string()))?;
+        let written = v2::from_v2(&m, &bytes, in_path, out_path, plan)?;
+        if !a.quiet {
+            let line = summary(out_path, m.len() as u64, bytes.len() as u64, written, 0, started.elapsed());
+            let _ = writeln!(std::io::stderr().lock(), "{line}");
+        }
+        return Ok(());
+    }
+    let out = match kind {
         Kind::Safetensors => {
             let st = safetensors::parse(&bytes).map_err(bad)?;
             let mut out = new_out(st.total())?;
@@ -157,9 +190,19 @@ pub fn run(a: &ConvertArgs) -> Result<(), Fail> {
             zt::write(&file, &mut out)?;
             out
         }
+        Kind::ZtV2 => {
+            let m = ztensor::v2::Manifest::parse(&bytes).map_err(|e| bad(e.to_string()))?;
+            let files = from_v2::Files::open(&m, &bytes, in_path).map_err(bad)?;
+            let mut out = new_out(from_v2::total(&m))?;
+            from_v2::write(&m, &files, &mut out)?;
+            out
+        }
     };
     let (objects, quiet) = (out.objects, a.quiet);
-    let (written, kept_raw) = out.finish()?;
+    let (mut written, kept_raw) = out.finish()?;
+    if let (Some(stage), Some(plan)) = (stage, v2) {
+        written = stage.finish(in_path, out_path, &plan)?;
+    }
     if !quiet {
         let line = summary(out_path, objects, bytes.len() as u64, written, kept_raw, started.elapsed());
         let _ = writeln!(std::io::stderr().lock(), "{line}");

@@ -1,0 +1,250 @@
+//! zTensor v2 input (one file, not sharded). [`write_v2`] feeds every
+//! object as it is to a v2 writer (`--format-version 2`); [`write()`] gives
+//! v1.2 objects to [`Out`]:
+//! what v1.2 can hold is carried over, the rest refused with the object
+//! named. `dense` stays, `zt.sparse_csr/1`/`zt.sparse_coo/1` become
+//! `sparse_csr`/`sparse_coo`, unregistered layouts keep their name; the
+//! registered v2-only layouts (`zt.quant_group/1`, `zt.mx/1`, `gguf.*`) are
+//! refused. `u8` with the logical type `bool` becomes `bool`, `f8_e8m0` and
+//! `f4_e2m1` take their v1.2 names. A sharded root is read with its data
+//! shards ([`Files`]); encodings other than raw and `zt.zstd-seekable/1`
+//! are refused. Input
+//! digests are verified; with `--digest` unset, `sha256` digests are kept
+//! and `xxh3` ones (no v1.2 algorithm) dropped. Attributes are carried over
+//! item by item.
+
+use super::{owned_data, slice_data, DigestOpt, Out};
+use crate::input::{self, Bytes};
+use crate::Fail;
+use ztensor::v2::Digest;
+use ztensor::v2::{shard, verify, Manifest};
+use std::path::Path;
+use ztensor::write::v2::{Encoding, NewObject as V2Object, NewPart, Writer as V2Writer};
+use ztensor::write::{AttrValue, Checksum, Data, FileSink, NewComponent, NewObject};
+use ztensor::{DType, Format, LogicalType};
+
+/// The first 8 bytes of a v2 file (§2.1).
+pub const MAGIC: &[u8] = b"\x89ZT2\r\n\x1a\n";
+
+/// Decoded bytes to convert.
+pub fn total(m: &Manifest<'_>) -> u64 {
+    m.objects().flat_map(|o| o.parts().flatten().map(|p| p.decoded_size()).collect::<Vec<_>>()).sum()
+}
+
+pub fn write(m: &Manifest<'_>, files: &Files<'_>, out: &mut Out) -> Result<(), Fail> {
+    if let Some(a) = m.attributes() {
+        for (k, v) in entries(a.raw()).map_err(|e| out.bad_input(format!("file attributes: {e}")))? {
+            out.set_attribute(k, AttrValue::Cbor(v.to_vec()))?;
+        }
+    }
+    for o in m.objects() {
+        let name = o.name;
+        let bad = |msg: String| out.bad_input(format!("{msg} (object {name:?})"));
+        let format = match o.layout {
+            "dense" => Format::Dense,
+            "zt.sparse_csr/1" => Format::SparseCsr,
+            "zt.sparse_coo/1" => Format::SparseCoo,
+            l if l.starts_with("zt.") || l.starts_with("gguf.") => {
+                return Err(bad(format!("layout {l:?} has no v1.2 equivalent")))
+            }
+            l => Format::parse(l),
+        };
+        let shape: Vec<u64> = o.dims().collect();
+        let mut obj = NewObject::new(name, format, &shape);
+        if let Some(a) = o.attributes() {
+            for (k, v) in entries(a.raw()).map_err(|e| bad(format!("attributes: {e}")))? {
+                obj = obj.attribute(k, AttrValue::Cbor(v.to_vec()));
+            }
+        }
+        for p in o.parts() {
+            let p = p.map_err(|e| bad(e.to_string()))?;
+            let pbad = |msg: String| out.bad_input(format!("{msg} (object {name:?}, part {:?})", p.name));
+            let dec = files.decoded(&p).map_err(pbad)?;
+            let (dtype, logical) = match (p.dtype, p.type_name) {
+                (DType::U8, Some("bool")) => (DType::Bool, None),
+                (d, Some("f8_e8m0")) => (d, Some("f8_e8m0fnu")),
+                (d, Some("f4_e2m1")) => (d, Some("f4_e2m1fn")),
+                (d, t) => (d, t),
+            };
+            let data = if p.is_raw() { slice_data(files.blob(&p), &out.progress) } else { owned_data(dec.to_vec(), &out.progress) };
+            let mut nc = NewComponent::new(p.name, dtype, data);
+            if let Some(t) = logical {
+                nc = nc.logical_type(LogicalType::parse(t));
+            }
+            if let DigestOpt::Keep = out.digest {
+                nc = nc.checksum(if matches!(p.digest, Some(Digest::Sha256(_))) { Checksum::Sha256 } else { Checksum::None });
+            }
+            obj = obj.component(nc);
+        }
+        out.add(obj)?;
+    }
+    Ok(())
+}
+
+/// Every object of `m` (sorted by name: canonical order) into a v2 writer,
+/// every layout and attribute kept; parts decoded and their digests checked.
+pub fn write_v2(
+    m: &Manifest<'_>,
+    files: &Files<'_>,
+    w: &mut V2Writer<FileSink>,
+    encoding: Option<Encoding>,
+    in_path: &Path,
+    refused: impl Fn(ztensor::write::v2::Error) -> Fail,
+) -> Result<(), Fail> {
+    let bad = |msg: String| Fail::input(in_path, msg);
+    if let Some(a) = m.attributes() {
+        for (k, v) in entries(a.raw()).map_err(|e| bad(format!("file attributes: {e}")))? {
+            w.set_attribute(k, AttrValue::Cbor(v.to_vec())).map_err(&refused)?;
+        }
+    }
+    let mut objects: Vec<_> = m.objects().collect();
+    objects.sort_by(|a, b| a.name.as_bytes().cmp(b.name.as_bytes()));
+    for o in objects {
+        let shape: Vec<u64> = o.dims().collect();
+        let mut obj = V2Object::new(o.name, &shape, o.layout);
+        if let Some(a) = o.attributes() {
+            for (k, v) in entries(a.raw()).map_err(|e| bad(format!("attributes: {e} (object {:?})", o.name)))? {
+                obj = obj.attribute(k, AttrValue::Cbor(v.to_vec()));
+            }
+        }
+        for p in o.parts() {
+            let p = p.map_err(|e| bad(format!("{e} (object {:?})", o.name)))?;
+            let dec = files.decoded(&p).map_err(|e| bad(format!("{e} (object {:?}, part {:?})", o.name, p.name)))?;
+            let data = if p.is_raw() { Data::from(files.blob(&p)) } else { Data::owned(dec.to_vec()) };
+            let mut np = NewPart::new(p.name, p.dtype, data);
+            if let Some(t) = p.type_name {
+                np = np.logical(t);
+            }
+            if let Some(e) = encoding {
+                np = np.encoding(e);
+            }
+            obj = obj.part(np);
+        }
+        w.add(obj).map_err(&refused)?;
+    }
+    Ok(())
+}
+
+/// The input's files: the root and, for a sharded root, its data shards
+/// (found beside it by Appendix B's rules, each checked against the shard
+/// table: size, magic, footer and whole-file digest).
+pub struct Files<'f> {
+    root: &'f [u8],
+    shards: Vec<(String, Bytes)>,
+}
+
+impl<'f> Files<'f> {
+    pub fn open(m: &Manifest<'_>, root: &'f [u8], root_path: &Path) -> Result<Files<'f>, String> {
+        let mut shards = Vec::new();
+        for sh in m.shards() {
+            let ctx = |e: &dyn std::fmt::Display| format!("data shard {:?}: {e}", sh.name);
+            if input::is_stdin(root_path) {
+                return Err(ctx(&"a sharded root cannot be read from stdin (its shards are files beside it)"));
+            }
+            let path = shard::locate(root_path, &sh).map_err(|e| ctx(&e))?;
+            let bytes = input::load(&path).map_err(|e| ctx(&format_args!("{}: {e}", path.display())))?;
+            shard::check(&sh, &bytes).and_then(|()| shard::verify(&sh, &bytes)).map_err(|e| ctx(&e))?;
+            shards.push((sh.name.to_owned(), bytes));
+        }
+        Ok(Files { root, shards })
+    }
+
+    /// A part's blob's file.
+    fn file(&self, p: &ztensor::v2::Part<'_>) -> Result<&[u8], String> {
+        match p.shard {
+            None => Ok(self.root),
+            Some(s) => self.shards.iter().find(|(n, _)| n == s).map(|(_, b)| &b[..]).ok_or_else(|| format!("data shard {s:?} is not in the shard table")),
+        }
+    }
+
+    /// A part's blob (in its file).
+    fn blob(&self, p: &ztensor::v2::Part<'_>) -> &[u8] {
+        self.file(p).ok().and_then(|f| p.blob(f)).unwrap_or(&[])
+    }
+
+    /// A part's decoded bytes, checked against its digest.
+    fn decoded(&self, p: &ztensor::v2::Part<'_>) -> Result<verify::Decoded<'_>, String> {
+        let file = self.file(p)?;
+        let here = ztensor::v2::Part { shard: None, ..*p };
+        let dec = verify::decoded(&here, file).map_err(|e| e.to_string())?;
+        verify::part(p, None, &dec).map_err(|e| e.to_string())?;
+        Ok(dec)
+    }
+}
+
+/// The `(key, encoded value)` entries of an encoded CBOR map with text keys
+/// (v2's CBOR is deterministic: definite lengths only).
+fn entries(map: &[u8]) -> Result<Vec<(&str, &[u8])>, &'static str> {
+    let mut at = 0;
+    let (major, n) = head(map, &mut at)?;
+    if major != 5 {
+        return Err("not a map");
+    }
+    let mut v = Vec::new();
+    for _ in 0..n {
+        let (major, len) = head(map, &mut at)?;
+        if major != 3 {
+            return Err("a key that is not text (v1.2 keys are text)");
+        }
+        let end = at.checked_add(usize::try_from(len).map_err(|_| "too long")?).ok_or("too long")?;
+        let key = std::str::from_utf8(map.get(at..end).ok_or("truncated")?).map_err(|_| "a key that is not UTF-8")?;
+        at = end;
+        let start = at;
+        skip(map, &mut at, 0)?;
+        v.push((key, &map[start..at]));
+    }
+    Ok(v)
+}
+
+/// Read a CBOR head at `at`: (major type, argument).
+fn head(b: &[u8], at: &mut usize) -> Result<(u8, u64), &'static str> {
+    let first = *b.get(*at).ok_or("truncated")?;
+    *at += 1;
+    let (major, info) = (first >> 5, first & 31);
+    let n = match info {
+        0..=23 => return Ok((major, u64::from(info))),
+        24 => 1,
+        25 => 2,
+        26 => 4,
+        27 => 8,
+        _ => return Err("an indefinite length"),
+    };
+    let arg = b.get(*at..*at + n).ok_or("truncated")?.iter().fold(0u64, |a, x| a << 8 | u64::from(*x));
+    *at += n;
+    Ok((major, arg))
+}
+
+/// Skip one CBOR item at `at`.
+fn skip(b: &[u8], at: &mut usize, depth: usize) -> Result<(), &'static str> {
+    if depth > ztensor::MAX_DEPTH {
+        return Err("nested too deep");
+    }
+    let (major, n) = head(b, at)?;
+    match major {
+        2 | 3 => {
+            *at = at.checked_add(usize::try_from(n).map_err(|_| "too long")?).filter(|e| *e <= b.len()).ok_or("truncated")?;
+        }
+        4 => (0..n).try_for_each(|_| skip(b, at, depth + 1))?,
+        5 => (0..n.checked_mul(2).ok_or("too long")?).try_for_each(|_| skip(b, at, depth + 1))?,
+        6 => skip(b, at, depth + 1)?,
+        _ => {} // integers, simple values, floats: the head is the item
+    }
+    Ok(())
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn map_entries() {
+        // {"a": 1, "bc": [h'ff', {"x": -2}], "d": 1.5 (f16)}
+        let m = [0xa3, 0x61, b'a', 0x01, 0x62, b'b', b'c', 0x82, 0x41, 0xff, 0xa1, 0x61, b'x', 0x21, 0x61, b'd', 0xf9, 0x3e, 0x00];
+        let e = entries(&m).unwrap();
+        assert_eq!(e, [("a", &[0x01][..]), ("bc", &[0x82, 0x41, 0xff, 0xa1, 0x61, b'x', 0x21][..]), ("d", &[0xf9, 0x3e, 0x00][..])]);
+        assert!(entries(&[0xa1, 0x01, 0x01]).is_err(), "integer key");
+        assert!(entries(&[0xa1, 0x61, b'a']).is_err(), "truncated");
+        assert!(entries(&[0xbf]).is_err(), "indefinite");
+        assert!(entries(&[0xa1, 0x61, b'a', 0x5a, 0xff, 0xff, 0xff, 0xff]).is_err(), "long byte string");
+    }
+}
