@@ -29,8 +29,14 @@ export ZT_MIRI_FS=1
 
 # Unit tests too slow under Miri (interpreted zstd compression of MBs of
 # data: hours), skipped here; they run natively in `cargo test`.
+# Skipped under Miri (each runs natively in the test command): work of
+# minutes to hours when interpreted, with no unsafe code of ours on its path.
 SKIP=(
     --skip write::zstd::tests::frames_decode_back
+    --skip write::v2::tests::seekable_parts_decode_back
+    --skip v2::tests::reads_upstream_fixtures_bit_identically
+    --skip v2::tests::mutated_manifests_never_panic
+    --skip v2::tests::refuses_every_hostile_file_with_its_rule
 )
 
 echo "==> miri: library unit tests"
