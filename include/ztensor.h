@@ -109,9 +109,9 @@
  * built with.
  */
 #if UINTPTR_MAX > 0xFFFFFFFFu
-#define ZT_FILE_STORAGE_SIZE 256
+#define ZT_FILE_STORAGE_SIZE 384
 #else
-#define ZT_FILE_STORAGE_SIZE 192
+#define ZT_FILE_STORAGE_SIZE 288
 #endif
 /**
  * Caller memory for one handle of the no-heap build: a static or stack

@@ -21,7 +21,7 @@ cd "$(dirname "$0")/.."
 FLASH_GOAL=16384
 STACK_GOAL=2048
 FLASH_MAX=${ZT_EMBEDDED_FLASH_MAX:-65536}
-STACK_MAX=${ZT_EMBEDDED_STACK_MAX:-6144}
+STACK_MAX=${ZT_EMBEDDED_STACK_MAX:-6656}
 
 need() { command -v "$1" >/dev/null || { echo "test-embedded: $1 not found ($2)" >&2; exit 1; }; }
 need arm-none-eabi-gcc "apt-get install gcc-arm-none-eabi libnewlib-arm-none-eabi"
@@ -36,10 +36,11 @@ mkdir -p "$out"
 echo "--> models (ffi example embedded_model, our writer)"
 cargo run -q --manifest-path ffi/Cargo.toml --example embedded_model -- "$out/models"
 
-# --cfg ztensor_no_legacy_v0: the firmware reads v1.x files only (README
-# "Embedded"); v0.1 support would add about 5 KiB.
+# --cfg ztensor_no_legacy_v0 --cfg ztensor_no_v2: the firmware reads v1.x
+# files only (README "Embedded"); v0.1 would add about 5 KiB, the v2 reader
+# about 34 KiB.
 echo "--> libztensor.a: --no-default-features, profile embedded, thumbv7em-none-eabihf, v1.x only"
-RUSTFLAGS="${RUSTFLAGS:-} --cfg ztensor_no_legacy_v0" cargo rustc -q --manifest-path ffi/Cargo.toml --lib --crate-type staticlib \
+RUSTFLAGS="${RUSTFLAGS:-} --cfg ztensor_no_legacy_v0 --cfg ztensor_no_v2" cargo rustc -q --manifest-path ffi/Cargo.toml --lib --crate-type staticlib \
     --no-default-features --profile embedded --target thumbv7em-none-eabihf
 lib=$PWD/ffi/target/thumbv7em-none-eabihf/embedded/libztensor.a
 

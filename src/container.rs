@@ -239,3 +239,30 @@ mod tests {
         assert_eq!(t.check_header(&MAGIC_V1).unwrap_err().kind(), ErrorKind::MagicMismatch);
     }
 }
+
+/// Whether this build reads format v2 files: yes unless built with
+/// `--cfg ztensor_no_v2` (the firmware build), which leaves the v2 reader
+/// out and refuses v2 files as an unsupported version.
+pub(crate) const READS_V2: bool = !cfg!(ztensor_no_v2);
+
+#[cfg(all(test, feature = "std"))]
+mod v2_gate_tests {
+    use crate::File;
+
+    fn v2_file() -> std::vec::Vec<u8> {
+        std::fs::read(concat!(env!("CARGO_MANIFEST_DIR"), "/tests/fixtures/v2/valid/tied.zt")).unwrap()
+    }
+
+    #[cfg(not(ztensor_no_v2))]
+    #[test]
+    fn v2_files_are_read() {
+        assert_eq!(File::parse(&v2_file()).unwrap().version().major, 2);
+    }
+
+    #[cfg(ztensor_no_v2)]
+    #[test]
+    fn v2_files_are_refused_without_the_v2_reader() {
+        let e = File::parse(&v2_file()).unwrap_err();
+        assert_eq!(e.kind(), crate::ErrorKind::UnsupportedVersion { major: 2 }, "{e:?}");
+    }
+}

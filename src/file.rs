@@ -54,6 +54,9 @@ impl<'a> File<'a> {
     pub fn parse(bytes: &'a [u8]) -> Result<Self> {
         let tail = Tail::from_file(bytes)?;
         if tail.layout == Layout::V2 {
+            if !crate::container::READS_V2 {
+                return Err(Error::new(ErrorKind::UnsupportedVersion { major: 2 }));
+            }
             return Self::parse_v2(bytes, None);
         }
         Self::parse_parts(manifest_slice(bytes, &tail), tail, Some(bytes), default_scratch!())
@@ -63,6 +66,9 @@ impl<'a> File<'a> {
     pub fn parse_with_scratch(bytes: &'a [u8], scratch: &mut [Entry]) -> Result<Self> {
         let tail = Tail::from_file(bytes)?;
         if tail.layout == Layout::V2 {
+            if !crate::container::READS_V2 {
+                return Err(Error::new(ErrorKind::UnsupportedVersion { major: 2 }));
+            }
             let sizes = crate::v2::errors::Sizes::of_footer(&bytes[bytes.len() - 40..], bytes.len() as u64);
             let m = crate::v2::Manifest::parse_with_entries(bytes, scratch).map_err(|e| match e.kind {
                 crate::v2::Kind::ScratchTooSmall => Error::new(ErrorKind::ScratchTooSmall { needed: 2 * (scratch.len() as u64 + 1) }),
@@ -85,6 +91,9 @@ impl<'a> File<'a> {
     pub fn parse_tail(footer: &[u8], manifest: &'a [u8], file_len: u64) -> Result<Self> {
         let tail = Tail::from_footer(footer, file_len)?;
         if tail.layout == Layout::V2 {
+            if !crate::container::READS_V2 {
+                return Err(Error::new(ErrorKind::UnsupportedVersion { major: 2 }));
+            }
             return Self::parse_v2_tail(footer, manifest, file_len);
         }
         Self::parse_parts(manifest, tail, None, default_scratch!())
@@ -97,6 +106,9 @@ impl<'a> File<'a> {
     /// whole file as `data` (or use [`File::parse_tail`]).
     pub fn parse_manifest(manifest: &'a [u8], tail: Tail, data: Option<&'a [u8]>) -> Result<Self> {
         if tail.layout == Layout::V2 {
+            if !crate::container::READS_V2 {
+                return Err(Error::new(ErrorKind::UnsupportedVersion { major: 2 }));
+            }
             let Some(d) = data else {
                 return Err(Error::new(ErrorKind::Unsupported { what: "a v2 manifest without its footer: use File::parse_tail" }));
             };
@@ -200,6 +212,9 @@ impl<'a> File<'a> {
     /// The v2 manifest, for a v2 file.
     #[doc(hidden)]
     pub fn v2(&self) -> Option<&crate::v2::Manifest<'a>> {
+        if !crate::container::READS_V2 {
+            return None;
+        }
         self.v2.as_ref()
     }
 

@@ -154,7 +154,7 @@ impl<'a> Iterator for Components<'a> {
         if let Some(c) = self.single.take() {
             return Some(c);
         }
-        if self.ctx.version.major == 2 {
+        if crate::container::READS_V2 && self.ctx.version.major == 2 {
             let (mut pos, mut left) = (self.r.pos, self.len.unwrap_or(0));
             let p = crate::v2::wire::next_part(self.ctx.buf, &mut pos, &mut left)?;
             self.r = Reader::at(self.ctx.buf, pos);
@@ -348,6 +348,9 @@ impl<'a> Component<'a> {
     /// v2: the part as the v2 reader sees it.
     #[doc(hidden)]
     pub fn v2_part(&self) -> Option<crate::v2::Part<'a>> {
+        if !crate::container::READS_V2 {
+            return None;
+        }
         crate::v2::wire::part_at(self.fields.buf(), self.role, self.v2?.pos)
     }
 

@@ -110,7 +110,7 @@ impl<'a> Component<'a> {
             Some(LogicalType::F4E2M1) => Logical::F4E2M1,
             _ => return Ok(()),
         };
-        if self.v2.is_some() {
+        if crate::container::READS_V2 && self.v2.is_some() {
             crate::v2::data::check_logical(t, 0, decoded).map_err(|e| crate::Error::from(e).in_component(self.role))?;
         }
         Ok(())

@@ -17,7 +17,7 @@ pub struct zt_slot {
 
 /// `u64` words of a [`zt_file_storage`]; the header's `ZT_FILE_STORAGE_SIZE`
 /// says the same in bytes.
-const STORAGE_WORDS: usize = if cfg!(target_pointer_width = "64") { 32 } else { 24 };
+const STORAGE_WORDS: usize = if cfg!(target_pointer_width = "64") { 48 } else { 36 };
 
 /// Memory for one handle, provided by the caller (`zt_open_mem_into`).
 /// Defined in the header's trailer (cbindgen.toml), with its size.

@@ -124,7 +124,7 @@ pub(crate) fn object_v0<'a>(ctx: Ctx<'a>, r: &mut Reader<'a>, index: usize) -> R
 /// The object at `r` (a v1.x entry, name first, or a v0.1 tensor map).
 /// Validated at open: decoding cannot fail here.
 pub(crate) fn object_at<'a>(ctx: Ctx<'a>, r: &mut Reader<'a>, index: usize) -> Option<Object<'a>> {
-    if ctx.version.major == 2 {
+    if crate::container::READS_V2 && ctx.version.major == 2 {
         let (o, end) = crate::v2::wire::object(ctx, r.pos, index)?;
         *r = Reader::at(ctx.buf, end);
         Some(o)
