@@ -751,22 +751,6 @@ mod round_trip {
     use super::*;
     use proptest::prelude::*;
 
-    const DTYPES: [DType; 13] = [
-        DType::F64,
-        DType::F32,
-        DType::F16,
-        DType::BF16,
-        DType::I64,
-        DType::I32,
-        DType::I16,
-        DType::I8,
-        DType::U64,
-        DType::U32,
-        DType::U16,
-        DType::U8,
-        DType::Bool,
-    ];
-
     fn opts(mode: u8) -> Options {
         match mode {
             0 => Options::canonical(),
@@ -789,7 +773,7 @@ mod round_trip {
             let mut w = Writer::with_options(Vec::new(), o).unwrap();
             let mut want = Vec::new();
             for (i, (d, shape, seed, seekable)) in objs.iter().enumerate() {
-                let dtype = DTYPES[*d];
+                let dtype = DType::ALL[*d];
                 let n = shape.iter().product::<u64>() as usize;
                 let mut data = bytes(*seed, n * dtype.width() as usize);
                 if dtype == DType::Bool {
