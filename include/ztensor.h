@@ -512,8 +512,17 @@ enum zt_digest
 #if defined(ZT_STD)
   /**
    * `"crc32c:0x<8 uppercase hex digits>"`: fast, catches accidental corruption.
+   * v1.2 only.
    */
   ZT_DIGEST_CRC32C = 2,
+#endif
+#if defined(ZT_STD)
+  /**
+   * `"xxh3:<16 lowercase hex digits>"` (XXH3-64): format v2 only, where
+   * the digest is chosen for the whole file (`zt_writer_options.digest`);
+   * an object may name the file's digest, not another.
+   */
+  ZT_DIGEST_XXH3 = 3,
 #endif
 };
 #ifndef __cplusplus
@@ -595,6 +604,242 @@ typedef uint32_t zt_attr_kind;
 #endif // __cplusplus
 #endif
 
+#if defined(ZT_STD)
+/**
+ * The format version a writer writes (`zt_writer_options.format_version`).
+ */
+enum zt_format_version
+#if defined(__cplusplus) || __STDC_VERSION__ >= 202311L
+  : uint32_t
+#endif // defined(__cplusplus) || __STDC_VERSION__ >= 202311L
+ {
+#if defined(ZT_STD)
+  /**
+   * The default: v1.2.
+   */
+  ZT_FORMAT_VERSION_DEFAULT = 0,
+#endif
+#if defined(ZT_STD)
+  /**
+   * zTensor v1.2 (what `zt_writer_create` writes).
+   */
+  ZT_FORMAT_VERSION_1_2 = 1,
+#endif
+#if defined(ZT_STD)
+  /**
+   * zTensor format v2 (the container of PyPI `ztensor` 2.x).
+   */
+  ZT_FORMAT_VERSION_2 = 2,
+#endif
+};
+#ifndef __cplusplus
+#if __STDC_VERSION__ >= 202311L
+typedef enum zt_format_version zt_format_version;
+#else
+typedef uint32_t zt_format_version;
+#endif // __STDC_VERSION__ >= 202311L
+#endif // __cplusplus
+#endif
+
+#if defined(ZT_STD)
+/**
+ * Whether a v2 writer writes canonical form (§6.3: identical tensors give
+ * identical bytes) (`zt_writer_options.canonical`).
+ */
+enum zt_canonical
+#if defined(__cplusplus) || __STDC_VERSION__ >= 202311L
+  : uint32_t
+#endif // defined(__cplusplus) || __STDC_VERSION__ >= 202311L
+ {
+#if defined(ZT_STD)
+  /**
+   * v2: canonical unless `alignment`, a digest other than xxh3,
+   * `compression` or `shard_size` is set. v1.2: not applicable.
+   */
+  ZT_CANONICAL_DEFAULT = 0,
+#endif
+#if defined(ZT_STD)
+  /**
+   * Canonical form (v2 only); the options it excludes are refused.
+   */
+  ZT_CANONICAL_YES = 1,
+#endif
+#if defined(ZT_STD)
+  /**
+   * Not canonical: any alignment, digest, compression, shards.
+   */
+  ZT_CANONICAL_NO = 2,
+#endif
+};
+#ifndef __cplusplus
+#if __STDC_VERSION__ >= 202311L
+typedef enum zt_canonical zt_canonical;
+#else
+typedef uint32_t zt_canonical;
+#endif // __STDC_VERSION__ >= 202311L
+#endif // __cplusplus
+#endif
+
+#if defined(ZT_STD)
+/**
+ * The digest a writer puts on every part (`zt_writer_options.digest`).
+ */
+enum zt_writer_digest
+#if defined(__cplusplus) || __STDC_VERSION__ >= 202311L
+  : uint32_t
+#endif // defined(__cplusplus) || __STDC_VERSION__ >= 202311L
+ {
+#if defined(ZT_STD)
+  /**
+   * v2: xxh3. v1.2: none (each object's `zt_write_options.digest` decides).
+   */
+  ZT_WRITER_DIGEST_DEFAULT = 0,
+#endif
+#if defined(ZT_STD)
+  /**
+   * No digest.
+   */
+  ZT_WRITER_DIGEST_NONE = 1,
+#endif
+#if defined(ZT_STD)
+  /**
+   * XXH3-64 over the decoded bytes (v2 only; canonical form's).
+   */
+  ZT_WRITER_DIGEST_XXH3 = 2,
+#endif
+#if defined(ZT_STD)
+  /**
+   * SHA-256: v2 over the decoded bytes, v1.2 over the stored bytes.
+   */
+  ZT_WRITER_DIGEST_SHA256 = 3,
+#endif
+#if defined(ZT_STD)
+  /**
+   * CRC-32C over the stored bytes (v1.2 only).
+   */
+  ZT_WRITER_DIGEST_CRC32C = 4,
+#endif
+};
+#ifndef __cplusplus
+#if __STDC_VERSION__ >= 202311L
+typedef enum zt_writer_digest zt_writer_digest;
+#else
+typedef uint32_t zt_writer_digest;
+#endif // __STDC_VERSION__ >= 202311L
+#endif // __cplusplus
+#endif
+
+#if defined(ZT_STD)
+/**
+ * Code order in a word of `zt.quant_group/1` (`zt_quant_group_params.order`).
+ */
+enum zt_quant_order
+#if defined(__cplusplus) || __STDC_VERSION__ >= 202311L
+  : uint32_t
+#endif // defined(__cplusplus) || __STDC_VERSION__ >= 202311L
+ {
+#if defined(ZT_STD)
+  /**
+   * The lowest index in the low bits (`"lsb_first"`).
+   */
+  ZT_QUANT_LSB_FIRST = 0,
+#endif
+#if defined(ZT_STD)
+  /**
+   * The lowest index in the high bits (`"msb_first"`).
+   */
+  ZT_QUANT_MSB_FIRST = 1,
+#endif
+};
+#ifndef __cplusplus
+#if __STDC_VERSION__ >= 202311L
+typedef enum zt_quant_order zt_quant_order;
+#else
+typedef uint32_t zt_quant_order;
+#endif // __STDC_VERSION__ >= 202311L
+#endif // __cplusplus
+#endif
+
+#if defined(ZT_STD)
+/**
+ * How `scales` of `zt.quant_group/1` are read (`zt_quant_group_params.scale_form`).
+ */
+enum zt_quant_scale_form
+#if defined(__cplusplus) || __STDC_VERSION__ >= 202311L
+  : uint32_t
+#endif // defined(__cplusplus) || __STDC_VERSION__ >= 202311L
+ {
+#if defined(ZT_STD)
+  /**
+   * Multipliers, `f32` (`"f32_factors"`).
+   */
+  ZT_QUANT_F32_FACTORS = 0,
+#endif
+#if defined(ZT_STD)
+  /**
+   * Multipliers, `f16` or `bf16` (`"f16_factors"`).
+   */
+  ZT_QUANT_F16_FACTORS = 1,
+#endif
+#if defined(ZT_STD)
+  /**
+   * `u8` exponents with logical type `f8_e8m0` (`"e8m0_exponent"`).
+   */
+  ZT_QUANT_E8M0_EXPONENT = 2,
+#endif
+};
+#ifndef __cplusplus
+#if __STDC_VERSION__ >= 202311L
+typedef enum zt_quant_scale_form zt_quant_scale_form;
+#else
+typedef uint32_t zt_quant_scale_form;
+#endif // __STDC_VERSION__ >= 202311L
+#endif // __cplusplus
+#endif
+
+#if defined(ZT_STD)
+/**
+ * The zero point of `zt.quant_group/1` (`zt_quant_group_params.zero_point`).
+ */
+enum zt_quant_zero_point
+#if defined(__cplusplus) || __STDC_VERSION__ >= 202311L
+  : uint32_t
+#endif // defined(__cplusplus) || __STDC_VERSION__ >= 202311L
+ {
+#if defined(ZT_STD)
+  /**
+   * No zero point (`{"form": "none"}`); no `zeros` part.
+   */
+  ZT_QUANT_ZERO_NONE = 0,
+#endif
+#if defined(ZT_STD)
+  /**
+   * One constant for every code, `zero_value` (`{"form": "implied"}`); no `zeros` part.
+   */
+  ZT_QUANT_ZERO_IMPLIED = 1,
+#endif
+#if defined(ZT_STD)
+  /**
+   * A `zeros` part packed like `data` (`{"form": "tensor", "packing": "same_as_data"}`).
+   */
+  ZT_QUANT_ZERO_SAME_AS_DATA = 2,
+#endif
+#if defined(ZT_STD)
+  /**
+   * A `zeros` part of one plain element per group (`{"form": "tensor", "packing": "plain"}`).
+   */
+  ZT_QUANT_ZERO_PLAIN = 3,
+#endif
+};
+#ifndef __cplusplus
+#if __STDC_VERSION__ >= 202311L
+typedef enum zt_quant_zero_point zt_quant_zero_point;
+#else
+typedef uint32_t zt_quant_zero_point;
+#endif // __STDC_VERSION__ >= 202311L
+#endif // __cplusplus
+#endif
+
 /**
  * An open, validated zTensor file (opaque to C).
  *
@@ -605,9 +850,10 @@ typedef struct zt_file zt_file;
 
 #if defined(ZT_STD)
 /**
- * A writer of one new zTensor file (opaque): `zt_writer_create`, then
- * `zt_writer_add_*` / `zt_writer_set_attribute*`, then `zt_writer_finish`
- * (publish) or `zt_writer_abort` (discard).
+ * A writer of one new zTensor file (opaque): `zt_writer_create` (v1.2)
+ * or `zt_writer_create_with_options` (v1.2 or v2), then `zt_writer_add_*`
+ * / `zt_writer_set_attribute*`, then `zt_writer_finish` (publish) or
+ * `zt_writer_abort` (discard).
  */
 typedef struct zt_writer zt_writer;
 #endif
@@ -926,6 +1172,70 @@ typedef struct zt_verify_counts {
 
 #if defined(ZT_STD)
 /**
+ * The file-wide options of a new writer (`zt_writer_create_with_options`).
+ *
+ * It grows at its end in later versions: set `struct_size` to
+ * `sizeof(zt_writer_options)` (`zt_writer_options_init` does), so the
+ * library knows which fields the caller has. With every other field 0
+ * the writer is `zt_writer_create`'s: v1.2, objects raw with no digest.
+ * Choosing v2 alone gives canonical form (§6.3): blobs at 64 KiB
+ * boundaries, xxh3 digests, raw parts, one file, objects added in
+ * ascending bytewise name order.
+ *
+ * Combinations the chosen version cannot write are refused with
+ * `ZT_ERR_INVALID_ARGUMENT`, `zt_last_error()` naming them: v2 options
+ * (alignment, xxh3, zstd-seekable, frame or shard size) with v1.2;
+ * canonical form with an alignment, a digest other than xxh3,
+ * compression or shards; an alignment that is not a power of two ≥ 4096;
+ * CRC-32C or v1.2's zstd with v2.
+ */
+typedef struct zt_writer_options {
+  /**
+   * `sizeof(zt_writer_options)` as the caller compiled it.
+   */
+  size_t struct_size;
+  /**
+   * A `zt_format_version`.
+   */
+  uint32_t format_version;
+  /**
+   * A `zt_canonical` (v2).
+   */
+  uint32_t canonical;
+  /**
+   * v2, not canonical: blobs start at multiples of this power of two
+   * ≥ 4096; 0 for 4096 (65536 in canonical form).
+   */
+  uint64_t alignment;
+  /**
+   * A `zt_writer_digest`.
+   */
+  uint32_t digest;
+  /**
+   * A `zt_encoding` for objects whose `zt_write_options` leave it RAW:
+   * `ZT_ENCODING_RAW` (default); `ZT_ENCODING_ZSTD` (v1.2) or
+   * `ZT_ENCODING_ZSTD_SEEKABLE` (v2, `zt.zstd-seekable/1`, not canonical).
+   */
+  uint32_t compression;
+  /**
+   * zstd level of `compression`: 0 for the default (3), else -131072..=22.
+   */
+  int32_t compression_level;
+  /**
+   * v2 zstd-seekable: decoded bytes per frame, 1 to 16 MiB; 0 for 1 MiB.
+   */
+  uint32_t frame_size;
+  /**
+   * v2, not canonical: blobs go to data shards of at most this many
+   * bytes (`<stem>-NNNNN-of-NNNNN.zt` beside the root `path`, a larger
+   * blob in a shard of its own); 0 for one file.
+   */
+  uint64_t shard_size;
+} zt_writer_options;
+#endif
+
+#if defined(ZT_STD)
+/**
  * One attribute to write: a text key and a typed value. Only the field
  * that `kind` names is read (plus `data`/`data_len` for text, bytes and
  * CBOR). Zero-initialize it, then set `key`, `kind` and the value.
@@ -1052,6 +1362,47 @@ typedef struct zt_write_component {
    */
   size_t len;
 } zt_write_component;
+#endif
+
+#if defined(ZT_STD)
+/**
+ * The parameters of a `zt.quant_group/1` object (its attributes).
+ */
+typedef struct zt_quant_group_params {
+  /**
+   * Bits per code: 2, 3, 4, 5, 6 or 8.
+   */
+  uint64_t bits;
+  /**
+   * Codes per group along `axis`; 0 for one group per channel.
+   */
+  uint64_t group_size;
+  /**
+   * The grouped axis.
+   */
+  uint64_t axis;
+  /**
+   * The storage word of `data`: `ZT_DTYPE_U8`, `_U16`, `_U32` or `_U64`
+   * (`packing.per_word` is its bits / `bits`).
+   */
+  uint32_t word;
+  /**
+   * A `zt_quant_order`.
+   */
+  uint32_t order;
+  /**
+   * A `zt_quant_scale_form`.
+   */
+  uint32_t scale_form;
+  /**
+   * A `zt_quant_zero_point`.
+   */
+  uint32_t zero_point;
+  /**
+   * `ZT_QUANT_ZERO_IMPLIED`: the constant.
+   */
+  int64_t zero_value;
+} zt_quant_group_params;
 #endif
 
 #ifdef __cplusplus
@@ -1636,6 +1987,38 @@ zt_status zt_writer_create(const char *path, struct zt_writer **out);
 
 #if defined(ZT_STD)
 /**
+ * Start writing a new file at `path` as `options` say (NULL: as
+ * `zt_writer_create`): format v1.2 or v2, canonical or not, alignment,
+ * digest, compression, shards (see `zt_writer_options`). Published
+ * atomically by `zt_writer_finish` as with `zt_writer_create`; sharded
+ * output writes its data shards (`<stem>-NNNNN-of-NNNNN.zt`) beside
+ * `path` first and publishes the root last.
+ *
+ * A v2 writer takes `zt_writer_add_dense`, `_sparse_csr`, `_sparse_coo`
+ * (u64 indices), their `_u32` forms, `zt_writer_add_quant_group`,
+ * `zt_writer_add_mx`, `zt_writer_add_gguf`, `zt_writer_add_object` (any
+ * layout by name) and the file attributes; in canonical form objects must
+ * be added in ascending bytewise name order (`ZT_ERR_FORMAT` otherwise)
+ * and identical parts share one blob.
+ *
+ * Statuses: `ZT_ERR_INVALID_ARGUMENT` for NULL pointers and options that
+ * do not go together (the message names them); `ZT_ERR_IO` as
+ * `zt_writer_create`. On failure `*out` is NULL.
+ *
+ * Ownership: as `zt_writer_create`; `options` is not kept.
+ * Thread-safety: as `zt_writer_create`.
+ *
+ * # Safety
+ * `path` is NULL or NUL-terminated; `options` NULL or valid for
+ * `options->struct_size` bytes; `out` is NULL or writable.
+ */
+zt_status zt_writer_create_with_options(const char *path,
+                                        const struct zt_writer_options *options,
+                                        struct zt_writer **out);
+#endif
+
+#if defined(ZT_STD)
+/**
  * Finish the file: write the manifest and footer, sync, and rename the
  * temporary file to the path given to `zt_writer_create` (atomically).
  * The writer is released whatever the outcome.
@@ -1674,6 +2057,20 @@ zt_status zt_writer_finish(struct zt_writer *writer);
  * `writer` is NULL or a live writer, not used afterwards.
  */
 void zt_writer_abort(struct zt_writer *writer);
+#endif
+
+#if defined(ZT_STD)
+/**
+ * Fill `*options` with the defaults (every field 0) and `struct_size`.
+ *
+ * Returns `ZT_ERR_INVALID_ARGUMENT` when `options` is NULL.
+ *
+ * Ownership: the caller owns `*options`. Thread-safety: safe from any thread.
+ *
+ * # Safety
+ * `options` is NULL or writable.
+ */
+zt_status zt_writer_options_init(struct zt_writer_options *options);
 #endif
 
 #if defined(ZT_STD)
@@ -1857,6 +2254,169 @@ zt_status zt_writer_add_object(struct zt_writer *writer,
                                const struct zt_write_component *components,
                                size_t component_count,
                                const struct zt_write_options *opts);
+#endif
+
+#if defined(ZT_STD)
+/**
+ * Add a `zt.sparse_csr/1` matrix of `rows` × `cols` with `uint32_t`
+ * indices (v2 writers only; `zt_writer_add_sparse_csr` takes `uint64_t`
+ * ones, for both versions). Arguments, options and statuses as
+ * `zt_writer_add_sparse_csr`; `ZT_ERR_INVALID_ARGUMENT` on a v1.2 writer.
+ *
+ * Ownership: nothing is kept. Thread-safety: one call at a time per writer.
+ *
+ * # Safety
+ * As `zt_writer_add_sparse_csr`, with `indices`, `indptr` valid for their
+ * counts of `uint32_t`.
+ */
+zt_status zt_writer_add_sparse_csr_u32(struct zt_writer *writer,
+                                       const char *name,
+                                       size_t name_len,
+                                       uint32_t dtype,
+                                       uint64_t rows,
+                                       uint64_t cols,
+                                       const void *values,
+                                       size_t values_len,
+                                       const uint32_t *indices,
+                                       size_t indices_count,
+                                       const uint32_t *indptr,
+                                       size_t indptr_count,
+                                       const struct zt_write_options *opts);
+#endif
+
+#if defined(ZT_STD)
+/**
+ * Add a `zt.sparse_coo/1` tensor with `uint32_t` coordinates (v2 writers
+ * only; `zt_writer_add_sparse_coo` takes `uint64_t` ones, for both
+ * versions). Arguments (`coords`: ndim × nnz, dimension by dimension),
+ * options and statuses as `zt_writer_add_sparse_coo`;
+ * `ZT_ERR_INVALID_ARGUMENT` on a v1.2 writer.
+ *
+ * Ownership: nothing is kept. Thread-safety: one call at a time per writer.
+ *
+ * # Safety
+ * As `zt_writer_add_sparse_coo`, with `coords` valid for `coords_count`
+ * `uint32_t`.
+ */
+zt_status zt_writer_add_sparse_coo_u32(struct zt_writer *writer,
+                                       const char *name,
+                                       size_t name_len,
+                                       uint32_t dtype,
+                                       const uint64_t *shape,
+                                       size_t ndim,
+                                       const void *values,
+                                       size_t values_len,
+                                       const uint32_t *coords,
+                                       size_t coords_count,
+                                       const struct zt_write_options *opts);
+#endif
+
+#if defined(ZT_STD)
+/**
+ * Add a `zt.quant_group/1` tensor of logical shape `shape` (v2 writers
+ * only): the parts `data` (packed codes in `params.word` words), `scales`
+ * and, for the `tensor` zero points, `zeros` (NULL otherwise), each a
+ * `zt_write_component` whose `role` is NULL or that role's name; the
+ * attributes `bits`, `group_size`, `axis`, `packing`, `scale_form` and
+ * `zero_point` from `params`.
+ *
+ * `opts` (NULL for the defaults): encoding and attributes (after those
+ * above; a repeated key replaces the value); its `logical_type` must be
+ * NULL (set logical types on the components, e.g. `f8_e8m0` scales).
+ * Statuses as `zt_writer_add_dense`; the profile's rules (sizes, types,
+ * `bits` against the word) are the reader's (`ZT_ERR_FORMAT`);
+ * `ZT_ERR_INVALID_ARGUMENT` on a v1.2 writer (there:
+ * `zt_writer_add_quantized_group`).
+ *
+ * Ownership: nothing is kept. Thread-safety: one call at a time per writer.
+ *
+ * # Safety
+ * `writer` NULL or live; `name` valid for `name_len` bytes (or
+ * NUL-terminated); `shape` NULL or valid for `ndim` values; `params`
+ * NULL or valid; the components NULL or valid (with their pointers);
+ * `opts` NULL or valid.
+ */
+zt_status zt_writer_add_quant_group(struct zt_writer *writer,
+                                    const char *name,
+                                    size_t name_len,
+                                    const uint64_t *shape,
+                                    size_t ndim,
+                                    const struct zt_quant_group_params *params,
+                                    const struct zt_write_component *data,
+                                    const struct zt_write_component *scales,
+                                    const struct zt_write_component *zeros,
+                                    const struct zt_write_options *opts);
+#endif
+
+#if defined(ZT_STD)
+/**
+ * Add a `zt.mx/1` (OCP microscaling) tensor of `shape` (v2 writers only):
+ * `data` (the elements: `u8` with logical type `f4_e2m1` (two per byte,
+ * low nibble first), `f8_e4m3fn` or `f8_e5m2`, or plain `i8`) and
+ * `scales` (one `u8` with logical type `f8_e8m0` per block), each a
+ * `zt_write_component` whose `role` is NULL or that role's name; the
+ * attributes `block_size` (≥ 2, dividing the blocked dimension),
+ * `scale_form` (`"e8m0_exponent"`) and `axis` (the blocked axis; -1 for
+ * the last one, leaving the attribute out).
+ *
+ * `opts` (NULL for the defaults): encoding and attributes (after those
+ * above); its `logical_type` must be NULL. Statuses as
+ * `zt_writer_add_quant_group`.
+ *
+ * Ownership: nothing is kept. Thread-safety: one call at a time per writer.
+ *
+ * # Safety
+ * `writer` NULL or live; `name` valid for `name_len` bytes (or
+ * NUL-terminated); `shape` NULL or valid for `ndim` values; the
+ * components NULL or valid (with their pointers); `opts` NULL or valid.
+ */
+zt_status zt_writer_add_mx(struct zt_writer *writer,
+                           const char *name,
+                           size_t name_len,
+                           const uint64_t *shape,
+                           size_t ndim,
+                           uint64_t block_size,
+                           int64_t axis,
+                           const struct zt_write_component *data,
+                           const struct zt_write_component *scales,
+                           const struct zt_write_options *opts);
+#endif
+
+#if defined(ZT_STD)
+/**
+ * Add a GGUF block-quantized tensor `gguf.<type>/1` of logical shape
+ * `shape` (row-major, the reverse of GGUF's dimension order) (v2 writers
+ * only): `type` (`type_len` bytes or `ZT_NUL_TERMINATED`: `"q4_0"`,
+ * `"q8_0"`, `"q4_k"`, ... as the registry names ggml's types), `len`
+ * bytes of blocks as ggml stores them, and the attributes
+ * `elems_per_block` and `block_bytes` (ggml's block size and type size:
+ * 32 and 34 for `q8_0`).
+ *
+ * `opts` (NULL for the defaults): encoding and attributes (after those
+ * above; GGUF metadata belongs in file attributes); its `logical_type`
+ * must be NULL. Statuses as `zt_writer_add_quant_group` (`ZT_ERR_FORMAT`
+ * for a type the registry does not name is not raised: an unknown
+ * `gguf.*` layout is written as given; the sizes of known ones are checked).
+ *
+ * Ownership: nothing is kept. Thread-safety: one call at a time per writer.
+ *
+ * # Safety
+ * `writer` NULL or live; `name`, `type` valid for their lengths (or
+ * NUL-terminated); `shape` NULL or valid for `ndim` values; `data` NULL
+ * or valid for `len` bytes; `opts` NULL or valid.
+ */
+zt_status zt_writer_add_gguf(struct zt_writer *writer,
+                             const char *name,
+                             size_t name_len,
+                             const char *type,
+                             size_t type_len,
+                             const uint64_t *shape,
+                             size_t ndim,
+                             uint64_t elems_per_block,
+                             uint64_t block_bytes,
+                             const void *data,
+                             size_t len,
+                             const struct zt_write_options *opts);
 #endif
 
 #if defined(ZT_STD)

@@ -1,0 +1,360 @@
+//! Adding objects of the v1.2 formats, to a v1.2 or a v2 writer (where
+//! the meaning carries over: dense, sparse CSR and COO with u64 indices,
+//! any object by name and components).
+
+use super::args::{data_arg, dtype_arg, name_arg, shape_arg, slice_arg, str_arg, u64_data};
+use super::descriptors::{component, options, required, zt_write_component, zt_write_options, ObjectOptions, Part, V2Defaults};
+use super::{live, zt_writer, Version};
+use crate::guard::{guard, Fail};
+use crate::zt_status;
+use core::ffi::{c_char, c_void};
+use ztensor_core::write::v2;
+use ztensor_core::write::{AttrValue, Data, NewObject};
+use ztensor_core::Format;
+
+/// A v2 object of `layout` with these parts: every part gets the object's
+/// encoding, the part named `primary` the options' logical type, the
+/// object `attrs`, then the options' attributes (a key again replaces it).
+#[allow(clippy::too_many_arguments)]
+pub(super) fn v2_object<'a>(
+    name: &str,
+    shape: &[u64],
+    layout: &str,
+    parts: Vec<Part<'a>>,
+    attrs: Vec<(&str, AttrValue)>,
+    primary: Option<&str>,
+    mut opts: ObjectOptions<'a>,
+    d: V2Defaults,
+) -> Result<v2::NewObject<'a>, Fail> {
+    let encoding = opts.encoding(d)?;
+    let mut obj = v2::NewObject::new(name, shape, layout);
+    for mut p in parts {
+        if opts.logical.is_some() && primary == Some(p.role) {
+            p.logical = opts.logical;
+        }
+        obj = obj.part(p.v2(encoding));
+    }
+    for (k, v) in attrs.into_iter().chain(opts.attributes()) {
+        obj = obj.attribute(k, v);
+    }
+    Ok(obj)
+}
+
+
+/// Add a dense tensor `name` (`name_len` bytes or `ZT_NUL_TERMINATED`;
+/// UTF-8, not empty, unique in the file): `ndim` dimensions `shape`
+/// (NULL allowed when `ndim` is 0: a scalar), and `len` bytes of
+/// row-major, little-endian `dtype` elements (`len` must equal the product
+/// of the shape times `zt_dtype_size(dtype)`, or twice that for a complex
+/// logical type).
+///
+/// Its data is written (compressed and hashed as `opts` says; NULL for the
+/// defaults) before the call returns. Errors, with nothing of the object
+/// recorded and the writer still usable:
+/// `ZT_ERR_INVALID_ARGUMENT` for NULL pointers, a name that is not UTF-8 or
+/// a value that is not of its enum; `ZT_ERR_FORMAT` when the object would
+/// make an invalid file (length does not match the shape, duplicate or
+/// empty name, logical type that does not suit the dtype, malformed
+/// attribute CBOR...), with the rule in `zt_last_error()`; `ZT_ERR_IO`
+/// when writing fails (every later call then fails with `ZT_ERR_IO` too:
+/// release the writer with `zt_writer_abort`).
+///
+/// Ownership: nothing is kept; the caller keeps its buffers and may reuse
+/// them as soon as the call returns.
+/// Thread-safety: one call at a time per writer.
+///
+/// # Safety
+/// `writer` NULL or live; `name` valid for `name_len` bytes (or
+/// NUL-terminated); `shape` NULL or valid for `ndim` values; `data` NULL
+/// or valid for `len` bytes; `opts` NULL or valid (with its pointers).
+#[no_mangle]
+pub unsafe extern "C" fn zt_writer_add_dense(
+    writer: *mut zt_writer,
+    name: *const c_char,
+    name_len: usize,
+    dtype: u32,
+    shape: *const u64,
+    ndim: usize,
+    data: *const c_void,
+    len: usize,
+    opts: *const zt_write_options,
+) -> zt_status {
+    guard(|| {
+        // SAFETY: the caller's contract, for every call below.
+        let w = unsafe { live(writer)? };
+        let name = unsafe { name_arg(name, name_len)? };
+        let dtype = dtype_arg(dtype)?;
+        let shape = unsafe { shape_arg(shape, ndim)? };
+        let data = unsafe { data_arg(data, len, "`data` is NULL")? };
+        let opts = unsafe { options(opts)? };
+        match w.version() {
+            Version::V1(d) => w.add(name, opts.apply(NewObject::dense(name, &shape, dtype, Data::bytes(data)), d)?),
+            Version::V2(d) => {
+                let part = Part::new("data", dtype, Data::bytes(data));
+                w.add_v2(v2_object(name, &shape, "dense", vec![part], Vec::new(), Some("data"), opts, d)?)
+            }
+        }
+    })
+}
+
+/// Add a `sparse_csr` matrix of `rows` × `cols`: `values` (`values_len`
+/// bytes: nnz little-endian `dtype` elements), `indices` (nnz column
+/// indices, `indices_count` of them) and `indptr` (`rows + 1` row
+/// pointers, `indptr_count` of them). Index arrays are `uint64_t` in host
+/// byte order (written little-endian), at any alignment.
+///
+/// `opts` (NULL for the defaults) applies its encoding and digest to the
+/// three components, and its logical type to `values`. Statuses as
+/// `zt_writer_add_dense`: `ZT_ERR_FORMAT` when counts disagree
+/// (`indptr_count != rows + 1`, `indices_count` != nnz, ...). The index
+/// values themselves (monotone `indptr`, columns < `cols`) are not checked
+/// here: `zt_verify` checks them when reading.
+///
+/// Ownership: nothing is kept; the caller keeps its buffers.
+/// Thread-safety: one call at a time per writer.
+///
+/// # Safety
+/// `writer` NULL or live; `name` valid for `name_len` bytes (or
+/// NUL-terminated); `values` NULL or valid for `values_len` bytes;
+/// `indices`, `indptr` NULL or valid for their counts; `opts` NULL or valid.
+#[no_mangle]
+pub unsafe extern "C" fn zt_writer_add_sparse_csr(
+    writer: *mut zt_writer,
+    name: *const c_char,
+    name_len: usize,
+    dtype: u32,
+    rows: u64,
+    cols: u64,
+    values: *const c_void,
+    values_len: usize,
+    indices: *const u64,
+    indices_count: usize,
+    indptr: *const u64,
+    indptr_count: usize,
+    opts: *const zt_write_options,
+) -> zt_status {
+    guard(|| {
+        // SAFETY: the caller's contract, for every call below.
+        let w = unsafe { live(writer)? };
+        let name = unsafe { name_arg(name, name_len)? };
+        let dtype = dtype_arg(dtype)?;
+        let values = unsafe { data_arg(values, values_len, "`values` is NULL")? };
+        let indices = unsafe { u64_data(indices, indices_count, "`indices` is NULL or too long")? };
+        let indptr = unsafe { u64_data(indptr, indptr_count, "`indptr` is NULL or too long")? };
+        let opts = unsafe { options(opts)? };
+        add_csr(w, name, dtype, [rows, cols], Data::bytes(values), indices, indptr, opts)
+    })
+}
+
+/// Add a `sparse_coo` tensor of `ndim` dimensions `shape`: `values`
+/// (`values_len` bytes: nnz little-endian `dtype` elements) and `coords`
+/// (`coords_count` = ndim × nnz `uint64_t` in host byte order: all the
+/// dimension-0 indices, then all the dimension-1 indices, ...).
+///
+/// `opts` as for `zt_writer_add_sparse_csr` (logical type on `values`).
+/// Statuses as `zt_writer_add_dense` (`ZT_ERR_FORMAT` when `coords_count`
+/// is not ndim × nnz). Coordinates inside the shape are checked by
+/// `zt_verify` when reading, not here.
+///
+/// Ownership: nothing is kept; the caller keeps its buffers.
+/// Thread-safety: one call at a time per writer.
+///
+/// # Safety
+/// `writer` NULL or live; `name` valid for `name_len` bytes (or
+/// NUL-terminated); `shape` NULL or valid for `ndim` values; `values` NULL
+/// or valid for `values_len` bytes; `coords` NULL or valid for
+/// `coords_count` values; `opts` NULL or valid.
+#[no_mangle]
+pub unsafe extern "C" fn zt_writer_add_sparse_coo(
+    writer: *mut zt_writer,
+    name: *const c_char,
+    name_len: usize,
+    dtype: u32,
+    shape: *const u64,
+    ndim: usize,
+    values: *const c_void,
+    values_len: usize,
+    coords: *const u64,
+    coords_count: usize,
+    opts: *const zt_write_options,
+) -> zt_status {
+    guard(|| {
+        // SAFETY: the caller's contract, for every call below.
+        let w = unsafe { live(writer)? };
+        let name = unsafe { name_arg(name, name_len)? };
+        let dtype = dtype_arg(dtype)?;
+        let shape = unsafe { shape_arg(shape, ndim)? };
+        let values = unsafe { data_arg(values, values_len, "`values` is NULL")? };
+        let coords = unsafe { u64_data(coords, coords_count, "`coords` is NULL or too long")? };
+        let opts = unsafe { options(opts)? };
+        add_coo(w, name, dtype, &shape, Data::bytes(values), coords, opts)
+    })
+}
+
+/// Add a `quantized_group` tensor of logical shape `shape`: the components
+/// `packed_weight`, `scales` and `zeros` (each a `zt_write_component`
+/// whose `role` is NULL or that role's name), and the attributes `bits`,
+/// `group_size` and `packing` (`packing_len` bytes or `ZT_NUL_TERMINATED`,
+/// e.g. `"8_per_i32"`).
+///
+/// `opts` (NULL for the defaults) applies its encoding and digest to the
+/// three components; its attributes follow the three above (a repeated
+/// key replaces the value); its `logical_type` must be NULL (set logical
+/// types on the components). Statuses as `zt_writer_add_dense`.
+///
+/// Ownership: nothing is kept; the caller keeps its buffers.
+/// Thread-safety: one call at a time per writer.
+///
+/// # Safety
+/// `writer` NULL or live; `name`, `packing` valid for their lengths (or
+/// NUL-terminated); `shape` NULL or valid for `ndim` values; the three
+/// components NULL or valid (with their pointers); `opts` NULL or valid.
+#[no_mangle]
+pub unsafe extern "C" fn zt_writer_add_quantized_group(
+    writer: *mut zt_writer,
+    name: *const c_char,
+    name_len: usize,
+    shape: *const u64,
+    ndim: usize,
+    packed_weight: *const zt_write_component,
+    scales: *const zt_write_component,
+    zeros: *const zt_write_component,
+    bits: u64,
+    group_size: u64,
+    packing: *const c_char,
+    packing_len: usize,
+    opts: *const zt_write_options,
+) -> zt_status {
+    guard(|| {
+        // SAFETY: the caller's contract, for every call below.
+        let w = unsafe { live(writer)? };
+        let name = unsafe { name_arg(name, name_len)? };
+        let shape = unsafe { shape_arg(shape, ndim)? };
+        let packing = unsafe { str_arg(packing, packing_len, "`packing` is NULL or not UTF-8")? };
+        let what = "a quantized_group component is NULL";
+        let pw = unsafe { required(packed_weight, "packed_weight", what)? };
+        let sc = unsafe { required(scales, "scales", what)? };
+        let ze = unsafe { required(zeros, "zeros", what)? };
+        let opts = unsafe { options(opts)? };
+        if opts.logical.is_some() {
+            return Err(Fail::invalid("`opts.logical_type` is not used by quantized_group: set it on a component"));
+        }
+        let Version::V1(d) = w.version() else {
+            return Err(Fail::invalid(
+                "quantized_group is a v1.2 format: a v2 writer takes zt_writer_add_quant_group (zt.quant_group/1)",
+            ));
+        };
+        let obj = NewObject::new(name, Format::QuantizedGroup, &shape)
+            .component(pw.v1())
+            .component(sc.v1())
+            .component(ze.v1())
+            .attribute("bits", bits)
+            .attribute("group_size", group_size)
+            .attribute("packing", packing);
+        w.add(name, opts.apply(obj, d)?)
+    })
+}
+
+/// Add an object of any format: `format` (`format_len` bytes or
+/// `ZT_NUL_TERMINATED`: `"dense"`, `"sparse_csr"`, ... or a name of your
+/// own), `ndim` dimensions `shape`, and `component_count` components, each
+/// with its role, dtype, optional logical type and bytes, written in that
+/// order. Known formats are checked as such (a `"dense"` object needs one
+/// `data` component of the right length); other formats only need unique,
+/// non-empty roles.
+///
+/// `opts` (NULL for the defaults): encoding and digest for every
+/// component, a logical type for the primary component (overriding the
+/// component's own), attributes. Statuses as `zt_writer_add_dense`.
+///
+/// Ownership: nothing is kept; the caller keeps its buffers.
+/// Thread-safety: one call at a time per writer.
+///
+/// # Safety
+/// `writer` NULL or live; `name`, `format` valid for their lengths (or
+/// NUL-terminated); `shape` NULL or valid for `ndim` values; `components`
+/// NULL or valid for `component_count` entries (with their pointers);
+/// `opts` NULL or valid.
+#[no_mangle]
+pub unsafe extern "C" fn zt_writer_add_object(
+    writer: *mut zt_writer,
+    name: *const c_char,
+    name_len: usize,
+    format: *const c_char,
+    format_len: usize,
+    shape: *const u64,
+    ndim: usize,
+    components: *const zt_write_component,
+    component_count: usize,
+    opts: *const zt_write_options,
+) -> zt_status {
+    guard(|| {
+        // SAFETY: the caller's contract, for every call below.
+        let w = unsafe { live(writer)? };
+        let name = unsafe { name_arg(name, name_len)? };
+        let format = unsafe { str_arg(format, format_len, "`format` is NULL or not UTF-8")? };
+        let shape = unsafe { shape_arg(shape, ndim)? };
+        let list = unsafe { slice_arg(components, component_count, "`components` is NULL or `component_count` too large")? };
+        let parts = list.iter().map(|c| unsafe { component(c, None) }).collect::<Result<Vec<_>, _>>()?;
+        let opts = unsafe { options(opts)? };
+        match w.version() {
+            Version::V1(d) => {
+                let mut obj = NewObject::new(name, Format::parse(format), &shape);
+                for p in parts {
+                    obj = obj.component(p.v1());
+                }
+                w.add(name, opts.apply(obj, d)?)
+            }
+            Version::V2(d) => {
+                // The primary part: `data`, else `values`, else the last.
+                let primary = ["data", "values"]
+                    .into_iter()
+                    .find(|r| parts.iter().any(|p| p.role == *r))
+                    .or(parts.last().map(|p| p.role));
+                w.add_v2(v2_object(name, &shape, format, parts, Vec::new(), primary, opts, d)?)
+            }
+        }
+    })
+}
+
+/// A `sparse_csr` (v1.2) or `zt.sparse_csr/1` (v2) matrix of `shape`.
+#[allow(clippy::too_many_arguments)]
+pub(super) fn add_csr(
+    w: &mut zt_writer,
+    name: &str,
+    dtype: ztensor_core::DType,
+    shape: [u64; 2],
+    values: Data<'_>,
+    indices: Data<'_>,
+    indptr: Data<'_>,
+    opts: ObjectOptions<'_>,
+) -> Result<(), Fail> {
+    match w.version() {
+        Version::V1(d) => w.add(name, opts.apply(NewObject::sparse_csr(name, shape, dtype, values, indices, indptr), d)?),
+        Version::V2(d) => {
+            let index = ztensor_core::DType::U64;
+            let parts = vec![Part::new("values", dtype, values), Part::new("indices", index, indices), Part::new("indptr", index, indptr)];
+            w.add_v2(v2_object(name, &shape, "zt.sparse_csr/1", parts, Vec::new(), Some("values"), opts, d)?)
+        }
+    }
+}
+
+/// A `sparse_coo` (v1.2) or `zt.sparse_coo/1` (v2) tensor of `shape`
+/// (u64 coordinates; v2 only for u32 ones: `layouts.rs`).
+pub(super) fn add_coo(
+    w: &mut zt_writer,
+    name: &str,
+    dtype: ztensor_core::DType,
+    shape: &[u64],
+    values: Data<'_>,
+    coords: Data<'_>,
+    opts: ObjectOptions<'_>,
+) -> Result<(), Fail> {
+    match w.version() {
+        Version::V1(d) => w.add(name, opts.apply(NewObject::sparse_coo(name, shape, dtype, values, coords), d)?),
+        Version::V2(d) => {
+            let parts = vec![Part::new("values", dtype, values), Part::new("coords", ztensor_core::DType::U64, coords)];
+            w.add_v2(v2_object(name, shape, "zt.sparse_coo/1", parts, Vec::new(), Some("values"), opts, d)?)
+        }
+    }
+}
