@@ -8,7 +8,9 @@
  * a generic object, attributes), checks every value through zt::File, and
  * checks the RAII rules: a Writer destroyed unfinished publishes nothing,
  * errors throw zt::Error with the library's status, a moved-from or
- * finished Writer refuses further use.
+ * finished Writer refuses further use. Then DIR/cpp-PID-v2.zt, format v2
+ * through zt::WriterOptions (4 KiB, sha256, zstd-seekable) with every
+ * layout helper (u32 sparse indices, quant_group, mx, gguf), read back.
  *
  * Exit status: 0 when every check passes, 1 otherwise, 2 on a usage error.
  */
@@ -164,6 +166,69 @@ int main(int argc, char **argv) {
         return 1;
     }
     std::remove(path.c_str());
+
+    /* Format v2 through zt::WriterOptions: every layout helper, read back. */
+    const std::string v2path = base + "-v2.zt";
+    try {
+        const std::vector<std::uint32_t> idx32 = {1, 0, 2}, ptr32 = {0, 1, 3}, coords32 = {0, 1, 1, 0};
+        const std::vector<std::uint32_t> q_data = {0x01234567};
+        const std::vector<std::int8_t> mx_data(32, -3);
+        const std::vector<std::uint8_t> mx_scales = {127};
+        std::vector<std::uint8_t> blocks(34);
+        for (std::size_t i = 0; i < blocks.size(); i++) blocks[i] = static_cast<std::uint8_t>(i * 7);
+        zt::Writer out = zt::Writer::create(
+            v2path, zt::WriterOptions().v2().alignment(4096).digest(ZT_WRITER_DIGEST_SHA256).compress(1, 64));
+        out.add_dense("w", {2, 3}, w, zt::WriteOptions().attribute("layer", 3));
+        out.add_sparse_csr("csr32", 2, 3, csr_values, idx32, ptr32);
+        out.add_sparse_coo("coo32", {2, 2}, coo_values, coords32);
+        zt_quant_group_params q{};
+        q.bits = 4;
+        q.group_size = 8;
+        q.axis = 1;
+        q.word = ZT_DTYPE_U32;
+        q.order = ZT_QUANT_LSB_FIRST;
+        q.scale_form = ZT_QUANT_F32_FACTORS;
+        q.zero_point = ZT_QUANT_ZERO_IMPLIED;
+        q.zero_value = 8;
+        out.add_quant_group("q", {1, 8}, q, zt::component("data", q_data), zt::component("scales", scales));
+        out.add_mx("mx", {1, 32}, 32, zt::component("data", mx_data), zt::component("scales", mx_scales, "f8_e8m0"));
+        out.add_gguf("g", "q8_0", {32}, 32, 34, blocks.data(), blocks.size());
+        out.set_attribute("framework", "c++");
+        /* A v1.2-only call, and options that do not go together. */
+        CHECK(status_of([&] {
+                  out.add_quantized_group("x", {1, 8}, zt::component("packed_weight", packed),
+                                          zt::component("scales", scales), zt::component("zeros", zeros), 4, 8,
+                                          "8_per_i32");
+              }) == ZT_ERR_INVALID_ARGUMENT);
+        CHECK(status_of([&] { zt::Writer::create(base + "-bad.zt", zt::WriterOptions().v2().canonical().alignment(4096)); }) ==
+              ZT_ERR_INVALID_ARGUMENT);
+        CHECK(status_of([&] { zt::Writer::create(base + "-bad.zt", zt::WriterOptions().shards(1 << 20)); }) ==
+              ZT_ERR_INVALID_ARGUMENT);
+        out.finish();
+
+        zt::File f = zt::File::open(v2path);
+        f.verify();
+        CHECK(f.size() == 6);
+        CHECK(as<float>(f.at("w").read()) == w);
+        CHECK(f.at("w").component().digest().substr(0, 7) == "sha256:");
+        CHECK(f.at("w").component().compressed());
+        CHECK(as<std::uint32_t>(f.at("csr32").read("indices")) == idx32);
+        CHECK(as<std::uint32_t>(f.at("csr32").read("indptr")) == ptr32);
+        CHECK(as<double>(f.at("csr32").read("values")) == csr_values);
+        CHECK(as<std::uint32_t>(f.at("coo32").read("coords")) == coords32);
+        CHECK(f.at("q").format() == "zt.quant_group/1");
+        CHECK(as<std::uint32_t>(f.at("q").read("data")) == q_data);
+        CHECK(as<float>(f.at("q").read("scales")) == scales);
+        CHECK(f.at("mx").format() == "zt.mx/1");
+        CHECK(as<std::int8_t>(f.at("mx").read("data")) == mx_data);
+        CHECK(as<std::uint8_t>(f.at("mx").read("scales")) == mx_scales);
+        CHECK(f.at("g").format() == "gguf.q8_0/1");
+        CHECK(as<std::uint8_t>(f.at("g").read()) == blocks);
+    } catch (const zt::Error &e) {
+        std::fprintf(stderr, "write_cpp: unexpected error (v2): %s\n", e.what());
+        return 1;
+    }
+    std::remove(v2path.c_str());
     std::printf("write_cpp: %d passed, %d failed\n", checks - failures, failures);
     return failures ? 1 : 0;
 }

@@ -455,6 +455,12 @@ public:
         o_.zstd_level = level;
         return *this;
     }
+    /// zt.zstd-seekable/1 (format v2 writers; level 0: the default, 3).
+    WriteOptions &zstd_seekable(int level = 0) {
+        o_.encoding = ZT_ENCODING_ZSTD_SEEKABLE;
+        o_.zstd_level = level;
+        return *this;
+    }
     WriteOptions &digest(zt_digest d) {
         o_.digest = d;
         return *this;
@@ -491,6 +497,65 @@ private:
     std::vector<zt_write_attribute> c_attrs_;
 };
 
+/// File-wide options of a new Writer (builder over zt_writer_options):
+/// format version (v1.2 by default), canonical form, alignment, digest,
+/// compression, shards. Writer::create refuses combinations the version
+/// cannot write (zt::Error, ZT_ERR_INVALID_ARGUMENT).
+class WriterOptions {
+public:
+    WriterOptions() { zt_writer_options_init(&o_); }
+
+    /// zTensor format v2: canonical form (§6.3) unless an option below
+    /// that canonical form excludes is set.
+    WriterOptions &v2() {
+        o_.format_version = ZT_FORMAT_VERSION_2;
+        return *this;
+    }
+    /// zTensor v1.2 (the default).
+    WriterOptions &v1_2() {
+        o_.format_version = ZT_FORMAT_VERSION_1_2;
+        return *this;
+    }
+    /// Require canonical form (true) or not (false).
+    WriterOptions &canonical(bool yes = true) {
+        o_.canonical = yes ? ZT_CANONICAL_YES : ZT_CANONICAL_NO;
+        return *this;
+    }
+    /// v2: blobs at multiples of `bytes` (a power of two >= 4096).
+    WriterOptions &alignment(std::uint64_t bytes) {
+        o_.alignment = bytes;
+        return *this;
+    }
+    WriterOptions &digest(zt_writer_digest d) {
+        o_.digest = d;
+        return *this;
+    }
+    /// Compress objects that do not choose: zstd (v1.2) or
+    /// zt.zstd-seekable/1 in frames of `frame_size` bytes (v2; 0: 1 MiB).
+    WriterOptions &compress(int level = 0, std::uint32_t frame_size = 0) {
+        compress_ = true;
+        o_.compression_level = level;
+        o_.frame_size = frame_size;
+        return *this;
+    }
+    /// v2: data shards of at most `max_bytes` beside the root.
+    WriterOptions &shards(std::uint64_t max_bytes) {
+        o_.shard_size = max_bytes;
+        return *this;
+    }
+
+    /// The C options: valid while this WriterOptions lives unchanged.
+    const zt_writer_options *c() {
+        if (compress_)
+            o_.compression = o_.format_version == ZT_FORMAT_VERSION_2 ? ZT_ENCODING_ZSTD_SEEKABLE : ZT_ENCODING_ZSTD;
+        return &o_;
+    }
+
+private:
+    zt_writer_options o_;
+    bool compress_ = false;
+};
+
 /// One component for Writer::add_object / add_quantized_group (borrows `data`).
 inline zt_write_component component(std::string_view role, zt_dtype dtype, const void *data, std::size_t len,
                                     std::string_view logical_type = {}) {
@@ -512,6 +577,13 @@ public:
     static Writer create(const std::string &path) {
         zt_writer *w = nullptr;
         check(zt_writer_create(path.c_str(), &w));
+        return Writer(w);
+    }
+
+    /// A writer with file-wide options (format v2, canonical form, ...).
+    static Writer create(const std::string &path, WriterOptions opts) {
+        zt_writer *w = nullptr;
+        check(zt_writer_create_with_options(path.c_str(), opts.c(), &w));
         return Writer(w);
     }
 
@@ -562,6 +634,50 @@ public:
         check(zt_writer_add_sparse_coo(live(), name.data(), name.size(), dtype_of<T>(), shape.data(), shape.size(),
                                        values.data(), values.size() * sizeof(T), coords.data(), coords.size(),
                                        opts.c()));
+    }
+
+    /// A zt.sparse_csr/1 matrix with u32 indices (format v2).
+    template <class T>
+    void add_sparse_csr(std::string_view name, std::uint64_t rows, std::uint64_t cols, const std::vector<T> &values,
+                        const std::vector<std::uint32_t> &indices, const std::vector<std::uint32_t> &indptr,
+                        WriteOptions opts = {}) {
+        check(zt_writer_add_sparse_csr_u32(live(), name.data(), name.size(), dtype_of<T>(), rows, cols, values.data(),
+                                           values.size() * sizeof(T), indices.data(), indices.size(), indptr.data(),
+                                           indptr.size(), opts.c()));
+    }
+
+    /// A zt.sparse_coo/1 tensor with u32 coordinates (format v2).
+    template <class T>
+    void add_sparse_coo(std::string_view name, const std::vector<std::uint64_t> &shape, const std::vector<T> &values,
+                        const std::vector<std::uint32_t> &coords, WriteOptions opts = {}) {
+        check(zt_writer_add_sparse_coo_u32(live(), name.data(), name.size(), dtype_of<T>(), shape.data(),
+                                           shape.size(), values.data(), values.size() * sizeof(T), coords.data(),
+                                           coords.size(), opts.c()));
+    }
+
+    /// A zt.quant_group/1 tensor (format v2); `zeros` only for the tensor zero points.
+    void add_quant_group(std::string_view name, const std::vector<std::uint64_t> &shape,
+                         const zt_quant_group_params &params, const zt_write_component &data,
+                         const zt_write_component &scales, const zt_write_component *zeros = nullptr,
+                         WriteOptions opts = {}) {
+        check(zt_writer_add_quant_group(live(), name.data(), name.size(), shape.data(), shape.size(), &params, &data,
+                                        &scales, zeros, opts.c()));
+    }
+
+    /// A zt.mx/1 tensor (format v2); `axis` -1: the last.
+    void add_mx(std::string_view name, const std::vector<std::uint64_t> &shape, std::uint64_t block_size,
+                const zt_write_component &data, const zt_write_component &scales, std::int64_t axis = -1,
+                WriteOptions opts = {}) {
+        check(zt_writer_add_mx(live(), name.data(), name.size(), shape.data(), shape.size(), block_size, axis, &data,
+                               &scales, opts.c()));
+    }
+
+    /// A gguf.<type>/1 tensor of ggml blocks (format v2).
+    void add_gguf(std::string_view name, std::string_view type, const std::vector<std::uint64_t> &shape,
+                  std::uint64_t elems_per_block, std::uint64_t block_bytes, const void *blocks, std::size_t len,
+                  WriteOptions opts = {}) {
+        check(zt_writer_add_gguf(live(), name.data(), name.size(), type.data(), type.size(), shape.data(),
+                                 shape.size(), elems_per_block, block_bytes, blocks, len, opts.c()));
     }
 
     /// A quantized_group tensor.
