@@ -179,8 +179,8 @@ int main(int argc, char **argv) {
         zt::Writer out = zt::Writer::create(
             v2path, zt::WriterOptions().v2().alignment(4096).digest(ZT_WRITER_DIGEST_SHA256).compress(1, 64));
         out.add_dense("w", {2, 3}, w, zt::WriteOptions().attribute("layer", 3));
-        out.add_sparse_csr("csr32", 2, 3, csr_values, idx32, ptr32);
-        out.add_sparse_coo("coo32", {2, 2}, coo_values, coords32);
+        out.add_sparse_csr_u32("csr32", 2, 3, csr_values, idx32, ptr32);
+        out.add_sparse_coo_u32("coo32", {2, 2}, coo_values, coords32);
         zt_quant_group_params q{};
         q.bits = 4;
         q.group_size = 8;

@@ -27,6 +27,10 @@
  *
  *     zt_writer *w;
  *     if (zt_writer_create("out.zt", &w) != ZT_OK) { ... }
+ *     // Format v2 (canonical form unless other options say otherwise):
+ *     //   zt_writer_options o; zt_writer_options_init(&o);
+ *     //   o.format_version = ZT_FORMAT_VERSION_2;
+ *     //   zt_writer_create_with_options("out.zt", &o, &w);
  *     float bias[2] = {0.5f, -0.5f};
  *     uint64_t shape[1] = {2};
  *     zt_write_options zstd = {0};          // zeroed: raw, no digest
@@ -1284,12 +1288,21 @@ typedef struct zt_write_attribute {
 /**
  * Options of one object. A NULL `zt_write_options *` and a zero-initialized
  * struct (`zt_write_options o = {0};`) both mean the defaults: raw
- * encoding, no digest, no logical type, no attributes.
+ * encoding, no digest, no logical type, no attributes (on a writer with
+ * `zt_writer_options`, RAW and no digest take the writer's compression
+ * and digest).
+ *
+ * On a format v2 writer: `encoding` RAW takes the writer's compression,
+ * `ZT_ENCODING_ZSTD_SEEKABLE` (at `zstd_level`) compresses this object's
+ * parts (refused in canonical form), `ZT_ENCODING_ZSTD` is refused (v1.2's);
+ * `digest` 0 is the writer's, and naming another than the writer's is
+ * refused (a v2 file has one digest).
  */
 typedef struct zt_write_options {
   /**
-   * A `zt_encoding`: `ZT_ENCODING_RAW` (default) or `ZT_ENCODING_ZSTD`,
-   * for every component of the object.
+   * A `zt_encoding`: `ZT_ENCODING_RAW` (default), `ZT_ENCODING_ZSTD`
+   * (v1.2) or `ZT_ENCODING_ZSTD_SEEKABLE` (v2), for every component of
+   * the object.
    */
   uint32_t encoding;
   /**
@@ -2082,6 +2095,12 @@ zt_status zt_writer_options_init(struct zt_writer_options *options);
  * of the shape times `zt_dtype_size(dtype)`, or twice that for a complex
  * logical type).
  *
+ * On a format v2 writer: a `dense` object with one part `data`
+ * (`ZT_DTYPE_BOOL` is stored as `u8` with logical type `bool`), encoded
+ * and digested as `zt_write_options` says for v2; in canonical form
+ * objects come in ascending bytewise name order (`ZT_ERR_FORMAT`
+ * otherwise) and a part identical to an earlier one shares its blob.
+ *
  * Its data is written (compressed and hashed as `opts` says; NULL for the
  * defaults) before the call returns. Errors, with nothing of the object
  * recorded and the writer still usable:
@@ -2119,7 +2138,9 @@ zt_status zt_writer_add_dense(struct zt_writer *writer,
  * bytes: nnz little-endian `dtype` elements), `indices` (nnz column
  * indices, `indices_count` of them) and `indptr` (`rows + 1` row
  * pointers, `indptr_count` of them). Index arrays are `uint64_t` in host
- * byte order (written little-endian), at any alignment.
+ * byte order (written little-endian), at any alignment. On a format v2
+ * writer: a `zt.sparse_csr/1` object with `u64` indices
+ * (`zt_writer_add_sparse_csr_u32` for `u32` ones).
  *
  * `opts` (NULL for the defaults) applies its encoding and digest to the
  * three components, and its logical type to `values`. Statuses as
@@ -2156,7 +2177,9 @@ zt_status zt_writer_add_sparse_csr(struct zt_writer *writer,
  * Add a `sparse_coo` tensor of `ndim` dimensions `shape`: `values`
  * (`values_len` bytes: nnz little-endian `dtype` elements) and `coords`
  * (`coords_count` = ndim × nnz `uint64_t` in host byte order: all the
- * dimension-0 indices, then all the dimension-1 indices, ...).
+ * dimension-0 indices, then all the dimension-1 indices, ...). On a
+ * format v2 writer: a `zt.sparse_coo/1` object (the same layout) with
+ * `u64` coordinates (`zt_writer_add_sparse_coo_u32` for `u32` ones).
  *
  * `opts` as for `zt_writer_add_sparse_csr` (logical type on `values`).
  * Statuses as `zt_writer_add_dense` (`ZT_ERR_FORMAT` when `coords_count`
@@ -2234,6 +2257,14 @@ zt_status zt_writer_add_quantized_group(struct zt_writer *writer,
  * `opts` (NULL for the defaults): encoding and digest for every
  * component, a logical type for the primary component (overriding the
  * component's own), attributes. Statuses as `zt_writer_add_dense`.
+ *
+ * On a format v2 writer `format` is the layout (`"dense"`,
+ * `"zt.sparse_csr/1"`, `"zt.mx/1"`, `"gguf.q4_k/1"`, ... or one of your
+ * own, e.g. `"x.custom/1"`), the components are its parts (any order:
+ * they are stored by name), and the primary part is `data`, else
+ * `values`, else the last. Registered layouts are checked by the
+ * reader's rules (`ZT_ERR_FORMAT`); map and array attributes they need go
+ * in `opts.attributes` as `ZT_ATTR_CBOR`.
  *
  * Ownership: nothing is kept; the caller keeps its buffers.
  * Thread-safety: one call at a time per writer.

@@ -638,9 +638,9 @@ public:
 
     /// A zt.sparse_csr/1 matrix with u32 indices (format v2).
     template <class T>
-    void add_sparse_csr(std::string_view name, std::uint64_t rows, std::uint64_t cols, const std::vector<T> &values,
-                        const std::vector<std::uint32_t> &indices, const std::vector<std::uint32_t> &indptr,
-                        WriteOptions opts = {}) {
+    void add_sparse_csr_u32(std::string_view name, std::uint64_t rows, std::uint64_t cols,
+                            const std::vector<T> &values, const std::vector<std::uint32_t> &indices,
+                            const std::vector<std::uint32_t> &indptr, WriteOptions opts = {}) {
         check(zt_writer_add_sparse_csr_u32(live(), name.data(), name.size(), dtype_of<T>(), rows, cols, values.data(),
                                            values.size() * sizeof(T), indices.data(), indices.size(), indptr.data(),
                                            indptr.size(), opts.c()));
@@ -648,8 +648,9 @@ public:
 
     /// A zt.sparse_coo/1 tensor with u32 coordinates (format v2).
     template <class T>
-    void add_sparse_coo(std::string_view name, const std::vector<std::uint64_t> &shape, const std::vector<T> &values,
-                        const std::vector<std::uint32_t> &coords, WriteOptions opts = {}) {
+    void add_sparse_coo_u32(std::string_view name, const std::vector<std::uint64_t> &shape,
+                            const std::vector<T> &values, const std::vector<std::uint32_t> &coords,
+                            WriteOptions opts = {}) {
         check(zt_writer_add_sparse_coo_u32(live(), name.data(), name.size(), dtype_of<T>(), shape.data(),
                                            shape.size(), values.data(), values.size() * sizeof(T), coords.data(),
                                            coords.size(), opts.c()));

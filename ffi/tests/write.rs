@@ -2,66 +2,22 @@
 //! through `zt_writer_*` and through the Rust `Writer` give byte-identical
 //! files, which the Rust reader reads back bit for bit.
 
-use core::ffi::c_char;
 use core::ptr::{null, null_mut};
 use std::path::PathBuf;
 use ztensor::*;
 use ztensor_core::write::{AttrValue, Checksum, Compression, NewComponent, NewObject, Writer};
 use ztensor_core::{DType, File, LogicalType};
 
+mod common;
+use common::*;
+
 fn temp_dir(tag: &str) -> PathBuf {
-    let d = std::env::temp_dir().join(format!("zt-ffi-write-{tag}-{}", std::process::id()));
-    let _ = std::fs::remove_dir_all(&d);
-    std::fs::create_dir_all(&d).unwrap();
-    d
-}
-
-fn cpath(p: &std::path::Path) -> std::ffi::CString {
-    std::ffi::CString::new(p.to_str().unwrap()).unwrap()
-}
-
-fn s(x: &str) -> (*const c_char, usize) {
-    (x.as_ptr().cast(), x.len())
+    common::temp_dir("write", tag)
 }
 
 fn le<T: Copy>(v: &[T]) -> &[u8] {
     // Test data is built on little-endian hosts only (checked below).
     unsafe { core::slice::from_raw_parts(v.as_ptr().cast(), core::mem::size_of_val(v)) }
-}
-
-fn last_error() -> String {
-    unsafe { std::ffi::CStr::from_ptr(zt_last_error()) }.to_string_lossy().into_owned()
-}
-
-#[track_caller]
-fn ok(s: zt_status) {
-    assert_eq!(s, zt_status::ZT_OK, "{}", last_error());
-}
-
-fn zeroed_options() -> zt_write_options {
-    zt_write_options {
-        encoding: 0,
-        zstd_level: 0,
-        digest: 0,
-        logical_type: null(),
-        logical_type_len: 0,
-        attributes: null(),
-        attribute_count: 0,
-    }
-}
-
-fn attr(key: &str, kind: zt_attr_kind) -> zt_write_attribute {
-    zt_write_attribute {
-        key: key.as_ptr().cast(),
-        key_len: key.len(),
-        kind: kind as u32,
-        int_value: 0,
-        uint_value: 0,
-        float_value: 0.0,
-        bool_value: false,
-        data: null(),
-        data_len: 0,
-    }
 }
 
 fn comp(role: Option<&str>, dtype: zt_dtype, data: &[u8]) -> zt_write_component {

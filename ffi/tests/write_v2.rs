@@ -24,28 +24,11 @@ use ztensor_core::DType;
 
 const REFERENCE_VERSION: &str = "2.1.2";
 
+mod common;
+use common::*;
+
 fn temp_dir(tag: &str) -> PathBuf {
-    let d = std::env::temp_dir().join(format!("zt-ffi-write-v2-{tag}-{}", std::process::id()));
-    let _ = std::fs::remove_dir_all(&d);
-    std::fs::create_dir_all(&d).unwrap();
-    d
-}
-
-fn cpath(p: &Path) -> std::ffi::CString {
-    std::ffi::CString::new(p.to_str().unwrap()).unwrap()
-}
-
-fn s(x: &str) -> (*const c_char, usize) {
-    (x.as_ptr().cast(), x.len())
-}
-
-fn last_error() -> String {
-    unsafe { std::ffi::CStr::from_ptr(zt_last_error()) }.to_string_lossy().into_owned()
-}
-
-#[track_caller]
-fn ok(s: zt_status) {
-    assert_eq!(s, zt_status::ZT_OK, "{}", last_error());
+    common::temp_dir("write-v2", tag)
 }
 
 /// Deterministic bytes (xorshift64*).
@@ -76,32 +59,6 @@ fn options() -> zt_writer_options {
 
 fn v2_options() -> zt_writer_options {
     zt_writer_options { format_version: zt_format_version::ZT_FORMAT_VERSION_2 as u32, ..options() }
-}
-
-fn no_object_options() -> zt_write_options {
-    zt_write_options {
-        encoding: 0,
-        zstd_level: 0,
-        digest: 0,
-        logical_type: null(),
-        logical_type_len: 0,
-        attributes: null(),
-        attribute_count: 0,
-    }
-}
-
-fn attr(key: &'static str, kind: zt_attr_kind) -> zt_write_attribute {
-    zt_write_attribute {
-        key: key.as_ptr().cast(),
-        key_len: key.len(),
-        kind: kind as u32,
-        int_value: 0,
-        uint_value: 0,
-        float_value: 0.0,
-        bool_value: false,
-        data: null(),
-        data_len: 0,
-    }
 }
 
 fn comp(role: &'static str, dtype: zt_dtype, logical: Option<&'static str>, data: &[u8]) -> zt_write_component {
@@ -225,41 +182,148 @@ impl Model {
             for &name in names {
                 let (n, nl) = s(name);
                 let st = match name {
-                    "bf16" => zt_writer_add_dense(w, n, nl, ZT_DTYPE_BF16 as u32, [3u64, 5].as_ptr(), 2, self.bf16.as_ptr().cast(), 30, null()),
-                    "bool" => zt_writer_add_dense(w, n, nl, ZT_DTYPE_BOOL as u32, [7u64].as_ptr(), 1, BOOL.as_ptr().cast(), 7, null()),
-                    "coo" => zt_writer_add_sparse_coo(w, n, nl, ZT_DTYPE_F32 as u32, [5u64, 2, 3].as_ptr(), 3, self.coo_values.as_ptr().cast(), 12, self.coo_coords.as_ptr(), 9, null()),
+                    "bf16" => zt_writer_add_dense(
+                        w,
+                        n,
+                        nl,
+                        ZT_DTYPE_BF16 as u32,
+                        [3u64, 5].as_ptr(),
+                        2,
+                        self.bf16.as_ptr().cast(),
+                        30,
+                        null(),
+                    ),
+                    "bool" => zt_writer_add_dense(
+                        w,
+                        n,
+                        nl,
+                        ZT_DTYPE_BOOL as u32,
+                        [7u64].as_ptr(),
+                        1,
+                        BOOL.as_ptr().cast(),
+                        7,
+                        null(),
+                    ),
+                    "coo" => zt_writer_add_sparse_coo(
+                        w,
+                        n,
+                        nl,
+                        ZT_DTYPE_F32 as u32,
+                        [5u64, 2, 3].as_ptr(),
+                        3,
+                        self.coo_values.as_ptr().cast(),
+                        12,
+                        self.coo_coords.as_ptr(),
+                        9,
+                        null(),
+                    ),
                     "coo32" => {
                         let c: Vec<u32> = self.coo_coords.iter().map(|&x| x as u32).collect();
-                        zt_writer_add_sparse_coo_u32(w, n, nl, ZT_DTYPE_I16 as u32, [5u64, 2, 3].as_ptr(), 3, self.coo32_values.as_ptr().cast(), 6, c.as_ptr(), 9, null())
+                        zt_writer_add_sparse_coo_u32(
+                            w,
+                            n,
+                            nl,
+                            ZT_DTYPE_I16 as u32,
+                            [5u64, 2, 3].as_ptr(),
+                            3,
+                            self.coo32_values.as_ptr().cast(),
+                            6,
+                            c.as_ptr(),
+                            9,
+                            null(),
+                        )
                     }
-                    "csr" => zt_writer_add_sparse_csr(w, n, nl, ZT_DTYPE_F32 as u32, 4, 6, self.csr_values.as_ptr().cast(), 24, self.csr_indices.as_ptr(), 6, self.csr_indptr.as_ptr(), 5, null()),
+                    "csr" => zt_writer_add_sparse_csr(
+                        w,
+                        n,
+                        nl,
+                        ZT_DTYPE_F32 as u32,
+                        4,
+                        6,
+                        self.csr_values.as_ptr().cast(),
+                        24,
+                        self.csr_indices.as_ptr(),
+                        6,
+                        self.csr_indptr.as_ptr(),
+                        5,
+                        null(),
+                    ),
                     "csr32" => {
                         let i: Vec<u32> = self.csr_indices.iter().map(|&x| x as u32).collect();
                         let p: Vec<u32> = self.csr_indptr.iter().map(|&x| x as u32).collect();
-                        zt_writer_add_sparse_csr_u32(w, n, nl, ZT_DTYPE_F64 as u32, 4, 6, self.csr32_values.as_ptr().cast(), 48, i.as_ptr(), 6, p.as_ptr(), 5, null())
+                        zt_writer_add_sparse_csr_u32(
+                            w,
+                            n,
+                            nl,
+                            ZT_DTYPE_F64 as u32,
+                            4,
+                            6,
+                            self.csr32_values.as_ptr().cast(),
+                            48,
+                            i.as_ptr(),
+                            6,
+                            p.as_ptr(),
+                            5,
+                            null(),
+                        )
                     }
-                    "empty" => zt_writer_add_dense(w, n, nl, ZT_DTYPE_F32 as u32, [0u64, 4].as_ptr(), 2, null(), 0, null()),
+                    "empty" => {
+                        zt_writer_add_dense(w, n, nl, ZT_DTYPE_F32 as u32, [0u64, 4].as_ptr(), 2, null(), 0, null())
+                    }
                     "f32" => {
                         let mut a = [attr("origin", zt_attr_kind::ZT_ATTR_TEXT), attr("n", zt_attr_kind::ZT_ATTR_INT)];
                         a[0].data = "c".as_ptr().cast();
                         a[0].data_len = 1;
                         a[1].int_value = 3;
-                        let mut o = no_object_options();
+                        let mut o = zeroed_options();
                         o.attributes = a.as_ptr();
                         o.attribute_count = 2;
                         if seekable_f32 {
                             o.encoding = zt_encoding::ZT_ENCODING_ZSTD_SEEKABLE as u32;
                             o.zstd_level = 1;
                         }
-                        zt_writer_add_dense(w, n, nl, ZT_DTYPE_F32 as u32, [2u64, 3].as_ptr(), 2, self.f32.as_ptr().cast(), 24, &o)
+                        zt_writer_add_dense(
+                            w,
+                            n,
+                            nl,
+                            ZT_DTYPE_F32 as u32,
+                            [2u64, 3].as_ptr(),
+                            2,
+                            self.f32.as_ptr().cast(),
+                            24,
+                            &o,
+                        )
                     }
                     "fp8" => {
-                        let mut o = no_object_options();
+                        let mut o = zeroed_options();
                         o.logical_type = c"f8_e4m3fn".as_ptr();
                         o.logical_type_len = ZT_NUL_TERMINATED;
-                        zt_writer_add_dense(w, n, nl, ZT_DTYPE_U8 as u32, [3u64].as_ptr(), 1, FP8.as_ptr().cast(), 3, &o)
+                        zt_writer_add_dense(
+                            w,
+                            n,
+                            nl,
+                            ZT_DTYPE_U8 as u32,
+                            [3u64].as_ptr(),
+                            1,
+                            FP8.as_ptr().cast(),
+                            3,
+                            &o,
+                        )
                     }
-                    "gguf" => zt_writer_add_gguf(w, n, nl, c"q8_0".as_ptr(), ZT_NUL_TERMINATED, [2u64, 64].as_ptr(), 2, 32, 34, self.gguf.as_ptr().cast(), self.gguf.len(), null()),
+                    "gguf" => zt_writer_add_gguf(
+                        w,
+                        n,
+                        nl,
+                        c"q8_0".as_ptr(),
+                        ZT_NUL_TERMINATED,
+                        [2u64, 64].as_ptr(),
+                        2,
+                        32,
+                        34,
+                        self.gguf.as_ptr().cast(),
+                        self.gguf.len(),
+                        null(),
+                    ),
                     "mx" => {
                         let d = comp("data", ZT_DTYPE_U8, Some("f4_e2m1"), &self.mx_data);
                         let sc = comp("scales", ZT_DTYPE_U8, Some("f8_e8m0"), &self.mx_scales);
@@ -281,15 +345,46 @@ impl Model {
                         let z = comp("zeros", ZT_DTYPE_U32, None, &self.quant_zeros);
                         zt_writer_add_quant_group(w, n, nl, [256u64, 8].as_ptr(), 2, &p, &d, &sc, &z, null())
                     }
-                    "scalar" => zt_writer_add_dense(w, n, nl, ZT_DTYPE_F32 as u32, null(), 0, 1.5f32.to_le_bytes().as_ptr().cast(), 4, null()),
-                    "tied.a" | "tied.b" => zt_writer_add_dense(w, n, nl, ZT_DTYPE_F32 as u32, [2u64, 4].as_ptr(), 2, self.tied.as_ptr().cast(), 32, null()),
+                    "scalar" => zt_writer_add_dense(
+                        w,
+                        n,
+                        nl,
+                        ZT_DTYPE_F32 as u32,
+                        null(),
+                        0,
+                        1.5f32.to_le_bytes().as_ptr().cast(),
+                        4,
+                        null(),
+                    ),
+                    "tied.a" | "tied.b" => zt_writer_add_dense(
+                        w,
+                        n,
+                        nl,
+                        ZT_DTYPE_F32 as u32,
+                        [2u64, 4].as_ptr(),
+                        2,
+                        self.tied.as_ptr().cast(),
+                        32,
+                        null(),
+                    ),
                     "x.custom" => {
                         let parts = [
                             comp("r", ZT_DTYPE_BOOL, None, &BOOL),
                             comp("p", ZT_DTYPE_F32, None, &self.custom),
                             comp("q", ZT_DTYPE_F32, None, &self.custom),
                         ];
-                        zt_writer_add_object(w, n, nl, c"x.custom/1".as_ptr(), ZT_NUL_TERMINATED, [4u64].as_ptr(), 1, parts.as_ptr(), 3, null())
+                        zt_writer_add_object(
+                            w,
+                            n,
+                            nl,
+                            c"x.custom/1".as_ptr(),
+                            ZT_NUL_TERMINATED,
+                            [4u64].as_ptr(),
+                            1,
+                            parts.as_ptr(),
+                            3,
+                            null(),
+                        )
                     }
                     _ => unreachable!("{name}"),
                 };
@@ -363,7 +458,10 @@ impl Model {
                     AttrValue::map([("word", "u32".into()), ("order", "lsb_first".into()), ("per_word", 8.into())]),
                 )
                 .attribute("scale_form", "f16_factors")
-                .attribute("zero_point", AttrValue::map([("form", "tensor".into()), ("packing", "same_as_data".into())])),
+                .attribute(
+                    "zero_point",
+                    AttrValue::map([("form", "tensor".into()), ("packing", "same_as_data".into())]),
+                ),
             NewObject::dense("scalar", &[], DType::F32, 1.5f32.to_le_bytes().to_vec()),
             NewObject::dense("tied.a", &[2, 4], DType::F32, self.tied.clone()),
             NewObject::dense("tied.b", &[2, 4], DType::F32, self.tied.clone()),
@@ -435,19 +533,63 @@ fn canonical_file_from_c_is_byte_identical_to_rusts() {
         let mut w = null_mut();
         ok(zt_writer_create_with_options(cpath(&dir.join("x.zt")).as_ptr(), &v2_options(), &mut w));
         let one = [1u8];
-        ok(zt_writer_add_dense(w, c"b".as_ptr(), 1, zt_dtype::ZT_DTYPE_U8 as u32, [1u64].as_ptr(), 1, one.as_ptr().cast(), 1, null()));
-        let st = zt_writer_add_dense(w, c"a".as_ptr(), 1, zt_dtype::ZT_DTYPE_U8 as u32, [1u64].as_ptr(), 1, one.as_ptr().cast(), 1, null());
+        ok(zt_writer_add_dense(
+            w,
+            c"b".as_ptr(),
+            1,
+            zt_dtype::ZT_DTYPE_U8 as u32,
+            [1u64].as_ptr(),
+            1,
+            one.as_ptr().cast(),
+            1,
+            null(),
+        ));
+        let st = zt_writer_add_dense(
+            w,
+            c"a".as_ptr(),
+            1,
+            zt_dtype::ZT_DTYPE_U8 as u32,
+            [1u64].as_ptr(),
+            1,
+            one.as_ptr().cast(),
+            1,
+            null(),
+        );
         assert_eq!(st, zt_status::ZT_ERR_FORMAT);
         assert!(last_error().contains("ascending"), "{}", last_error());
-        let mut o = no_object_options();
+        let mut o = zeroed_options();
         o.encoding = zt_encoding::ZT_ENCODING_ZSTD_SEEKABLE as u32;
-        let st = zt_writer_add_dense(w, c"c".as_ptr(), 1, zt_dtype::ZT_DTYPE_U8 as u32, [1u64].as_ptr(), 1, one.as_ptr().cast(), 1, &o);
+        let st = zt_writer_add_dense(
+            w,
+            c"c".as_ptr(),
+            1,
+            zt_dtype::ZT_DTYPE_U8 as u32,
+            [1u64].as_ptr(),
+            1,
+            one.as_ptr().cast(),
+            1,
+            &o,
+        );
         assert_eq!(st, zt_status::ZT_ERR_INVALID_ARGUMENT);
         assert!(last_error().contains("canonical"), "{}", last_error());
         // v1.2-only calls are refused on a v2 writer, and the writer stays usable.
         let mut c3 = comp("", zt_dtype::ZT_DTYPE_I32, None, &[0; 4]);
         c3.role = null(); // implied by position
-        let st = zt_writer_add_quantized_group(w, c"q".as_ptr(), 1, [8u64].as_ptr(), 1, &c3, &c3, &c3, 4, 8, c"8_per_i32".as_ptr(), ZT_NUL_TERMINATED, null());
+        let st = zt_writer_add_quantized_group(
+            w,
+            c"q".as_ptr(),
+            1,
+            [8u64].as_ptr(),
+            1,
+            &c3,
+            &c3,
+            &c3,
+            4,
+            8,
+            c"8_per_i32".as_ptr(),
+            ZT_NUL_TERMINATED,
+            null(),
+        );
         assert_eq!(st, zt_status::ZT_ERR_INVALID_ARGUMENT);
         assert!(last_error().contains("zt_writer_add_quant_group"), "{}", last_error());
         ok(zt_writer_finish(w));
@@ -562,7 +704,11 @@ fn upstream_reads_every_file_written_through_the_c_abi() {
         let f: Vec<&str> = l.split(' ').collect();
         match f[..] {
             ["P", path, obj, part, hex] => {
-                let b = if hex == "-" { vec![] } else { (0..hex.len()).step_by(2).map(|i| u8::from_str_radix(&hex[i..i + 2], 16).unwrap()).collect() };
+                let b = if hex == "-" {
+                    vec![]
+                } else {
+                    (0..hex.len()).step_by(2).map(|i| u8::from_str_radix(&hex[i..i + 2], 16).unwrap()).collect()
+                };
                 got.entry(path.into()).or_default().insert((obj.into(), part.into()), b);
             }
             ["V", path, checked, undigested] => {
@@ -577,7 +723,9 @@ fn upstream_reads_every_file_written_through_the_c_abi() {
         assert_eq!(parts.len(), n_parts, "{p}: parts upstream sees");
         for (obj, list) in &want {
             for (role, bytes) in list {
-                let b = parts.get(&(obj.to_string(), role.to_string())).unwrap_or_else(|| panic!("{p}: upstream lacks {obj}/{role}"));
+                let b = parts
+                    .get(&(obj.to_string(), role.to_string()))
+                    .unwrap_or_else(|| panic!("{p}: upstream lacks {obj}/{role}"));
                 assert!(b == bytes, "{p}: upstream reads {obj}/{role} differently");
             }
         }
@@ -597,14 +745,27 @@ fn invalid_option_combinations_are_refused_by_name() {
     let yes = zt_canonical::ZT_CANONICAL_YES as u32;
     let cases: Vec<(zt_writer_options, &str)> = vec![
         (zt_writer_options { canonical: yes, alignment: 4096, ..v2 }, "alignment"),
-        (zt_writer_options { canonical: yes, digest: zt_writer_digest::ZT_WRITER_DIGEST_SHA256 as u32, ..v2 }, "digest"),
-        (zt_writer_options { canonical: yes, compression: zt_encoding::ZT_ENCODING_ZSTD_SEEKABLE as u32, ..v2 }, "compression"),
+        (
+            zt_writer_options { canonical: yes, digest: zt_writer_digest::ZT_WRITER_DIGEST_SHA256 as u32, ..v2 },
+            "digest",
+        ),
+        (
+            zt_writer_options { canonical: yes, compression: zt_encoding::ZT_ENCODING_ZSTD_SEEKABLE as u32, ..v2 },
+            "compression",
+        ),
         (zt_writer_options { canonical: yes, shard_size: 1 << 20, ..v2 }, "shard_size"),
         (zt_writer_options { alignment: 3000, ..v2 }, "power of two"),
         (zt_writer_options { alignment: 2048, ..v2 }, "power of two"),
         (zt_writer_options { digest: zt_writer_digest::ZT_WRITER_DIGEST_CRC32C as u32, ..v2 }, "CRC32C"),
         (zt_writer_options { compression: zt_encoding::ZT_ENCODING_ZSTD as u32, ..v2 }, "ZSTD_SEEKABLE"),
-        (zt_writer_options { compression: zt_encoding::ZT_ENCODING_ZSTD_SEEKABLE as u32, frame_size: (16 << 20) + 1, ..v2 }, "frame_size"),
+        (
+            zt_writer_options {
+                compression: zt_encoding::ZT_ENCODING_ZSTD_SEEKABLE as u32,
+                frame_size: (16 << 20) + 1,
+                ..v2
+            },
+            "frame_size",
+        ),
         (zt_writer_options { compression_level: 23, compression: 2, ..v2 }, "compression_level"),
         (zt_writer_options { frame_size: 4096, ..v2 }, "need `compression`"),
         (zt_writer_options { shard_size: 1 << 20, ..v1 }, "shard_size"),
@@ -641,10 +802,24 @@ fn invalid_option_combinations_are_refused_by_name() {
     unsafe {
         let mut w = null_mut();
         ok(zt_writer_create_with_options(cpath(&path).as_ptr(), &v1, &mut w));
-        let st = zt_writer_add_sparse_csr_u32(w, c"m".as_ptr(), 1, 1, 1, 1, [0f32].as_ptr().cast(), 4, [0u32].as_ptr(), 1, [0u32, 1].as_ptr(), 2, null());
+        let st = zt_writer_add_sparse_csr_u32(
+            w,
+            c"m".as_ptr(),
+            1,
+            1,
+            1,
+            1,
+            [0f32].as_ptr().cast(),
+            4,
+            [0u32].as_ptr(),
+            1,
+            [0u32, 1].as_ptr(),
+            2,
+            null(),
+        );
         assert_eq!(st, zt_status::ZT_ERR_INVALID_ARGUMENT);
         assert!(last_error().contains("format v2"), "{}", last_error());
-        let mut o = no_object_options();
+        let mut o = zeroed_options();
         o.digest = zt_digest::ZT_DIGEST_XXH3 as u32;
         let st = zt_writer_add_dense(w, c"d".as_ptr(), 1, 1, [1u64].as_ptr(), 1, [0f32].as_ptr().cast(), 4, &o);
         assert_eq!(st, zt_status::ZT_ERR_INVALID_ARGUMENT);
@@ -678,14 +853,34 @@ fn v1_2_writer_options_are_defaults_for_objects() {
         };
         let mut w = null_mut();
         ok(zt_writer_create_with_options(cpath(&a).as_ptr(), &o, &mut w));
-        ok(zt_writer_add_dense(w, c"x".as_ptr(), 1, zt_dtype::ZT_DTYPE_U8 as u32, [4000u64].as_ptr(), 1, data.as_ptr().cast(), 4000, null()));
+        ok(zt_writer_add_dense(
+            w,
+            c"x".as_ptr(),
+            1,
+            zt_dtype::ZT_DTYPE_U8 as u32,
+            [4000u64].as_ptr(),
+            1,
+            data.as_ptr().cast(),
+            4000,
+            null(),
+        ));
         ok(zt_writer_finish(w));
 
         ok(zt_writer_create(cpath(&b).as_ptr(), &mut w));
-        let mut oo = no_object_options();
+        let mut oo = zeroed_options();
         oo.encoding = zt_encoding::ZT_ENCODING_ZSTD as u32;
         oo.digest = zt_digest::ZT_DIGEST_SHA256 as u32;
-        ok(zt_writer_add_dense(w, c"x".as_ptr(), 1, zt_dtype::ZT_DTYPE_U8 as u32, [4000u64].as_ptr(), 1, data.as_ptr().cast(), 4000, &oo));
+        ok(zt_writer_add_dense(
+            w,
+            c"x".as_ptr(),
+            1,
+            zt_dtype::ZT_DTYPE_U8 as u32,
+            [4000u64].as_ptr(),
+            1,
+            data.as_ptr().cast(),
+            4000,
+            &oo,
+        ));
         ok(zt_writer_finish(w));
     }
     let (a, b) = (std::fs::read(&a).unwrap(), std::fs::read(&b).unwrap());

@@ -23,7 +23,11 @@ pub(super) unsafe fn str_arg<'a>(ptr: *const c_char, len: usize, what: &'static 
 ///
 /// # Safety
 /// As [`bytes_arg`].
-pub(super) unsafe fn opt_str_arg<'a>(ptr: *const c_char, len: usize, what: &'static str) -> Result<Option<&'a str>, Fail> {
+pub(super) unsafe fn opt_str_arg<'a>(
+    ptr: *const c_char,
+    len: usize,
+    what: &'static str,
+) -> Result<Option<&'a str>, Fail> {
     if ptr.is_null() {
         return Ok(None);
     }

@@ -79,11 +79,20 @@ pub struct zt_write_attribute {
 
 /// Options of one object. A NULL `zt_write_options *` and a zero-initialized
 /// struct (`zt_write_options o = {0};`) both mean the defaults: raw
-/// encoding, no digest, no logical type, no attributes.
+/// encoding, no digest, no logical type, no attributes (on a writer with
+/// `zt_writer_options`, RAW and no digest take the writer's compression
+/// and digest).
+///
+/// On a format v2 writer: `encoding` RAW takes the writer's compression,
+/// `ZT_ENCODING_ZSTD_SEEKABLE` (at `zstd_level`) compresses this object's
+/// parts (refused in canonical form), `ZT_ENCODING_ZSTD` is refused (v1.2's);
+/// `digest` 0 is the writer's, and naming another than the writer's is
+/// refused (a v2 file has one digest).
 #[repr(C)]
 pub struct zt_write_options {
-    /// A `zt_encoding`: `ZT_ENCODING_RAW` (default) or `ZT_ENCODING_ZSTD`,
-    /// for every component of the object.
+    /// A `zt_encoding`: `ZT_ENCODING_RAW` (default), `ZT_ENCODING_ZSTD`
+    /// (v1.2) or `ZT_ENCODING_ZSTD_SEEKABLE` (v2), for every component of
+    /// the object.
     pub encoding: u32,
     /// The zstd level when `encoding` is `ZT_ENCODING_ZSTD`: 0 means the
     /// default (3); -131072..=22 otherwise. The library's pure-Rust zstd
@@ -194,7 +203,9 @@ pub(super) unsafe fn options<'a>(opts: *const zt_write_options) -> Result<Object
     }
     o.digest = opts.digest;
     o.logical = unsafe { opt_str_arg(opts.logical_type, opts.logical_type_len, "`logical_type` is not UTF-8")? };
-    let list = unsafe { slice_arg(opts.attributes, opts.attribute_count, "`attributes` is NULL or `attribute_count` too large")? };
+    let list = unsafe {
+        slice_arg(opts.attributes, opts.attribute_count, "`attributes` is NULL or `attribute_count` too large")?
+    };
     for a in list {
         o.attributes.push(unsafe { attribute(a)? });
     }
@@ -257,9 +268,9 @@ impl<'a> ObjectOptions<'a> {
         }
         match (self.encoding, self.level) {
             (0, _) => Ok(d.encoding),
-            (1, _) => Err(Fail::invalid(
-                "`encoding` ZT_ENCODING_ZSTD is v1.2's: v2 compresses as ZT_ENCODING_ZSTD_SEEKABLE",
-            )),
+            (1, _) => {
+                Err(Fail::invalid("`encoding` ZT_ENCODING_ZSTD is v1.2's: v2 compresses as ZT_ENCODING_ZSTD_SEEKABLE"))
+            }
             _ if d.canonical => Err(Fail::invalid("`encoding`: canonical form stores every part raw")),
             (_, l) => Ok(seekable(l, 0)),
         }
@@ -342,7 +353,11 @@ pub(super) unsafe fn component<'a>(c: &zt_write_component, expected: Option<&'st
 ///
 /// # Safety
 /// `c` is NULL or valid (with its pointers).
-pub(super) unsafe fn required<'a>(c: *const zt_write_component, role: &'static str, what: &'static str) -> Result<Part<'a>, Fail> {
+pub(super) unsafe fn required<'a>(
+    c: *const zt_write_component,
+    role: &'static str,
+    what: &'static str,
+) -> Result<Part<'a>, Fail> {
     // SAFETY: the caller's contract.
     let c = unsafe { c.as_ref() }.ok_or_else(|| Fail::invalid(what))?;
     unsafe { component(c, Some(role)) }

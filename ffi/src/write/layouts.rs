@@ -4,7 +4,7 @@
 
 use super::args::{data_arg, dtype_arg, name_arg, shape_arg, str_arg, u32_data};
 use super::descriptors::{options, required, zt_write_component, zt_write_options, Part, V2Defaults};
-use super::objects::v2_object;
+use super::objects::{add_coo, add_csr, v2_object};
 use super::{live, zt_writer, Version};
 use crate::guard::{guard, Fail};
 use crate::zt_status;
@@ -108,19 +108,13 @@ pub unsafe extern "C" fn zt_writer_add_sparse_csr_u32(
     guard(|| {
         // SAFETY: the caller's contract, for every call below.
         let w = unsafe { live(writer)? };
-        let d = v2_only(w, "u32 sparse indices are a format v2 option (v1.2: zt_writer_add_sparse_csr)")?;
         let name = unsafe { name_arg(name, name_len)? };
         let dtype = dtype_arg(dtype)?;
         let values = unsafe { data_arg(values, values_len, "`values` is NULL")? };
         let indices = unsafe { u32_data(indices, indices_count, "`indices` is NULL or too long")? };
         let indptr = unsafe { u32_data(indptr, indptr_count, "`indptr` is NULL or too long")? };
         let opts = unsafe { options(opts)? };
-        let parts = vec![
-            Part::new("values", dtype, Data::bytes(values)),
-            Part::new("indices", DType::U32, indices),
-            Part::new("indptr", DType::U32, indptr),
-        ];
-        w.add_v2(v2_object(name, &[rows, cols], "zt.sparse_csr/1", parts, Vec::new(), Some("values"), opts, d)?)
+        add_csr(w, name, dtype, [rows, cols], Data::bytes(values), DType::U32, [indices, indptr], opts)
     })
 }
 
@@ -152,15 +146,13 @@ pub unsafe extern "C" fn zt_writer_add_sparse_coo_u32(
     guard(|| {
         // SAFETY: the caller's contract, for every call below.
         let w = unsafe { live(writer)? };
-        let d = v2_only(w, "u32 sparse coordinates are a format v2 option (v1.2: zt_writer_add_sparse_coo)")?;
         let name = unsafe { name_arg(name, name_len)? };
         let dtype = dtype_arg(dtype)?;
         let shape = unsafe { shape_arg(shape, ndim)? };
         let values = unsafe { data_arg(values, values_len, "`values` is NULL")? };
         let coords = unsafe { u32_data(coords, coords_count, "`coords` is NULL or too long")? };
         let opts = unsafe { options(opts)? };
-        let parts = vec![Part::new("values", dtype, Data::bytes(values)), Part::new("coords", DType::U32, coords)];
-        w.add_v2(v2_object(name, &shape, "zt.sparse_coo/1", parts, Vec::new(), Some("values"), opts, d)?)
+        add_coo(w, name, dtype, &shape, Data::bytes(values), DType::U32, coords, opts)
     })
 }
 
@@ -366,7 +358,8 @@ pub unsafe extern "C" fn zt_writer_add_gguf(
         if opts.logical.is_some() {
             return Err(Fail::invalid("`opts.logical_type` is not used by gguf.<type>/1 (its data is u8 blocks)"));
         }
-        let attrs = vec![("elems_per_block", AttrValue::from(elems_per_block)), ("block_bytes", AttrValue::from(block_bytes))];
+        let attrs =
+            vec![("elems_per_block", AttrValue::from(elems_per_block)), ("block_bytes", AttrValue::from(block_bytes))];
         let parts = vec![Part::new("data", DType::U8, Data::bytes(data))];
         w.add_v2(v2_object(name, &shape, &format!("gguf.{ty}/1"), parts, attrs, None, opts, d)?)
     })

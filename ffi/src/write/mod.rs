@@ -182,7 +182,9 @@ impl zt_writer {
                 format!("canonical form: objects are added in ascending bytewise name order{at}"),
             ),
             V2Kind::NotNfc => (zt_status::ZT_ERR_FORMAT, format!("canonical form: a name is not in Unicode NFC{at}")),
-            V2Kind::DuplicateObject => (zt_status::ZT_ERR_FORMAT, format!("an object of this name was already added{at}")),
+            V2Kind::DuplicateObject => {
+                (zt_status::ZT_ERR_FORMAT, format!("an object of this name was already added{at}"))
+            }
             _ => (zt_status::ZT_ERR_FORMAT, e.to_string()),
         };
         Fail { status, detail: Detail::Owned(text) }
@@ -431,7 +433,6 @@ pub unsafe extern "C" fn zt_writer_abort(writer: *mut zt_writer) {
         }
     })
 }
-
 
 // cbindgen writes the header's functions in the order of these modules.
 mod objects;

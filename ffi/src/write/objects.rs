@@ -3,14 +3,16 @@
 //! any object by name and components).
 
 use super::args::{data_arg, dtype_arg, name_arg, shape_arg, slice_arg, str_arg, u64_data};
-use super::descriptors::{component, options, required, zt_write_component, zt_write_options, ObjectOptions, Part, V2Defaults};
+use super::descriptors::{
+    component, options, required, zt_write_component, zt_write_options, ObjectOptions, Part, V2Defaults,
+};
 use super::{live, zt_writer, Version};
 use crate::guard::{guard, Fail};
 use crate::zt_status;
 use core::ffi::{c_char, c_void};
 use ztensor_core::write::v2;
 use ztensor_core::write::{AttrValue, Data, NewObject};
-use ztensor_core::Format;
+use ztensor_core::{DType, Format};
 
 /// A v2 object of `layout` with these parts: every part gets the object's
 /// encoding, the part named `primary` the options' logical type, the
@@ -40,13 +42,18 @@ pub(super) fn v2_object<'a>(
     Ok(obj)
 }
 
-
 /// Add a dense tensor `name` (`name_len` bytes or `ZT_NUL_TERMINATED`;
 /// UTF-8, not empty, unique in the file): `ndim` dimensions `shape`
 /// (NULL allowed when `ndim` is 0: a scalar), and `len` bytes of
 /// row-major, little-endian `dtype` elements (`len` must equal the product
 /// of the shape times `zt_dtype_size(dtype)`, or twice that for a complex
 /// logical type).
+///
+/// On a format v2 writer: a `dense` object with one part `data`
+/// (`ZT_DTYPE_BOOL` is stored as `u8` with logical type `bool`), encoded
+/// and digested as `zt_write_options` says for v2; in canonical form
+/// objects come in ascending bytewise name order (`ZT_ERR_FORMAT`
+/// otherwise) and a part identical to an earlier one shares its blob.
 ///
 /// Its data is written (compressed and hashed as `opts` says; NULL for the
 /// defaults) before the call returns. Errors, with nothing of the object
@@ -101,7 +108,9 @@ pub unsafe extern "C" fn zt_writer_add_dense(
 /// bytes: nnz little-endian `dtype` elements), `indices` (nnz column
 /// indices, `indices_count` of them) and `indptr` (`rows + 1` row
 /// pointers, `indptr_count` of them). Index arrays are `uint64_t` in host
-/// byte order (written little-endian), at any alignment.
+/// byte order (written little-endian), at any alignment. On a format v2
+/// writer: a `zt.sparse_csr/1` object with `u64` indices
+/// (`zt_writer_add_sparse_csr_u32` for `u32` ones).
 ///
 /// `opts` (NULL for the defaults) applies its encoding and digest to the
 /// three components, and its logical type to `values`. Statuses as
@@ -142,14 +151,16 @@ pub unsafe extern "C" fn zt_writer_add_sparse_csr(
         let indices = unsafe { u64_data(indices, indices_count, "`indices` is NULL or too long")? };
         let indptr = unsafe { u64_data(indptr, indptr_count, "`indptr` is NULL or too long")? };
         let opts = unsafe { options(opts)? };
-        add_csr(w, name, dtype, [rows, cols], Data::bytes(values), indices, indptr, opts)
+        add_csr(w, name, dtype, [rows, cols], Data::bytes(values), DType::U64, [indices, indptr], opts)
     })
 }
 
 /// Add a `sparse_coo` tensor of `ndim` dimensions `shape`: `values`
 /// (`values_len` bytes: nnz little-endian `dtype` elements) and `coords`
 /// (`coords_count` = ndim × nnz `uint64_t` in host byte order: all the
-/// dimension-0 indices, then all the dimension-1 indices, ...).
+/// dimension-0 indices, then all the dimension-1 indices, ...). On a
+/// format v2 writer: a `zt.sparse_coo/1` object (the same layout) with
+/// `u64` coordinates (`zt_writer_add_sparse_coo_u32` for `u32` ones).
 ///
 /// `opts` as for `zt_writer_add_sparse_csr` (logical type on `values`).
 /// Statuses as `zt_writer_add_dense` (`ZT_ERR_FORMAT` when `coords_count`
@@ -187,7 +198,7 @@ pub unsafe extern "C" fn zt_writer_add_sparse_coo(
         let values = unsafe { data_arg(values, values_len, "`values` is NULL")? };
         let coords = unsafe { u64_data(coords, coords_count, "`coords` is NULL or too long")? };
         let opts = unsafe { options(opts)? };
-        add_coo(w, name, dtype, &shape, Data::bytes(values), coords, opts)
+        add_coo(w, name, dtype, &shape, Data::bytes(values), DType::U64, coords, opts)
     })
 }
 
@@ -267,6 +278,14 @@ pub unsafe extern "C" fn zt_writer_add_quantized_group(
 /// component, a logical type for the primary component (overriding the
 /// component's own), attributes. Statuses as `zt_writer_add_dense`.
 ///
+/// On a format v2 writer `format` is the layout (`"dense"`,
+/// `"zt.sparse_csr/1"`, `"zt.mx/1"`, `"gguf.q4_k/1"`, ... or one of your
+/// own, e.g. `"x.custom/1"`), the components are its parts (any order:
+/// they are stored by name), and the primary part is `data`, else
+/// `values`, else the last. Registered layouts are checked by the
+/// reader's rules (`ZT_ERR_FORMAT`); map and array attributes they need go
+/// in `opts.attributes` as `ZT_ATTR_CBOR`.
+///
 /// Ownership: nothing is kept; the caller keeps its buffers.
 /// Thread-safety: one call at a time per writer.
 ///
@@ -294,7 +313,8 @@ pub unsafe extern "C" fn zt_writer_add_object(
         let name = unsafe { name_arg(name, name_len)? };
         let format = unsafe { str_arg(format, format_len, "`format` is NULL or not UTF-8")? };
         let shape = unsafe { shape_arg(shape, ndim)? };
-        let list = unsafe { slice_arg(components, component_count, "`components` is NULL or `component_count` too large")? };
+        let list =
+            unsafe { slice_arg(components, component_count, "`components` is NULL or `component_count` too large")? };
         let parts = list.iter().map(|c| unsafe { component(c, None) }).collect::<Result<Vec<_>, _>>()?;
         let opts = unsafe { options(opts)? };
         match w.version() {
@@ -317,43 +337,59 @@ pub unsafe extern "C" fn zt_writer_add_object(
     })
 }
 
-/// A `sparse_csr` (v1.2) or `zt.sparse_csr/1` (v2) matrix of `shape`.
+/// A `sparse_csr` (v1.2) or `zt.sparse_csr/1` (v2) matrix of `shape`,
+/// its `[indices, indptr]` of type `index` (`u64`, or `u32` for v2 only).
 #[allow(clippy::too_many_arguments)]
 pub(super) fn add_csr(
     w: &mut zt_writer,
     name: &str,
-    dtype: ztensor_core::DType,
+    dtype: DType,
     shape: [u64; 2],
     values: Data<'_>,
-    indices: Data<'_>,
-    indptr: Data<'_>,
+    index: DType,
+    [indices, indptr]: [Data<'_>; 2],
     opts: ObjectOptions<'_>,
 ) -> Result<(), Fail> {
     match w.version() {
-        Version::V1(d) => w.add(name, opts.apply(NewObject::sparse_csr(name, shape, dtype, values, indices, indptr), d)?),
+        Version::V1(d) if index == DType::U64 => {
+            w.add(name, opts.apply(NewObject::sparse_csr(name, shape, dtype, values, indices, indptr), d)?)
+        }
+        Version::V1(_) => {
+            Err(Fail::invalid("u32 sparse indices are a format v2 option (v1.2: zt_writer_add_sparse_csr)"))
+        }
         Version::V2(d) => {
-            let index = ztensor_core::DType::U64;
-            let parts = vec![Part::new("values", dtype, values), Part::new("indices", index, indices), Part::new("indptr", index, indptr)];
+            let parts = vec![
+                Part::new("values", dtype, values),
+                Part::new("indices", index, indices),
+                Part::new("indptr", index, indptr),
+            ];
             w.add_v2(v2_object(name, &shape, "zt.sparse_csr/1", parts, Vec::new(), Some("values"), opts, d)?)
         }
     }
 }
 
-/// A `sparse_coo` (v1.2) or `zt.sparse_coo/1` (v2) tensor of `shape`
-/// (u64 coordinates; v2 only for u32 ones: `layouts.rs`).
+/// A `sparse_coo` (v1.2) or `zt.sparse_coo/1` (v2) tensor of `shape`,
+/// its `coords` of type `index` (`u64`, or `u32` for v2 only).
+#[allow(clippy::too_many_arguments)]
 pub(super) fn add_coo(
     w: &mut zt_writer,
     name: &str,
-    dtype: ztensor_core::DType,
+    dtype: DType,
     shape: &[u64],
     values: Data<'_>,
+    index: DType,
     coords: Data<'_>,
     opts: ObjectOptions<'_>,
 ) -> Result<(), Fail> {
     match w.version() {
-        Version::V1(d) => w.add(name, opts.apply(NewObject::sparse_coo(name, shape, dtype, values, coords), d)?),
+        Version::V1(d) if index == DType::U64 => {
+            w.add(name, opts.apply(NewObject::sparse_coo(name, shape, dtype, values, coords), d)?)
+        }
+        Version::V1(_) => {
+            Err(Fail::invalid("u32 sparse coordinates are a format v2 option (v1.2: zt_writer_add_sparse_coo)"))
+        }
         Version::V2(d) => {
-            let parts = vec![Part::new("values", dtype, values), Part::new("coords", ztensor_core::DType::U64, coords)];
+            let parts = vec![Part::new("values", dtype, values), Part::new("coords", index, coords)];
             w.add_v2(v2_object(name, shape, "zt.sparse_coo/1", parts, Vec::new(), Some("values"), opts, d)?)
         }
     }

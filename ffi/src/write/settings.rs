@@ -206,7 +206,11 @@ fn v1(o: &zt_writer_options, level: i32) -> Result<Settings, Fail> {
         (0, _) => Compression::Raw,
         (1, 0) => Compression::ZSTD,
         (1, l) => Compression::Zstd(l),
-        _ => return Err(refuse("`compression` ZT_ENCODING_ZSTD_SEEKABLE is a format v2 encoding (v1.2: ZT_ENCODING_ZSTD)")),
+        _ => {
+            return Err(refuse(
+                "`compression` ZT_ENCODING_ZSTD_SEEKABLE is a format v2 encoding (v1.2: ZT_ENCODING_ZSTD)",
+            ))
+        }
     };
     Ok(Settings::V1(V1Defaults { compression, checksum }))
 }
@@ -226,14 +230,18 @@ fn v2(o: &zt_writer_options, level: i32) -> Result<Settings, Fail> {
             }
             seekable(level, o.frame_size)
         }
-        _ => return Err(refuse("`compression` ZT_ENCODING_ZSTD is v1.2's: v2 compresses as ZT_ENCODING_ZSTD_SEEKABLE")),
+        _ => {
+            return Err(refuse("`compression` ZT_ENCODING_ZSTD is v1.2's: v2 compresses as ZT_ENCODING_ZSTD_SEEKABLE"))
+        }
     };
     let plain = o.alignment == 0 && matches!(o.digest, 0 | 2) && o.compression == 0 && o.shard_size == 0;
     let canonical = match o.canonical {
         0 => plain,
         1 => {
             if o.alignment != 0 && o.alignment != CANONICAL_ALIGN {
-                return Err(refuse("canonical form places blobs at 64 KiB boundaries: leave `alignment` 0 or set canonical NO"));
+                return Err(refuse(
+                    "canonical form places blobs at 64 KiB boundaries: leave `alignment` 0 or set canonical NO",
+                ));
             }
             if !matches!(o.digest, 0 | 2) {
                 return Err(refuse("canonical form puts xxh3 digests on every part: `digest` must be DEFAULT or XXH3"));
