@@ -49,23 +49,32 @@ pub(super) unsafe fn data_arg<'a>(ptr: *const c_void, len: usize, what: &'static
     unsafe { bytes_arg(ptr.cast(), len, what) }
 }
 
-/// An array of `count` `uint64_t` (host order, any alignment) as the
+/// A sparse index word: `uint32_t` or `uint64_t`.
+pub(super) trait IndexWord {
+    /// Its storage type.
+    const DTYPE: DType;
+}
+
+impl IndexWord for u32 {
+    const DTYPE: DType = DType::U32;
+}
+
+impl IndexWord for u64 {
+    const DTYPE: DType = DType::U64;
+}
+
+/// An array of `count` index words (host order, any alignment) as the
 /// little-endian bytes the file stores: borrowed on little-endian hosts.
 ///
 /// # Safety
-/// `ptr` is NULL or valid for `count` `u64`.
-pub(super) unsafe fn u64_data<'a>(ptr: *const u64, count: usize, what: &'static str) -> Result<Data<'a>, Fail> {
+/// `ptr` is NULL or valid for `count` values of `T`.
+pub(super) unsafe fn index_data<'a, T: IndexWord>(
+    ptr: *const T,
+    count: usize,
+    what: &'static str,
+) -> Result<Data<'a>, Fail> {
     // SAFETY: the caller's contract.
-    unsafe { words(ptr.cast(), count, 8, what) }
-}
-
-/// An array of `count` `uint32_t`, as [`u64_data`].
-///
-/// # Safety
-/// `ptr` is NULL or valid for `count` `u32`.
-pub(super) unsafe fn u32_data<'a>(ptr: *const u32, count: usize, what: &'static str) -> Result<Data<'a>, Fail> {
-    // SAFETY: the caller's contract.
-    unsafe { words(ptr.cast(), count, 4, what) }
+    unsafe { words(ptr.cast(), count, core::mem::size_of::<T>(), what) }
 }
 
 /// `count` host-order words of `width` bytes as little-endian bytes.

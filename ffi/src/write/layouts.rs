@@ -2,9 +2,9 @@
 //! counterpart for: sparse indices as `u32`, `zt.quant_group/1`,
 //! `zt.mx/1`, `gguf.<type>/1` (v2 writers only).
 
-use super::args::{data_arg, dtype_arg, name_arg, shape_arg, str_arg, u32_data};
+use super::args::{data_arg, dtype_arg, name_arg, shape_arg, str_arg};
 use super::descriptors::{options, required, zt_write_component, zt_write_options, Part, V2Defaults};
-use super::objects::{add_coo, add_csr, v2_object};
+use super::objects::{sparse_coo, sparse_csr, v2_object};
 use super::{live, zt_writer, Version};
 use crate::guard::{guard, Fail};
 use crate::zt_status;
@@ -105,17 +105,21 @@ pub unsafe extern "C" fn zt_writer_add_sparse_csr_u32(
     indptr_count: usize,
     opts: *const zt_write_options,
 ) -> zt_status {
-    guard(|| {
-        // SAFETY: the caller's contract, for every call below.
-        let w = unsafe { live(writer)? };
-        let name = unsafe { name_arg(name, name_len)? };
-        let dtype = dtype_arg(dtype)?;
-        let values = unsafe { data_arg(values, values_len, "`values` is NULL")? };
-        let indices = unsafe { u32_data(indices, indices_count, "`indices` is NULL or too long")? };
-        let indptr = unsafe { u32_data(indptr, indptr_count, "`indptr` is NULL or too long")? };
-        let opts = unsafe { options(opts)? };
-        add_csr(w, name, dtype, [rows, cols], Data::bytes(values), DType::U32, [indices, indptr], opts)
-    })
+    // SAFETY: the caller's contract.
+    unsafe {
+        sparse_csr(
+            writer,
+            name,
+            name_len,
+            dtype,
+            [rows, cols],
+            values,
+            values_len,
+            [indices, indptr],
+            [indices_count, indptr_count],
+            opts,
+        )
+    }
 }
 
 /// Add a `zt.sparse_coo/1` tensor with `uint32_t` coordinates (v2 writers
@@ -143,17 +147,8 @@ pub unsafe extern "C" fn zt_writer_add_sparse_coo_u32(
     coords_count: usize,
     opts: *const zt_write_options,
 ) -> zt_status {
-    guard(|| {
-        // SAFETY: the caller's contract, for every call below.
-        let w = unsafe { live(writer)? };
-        let name = unsafe { name_arg(name, name_len)? };
-        let dtype = dtype_arg(dtype)?;
-        let shape = unsafe { shape_arg(shape, ndim)? };
-        let values = unsafe { data_arg(values, values_len, "`values` is NULL")? };
-        let coords = unsafe { u32_data(coords, coords_count, "`coords` is NULL or too long")? };
-        let opts = unsafe { options(opts)? };
-        add_coo(w, name, dtype, &shape, Data::bytes(values), DType::U32, coords, opts)
-    })
+    // SAFETY: the caller's contract.
+    unsafe { sparse_coo(writer, name, name_len, dtype, shape, ndim, values, values_len, coords, coords_count, opts) }
 }
 
 /// The attributes of a `zt.quant_group/1` object.

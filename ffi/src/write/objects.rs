@@ -2,7 +2,7 @@
 //! the meaning carries over: dense, sparse CSR and COO with u64 indices,
 //! any object by name and components).
 
-use super::args::{data_arg, dtype_arg, name_arg, shape_arg, slice_arg, str_arg, u64_data};
+use super::args::{data_arg, dtype_arg, index_data, name_arg, shape_arg, slice_arg, str_arg, IndexWord};
 use super::descriptors::{
     component, options, required, zt_write_component, zt_write_options, ObjectOptions, Part, V2Defaults,
 };
@@ -142,17 +142,21 @@ pub unsafe extern "C" fn zt_writer_add_sparse_csr(
     indptr_count: usize,
     opts: *const zt_write_options,
 ) -> zt_status {
-    guard(|| {
-        // SAFETY: the caller's contract, for every call below.
-        let w = unsafe { live(writer)? };
-        let name = unsafe { name_arg(name, name_len)? };
-        let dtype = dtype_arg(dtype)?;
-        let values = unsafe { data_arg(values, values_len, "`values` is NULL")? };
-        let indices = unsafe { u64_data(indices, indices_count, "`indices` is NULL or too long")? };
-        let indptr = unsafe { u64_data(indptr, indptr_count, "`indptr` is NULL or too long")? };
-        let opts = unsafe { options(opts)? };
-        add_csr(w, name, dtype, [rows, cols], Data::bytes(values), DType::U64, [indices, indptr], opts)
-    })
+    // SAFETY: the caller's contract.
+    unsafe {
+        sparse_csr(
+            writer,
+            name,
+            name_len,
+            dtype,
+            [rows, cols],
+            values,
+            values_len,
+            [indices, indptr],
+            [indices_count, indptr_count],
+            opts,
+        )
+    }
 }
 
 /// Add a `sparse_coo` tensor of `ndim` dimensions `shape`: `values`
@@ -189,17 +193,8 @@ pub unsafe extern "C" fn zt_writer_add_sparse_coo(
     coords_count: usize,
     opts: *const zt_write_options,
 ) -> zt_status {
-    guard(|| {
-        // SAFETY: the caller's contract, for every call below.
-        let w = unsafe { live(writer)? };
-        let name = unsafe { name_arg(name, name_len)? };
-        let dtype = dtype_arg(dtype)?;
-        let shape = unsafe { shape_arg(shape, ndim)? };
-        let values = unsafe { data_arg(values, values_len, "`values` is NULL")? };
-        let coords = unsafe { u64_data(coords, coords_count, "`coords` is NULL or too long")? };
-        let opts = unsafe { options(opts)? };
-        add_coo(w, name, dtype, &shape, Data::bytes(values), DType::U64, coords, opts)
-    })
+    // SAFETY: the caller's contract.
+    unsafe { sparse_coo(writer, name, name_len, dtype, shape, ndim, values, values_len, coords, coords_count, opts) }
 }
 
 /// Add a `quantized_group` tensor of logical shape `shape`: the components
@@ -337,10 +332,71 @@ pub unsafe extern "C" fn zt_writer_add_object(
     })
 }
 
+/// The body of `zt_writer_add_sparse_csr` and its `_u32` form.
+///
+/// # Safety
+/// As `zt_writer_add_sparse_csr`, with index words of `T`.
+#[allow(clippy::too_many_arguments)]
+pub(super) unsafe fn sparse_csr<T: IndexWord>(
+    writer: *mut zt_writer,
+    name: *const c_char,
+    name_len: usize,
+    dtype: u32,
+    shape: [u64; 2],
+    values: *const c_void,
+    values_len: usize,
+    [indices, indptr]: [*const T; 2],
+    [indices_count, indptr_count]: [usize; 2],
+    opts: *const zt_write_options,
+) -> zt_status {
+    guard(|| {
+        // SAFETY: the caller's contract, for every call below.
+        let w = unsafe { live(writer)? };
+        let name = unsafe { name_arg(name, name_len)? };
+        let dtype = dtype_arg(dtype)?;
+        let values = unsafe { data_arg(values, values_len, "`values` is NULL")? };
+        let indices = unsafe { index_data(indices, indices_count, "`indices` is NULL or too long")? };
+        let indptr = unsafe { index_data(indptr, indptr_count, "`indptr` is NULL or too long")? };
+        let opts = unsafe { options(opts)? };
+        add_csr(w, name, dtype, shape, Data::bytes(values), T::DTYPE, [indices, indptr], opts)
+    })
+}
+
+/// The body of `zt_writer_add_sparse_coo` and its `_u32` form.
+///
+/// # Safety
+/// As `zt_writer_add_sparse_coo`, with coordinates of `T`.
+#[allow(clippy::too_many_arguments)]
+pub(super) unsafe fn sparse_coo<T: IndexWord>(
+    writer: *mut zt_writer,
+    name: *const c_char,
+    name_len: usize,
+    dtype: u32,
+    shape: *const u64,
+    ndim: usize,
+    values: *const c_void,
+    values_len: usize,
+    coords: *const T,
+    coords_count: usize,
+    opts: *const zt_write_options,
+) -> zt_status {
+    guard(|| {
+        // SAFETY: the caller's contract, for every call below.
+        let w = unsafe { live(writer)? };
+        let name = unsafe { name_arg(name, name_len)? };
+        let dtype = dtype_arg(dtype)?;
+        let shape = unsafe { shape_arg(shape, ndim)? };
+        let values = unsafe { data_arg(values, values_len, "`values` is NULL")? };
+        let coords = unsafe { index_data(coords, coords_count, "`coords` is NULL or too long")? };
+        let opts = unsafe { options(opts)? };
+        add_coo(w, name, dtype, &shape, Data::bytes(values), T::DTYPE, coords, opts)
+    })
+}
+
 /// A `sparse_csr` (v1.2) or `zt.sparse_csr/1` (v2) matrix of `shape`,
 /// its `[indices, indptr]` of type `index` (`u64`, or `u32` for v2 only).
 #[allow(clippy::too_many_arguments)]
-pub(super) fn add_csr(
+fn add_csr(
     w: &mut zt_writer,
     name: &str,
     dtype: DType,
@@ -371,7 +427,7 @@ pub(super) fn add_csr(
 /// A `sparse_coo` (v1.2) or `zt.sparse_coo/1` (v2) tensor of `shape`,
 /// its `coords` of type `index` (`u64`, or `u32` for v2 only).
 #[allow(clippy::too_many_arguments)]
-pub(super) fn add_coo(
+fn add_coo(
     w: &mut zt_writer,
     name: &str,
     dtype: DType,
