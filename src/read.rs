@@ -65,7 +65,13 @@ impl<'a> Component<'a> {
     /// Decode into `out` (little-endian elements); returns the bytes written.
     ///
     /// `out` must hold [`Component::decoded_len`] bytes; a zstd frame that
-    /// decodes to more or less than declared is an error.
+    /// decodes to more or less than declared is an error. The decoded bytes
+    /// of a v2 part obey its logical type's rules (`bool`, `f4_e2m1`; see
+    /// [`ErrorKind::BadData`]), checked here and by every read built on it:
+    /// [`Component::to_vec`], the typed reads, [`Component::as_slice`] and
+    /// `fs::Reader`'s reads. Only the
+    /// structural accessors ([`Component::stored_bytes`],
+    /// [`Component::zero_copy_bytes`]) hand out bytes unchecked.
     pub fn read_into(&self, out: &mut [u8]) -> Result<usize> {
         self.check_decodable()?;
         let stored = self.stored_bytes()?;
@@ -102,16 +108,29 @@ impl<'a> Component<'a> {
         self.error(ErrorKind::Unsupported { what: "decoding an encoding this library does not know" })
     }
 
-    /// v2 byte rules of the logical type on decoded bytes (`bool`: 0 or 1).
-    fn check_v2_bytes(&self, decoded: &[u8]) -> Result<()> {
+    /// Appendix A's byte rules on a v2 part's decoded bytes: `bool` bytes
+    /// are 0 or 1; an `f4_e2m1` part of an odd element count (where its
+    /// layout gives the count: dense, MX `data`, sparse `values`) has a zero
+    /// final nibble. Violations are [`ErrorKind::BadData`], as `verify` says.
+    /// v1.x and v0.1 components are left to `verify`.
+    pub(crate) fn check_v2_bytes(&self, decoded: &[u8]) -> Result<()> {
+        self.check_v2_range(0, decoded)
+    }
+
+    /// [`Component::check_v2_bytes`] on decoded bytes `start..start + bytes.len()`:
+    /// the final-nibble rule applies when they reach the part's end.
+    pub(crate) fn check_v2_range(&self, start: u64, bytes: &[u8]) -> Result<()> {
         use crate::v2::types::Logical;
-        let t = match self.logical {
-            Some(LogicalType::Bool) => Logical::Bool,
-            Some(LogicalType::F4E2M1) => Logical::F4E2M1,
+        let (t, n) = match (self.logical, self.v2) {
+            (Some(LogicalType::Bool), Some(_)) => (Logical::Bool, 0),
+            (Some(LogicalType::F4E2M1), Some(v)) => {
+                let ends = Some(start + bytes.len() as u64) == self.decoded_len();
+                (Logical::F4E2M1, v.elements.filter(|_| ends).unwrap_or(0))
+            }
             _ => return Ok(()),
         };
-        if crate::container::READS_V2 && self.v2.is_some() {
-            crate::v2::data::check_logical(t, 0, decoded).map_err(|e| crate::Error::from(e).in_component(self.role))?;
+        if crate::container::READS_V2 {
+            crate::v2::data::check_logical(t, n, bytes).map_err(|e| crate::Error::from(e).in_component(self.role))?;
         }
         Ok(())
     }

@@ -26,6 +26,7 @@ pub mod seekable;
 pub mod shard;
 mod spans;
 pub mod verify;
+pub(crate) mod view;
 pub(crate) mod wire;
 pub mod types;
 
