@@ -22,6 +22,8 @@ mod file_verify;
 pub mod layout;
 mod manifest;
 mod part;
+#[cfg(feature = "alloc")]
+pub mod range;
 pub mod seekable;
 pub mod shard;
 mod spans;

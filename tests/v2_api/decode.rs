@@ -21,6 +21,7 @@ fn memory_reads(c: &Component<'_>) -> Vec<Result<(), ztensor::Error>> {
         c.to_vec().map(drop),
         c.read_elements::<u8>(&mut out).map(drop),
         c.to_vec_of::<u8>().map(drop),
+        c.read_range_into(0, &mut out).map(drop),
     ]
     .into_iter()
     .chain((c.encoding() == ztensor::Encoding::Raw).then(|| c.as_slice::<u8>().map(drop)))
@@ -39,6 +40,7 @@ fn every_path(bytes: &[u8], object: &str, role: &str, rule: &str) {
         let mut out = vec![0u8; c.decoded_len().unwrap() as usize];
         results.push(r.read_into(&c, &mut out).map(drop).map_err(fs_err));
         results.push(r.to_vec(&c).map(drop).map_err(fs_err));
+        results.push(r.read_range_into(&c, 0, &mut out).map(drop).map_err(fs_err));
     }
     for (i, res) in results.iter().enumerate() {
         match (rule, res) {
@@ -55,7 +57,7 @@ fn every_path(bytes: &[u8], object: &str, role: &str, rule: &str) {
     }
 }
 
-fn fs_err(e: ztensor::fs::Error) -> ztensor::Error {
+pub fn fs_err(e: ztensor::fs::Error) -> ztensor::Error {
     match e {
         ztensor::fs::Error::Format(e) => e,
         ztensor::fs::Error::Io(e) => panic!("{e}"),

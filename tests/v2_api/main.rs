@@ -5,3 +5,4 @@
 
 mod build;
 mod decode;
+mod range;
