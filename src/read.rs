@@ -241,8 +241,8 @@ impl<'a> Component<'a> {
     /// decoded size is [`ErrorKind::RangeOutOfBounds`]; an empty one reads
     /// nothing. Big-endian elements (v0.1) need a range of whole elements.
     /// The logical type's byte rules are checked on the range (`f4_e2m1`'s
-    /// final nibble when the range ends the part).
-    #[cfg(feature = "alloc")]
+    /// final nibble when the range ends the part). Without the `alloc`
+    /// feature only raw components' ranges are read.
     pub fn read_range_into(&self, start: u64, out: &mut [u8]) -> Result<usize> {
         let stored = self.stored_bytes();
         self.read_range_by(start, out, stored.ok(), |off, buf| match stored {
@@ -261,7 +261,6 @@ impl<'a> Component<'a> {
     /// range of a raw component, and the seek table and covering frames of a
     /// seekable part, are read. With `whole`, the stored bytes in memory, a
     /// seekable part's frames are decoded in place.
-    #[cfg(feature = "alloc")]
     pub(crate) fn read_range_by(
         &self,
         start: u64,
@@ -271,20 +270,7 @@ impl<'a> Component<'a> {
     ) -> Result<usize> {
         self.check_decodable()?;
         if self.encoding == Encoding::Zstd {
-            // One frame: decoded whole, the range copied out.
-            let mut all = alloc::vec![0u8; 0];
-            if !out.is_empty() || start > 0 {
-                let mut stored = alloc::vec![0u8; self.length as usize];
-                if !read_at(0, &mut stored) {
-                    return Err(self.error(ErrorKind::NoData));
-                }
-                all = self.with_stored(&stored).to_vec()?;
-            }
-            let size = all.len() as u64;
-            let src = start.checked_add(out.len() as u64).filter(|&e| e <= size).map(|e| &all[start as usize..e as usize]);
-            let src = src.ok_or_else(|| self.error(ErrorKind::RangeOutOfBounds { start, length: out.len() as u64, size }))?;
-            out.copy_from_slice(src);
-            return Ok(out.len());
+            return self.zstd_range(start, out, read_at);
         }
         let size = self.plausible_len()?.unwrap_or(0);
         let length = out.len() as u64;
@@ -299,17 +285,46 @@ impl<'a> Component<'a> {
             return Ok(0);
         }
         match self.encoding {
+            #[cfg(feature = "alloc")]
             Encoding::ZstdSeekable => match whole {
                 Some(encoded) => crate::v2::range::read_range(encoded, size, start, out),
                 None => crate::v2::range::read_range_at(self.length, size, start, out, read_at),
             }
             .map_err(|e| crate::Error::from(e).in_component(self.role))?,
+            #[cfg(not(feature = "alloc"))]
+            Encoding::ZstdSeekable => {
+                let _ = whole;
+                return Err(self.error(ErrorKind::Unsupported { what: "zstd decoding needs the `alloc` feature" }));
+            }
             _ if !read_at(start, out) => return Err(self.error(ErrorKind::NoData)),
             _ => {}
         }
         self.to_little_endian(out);
         self.check_v2_range(start, out)?;
         Ok(out.len())
+    }
+
+    /// A range of a v1 `zstd` component: its one frame decoded whole.
+    #[cfg(feature = "alloc")]
+    fn zstd_range(&self, start: u64, out: &mut [u8], mut read_at: impl FnMut(u64, &mut [u8]) -> bool) -> Result<usize> {
+        let mut all = alloc::vec![0u8; 0];
+        if !out.is_empty() || start > 0 {
+            let mut stored = alloc::vec![0u8; self.length as usize];
+            if !read_at(0, &mut stored) {
+                return Err(self.error(ErrorKind::NoData));
+            }
+            all = self.with_stored(&stored).to_vec()?;
+        }
+        let size = all.len() as u64;
+        let src = start.checked_add(out.len() as u64).filter(|&e| e <= size).map(|e| &all[start as usize..e as usize]);
+        let src = src.ok_or_else(|| self.error(ErrorKind::RangeOutOfBounds { start, length: out.len() as u64, size }))?;
+        out.copy_from_slice(src);
+        Ok(out.len())
+    }
+
+    #[cfg(not(feature = "alloc"))]
+    fn zstd_range(&self, _start: u64, _out: &mut [u8], _read_at: impl FnMut(u64, &mut [u8]) -> bool) -> Result<usize> {
+        Err(self.error(ErrorKind::Unsupported { what: "zstd decoding needs the `alloc` feature" }))
     }
 
     /// Decode into a typed buffer, whatever its alignment; elements come out
