@@ -2,6 +2,7 @@
 //! the v2 reader beyond one part: the object a view stands for, its
 //! profile, and the element count a part's logical type sees.
 
+use super::layout::Profile;
 use super::manifest::{object_in, Object};
 
 /// The v2 object whose name is `name`, a slice of validated manifest bytes
@@ -17,6 +18,11 @@ pub(crate) fn object_named<'a>(buf: &'a [u8], name: &'a str) -> Option<Object<'a
     };
     let (o, _) = object_in(buf, at.checked_sub(head)?)?;
     (o.name.as_ptr() == name.as_ptr()).then_some(o)
+}
+
+/// The layout, with its parameters, of the object called `name` (see [`object_named`]).
+pub(crate) fn profile<'a>(buf: &'a [u8], name: &'a str) -> Option<Profile<'a>> {
+    Some(object_named(buf, name)?.profile())
 }
 
 /// Elements part `role` of the object called `name` holds, where its

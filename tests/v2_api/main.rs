@@ -5,4 +5,5 @@
 
 mod build;
 mod decode;
+mod profiles;
 mod range;
