@@ -136,3 +136,47 @@ fn v1_components_read_ranges_too() {
     let e = c.read_range_into(12, &mut out).unwrap_err();
     assert_eq!(e.kind(), ErrorKind::RangeOutOfBounds { start: 12, length: 8, size: 16 });
 }
+
+/// The hand-made seekable files of `tests/fixtures/v2/hostile.json`: a
+/// range covering the whole part is refused (or read) in memory and by
+/// position alike, with the same error kind as the whole-part read, and
+/// every one-byte range of the valid ones matches the part.
+#[test]
+fn hostile_seekable_parts_fail_range_reads_as_whole_reads() {
+    let dir = concat!(env!("CARGO_MANIFEST_DIR"), "/tests/fixtures/v2");
+    let table: serde_json::Value = serde_json::from_str(&std::fs::read_to_string(format!("{dir}/hostile.json")).unwrap()).unwrap();
+    let mut seen = 0;
+    for (name, rec) in table["files"].as_object().unwrap().iter().filter(|(n, _)| n.starts_with("z_")) {
+        let bytes = std::fs::read(format!("{dir}/hostile/{name}")).unwrap();
+        let f = File::parse(&bytes).unwrap();
+        let c = f.require("z").unwrap().data().unwrap();
+        let whole = c.to_vec();
+        let n = c.decoded_len().unwrap() as usize;
+        let mut out = vec![0u8; n];
+        let mem = c.read_range_into(0, &mut out).map(|_| out.clone());
+        let (_dir, readers) = readers(&bytes);
+        let pos = &readers[1];
+        let pc = pos.file().require("z").unwrap().data().unwrap();
+        let by_pos = pos.read_range_into(&pc, 0, &mut out).map(|_| out.clone()).map_err(fs_err);
+        match (rec["error"].as_str().unwrap(), &whole) {
+            // The digest is verify's business: reads do not check it.
+            ("ok" | "DigestMismatch", Ok(w)) => {
+                assert_eq!(mem.as_ref().unwrap(), w, "{name}");
+                assert_eq!(by_pos.as_ref().unwrap(), w, "{name}");
+                for i in 0..n {
+                    let mut b = [0u8; 1];
+                    pos.read_range_into(&pc, i as u64, &mut b).unwrap();
+                    assert_eq!(b[0], w[i], "{name} byte {i}");
+                }
+            }
+            (rule, Err(e)) => {
+                let (m, p) = (mem.unwrap_err(), by_pos.unwrap_err());
+                let same = |x: &ztensor::Error| std::mem::discriminant(&x.kind()) == std::mem::discriminant(&e.kind());
+                assert!(same(&m) && same(&p), "{name} ({rule}): whole {e}, memory {m}, positional {p}");
+            }
+            (rule, Ok(_)) => panic!("{name}: whole read accepted, want {rule}"),
+        }
+        seen += 1;
+    }
+    assert!(seen >= 16);
+}
