@@ -1901,6 +1901,36 @@ zt_status zt_component_read(const struct zt_file *file,
                             size_t *written);
 
 /**
+ * Decode bytes `start .. start + len` of a component into `dst`, as
+ * `zt_component_read` would write them (little-endian elements): a raw
+ * component's bytes are copied; a `zt.zstd-seekable/1` part decodes only
+ * the frames covering the range (with `ZT_OPEN_POSITIONAL` or a shard,
+ * only those frames and the seek table are read from the file); a v1
+ * `zstd` component is decoded whole. `len = 0` reads nothing.
+ *
+ * `ZT_ERR_INVALID_ARGUMENT` when the range reaches past the decoded size
+ * (or `dst` is NULL with `len > 0`, or `len` is over `PTRDIFF_MAX`);
+ * `ZT_ERR_FORMAT` when a covering frame or the seek table is corrupt (as
+ * `zt_component_read` says); `ZT_ERR_CORRUPT_DATA` when the bytes break
+ * the logical type's rules; `ZT_ERR_UNSUPPORTED` for an unknown
+ * type or encoding; `ZT_ERR_IO` when a positional read fails.
+ *
+ * Ownership: the caller owns `dst`. Thread-safety: safe on a shared
+ * handle (each thread with its own `dst`).
+ *
+ * # Safety
+ * `file` NULL or live; `obj` NULL or readable; `role` valid for
+ * `role_len` bytes (or NUL-terminated); `dst` NULL or writable for `len` bytes.
+ */
+zt_status zt_component_read_range(const struct zt_file *file,
+                                  const struct zt_object *obj,
+                                  const char *role,
+                                  size_t role_len,
+                                  uint64_t start,
+                                  void *dst,
+                                  size_t len);
+
+/**
  * Check one component's digest over its stored bytes: verification where
  * the bytes are read, so an engine can check each tensor as it loads it
  * (`zt_verify` checks the whole file). `*checked` (when `checked` is not

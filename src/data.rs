@@ -40,12 +40,15 @@ impl<'a> Component<'a> {
     /// Refused with [`ErrorKind::NotZeroCopy`] when it would be wrong: the
     /// component is compressed, its elements are big-endian (v0.1) or the
     /// host is, or the bytes are not aligned for `T` in memory; with
-    /// [`ErrorKind::TypeMismatch`] when `T` does not fit the dtype.
+    /// [`ErrorKind::TypeMismatch`] when `T` does not fit the dtype; with
+    /// [`ErrorKind::BadData`] when a v2 part breaks its logical type's byte
+    /// rules (`bool` bytes 0/1: a scan of the bytes; `f4_e2m1`'s final nibble).
     pub fn as_slice<T: Element>(&self) -> Result<&'a [T]> {
         if !T::accepts(self.dtype) {
             return Err(self.error(ErrorKind::TypeMismatch));
         }
         let bytes = self.zero_copy_bytes()?;
+        self.check_v2_bytes(bytes)?;
         <[T]>::ref_from_bytes(bytes)
             .map_err(|_| self.error(ErrorKind::NotZeroCopy { reason: "the data is not aligned for this type in memory" }))
     }

@@ -91,6 +91,8 @@ pub enum ErrorKind {
     NoData,
     /// A caller buffer is too small; `needed` bytes are required.
     BufferTooSmall { needed: u64 },
+    /// A byte range `start..start + length` reaches past the `size` decoded bytes of a component.
+    RangeOutOfBounds { start: u64, length: u64, size: u64 },
     /// A zero-copy view is not possible: the reason says why.
     NotZeroCopy { reason: &'static str },
     /// The requested element type does not match the component's dtype.
@@ -391,6 +393,9 @@ impl fmt::Display for ErrorKind {
             NotFound => f.write_str("not found"),
             NoData => f.write_str("only the manifest was loaded; data bytes are not available"),
             BufferTooSmall { needed } => write!(f, "buffer too small: {needed} bytes needed"),
+            RangeOutOfBounds { start, length, size } => {
+                write!(f, "byte range {start}+{length} reaches past the {size} decoded bytes")
+            }
             NotZeroCopy { reason } => write!(f, "no zero-copy view: {reason}"),
             TypeMismatch => f.write_str("requested element type does not match the dtype"),
             Decompress => f.write_str("corrupt or truncated zstd data"),

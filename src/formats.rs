@@ -1,10 +1,13 @@
-//! Typed access to the known object formats: CSR and COO parts, and the
-//! parameters of `quantized_group`.
+//! Typed access to the known object formats: CSR and COO parts (v1.x
+//! `sparse_csr`/`sparse_coo`, v2 `zt.sparse_csr/1`/`zt.sparse_coo/1` with
+//! `u32` or `u64` indices), the parameters of v1's `quantized_group`, and
+//! of v2's `zt.quant_group/1`, `zt.mx/1` and `gguf.<type>/1` profiles.
 
 use crate::error::{Error, ErrorKind, Result};
 use crate::manifest::schema::{QuantAttr, Role};
 use crate::object::{Component, Object};
-use crate::types::Format;
+use crate::types::{DType, Format};
+use crate::v2::layout::{Mx, Profile, QuantGroup};
 
 /// The parts of a `sparse_csr` object.
 #[derive(Clone, Copy, Debug)]
@@ -22,6 +25,21 @@ pub struct Csr<'a> {
 }
 
 impl<'a> Csr<'a> {
+    /// The integer type of `indices` and `indptr` (v2: `u32` or `u64`).
+    pub fn index_dtype(&self) -> DType {
+        self.indices.dtype()
+    }
+
+    /// Column indices, zero-copy (`u32`, as v2 files may store them).
+    pub fn indices_u32(&self) -> Result<&'a [u32]> {
+        self.indices.as_slice()
+    }
+
+    /// Row pointers, zero-copy (`u32`).
+    pub fn indptr_u32(&self) -> Result<&'a [u32]> {
+        self.indptr.as_slice()
+    }
+
     /// Column indices, zero-copy (`u64`, raw, aligned, little-endian host).
     /// [`Csr::indices_to_vec`] works on any host.
     pub fn indices_u64(&self) -> Result<&'a [u64]> {
@@ -59,6 +77,16 @@ pub struct Coo<'a> {
 }
 
 impl<'a> Coo<'a> {
+    /// The integer type of `coords` (v2: `u32` or `u64`).
+    pub fn index_dtype(&self) -> DType {
+        self.coords.dtype()
+    }
+
+    /// All coordinates, zero-copy (`u32`, as v2 files may store them).
+    pub fn coords_u32(&self) -> Result<&'a [u32]> {
+        self.coords.as_slice()
+    }
+
     /// All coordinates, zero-copy (`u64`, raw, aligned, little-endian host).
     pub fn coords_u64(&self) -> Result<&'a [u64]> {
         self.coords.as_slice()
@@ -128,14 +156,36 @@ pub struct QuantParams<'a> {
     pub packing: Option<&'a str>,
 }
 
+/// The block constants of a `gguf.<type>/1` object (v2).
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub struct GgufBlocks<'a> {
+    /// The ggml type name (`"q4_0"`, `"q4_k"`, ...).
+    pub ty: &'a str,
+    /// Logical elements per block.
+    pub elems_per_block: u64,
+    /// Bytes per block.
+    pub block_bytes: u64,
+}
+
 fn wrong_format(o: &Object<'_>, expected: &'static str) -> Error {
     Error::new(ErrorKind::WrongType { field: "format", expected }).in_object(o.name())
 }
 
 impl<'a> Object<'a> {
-    /// The parts of a `sparse_csr` object.
+    /// v2: the object's layout with its parameters, as checked at open
+    /// (`None` for v1.x and v0.1 files). [`Object::csr`], [`Object::coo`],
+    /// [`Object::quant_group`], [`Object::mx`] and [`Object::gguf`] give
+    /// each profile's parts and parameters.
+    pub fn profile(&self) -> Option<Profile<'a>> {
+        if !crate::container::READS_V2 || self.ctx.version.major != 2 {
+            return None;
+        }
+        crate::v2::view::profile(self.ctx.buf, self.name)
+    }
+
+    /// The parts of a `sparse_csr` (v1.x) or `zt.sparse_csr/1` (v2) object.
     pub fn csr(&self) -> Result<Csr<'a>> {
-        if self.format() != Format::SparseCsr {
+        if self.format() != Format::SparseCsr && !matches!(self.profile(), Some(Profile::Csr { .. })) {
             return Err(wrong_format(self, "sparse_csr"));
         }
         Ok(Csr {
@@ -147,9 +197,9 @@ impl<'a> Object<'a> {
         })
     }
 
-    /// The parts of a `sparse_coo` object.
+    /// The parts of a `sparse_coo` (v1.x) or `zt.sparse_coo/1` (v2) object.
     pub fn coo(&self) -> Result<Coo<'a>> {
-        if self.format() != Format::SparseCoo {
+        if self.format() != Format::SparseCoo && !matches!(self.profile(), Some(Profile::Coo { .. })) {
             return Err(wrong_format(self, "sparse_coo"));
         }
         Ok(Coo { ndim: self.shape().ndim(), values: self.require(Role::Values.name())?, coords: self.require(Role::Coords.name())? })
@@ -163,6 +213,31 @@ impl<'a> Object<'a> {
             bits: a.get(QuantAttr::Bits.name()).and_then(|v| v.as_u64()),
             group_size: a.get(QuantAttr::GroupSize.name()).and_then(|v| v.as_u64()),
             packing: a.get(QuantAttr::Packing.name()).and_then(|v| v.as_str()),
+        }
+    }
+
+    /// The parameters of a v2 `zt.quant_group/1` object (bits, group size,
+    /// axis, packing, scale form, zero point).
+    pub fn quant_group(&self) -> Result<QuantGroup> {
+        match self.profile() {
+            Some(Profile::QuantGroup(q)) => Ok(q),
+            _ => Err(wrong_format(self, "zt.quant_group/1")),
+        }
+    }
+
+    /// The parameters of a v2 `zt.mx/1` object (block size, axis, element type).
+    pub fn mx(&self) -> Result<Mx> {
+        match self.profile() {
+            Some(Profile::Mx(m)) => Ok(m),
+            _ => Err(wrong_format(self, "zt.mx/1")),
+        }
+    }
+
+    /// The block constants of a v2 `gguf.<type>/1` object.
+    pub fn gguf(&self) -> Result<GgufBlocks<'a>> {
+        match self.profile() {
+            Some(Profile::Gguf { ty, elems_per_block, block_bytes }) => Ok(GgufBlocks { ty, elems_per_block, block_bytes }),
+            _ => Err(wrong_format(self, "gguf.<type>/1")),
         }
     }
 }

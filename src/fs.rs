@@ -255,6 +255,33 @@ impl Reader {
         }
     }
 
+    /// Decode bytes `start..start + out.len()` of a component (see
+    /// [`Component::read_range_into`]). In positional mode and for parts in
+    /// shards, only those bytes of a raw component, and only the seek table
+    /// and the covering frames of a `zt.zstd-seekable/1` part, are read.
+    pub fn read_range_into(&self, c: &Component<'_>, start: u64, out: &mut [u8]) -> Result<usize, Error> {
+        if !self.by_position(c) {
+            return Ok(c.read_range_into(start, out)?);
+        }
+        let shard = match c.shard() {
+            Some(name) => Some(self.shard(name)?),
+            None => None,
+        };
+        let f = match (self.owned.borrow_owner(), &shard) {
+            (_, Some(s)) => &**s,
+            (Backing::Positional(_, _, f, _), None) => f,
+            (Backing::Map(_), None) => return Ok(c.read_range_into(start, out)?),
+        };
+        let mut io = None;
+        let r = c.read_range_by(start, out, None, |off, buf| {
+            read_exact_at(f, buf, c.offset() + off).map_err(|e| io = Some(e)).is_ok()
+        });
+        match (r, io) {
+            (_, Some(e)) => Err(Error::Io(e)),
+            (r, None) => Ok(r?),
+        }
+    }
+
     /// Decode a component into a new `Vec` (little-endian elements).
     pub fn to_vec(&self, c: &Component<'_>) -> Result<Vec<u8>, Error> {
         if self.by_position(c) {

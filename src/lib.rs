@@ -77,7 +77,7 @@ pub use container::{Layout, Tail};
 pub use data::{doc_example_file, Element};
 pub use error::{Error, ErrorKind, Name, Result};
 pub use file::{File, NameIndex, Slot};
-pub use formats::{Coo, Csr, QuantParams};
+pub use formats::{Coo, Csr, GgufBlocks, QuantParams};
 pub use manifest::schema;
 pub use manifest::view::Objects;
 pub use object::{Component, Components, Object, Shape};

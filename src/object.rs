@@ -73,12 +73,19 @@ impl<'a> Object<'a> {
         };
         match self.comps {
             Comps::Map { pos, len } => {
-                Components { ctx: self.ctx, r: Reader::at(self.ctx.buf, pos), len, single: None, dense }
+                Components { ctx: self.ctx, r: Reader::at(self.ctx.buf, pos), len, single: None, dense, owner: None }
             }
-            Comps::Single(c) => Components { ctx: self.ctx, r: Reader::at(&[], 0), len: Some(0), single: Some(c), dense },
-            Comps::Parts { pos, left } => {
-                Components { ctx: self.ctx, r: Reader::at(self.ctx.buf, pos), len: Some(left), single: None, dense: None }
+            Comps::Single(c) => {
+                Components { ctx: self.ctx, r: Reader::at(&[], 0), len: Some(0), single: Some(c), dense, owner: None }
             }
+            Comps::Parts { pos, left } => Components {
+                ctx: self.ctx,
+                r: Reader::at(self.ctx.buf, pos),
+                len: Some(left),
+                single: None,
+                dense: None,
+                owner: Some(self.name),
+            },
         }
     }
 
@@ -145,6 +152,8 @@ pub struct Components<'a> {
     single: Option<Component<'a>>,
     /// Element count of a dense object, to imply its data's decoded size.
     dense: Option<u64>,
+    /// v2: the name of the object owning the parts (a slice of the manifest).
+    owner: Option<&'a str>,
 }
 
 impl<'a> Iterator for Components<'a> {
@@ -159,7 +168,11 @@ impl<'a> Iterator for Components<'a> {
             let p = crate::v2::wire::next_part(self.ctx.buf, &mut pos, &mut left)?;
             self.r = Reader::at(self.ctx.buf, pos);
             self.len = Some(left);
-            return Some(crate::v2::wire::component(self.ctx, p));
+            let mut c = crate::v2::wire::component(self.ctx, p);
+            if let (Some(LogicalType::F4E2M1), Some(v), Some(owner)) = (c.logical, c.v2.as_mut(), self.owner) {
+                v.elements = crate::v2::view::elements(self.ctx.buf, owner, c.role);
+            }
+            return Some(c);
         }
         // The manifest was validated at open: decoding cannot fail here.
         if !self.r.more(&mut self.len).ok()? {
@@ -264,6 +277,10 @@ pub(crate) struct V2Ref<'a> {
     pub encoding: Option<&'a str>,
     /// Manifest position of the part's map.
     pub pos: usize,
+    /// Elements the part's logical type counts, where its layout says (see
+    /// `v2::verify::elements`); looked up for `f4_e2m1` parts only, whose
+    /// final-nibble rule needs it.
+    pub elements: Option<u64>,
 }
 
 impl<'a> Component<'a> {

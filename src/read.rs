@@ -65,7 +65,13 @@ impl<'a> Component<'a> {
     /// Decode into `out` (little-endian elements); returns the bytes written.
     ///
     /// `out` must hold [`Component::decoded_len`] bytes; a zstd frame that
-    /// decodes to more or less than declared is an error.
+    /// decodes to more or less than declared is an error. The decoded bytes
+    /// of a v2 part obey its logical type's rules (`bool`, `f4_e2m1`; see
+    /// [`ErrorKind::BadData`]), checked here and by every read built on it:
+    /// [`Component::to_vec`], the typed reads, [`Component::as_slice`],
+    /// [`Component::read_range_into`] and `fs::Reader`'s reads. Only the
+    /// structural accessors ([`Component::stored_bytes`],
+    /// [`Component::zero_copy_bytes`]) hand out bytes unchecked.
     pub fn read_into(&self, out: &mut [u8]) -> Result<usize> {
         self.check_decodable()?;
         let stored = self.stored_bytes()?;
@@ -102,16 +108,29 @@ impl<'a> Component<'a> {
         self.error(ErrorKind::Unsupported { what: "decoding an encoding this library does not know" })
     }
 
-    /// v2 byte rules of the logical type on decoded bytes (`bool`: 0 or 1).
-    fn check_v2_bytes(&self, decoded: &[u8]) -> Result<()> {
+    /// Appendix A's byte rules on a v2 part's decoded bytes: `bool` bytes
+    /// are 0 or 1; an `f4_e2m1` part of an odd element count (where its
+    /// layout gives the count: dense, MX `data`, sparse `values`) has a zero
+    /// final nibble. Violations are [`ErrorKind::BadData`], as `verify` says.
+    /// v1.x and v0.1 components are left to `verify`.
+    pub(crate) fn check_v2_bytes(&self, decoded: &[u8]) -> Result<()> {
+        self.check_v2_range(0, decoded)
+    }
+
+    /// [`Component::check_v2_bytes`] on decoded bytes `start..start + bytes.len()`:
+    /// the final-nibble rule applies when they reach the part's end.
+    pub(crate) fn check_v2_range(&self, start: u64, bytes: &[u8]) -> Result<()> {
         use crate::v2::types::Logical;
-        let t = match self.logical {
-            Some(LogicalType::Bool) => Logical::Bool,
-            Some(LogicalType::F4E2M1) => Logical::F4E2M1,
+        let (t, n) = match (self.logical, self.v2) {
+            (Some(LogicalType::Bool), Some(_)) => (Logical::Bool, 0),
+            (Some(LogicalType::F4E2M1), Some(v)) => {
+                let ends = Some(start + bytes.len() as u64) == self.decoded_len();
+                (Logical::F4E2M1, v.elements.filter(|_| ends).unwrap_or(0))
+            }
             _ => return Ok(()),
         };
-        if crate::container::READS_V2 && self.v2.is_some() {
-            crate::v2::data::check_logical(t, 0, decoded).map_err(|e| crate::Error::from(e).in_component(self.role))?;
+        if crate::container::READS_V2 {
+            crate::v2::data::check_logical(t, n, bytes).map_err(|e| crate::Error::from(e).in_component(self.role))?;
         }
         Ok(())
     }
@@ -212,6 +231,100 @@ impl<'a> Component<'a> {
         let n = crate::zstd::for_each_chunk(stored, limit, |_| Ok(())).map_err(|e| e.in_component(self.role))?;
         self.whole_elements(n)?;
         Ok(n)
+    }
+
+    /// Decode bytes `start..start + out.len()` of the component (little-endian
+    /// elements, as [`Component::read_into`] writes them) into `out`; returns
+    /// the bytes written. A raw component's range is copied; a
+    /// `zt.zstd-seekable/1` part decodes only the frames covering the range;
+    /// a v1 `zstd` component (one frame) is decoded whole. A range past the
+    /// decoded size is [`ErrorKind::RangeOutOfBounds`]; an empty one reads
+    /// nothing. Big-endian elements (v0.1) need a range of whole elements.
+    /// The logical type's byte rules are checked on the range (`f4_e2m1`'s
+    /// final nibble when the range ends the part). Without the `alloc`
+    /// feature only raw components' ranges are read.
+    pub fn read_range_into(&self, start: u64, out: &mut [u8]) -> Result<usize> {
+        let stored = self.stored_bytes();
+        self.read_range_by(start, out, stored.ok(), |off, buf| match stored {
+            Ok(s) => {
+                buf.copy_from_slice(&s[off as usize..off as usize + buf.len()]);
+                true
+            }
+            Err(_) => false,
+        })
+        .map_err(|e| if e.kind() == ErrorKind::NoData { stored.err().unwrap_or(e) } else { e })
+    }
+
+    /// [`Component::read_range_into`] reading the stored bytes through
+    /// `read_at(offset in the stored bytes, buf)` (`false`: the read failed,
+    /// [`ErrorKind::NoData`] here; the caller keeps its own error): only the
+    /// range of a raw component, and the seek table and covering frames of a
+    /// seekable part, are read. With `whole`, the stored bytes in memory, a
+    /// seekable part's frames are decoded in place.
+    pub(crate) fn read_range_by(
+        &self,
+        start: u64,
+        out: &mut [u8],
+        whole: Option<&[u8]>,
+        mut read_at: impl FnMut(u64, &mut [u8]) -> bool,
+    ) -> Result<usize> {
+        self.check_decodable()?;
+        if self.encoding == Encoding::Zstd {
+            return self.zstd_range(start, out, read_at);
+        }
+        let size = self.plausible_len()?.unwrap_or(0);
+        let length = out.len() as u64;
+        if start.checked_add(length).map_or(true, |e| e > size) {
+            return Err(self.error(ErrorKind::RangeOutOfBounds { start, length, size }));
+        }
+        let width = self.dtype.width();
+        if self.endian == Endian::Big && (start % width != 0 || length % width != 0) {
+            return Err(self.error(ErrorKind::Unsupported { what: "a byte range of big-endian elements must hold whole elements" }));
+        }
+        if out.is_empty() {
+            return Ok(0);
+        }
+        match self.encoding {
+            #[cfg(feature = "alloc")]
+            Encoding::ZstdSeekable => match whole {
+                Some(encoded) => crate::v2::range::read_range(encoded, size, start, out),
+                None => crate::v2::range::read_range_at(self.length, size, start, out, read_at),
+            }
+            .map_err(|e| crate::Error::from(e).in_component(self.role))?,
+            #[cfg(not(feature = "alloc"))]
+            Encoding::ZstdSeekable => {
+                let _ = whole;
+                return Err(self.error(ErrorKind::Unsupported { what: "zstd decoding needs the `alloc` feature" }));
+            }
+            _ if !read_at(start, out) => return Err(self.error(ErrorKind::NoData)),
+            _ => {}
+        }
+        self.to_little_endian(out);
+        self.check_v2_range(start, out)?;
+        Ok(out.len())
+    }
+
+    /// A range of a v1 `zstd` component: its one frame decoded whole.
+    #[cfg(feature = "alloc")]
+    fn zstd_range(&self, start: u64, out: &mut [u8], mut read_at: impl FnMut(u64, &mut [u8]) -> bool) -> Result<usize> {
+        let mut all = alloc::vec![0u8; 0];
+        if !out.is_empty() || start > 0 {
+            let mut stored = alloc::vec![0u8; self.length as usize];
+            if !read_at(0, &mut stored) {
+                return Err(self.error(ErrorKind::NoData));
+            }
+            all = self.with_stored(&stored).to_vec()?;
+        }
+        let size = all.len() as u64;
+        let src = start.checked_add(out.len() as u64).filter(|&e| e <= size).map(|e| &all[start as usize..e as usize]);
+        let src = src.ok_or_else(|| self.error(ErrorKind::RangeOutOfBounds { start, length: out.len() as u64, size }))?;
+        out.copy_from_slice(src);
+        Ok(out.len())
+    }
+
+    #[cfg(not(feature = "alloc"))]
+    fn zstd_range(&self, _start: u64, _out: &mut [u8], _read_at: impl FnMut(u64, &mut [u8]) -> bool) -> Result<usize> {
+        Err(self.error(ErrorKind::Unsupported { what: "zstd decoding needs the `alloc` feature" }))
     }
 
     /// Decode into a typed buffer, whatever its alignment; elements come out

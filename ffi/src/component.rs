@@ -330,6 +330,51 @@ pub unsafe extern "C" fn zt_component_read(
     })
 }
 
+/// Decode bytes `start .. start + len` of a component into `dst`, as
+/// `zt_component_read` would write them (little-endian elements): a raw
+/// component's bytes are copied; a `zt.zstd-seekable/1` part decodes only
+/// the frames covering the range (with `ZT_OPEN_POSITIONAL` or a shard,
+/// only those frames and the seek table are read from the file); a v1
+/// `zstd` component is decoded whole. `len = 0` reads nothing.
+///
+/// `ZT_ERR_INVALID_ARGUMENT` when the range reaches past the decoded size
+/// (or `dst` is NULL with `len > 0`, or `len` is over `PTRDIFF_MAX`);
+/// `ZT_ERR_FORMAT` when a covering frame or the seek table is corrupt (as
+/// `zt_component_read` says); `ZT_ERR_CORRUPT_DATA` when the bytes break
+/// the logical type's rules; `ZT_ERR_UNSUPPORTED` for an unknown
+/// type or encoding; `ZT_ERR_IO` when a positional read fails.
+///
+/// Ownership: the caller owns `dst`. Thread-safety: safe on a shared
+/// handle (each thread with its own `dst`).
+///
+/// # Safety
+/// `file` NULL or live; `obj` NULL or readable; `role` valid for
+/// `role_len` bytes (or NUL-terminated); `dst` NULL or writable for `len` bytes.
+#[no_mangle]
+pub unsafe extern "C" fn zt_component_read_range(
+    file: *const zt_file,
+    obj: *const zt_object,
+    role: *const c_char,
+    role_len: usize,
+    start: u64,
+    dst: *mut core::ffi::c_void,
+    len: usize,
+) -> zt_status {
+    guard(|| {
+        if len > isize::MAX as usize {
+            return Err(Fail::invalid("`len` is over PTRDIFF_MAX"));
+        }
+        if dst.is_null() && len > 0 {
+            return Err(Fail::invalid("`dst` is NULL"));
+        }
+        // SAFETY: the caller's contract.
+        let (h, o, c) = unsafe { component(file, obj, role, role_len)? };
+        let out: &mut [u8] =
+            if len == 0 { &mut [] } else { unsafe { core::slice::from_raw_parts_mut(dst.cast::<u8>(), len) } };
+        h.read_range(&c, start, out).map(drop).map_err(|f| in_object(f, o.name()))
+    })
+}
+
 /// Check one component's digest over its stored bytes: verification where
 /// the bytes are read, so an engine can check each tensor as it loads it
 /// (`zt_verify` checks the whole file). `*checked` (when `checked` is not

@@ -137,7 +137,7 @@ pub(crate) fn status_of(kind: ErrorKind, phase: Phase) -> zt_status {
         LengthMismatch { .. } if phase == Phase::Data => ZT_ERR_CORRUPT_DATA,
         Io => ZT_ERR_IO,
         UnsupportedVersion { .. } | Unsupported { .. } | NoData | UnverifiableDigest => ZT_ERR_UNSUPPORTED,
-        TypeMismatch => ZT_ERR_INVALID_ARGUMENT,
+        TypeMismatch | RangeOutOfBounds { .. } => ZT_ERR_INVALID_ARGUMENT,
         _ => ZT_ERR_FORMAT,
     }
 }

@@ -142,6 +142,15 @@ impl zt_file {
         }
     }
 
+    /// Decode bytes `start..start + out.len()` of `c`, whatever the mode.
+    pub(crate) fn read_range(&self, c: &Component<'_>, start: u64, out: &mut [u8]) -> Result<usize, Fail> {
+        match &self.inner {
+            #[cfg(feature = "std")]
+            Inner::Path(r) => r.read_range_into(c, start, out).map_err(|e| Fail::fs(e, Phase::Data)),
+            Inner::Memory(_) => c.read_range_into(start, out).map_err(|e| Fail::core(e, Phase::Data)),
+        }
+    }
+
     /// The bytes `read_into` writes for `c`, found in bounded memory.
     #[cfg(feature = "std")]
     pub(crate) fn measure(&self, c: &Component<'_>) -> Result<u64, Fail> {

@@ -122,6 +122,7 @@ fn phrase(kind: ErrorKind) -> (&'static str, Option<&'static str>) {
         NotFound => "not found",
         NoData => "data bytes are not available",
         BufferTooSmall { .. } => "buffer too small",
+        RangeOutOfBounds { .. } => "byte range reaches past the decoded bytes",
         NotZeroCopy { reason } => return ("no zero-copy view: ", Some(reason)),
         TypeMismatch => "requested element type does not match the dtype",
         Decompress => "corrupt or truncated zstd data",

@@ -22,10 +22,13 @@ mod file_verify;
 pub mod layout;
 mod manifest;
 mod part;
+#[cfg(feature = "alloc")]
+pub mod range;
 pub mod seekable;
 pub mod shard;
 mod spans;
 pub mod verify;
+pub(crate) mod view;
 pub(crate) mod wire;
 pub mod types;
 

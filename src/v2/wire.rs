@@ -72,7 +72,7 @@ pub(crate) fn component<'a>(ctx: Ctx<'a>, p: Part<'a>) -> Component<'a> {
         digest: p.digest_text,
         endian: Endian::Little,
         fields: map_at(ctx.buf, p.pos),
-        v2: Some(V2Ref { shard: p.shard, encoding: p.encoding, pos: p.pos }),
+        v2: Some(V2Ref { shard: p.shard, encoding: p.encoding, pos: p.pos, elements: None }),
     }
 }
 
