@@ -11,6 +11,34 @@ use super::spans::{Span, Spans};
 /// Highest rank of a shape.
 pub const MAX_RANK: u64 = 64;
 
+/// Fewer bytes than any valid object entry takes (the smallest is 45: a
+/// one-byte name, `shape: []`, `layout: ""`, one part with `blob` and `dtype`).
+const MIN_OBJECT_LEN: usize = 32;
+
+/// Hears of each object the validating pass has checked: the name index
+/// is built from it, with no second walk.
+trait NameSink<'a> {
+    /// About `n` objects follow (a hint).
+    fn expect(&mut self, n: usize);
+    /// The object called `name`, starting at `at` of `buf`, is valid.
+    fn object(&mut self, buf: &'a [u8], at: usize, name: &'a str);
+}
+
+impl NameSink<'_> for () {
+    fn expect(&mut self, _: usize) {}
+    fn object(&mut self, _: &[u8], _: usize, _: &str) {}
+}
+
+#[cfg(feature = "alloc")]
+impl<'a> NameSink<'a> for alloc::vec::Vec<crate::index::ObjPos> {
+    fn expect(&mut self, n: usize) {
+        self.reserve_exact(n);
+    }
+    fn object(&mut self, buf: &'a [u8], at: usize, name: &'a str) {
+        self.push(crate::index::ObjPos::of(buf, at, name));
+    }
+}
+
 /// A validated v2 manifest (or a data shard, which has none).
 #[derive(Clone, Copy, Debug)]
 pub struct Manifest<'a> {
@@ -52,21 +80,52 @@ impl<'a> Manifest<'a> {
     /// [`Manifest::parse_with`] with scratch from the heap.
     #[cfg(feature = "alloc")]
     pub fn parse(file: &'a [u8]) -> Result<Manifest<'a>> {
-        let (footer, m) = container::open(file)?;
-        Self::validate(footer, m, Spans::Vec(alloc::vec::Vec::new()))
+        Self::parse_indexed(file).map(|(m, _)| m)
     }
 
     /// [`Manifest::parse_tail_with`] with scratch from the heap.
     #[cfg(feature = "alloc")]
     pub fn parse_tail(footer: &[u8], manifest: &'a [u8], file_len: u64) -> Result<Manifest<'a>> {
+        Self::parse_tail_indexed(footer, manifest, file_len).map(|(m, _)| m)
+    }
+
+    /// [`Manifest::parse`], and where each object's name is (collected by
+    /// the validating pass, in manifest order: the name index needs no
+    /// second walk).
+    #[cfg(feature = "alloc")]
+    pub(crate) fn parse_indexed(file: &'a [u8]) -> Result<(Manifest<'a>, alloc::vec::Vec<crate::index::ObjPos>)> {
+        let (footer, m) = container::open(file)?;
+        Self::validate_indexed(footer, m)
+    }
+
+    /// [`Manifest::parse_tail`], and where each object's name is.
+    #[cfg(feature = "alloc")]
+    pub(crate) fn parse_tail_indexed(
+        footer: &[u8],
+        manifest: &'a [u8],
+        file_len: u64,
+    ) -> Result<(Manifest<'a>, alloc::vec::Vec<crate::index::ObjPos>)> {
         let f = Footer::parse(footer, file_len)?;
         if !f.is_data_shard() {
             f.check_manifest(manifest)?;
         }
-        Self::validate(f, if f.is_data_shard() { &[] } else { manifest }, Spans::Vec(alloc::vec::Vec::new()))
+        Self::validate_indexed(f, if f.is_data_shard() { &[] } else { manifest })
     }
 
-    fn validate(footer: Footer, buf: &'a [u8], mut spans: Spans<'_>) -> Result<Manifest<'a>> {
+    /// The heap-scratch pass, collecting object positions.
+    #[cfg(feature = "alloc")]
+    fn validate_indexed(footer: Footer, buf: &'a [u8]) -> Result<(Manifest<'a>, alloc::vec::Vec<crate::index::ObjPos>)> {
+        let mut names = alloc::vec::Vec::new();
+        let m = Self::validate_each(footer, buf, Spans::Vec(alloc::vec::Vec::new()), &mut names)?;
+        Ok((m, names))
+    }
+
+    fn validate(footer: Footer, buf: &'a [u8], spans: Spans<'_>) -> Result<Manifest<'a>> {
+        Self::validate_each(footer, buf, spans, &mut ())
+    }
+
+    /// The whole pass; `names` hears of every object once it is checked.
+    fn validate_each(footer: Footer, buf: &'a [u8], mut spans: Spans<'_>, names: &mut impl NameSink<'a>) -> Result<Manifest<'a>> {
         let mut m = Manifest { footer, buf, objects: (0, 0), shards: (0, 0), attributes: None };
         if footer.is_data_shard() {
             return Ok(m);
@@ -90,7 +149,12 @@ impl<'a> Manifest<'a> {
                     let n = c.map("objects")?;
                     objects = Some((c.pos, n));
                     m.objects = (c.pos, n);
-                    m.check_objects(&mut c, n, &mut spans)?;
+                    // The count is only a hint to reserve by: capped by what
+                    // the bytes can hold, so a hostile count reserves little.
+                    let hint = (n as usize).min(buf.len() / MIN_OBJECT_LEN);
+                    spans.reserve(hint);
+                    names.expect(hint);
+                    m.check_objects(&mut c, n, &mut spans, names)?;
                 }
                 Some(b"attributes") => {
                     m.attributes = Some(vpos);
@@ -106,7 +170,7 @@ impl<'a> Manifest<'a> {
 
     /// Check every object at the cursor: names, fields, parts and their
     /// blobs (spans collected for the overlap check), layout rules.
-    fn check_objects(&self, c: &mut Cursor<'a>, n: u64, spans: &mut Spans<'_>) -> Result<()> {
+    fn check_objects(&self, c: &mut Cursor<'a>, n: u64, spans: &mut Spans<'_>, names: &mut impl NameSink<'a>) -> Result<()> {
         for _ in 0..n {
             let kpos = c.pos;
             let name = c.text("object name")?;
@@ -120,6 +184,7 @@ impl<'a> Manifest<'a> {
             })?;
             set.total = o.num_parts();
             layout::check(&o, &set)?;
+            names.object(self.buf, kpos, name);
         }
         Ok(())
     }

@@ -48,6 +48,14 @@ impl Spans<'_> {
         Ok(())
     }
 
+    /// Room for `n` more spans (heap scratch only).
+    pub fn reserve(&mut self, _n: usize) {
+        #[cfg(feature = "alloc")]
+        if let Spans::Vec(v) = self {
+            v.reserve_exact(_n);
+        }
+    }
+
     /// Sort and check: within a file, two spans are equal or disjoint.
     pub fn check(&mut self) -> Result<()> {
         let s: &mut [Span] = match self {
