@@ -120,6 +120,29 @@ fn key_cmp(a: &[u8], b: &[u8]) -> core::cmp::Ordering {
     a.len().cmp(&b.len())
 }
 
+/// Whether `t`, a text of fewer than 24 bytes at `b[at..]`, is ASCII: a
+/// word at a time, whole words read from `b` when it has them (bytes past
+/// `t` masked off), instead of a byte loop.
+#[inline]
+fn short_ascii(b: &[u8], at: usize, t: &[u8]) -> bool {
+    const HIGH: u64 = 0x8080_8080_8080_8080;
+    let word = |i: usize| b.get(at + i..at + i + 8).map(|w| u64::from_le_bytes([w[0], w[1], w[2], w[3], w[4], w[5], w[6], w[7]]));
+    let n = t.len();
+    let mut acc = 0u64;
+    let mut i = 0;
+    while i + 8 <= n {
+        acc |= word(i).unwrap_or(HIGH);
+        i += 8;
+    }
+    if i < n {
+        match word(i) {
+            Some(w) => acc |= w & (u64::MAX >> (8 * (8 - (n - i)))),
+            None => return acc & HIGH == 0 && t[i..].is_ascii(),
+        }
+    }
+    acc & HIGH == 0
+}
+
 #[derive(Clone, Copy, Default)]
 struct Frame {
     /// Items still to read (a map counts keys and values).
@@ -189,12 +212,39 @@ pub fn validate(b: &[u8]) -> Result<()> {
             Some(&ib @ 0x60..=0x77) => {
                 let end = pos + 1 + (ib & 0x1f) as usize;
                 let Some(t) = b.get(pos + 1..end) else { return Err(Error::at(Kind::CborTruncated, start)) };
-                if !t.is_ascii() && core::str::from_utf8(t).is_err() {
+                if !short_ascii(b, pos + 1, t) && core::str::from_utf8(t).is_err() {
                     return Err(Error::at(Kind::CborInvalidUtf8, start));
                 }
                 pos = end;
             }
             Some(0x00..=0x17) => pos += 1,
+            // A one- or two-byte unsigned integer (blob offsets and lengths).
+            Some(&ib @ (0x18 | 0x19)) => {
+                let w = (ib - 0x17) as usize;
+                let Some(s) = b.get(pos + 1..pos + 1 + w) else { return Err(Error::at(Kind::CborTruncated, start)) };
+                let v = if w == 1 { s[0] as u64 } else { (s[0] as u64) << 8 | s[1] as u64 };
+                if !shortest(ib & 0x1f, v) {
+                    return Err(Error::at(Kind::CborNonShortest, start));
+                }
+                pos += 1 + w;
+            }
+            // A short array or map (the count in the head): as `item` does.
+            Some(&ib @ (0x80..=0x97 | 0xa0..=0xb7)) => {
+                if depth > MAX_DEPTH {
+                    return Err(Error::at(Kind::CborTooDeep, start));
+                }
+                pos += 1;
+                let v = (ib & 0x1f) as u64;
+                if v > (b.len() - pos) as u64 {
+                    return Err(Error::at(Kind::CborTruncated, start));
+                }
+                if v > 0 {
+                    let map = ib >= 0xa0;
+                    stack[depth] = Frame { left: if map { 2 * v } else { v }, map, key_start: 0, prev_start: 0, prev_end: 0 };
+                    depth += 1;
+                    continue;
+                }
+            }
             _ => {
                 let (major, ai, v, next) = raw_head(b, pos)?;
                 pos = next;
@@ -366,6 +416,26 @@ mod tests {
 
     fn kind(b: &[u8]) -> Option<Kind> {
         validate(b).err().map(|e| e.kind)
+    }
+
+    #[test]
+    fn short_ascii_masks_what_follows_the_text() {
+        let b = [b'a', b'b', 0x80, b'c', b'd', b'e', b'f', b'g', b'h', b'i', 0xff, b'j'];
+        assert!(short_ascii(&b, 0, &b[..2]));
+        assert!(!short_ascii(&b, 0, &b[..3]));
+        assert!(short_ascii(&b, 3, &b[3..10]));
+        assert!(!short_ascii(&b, 3, &b[3..11]));
+        assert!(short_ascii(&b, 11, &b[11..])); // no whole word left: byte loop
+        assert!(!short_ascii(&b, 9, &b[9..11]));
+        let long = [b'x'; 23];
+        for n in 0..=23 {
+            assert!(short_ascii(&long, 0, &long[..n]));
+            let mut bad = long;
+            if n > 0 {
+                bad[n - 1] = 0xc3;
+                assert!(!short_ascii(&bad, 0, &bad[..n]), "{n}");
+            }
+        }
     }
 
     #[test]
