@@ -355,6 +355,21 @@ impl<'a> Cursor<'a> {
         }
     }
 
+    /// A text string's bytes, for a field only compared with known ASCII
+    /// names (the walk checked UTF-8 already); `field` names it in the error.
+    #[inline]
+    pub fn text_bytes(&mut self, field: &'static str) -> Result<&'a [u8]> {
+        match self.look() {
+            (TEXT, n, next) => {
+                let s = next.checked_add(n as usize).and_then(|e| self.buf.get(next..e));
+                let s = s.ok_or(Error::at(Kind::CborTruncated, self.pos))?;
+                self.pos = next + s.len();
+                Ok(s)
+            }
+            _ => Err(Error::field(Kind::WrongType, self.pos, field)),
+        }
+    }
+
     /// An unsigned integer.
     #[inline]
     pub fn uint(&mut self, field: &'static str) -> Result<u64> {

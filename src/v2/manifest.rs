@@ -133,7 +133,6 @@ impl<'a> Manifest<'a> {
         cbor::validate(buf)?;
         let mut c = Cursor::at(buf, 0);
         let n = c.map("manifest")?;
-        spans.push(Span { file: 0, offset: footer.manifest_offset, len: footer.manifest_length })?;
         let mut objects = None;
         for _ in 0..n {
             let key = c.key();
@@ -164,6 +163,9 @@ impl<'a> Manifest<'a> {
             }
         }
         m.objects = objects.ok_or(Error::ctx(Kind::MissingField, "objects"))?;
+        // The manifest's own span last: writers put it after the blobs, so
+        // spans in blob order need no sort.
+        spans.push(Span { file: 0, offset: footer.manifest_offset, len: footer.manifest_length })?;
         spans.check()?;
         Ok(m)
     }
