@@ -1,6 +1,8 @@
 //! Deterministic CBOR (RFC 8949 §4.2.1 as restricted by spec §3.1): a
 //! validating walk over a borrowed slice with a fixed stack of 32 frames,
-//! and a cursor that reads items the walk has already accepted.
+//! and a cursor that reads items the walk has already accepted, or (a
+//! checking cursor) checks each item it reads or skips by the walk's rules,
+//! so that the manifest's schema pass is also its CBOR pass.
 
 use super::error::{Error, Kind, Result};
 
@@ -19,7 +21,7 @@ pub(crate) const SIMPLE: u8 = 7;
 
 /// Read a head at `pos`: (major, additional info, argument, next position).
 /// Only checks that the head is complete.
-#[inline]
+#[inline(always)]
 fn raw_head(b: &[u8], pos: usize) -> Result<(u8, u8, u64, usize)> {
     let ib = *b.get(pos).ok_or(Error::at(Kind::CborTruncated, pos))?;
     let (major, ai) = (ib >> 5, ib & 0x1f);
@@ -195,9 +197,19 @@ fn item(b: &[u8], pos: &mut usize, major: u8, ai: u8, v: u64, start: usize, dept
 /// Validate `b` as exactly one item in deterministic encoding, nested at
 /// most [`MAX_DEPTH`] deep. Never allocates; iterative.
 pub fn validate(b: &[u8]) -> Result<()> {
+    let end = walk(b, 0, 0)?;
+    if end == b.len() {
+        Ok(())
+    } else {
+        Err(Error::at(Kind::CborTrailingBytes, end))
+    }
+}
+
+/// Validate the one item at `b[pos..]`, nested `base` deep below the root,
+/// as [`validate`] does; returns where it ends.
+fn walk(b: &[u8], mut pos: usize, base: usize) -> Result<usize> {
     let mut stack = [Frame::default(); MAX_DEPTH + 1];
     let mut depth = 0usize;
-    let mut pos = 0usize;
     loop {
         // Start of one item: remember where a map key begins.
         if depth > 0 {
@@ -230,7 +242,7 @@ pub fn validate(b: &[u8]) -> Result<()> {
             }
             // A short array or map (the count in the head): as `item` does.
             Some(&ib @ (0x80..=0x97 | 0xa0..=0xb7)) => {
-                if depth > MAX_DEPTH {
+                if base + depth > MAX_DEPTH {
                     return Err(Error::at(Kind::CborTooDeep, start));
                 }
                 pos += 1;
@@ -251,7 +263,7 @@ pub fn validate(b: &[u8]) -> Result<()> {
                 if major != SIMPLE && !shortest(ai, v) {
                     return Err(Error::at(Kind::CborNonShortest, start));
                 }
-                if let Some(d) = item(b, &mut pos, major, ai, v, start, depth)? {
+                if let Some(d) = item(b, &mut pos, major, ai, v, start, base + depth)? {
                     stack[depth] = d;
                     depth += 1;
                     continue;
@@ -261,7 +273,7 @@ pub fn validate(b: &[u8]) -> Result<()> {
         // One item is complete: account for it in its parents.
         loop {
             if depth == 0 {
-                return if pos == b.len() { Ok(()) } else { Err(Error::at(Kind::CborTrailingBytes, pos)) };
+                return Ok(pos);
             }
             let f = &mut stack[depth - 1];
             if f.map && f.left % 2 == 0 {
@@ -289,19 +301,124 @@ pub fn validate(b: &[u8]) -> Result<()> {
 
 /// A cursor over a manifest that [`validate`] accepted: heads are complete
 /// and shortest, lengths are in bounds, text is UTF-8.
+///
+/// A *checking* cursor ([`Cursor::checking`]) reads bytes not validated
+/// yet and checks every item it reads or skips against the rules of
+/// [`validate`]; the map readers check key order with [`Keys`]. Its
+/// errors only say *that* the CBOR is invalid ([`Kind::CborInvalid`]): the
+/// caller then runs [`validate`] for the precise error.
 #[derive(Clone, Copy)]
 pub(crate) struct Cursor<'a> {
     pub buf: &'a [u8],
     pub pos: usize,
+    checking: bool,
+}
+
+/// The error of a checking cursor: "run [`validate`] to say what".
+fn invalid(pos: usize) -> Error {
+    Error::at(Kind::CborInvalid, pos)
+}
+
+/// Key order in one map read by a checking cursor: each key's encoding
+/// after the previous one's, bytewise (no duplicates).
+#[derive(Clone, Copy, Default)]
+pub(crate) struct Keys {
+    prev: (usize, usize),
+}
+
+impl Keys {
+    /// The key that starts at `start` has just been read by `c`.
+    #[inline]
+    pub fn next(&mut self, c: &Cursor<'_>, start: usize) -> Result<()> {
+        if c.checking {
+            let key = &c.buf[start..c.pos];
+            if self.prev.1 > 0 && key_cmp(&c.buf[self.prev.0..self.prev.1], key) != core::cmp::Ordering::Less {
+                return Err(invalid(start));
+            }
+            self.prev = (start, c.pos);
+        }
+        Ok(())
+    }
 }
 
 impl<'a> Cursor<'a> {
     pub fn at(buf: &'a [u8], pos: usize) -> Self {
-        Cursor { buf, pos }
+        Cursor { buf, pos, checking: false }
+    }
+
+    /// A checking cursor at the start of `buf`.
+    pub fn checking(buf: &'a [u8]) -> Self {
+        Cursor { buf, pos: 0, checking: true }
+    }
+
+    /// Major type, argument and the position after the head, as
+    /// [`Cursor::look`]. Checking, the head must also obey [`validate`]'s
+    /// rules for its own bytes: complete, shortest, no tag, a valid simple
+    /// value or canonical float, a container count the bytes can hold, a
+    /// string in bounds, and text in UTF-8 if `utf8` (callers that convert
+    /// the text to `str` check it then).
+    #[inline(always)]
+    fn next_head(&self, utf8: bool) -> Result<(u8, u64, usize)> {
+        if !self.checking {
+            return Ok(self.look());
+        }
+        let at = self.pos;
+        let (major, ai, v, next) = raw_head(self.buf, at).map_err(|_| invalid(at))?;
+        if ai >= 24 && major != SIMPLE && !shortest(ai, v) {
+            return Err(invalid(at));
+        }
+        let left = (self.buf.len() - next) as u64;
+        match major {
+            UINT | NINT => {}
+            BYTES | TEXT => {
+                if v > left {
+                    return Err(invalid(at));
+                }
+                let s = &self.buf[next..next + v as usize];
+                if utf8 && major == TEXT && !short_ascii(self.buf, next, s) && core::str::from_utf8(s).is_err() {
+                    return Err(invalid(at));
+                }
+            }
+            ARRAY | MAP if v > left => return Err(invalid(at)),
+            ARRAY | MAP => {}
+            TAG => return Err(invalid(at)),
+            _ => match ai {
+                20..=22 => {}
+                25..=27 => check_float(ai, v, at).map_err(|_| invalid(at))?,
+                _ => return Err(invalid(at)),
+            },
+        }
+        Ok((major, v, next))
+    }
+
+    /// Skip one item nested `depth` below the root; a checking cursor
+    /// validates it whole first.
+    #[inline]
+    pub fn skip_in(&mut self, depth: usize) -> Result<()> {
+        if self.checking {
+            self.pos = walk(self.buf, self.pos, depth).map_err(|_| invalid(self.pos))?;
+        } else {
+            self.skip();
+        }
+        Ok(())
+    }
+
+    /// [`Cursor::key`] of a map nested `depth - 1` below the root (its keys
+    /// at `depth`).
+    #[inline(always)]
+    pub fn key_in(&mut self, depth: usize) -> Result<Option<&'a [u8]>> {
+        if self.checking {
+            if self.peek().0 != TEXT {
+                self.skip_in(depth)?;
+                return Ok(None);
+            }
+            self.next_head(true)?;
+        }
+        Ok(self.key())
     }
 
     /// Major type and argument of the next item, without moving.
-    #[inline]
+    #[inline(always)]
     pub fn peek(&self) -> (u8, u64) {
         let (m, v, _) = self.look();
         (m, v)
@@ -309,7 +426,7 @@ impl<'a> Cursor<'a> {
 
     /// Major type, argument and the position after the head (one decode;
     /// past the end, a simple value ending at the end).
-    #[inline]
+    #[inline(always)]
     fn look(&self) -> (u8, u64, usize) {
         match raw_head(self.buf, self.pos) {
             Ok((m, _, v, n)) => (m, v, n),
@@ -317,7 +434,7 @@ impl<'a> Cursor<'a> {
         }
     }
 
-    #[inline]
+    #[inline(always)]
     fn head(&mut self) -> (u8, u64) {
         let (m, _, v, n) = raw_head(self.buf, self.pos).unwrap_or((SIMPLE, 23, 0, self.buf.len()));
         self.pos = n;
@@ -340,10 +457,11 @@ impl<'a> Cursor<'a> {
     }
 
     /// A text string; `field` names it in the error.
-    #[inline]
+    #[inline(always)]
     pub fn text(&mut self, field: &'static str) -> Result<&'a str> {
         let start = self.pos;
-        match self.look() {
+        match self.next_head(false)? {
+            // UTF-8 checked here
             (TEXT, n, next) => {
                 self.pos = next;
                 let s = self.pos.checked_add(n as usize).and_then(|e| self.buf.get(self.pos..e));
@@ -357,9 +475,9 @@ impl<'a> Cursor<'a> {
 
     /// A text string's bytes, for a field only compared with known ASCII
     /// names (the walk checked UTF-8 already); `field` names it in the error.
-    #[inline]
+    #[inline(always)]
     pub fn text_bytes(&mut self, field: &'static str) -> Result<&'a [u8]> {
-        match self.look() {
+        match self.next_head(true)? {
             (TEXT, n, next) => {
                 let s = next.checked_add(n as usize).and_then(|e| self.buf.get(next..e));
                 let s = s.ok_or(Error::at(Kind::CborTruncated, self.pos))?;
@@ -371,9 +489,9 @@ impl<'a> Cursor<'a> {
     }
 
     /// An unsigned integer.
-    #[inline]
+    #[inline(always)]
     pub fn uint(&mut self, field: &'static str) -> Result<u64> {
-        match self.look() {
+        match self.next_head(true)? {
             (UINT, v, next) => {
                 self.pos = next;
                 Ok(v)
@@ -383,9 +501,9 @@ impl<'a> Cursor<'a> {
     }
 
     /// A map's entry count.
-    #[inline]
+    #[inline(always)]
     pub fn map(&mut self, field: &'static str) -> Result<u64> {
-        match self.look() {
+        match self.next_head(true)? {
             (MAP, n, next) => {
                 self.pos = next;
                 Ok(n)
@@ -395,9 +513,9 @@ impl<'a> Cursor<'a> {
     }
 
     /// An array's element count.
-    #[inline]
+    #[inline(always)]
     pub fn array(&mut self, field: &'static str) -> Result<u64> {
-        match self.look() {
+        match self.next_head(true)? {
             (ARRAY, n, next) => {
                 self.pos = next;
                 Ok(n)
@@ -408,7 +526,7 @@ impl<'a> Cursor<'a> {
 
     /// A map key's bytes if it is text (`None`, with the key skipped,
     /// otherwise); not checked as UTF-8 again (the walk did).
-    #[inline]
+    #[inline(always)]
     pub fn key(&mut self) -> Option<&'a [u8]> {
         match self.look() {
             (TEXT, n, next) => {

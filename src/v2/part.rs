@@ -1,6 +1,6 @@
 //! Parts (§3.4), digests, and names (§3.5).
 
-use super::cbor::{Cursor, ARRAY, UINT};
+use super::cbor::{Cursor, Keys, ARRAY, UINT};
 use super::error::{Error, Kind, Result};
 use super::types::{self, DType, ElemType, Logical};
 
@@ -148,9 +148,13 @@ impl<'a> Part<'a> {
         let n = c.map("part")?;
         let (mut dtype, mut ty, mut blob, mut shard, mut enc, mut dl) = (None, None, None, None, None, None);
         let (mut digest, mut digest_text) = (None, None);
+        let mut keys = Keys::default();
         for _ in 0..n {
-            let Some(k) = c.key() else {
-                c.skip();
+            let kpos = c.pos;
+            let k = c.key_in(5)?;
+            keys.next(c, kpos)?;
+            let Some(k) = k else {
+                c.skip_in(5)?;
                 continue;
             };
             let vpos = c.pos;
@@ -182,7 +186,7 @@ impl<'a> Part<'a> {
                     digest = Some(Digest::parse(t, vpos)?);
                     digest_text = Some(t);
                 }
-                _ => c.skip(),
+                _ => c.skip_in(5)?,
             }
         }
         let dtype = dtype.ok_or(Error::field(Kind::MissingField, start, "dtype"))?;
