@@ -17,6 +17,8 @@
 //! - `ZT_BENCH_ROUNDS=N`: rounds per size (each round one open of each,
 //!   twice: default 15; 3 at ≥ 100k objects, 1 at ≥ 1M).
 //! - `ZT_BENCH_CLOCK=wall` times wall-clock instead (default `cpu`).
+//! - `ZT_BENCH_SETTLE=0`: leave out the step that ends each timed call
+//!   (see [`settle`]).
 //! - `ZT_BENCH_PROFILE=K`: only open ours K times per size (for `perf`).
 //! - `ZT_BENCH_KEEP=dir`: keep a copy of each input file in `dir`.
 
@@ -56,8 +58,13 @@ fn theirs(path: &Path, n: usize) {
 /// with `perf`: `malloc_consolidate`, `unlink_chunk`). Ending every timed
 /// call with it charges each contestant for its own frees.
 fn settle() {
-    std::hint::black_box(Vec::<u8>::with_capacity(std::hint::black_box(4096)));
+    if SETTLE.load(std::sync::atomic::Ordering::Relaxed) {
+        std::hint::black_box(Vec::<u8>::with_capacity(std::hint::black_box(4096)));
+    }
 }
+
+/// `ZT_BENCH_SETTLE=0` leaves [`settle`] out (to see its effect).
+static SETTLE: std::sync::atomic::AtomicBool = std::sync::atomic::AtomicBool::new(true);
 
 /// Time of one call (and [`settle`]), in nanoseconds, on the chosen clock.
 fn time(cpu: bool, f: impl FnOnce()) -> f64 {
@@ -102,6 +109,9 @@ fn main() {
     };
     let rounds: Option<usize> = std::env::var("ZT_BENCH_ROUNDS").ok().and_then(|v| v.parse().ok());
     let profile: Option<usize> = std::env::var("ZT_BENCH_PROFILE").ok().and_then(|v| v.parse().ok());
+    if std::env::var("ZT_BENCH_SETTLE").as_deref() == Ok("0") {
+        SETTLE.store(false, std::sync::atomic::Ordering::Relaxed);
+    }
     let dir = tempfile::tempdir().unwrap();
     if profile.is_none() {
         println!("clock: {}", if cpu { "thread CPU time" } else { "wall" });
@@ -139,9 +149,6 @@ fn main() {
             b.push(time(cpu, || theirs(&path, n)));
             b.push(time(cpu, || theirs(&path, n)));
             a.push(time(cpu, || ours(&path, n)));
-        }
-        if std::env::var("ZT_BENCH_DEBUG").is_ok() {
-            eprintln!("ours {:?}\ntheirs {:?}", a.iter().map(|x| (x / 1e4).round() / 100.0).collect::<Vec<_>>(), b.iter().map(|x| (x / 1e4).round() / 100.0).collect::<Vec<_>>());
         }
         let (fa, fb) = (a.iter().copied().fold(f64::INFINITY, f64::min), b.iter().copied().fold(f64::INFINITY, f64::min));
         let (ma, mb) = (median(&mut a), median(&mut b));
