@@ -396,7 +396,12 @@ impl<'a> Cursor<'a> {
     #[inline]
     pub fn skip_in(&mut self, depth: usize) -> Result<()> {
         if self.checking {
-            self.pos = walk(self.buf, self.pos, depth).map_err(|_| invalid(self.pos))?;
+            // A scalar (most attribute values) needs no walk: its head check is all.
+            self.pos = match self.next_head(true)? {
+                (UINT | NINT | SIMPLE, _, next) => next,
+                (BYTES | TEXT, n, next) => next + n as usize,
+                _ => walk(self.buf, self.pos, depth).map_err(|_| invalid(self.pos))?,
+            };
         } else {
             self.skip();
         }
