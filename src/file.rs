@@ -74,7 +74,7 @@ impl<'a> File<'a> {
                 crate::v2::Kind::ScratchTooSmall => Error::new(ErrorKind::ScratchTooSmall { needed: 2 * (scratch.len() as u64 + 1) }),
                 _ => crate::v2::errors::to_crate(e, sizes),
             })?;
-            return Ok(Self::from_v2(m, Some(bytes)));
+            return Ok(Self::from_v2(m, Some(bytes), crate::v2::wire::names(&m)));
         }
         Self::parse_parts(manifest_slice(bytes, &tail), tail, Some(bytes), Scratch::new(scratch))
     }
@@ -156,13 +156,15 @@ impl<'a> File<'a> {
         use crate::v2::errors::{to_crate, Sizes};
         let sizes = Sizes::of_footer(&bytes[bytes.len().saturating_sub(40)..], bytes.len() as u64);
         let m = match spans {
-            Some(s) => crate::v2::Manifest::parse_with(bytes, s),
+            Some(s) => crate::v2::Manifest::parse_with(bytes, s).map(|m| (m, crate::v2::wire::names(&m))),
             #[cfg(feature = "alloc")]
-            None => crate::v2::Manifest::parse(bytes),
+            None => crate::v2::Manifest::parse_indexed(bytes),
             #[cfg(not(feature = "alloc"))]
-            None => crate::v2::Manifest::parse_with(bytes, &mut [crate::v2::Span::default(); crate::scratch::DEFAULT_ENTRIES]),
+            None => crate::v2::Manifest::parse_with(bytes, &mut [crate::v2::Span::default(); crate::scratch::DEFAULT_ENTRIES])
+                .map(|m| (m, ())),
         };
-        Ok(Self::from_v2(m.map_err(|e| to_crate(e, sizes))?, Some(bytes)))
+        let (m, names) = m.map_err(|e| to_crate(e, sizes))?;
+        Ok(Self::from_v2(m, Some(bytes), names))
     }
 
     /// Open a v2 file from its last 40 bytes and its manifest.
@@ -170,26 +172,28 @@ impl<'a> File<'a> {
         use crate::v2::errors::{to_crate, Sizes};
         let sizes = Sizes::of_footer(footer, file_len);
         #[cfg(feature = "alloc")]
-        let m = crate::v2::Manifest::parse_tail(footer, manifest, file_len);
+        let m = crate::v2::Manifest::parse_tail_indexed(footer, manifest, file_len);
         #[cfg(not(feature = "alloc"))]
         let m = crate::v2::Manifest::parse_tail_with(
             footer,
             manifest,
             file_len,
             &mut [crate::v2::Span::default(); crate::scratch::DEFAULT_ENTRIES],
-        );
-        let m = m.map_err(|e| match e.kind {
+        )
+        .map(|m| (m, ()));
+        let (m, names) = m.map_err(|e| match e.kind {
             crate::v2::Kind::ManifestLengthMismatch => Error::new(ErrorKind::ManifestLengthMismatch {
                 expected: sizes.manifest_len,
                 actual: manifest.len() as u64,
             }),
             _ => to_crate(e, sizes),
         })?;
-        Ok(Self::from_v2(m, None))
+        Ok(Self::from_v2(m, None, names))
     }
 
-    /// The views over a validated v2 manifest.
-    fn from_v2(m: crate::v2::Manifest<'a>, data: Option<&'a [u8]>) -> Self {
+    /// The views over a validated v2 manifest and its objects' positions.
+    #[cfg_attr(not(feature = "alloc"), allow(unused_variables))]
+    fn from_v2(m: crate::v2::Manifest<'a>, data: Option<&'a [u8]>, names: crate::v2::wire::Names) -> Self {
         let buf = m.bytes();
         let f = m.footer();
         let ctx = Ctx { buf, data, version: Version::V2 };
@@ -203,8 +207,7 @@ impl<'a> File<'a> {
             objects,
             count,
             #[cfg(feature = "alloc")]
-            index: crate::index::Index::build(buf, crate::v2::wire::positions(buf, objects.0, count), false)
-                .unwrap_or_else(|_| crate::index::Index::empty()),
+            index: crate::index::Index::key_ordered(names),
             v2: Some(m),
         }
     }

@@ -62,13 +62,16 @@ pub(crate) struct Index {
     by_hash: alloc::vec::Vec<(u64, u32)>,
     /// Names are in ascending order: `positions` is the index.
     sorted: bool,
+    /// With `sorted`: the order is deterministic CBOR's key order (shorter
+    /// names first, then bytewise), as every v2 manifest's `objects`.
+    by_len: bool,
 }
 
 #[cfg(feature = "alloc")]
 impl Index {
     /// An index of no objects.
     pub fn empty() -> Index {
-        Index { positions: alloc::vec::Vec::new(), by_hash: alloc::vec::Vec::new(), sorted: true }
+        Index { positions: alloc::vec::Vec::new(), by_hash: alloc::vec::Vec::new(), sorted: true, by_len: false }
     }
 
     /// Build the index; on a duplicate object name, the position of the
@@ -77,7 +80,7 @@ impl Index {
     /// lookups binary-search the names themselves: nothing to build.
     pub fn build(buf: &[u8], positions: alloc::vec::Vec<ObjPos>, sorted: bool) -> Result<Index, ObjPos> {
         if sorted {
-            return Ok(Index { positions, by_hash: alloc::vec::Vec::new(), sorted });
+            return Ok(Index { positions, by_hash: alloc::vec::Vec::new(), sorted, by_len: false });
         }
         let mut by_hash: alloc::vec::Vec<(u64, u32)> =
             positions.iter().enumerate().map(|(i, p)| (hash(name(buf, p)), i as u32)).collect();
@@ -98,7 +101,14 @@ impl Index {
             }
             i = j;
         }
-        Ok(Index { positions, by_hash, sorted })
+        Ok(Index { positions, by_hash, sorted, by_len: false })
+    }
+
+    /// The index of a v2 manifest's objects: their names are unique and in
+    /// deterministic CBOR key order (the CBOR pass checked both), so
+    /// lookups binary-search (length, name): nothing to build.
+    pub fn key_ordered(positions: alloc::vec::Vec<ObjPos>) -> Index {
+        Index { positions, by_hash: alloc::vec::Vec::new(), sorted: true, by_len: true }
     }
 
     pub fn position(&self, i: usize) -> Option<ObjPos> {
@@ -107,6 +117,10 @@ impl Index {
 
     /// Manifest index of the object called `n`.
     pub fn find(&self, buf: &[u8], n: &str) -> Option<usize> {
+        if self.by_len {
+            let key = (n.len(), n.as_bytes());
+            return self.positions.binary_search_by(|p| (p.name_len as usize, name(buf, p)).cmp(&key)).ok();
+        }
         if self.sorted {
             return self.positions.binary_search_by(|p| name(buf, p).cmp(n.as_bytes())).ok();
         }

@@ -1,6 +1,8 @@
 //! Deterministic CBOR (RFC 8949 §4.2.1 as restricted by spec §3.1): a
 //! validating walk over a borrowed slice with a fixed stack of 32 frames,
-//! and a cursor that reads items the walk has already accepted.
+//! and a cursor that reads items the walk has already accepted, or (a
+//! checking cursor) checks each item it reads or skips by the walk's rules,
+//! so that the manifest's schema pass is also its CBOR pass.
 
 use super::error::{Error, Kind, Result};
 
@@ -19,7 +21,7 @@ pub(crate) const SIMPLE: u8 = 7;
 
 /// Read a head at `pos`: (major, additional info, argument, next position).
 /// Only checks that the head is complete.
-#[inline]
+#[inline(always)]
 fn raw_head(b: &[u8], pos: usize) -> Result<(u8, u8, u64, usize)> {
     let ib = *b.get(pos).ok_or(Error::at(Kind::CborTruncated, pos))?;
     let (major, ai) = (ib >> 5, ib & 0x1f);
@@ -120,6 +122,29 @@ fn key_cmp(a: &[u8], b: &[u8]) -> core::cmp::Ordering {
     a.len().cmp(&b.len())
 }
 
+/// Whether `t`, a text of fewer than 24 bytes at `b[at..]`, is ASCII: a
+/// word at a time, whole words read from `b` when it has them (bytes past
+/// `t` masked off), instead of a byte loop.
+#[inline]
+fn short_ascii(b: &[u8], at: usize, t: &[u8]) -> bool {
+    const HIGH: u64 = 0x8080_8080_8080_8080;
+    let word = |i: usize| b.get(at + i..at + i + 8).map(|w| u64::from_le_bytes([w[0], w[1], w[2], w[3], w[4], w[5], w[6], w[7]]));
+    let n = t.len();
+    let mut acc = 0u64;
+    let mut i = 0;
+    while i + 8 <= n {
+        acc |= word(i).unwrap_or(HIGH);
+        i += 8;
+    }
+    if i < n {
+        match word(i) {
+            Some(w) => acc |= w & (u64::MAX >> (8 * (8 - (n - i)))),
+            None => return acc & HIGH == 0 && t[i..].is_ascii(),
+        }
+    }
+    acc & HIGH == 0
+}
+
 #[derive(Clone, Copy, Default)]
 struct Frame {
     /// Items still to read (a map counts keys and values).
@@ -172,9 +197,19 @@ fn item(b: &[u8], pos: &mut usize, major: u8, ai: u8, v: u64, start: usize, dept
 /// Validate `b` as exactly one item in deterministic encoding, nested at
 /// most [`MAX_DEPTH`] deep. Never allocates; iterative.
 pub fn validate(b: &[u8]) -> Result<()> {
+    let end = walk(b, 0, 0)?;
+    if end == b.len() {
+        Ok(())
+    } else {
+        Err(Error::at(Kind::CborTrailingBytes, end))
+    }
+}
+
+/// Validate the one item at `b[pos..]`, nested `base` deep below the root,
+/// as [`validate`] does; returns where it ends.
+fn walk(b: &[u8], mut pos: usize, base: usize) -> Result<usize> {
     let mut stack = [Frame::default(); MAX_DEPTH + 1];
     let mut depth = 0usize;
-    let mut pos = 0usize;
     loop {
         // Start of one item: remember where a map key begins.
         if depth > 0 {
@@ -189,19 +224,46 @@ pub fn validate(b: &[u8]) -> Result<()> {
             Some(&ib @ 0x60..=0x77) => {
                 let end = pos + 1 + (ib & 0x1f) as usize;
                 let Some(t) = b.get(pos + 1..end) else { return Err(Error::at(Kind::CborTruncated, start)) };
-                if !t.is_ascii() && core::str::from_utf8(t).is_err() {
+                if !short_ascii(b, pos + 1, t) && core::str::from_utf8(t).is_err() {
                     return Err(Error::at(Kind::CborInvalidUtf8, start));
                 }
                 pos = end;
             }
             Some(0x00..=0x17) => pos += 1,
+            // A one- or two-byte unsigned integer (blob offsets and lengths).
+            Some(&ib @ (0x18 | 0x19)) => {
+                let w = (ib - 0x17) as usize;
+                let Some(s) = b.get(pos + 1..pos + 1 + w) else { return Err(Error::at(Kind::CborTruncated, start)) };
+                let v = if w == 1 { s[0] as u64 } else { (s[0] as u64) << 8 | s[1] as u64 };
+                if !shortest(ib & 0x1f, v) {
+                    return Err(Error::at(Kind::CborNonShortest, start));
+                }
+                pos += 1 + w;
+            }
+            // A short array or map (the count in the head): as `item` does.
+            Some(&ib @ (0x80..=0x97 | 0xa0..=0xb7)) => {
+                if base + depth > MAX_DEPTH {
+                    return Err(Error::at(Kind::CborTooDeep, start));
+                }
+                pos += 1;
+                let v = (ib & 0x1f) as u64;
+                if v > (b.len() - pos) as u64 {
+                    return Err(Error::at(Kind::CborTruncated, start));
+                }
+                if v > 0 {
+                    let map = ib >= 0xa0;
+                    stack[depth] = Frame { left: if map { 2 * v } else { v }, map, key_start: 0, prev_start: 0, prev_end: 0 };
+                    depth += 1;
+                    continue;
+                }
+            }
             _ => {
                 let (major, ai, v, next) = raw_head(b, pos)?;
                 pos = next;
                 if major != SIMPLE && !shortest(ai, v) {
                     return Err(Error::at(Kind::CborNonShortest, start));
                 }
-                if let Some(d) = item(b, &mut pos, major, ai, v, start, depth)? {
+                if let Some(d) = item(b, &mut pos, major, ai, v, start, base + depth)? {
                     stack[depth] = d;
                     depth += 1;
                     continue;
@@ -211,7 +273,7 @@ pub fn validate(b: &[u8]) -> Result<()> {
         // One item is complete: account for it in its parents.
         loop {
             if depth == 0 {
-                return if pos == b.len() { Ok(()) } else { Err(Error::at(Kind::CborTrailingBytes, pos)) };
+                return Ok(pos);
             }
             let f = &mut stack[depth - 1];
             if f.map && f.left % 2 == 0 {
@@ -239,19 +301,129 @@ pub fn validate(b: &[u8]) -> Result<()> {
 
 /// A cursor over a manifest that [`validate`] accepted: heads are complete
 /// and shortest, lengths are in bounds, text is UTF-8.
+///
+/// A *checking* cursor ([`Cursor::checking`]) reads bytes not validated
+/// yet and checks every item it reads or skips against the rules of
+/// [`validate`]; the map readers check key order with [`Keys`]. Its
+/// errors only say *that* the CBOR is invalid ([`Kind::CborInvalid`]): the
+/// caller then runs [`validate`] for the precise error.
 #[derive(Clone, Copy)]
 pub(crate) struct Cursor<'a> {
     pub buf: &'a [u8],
     pub pos: usize,
+    checking: bool,
+}
+
+/// The error of a checking cursor: "run [`validate`] to say what".
+fn invalid(pos: usize) -> Error {
+    Error::at(Kind::CborInvalid, pos)
+}
+
+/// Key order in one map read by a checking cursor: each key's encoding
+/// after the previous one's, bytewise (no duplicates).
+#[derive(Clone, Copy, Default)]
+pub(crate) struct Keys {
+    prev: (usize, usize),
+}
+
+impl Keys {
+    /// The key that starts at `start` has just been read by `c`.
+    #[inline]
+    pub fn next(&mut self, c: &Cursor<'_>, start: usize) -> Result<()> {
+        if c.checking {
+            let key = &c.buf[start..c.pos];
+            if self.prev.1 > 0 && key_cmp(&c.buf[self.prev.0..self.prev.1], key) != core::cmp::Ordering::Less {
+                return Err(invalid(start));
+            }
+            self.prev = (start, c.pos);
+        }
+        Ok(())
+    }
 }
 
 impl<'a> Cursor<'a> {
     pub fn at(buf: &'a [u8], pos: usize) -> Self {
-        Cursor { buf, pos }
+        Cursor { buf, pos, checking: false }
+    }
+
+    /// A checking cursor at the start of `buf`.
+    pub fn checking(buf: &'a [u8]) -> Self {
+        Cursor { buf, pos: 0, checking: true }
+    }
+
+    /// Major type, argument and the position after the head, as
+    /// [`Cursor::look`]. Checking, the head must also obey [`validate`]'s
+    /// rules for its own bytes: complete, shortest, no tag, a valid simple
+    /// value or canonical float, a container count the bytes can hold, a
+    /// string in bounds, and text in UTF-8 if `utf8` (callers that convert
+    /// the text to `str` check it then).
+    #[inline(always)]
+    fn next_head(&self, utf8: bool) -> Result<(u8, u64, usize)> {
+        if !self.checking {
+            return Ok(self.look());
+        }
+        let at = self.pos;
+        let (major, ai, v, next) = raw_head(self.buf, at).map_err(|_| invalid(at))?;
+        if ai >= 24 && major != SIMPLE && !shortest(ai, v) {
+            return Err(invalid(at));
+        }
+        let left = (self.buf.len() - next) as u64;
+        match major {
+            UINT | NINT => {}
+            BYTES | TEXT => {
+                if v > left {
+                    return Err(invalid(at));
+                }
+                let s = &self.buf[next..next + v as usize];
+                if utf8 && major == TEXT && !short_ascii(self.buf, next, s) && core::str::from_utf8(s).is_err() {
+                    return Err(invalid(at));
+                }
+            }
+            ARRAY | MAP if v > left => return Err(invalid(at)),
+            ARRAY | MAP => {}
+            TAG => return Err(invalid(at)),
+            _ => match ai {
+                20..=22 => {}
+                25..=27 => check_float(ai, v, at).map_err(|_| invalid(at))?,
+                _ => return Err(invalid(at)),
+            },
+        }
+        Ok((major, v, next))
+    }
+
+    /// Skip one item nested `depth` below the root; a checking cursor
+    /// validates it whole first.
+    #[inline]
+    pub fn skip_in(&mut self, depth: usize) -> Result<()> {
+        if self.checking {
+            // A scalar (most attribute values) needs no walk: its head check is all.
+            self.pos = match self.next_head(true)? {
+                (UINT | NINT | SIMPLE, _, next) => next,
+                (BYTES | TEXT, n, next) => next + n as usize,
+                _ => walk(self.buf, self.pos, depth).map_err(|_| invalid(self.pos))?,
+            };
+        } else {
+            self.skip();
+        }
+        Ok(())
+    }
+
+    /// [`Cursor::key`] of a map nested `depth - 1` below the root (its keys
+    /// at `depth`).
+    #[inline(always)]
+    pub fn key_in(&mut self, depth: usize) -> Result<Option<&'a [u8]>> {
+        if self.checking {
+            if self.peek().0 != TEXT {
+                self.skip_in(depth)?;
+                return Ok(None);
+            }
+            self.next_head(true)?;
+        }
+        Ok(self.key())
     }
 
     /// Major type and argument of the next item, without moving.
-    #[inline]
+    #[inline(always)]
     pub fn peek(&self) -> (u8, u64) {
         let (m, v, _) = self.look();
         (m, v)
@@ -259,7 +431,7 @@ impl<'a> Cursor<'a> {
 
     /// Major type, argument and the position after the head (one decode;
     /// past the end, a simple value ending at the end).
-    #[inline]
+    #[inline(always)]
     fn look(&self) -> (u8, u64, usize) {
         match raw_head(self.buf, self.pos) {
             Ok((m, _, v, n)) => (m, v, n),
@@ -267,7 +439,7 @@ impl<'a> Cursor<'a> {
         }
     }
 
-    #[inline]
+    #[inline(always)]
     fn head(&mut self) -> (u8, u64) {
         let (m, _, v, n) = raw_head(self.buf, self.pos).unwrap_or((SIMPLE, 23, 0, self.buf.len()));
         self.pos = n;
@@ -290,10 +462,11 @@ impl<'a> Cursor<'a> {
     }
 
     /// A text string; `field` names it in the error.
-    #[inline]
+    #[inline(always)]
     pub fn text(&mut self, field: &'static str) -> Result<&'a str> {
         let start = self.pos;
-        match self.look() {
+        match self.next_head(false)? {
+            // UTF-8 checked here
             (TEXT, n, next) => {
                 self.pos = next;
                 let s = self.pos.checked_add(n as usize).and_then(|e| self.buf.get(self.pos..e));
@@ -305,10 +478,25 @@ impl<'a> Cursor<'a> {
         }
     }
 
+    /// A text string's bytes, for a field only compared with known ASCII
+    /// names (the walk checked UTF-8 already); `field` names it in the error.
+    #[inline(always)]
+    pub fn text_bytes(&mut self, field: &'static str) -> Result<&'a [u8]> {
+        match self.next_head(true)? {
+            (TEXT, n, next) => {
+                let s = next.checked_add(n as usize).and_then(|e| self.buf.get(next..e));
+                let s = s.ok_or(Error::at(Kind::CborTruncated, self.pos))?;
+                self.pos = next + s.len();
+                Ok(s)
+            }
+            _ => Err(Error::field(Kind::WrongType, self.pos, field)),
+        }
+    }
+
     /// An unsigned integer.
-    #[inline]
+    #[inline(always)]
     pub fn uint(&mut self, field: &'static str) -> Result<u64> {
-        match self.look() {
+        match self.next_head(true)? {
             (UINT, v, next) => {
                 self.pos = next;
                 Ok(v)
@@ -318,9 +506,9 @@ impl<'a> Cursor<'a> {
     }
 
     /// A map's entry count.
-    #[inline]
+    #[inline(always)]
     pub fn map(&mut self, field: &'static str) -> Result<u64> {
-        match self.look() {
+        match self.next_head(true)? {
             (MAP, n, next) => {
                 self.pos = next;
                 Ok(n)
@@ -330,9 +518,9 @@ impl<'a> Cursor<'a> {
     }
 
     /// An array's element count.
-    #[inline]
+    #[inline(always)]
     pub fn array(&mut self, field: &'static str) -> Result<u64> {
-        match self.look() {
+        match self.next_head(true)? {
             (ARRAY, n, next) => {
                 self.pos = next;
                 Ok(n)
@@ -343,7 +531,7 @@ impl<'a> Cursor<'a> {
 
     /// A map key's bytes if it is text (`None`, with the key skipped,
     /// otherwise); not checked as UTF-8 again (the walk did).
-    #[inline]
+    #[inline(always)]
     pub fn key(&mut self) -> Option<&'a [u8]> {
         match self.look() {
             (TEXT, n, next) => {
@@ -366,6 +554,26 @@ mod tests {
 
     fn kind(b: &[u8]) -> Option<Kind> {
         validate(b).err().map(|e| e.kind)
+    }
+
+    #[test]
+    fn short_ascii_masks_what_follows_the_text() {
+        let b = [b'a', b'b', 0x80, b'c', b'd', b'e', b'f', b'g', b'h', b'i', 0xff, b'j'];
+        assert!(short_ascii(&b, 0, &b[..2]));
+        assert!(!short_ascii(&b, 0, &b[..3]));
+        assert!(short_ascii(&b, 3, &b[3..10]));
+        assert!(!short_ascii(&b, 3, &b[3..11]));
+        assert!(short_ascii(&b, 11, &b[11..])); // no whole word left: byte loop
+        assert!(!short_ascii(&b, 9, &b[9..11]));
+        let long = [b'x'; 23];
+        for n in 0..=23 {
+            assert!(short_ascii(&long, 0, &long[..n]));
+            let mut bad = long;
+            if n > 0 {
+                bad[n - 1] = 0xc3;
+                assert!(!short_ascii(&bad, 0, &bad[..n]), "{n}");
+            }
+        }
     }
 
     #[test]

@@ -1,7 +1,7 @@
 //! The manifest (§3): one validating pass over the root, the shard table and
 //! every object, then borrowing views over the validated bytes.
 
-use super::cbor::{self, Cursor, MAP, TEXT, UINT};
+use super::cbor::{self, Cursor, Keys, MAP, TEXT, UINT};
 use super::container::{self, Footer, BLOB_ALIGN, FOOTER_LEN, MIN_FILE_LEN};
 use super::error::{Error, Kind, Result};
 use super::layout::{self, PartSet, Profile};
@@ -10,6 +10,34 @@ use super::spans::{Span, Spans};
 
 /// Highest rank of a shape.
 pub const MAX_RANK: u64 = 64;
+
+/// Fewer bytes than any valid object entry takes (the smallest is 45: a
+/// one-byte name, `shape: []`, `layout: ""`, one part with `blob` and `dtype`).
+const MIN_OBJECT_LEN: usize = 32;
+
+/// Hears of each object the validating pass has checked: the name index
+/// is built from it, with no second walk.
+trait NameSink<'a> {
+    /// About `n` objects follow (a hint).
+    fn expect(&mut self, n: usize);
+    /// The object called `name`, starting at `at` of `buf`, is valid.
+    fn object(&mut self, buf: &'a [u8], at: usize, name: &'a str);
+}
+
+impl NameSink<'_> for () {
+    fn expect(&mut self, _: usize) {}
+    fn object(&mut self, _: &[u8], _: usize, _: &str) {}
+}
+
+#[cfg(feature = "alloc")]
+impl<'a> NameSink<'a> for alloc::vec::Vec<crate::index::ObjPos> {
+    fn expect(&mut self, n: usize) {
+        self.reserve_exact(n);
+    }
+    fn object(&mut self, buf: &'a [u8], at: usize, name: &'a str) {
+        self.push(crate::index::ObjPos::of(buf, at, name));
+    }
+}
 
 /// A validated v2 manifest (or a data shard, which has none).
 #[derive(Clone, Copy, Debug)]
@@ -52,32 +80,87 @@ impl<'a> Manifest<'a> {
     /// [`Manifest::parse_with`] with scratch from the heap.
     #[cfg(feature = "alloc")]
     pub fn parse(file: &'a [u8]) -> Result<Manifest<'a>> {
-        let (footer, m) = container::open(file)?;
-        Self::validate(footer, m, Spans::Vec(alloc::vec::Vec::new()))
+        Self::parse_indexed(file).map(|(m, _)| m)
     }
 
     /// [`Manifest::parse_tail_with`] with scratch from the heap.
     #[cfg(feature = "alloc")]
     pub fn parse_tail(footer: &[u8], manifest: &'a [u8], file_len: u64) -> Result<Manifest<'a>> {
+        Self::parse_tail_indexed(footer, manifest, file_len).map(|(m, _)| m)
+    }
+
+    /// [`Manifest::parse`], and where each object's name is (collected by
+    /// the validating pass, in manifest order: the name index needs no
+    /// second walk).
+    #[cfg(feature = "alloc")]
+    pub(crate) fn parse_indexed(file: &'a [u8]) -> Result<(Manifest<'a>, alloc::vec::Vec<crate::index::ObjPos>)> {
+        let (footer, m) = container::open(file)?;
+        Self::validate_indexed(footer, m)
+    }
+
+    /// [`Manifest::parse_tail`], and where each object's name is.
+    #[cfg(feature = "alloc")]
+    pub(crate) fn parse_tail_indexed(
+        footer: &[u8],
+        manifest: &'a [u8],
+        file_len: u64,
+    ) -> Result<(Manifest<'a>, alloc::vec::Vec<crate::index::ObjPos>)> {
         let f = Footer::parse(footer, file_len)?;
         if !f.is_data_shard() {
             f.check_manifest(manifest)?;
         }
-        Self::validate(f, if f.is_data_shard() { &[] } else { manifest }, Spans::Vec(alloc::vec::Vec::new()))
+        Self::validate_indexed(f, if f.is_data_shard() { &[] } else { manifest })
     }
 
-    fn validate(footer: Footer, buf: &'a [u8], mut spans: Spans<'_>) -> Result<Manifest<'a>> {
+    /// The heap-scratch pass, collecting object positions.
+    #[cfg(feature = "alloc")]
+    fn validate_indexed(footer: Footer, buf: &'a [u8]) -> Result<(Manifest<'a>, alloc::vec::Vec<crate::index::ObjPos>)> {
+        let mut names = alloc::vec::Vec::new();
+        let m = Self::validate_each(footer, buf, Spans::Vec(alloc::vec::Vec::new()), &mut names)?;
+        Ok((m, names))
+    }
+
+    fn validate(footer: Footer, buf: &'a [u8], spans: Spans<'_>) -> Result<Manifest<'a>> {
+        Self::validate_each(footer, buf, spans, &mut ())
+    }
+
+    /// The whole pass; `names` hears of every object once it is checked.
+    fn validate_each(footer: Footer, buf: &'a [u8], mut spans: Spans<'_>, names: &mut impl NameSink<'a>) -> Result<Manifest<'a>> {
         let mut m = Manifest { footer, buf, objects: (0, 0), shards: (0, 0), attributes: None };
         if footer.is_data_shard() {
             return Ok(m);
         }
-        cbor::validate(buf)?;
-        let mut c = Cursor::at(buf, 0);
+        // One pass: the schema reader's cursor checks every item it reads
+        // or skips against the deterministic-CBOR rules. On any error the
+        // separate walk runs first, so that a CBOR error is reported (with
+        // its own kind and position) ahead of any schema error, as if the
+        // walk had run before the schema.
+        match m.check(&mut spans, names) {
+            Ok(()) => {
+                debug_assert!(cbor::validate(buf).is_ok(), "the checking pass accepted invalid CBOR");
+                Ok(m)
+            }
+            Err(e) => {
+                cbor::validate(buf)?;
+                debug_assert_ne!(e.kind, Kind::CborInvalid, "the checking pass refused valid CBOR");
+                Err(e)
+            }
+        }
+    }
+
+    /// The pass behind [`Manifest::validate_each`], with a checking cursor.
+    fn check(&mut self, spans: &mut Spans<'_>, names: &mut impl NameSink<'a>) -> Result<()> {
+        let buf = self.buf;
+        let footer = self.footer;
+        let m = self;
+        let mut c = Cursor::checking(buf);
         let n = c.map("manifest")?;
-        spans.push(Span { file: 0, offset: footer.manifest_offset, len: footer.manifest_length })?;
         let mut objects = None;
+        let mut keys = Keys::default();
         for _ in 0..n {
-            let key = c.key();
+            let kpos = c.pos;
+            let key = c.key_in(1)?;
+            keys.next(&c, kpos)?;
             let vpos = c.pos;
             match key {
                 // Keys are in encoded order, so `shards` (if any) is known before `objects`.
@@ -90,26 +173,38 @@ impl<'a> Manifest<'a> {
                     let n = c.map("objects")?;
                     objects = Some((c.pos, n));
                     m.objects = (c.pos, n);
-                    m.check_objects(&mut c, n, &mut spans)?;
+                    // The count is only a hint to reserve by: capped by what
+                    // the bytes can hold, so a hostile count reserves little.
+                    let hint = (n as usize).min(buf.len() / MIN_OBJECT_LEN);
+                    spans.reserve(hint);
+                    names.expect(hint);
+                    m.check_objects(&mut c, n, spans, names)?;
                 }
                 Some(b"attributes") => {
                     m.attributes = Some(vpos);
-                    check_attributes(&mut c)?;
+                    check_attributes(&mut c, 1)?;
                 }
-                _ => c.skip(),
+                _ => c.skip_in(1)?,
             }
         }
+        if c.pos != buf.len() {
+            return Err(Error::at(Kind::CborTrailingBytes, c.pos));
+        }
         m.objects = objects.ok_or(Error::ctx(Kind::MissingField, "objects"))?;
-        spans.check()?;
-        Ok(m)
+        // The manifest's own span last: writers put it after the blobs, so
+        // spans in blob order need no sort.
+        spans.push(Span { file: 0, offset: footer.manifest_offset, len: footer.manifest_length })?;
+        spans.check()
     }
 
     /// Check every object at the cursor: names, fields, parts and their
     /// blobs (spans collected for the overlap check), layout rules.
-    fn check_objects(&self, c: &mut Cursor<'a>, n: u64, spans: &mut Spans<'_>) -> Result<()> {
+    fn check_objects(&self, c: &mut Cursor<'a>, n: u64, spans: &mut Spans<'_>, names: &mut impl NameSink<'a>) -> Result<()> {
+        let mut keys = Keys::default();
         for _ in 0..n {
             let kpos = c.pos;
             let name = c.text("object name")?;
+            keys.next(c, kpos)?;
             check_name(name, kpos, "object name")?;
             let mut set = PartSet::new(0);
             let o = Object::read(name, kpos, c, self.buf, |p, at| {
@@ -120,6 +215,7 @@ impl<'a> Manifest<'a> {
             })?;
             set.total = o.num_parts();
             layout::check(&o, &set)?;
+            names.object(self.buf, kpos, name);
         }
         Ok(())
     }
@@ -224,29 +320,34 @@ pub(crate) fn object_in<'a, 'm>(buf: &'a [u8], offset: usize) -> Option<(Object<
 
 /// Check the shard table: names, `size`, `digest`.
 fn check_shards(c: &mut Cursor<'_>, n: u64) -> Result<()> {
+    let mut keys = Keys::default();
     for _ in 0..n {
         let kpos = c.pos;
         if c.peek().0 != TEXT {
             return Err(Error::field(Kind::BadShardName, kpos, "shard name"));
         }
         let name = c.text("shard name")?;
+        keys.next(c, kpos)?;
         check_shard_name(name, kpos)?;
         Shard::read(name, c)?;
     }
     Ok(())
 }
 
-/// Check an `attributes` map: text keys obeying the name rules (values were
-/// checked by the CBOR pass: no tags, no other simple values).
-fn check_attributes(c: &mut Cursor<'_>) -> Result<()> {
+/// Check an `attributes` map nested `depth` below the root: text keys
+/// obeying the name rules (values: checked as CBOR only).
+fn check_attributes(c: &mut Cursor<'_>, depth: usize) -> Result<()> {
     let n = c.map("attributes")?;
+    let mut keys = Keys::default();
     for _ in 0..n {
         let kpos = c.pos;
         if c.peek().0 != TEXT {
             return Err(Error::field(Kind::WrongType, kpos, "attribute key"));
         }
-        check_name(c.text("attribute key")?, kpos, "attribute key")?;
-        c.skip();
+        let key = c.text("attribute key")?;
+        keys.next(c, kpos)?;
+        check_name(key, kpos, "attribute key")?;
+        c.skip_in(depth + 1)?;
     }
     Ok(())
 }
@@ -267,9 +368,13 @@ impl<'a> Shard<'a> {
         let start = c.pos;
         let n = c.map("shard")?;
         let (mut size, mut digest) = (None, None);
+        let mut keys = Keys::default();
         for _ in 0..n {
             let vpos;
-            match c.key() {
+            let kpos = c.pos;
+            let key = c.key_in(3)?;
+            keys.next(c, kpos)?;
+            match key {
                 Some(b"size") => size = Some(c.uint("size")?),
                 Some(b"digest") => {
                     vpos = c.pos;
@@ -279,7 +384,7 @@ impl<'a> Shard<'a> {
                     }
                     digest = Some(d);
                 }
-                _ => c.skip(),
+                _ => c.skip_in(3)?,
             }
         }
         let size = size.ok_or(Error::field(Kind::MissingField, start, "size"))?;
@@ -414,8 +519,11 @@ impl<'a, 'm> Object<'a, 'm> {
         let start = c.pos;
         let n = c.map("object")?;
         let (mut shape, mut layout, mut parts, mut attributes) = (None, None, None, None);
+        let mut keys = Keys::default();
         for _ in 0..n {
-            let key = c.key();
+            let kpos = c.pos;
+            let key = c.key_in(3)?;
+            keys.next(c, kpos)?;
             let vpos = c.pos;
             match key {
                 Some(b"shape") => {
@@ -440,9 +548,11 @@ impl<'a, 'm> Object<'a, 'm> {
                         return Err(Error::field(Kind::EmptyParts, vpos, "parts"));
                     }
                     parts = Some((c.pos, n));
+                    let mut pkeys = Keys::default();
                     for _ in 0..n {
                         let kpos = c.pos;
                         let pname = c.text("part name")?;
+                        pkeys.next(c, kpos)?;
                         check_name(pname, kpos, "part name")?;
                         let at = c.pos;
                         on_part(Part::read(pname, c)?, at)?;
@@ -450,9 +560,9 @@ impl<'a, 'm> Object<'a, 'm> {
                 }
                 Some(b"attributes") => {
                     attributes = Some(vpos);
-                    check_attributes(c)?;
+                    check_attributes(c, 3)?;
                 }
-                _ => c.skip(),
+                _ => c.skip_in(3)?,
             }
         }
         let (shape_pos, rank, numel) = shape.ok_or(Error::field(Kind::MissingField, start, "shape"))?;

@@ -1,6 +1,6 @@
 //! Parts (§3.4), digests, and names (§3.5).
 
-use super::cbor::{Cursor, ARRAY, UINT};
+use super::cbor::{Cursor, Keys, ARRAY, UINT};
 use super::error::{Error, Kind, Result};
 use super::types::{self, DType, ElemType, Logical};
 
@@ -39,11 +39,26 @@ pub enum Digest<'a> {
     Other(&'a str, &'a str),
 }
 
+/// Lowercase hex digit values; 0xff for every other byte.
+const HEX: [u8; 256] = {
+    let mut t = [0xffu8; 256];
+    let mut i = 0;
+    while i < 10 {
+        t[b'0' as usize + i] = i as u8;
+        i += 1;
+    }
+    let mut i = 0;
+    while i < 6 {
+        t[b'a' as usize + i] = 10 + i as u8;
+        i += 1;
+    }
+    t
+};
+
 fn hex_val(c: u8) -> Option<u8> {
-    match c {
-        b'0'..=b'9' => Some(c - b'0'),
-        b'a'..=b'f' => Some(c - b'a' + 10),
-        _ => None,
+    match HEX[c as usize] {
+        0xff => None,
+        v => Some(v),
     }
 }
 
@@ -54,11 +69,13 @@ impl<'a> Digest<'a> {
         let bad = Error::field(Kind::BadDigest, offset, "digest");
         // Fast path: the xxh3 digest every canonical part carries.
         if let Some(h) = s.as_bytes().strip_prefix(b"xxh3:").filter(|h| h.len() == 16) {
-            let mut v = 0u64;
+            let (mut v, mut any_bad) = (0u64, 0u8);
             for &c in h {
-                v = v << 4 | hex_val(c).ok_or(bad)? as u64;
+                let d = HEX[c as usize];
+                any_bad |= d; // 0xff has the high bit that no digit has
+                v = v << 4 | (d & 0xf) as u64;
             }
-            return Ok(Digest::Xxh3(v));
+            return if any_bad & 0x80 == 0 { Ok(Digest::Xxh3(v)) } else { Err(bad) };
         }
         let (alg, hex) = s.split_once(':').ok_or(bad)?;
         let h = hex.as_bytes();
@@ -131,16 +148,20 @@ impl<'a> Part<'a> {
         let n = c.map("part")?;
         let (mut dtype, mut ty, mut blob, mut shard, mut enc, mut dl) = (None, None, None, None, None, None);
         let (mut digest, mut digest_text) = (None, None);
+        let mut keys = Keys::default();
         for _ in 0..n {
-            let Some(k) = c.key() else {
-                c.skip();
+            let kpos = c.pos;
+            let k = c.key_in(5)?;
+            keys.next(c, kpos)?;
+            let Some(k) = k else {
+                c.skip_in(5)?;
                 continue;
             };
             let vpos = c.pos;
             match k {
                 b"dtype" => {
-                    let s = c.text("dtype")?;
-                    dtype = Some(types::dtype(s.as_bytes()).ok_or(Error::field(Kind::UnknownDtype, vpos, "dtype"))?);
+                    let s = c.text_bytes("dtype")?;
+                    dtype = Some(types::dtype(s).ok_or(Error::field(Kind::UnknownDtype, vpos, "dtype"))?);
                 }
                 b"type" => ty = Some(c.text("type")?),
                 b"blob" => {
@@ -165,7 +186,7 @@ impl<'a> Part<'a> {
                     digest = Some(Digest::parse(t, vpos)?);
                     digest_text = Some(t);
                 }
-                _ => c.skip(),
+                _ => c.skip_in(5)?,
             }
         }
         let dtype = dtype.ok_or(Error::field(Kind::MissingField, start, "dtype"))?;

@@ -489,3 +489,45 @@ fn shards_resolve_by_position_and_identity() {
     bytes[5000] ^= 1;
     assert_eq!(shard::verify(&s1, &bytes).unwrap_err().kind, Kind::DigestMismatch);
 }
+
+/// The name index of a v2 file (deterministic CBOR key order: shorter names
+/// first) finds every object by name, through every entry point that builds
+/// it, and nothing else: no prefix, extension or neighbour of a name.
+#[cfg(feature = "alloc")]
+#[test]
+fn name_index_finds_every_object_and_nothing_else() {
+    let mut lengths = std::collections::BTreeSet::new();
+    for e in fs::read_dir(format!("{DIR}/valid")).unwrap() {
+        let path = e.unwrap().path();
+        let file = fs::read(&path).unwrap();
+        let name = path.display().to_string();
+        let mut scratch = std::vec![[0u64; 2]; file.len() / 4 + 4];
+        let whole = crate::File::parse(&file).unwrap();
+        let entries = crate::File::parse_with_scratch(&file, &mut scratch).unwrap();
+        let tail = whole.tail();
+        let m = tail.manifest_offset as usize..(tail.manifest_offset + tail.manifest_len) as usize;
+        let from_tail = crate::File::parse_tail(&file[file.len() - 40..], &file[m], file.len() as u64).unwrap();
+        for f in [&whole, &entries, &from_tail] {
+            let names: Vec<String> = f.objects().map(|o| o.name().to_string()).collect();
+            let set: std::collections::HashSet<&String> = names.iter().collect();
+            for (i, n) in names.iter().enumerate() {
+                lengths.insert(n.len());
+                assert_eq!(f.get(n).map(|o| o.index()), Some(i), "{name}: {n}");
+                for absent in [format!("{n}\u{1}"), format!("{n}~"), shorter(n), format!("~{n}")] {
+                    if !set.contains(&absent) {
+                        assert!(f.get(&absent).is_none(), "{name}: {absent:?}");
+                    }
+                }
+            }
+            assert!(f.get("").is_none());
+        }
+    }
+    assert!(lengths.len() > 3, "the fixtures mix name lengths: {lengths:?}");
+}
+
+#[cfg(feature = "alloc")]
+fn shorter(n: &str) -> String {
+    let mut s = n.to_string();
+    s.pop();
+    s
+}

@@ -81,10 +81,27 @@ pub(crate) fn part_at<'a>(buf: &'a [u8], name: &'a str, pos: usize) -> Option<Pa
     Part::read(name, &mut Cursor::at(buf, pos)).ok()
 }
 
+/// Where each object of a validated manifest is, for the name index (with
+/// `alloc`; nothing without).
+#[cfg(feature = "alloc")]
+pub(crate) type Names = alloc::vec::Vec<crate::index::ObjPos>;
+/// Where each object of a validated manifest is, for the name index (with
+/// `alloc`; nothing without).
+#[cfg(not(feature = "alloc"))]
+pub(crate) type Names = ();
+
+/// [`Names`] of a manifest validated without collecting them.
+pub(crate) fn names(m: &super::Manifest<'_>) -> Names {
+    #[cfg(feature = "alloc")]
+    return positions(m.bytes(), m.objects_pos(), m.len());
+    #[cfg(not(feature = "alloc"))]
+    let _ = m;
+}
+
 /// Where each object of a validated manifest is (its name's position), for
 /// the name index: names read, object maps skipped, nothing decoded twice.
 #[cfg(feature = "alloc")]
-pub(crate) fn positions(buf: &[u8], pos: usize, n: usize) -> alloc::vec::Vec<crate::index::ObjPos> {
+fn positions(buf: &[u8], pos: usize, n: usize) -> alloc::vec::Vec<crate::index::ObjPos> {
     let mut c = Cursor::at(buf, pos);
     let mut out = alloc::vec::Vec::with_capacity(n);
     for _ in 0..n {
