@@ -71,9 +71,7 @@ pub fn decoded<'f>(p: &Part<'_>, file: &'f [u8]) -> Result<Decoded<'f>> {
             seekable::SeekTable::parse(enc, p.decoded_size())?;
             #[cfg(feature = "alloc")]
             {
-                let mut out = alloc::vec![0u8; p.decoded_size() as usize];
-                seekable::decode_into(enc, p.decoded_size(), &mut out)?;
-                Ok(Decoded(Inner::Owned(out)))
+                Ok(Decoded(Inner::Owned(seekable::decode_to_vec(enc, p.decoded_size())?)))
             }
             #[cfg(not(feature = "alloc"))]
             Err(Error::new(Kind::NotAvailable))
