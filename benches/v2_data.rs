@@ -238,6 +238,18 @@ fn xxh3_mapped(map: &[u8], table: &[(u64, usize, u64)]) {
     assert_eq!(black_box(bad), 0);
 }
 
+fn xxh3_streaming(map: &[u8], table: &[(u64, usize, u64)]) {
+    let bad = table
+        .iter()
+        .filter(|&&(o, l, h)| {
+            let mut x = xxhash_rust::xxh3::Xxh3Default::new();
+            x.update(&map[o as usize..o as usize + l]);
+            x.digest() != h
+        })
+        .count();
+    assert_eq!(black_box(bad), 0);
+}
+
 fn xxh3_pread(f: &std::fs::File, buf: &mut [u8], table: &[(u64, usize, u64)]) {
     let mut bad = 0;
     for &(o, l, h) in table {
@@ -290,6 +302,7 @@ fn bench_verify(dir: &Path, pairs: &mut Vec<Pair>) {
     xxh3_mapped(&raw, &table);
     xxh3_mapped(map.file().bytes().unwrap(), &table);
     xxh3_pread(&file, &mut buf, &table);
+    xxh3_streaming(&raw, &table);
     upstream_verify(&up_map, n);
     upstream_verify(&up_pos, n);
 
@@ -302,6 +315,14 @@ fn bench_verify(dir: &Path, pairs: &mut Vec<Pair>) {
         ("ours/verify_with (mmap)", || ours_verify(&map, n)),
         ("xxhash-rust/xxh3_64 (same mapping)", || xxh3_mapped(mapped, &table)),
         "≥ 0.9",
+    );
+    paired(
+        pairs,
+        &what,
+        bytes,
+        ("xxhash-rust/Xxh3Default::update (same mapping)", || xxh3_streaming(mapped, &table)),
+        ("xxhash-rust/xxh3_64 (same mapping)", || xxh3_mapped(mapped, &table)),
+        "(the two floors)",
     );
     paired(
         pairs,
