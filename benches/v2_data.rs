@@ -250,6 +250,17 @@ fn xxh3_streaming(map: &[u8], table: &[(u64, usize, u64)]) {
     assert_eq!(black_box(bad), 0);
 }
 
+/// The memory-read floor: a sum of every part's bytes as `u64`s (no hash).
+fn read_floor(map: &[u8], table: &[(u64, usize, u64)]) {
+    let mut sum = 0u64;
+    for &(o, l, _) in table {
+        let b = &map[o as usize..o as usize + l];
+        let words = b.chunks_exact(8).fold(0u64, |a, c| a.wrapping_add(u64::from_le_bytes(c.try_into().unwrap())));
+        sum = sum.wrapping_add(words).wrapping_add(b.chunks_exact(8).remainder().iter().map(|&x| x as u64).sum::<u64>());
+    }
+    black_box(sum);
+}
+
 fn xxh3_pread(f: &std::fs::File, buf: &mut [u8], table: &[(u64, usize, u64)]) {
     let mut bad = 0;
     for &(o, l, h) in table {
@@ -339,6 +350,14 @@ fn bench_verify(dir: &Path, pairs: &mut Vec<Pair>) {
         ("ours/verify_with (mmap)", || ours_verify(&map, n)),
         ("upstream/Tensor::verify (mmap)", || upstream_verify(&up_map, n)),
         "≥ 1.5",
+    );
+    paired(
+        pairs,
+        &what,
+        bytes,
+        ("ours/verify_with (mmap)", || ours_verify(&map, n)),
+        ("read floor: u64 sum over the same mapping", || read_floor(mapped, &table)),
+        "(ceiling)",
     );
     paired(
         pairs,

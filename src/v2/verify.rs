@@ -23,11 +23,20 @@ pub fn part(p: &Part<'_>, n_elements: Option<u64>, decoded: &[u8]) -> Result<boo
         data::check_logical(t, n_elements.unwrap_or(0), decoded)?;
     }
     match p.digest {
-        Some(Digest::Xxh3(h)) if xxhash_rust::xxh3::xxh3_64(decoded) != h => Err(Error::new(Kind::DigestMismatch)),
+        Some(Digest::Xxh3(h)) if xxh3(decoded) != h => Err(Error::new(Kind::DigestMismatch)),
         Some(Digest::Sha256(h)) if Sha256::digest(decoded)[..] != h[..] => Err(Error::new(Kind::DigestMismatch)),
         Some(Digest::Xxh3(_) | Digest::Sha256(_)) => Ok(true),
         _ => Ok(false),
     }
+}
+
+/// XXH3-64 of `bytes` (seed 0), through the streaming hasher: the same
+/// value as `xxh3_64`, and about 1.2 times as fast on a large part that is
+/// not in the CPU's caches (xxhash-rust 0.8.19; `benches/v2_data.rs`).
+fn xxh3(bytes: &[u8]) -> u64 {
+    let mut h = Xxh3Default::new();
+    h.update(bytes);
+    h.digest()
 }
 
 /// A part's digest computed over its decoded bytes handed in pieces, in
