@@ -131,8 +131,13 @@ impl<'a> SeekTable<'a> {
     /// Frames `range`, in order, each found from the previous one (one pass
     /// over the table, not one per frame).
     pub fn frames(&self, range: core::ops::Range<usize>) -> impl Iterator<Item = Frame> + '_ {
-        let first = if range.start < range.end { self.frame(range.start) } else { Frame { offset: 0, len: 0, decoded_offset: 0, decoded_len: 0 } };
-        let (mut off, mut dec) = (first.offset, first.decoded_offset);
+        let (mut off, mut dec) = match range.is_empty() {
+            true => (0, 0),
+            false => {
+                let f = self.frame(range.start);
+                (f.offset, f.decoded_offset)
+            }
+        };
         range.map(move |i| {
             let (len, decoded_len) = self.entry(i);
             let f = Frame { offset: off, len, decoded_offset: dec, decoded_len };
@@ -339,7 +344,7 @@ mod tests {
             e[entry + 4..entry + 8].copy_from_slice(&claim.to_le_bytes());
             let total = 128 + claim as u64;
             let mut out = alloc::vec![0u8; total as usize];
-            let into = decode_into(&e, total, &mut out).map(|()| ());
+            let into = decode_into(&e, total, &mut out);
             let vec = decode_to_vec(&e, total).map(|_| ());
             assert_eq!(into.unwrap_err().kind, kind, "{claim}");
             assert_eq!(vec.unwrap_err().kind, kind, "{claim}");
