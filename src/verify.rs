@@ -93,6 +93,8 @@ impl Report {
 #[cfg(feature = "alloc")]
 pub trait Source {
     /// Fill `out` with the file's bytes at `offset..offset + out.len()`.
+    /// Raw v2 parts outside shards are verified through this, 1 MiB at a
+    /// time, when [`Source::bytes`] is `None`.
     fn read_at(&self, offset: u64, out: &mut [u8]) -> Result<()>;
 
     /// The whole file, when it is in memory: component bytes are then
