@@ -202,12 +202,8 @@ impl<'a> Component<'a> {
                 v
             }
             (Encoding::ZstdSeekable, n) => {
-                let n = n.unwrap_or(0);
-                // The seek table first: its frames must account for `n` before `n` is allocated.
-                crate::v2::seekable::SeekTable::parse(stored, n).map_err(|e| crate::Error::from(e).in_component(self.role))?;
-                let mut v = alloc::vec![0u8; n as usize];
-                self.unseekable_into(stored, &mut v)?;
-                v
+                // The seek table first (its frames must account for `n` before `n` is allocated), then every frame.
+                crate::v2::seekable::decode_to_vec(stored, n.unwrap_or(0)).map_err(|e| crate::Error::from(e).in_component(self.role))?
             }
             (Encoding::Unknown, _) => return Err(self.unknown_encoding()),
         };

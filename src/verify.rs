@@ -10,6 +10,14 @@ use crate::error::{Error, ErrorKind, Result};
 use crate::file::File;
 use crate::object::{Component, Object};
 
+/// Bytes read and hashed at a time when verifying a raw v2 part by position.
+#[cfg(feature = "alloc")]
+const PIECE: u64 = 1 << 20;
+
+/// Reads a component's stored bytes piece by piece, in order, handing each
+/// to the callback (positional sources: no buffer of the part's size).
+pub(crate) type PieceReader<'r, 'a> = &'r dyn Fn(&Component<'a>, &mut dyn FnMut(&[u8])) -> Result<()>;
+
 /// What a verification checks.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub struct Options {
@@ -85,6 +93,8 @@ impl Report {
 #[cfg(feature = "alloc")]
 pub trait Source {
     /// Fill `out` with the file's bytes at `offset..offset + out.len()`.
+    /// Raw v2 parts outside shards are verified through this, 1 MiB at a
+    /// time, when [`Source::bytes`] is `None`.
     fn read_at(&self, offset: u64, out: &mut [u8]) -> Result<()>;
 
     /// The whole file, when it is in memory: component bytes are then
@@ -183,7 +193,26 @@ impl<'a> File<'a> {
                 }
             }
         };
-        self.run(options, &load, on)
+        // Without the file in memory, raw parts are hashed as they are read,
+        // `PIECE` bytes at a time (the piece is still in the cache when hashed).
+        let buf = core::cell::RefCell::new(alloc::vec::Vec::new());
+        let pieces = |c: &Component<'a>, f: &mut dyn FnMut(&[u8])| -> Result<()> {
+            let mut buf = buf.borrow_mut();
+            let (len, mut at) = (c.length(), 0u64);
+            buf.resize(PIECE.min(len) as usize, 0);
+            while at < len {
+                let n = PIECE.min(len - at) as usize;
+                source.read_at(c.offset() + at, &mut buf[..n]).map_err(|e| e.in_component(c.role()))?;
+                f(&buf[..n]);
+                at += n as u64;
+            }
+            Ok(())
+        };
+        let pieces: Option<PieceReader<'_, 'a>> = match source.bytes() {
+            None => Some(&pieces),
+            Some(_) => None,
+        };
+        self.run_with(options, &load, pieces, on)
     }
 
     /// Deep check of the whole file: every digest and every object's data
@@ -203,10 +232,20 @@ impl<'a> File<'a> {
         &self,
         opt: Options,
         load: &impl Fn(&Component<'a>) -> Result<Stored<'s>>,
+        on: impl FnMut(Finding<'_, 'a>),
+    ) -> Report {
+        self.run_with(opt, load, None, on)
+    }
+
+    fn run_with<'s>(
+        &self,
+        opt: Options,
+        load: &impl Fn(&Component<'a>) -> Result<Stored<'s>>,
+        pieces: Option<PieceReader<'_, 'a>>,
         mut on: impl FnMut(Finding<'_, 'a>),
     ) -> Report {
         if let Some(m) = self.v2() {
-            return self.run_v2(m, opt, load, on);
+            return self.run_v2(m, opt, load, pieces, on);
         }
         let mut r = Report::default();
         for o in self.objects() {

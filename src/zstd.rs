@@ -36,6 +36,10 @@
 //! the first included): the reserved bit must be 0 and the window at most
 //! [`MAX_WINDOW`] (100 MiB), else [`ErrorKind::Decompress`].
 //!
+//! [`FrameDecoder`] decodes one whole frame at a time, reusing its state,
+//! and refuses a wrong content checksum on both backends (the frames of a
+//! `zt.zstd-seekable/1` part).
+//!
 //! libzstd also checks a frame's content checksum and declared content
 //! size when present; ruzstd (built without its `hash` feature) checks
 //! neither, so a few corrupt frames ruzstd accepts, libzstd refuses. The
@@ -107,6 +111,66 @@ pub fn for_each_chunk(input: &[u8], limit: u64, f: impl FnMut(&[u8]) -> Result<(
     {
         pure::for_each_chunk(input, limit, f)
     }
+}
+
+/// Decodes single zstd frames one after another, reusing its state (one
+/// libzstd context with the `libzstd` feature): the frames of a
+/// `zt.zstd-seekable/1` part. Each frame must be exactly one whole frame,
+/// and its content checksum, when its header says it has one, is checked:
+/// libzstd checks it while decoding; ruzstd does not, so with it the XXH64
+/// of the output is compared here.
+pub struct FrameDecoder {
+    #[cfg(feature = "libzstd")]
+    inner: libzstd::FrameDecoder,
+}
+
+impl FrameDecoder {
+    /// A decoder for the backend in use ([`BACKEND`]).
+    pub fn new() -> Result<FrameDecoder> {
+        Ok(FrameDecoder {
+            #[cfg(feature = "libzstd")]
+            inner: libzstd::FrameDecoder::new()?,
+        })
+    }
+
+    /// Decode the one frame `frame` into `out`; returns the bytes written.
+    /// More output than `out` holds is [`ErrorKind::DecodedTooLarge`].
+    pub fn decode_into(&mut self, frame: &[u8], out: &mut [u8]) -> Result<usize> {
+        #[cfg(feature = "libzstd")]
+        {
+            self.inner.decode_into(frame, out)
+        }
+        #[cfg(not(feature = "libzstd"))]
+        {
+            pure::decode_frame_into(frame, out)
+        }
+    }
+
+    /// Decode the one frame `frame` after the end of `out`, into its spare
+    /// capacity (with libzstd not zeroed first); returns the bytes appended.
+    /// More than `max` bytes, or than the spare capacity, is
+    /// [`ErrorKind::DecodedTooLarge`] (and `out` is left as it was).
+    pub fn decode_append(&mut self, frame: &[u8], out: &mut Vec<u8>, max: usize) -> Result<usize> {
+        let start = out.len();
+        #[cfg(feature = "libzstd")]
+        let n = self.inner.decode_append(frame, out, max);
+        #[cfg(not(feature = "libzstd"))]
+        let n = {
+            out.resize(start + max.min(out.capacity() - start), 0);
+            pure::decode_frame_into(frame, &mut out[start..])
+        };
+        let n = n.and_then(|n| if n > max { Err(Error::new(ErrorKind::DecodedTooLarge { limit: max as u64 })) } else { Ok(n) });
+        out.truncate(start + *n.as_ref().unwrap_or(&0));
+        n
+    }
+}
+
+/// The content checksum a frame's header announces: its last 4 bytes (the
+/// low 32 bits of the XXH64 of its content), or `None` without the flag.
+fn content_checksum(frame: &[u8]) -> Option<u32> {
+    let flagged = frame.len() >= 9 && frame[..4] == [0x28, 0xb5, 0x2f, 0xfd] && frame[4] & 0x04 != 0;
+    let t = frame.len().wrapping_sub(4);
+    flagged.then(|| u32::from_le_bytes([frame[t], frame[t + 1], frame[t + 2], frame[t + 3]]))
 }
 
 /// Gather what a `for_each_chunk` hands out into one `Vec`.
@@ -213,6 +277,18 @@ pub mod pure {
         Ok(written)
     }
 
+    /// [`super::FrameDecoder::decode_into`] with ruzstd: [`decode_into`],
+    /// then the content checksum (ruzstd does not check it): the XXH64 of
+    /// everything decoded against the last 4 bytes, so a second frame in
+    /// `frame` fails it too.
+    pub fn decode_frame_into(frame: &[u8], out: &mut [u8]) -> Result<usize> {
+        let n = decode_into(frame, out)?;
+        match super::content_checksum(frame) {
+            Some(sum) if sum != xxhash_rust::xxh64::xxh64(&out[..n], 0) as u32 => Err(corrupt()),
+            _ => Ok(n),
+        }
+    }
+
     /// [`super::decode_sized`] with ruzstd: a zeroed `Vec`, then [`decode_into`].
     pub fn decode_sized(input: &[u8], len: usize) -> Result<Vec<u8>> {
         let mut v = alloc::vec![0u8; len];
@@ -279,6 +355,54 @@ pub mod libzstd {
                 corrupt()
             }
         })
+    }
+
+    /// [`super::FrameDecoder`] with libzstd: one context for every frame.
+    /// libzstd checks a frame's content checksum itself (its default,
+    /// `ZSTD_d_forceIgnoreChecksum` off); the input must be one whole frame
+    /// (`ZSTD_findFrameCompressedSize`), so no second frame, with or
+    /// without a checksum, rides along.
+    pub struct FrameDecoder(DCtx<'static>);
+
+    impl FrameDecoder {
+        /// A new context.
+        pub fn new() -> Result<FrameDecoder> {
+            DCtx::try_create().map(FrameDecoder).ok_or_else(corrupt)
+        }
+
+        fn one_frame(frame: &[u8]) -> Result<()> {
+            match ::zstd::zstd_safe::find_frame_compressed_size(frame) {
+                Ok(n) if n == frame.len() => Ok(()),
+                _ => Err(corrupt()),
+            }
+        }
+
+        fn run<C: WriteBuf + ?Sized>(&mut self, frame: &[u8], out: &mut C, limit: usize) -> Result<usize> {
+            Self::one_frame(frame)?;
+            self.0.decompress(out, frame).map_err(|code| {
+                if dst_too_small(code) {
+                    Error::new(ErrorKind::DecodedTooLarge { limit: limit as u64 })
+                } else {
+                    corrupt()
+                }
+            })
+        }
+
+        /// [`super::FrameDecoder::decode_into`].
+        pub fn decode_into(&mut self, frame: &[u8], out: &mut [u8]) -> Result<usize> {
+            let limit = out.len();
+            self.run(frame, out, limit)
+        }
+
+        /// [`super::FrameDecoder::decode_append`]: into the spare capacity,
+        /// never zeroed (a `Cursor` at the end of `out`; zstd-safe sets the
+        /// length to what was written). The caller checks `max`.
+        pub fn decode_append(&mut self, frame: &[u8], out: &mut Vec<u8>, max: usize) -> Result<usize> {
+            let start = out.len();
+            let mut cur = std::io::Cursor::new(out);
+            cur.set_position(start as u64);
+            self.run(frame, &mut cur, max)
+        }
     }
 
     /// [`super::decode_sized`] with libzstd: `Vec::with_capacity(len)`

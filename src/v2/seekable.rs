@@ -128,6 +128,25 @@ impl<'a> SeekTable<'a> {
         Frame { offset: off, len, decoded_offset: dec, decoded_len }
     }
 
+    /// Frames `range`, in order, each found from the previous one (one pass
+    /// over the table, not one per frame).
+    pub fn frames(&self, range: core::ops::Range<usize>) -> impl Iterator<Item = Frame> + '_ {
+        let (mut off, mut dec) = match range.is_empty() {
+            true => (0, 0),
+            false => {
+                let f = self.frame(range.start);
+                (f.offset, f.decoded_offset)
+            }
+        };
+        range.map(move |i| {
+            let (len, decoded_len) = self.entry(i);
+            let f = Frame { offset: off, len, decoded_offset: dec, decoded_len };
+            off += len;
+            dec += decoded_len;
+            f
+        })
+    }
+
     /// The frames covering decoded bytes `start..end` (`first..last+1`):
     /// a division, since all frames but the last are of equal size.
     pub fn frames_for(&self, start: u64, end: u64) -> core::ops::Range<usize> {
@@ -189,20 +208,146 @@ pub fn decode_into(encoded: &[u8], decoded_length: u64, out: &mut [u8]) -> Resul
 /// Decode frames `frames` into `out` (which holds exactly their content).
 #[cfg(feature = "alloc")]
 pub fn decode_frames(encoded: &[u8], t: &SeekTable<'_>, frames: core::ops::Range<usize>, out: &mut [u8]) -> Result<()> {
-    let base = if frames.is_empty() { 0 } else { t.frame(frames.start).decoded_offset };
-    for i in frames {
-        let f = t.frame(i);
-        let src = &encoded[f.offset as usize..(f.offset + f.len) as usize];
-        let dst = &mut out[(f.decoded_offset - base) as usize..(f.decoded_offset - base + f.decoded_len) as usize];
-        match crate::zstd::decode_into(src, dst) {
-            Ok(n) if n as u64 == f.decoded_len => {}
-            Ok(_) => return Err(Error::ctx(Kind::DecodedLength, "frame")),
-            Err(_) => return Err(bad("frame does not decode")),
-        }
-        // The content checksum (flag checked by parse): low 32 bits of XXH64, the frame's last 4 bytes.
-        if src.len() < 4 || le32(src, src.len() - 4) != xxhash_rust::xxh64::xxh64(dst, 0) as u32 {
-            return Err(bad("frame checksum"));
-        }
+    let mut dec = decoder()?;
+    let mut at = 0usize;
+    for f in t.frames(frames) {
+        let dst = out.get_mut(at..at + f.decoded_len as usize).ok_or(Error::new(Kind::DecodedLength))?;
+        frame_result(dec.decode_into(frame_bytes(encoded, &f), dst), &f)?;
+        at += f.decoded_len as usize;
     }
     Ok(())
+}
+
+/// Decode a seekable part into a new `Vec` of exactly `decoded_length`
+/// bytes (checked against the seek table before it is allocated), written
+/// frame after frame into its spare capacity: with libzstd, never zeroed.
+#[cfg(feature = "alloc")]
+pub fn decode_to_vec(encoded: &[u8], decoded_length: u64) -> Result<alloc::vec::Vec<u8>> {
+    let t = SeekTable::parse(encoded, decoded_length)?;
+    let mut out = alloc::vec::Vec::with_capacity(decoded_length as usize);
+    let mut dec = decoder()?;
+    for f in t.frames(0..t.len()) {
+        let r = dec.decode_append(frame_bytes(encoded, &f), &mut out, f.decoded_len as usize);
+        frame_result(r, &f)?;
+    }
+    Ok(out)
+}
+
+#[cfg(feature = "alloc")]
+fn decoder() -> Result<crate::zstd::FrameDecoder> {
+    crate::zstd::FrameDecoder::new().map_err(|_| bad("frame does not decode"))
+}
+
+fn frame_bytes<'e>(encoded: &'e [u8], f: &Frame) -> &'e [u8] {
+    &encoded[f.offset as usize..(f.offset + f.len) as usize]
+}
+
+/// A frame decoded (its content checksum checked by the decoder; the flag
+/// was checked by [`SeekTable::parse`]) to exactly its table size: fewer
+/// bytes is [`Kind::DecodedLength`], more (or a decoding error) [`Kind::Seekable`].
+#[cfg(feature = "alloc")]
+fn frame_result(r: crate::Result<usize>, f: &Frame) -> Result<()> {
+    match r {
+        Ok(n) if n as u64 == f.decoded_len => Ok(()),
+        Ok(n) if (n as u64) < f.decoded_len => Err(Error::ctx(Kind::DecodedLength, "frame")),
+        // More than its table size: refused as decoding into a slot of that size refuses it.
+        _ => Err(bad("frame does not decode")),
+    }
+}
+
+#[cfg(all(test, feature = "alloc"))]
+mod tests {
+    use super::*;
+    use crate::v2::types::DType;
+    use crate::write::v2::{Encoding, NewObject, NewPart, Options, Writer};
+    use alloc::vec::Vec;
+
+    /// A seekable stream of three frames (64, 64 and 32 bytes) written by
+    /// our writer, and its content.
+    fn stream() -> (Vec<u8>, Vec<u8>) {
+        let content: Vec<u8> = (0..160u32).map(|i| (i * 7 % 251) as u8).collect();
+        let mut w = Writer::with_options(Vec::new(), Options::non_canonical(4096)).unwrap();
+        let enc = Encoding::ZstdSeekable { level: 3, frame: 64 };
+        w.add(NewObject::new("x", &[160], "dense").part(NewPart::new("data", DType::U8, &content[..]).encoding(enc)))
+            .unwrap();
+        let file = w.finish().unwrap();
+        let m = crate::v2::Manifest::parse(&file).unwrap();
+        let p = m.objects().next().unwrap().part("data").unwrap();
+        (p.blob(&file).unwrap().to_vec(), content)
+    }
+
+    fn decode_all(encoded: &[u8]) -> [Result<Vec<u8>>; 2] {
+        let mut out = alloc::vec![0u8; 160];
+        let into = decode_into(encoded, 160, &mut out).map(|()| out);
+        [into, decode_to_vec(encoded, 160)]
+    }
+
+    #[test]
+    fn frames_decode_in_place_and_into_a_vec() {
+        let (encoded, content) = stream();
+        let t = SeekTable::parse(&encoded, 160).unwrap();
+        assert_eq!(t.len(), 3);
+        assert_eq!(t.frames(0..3).collect::<Vec<_>>(), (0..3).map(|i| t.frame(i)).collect::<Vec<_>>());
+        assert_eq!(t.frames(1..3).collect::<Vec<_>>(), (1..3).map(|i| t.frame(i)).collect::<Vec<_>>());
+        for r in decode_all(&encoded) {
+            assert_eq!(r.unwrap(), content);
+        }
+        let mut two = alloc::vec![0u8; 96];
+        decode_frames(&encoded, &t, 1..3, &mut two).unwrap();
+        assert_eq!(two, content[64..]);
+    }
+
+    /// A frame whose content checksum is wrong is refused, whichever backend
+    /// decodes: libzstd checks it itself, ruzstd's result is checked here.
+    #[test]
+    fn a_corrupt_content_checksum_is_refused_by_both_backends() {
+        let (encoded, _) = stream();
+        let f = SeekTable::parse(&encoded, 160).unwrap().frame(1);
+        let (start, end) = (f.offset as usize, (f.offset + f.len) as usize);
+        let mut bad = encoded.clone();
+        bad[end - 1] ^= 1; // the checksum's last byte
+        for r in decode_all(&bad) {
+            assert_eq!(r.unwrap_err().kind, Kind::Seekable);
+        }
+        let (good, corrupt) = (&encoded[start..end], &bad[start..end]);
+        let mut out = [0u8; 64];
+        assert_eq!(crate::zstd::pure::decode_frame_into(good, &mut out).unwrap(), 64);
+        assert_eq!(crate::zstd::pure::decode_frame_into(corrupt, &mut out).unwrap_err().kind(), crate::ErrorKind::Decompress);
+        // Two frames given as one: the checksum (of the second) does not cover both.
+        let pair = &encoded[..end];
+        let mut out2 = [0u8; 128];
+        assert!(crate::zstd::pure::decode_frame_into(pair, &mut out2).is_err());
+        #[cfg(feature = "libzstd")]
+        {
+            let mut d = crate::zstd::libzstd::FrameDecoder::new().unwrap();
+            assert_eq!(d.decode_into(good, &mut out).unwrap(), 64);
+            assert_eq!(d.decode_into(corrupt, &mut out).unwrap_err().kind(), crate::ErrorKind::Decompress);
+            let mut v = Vec::with_capacity(64);
+            assert_eq!(d.decode_append(corrupt, &mut v, 64).unwrap_err().kind(), crate::ErrorKind::Decompress);
+            assert!(v.is_empty());
+            assert_eq!(d.decode_append(good, &mut v, 64).unwrap(), 64);
+            assert!(d.decode_into(pair, &mut out2).is_err(), "one frame at a time");
+        }
+    }
+
+    /// A frame that decodes to more or fewer bytes than its table entry.
+    #[test]
+    fn a_frame_of_the_wrong_size_is_refused_on_both_paths() {
+        let (encoded, _) = stream();
+        // Last frame (32 bytes) claimed as 31 and 33 in the seek table:
+        // the sizes then no longer add up, so shift the total too.
+        for (claim, kind) in [(31u32, Kind::Seekable), (33, Kind::DecodedLength)] {
+            let mut e = encoded.clone();
+            let n = e.len();
+            let stride = if e[n - 5] & 0x80 != 0 { 12 } else { 8 };
+            let entry = n - 9 - stride; // the last entry
+            e[entry + 4..entry + 8].copy_from_slice(&claim.to_le_bytes());
+            let total = 128 + claim as u64;
+            let mut out = alloc::vec![0u8; total as usize];
+            let into = decode_into(&e, total, &mut out);
+            let vec = decode_to_vec(&e, total).map(|_| ());
+            assert_eq!(into.unwrap_err().kind, kind, "{claim}");
+            assert_eq!(vec.unwrap_err().kind, kind, "{claim}");
+        }
+    }
 }

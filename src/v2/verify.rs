@@ -2,6 +2,7 @@
 //! byte rules, and an object's parts against its layout's data rules.
 
 use sha2::{Digest as _, Sha256};
+use xxhash_rust::xxh3::Xxh3Default;
 
 use super::data;
 use super::error::{Error, Kind, Result};
@@ -9,6 +10,7 @@ use super::layout::Profile;
 use super::manifest::Object;
 use super::part::{Digest, Part};
 use super::seekable;
+use super::types::Logical;
 
 /// Check decoded bytes of a part: length, digest (if registered), and the
 /// logical type's byte rules. Returns whether a digest was checked.
@@ -21,10 +23,76 @@ pub fn part(p: &Part<'_>, n_elements: Option<u64>, decoded: &[u8]) -> Result<boo
         data::check_logical(t, n_elements.unwrap_or(0), decoded)?;
     }
     match p.digest {
-        Some(Digest::Xxh3(h)) if xxhash_rust::xxh3::xxh3_64(decoded) != h => Err(Error::new(Kind::DigestMismatch)),
+        Some(Digest::Xxh3(h)) if xxh3(decoded) != h => Err(Error::new(Kind::DigestMismatch)),
         Some(Digest::Sha256(h)) if Sha256::digest(decoded)[..] != h[..] => Err(Error::new(Kind::DigestMismatch)),
         Some(Digest::Xxh3(_) | Digest::Sha256(_)) => Ok(true),
         _ => Ok(false),
+    }
+}
+
+/// XXH3-64 of `bytes` (seed 0), through the streaming hasher: the same
+/// value as `xxh3_64`, and about 1.2 times as fast on a large part that is
+/// not in the CPU's caches (xxhash-rust 0.8.19; `benches/v2_data.rs`).
+fn xxh3(bytes: &[u8]) -> u64 {
+    let mut h = Xxh3Default::new();
+    h.update(bytes);
+    h.digest()
+}
+
+/// A part's digest computed over its decoded bytes handed in pieces, in
+/// order ([`Pieces::update`]), then checked ([`Pieces::finish`]): the same
+/// checks as [`part`] for a part whose type has no byte rules.
+pub struct Pieces<'p> {
+    want: Option<&'p Digest<'p>>,
+    len: u64,
+    state: State,
+}
+
+#[allow(clippy::large_enum_variant)] // one on the stack per part being verified; no heap without `alloc`
+enum State {
+    /// Streaming XXH3-64 (default secret, seed 0): the function `xxh3_64` computes.
+    Xxh3(Xxh3Default),
+    Sha256(Sha256),
+    None,
+}
+
+impl<'p> Pieces<'p> {
+    /// For `p`, if its type has no byte rules (`None` otherwise: use [`part`]).
+    pub fn new(p: &'p Part<'p>) -> Option<Pieces<'p>> {
+        // The types `data::check_logical` has rules for.
+        if matches!(p.logical(), Some(Logical::Bool | Logical::F4E2M1)) {
+            return None;
+        }
+        let state = match p.digest {
+            Some(Digest::Xxh3(_)) => State::Xxh3(Xxh3Default::new()),
+            Some(Digest::Sha256(_)) => State::Sha256(Sha256::new()),
+            _ => State::None,
+        };
+        Some(Pieces { want: p.digest.as_ref(), len: 0, state })
+    }
+
+    /// The next decoded bytes.
+    pub fn update(&mut self, bytes: &[u8]) {
+        self.len += bytes.len() as u64;
+        match &mut self.state {
+            State::Xxh3(h) => h.update(bytes),
+            State::Sha256(h) => h.update(bytes),
+            State::None => {}
+        }
+    }
+
+    /// Length and digest of everything handed, as [`part`] checks them
+    /// (`decoded_size` is the part's): whether a digest was checked.
+    pub fn finish(self, decoded_size: u64) -> Result<bool> {
+        if self.len != decoded_size {
+            return Err(Error::new(Kind::DecodedLength));
+        }
+        let ok = match (self.state, self.want) {
+            (State::Xxh3(h), Some(Digest::Xxh3(want))) => h.digest() == *want,
+            (State::Sha256(h), Some(Digest::Sha256(want))) => h.finalize()[..] == want[..],
+            _ => return Ok(false),
+        };
+        if ok { Ok(true) } else { Err(Error::new(Kind::DigestMismatch)) }
     }
 }
 
@@ -71,9 +139,7 @@ pub fn decoded<'f>(p: &Part<'_>, file: &'f [u8]) -> Result<Decoded<'f>> {
             seekable::SeekTable::parse(enc, p.decoded_size())?;
             #[cfg(feature = "alloc")]
             {
-                let mut out = alloc::vec![0u8; p.decoded_size() as usize];
-                seekable::decode_into(enc, p.decoded_size(), &mut out)?;
-                Ok(Decoded(Inner::Owned(out)))
+                Ok(Decoded(Inner::Owned(seekable::decode_to_vec(enc, p.decoded_size())?)))
             }
             #[cfg(not(feature = "alloc"))]
             Err(Error::new(Kind::NotAvailable))

@@ -1,0 +1,469 @@
+//! Format v2 data paths, each against the library it wraps and against
+//! upstream's Rust crate (`ztensor = "=2.1.1"`), on the same bytes, in one
+//! run, interleaved:
+//!
+//! * `verify` — a canonical v2 file of about 1 GiB (written by our
+//!   `write::v2::Writer`: an `xxh3` digest on every part; 12 parts of 64 MiB,
+//!   48 of 4 MiB, 60 of 1 MiB and 2000 small ones of 256 B to 16 KiB), in a
+//!   temp dir under `std::env::temp_dir()`, opened once and in the page cache.
+//!   Ours: `File::verify_with` on the mapped file (`fs::Reader`, mmap mode),
+//!   `File::verify_from(&reader)` (mmap and positional). Against:
+//!   `xxhash_rust::xxh3::xxh3_64` over every part's bytes in the same mapping
+//!   (and over `read_exact_at` into one reused buffer, for positional), and
+//!   upstream's deep verify (`Tensor::verify` of every tensor, then
+//!   `Source::verify_shards`) on a `Source` opened once (mapped, and with
+//!   `map(false)`). Also open + verify, each opened anew.
+//! * `seekable` — a 256 MiB `zt.zstd-seekable/1` part (written by our v2
+//!   writer, level 3, 1 MiB and 16 MiB frames): `Component::read_into` into a
+//!   caller buffer and `Component::to_vec` (libzstd backend) against the
+//!   `zstd` crate decoding the very same frames: one `ZSTD_decompressDCtx`
+//!   over the whole encoded part into the same buffer (libzstd skips the seek
+//!   table's skippable frame and checks every frame's content checksum), and
+//!   `zstd::bulk::decompress` into a new `Vec`.
+//!
+//! Every contestant's result is checked against the others once before
+//! anything is timed. Each pair runs alternately (ours, theirs, theirs, ours,
+//! ...; `ZT_BENCH_ROUNDS` rounds each, default 15), timed with the thread's
+//! CPU clock (`ZT_BENCH_CLOCK=cpu`, the default; `wall` for wall time).
+//! `ZT_BENCH_VERIFY_MIB` (default 1024) and `ZT_BENCH_SEEKABLE_MIB` (default
+//! 256) shrink the inputs for a quick run.
+//!
+//!     cargo bench -p ztensor-benches --bench v2_data
+
+use std::hint::black_box;
+use std::os::unix::fs::FileExt;
+use std::path::Path;
+
+#[path = "cpu_time.rs"]
+#[allow(dead_code)]
+mod cpu_time;
+
+use ztensor::fs::{Mode, Reader};
+use ztensor::v2::types::DType;
+use ztensor::verify::Options;
+use ztensor::write::v2 as w2;
+
+const MIB: usize = 1 << 20;
+
+fn env_usize(name: &str, default: usize) -> usize {
+    std::env::var(name).ok().map_or(default, |v| v.parse().unwrap_or_else(|_| panic!("{name}: an integer")))
+}
+
+fn rounds() -> usize {
+    env_usize("ZT_BENCH_ROUNDS", 15)
+}
+
+fn cpu_clock() -> bool {
+    match std::env::var("ZT_BENCH_CLOCK").as_deref() {
+        Ok("cpu") | Err(_) => true,
+        Ok("wall") => false,
+        Ok(other) => panic!("ZT_BENCH_CLOCK={other}: expected `cpu` or `wall`"),
+    }
+}
+
+fn now_ns() -> u64 {
+    if cpu_clock() {
+        cpu_time::thread_cpu_ns()
+    } else {
+        use std::sync::OnceLock;
+        static T0: OnceLock<std::time::Instant> = OnceLock::new();
+        T0.get_or_init(std::time::Instant::now).elapsed().as_nanos() as u64
+    }
+}
+
+/// One interleaved comparison.
+struct Pair {
+    what: String,
+    ours: &'static str,
+    theirs: &'static str,
+    goal: &'static str,
+    bytes: u64,
+    /// Fastest and median round of each side, ns.
+    min: (f64, f64),
+    median: (f64, f64),
+}
+
+/// Time `ours` and `theirs` alternately, `rounds()` times each (one call
+/// per round: every call here takes tens of milliseconds or more).
+fn paired(
+    pairs: &mut Vec<Pair>,
+    what: &str,
+    bytes: u64,
+    (ours_name, mut ours): (&'static str, impl FnMut()),
+    (theirs_name, mut theirs): (&'static str, impl FnMut()),
+    goal: &'static str,
+) {
+    let rounds = rounds().max(1);
+    let time = |f: &mut dyn FnMut()| {
+        let t = now_ns();
+        f();
+        (now_ns() - t) as f64
+    };
+    // Warm-up: one call each.
+    time(&mut ours);
+    time(&mut theirs);
+    let (mut a, mut b) = (Vec::with_capacity(rounds), Vec::with_capacity(rounds));
+    for i in 0..rounds {
+        if i % 2 == 0 {
+            a.push(time(&mut ours));
+            b.push(time(&mut theirs));
+        } else {
+            b.push(time(&mut theirs));
+            a.push(time(&mut ours));
+        }
+    }
+    a.sort_by(f64::total_cmp);
+    b.sort_by(f64::total_cmp);
+    let p = Pair {
+        what: what.to_owned(),
+        ours: ours_name,
+        theirs: theirs_name,
+        goal,
+        bytes,
+        min: (a[0], b[0]),
+        median: (a[rounds / 2], b[rounds / 2]),
+    };
+    eprintln!(
+        "{what}: {ours_name} {:.2} ms vs {theirs_name} {:.2} ms (fastest): theirs/ours {:.3} (fastest), {:.3} (median)",
+        p.min.0 / 1e6,
+        p.min.1 / 1e6,
+        p.min.1 / p.min.0,
+        p.median.1 / p.median.0
+    );
+    pairs.push(p);
+}
+
+fn gib_s(bytes: u64, ns: f64) -> f64 {
+    bytes as f64 / ns / 1.073_741_824
+}
+
+fn print_pairs(pairs: &[Pair]) {
+    let clock = if cpu_clock() { "thread CPU time" } else { "wall time" };
+    println!("\nInterleaved pairs ({} rounds each, {clock}; ratio = theirs / ours, ≥ 1: ours is as fast):\n", rounds());
+    println!("| what | ours | theirs | ours (fastest) | theirs (fastest) | theirs/ours fastest | theirs/ours median | goal |");
+    println!("|---|---|---|---|---|---|---|---|");
+    for p in pairs {
+        println!(
+            "| {} | `{}` | `{}` | {:.1} ms ({:.2} GiB/s) | {:.1} ms ({:.2} GiB/s) | {:.3} | {:.3} | {} |",
+            p.what,
+            p.ours,
+            p.theirs,
+            p.min.0 / 1e6,
+            gib_s(p.bytes, p.min.0),
+            p.min.1 / 1e6,
+            gib_s(p.bytes, p.min.1),
+            p.min.1 / p.min.0,
+            p.median.1 / p.median.0,
+            p.goal
+        );
+    }
+}
+
+/// xorshift64*: deterministic, no dependency.
+struct Rng(u64);
+impl Rng {
+    fn next(&mut self) -> u64 {
+        self.0 ^= self.0 >> 12;
+        self.0 ^= self.0 << 25;
+        self.0 ^= self.0 >> 27;
+        self.0.wrapping_mul(0x2545_f491_4f6c_dd1d)
+    }
+    fn fill(&mut self, out: &mut [u8]) {
+        for c in out.chunks_mut(8) {
+            let v = self.next().to_le_bytes();
+            c.copy_from_slice(&v[..c.len()]);
+        }
+    }
+}
+
+// ------------------------------------------------------------- verify
+
+/// The parts of the verify file: (name, bytes), in name order.
+fn verify_parts(total_mib: usize) -> Vec<(String, usize)> {
+    let scale = |n: usize| (n * total_mib).div_ceil(1024).max(1);
+    let mut v = Vec::new();
+    for i in 0..scale(12) {
+        v.push((format!("blk.{i:03}.ffn_up.weight"), 64 * MIB));
+    }
+    for i in 0..scale(48) {
+        v.push((format!("blk.{i:03}.attn_qkv.weight"), 4 * MIB));
+    }
+    for i in 0..scale(60) {
+        v.push((format!("blk.{i:03}.attn_out.weight"), MIB));
+    }
+    let small = [256, 1024, 4096, 16384];
+    for i in 0..scale(2000) {
+        v.push((format!("blk.{:03}.norm.{}.weight", i / 20, i % 20), small[i % small.len()]));
+    }
+    v.sort();
+    v
+}
+
+/// Write the canonical file (xxh3 on every part: the canonical default).
+fn write_verify_file(path: &Path, parts: &[(String, usize)]) {
+    let mut buf = vec![0u8; parts.iter().map(|p| p.1).max().unwrap()];
+    let mut rng = Rng(0x9e37_79b9_7f4a_7c15);
+    let mut w = w2::Writer::create(path).unwrap();
+    for (name, len) in parts {
+        rng.fill(&mut buf[..*len]);
+        w.add_dense(name, &[(*len / 4) as u64], DType::F32, &buf[..*len]).unwrap();
+    }
+    w.finish().unwrap();
+}
+
+/// (offset, length, xxh3) of every part, from our parse (untimed).
+fn part_table(r: &Reader) -> Vec<(u64, usize, u64)> {
+    let mut t = Vec::new();
+    for o in r.file().objects() {
+        for c in o.components() {
+            let hex = c.digest().unwrap().strip_prefix("xxh3:").unwrap();
+            t.push((c.offset(), c.length() as usize, u64::from_str_radix(hex, 16).unwrap()));
+        }
+    }
+    t
+}
+
+fn ours_verify(r: &Reader, n: usize) {
+    let report = r.file().verify_with(Options::ALL, |f| panic!("{f:?}"));
+    assert_eq!((report.problems, report.digests_checked), (0, n));
+}
+
+fn ours_verify_from(r: &Reader, n: usize) {
+    let report = r.file().verify_from(r, Options::ALL, |f| panic!("{f:?}"));
+    assert_eq!((report.problems, report.digests_checked), (0, n));
+}
+
+fn xxh3_mapped(map: &[u8], table: &[(u64, usize, u64)]) {
+    let bad = table.iter().filter(|&&(o, l, h)| xxhash_rust::xxh3::xxh3_64(&map[o as usize..o as usize + l]) != h).count();
+    assert_eq!(black_box(bad), 0);
+}
+
+fn xxh3_streaming(map: &[u8], table: &[(u64, usize, u64)]) {
+    let bad = table
+        .iter()
+        .filter(|&&(o, l, h)| {
+            let mut x = xxhash_rust::xxh3::Xxh3Default::new();
+            x.update(&map[o as usize..o as usize + l]);
+            x.digest() != h
+        })
+        .count();
+    assert_eq!(black_box(bad), 0);
+}
+
+/// The memory-read floor: a sum of every part's bytes as `u64`s (no hash).
+fn read_floor(map: &[u8], table: &[(u64, usize, u64)]) {
+    let mut sum = 0u64;
+    for &(o, l, _) in table {
+        let b = &map[o as usize..o as usize + l];
+        let words = b.chunks_exact(8).fold(0u64, |a, c| a.wrapping_add(u64::from_le_bytes(c.try_into().unwrap())));
+        sum = sum.wrapping_add(words).wrapping_add(b.chunks_exact(8).remainder().iter().map(|&x| x as u64).sum::<u64>());
+    }
+    black_box(sum);
+}
+
+fn xxh3_pread(f: &std::fs::File, buf: &mut [u8], table: &[(u64, usize, u64)]) {
+    let mut bad = 0;
+    for &(o, l, h) in table {
+        f.read_exact_at(&mut buf[..l], o).unwrap();
+        bad += usize::from(xxhash_rust::xxh3::xxh3_64(&buf[..l]) != h);
+    }
+    assert_eq!(black_box(bad), 0);
+}
+
+fn upstream_verify(s: &ztensor_up2::Source, n: usize) {
+    let mut checked = 0;
+    for t in s.tensors() {
+        checked += usize::from(t.verify().unwrap() == ztensor_up2::Verified::Digest);
+    }
+    s.verify_shards().unwrap();
+    assert_eq!(checked, n);
+}
+
+fn bench_verify(dir: &Path, pairs: &mut Vec<Pair>) {
+    let total_mib = env_usize("ZT_BENCH_VERIFY_MIB", 1024);
+    let parts = verify_parts(total_mib);
+    let n = parts.len();
+    let bytes: u64 = parts.iter().map(|p| p.1 as u64).sum();
+    let path = dir.join("verify.zt");
+    let t = std::time::Instant::now();
+    write_verify_file(&path, &parts);
+    let size = std::fs::metadata(&path).unwrap().len();
+    eprintln!(
+        "verify: {n} parts, {bytes} part bytes ({:.3} GiB), file {size} bytes, written in {:.1?} to {}",
+        bytes as f64 / (1u64 << 30) as f64,
+        t.elapsed(),
+        path.display()
+    );
+
+    let map = Reader::open(&path).unwrap();
+    let pos = Reader::open_with(&path, Mode::Positional).unwrap();
+    let file = std::fs::File::open(&path).unwrap();
+    // SAFETY: a read-only map of a file nobody modifies during the benchmark.
+    let raw = unsafe { memmap2::Mmap::map(&file) }.unwrap();
+    let table = part_table(&map);
+    assert_eq!(table.len(), n);
+    let up_map = ztensor_up2::Source::open(&path).unwrap();
+    let up_pos = ztensor_up2::Source::options().map(false).open(&path).unwrap();
+    let mut buf = vec![1u8; parts.iter().map(|p| p.1).max().unwrap()];
+
+    // Everyone agrees (and the page cache is warm).
+    ours_verify(&map, n);
+    ours_verify_from(&map, n);
+    ours_verify_from(&pos, n);
+    xxh3_mapped(&raw, &table);
+    xxh3_mapped(map.file().bytes().unwrap(), &table);
+    xxh3_pread(&file, &mut buf, &table);
+    xxh3_streaming(&raw, &table);
+    upstream_verify(&up_map, n);
+    upstream_verify(&up_pos, n);
+
+    let mapped = map.file().bytes().unwrap();
+    let what = format!("verify {:.2} GiB, {n} parts", bytes as f64 / (1u64 << 30) as f64);
+    paired(
+        pairs,
+        &what,
+        bytes,
+        ("ours/verify_with (mmap)", || ours_verify(&map, n)),
+        ("xxhash-rust/xxh3_64 (same mapping)", || xxh3_mapped(mapped, &table)),
+        "≥ 0.9",
+    );
+    paired(
+        pairs,
+        &what,
+        bytes,
+        ("xxhash-rust/Xxh3Default::update (same mapping)", || xxh3_streaming(mapped, &table)),
+        ("xxhash-rust/xxh3_64 (same mapping)", || xxh3_mapped(mapped, &table)),
+        "(the two floors)",
+    );
+    paired(
+        pairs,
+        &what,
+        bytes,
+        ("ours/verify_from(reader, mmap)", || ours_verify_from(&map, n)),
+        ("xxhash-rust/xxh3_64 (same mapping)", || xxh3_mapped(mapped, &table)),
+        "≥ 0.9",
+    );
+    paired(
+        pairs,
+        &what,
+        bytes,
+        ("ours/verify_with (mmap)", || ours_verify(&map, n)),
+        ("upstream/Tensor::verify (mmap)", || upstream_verify(&up_map, n)),
+        "≥ 1.5",
+    );
+    paired(
+        pairs,
+        &what,
+        bytes,
+        ("ours/verify_with (mmap)", || ours_verify(&map, n)),
+        ("read floor: u64 sum over the same mapping", || read_floor(mapped, &table)),
+        "(ceiling)",
+    );
+    paired(
+        pairs,
+        &what,
+        bytes,
+        ("ours/verify_from(reader, positional)", || ours_verify_from(&pos, n)),
+        ("read_exact_at+xxh3_64 (one buffer)", || xxh3_pread(&file, &mut buf, &table)),
+        "≥ 0.9",
+    );
+    paired(
+        pairs,
+        &what,
+        bytes,
+        ("ours/verify_from(reader, positional)", || ours_verify_from(&pos, n)),
+        ("upstream/Tensor::verify (map(false))", || upstream_verify(&up_pos, n)),
+        "≥ 1.5",
+    );
+    paired(
+        pairs,
+        &what,
+        bytes,
+        ("ours/open+verify_with (mmap)", || ours_verify(&Reader::open(&path).unwrap(), n)),
+        ("upstream/open+Tensor::verify (mmap)", || upstream_verify(&ztensor_up2::Source::open(&path).unwrap(), n)),
+        "≥ 1.5",
+    );
+    drop((map, pos, raw, up_map, up_pos));
+    std::fs::remove_file(&path).unwrap();
+}
+
+// ----------------------------------------------------------- seekable
+
+/// A smooth f32 signal (two sines) with small noise, little-endian, as in `data.rs`.
+fn f32_signal(bytes: usize) -> Vec<u8> {
+    let mut r = Rng(0x9e37_79b9_7f4a_7c15);
+    (0..bytes / 4)
+        .flat_map(|i| {
+            let t = i as f32;
+            let noise = (r.next() >> 40) as f32 / (1u64 << 24) as f32 - 0.5;
+            let x = (t * 0.001_534).sin() + 0.25 * (t * 0.016_67).sin() + 0.02 * noise;
+            x.to_le_bytes()
+        })
+        .collect()
+}
+
+fn bench_seekable(dir: &Path, pairs: &mut Vec<Pair>) {
+    assert_eq!(ztensor::zstd::BACKEND, "libzstd", "the bench crate enables ztensor's `libzstd` feature");
+    let size = env_usize("ZT_BENCH_SEEKABLE_MIB", 256) * MIB;
+    let data = f32_signal(size);
+    for frame in [MIB as u32, 16 * MIB as u32] {
+        let path = dir.join(format!("seekable-{frame}.zt"));
+        let mut w = w2::Writer::create_with(&path, w2::Options::non_canonical(4096)).unwrap();
+        let enc = w2::Encoding::ZstdSeekable { level: 3, frame };
+        w.add(w2::NewObject::new("x", &[(size / 4) as u64], "dense").part(w2::NewPart::new("data", DType::F32, &data[..]).encoding(enc)))
+            .unwrap();
+        w.finish().unwrap();
+        let r = Reader::open(&path).unwrap();
+        let c = r.file().require("x").unwrap().data().unwrap();
+        let encoded = c.stored_bytes().unwrap();
+        let t = ztensor::v2::seekable::SeekTable::parse(encoded, size as u64).unwrap();
+        let what = format!("seekable {} MiB, {} frames of {} MiB", size / MIB, t.len(), frame as usize / MIB);
+        eprintln!("{what}: encoded {} bytes, ratio {:.2}", encoded.len(), size as f64 / encoded.len() as f64);
+
+        // Everyone decodes the same frames to the same bytes.
+        let mut out = vec![0u8; size];
+        let mut o2 = vec![0u8; size];
+        assert_eq!(c.read_into(&mut out).unwrap(), size);
+        assert!(out == data);
+        assert!(c.to_vec().unwrap() == data);
+        let mut dctx = zstd::zstd_safe::DCtx::create();
+        assert_eq!(dctx.decompress(&mut o2[..], encoded).unwrap(), size);
+        assert!(o2 == data);
+        assert!(zstd::bulk::decompress(encoded, size).unwrap() == data);
+
+        paired(
+            pairs,
+            &what,
+            size as u64,
+            ("ours/read_into", || _ = black_box(c.read_into(black_box(&mut out[..])).unwrap())),
+            ("libzstd/decompressDCtx (one call, same buffer size)", || {
+                _ = black_box(dctx.decompress(black_box(&mut o2[..]), black_box(encoded)).unwrap())
+            }),
+            "≥ 0.95",
+        );
+        paired(
+            pairs,
+            &what,
+            size as u64,
+            ("ours/to_vec", || drop(black_box(c.to_vec().unwrap()))),
+            ("zstd::bulk::decompress (new Vec)", || drop(black_box(zstd::bulk::decompress(black_box(encoded), size).unwrap()))),
+            "≥ 0.95",
+        );
+        drop(r);
+        std::fs::remove_file(&path).unwrap();
+    }
+}
+
+fn main() {
+    let dir = tempfile::Builder::new().prefix("zt-bench-v2data-").tempdir().unwrap();
+    eprintln!("temp dir: {}", dir.path().display());
+    let mut pairs = Vec::new();
+    let only = std::env::var("ZT_BENCH_ONLY").unwrap_or_default();
+    if only.is_empty() || only == "verify" {
+        bench_verify(dir.path(), &mut pairs);
+    }
+    if only.is_empty() || only == "seekable" {
+        bench_seekable(dir.path(), &mut pairs);
+    }
+    print_pairs(&pairs);
+}
