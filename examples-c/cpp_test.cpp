@@ -98,6 +98,14 @@ static void check_reads(const zt::File &f, bool positional) {
     CHECK(f.at("zstd").numel() == 4);
     CHECK(f.at("csr").numel() == 6);
 
+    /* read_range_into: the middle two floats, raw and zstd; past the end refused */
+    float mid[2] = {0, 0};
+    CHECK(f.at("f32").read_range_into(4, mid, sizeof mid) == sizeof mid);
+    CHECK(mid[0] == -2.0f && mid[1] == 0.5f);
+    CHECK(f.at("zstd").read_range_into(8, mid, sizeof mid) == sizeof mid);
+    CHECK(mid[0] == 3.0f && mid[1] == 4.0f);
+    CHECK(error_of([&] { f.at("f32").read_range_into(12, mid, sizeof mid); }).first == ZT_ERR_INVALID_ARGUMENT);
+
     /* read<float>: every storage type converted */
     CHECK((f.at("f32").read<float>() == std::vector<float>{1.0f, -2.0f, 0.5f, 3.0f}));
     CHECK((f.at("zstd").read<float>() == std::vector<float>{1.0f, 2.0f, 3.0f, 4.0f}));

@@ -200,6 +200,16 @@ public:
         return n;
     }
 
+    /// Decode bytes `start .. start + len` of the component into `dst`
+    /// (a `zt.zstd-seekable/1` part decodes only the frames covering them);
+    /// returns the bytes written. A range past the end throws
+    /// ZT_ERR_INVALID_ARGUMENT.
+    std::size_t read_range_into(std::uint64_t start, void *dst, std::size_t len,
+                                std::string_view role = "data") const {
+        check(zt_component_read_range(file_, &obj_, role.data(), role.size(), start, dst, len));
+        return len;
+    }
+
     /// Decode into a new buffer (little-endian elements).
     std::vector<std::byte> read(std::string_view role = "data") const {
         std::vector<std::byte> v(decoded_size(role));
