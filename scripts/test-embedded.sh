@@ -40,7 +40,7 @@ cargo run -q --manifest-path ffi/Cargo.toml --example embedded_model -- "$out/mo
 # files only (README "Embedded"); v0.1 would add about 5 KiB, the v2 reader
 # about 34 KiB.
 echo "--> libztensor.a: --no-default-features, profile embedded, thumbv7em-none-eabihf, v1.x only"
-RUSTFLAGS="${RUSTFLAGS:-} --cfg ztensor_no_legacy_v0 --cfg ztensor_no_v2" cargo rustc -q --manifest-path ffi/Cargo.toml --lib --crate-type staticlib \
+RUSTFLAGS="${RUSTFLAGS:-} --cfg ztensor_no_legacy_v0 --cfg ztensor_no_v2 --cfg ztensor_no_error_names" cargo rustc -q --manifest-path ffi/Cargo.toml --lib --crate-type staticlib \
     --no-default-features --profile embedded --target thumbv7em-none-eabihf
 lib=$PWD/ffi/target/thumbv7em-none-eabihf/embedded/libztensor.a
 

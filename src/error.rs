@@ -162,10 +162,35 @@ pub enum ErrorKind {
     ShardMissing,
 }
 
-/// Longest name fragment kept inline in an [`Error`]: 48 bytes, and 16
-/// without `alloc` (firmware), where every `Result` on the stack carries
-/// an `Error` and its names.
-pub const NAME_CAP: usize = if cfg!(feature = "alloc") { 48 } else { 16 };
+/// Whether errors keep the names they concern (object, component role,
+/// offending value): yes unless built with `--cfg ztensor_no_error_names`
+/// (the firmware build), where every `Result` on the stack carries an
+/// `Error` and its names cost stack and flash; [`Error::object`],
+/// [`Error::role`] and [`Error::value`] then answer `None`.
+const KEEP_NAMES: bool = !cfg!(ztensor_no_error_names);
+
+/// Longest name fragment kept inline in an [`Error`]: 48 bytes, 16
+/// without `alloc` (firmware), 0 with `--cfg ztensor_no_error_names`.
+pub const NAME_CAP: usize = if !KEEP_NAMES {
+    0
+} else if cfg!(feature = "alloc") {
+    48
+} else {
+    16
+};
+
+/// [`Error`]'s stored manifest offset when there is none (offsets are
+/// below the 1 GiB manifest limit, so a `u32` holds every real one).
+const NO_OFFSET: u32 = u32::MAX;
+
+/// A manifest offset as stored (saturated below [`NO_OFFSET`]).
+const fn stored_offset(offset: usize) -> u32 {
+    if offset >= NO_OFFSET as usize {
+        NO_OFFSET - 1
+    } else {
+        offset as u32
+    }
+}
 
 /// A short inline copy of a name (object or role), truncated on a char boundary.
 #[derive(Clone, Copy, PartialEq, Eq)]
@@ -219,7 +244,8 @@ impl fmt::Display for Name {
 #[derive(Clone, Copy, PartialEq, Eq)]
 pub struct Error {
     kind: ErrorKind,
-    offset: Option<u64>,
+    /// Manifest byte, or [`NO_OFFSET`] (a `u32`: `Error` travels in every `Result`).
+    offset: u32,
     object: Option<Name>,
     role: Option<Name>,
     detail: Detail,
@@ -241,12 +267,12 @@ pub type Result<T, E = Error> = core::result::Result<T, E>;
 impl Error {
     /// An error of `kind` with no location yet.
     pub const fn new(kind: ErrorKind) -> Self {
-        Error { kind, offset: None, object: None, role: None, detail: Detail::None }
+        Error { kind, offset: NO_OFFSET, object: None, role: None, detail: Detail::None }
     }
 
     /// An error of `kind` at manifest byte `offset`.
     pub(crate) const fn at(kind: ErrorKind, offset: usize) -> Self {
-        Error { kind, offset: Some(offset as u64), object: None, role: None, detail: Detail::None }
+        Error { kind, offset: stored_offset(offset), object: None, role: None, detail: Detail::None }
     }
 
     /// [`ErrorKind::BadMagic`] for a file whose header magic is `ZTEN1000`
@@ -259,7 +285,9 @@ impl Error {
 
     /// Record the offending text (an unknown dtype or encoding name), named in the message.
     pub(crate) fn with_value(mut self, text: &str) -> Self {
-        self.detail = Detail::Value(Name::new(text));
+        if KEEP_NAMES {
+            self.detail = Detail::Value(Name::new(text));
+        }
         self
     }
 
@@ -278,10 +306,11 @@ impl Error {
 
     /// Byte offset in the manifest where the problem was found, if known.
     pub fn manifest_offset(&self) -> Option<u64> {
-        self.offset
+        (self.offset != NO_OFFSET).then_some(self.offset as u64)
     }
 
-    /// Name of the object concerned, if known (truncated to 48 bytes, 16 without `alloc`, at a character boundary).
+    /// Name of the object concerned, if known (truncated to [`NAME_CAP`] bytes at a character boundary;
+    /// never kept with `--cfg ztensor_no_error_names`).
     pub fn object(&self) -> Option<&Name> {
         self.object.as_ref()
     }
@@ -293,7 +322,7 @@ impl Error {
 
     /// Attach the object name unless one is already set.
     pub fn in_object(mut self, name: &str) -> Self {
-        if self.object.is_none() {
+        if KEEP_NAMES && self.object.is_none() {
             self.object = Some(Name::new(name));
         }
         self
@@ -301,7 +330,7 @@ impl Error {
 
     /// Attach the component role unless one is already set.
     pub fn in_component(mut self, role: &str) -> Self {
-        if self.role.is_none() {
+        if KEEP_NAMES && self.role.is_none() {
             self.role = Some(Name::new(role));
         }
         self
@@ -309,8 +338,8 @@ impl Error {
 
     /// Attach the manifest offset unless one is already set.
     pub(crate) fn or_at(mut self, offset: usize) -> Self {
-        if self.offset.is_none() {
-            self.offset = Some(offset as u64);
+        if self.offset == NO_OFFSET {
+            self.offset = stored_offset(offset);
         }
         self
     }
@@ -448,7 +477,7 @@ impl fmt::Display for Error {
             write!(f, "{sep}component {:?}", r.as_str())?;
             sep = ", ";
         }
-        if let Some(off) = self.offset {
+        if let Some(off) = self.manifest_offset() {
             write!(f, "{sep}manifest byte {off}")?;
             sep = ", ";
         }
