@@ -153,7 +153,8 @@ impl<'a> Reader<'a> {
     // out-of-line slow path that handles the rest and builds the error.
 
     /// The bytes of a definite-length text string, not yet checked as UTF-8.
-    #[inline(always)]
+    #[cfg_attr(feature = "alloc", inline(always))]
+    #[cfg_attr(not(feature = "alloc"), inline(never))]
     pub fn text_bytes(&mut self, field: &'static str) -> Result<&'a [u8]> {
         let start = self.pos;
         let (len, skip) = match self.buf.get(start) {
@@ -185,7 +186,8 @@ impl<'a> Reader<'a> {
     }
 
     /// An unsigned integer.
-    #[inline(always)]
+    #[cfg_attr(feature = "alloc", inline(always))]
+    #[cfg_attr(not(feature = "alloc"), inline(never))]
     pub fn uint(&mut self, field: &'static str) -> Result<u64> {
         let start = self.pos;
         let b = self.buf;
@@ -213,7 +215,8 @@ impl<'a> Reader<'a> {
     }
 
     /// The head of a map; its length is checked against the bytes that remain.
-    #[inline(always)]
+    #[cfg_attr(feature = "alloc", inline(always))]
+    #[cfg_attr(not(feature = "alloc"), inline(never))]
     pub fn map(&mut self, field: &'static str) -> Result<Len> {
         let start = self.pos;
         // A small definite map; each entry needs at least 2 bytes.
@@ -228,7 +231,8 @@ impl<'a> Reader<'a> {
     }
 
     /// The head of an array; its length is checked against the bytes that remain.
-    #[inline(always)]
+    #[cfg_attr(feature = "alloc", inline(always))]
+    #[cfg_attr(not(feature = "alloc"), inline(never))]
     pub fn array(&mut self, field: &'static str) -> Result<Len> {
         let start = self.pos;
         if let Some(&ib @ 0x80..=0x97) = self.buf.get(start) {
