@@ -332,8 +332,9 @@ impl<'a> Reader<'a> {
     ///
     /// Iterative: the stack is a fixed array of [`MAX_DEPTH`] frames.
     pub fn walk(&mut self, depth: usize, mut keys: Option<&mut Scratch<'_>>) -> Result<()> {
-        // A frame is 4 words (16 bytes on 32-bit targets): the array is the
-        // walk's whole stack, so `left` is a `usize`, not a `Len`.
+        // A frame is 3 words (12 bytes on 32-bit targets): the array is the
+        // walk's whole stack, so `left` is a `usize`, not a `Len`, and the
+        // two flags ride in the top bits of `seg`.
         #[derive(Clone, Copy)]
         struct Frame {
             /// Items left (maps count keys and values); `INDEFINITE` for an
@@ -341,16 +342,29 @@ impl<'a> Reader<'a> {
             /// and never reaches `INDEFINITE`: `check_count` bounds it by the
             /// bytes that remain.
             left: usize,
-            map: bool,
-            /// For maps: the next item is a key.
-            key_next: bool,
             /// Start of the current item of this frame.
             item_start: usize,
-            /// Scratch length when this map started.
+            /// Scratch length when this map started, with [`MAP`] (a map)
+            /// and [`KEY_NEXT`] (for maps: the next item is a key). A
+            /// scratch holds at most `isize::MAX / 16` entries, so the top
+            /// two bits are free.
             seg: usize,
         }
+        const MAP: usize = 1 << (usize::BITS - 1);
+        const KEY_NEXT: usize = 1 << (usize::BITS - 2);
+        impl Frame {
+            fn map(&self) -> bool {
+                self.seg & MAP != 0
+            }
+            fn key_next(&self) -> bool {
+                self.seg & KEY_NEXT != 0
+            }
+            fn seg(&self) -> usize {
+                self.seg & !(MAP | KEY_NEXT)
+            }
+        }
         const INDEFINITE: usize = usize::MAX;
-        let empty = Frame { left: 0, map: false, key_next: false, item_start: 0, seg: 0 };
+        let empty = Frame { left: 0, item_start: 0, seg: 0 };
         let mut stack = [empty; MAX_DEPTH];
         let mut sp = 0usize; // frames in use
         let mut item_start = self.pos;
@@ -394,7 +408,8 @@ impl<'a> Reader<'a> {
                             return Err(Error::at(ErrorKind::TooDeep, start));
                         }
                         let seg = keys.as_ref().map_or(0, |k| k.len());
-                        stack[sp] = Frame { left, map: major == MAJOR_MAP, key_next: true, item_start, seg };
+                        let flags = if major == MAJOR_MAP { MAP | KEY_NEXT } else { 0 };
+                        stack[sp] = Frame { left, item_start, seg: seg | flags };
                         sp += 1;
                         done = false;
                     }
@@ -406,7 +421,7 @@ impl<'a> Reader<'a> {
                         return Err(Error::at(ErrorKind::TooDeep, start));
                     }
                     let seg = keys.as_ref().map_or(0, |k| k.len());
-                    stack[sp] = Frame { left: 1, map: false, key_next: false, item_start, seg };
+                    stack[sp] = Frame { left: 1, item_start, seg };
                     sp += 1;
                     done = false;
                 }
@@ -415,11 +430,11 @@ impl<'a> Reader<'a> {
                     if arg.is_none() {
                         // A break: ends the innermost indefinite container.
                         match sp.checked_sub(1).map(|i| stack[i]) {
-                            Some(f) if f.left == INDEFINITE && (!f.map || f.key_next) && start == item_start => {
+                            Some(f) if f.left == INDEFINITE && (!f.map() || f.key_next()) && start == item_start => {
                                 sp -= 1;
-                                if f.map {
+                                if f.map() {
                                     if let Some(k) = keys.as_deref_mut() {
-                                        k.check_unique(self.buf, f.seg)?;
+                                        k.check_unique(self.buf, f.seg())?;
                                     }
                                 }
                                 item_start = f.item_start;
@@ -440,20 +455,20 @@ impl<'a> Reader<'a> {
                     return Ok(());
                 }
                 let f = &mut stack[sp - 1];
-                if f.map && f.key_next {
+                if f.map() && f.key_next() {
                     if let Some(k) = keys.as_deref_mut() {
                         k.push_key(self.buf, item_start, self.pos)?;
                     }
                 }
-                f.key_next = !f.key_next;
+                f.seg ^= KEY_NEXT;
                 if f.left != INDEFINITE {
                     f.left -= 1;
                     if f.left == 0 {
                         let f = *f;
                         sp -= 1;
-                        if f.map {
+                        if f.map() {
                             if let Some(k) = keys.as_deref_mut() {
-                                k.check_unique(self.buf, f.seg)?;
+                                k.check_unique(self.buf, f.seg())?;
                             }
                         }
                         item_start = f.item_start;
