@@ -203,7 +203,7 @@ pub(crate) fn objects<'a>(
 
 /// The whole-file rules, after every object was checked: names are unique
 /// (nothing to do when they came in ascending order), blobs do not overlap.
-#[inline(never)]
+#[cfg_attr(not(feature = "alloc"), inline(never))]
 fn finish<'a>(mut root: Root<'a>, mut pass: Pass<'_>) -> Result<Root<'a>> {
     #[cfg(feature = "alloc")]
     {
