@@ -285,8 +285,20 @@ impl<'a> Reader<'a> {
     /// Skip one complete item, checking well-formedness (not UTF-8, not keys).
     ///
     /// Recursive, but never deeper than [`MAX_DEPTH`]: the stack it can use
-    /// is a constant, whatever the input.
+    /// is a constant, whatever the input. Without `alloc` (firmware), that
+    /// constant (64 frames of ~100 bytes) would be several KiB: there it is
+    /// the iterative [`Reader::walk`] without keys (which also checks UTF-8),
+    /// in its fixed frame array.
+    #[inline]
     pub fn skip(&mut self, depth: usize) -> Result<()> {
+        #[cfg(feature = "alloc")]
+        return self.skip_nested(depth);
+        #[cfg(not(feature = "alloc"))]
+        return self.walk(depth, None);
+    }
+
+    #[cfg(feature = "alloc")]
+    fn skip_nested(&mut self, depth: usize) -> Result<()> {
         let start = self.pos;
         let (major, arg) = self.head()?;
         match (major, arg) {
@@ -301,13 +313,13 @@ impl<'a> Reader<'a> {
                 match len {
                     Some(n) => {
                         for _ in 0..n * per {
-                            self.skip(depth + 1)?;
+                            self.skip_nested(depth + 1)?;
                         }
                     }
                     None => {
                         let mut items = 0u64;
                         while !self.take_break()? {
-                            self.skip(depth + 1)?;
+                            self.skip_nested(depth + 1)?;
                             items += 1;
                         }
                         if items % per != 0 {
