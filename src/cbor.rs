@@ -287,14 +287,14 @@ impl<'a> Reader<'a> {
     /// Recursive, but never deeper than [`MAX_DEPTH`]: the stack it can use
     /// is a constant, whatever the input. Without `alloc` (firmware), that
     /// constant (64 frames of ~100 bytes) would be several KiB: there it is
-    /// the iterative [`Reader::walk`] without keys (which also checks UTF-8),
-    /// in its fixed frame array.
+    /// [`Reader::skip_flat`], iterative in a 256-byte array (on 32-bit), which
+    /// also checks UTF-8.
     #[inline]
     pub fn skip(&mut self, depth: usize) -> Result<()> {
         #[cfg(feature = "alloc")]
         return self.skip_nested(depth);
         #[cfg(not(feature = "alloc"))]
-        return self.walk(depth, None);
+        return self.skip_flat(depth);
     }
 
     #[cfg(feature = "alloc")]
@@ -336,6 +336,91 @@ impl<'a> Reader<'a> {
             }
             (_, Some(_)) => Ok(()),
             (_, None) => Err(Error::at(ErrorKind::CborBadIndefinite, start)),
+        }
+    }
+
+    /// [`Reader::walk`] without keys, in less stack: one word per open
+    /// container (items left) and three bit sets (indefinite, map, odd item
+    /// count). Same checks and errors as `walk(depth, None)`.
+    #[cfg(any(test, not(feature = "alloc")))]
+    fn skip_flat(&mut self, depth: usize) -> Result<()> {
+        let mut slot = [0usize; MAX_DEPTH];
+        let (mut indefinite, mut map, mut odd) = (0u64, 0u64, 0u64);
+        let mut sp = 0usize; // open containers (and tags)
+        loop {
+            let start = self.pos;
+            let (major, arg) = self.head()?;
+            match (major, arg) {
+                (MAJOR_UINT | MAJOR_NINT, _) => {}
+                (MAJOR_BYTES | MAJOR_TEXT, Some(n)) => {
+                    let b = self.bytes(n)?;
+                    if major == MAJOR_TEXT && core::str::from_utf8(b).is_err() {
+                        return Err(Error::at(ErrorKind::CborInvalidUtf8, start));
+                    }
+                }
+                (MAJOR_BYTES | MAJOR_TEXT, None) => loop {
+                    if self.take_break()? {
+                        break;
+                    }
+                    let cs = self.pos;
+                    match self.head()? {
+                        (m, Some(n)) if m == major => {
+                            let b = self.bytes(n)?;
+                            if major == MAJOR_TEXT && core::str::from_utf8(b).is_err() {
+                                return Err(Error::at(ErrorKind::CborInvalidUtf8, cs));
+                            }
+                        }
+                        _ => return Err(Error::at(ErrorKind::CborBadIndefinite, cs)),
+                    }
+                },
+                (MAJOR_ARRAY | MAJOR_MAP | MAJOR_TAG, _) => {
+                    let per = if major == MAJOR_MAP { 2 } else { 1 };
+                    if major != MAJOR_TAG {
+                        self.check_count(arg, per, start)?;
+                    }
+                    // A tag is a container of one item.
+                    let left = if major == MAJOR_TAG { Some(1) } else { arg.map(|n| (n * per) as usize) };
+                    if left != Some(0) {
+                        if depth + sp + 1 > MAX_DEPTH {
+                            return Err(Error::at(ErrorKind::TooDeep, start));
+                        }
+                        let bit = 1u64 << sp;
+                        (indefinite, map, odd) = (indefinite & !bit, map & !bit, odd & !bit);
+                        match left {
+                            Some(n) => slot[sp] = n,
+                            None => indefinite |= bit,
+                        }
+                        if major == MAJOR_MAP {
+                            map |= bit;
+                        }
+                        sp += 1;
+                        continue;
+                    }
+                }
+                (_, Some(_)) => {}
+                (_, None) => {
+                    // A break: ends the innermost indefinite container, after
+                    // a whole number of items (pairs, for a map).
+                    let bit = sp.checked_sub(1).map_or(0, |i| 1u64 << i);
+                    if indefinite & bit == 0 || map & odd & bit != 0 {
+                        return Err(Error::at(ErrorKind::CborBadIndefinite, start));
+                    }
+                    sp -= 1;
+                }
+            }
+            // An item is complete: account for it in its container.
+            loop {
+                let Some(i) = sp.checked_sub(1) else { return Ok(()) };
+                if indefinite & (1 << i) != 0 {
+                    odd ^= 1 << i;
+                    break;
+                }
+                slot[i] -= 1;
+                if slot[i] != 0 {
+                    break;
+                }
+                sp = i; // the container completes an item of its parent
+            }
         }
     }
 
@@ -592,6 +677,36 @@ mod tests {
         // A tagged map key keeps its span from the tag: duplicates still found.
         let b = [0xa2, 0xc1, 0x01, 0x00, 0xc1, 0x01, 0x00];
         assert_eq!(walk(&b).unwrap_err().kind(), ErrorKind::DuplicateKey);
+    }
+
+    #[test]
+    fn skip_flat_is_walk_without_keys() {
+        // Every sequence of up to 4 bytes drawn from heads that exercise
+        // containers, tags, indefinite lengths, breaks and bad UTF-8.
+        let alphabet = [0x00, 0x18, 0x41, 0x61, 0x5f, 0x7f, 0x80, 0x81, 0x82, 0x9f, 0xa0, 0xa1, 0xbf, 0xc1, 0xf6, 0xf8, 0xfe, 0xff, 0x1c];
+        let mut buf = [0u8; 4];
+        for n in 0..=4u32 {
+            for mut i in 0..alphabet.len().pow(n) {
+                for b in buf.iter_mut().take(n as usize) {
+                    *b = alphabet[i % alphabet.len()];
+                    i /= alphabet.len();
+                }
+                let bytes = &buf[..n as usize];
+                for depth in [0, 62, 63, 64] {
+                    let (mut a, mut b) = (Reader::new(bytes), Reader::new(bytes));
+                    let (x, y) = (a.walk(depth, None), b.skip_flat(depth));
+                    assert_eq!(x.map(|_| a.pos), y.map(|_| b.pos), "{bytes:02x?} at depth {depth}");
+                }
+            }
+        }
+        let mut deep = [0x81u8; 100];
+        deep[99] = 0;
+        for b in [&deep[..], &[0xc1; 100][..], &[0x9f; 100][..]] {
+            assert_eq!(Reader::new(b).skip_flat(0).unwrap_err().kind(), ErrorKind::TooDeep);
+        }
+        let mut ok = [0x81u8; MAX_DEPTH + 1];
+        ok[MAX_DEPTH] = 0;
+        assert_eq!(Reader::new(&ok).skip_flat(0).map_err(|e| e.kind()), Ok(()));
     }
 
     #[test]
