@@ -429,7 +429,7 @@ impl<'a> Reader<'a> {
     ///
     /// Iterative: the stack is a fixed array of [`MAX_DEPTH`] frames.
     pub fn walk(&mut self, depth: usize, mut keys: Option<&mut Scratch<'_>>) -> Result<()> {
-        // A frame is 3 words (12 bytes on 32-bit targets): the array is the
+        // A frame is 2 words (8 bytes on 32-bit targets): the array is the
         // walk's whole stack, so `left` is a `usize`, not a `Len`, and the
         // two flags ride in the top bits of `seg`.
         #[derive(Clone, Copy)]
@@ -439,12 +439,11 @@ impl<'a> Reader<'a> {
             /// and never reaches `INDEFINITE`: `check_count` bounds it by the
             /// bytes that remain.
             left: usize,
-            /// Start of the current item of this frame.
-            item_start: usize,
-            /// Scratch length when this map started, with [`MAP`] (a map)
-            /// and [`KEY_NEXT`] (for maps: the next item is a key). A
-            /// scratch holds at most `isize::MAX / 16` entries, so the top
-            /// two bits are free.
+            /// Scratch length when this container started (after its own
+            /// key entry, when it is a map key), with [`MAP`] (a map) and
+            /// [`KEY_NEXT`] (for maps: the next item is a key). A scratch
+            /// holds at most `isize::MAX / 16` entries, so the top two bits
+            /// are free.
             seg: usize,
         }
         const MAP: usize = 1 << (usize::BITS - 1);
@@ -461,15 +460,15 @@ impl<'a> Reader<'a> {
             }
         }
         const INDEFINITE: usize = usize::MAX;
-        let empty = Frame { left: 0, item_start: 0, seg: 0 };
-        let mut stack = [empty; MAX_DEPTH];
+        let mut stack = [Frame { left: 0, seg: 0 }; MAX_DEPTH];
         let mut sp = 0usize; // frames in use
-        let mut item_start = self.pos;
         loop {
             // Read one item head (tags prefix the item that follows).
             let start = self.pos;
             let (major, arg) = self.head()?;
-            let mut done = true; // whether a complete item ended here
+            // The container that a break (or the last item) closed: it
+            // completes an item of its parent.
+            let mut closed = None;
             match major {
                 MAJOR_UINT | MAJOR_NINT => {}
                 MAJOR_BYTES | MAJOR_TEXT => match arg {
@@ -495,58 +494,58 @@ impl<'a> Reader<'a> {
                         }
                     },
                 },
-                MAJOR_ARRAY | MAJOR_MAP => {
-                    let per = if major == MAJOR_MAP { 2 } else { 1 };
-                    self.check_count(arg, per, start)?;
-                    // Checked above: n * per <= the bytes that remain.
-                    let left = arg.map_or(INDEFINITE, |n| (n * per) as usize);
+                // A tag nests its content: it is a frame holding one item, so
+                // tag chains count toward the depth limit like containers.
+                MAJOR_ARRAY | MAJOR_MAP | MAJOR_TAG => {
+                    let left = if major == MAJOR_TAG {
+                        1
+                    } else {
+                        let per = if major == MAJOR_MAP { 2 } else { 1 };
+                        self.check_count(arg, per, start)?;
+                        // Checked above: n * per <= the bytes that remain.
+                        arg.map_or(INDEFINITE, |n| (n * per) as usize)
+                    };
                     if left != 0 {
                         if depth + sp + 1 > MAX_DEPTH {
                             return Err(Error::at(ErrorKind::TooDeep, start));
                         }
-                        let seg = keys.as_ref().map_or(0, |k| k.len());
+                        let mut seg = 0;
+                        if let Some(k) = keys.as_deref_mut() {
+                            // A container that is a map key: its entry now,
+                            // its end when it closes (the entry sits just
+                            // below this frame's keys).
+                            if sp > 0 && stack[sp - 1].map() && stack[sp - 1].key_next() {
+                                k.push_key(self.buf, start, start)?;
+                            }
+                            seg = k.len();
+                        }
                         let flags = if major == MAJOR_MAP { MAP | KEY_NEXT } else { 0 };
-                        stack[sp] = Frame { left, item_start, seg: seg | flags };
+                        stack[sp] = Frame { left, seg: seg | flags };
                         sp += 1;
-                        done = false;
+                        continue;
                     }
-                }
-                // A tag nests its content: it is a frame holding one item, so
-                // tag chains count toward the depth limit like containers.
-                MAJOR_TAG => {
-                    if depth + sp + 1 > MAX_DEPTH {
-                        return Err(Error::at(ErrorKind::TooDeep, start));
-                    }
-                    let seg = keys.as_ref().map_or(0, |k| k.len());
-                    stack[sp] = Frame { left: 1, item_start, seg };
-                    sp += 1;
-                    done = false;
                 }
                 _ => {
                     // simple / float / break
                     if arg.is_none() {
                         // A break: ends the innermost indefinite container.
                         match sp.checked_sub(1).map(|i| stack[i]) {
-                            Some(f) if f.left == INDEFINITE && (!f.map() || f.key_next()) && start == item_start => {
+                            Some(f) if f.left == INDEFINITE && (!f.map() || f.key_next()) => {
                                 sp -= 1;
                                 if f.map() {
                                     if let Some(k) = keys.as_deref_mut() {
                                         k.check_unique(self.buf, f.seg())?;
                                     }
                                 }
-                                item_start = f.item_start;
-                                // the container itself is now a complete item of its parent
+                                closed = Some(f);
                             }
                             _ => return Err(Error::at(ErrorKind::CborBadIndefinite, start)),
                         }
                     }
                 }
             }
-            if !done {
-                item_start = self.pos;
-                continue;
-            }
-            // An item [item_start, pos) is complete: account for it in its parent.
+            // An item is complete ([start, pos), or the `closed` container):
+            // account for it in its parent.
             loop {
                 if sp == 0 {
                     return Ok(());
@@ -554,7 +553,10 @@ impl<'a> Reader<'a> {
                 let f = &mut stack[sp - 1];
                 if f.map() && f.key_next() {
                     if let Some(k) = keys.as_deref_mut() {
-                        k.push_key(self.buf, item_start, self.pos)?;
+                        match closed {
+                            None => k.push_key(self.buf, start, self.pos)?,
+                            Some(c) => k.set_key_end(c.seg() - 1, self.pos),
+                        }
                     }
                 }
                 f.seg ^= KEY_NEXT;
@@ -568,13 +570,12 @@ impl<'a> Reader<'a> {
                                 k.check_unique(self.buf, f.seg())?;
                             }
                         }
-                        item_start = f.item_start;
+                        closed = Some(f);
                         continue; // the container completes an item of its parent
                     }
                 }
                 break;
             }
-            item_start = self.pos;
         }
     }
 }
@@ -664,6 +665,24 @@ mod tests {
         let mut ok = [0x81u8; MAX_DEPTH + 1];
         ok[MAX_DEPTH] = 0x00;
         assert!(walk(&ok).is_ok());
+    }
+
+    #[test]
+    fn container_keys_compare_by_their_bytes() {
+        // {[1]: 0, [1]: 0}: the second key repeats the first.
+        let b = [0xa2, 0x81, 0x01, 0x00, 0x81, 0x01, 0x00];
+        assert_eq!(walk(&b).unwrap_err().manifest_offset(), Some(4));
+        // {[1]: 0, [2]: 0} and {[_ 1]: 0, [1]: 0} (different encodings) are fine.
+        assert!(walk(&[0xa2, 0x81, 0x01, 0x00, 0x81, 0x02, 0x00]).is_ok());
+        assert!(walk(&[0xa2, 0x9f, 0x01, 0xff, 0x00, 0x81, 0x01, 0x00]).is_ok());
+        // {{1: 0, 1: 0}: 0}: a duplicate inside a map key.
+        let b = [0xa1, 0xa2, 0x01, 0x00, 0x01, 0x00, 0x00];
+        assert_eq!(walk(&b).unwrap_err().manifest_offset(), Some(4));
+        // {{_ 1: 0}: 0, {_ 1: 0}: 0}: indefinite map keys, repeated.
+        let b = [0xa2, 0xbf, 0x01, 0x00, 0xff, 0x00, 0xbf, 0x01, 0x00, 0xff, 0x00];
+        assert_eq!(walk(&b).unwrap_err().manifest_offset(), Some(6));
+        // [{[1]: 0}, {[1]: 0}]: the same key in two maps.
+        assert!(walk(&[0x82, 0xa1, 0x81, 0x01, 0x00, 0xa1, 0x81, 0x01, 0x00]).is_ok());
     }
 
     #[test]
