@@ -230,6 +230,7 @@ fn finish<'a>(mut root: Root<'a>, mut pass: Pass<'_>) -> Result<Root<'a>> {
 
 /// Duplicate names without `alloc`: the names' spans sorted in the scratch.
 #[cfg(not(feature = "alloc"))]
+#[inline(never)]
 fn unique_names(root: &Root<'_>, scratch: &mut Scratch<'_>) -> Result<()> {
     scratch.truncate(0);
     for p in view::positions(root.ctx, root.objects, root.count) {
@@ -249,6 +250,7 @@ fn unique_names(root: &Root<'_>, scratch: &mut Scratch<'_>) -> Result<()> {
 
 /// The overlap rule without `alloc`: collect the spans again, in the scratch.
 #[cfg(not(feature = "alloc"))]
+#[inline(never)]
 fn no_overlap(root: &Root<'_>, scratch: &mut Scratch<'_>) -> Result<()> {
     scratch.truncate(0);
     for o in view::objects(root.ctx, root.objects, root.count) {
@@ -265,6 +267,7 @@ fn no_overlap(root: &Root<'_>, scratch: &mut Scratch<'_>) -> Result<()> {
 
 /// The overlap error, naming the object and component of the span.
 #[cold]
+#[cfg_attr(not(feature = "alloc"), inline(never))]
 fn locate_span(root: &Root<'_>, (offset, length): (u64, u64)) -> Error {
     let e = Error::new(ErrorKind::Overlap { offset, length });
     for o in view::objects(root.ctx, root.objects, root.count) {
