@@ -13,8 +13,7 @@ use crate::types::{DType, Encoding, Endian, Format};
 use crate::value::Map;
 
 /// A map key: `Some(bytes)` for a text key, `None` (skipped) for any other.
-#[cfg_attr(feature = "alloc", inline(always))]
-#[cfg_attr(not(feature = "alloc"), inline(never))]
+#[inline(always)]
 fn key<'a>(r: &mut Reader<'a>, depth: usize) -> Result<Option<&'a [u8]>> {
     if r.peek()? >> 5 == MAJOR_TEXT {
         return r.text_bytes("map key").map(Some);
