@@ -153,7 +153,8 @@ impl<'a> Reader<'a> {
     // out-of-line slow path that handles the rest and builds the error.
 
     /// The bytes of a definite-length text string, not yet checked as UTF-8.
-    #[inline(always)]
+    #[cfg_attr(feature = "alloc", inline(always))]
+    #[cfg_attr(not(feature = "alloc"), inline(never))]
     pub fn text_bytes(&mut self, field: &'static str) -> Result<&'a [u8]> {
         let start = self.pos;
         let (len, skip) = match self.buf.get(start) {
@@ -185,7 +186,8 @@ impl<'a> Reader<'a> {
     }
 
     /// An unsigned integer.
-    #[inline(always)]
+    #[cfg_attr(feature = "alloc", inline(always))]
+    #[cfg_attr(not(feature = "alloc"), inline(never))]
     pub fn uint(&mut self, field: &'static str) -> Result<u64> {
         let start = self.pos;
         let b = self.buf;
@@ -213,7 +215,8 @@ impl<'a> Reader<'a> {
     }
 
     /// The head of a map; its length is checked against the bytes that remain.
-    #[inline(always)]
+    #[cfg_attr(feature = "alloc", inline(always))]
+    #[cfg_attr(not(feature = "alloc"), inline(never))]
     pub fn map(&mut self, field: &'static str) -> Result<Len> {
         let start = self.pos;
         // A small definite map; each entry needs at least 2 bytes.
@@ -228,7 +231,8 @@ impl<'a> Reader<'a> {
     }
 
     /// The head of an array; its length is checked against the bytes that remain.
-    #[inline(always)]
+    #[cfg_attr(feature = "alloc", inline(always))]
+    #[cfg_attr(not(feature = "alloc"), inline(never))]
     pub fn array(&mut self, field: &'static str) -> Result<Len> {
         let start = self.pos;
         if let Some(&ib @ 0x80..=0x97) = self.buf.get(start) {
@@ -281,8 +285,20 @@ impl<'a> Reader<'a> {
     /// Skip one complete item, checking well-formedness (not UTF-8, not keys).
     ///
     /// Recursive, but never deeper than [`MAX_DEPTH`]: the stack it can use
-    /// is a constant, whatever the input.
+    /// is a constant, whatever the input. Without `alloc` (firmware), that
+    /// constant (64 frames of ~100 bytes) would be several KiB: there it is
+    /// [`Reader::skip_flat`], iterative in a 256-byte array (on 32-bit), which
+    /// also checks UTF-8.
+    #[inline]
     pub fn skip(&mut self, depth: usize) -> Result<()> {
+        #[cfg(feature = "alloc")]
+        return self.skip_nested(depth);
+        #[cfg(not(feature = "alloc"))]
+        return self.skip_flat(depth);
+    }
+
+    #[cfg(feature = "alloc")]
+    fn skip_nested(&mut self, depth: usize) -> Result<()> {
         let start = self.pos;
         let (major, arg) = self.head()?;
         match (major, arg) {
@@ -297,13 +313,13 @@ impl<'a> Reader<'a> {
                 match len {
                     Some(n) => {
                         for _ in 0..n * per {
-                            self.skip(depth + 1)?;
+                            self.skip_nested(depth + 1)?;
                         }
                     }
                     None => {
                         let mut items = 0u64;
                         while !self.take_break()? {
-                            self.skip(depth + 1)?;
+                            self.skip_nested(depth + 1)?;
                             items += 1;
                         }
                         if items % per != 0 {
@@ -323,13 +339,99 @@ impl<'a> Reader<'a> {
         }
     }
 
+    /// [`Reader::walk`] without keys, in less stack: one word per open
+    /// container (items left) and three bit sets (indefinite, map, odd item
+    /// count). Same checks and errors as `walk(depth, None)`.
+    #[cfg(any(test, not(feature = "alloc")))]
+    fn skip_flat(&mut self, depth: usize) -> Result<()> {
+        let mut slot = [0usize; MAX_DEPTH];
+        let (mut indefinite, mut map, mut odd) = (0u64, 0u64, 0u64);
+        let mut sp = 0usize; // open containers (and tags)
+        loop {
+            let start = self.pos;
+            let (major, arg) = self.head()?;
+            match (major, arg) {
+                (MAJOR_UINT | MAJOR_NINT, _) => {}
+                (MAJOR_BYTES | MAJOR_TEXT, Some(n)) => {
+                    let b = self.bytes(n)?;
+                    if major == MAJOR_TEXT && core::str::from_utf8(b).is_err() {
+                        return Err(Error::at(ErrorKind::CborInvalidUtf8, start));
+                    }
+                }
+                (MAJOR_BYTES | MAJOR_TEXT, None) => loop {
+                    if self.take_break()? {
+                        break;
+                    }
+                    let cs = self.pos;
+                    match self.head()? {
+                        (m, Some(n)) if m == major => {
+                            let b = self.bytes(n)?;
+                            if major == MAJOR_TEXT && core::str::from_utf8(b).is_err() {
+                                return Err(Error::at(ErrorKind::CborInvalidUtf8, cs));
+                            }
+                        }
+                        _ => return Err(Error::at(ErrorKind::CborBadIndefinite, cs)),
+                    }
+                },
+                (MAJOR_ARRAY | MAJOR_MAP | MAJOR_TAG, _) => {
+                    let per = if major == MAJOR_MAP { 2 } else { 1 };
+                    if major != MAJOR_TAG {
+                        self.check_count(arg, per, start)?;
+                    }
+                    // A tag is a container of one item.
+                    let left = if major == MAJOR_TAG { Some(1) } else { arg.map(|n| (n * per) as usize) };
+                    if left != Some(0) {
+                        if depth + sp + 1 > MAX_DEPTH {
+                            return Err(Error::at(ErrorKind::TooDeep, start));
+                        }
+                        let bit = 1u64 << sp;
+                        (indefinite, map, odd) = (indefinite & !bit, map & !bit, odd & !bit);
+                        match left {
+                            Some(n) => slot[sp] = n,
+                            None => indefinite |= bit,
+                        }
+                        if major == MAJOR_MAP {
+                            map |= bit;
+                        }
+                        sp += 1;
+                        continue;
+                    }
+                }
+                (_, Some(_)) => {}
+                (_, None) => {
+                    // A break: ends the innermost indefinite container, after
+                    // a whole number of items (pairs, for a map).
+                    let bit = sp.checked_sub(1).map_or(0, |i| 1u64 << i);
+                    if indefinite & bit == 0 || map & odd & bit != 0 {
+                        return Err(Error::at(ErrorKind::CborBadIndefinite, start));
+                    }
+                    sp -= 1;
+                }
+            }
+            // An item is complete: account for it in its container.
+            loop {
+                let Some(i) = sp.checked_sub(1) else { return Ok(()) };
+                if indefinite & (1 << i) != 0 {
+                    odd ^= 1 << i;
+                    break;
+                }
+                slot[i] -= 1;
+                if slot[i] != 0 {
+                    break;
+                }
+                sp = i; // the container completes an item of its parent
+            }
+        }
+    }
+
     /// Skip one complete item, checking well-formedness, UTF-8, nesting depth
     /// and, when `keys` is given, duplicate keys in every map inside it.
     ///
     /// Iterative: the stack is a fixed array of [`MAX_DEPTH`] frames.
     pub fn walk(&mut self, depth: usize, mut keys: Option<&mut Scratch<'_>>) -> Result<()> {
-        // A frame is 4 words (16 bytes on 32-bit targets): the array is the
-        // walk's whole stack, so `left` is a `usize`, not a `Len`.
+        // A frame is 2 words (8 bytes on 32-bit targets): the array is the
+        // walk's whole stack, so `left` is a `usize`, not a `Len`, and the
+        // two flags ride in the top bits of `seg`.
         #[derive(Clone, Copy)]
         struct Frame {
             /// Items left (maps count keys and values); `INDEFINITE` for an
@@ -337,24 +439,36 @@ impl<'a> Reader<'a> {
             /// and never reaches `INDEFINITE`: `check_count` bounds it by the
             /// bytes that remain.
             left: usize,
-            map: bool,
-            /// For maps: the next item is a key.
-            key_next: bool,
-            /// Start of the current item of this frame.
-            item_start: usize,
-            /// Scratch length when this map started.
+            /// Scratch length when this container started (after its own
+            /// key entry, when it is a map key), with [`MAP`] (a map) and
+            /// [`KEY_NEXT`] (for maps: the next item is a key). A scratch
+            /// holds at most `isize::MAX / 16` entries, so the top two bits
+            /// are free.
             seg: usize,
         }
+        const MAP: usize = 1 << (usize::BITS - 1);
+        const KEY_NEXT: usize = 1 << (usize::BITS - 2);
+        impl Frame {
+            fn map(&self) -> bool {
+                self.seg & MAP != 0
+            }
+            fn key_next(&self) -> bool {
+                self.seg & KEY_NEXT != 0
+            }
+            fn seg(&self) -> usize {
+                self.seg & !(MAP | KEY_NEXT)
+            }
+        }
         const INDEFINITE: usize = usize::MAX;
-        let empty = Frame { left: 0, map: false, key_next: false, item_start: 0, seg: 0 };
-        let mut stack = [empty; MAX_DEPTH];
+        let mut stack = [Frame { left: 0, seg: 0 }; MAX_DEPTH];
         let mut sp = 0usize; // frames in use
-        let mut item_start = self.pos;
         loop {
             // Read one item head (tags prefix the item that follows).
             let start = self.pos;
             let (major, arg) = self.head()?;
-            let mut done = true; // whether a complete item ended here
+            // The container that a break (or the last item) closed: it
+            // completes an item of its parent.
+            let mut closed = None;
             match major {
                 MAJOR_UINT | MAJOR_NINT => {}
                 MAJOR_BYTES | MAJOR_TEXT => match arg {
@@ -380,85 +494,88 @@ impl<'a> Reader<'a> {
                         }
                     },
                 },
-                MAJOR_ARRAY | MAJOR_MAP => {
-                    let per = if major == MAJOR_MAP { 2 } else { 1 };
-                    self.check_count(arg, per, start)?;
-                    // Checked above: n * per <= the bytes that remain.
-                    let left = arg.map_or(INDEFINITE, |n| (n * per) as usize);
+                // A tag nests its content: it is a frame holding one item, so
+                // tag chains count toward the depth limit like containers.
+                MAJOR_ARRAY | MAJOR_MAP | MAJOR_TAG => {
+                    let left = if major == MAJOR_TAG {
+                        1
+                    } else {
+                        let per = if major == MAJOR_MAP { 2 } else { 1 };
+                        self.check_count(arg, per, start)?;
+                        // Checked above: n * per <= the bytes that remain.
+                        arg.map_or(INDEFINITE, |n| (n * per) as usize)
+                    };
                     if left != 0 {
                         if depth + sp + 1 > MAX_DEPTH {
                             return Err(Error::at(ErrorKind::TooDeep, start));
                         }
-                        let seg = keys.as_ref().map_or(0, |k| k.len());
-                        stack[sp] = Frame { left, map: major == MAJOR_MAP, key_next: true, item_start, seg };
+                        let mut seg = 0;
+                        if let Some(k) = keys.as_deref_mut() {
+                            // A container that is a map key: its entry now,
+                            // its end when it closes (the entry sits just
+                            // below this frame's keys).
+                            if sp > 0 && stack[sp - 1].map() && stack[sp - 1].key_next() {
+                                k.push_key(self.buf, start, start)?;
+                            }
+                            seg = k.len();
+                        }
+                        let flags = if major == MAJOR_MAP { MAP | KEY_NEXT } else { 0 };
+                        stack[sp] = Frame { left, seg: seg | flags };
                         sp += 1;
-                        done = false;
+                        continue;
                     }
-                }
-                // A tag nests its content: it is a frame holding one item, so
-                // tag chains count toward the depth limit like containers.
-                MAJOR_TAG => {
-                    if depth + sp + 1 > MAX_DEPTH {
-                        return Err(Error::at(ErrorKind::TooDeep, start));
-                    }
-                    let seg = keys.as_ref().map_or(0, |k| k.len());
-                    stack[sp] = Frame { left: 1, map: false, key_next: false, item_start, seg };
-                    sp += 1;
-                    done = false;
                 }
                 _ => {
                     // simple / float / break
                     if arg.is_none() {
                         // A break: ends the innermost indefinite container.
                         match sp.checked_sub(1).map(|i| stack[i]) {
-                            Some(f) if f.left == INDEFINITE && (!f.map || f.key_next) && start == item_start => {
+                            Some(f) if f.left == INDEFINITE && (!f.map() || f.key_next()) => {
                                 sp -= 1;
-                                if f.map {
+                                if f.map() {
                                     if let Some(k) = keys.as_deref_mut() {
-                                        k.check_unique(self.buf, f.seg)?;
+                                        k.check_unique(self.buf, f.seg())?;
                                     }
                                 }
-                                item_start = f.item_start;
-                                // the container itself is now a complete item of its parent
+                                closed = Some(f);
                             }
                             _ => return Err(Error::at(ErrorKind::CborBadIndefinite, start)),
                         }
                     }
                 }
             }
-            if !done {
-                item_start = self.pos;
-                continue;
-            }
-            // An item [item_start, pos) is complete: account for it in its parent.
+            // An item is complete ([start, pos), or the `closed` container):
+            // account for it in its parent.
             loop {
                 if sp == 0 {
                     return Ok(());
                 }
                 let f = &mut stack[sp - 1];
-                if f.map && f.key_next {
+                if f.map() && f.key_next() {
                     if let Some(k) = keys.as_deref_mut() {
-                        k.push_key(self.buf, item_start, self.pos)?;
+                        match closed {
+                            None => k.push_key(self.buf, start, self.pos)?,
+                            Some(c) => k.set_key_end(c.seg() - 1, self.pos),
+                        }
                     }
                 }
-                f.key_next = !f.key_next;
+                f.seg ^= KEY_NEXT;
                 if f.left != INDEFINITE {
                     f.left -= 1;
                     if f.left == 0 {
                         let f = *f;
                         sp -= 1;
-                        if f.map {
+                        if f.map() {
                             if let Some(k) = keys.as_deref_mut() {
-                                k.check_unique(self.buf, f.seg)?;
+                                k.check_unique(self.buf, f.seg())?;
                             }
                         }
-                        item_start = f.item_start;
+                        closed = Some(f);
                         continue; // the container completes an item of its parent
                     }
                 }
                 break;
             }
-            item_start = self.pos;
         }
     }
 }
@@ -551,6 +668,24 @@ mod tests {
     }
 
     #[test]
+    fn container_keys_compare_by_their_bytes() {
+        // {[1]: 0, [1]: 0}: the second key repeats the first.
+        let b = [0xa2, 0x81, 0x01, 0x00, 0x81, 0x01, 0x00];
+        assert_eq!(walk(&b).unwrap_err().manifest_offset(), Some(4));
+        // {[1]: 0, [2]: 0} and {[_ 1]: 0, [1]: 0} (different encodings) are fine.
+        assert!(walk(&[0xa2, 0x81, 0x01, 0x00, 0x81, 0x02, 0x00]).is_ok());
+        assert!(walk(&[0xa2, 0x9f, 0x01, 0xff, 0x00, 0x81, 0x01, 0x00]).is_ok());
+        // {{1: 0, 1: 0}: 0}: a duplicate inside a map key.
+        let b = [0xa1, 0xa2, 0x01, 0x00, 0x01, 0x00, 0x00];
+        assert_eq!(walk(&b).unwrap_err().manifest_offset(), Some(4));
+        // {{_ 1: 0}: 0, {_ 1: 0}: 0}: indefinite map keys, repeated.
+        let b = [0xa2, 0xbf, 0x01, 0x00, 0xff, 0x00, 0xbf, 0x01, 0x00, 0xff, 0x00];
+        assert_eq!(walk(&b).unwrap_err().manifest_offset(), Some(6));
+        // [{[1]: 0}, {[1]: 0}]: the same key in two maps.
+        assert!(walk(&[0x82, 0xa1, 0x81, 0x01, 0x00, 0xa1, 0x81, 0x01, 0x00]).is_ok());
+    }
+
+    #[test]
     fn tag_chains_count_toward_the_depth_limit() {
         let mut b = [0xc1u8; 10_000];
         b[9_999] = 0x00;
@@ -561,6 +696,36 @@ mod tests {
         // A tagged map key keeps its span from the tag: duplicates still found.
         let b = [0xa2, 0xc1, 0x01, 0x00, 0xc1, 0x01, 0x00];
         assert_eq!(walk(&b).unwrap_err().kind(), ErrorKind::DuplicateKey);
+    }
+
+    #[test]
+    fn skip_flat_is_walk_without_keys() {
+        // Every sequence of up to 4 bytes drawn from heads that exercise
+        // containers, tags, indefinite lengths, breaks and bad UTF-8.
+        let alphabet = [0x00, 0x18, 0x41, 0x61, 0x5f, 0x7f, 0x80, 0x81, 0x82, 0x9f, 0xa0, 0xa1, 0xbf, 0xc1, 0xf6, 0xf8, 0xfe, 0xff, 0x1c];
+        let mut buf = [0u8; 4];
+        for n in 0..=4u32 {
+            for mut i in 0..alphabet.len().pow(n) {
+                for b in buf.iter_mut().take(n as usize) {
+                    *b = alphabet[i % alphabet.len()];
+                    i /= alphabet.len();
+                }
+                let bytes = &buf[..n as usize];
+                for depth in [0, 62, 63, 64] {
+                    let (mut a, mut b) = (Reader::new(bytes), Reader::new(bytes));
+                    let (x, y) = (a.walk(depth, None), b.skip_flat(depth));
+                    assert_eq!(x.map(|_| a.pos), y.map(|_| b.pos), "{bytes:02x?} at depth {depth}");
+                }
+            }
+        }
+        let mut deep = [0x81u8; 100];
+        deep[99] = 0;
+        for b in [&deep[..], &[0xc1; 100][..], &[0x9f; 100][..]] {
+            assert_eq!(Reader::new(b).skip_flat(0).unwrap_err().kind(), ErrorKind::TooDeep);
+        }
+        let mut ok = [0x81u8; MAX_DEPTH + 1];
+        ok[MAX_DEPTH] = 0;
+        assert_eq!(Reader::new(&ok).skip_flat(0).map_err(|e| e.kind()), Ok(()));
     }
 
     #[test]

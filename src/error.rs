@@ -164,10 +164,35 @@ pub enum ErrorKind {
     ShardMissing,
 }
 
-/// Longest name fragment kept inline in an [`Error`]: 48 bytes, and 16
-/// without `alloc` (firmware), where every `Result` on the stack carries
-/// an `Error` and its names.
-pub const NAME_CAP: usize = if cfg!(feature = "alloc") { 48 } else { 16 };
+/// Whether errors keep the names they concern (object, component role,
+/// offending value): yes unless built with `--cfg ztensor_no_error_names`
+/// (the firmware build), where every `Result` on the stack carries an
+/// `Error` and its names cost stack and flash; [`Error::object`],
+/// [`Error::role`] and [`Error::value`] then answer `None`.
+const KEEP_NAMES: bool = !cfg!(ztensor_no_error_names);
+
+/// Longest name fragment kept inline in an [`Error`]: 48 bytes, 16
+/// without `alloc` (firmware), 0 with `--cfg ztensor_no_error_names`.
+pub const NAME_CAP: usize = if !KEEP_NAMES {
+    0
+} else if cfg!(feature = "alloc") {
+    48
+} else {
+    16
+};
+
+/// [`Error`]'s stored manifest offset when there is none (offsets are
+/// below the 1 GiB manifest limit, so a `u32` holds every real one).
+const NO_OFFSET: u32 = u32::MAX;
+
+/// A manifest offset as stored (saturated below [`NO_OFFSET`]).
+const fn stored_offset(offset: usize) -> u32 {
+    if offset >= NO_OFFSET as usize {
+        NO_OFFSET - 1
+    } else {
+        offset as u32
+    }
+}
 
 /// A short inline copy of a name (object or role), truncated on a char boundary.
 #[derive(Clone, Copy, PartialEq, Eq)]
@@ -221,7 +246,8 @@ impl fmt::Display for Name {
 #[derive(Clone, Copy, PartialEq, Eq)]
 pub struct Error {
     kind: ErrorKind,
-    offset: Option<u64>,
+    /// Manifest byte, or [`NO_OFFSET`] (a `u32`: `Error` travels in every `Result`).
+    offset: u32,
     object: Option<Name>,
     role: Option<Name>,
     detail: Detail,
@@ -243,12 +269,12 @@ pub type Result<T, E = Error> = core::result::Result<T, E>;
 impl Error {
     /// An error of `kind` with no location yet.
     pub const fn new(kind: ErrorKind) -> Self {
-        Error { kind, offset: None, object: None, role: None, detail: Detail::None }
+        Error { kind, offset: NO_OFFSET, object: None, role: None, detail: Detail::None }
     }
 
     /// An error of `kind` at manifest byte `offset`.
     pub(crate) const fn at(kind: ErrorKind, offset: usize) -> Self {
-        Error { kind, offset: Some(offset as u64), object: None, role: None, detail: Detail::None }
+        Error { kind, offset: stored_offset(offset), object: None, role: None, detail: Detail::None }
     }
 
     /// [`ErrorKind::BadMagic`] for a file whose header magic is `ZTEN1000`
@@ -261,7 +287,9 @@ impl Error {
 
     /// Record the offending text (an unknown dtype or encoding name), named in the message.
     pub(crate) fn with_value(mut self, text: &str) -> Self {
-        self.detail = Detail::Value(Name::new(text));
+        if KEEP_NAMES {
+            self.detail = Detail::Value(Name::new(text));
+        }
         self
     }
 
@@ -280,10 +308,11 @@ impl Error {
 
     /// Byte offset in the manifest where the problem was found, if known.
     pub fn manifest_offset(&self) -> Option<u64> {
-        self.offset
+        (self.offset != NO_OFFSET).then_some(self.offset as u64)
     }
 
-    /// Name of the object concerned, if known (truncated to 48 bytes, 16 without `alloc`, at a character boundary).
+    /// Name of the object concerned, if known (truncated to [`NAME_CAP`] bytes at a character boundary;
+    /// never kept with `--cfg ztensor_no_error_names`).
     pub fn object(&self) -> Option<&Name> {
         self.object.as_ref()
     }
@@ -295,7 +324,7 @@ impl Error {
 
     /// Attach the object name unless one is already set.
     pub fn in_object(mut self, name: &str) -> Self {
-        if self.object.is_none() {
+        if KEEP_NAMES && self.object.is_none() {
             self.object = Some(Name::new(name));
         }
         self
@@ -303,7 +332,7 @@ impl Error {
 
     /// Attach the component role unless one is already set.
     pub fn in_component(mut self, role: &str) -> Self {
-        if self.role.is_none() {
+        if KEEP_NAMES && self.role.is_none() {
             self.role = Some(Name::new(role));
         }
         self
@@ -311,8 +340,8 @@ impl Error {
 
     /// Attach the manifest offset unless one is already set.
     pub(crate) fn or_at(mut self, offset: usize) -> Self {
-        if self.offset.is_none() {
-            self.offset = Some(offset as u64);
+        if self.offset == NO_OFFSET {
+            self.offset = stored_offset(offset);
         }
         self
     }
@@ -453,7 +482,7 @@ impl fmt::Display for Error {
             write!(f, "{sep}component {:?}", r.as_str())?;
             sep = ", ";
         }
-        if let Some(off) = self.offset {
+        if let Some(off) = self.manifest_offset() {
             write!(f, "{sep}manifest byte {off}")?;
             sep = ", ";
         }
@@ -479,6 +508,7 @@ mod tests {
     extern crate alloc;
     use alloc::string::ToString;
 
+    #[cfg(not(ztensor_no_error_names))]
     #[test]
     fn display_is_one_line_with_location() {
         let e = Error::at(ErrorKind::Misaligned { offset: 65 }, 120)
@@ -501,6 +531,7 @@ mod tests {
         assert!(n.as_str().chars().all(|c| c == 'é'));
     }
 
+    #[cfg(not(ztensor_no_error_names))]
     #[test]
     fn messages_name_the_offending_value() {
         let e = Error::at(ErrorKind::UnknownDType, 7).with_value("f31").in_object("w");
@@ -512,6 +543,23 @@ mod tests {
     }
 
     #[test]
+    fn offsets_are_kept_and_first_wins() {
+        let e = Error::at(ErrorKind::CborEof, 120).or_at(7);
+        assert_eq!(e.manifest_offset(), Some(120));
+        assert_eq!(Error::new(ErrorKind::CborEof).or_at(7).manifest_offset(), Some(7));
+        assert_eq!(Error::new(ErrorKind::CborEof).manifest_offset(), None);
+        assert_eq!(Error::at(ErrorKind::CborEof, (1 << 30) + 5).manifest_offset(), Some((1 << 30) + 5));
+    }
+
+    #[cfg(ztensor_no_error_names)]
+    #[test]
+    fn no_names_are_kept_with_no_error_names() {
+        let e = Error::at(ErrorKind::UnknownDType, 7).with_value("f31").in_object("w").in_component("data");
+        assert!(e.object().is_none() && e.role().is_none() && e.value().is_none());
+        assert_eq!(e.to_string(), "unknown dtype (manifest byte 7)");
+    }
+
+    #[test]
     fn a_missing_footer_is_not_called_bad_magic() {
         let e = Error::footer_missing();
         assert_eq!(e.kind(), ErrorKind::BadMagic);
@@ -519,6 +567,7 @@ mod tests {
         assert!(!e.to_string().contains("not a zTensor file"));
     }
 
+    #[cfg(not(ztensor_no_error_names))]
     #[test]
     fn first_location_wins() {
         let e = Error::new(ErrorKind::NotFound).in_object("a").in_object("b");

@@ -14,12 +14,22 @@ pub(crate) trait KeySet {
     fn push_key(&mut self, buf: &[u8], start: usize, end: usize) -> Result<()>;
     /// Check that the keys pushed since `seg` are pairwise different, then pop them.
     fn check_unique(&mut self, buf: &[u8], seg: usize) -> Result<()>;
+    /// Set the end of the key at `index`, pushed (by `push_key`) with its
+    /// start only: a container key, whose end is known when it closes.
+    fn set_key_end(&mut self, index: usize, end: usize);
 }
 
 impl KeySet for Scratch<'_> {
     #[inline]
     fn push_key(&mut self, buf: &[u8], start: usize, end: usize) -> Result<()> {
         self.push(key_entry(buf, start, end)).map_err(|e| e.or_at(start))
+    }
+
+    fn set_key_end(&mut self, index: usize, end: usize) {
+        // A container key is compared by its encoded bytes: `[start, end]`.
+        if let Some(e) = self.segment(index).first_mut() {
+            e[1] = end as u64;
+        }
     }
 
     #[inline]

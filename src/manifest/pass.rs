@@ -82,7 +82,8 @@ impl<'s> Pass<'s> {
     /// against the schema's ASCII names before any UTF-8 check), else `None`
     /// after checking the key item. Keys that match no known name go
     /// through [`Pass::unknown`].
-    #[inline(always)]
+    #[cfg_attr(feature = "alloc", inline(always))]
+    #[cfg_attr(not(feature = "alloc"), inline(never))]
     pub fn key<'a>(&mut self, r: &mut Reader<'a>, depth: usize) -> Result<Option<&'a [u8]>> {
         if r.peek()? >> 5 == MAJOR_TEXT {
             return r.text_bytes("map key").map(Some);
@@ -203,6 +204,7 @@ pub(crate) fn objects<'a>(
 
 /// The whole-file rules, after every object was checked: names are unique
 /// (nothing to do when they came in ascending order), blobs do not overlap.
+#[cfg_attr(not(feature = "alloc"), inline(never))]
 fn finish<'a>(mut root: Root<'a>, mut pass: Pass<'_>) -> Result<Root<'a>> {
     #[cfg(feature = "alloc")]
     {
@@ -228,6 +230,7 @@ fn finish<'a>(mut root: Root<'a>, mut pass: Pass<'_>) -> Result<Root<'a>> {
 
 /// Duplicate names without `alloc`: the names' spans sorted in the scratch.
 #[cfg(not(feature = "alloc"))]
+#[inline(never)]
 fn unique_names(root: &Root<'_>, scratch: &mut Scratch<'_>) -> Result<()> {
     scratch.truncate(0);
     for p in view::positions(root.ctx, root.objects, root.count) {
@@ -247,6 +250,7 @@ fn unique_names(root: &Root<'_>, scratch: &mut Scratch<'_>) -> Result<()> {
 
 /// The overlap rule without `alloc`: collect the spans again, in the scratch.
 #[cfg(not(feature = "alloc"))]
+#[inline(never)]
 fn no_overlap(root: &Root<'_>, scratch: &mut Scratch<'_>) -> Result<()> {
     scratch.truncate(0);
     for o in view::objects(root.ctx, root.objects, root.count) {
@@ -263,6 +267,7 @@ fn no_overlap(root: &Root<'_>, scratch: &mut Scratch<'_>) -> Result<()> {
 
 /// The overlap error, naming the object and component of the span.
 #[cold]
+#[cfg_attr(not(feature = "alloc"), inline(never))]
 fn locate_span(root: &Root<'_>, (offset, length): (u64, u64)) -> Error {
     let e = Error::new(ErrorKind::Overlap { offset, length });
     for o in view::objects(root.ctx, root.objects, root.count) {

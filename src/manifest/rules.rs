@@ -123,6 +123,7 @@ impl Dims {
 }
 
 /// The rules of the object's format that metadata alone can check.
+#[cfg_attr(not(feature = "alloc"), inline(never))]
 pub(crate) fn check_format(ctx: Ctx<'_>, shape: Dims, format: Format<'_>, attributes: Map<'_>, known: &Known<'_>) -> Result<()> {
     let need = |r: Role| known[r as usize].ok_or_else(|| Error::new(ErrorKind::MissingComponent { role: r.name() }));
     let index_dtype = |c: Brief<'_>| -> Result<()> {

@@ -28,16 +28,23 @@ macro_rules! names {
                 }
             }
 
-            /// The entry whose name is `b`.
-            #[inline]
+            /// The entry whose name is `b`: a match (jump on length, then
+            /// compare) with `alloc`; without (firmware), a scan of
+            /// [`Self::NAMES`]: one small loop instead of a chain at every use.
+            #[cfg_attr(feature = "alloc", inline)]
             pub fn from_bytes(b: &[u8]) -> Option<$E> {
-                #[allow(non_upper_case_globals)]
-                mod k {
-                    $(pub const $V: &[u8] = $s.as_bytes();)*
-                }
-                match b {
-                    $(k::$V => Some($E::$V),)*
-                    _ => None,
+                #[cfg(not(feature = "alloc"))]
+                return Self::NAMES.iter().position(|n| n.as_bytes() == b).map(|i| Self::ALL[i]);
+                #[cfg(feature = "alloc")]
+                {
+                    #[allow(non_upper_case_globals)]
+                    mod k {
+                        $(pub const $V: &[u8] = $s.as_bytes();)*
+                    }
+                    match b {
+                        $(k::$V => Some($E::$V),)*
+                        _ => None,
+                    }
                 }
             }
         }

@@ -65,6 +65,7 @@ pub(super) fn root<'a>(buf: &'a [u8], r: &mut Reader<'a>, data: Option<&'a [u8]>
 }
 
 /// Validate a v1.x object map at `r` (its name already read).
+#[cfg_attr(not(feature = "alloc"), inline(never))]
 pub(crate) fn check_object<'a>(ctx: Ctx<'a>, r: &mut Reader<'a>, pass: &mut Pass<'_>) -> Result<()> {
     let start = r.pos;
     let mut len = r.map("object")?;
@@ -109,6 +110,7 @@ pub(crate) fn check_object<'a>(ctx: Ctx<'a>, r: &mut Reader<'a>, pass: &mut Pass
 }
 
 /// Validate every component of a `components` map at `r`, collecting the known roles.
+#[cfg_attr(not(feature = "alloc"), inline(never))]
 fn components<'a>(ctx: Ctx<'a>, r: &mut Reader<'a>, p: &mut Pass<'_>, known: &mut Known<'a>) -> Result<()> {
     let mut len = r.map("components")?;
     let first = r.pos;
@@ -156,6 +158,7 @@ fn components<'a>(ctx: Ctx<'a>, r: &mut Reader<'a>, p: &mut Pass<'_>, known: &mu
 }
 
 /// Validate one v1.x component map at `r`: its fields, then the component rules.
+#[cfg_attr(not(feature = "alloc"), inline(never))]
 fn component<'a>(ctx: Ctx<'a>, r: &mut Reader<'a>, role: &'a str, pass: &mut Pass<'_>) -> Result<CompCore<'a>> {
     let start = r.pos;
     let mut len = r.map("component")?;
