@@ -9,8 +9,12 @@
 //! booleans, text, arrays as CBOR arrays). v1.2 has no layout for ggml
 //! blocks: as v1.2 output, a quantized tensor is refused by name.
 
+#[cfg(test)]
+pub mod build;
 mod ggml;
 mod parse;
+#[cfg(test)]
+mod tests;
 
 pub use parse::{parse, Gguf, MAGIC};
 
