@@ -125,6 +125,9 @@ fn every_type(dir: &Path, version: u32) -> (PathBuf, Vec<Want>) {
         ("v.f32s", Val::Arr(6, vec![Val::F32(f32::NAN), Val::F32(f32::INFINITY), Val::F32(-0.0), Val::F32(3.14)])),
         ("v.nested", Val::Arr(9, vec![Val::Arr(8, vec![Val::Str("x".into())]), Val::Arr(10, vec![]), Val::Arr(9, vec![Val::Arr(0, vec![Val::U8(1)])])])),
     ];
+    // Arrays 30 deep (the most upstream converts), the innermost of one string.
+    let deep = (1..30).fold(Val::Arr(8, vec![Val::Str("deep".into())]), |v, _| Val::Arr(9, vec![v]));
+    let kvs: Vec<(&str, Val)> = kvs.into_iter().chain([("v.deep", deep)]).collect();
     let path = dir.join(format!("every_type_v{version}.gguf"));
     std::fs::write(&path, build::file(version, 64, &kvs, &tensors)).unwrap();
     (path, want)

@@ -19,8 +19,11 @@ use ztensor::write::AttrValue;
 pub const MAGIC: &[u8] = b"GGUF";
 /// ggml's `GGML_MAX_DIMS`.
 pub const MAX_DIMS: u32 = 4;
-/// Array nesting allowed in a metadata value (an array of arrays is 2).
-pub const MAX_NESTING: usize = 16;
+/// Array nesting allowed in a metadata value (an array of arrays is 2):
+/// what upstream 2.1.2 converts, and what v2's CBOR nesting limit (32)
+/// leaves for a file attribute (the manifest, its attributes map, 30
+/// arrays; the innermost array's elements are at level 32).
+pub const MAX_NESTING: usize = 30;
 /// `general.alignment` when the file does not set it.
 pub const DEFAULT_ALIGNMENT: u64 = 32;
 /// Smallest tensor info on disk: name length, `n_dims`, type, offset.

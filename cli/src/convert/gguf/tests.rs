@@ -160,7 +160,24 @@ fn bad_metadata() {
         deep.extend(9u32.to_le_bytes());
         deep.extend(1u64.to_le_bytes());
     }
-    assert_eq!(err(&one_kv(9, &deep)), "metadata \"k\": arrays nested deeper than 16");
+    assert_eq!(err(&one_kv(9, &deep)), "metadata \"k\": arrays nested deeper than 30");
+    // 30 levels: arrays of one array, the innermost of one u8.
+    let nested = |levels: usize| {
+        let mut v = deep[..12 * (levels - 1)].to_vec();
+        v.extend(0u32.to_le_bytes());
+        v.extend(1u64.to_le_bytes());
+        v.push(7);
+        one_kv(9, &v)
+    };
+    let thirty = nested(30);
+    let g = parse(&thirty).unwrap();
+    let mut v = &g.metadata[0].1;
+    for _ in 0..30 {
+        let AttrValue::Array(a) = v else { panic!("{v:?}") };
+        v = &a[0];
+    }
+    assert_eq!(v, &AttrValue::Uint(7));
+    assert_eq!(err(&nested(31)), "metadata \"k\": arrays nested deeper than 30");
     let mut two = header(3, 0, 2);
     kv(&mut two, "a", &Val::U8(1));
     kv(&mut two, "a", &Val::U8(2));
