@@ -1,4 +1,4 @@
-//! `zt convert IN OUT`: safetensors, NumPy `.npy`/`.npz` and `.zt` files of
+//! `zt convert IN OUT`: safetensors, NumPy `.npy`/`.npz`, GGUF and `.zt` files of
 //! any version into a zTensor v1.2 file, written deterministically and
 //! published atomically (see [`HELP`]).
 //!
@@ -54,6 +54,15 @@ its header or its .safetensors extension):
                 attribute, and the file attributes, are carried over; v0.1
                 big-endian data becomes little-endian; pre-1.2 sparse
                 indices are widened to u64. Input digests are verified.
+  .gguf         GGUF v2 or v3 (llama.cpp): each tensor one object with
+                one part 'data', its bytes as stored; the dims reversed to a
+                row-major shape. f32, f16, bf16, f64, i8, i16, i32, i64 as
+                dense; quantized types (q4_0 ... q8_k, iq*, mxfp4) as
+                gguf.<type>/1 (u8 blocks, attributes elems_per_block and
+                block_bytes), refused as v1.2 output (the tensor is named;
+                use --format-version 2). Every metadata pair becomes a file
+                attribute of the same key. With --format-version 2 the
+                canonical OUT is the bytes ztensor 2.x's convert writes.
   .zt (v2)      Dense, sparse and unregistered
                 layouts; zt.quant_group/1, zt.mx/1, gguf.* and u32 sparse
                 indices are refused as v1.2 output (the object is named).
