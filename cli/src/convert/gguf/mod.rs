@@ -11,6 +11,8 @@
 
 #[cfg(test)]
 pub mod build;
+#[cfg(test)]
+mod fuzz;
 mod ggml;
 mod parse;
 #[cfg(test)]

@@ -272,3 +272,35 @@ fn names_and_overlaps() {
     bad.extend([0; 23]);
     assert_eq!(err(&bad), "the name of tensor 0 is not UTF-8");
 }
+
+/// Regenerates the hand-made seeds of the fuzz target `gguf` (beside the
+/// fixtures copied there): `cargo test -p ztensor-cli --bin zt -- --ignored write_fuzz_seeds`.
+#[test]
+#[ignore]
+fn write_fuzz_seeds() {
+    let dir = std::path::Path::new(env!("CARGO_MANIFEST_DIR")).join("../fuzz/corpus/gguf");
+    let seeds = [
+        ("sample", sample()),
+        ("scalar", one_tensor(&[], 0, 0, &[0, 0, 0x20, 0x40])),
+        ("q4_k", one_tensor(&[256, 2], 12, 0, &[7; 288])),
+        ("misaligned", one_tensor(&[1], 0, 16, &[0; 32])),
+        ("kv_nested_strings", one_kv(9, &[9, 0, 0, 0, 2, 0, 0, 0, 0, 0, 0, 0, 8, 0, 0, 0, 1, 0, 0, 0, 0, 0, 0, 0, 1, 0, 0, 0, 0, 0, 0, 0, b'a', 7, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0])),
+    ];
+    for (name, bytes) in seeds {
+        std::fs::write(dir.join(format!("seed-{name}.gguf")), bytes).unwrap();
+    }
+}
+
+/// Every single-byte mutation of a sample file: no panic, and what is
+/// accepted keeps the fuzz target's invariants.
+#[test]
+fn mutations_keep_the_invariants() {
+    let f = sample();
+    for i in 0..f.len() {
+        for v in [0, 1, 0x7f, 0xff, f[i].wrapping_add(1)] {
+            let mut m = f.clone();
+            m[i] = v;
+            super::fuzz::fuzz_one(&m);
+        }
+    }
+}
