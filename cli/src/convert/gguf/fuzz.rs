@@ -3,7 +3,7 @@
 //! replays its corpus): parsing never panics, and an accepted file is
 //! consistent.
 
-use super::parse::{parse, MAX_DIMS};
+use super::parse::{elements, parse, MAX_DIMS};
 use std::collections::HashSet;
 
 /// Parse `data`; if accepted, check every tensor.
@@ -14,7 +14,7 @@ pub fn fuzz_one(data: &[u8]) {
     for t in &g.tensors {
         assert!(names.insert(t.name.as_str()), "duplicate name {:?}", t.name);
         assert!(t.shape.len() <= MAX_DIMS as usize);
-        let elements = t.shape.iter().try_fold(1u64, |n, d| n.checked_mul(*d)).expect("no overflow");
+        let elements = elements(&t.shape).expect("no overflow");
         assert_eq!(elements % t.ty.elems_per_block, 0);
         assert_eq!(t.data.len() as u64, elements / t.ty.elems_per_block * t.ty.block_bytes);
         let start = t.data.as_ptr() as usize - data.as_ptr() as usize;

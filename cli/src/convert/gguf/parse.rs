@@ -6,7 +6,9 @@
 //!
 //! Nothing is trusted: every length and count is checked against the bytes
 //! left before anything is allocated for it, so a hostile header cannot
-//! make the parser allocate more than a small multiple of the file's size.
+//! make the parser allocate more than a bounded multiple of the file's size
+//! (the metadata is parsed into `AttrValue`s: an array element takes at
+//! least one byte on disk and 32 bytes parsed, plus a string's text).
 //! Each tensor's data must lie inside the file, start at a multiple of the
 //! alignment and overlap no other tensor's; names and metadata keys must
 //! be unique; quantized rows must be whole blocks.
@@ -267,9 +269,7 @@ fn locate(infos: Vec<Info>, b: &[u8], data_start: u64, alignment: u64) -> Result
         if let Some(d) = dims.iter().find(|d| **d > i64::MAX as u64) {
             return Err(bad(format!("dimension {d} is past ggml's limit (2^63 - 1)")));
         }
-        let elements = dims
-            .iter()
-            .try_fold(1u64, |n, d| n.checked_mul(*d))
+        let elements = elements(&dims)
             .ok_or_else(|| bad(format!("the product of its dimensions {dims:?} overflows 64 bits")))?;
         let fastest = dims.first().copied().unwrap_or(1);
         if fastest % ty.elems_per_block != 0 {
@@ -297,6 +297,15 @@ fn locate(infos: Vec<Info>, b: &[u8], data_start: u64, alignment: u64) -> Result
     }
     no_overlap(&tensors)?;
     Ok(tensors)
+}
+
+/// The product of `dims`: 0 if any is 0 (in whatever order, as the v2
+/// reader counts), `None` if it overflows.
+pub fn elements(dims: &[u64]) -> Option<u64> {
+    if dims.contains(&0) {
+        return Some(0);
+    }
+    dims.iter().try_fold(1u64, |n, d| n.checked_mul(*d))
 }
 
 /// Refuse two tensors whose (non-empty) bytes overlap.

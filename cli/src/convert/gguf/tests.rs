@@ -216,6 +216,11 @@ fn bad_tensor_infos() {
         err(&one_tensor(&[1 << 32, 1 << 32], 0, 0, &[])),
         "tensor \"x\": the product of its dimensions [4294967296, 4294967296] overflows 64 bits"
     );
+    // A zero dimension anywhere makes the count 0, before or after an overflowing pair.
+    for dims in [[0, 1 << 32, 1 << 32], [1 << 32, 1 << 32, 0]] {
+        let empty = one_tensor(&dims, 0, 0, &[]);
+        assert_eq!(parse(&empty).unwrap().tensors[0].data.len(), 0, "{dims:?}");
+    }
     assert_eq!(
         err(&one_tensor(&[1 << 36, (1 << 28) - (1 << 20)], 8, 0, &[])),
         "tensor \"x\": its size in bytes (18374686479671623680 q8_0 elements) overflows 64 bits"
