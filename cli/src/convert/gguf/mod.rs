@@ -18,7 +18,7 @@ mod parse;
 #[cfg(test)]
 mod tests;
 
-pub use parse::{parse, Gguf, MAGIC};
+pub use parse::{parse, Gguf, Tensor, MAGIC};
 
 use super::{slice_data, Out};
 use crate::Fail;
@@ -35,15 +35,7 @@ impl Gguf<'_> {
 
     /// Refuse, before any output exists, what v1.2 cannot hold.
     pub fn check_v12(&self) -> Result<(), String> {
-        match self.tensors.iter().find(|t| t.ty.dense.is_none()) {
-            Some(t) => Err(format!(
-                "tensor {:?}: ggml type {} has no v1.2 equivalent (--format-version 2 keeps it as layout {})",
-                t.name,
-                t.ty.name,
-                t.ty.layout()
-            )),
-            None => Ok(()),
-        }
+        self.tensors.iter().try_for_each(|t| t.ty.dense.map(drop).ok_or_else(|| no_v12(t)))
     }
 
     /// Into a v1.2 file: metadata, then the (dense) tensors in data order.
@@ -54,7 +46,7 @@ impl Gguf<'_> {
         let mut order: Vec<_> = self.tensors.iter().collect();
         order.sort_by(|a, b| (a.offset, &a.name).cmp(&(b.offset, &b.name)));
         for t in order {
-            let dtype = t.ty.dense.ok_or_else(|| out.bad_input(self.check_v12().unwrap_err()))?;
+            let dtype = t.ty.dense.ok_or_else(|| out.bad_input(no_v12(t)))?;
             let data = slice_data(t.data, &out.progress);
             out.add(NewObject::new(&t.name, Format::Dense, &t.shape).component(NewComponent::new("data", dtype, data)))?;
         }
@@ -87,4 +79,14 @@ impl Gguf<'_> {
         }
         Ok(())
     }
+}
+
+/// Why a quantized tensor cannot be v1.2 output.
+fn no_v12(t: &Tensor<'_>) -> String {
+    format!(
+        "tensor {:?}: ggml type {} has no v1.2 equivalent (--format-version 2 keeps it as layout {})",
+        t.name,
+        t.ty.name,
+        t.ty.layout()
+    )
 }
