@@ -233,6 +233,11 @@ fn replay_v2_open() {
     replay_target("v2_open");
 }
 
+#[test]
+fn replay_gguf() {
+    replay_target("gguf");
+}
+
 /// The v2 target's generator reaches valid files (not only refusals), and
 /// random inputs run through it without a finding.
 #[test]

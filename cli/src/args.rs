@@ -152,7 +152,7 @@ pub struct VerifyArgs {
     pub files: Vec<PathBuf>,
 }
 
-/// Convert .safetensors, .npy, .npz or any .zt version into a zTensor v1.2 (or v2) file
+/// Convert .safetensors, .npy, .npz, .gguf or any .zt version into a zTensor v1.2 (or v2) file
 #[derive(Args)]
 #[command(
     override_usage = "zt convert IN OUT [--compress[=LEVEL]] [--digest xxh3|sha256|crc32c|none] [--format-version 1.2|2] [--align BYTES] [--shard-size SIZE] [--quiet]",

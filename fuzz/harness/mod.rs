@@ -90,7 +90,10 @@ pub const TARGETS: &[(&str, Target)] = &[
     ("writer_roundtrip", writer_roundtrip),
     ("read_modes", read_modes),
     ("v2_open", v2_open),
+    ("gguf", gguf::fuzz::fuzz_one),
 ];
+
+pub mod gguf;
 
 #[path = "../reads.rs"]
 mod reads;

@@ -1,4 +1,4 @@
-//! `zt convert IN OUT`: safetensors, NumPy `.npy`/`.npz` and `.zt` files of
+//! `zt convert IN OUT`: safetensors, NumPy `.npy`/`.npz`, GGUF and `.zt` files of
 //! any version into a zTensor v1.2 file, written deterministically and
 //! published atomically (see [`HELP`]).
 //!
@@ -10,6 +10,7 @@
 //! temporary file, so no OUT appears and an existing OUT is untouched.
 
 mod from_v2;
+mod gguf;
 mod npy;
 mod npz;
 mod safetensors;
@@ -53,6 +54,15 @@ its header or its .safetensors extension):
                 attribute, and the file attributes, are carried over; v0.1
                 big-endian data becomes little-endian; pre-1.2 sparse
                 indices are widened to u64. Input digests are verified.
+  .gguf         GGUF v2 or v3 (llama.cpp): each tensor one object with
+                one part 'data', its bytes as stored; the dims reversed to a
+                row-major shape. f32, f16, bf16, f64, i8, i16, i32, i64 as
+                dense; quantized types (q4_0 ... q8_k, iq*, mxfp4) as
+                gguf.<type>/1 (u8 blocks, attributes elems_per_block and
+                block_bytes), refused as v1.2 output (the tensor is named;
+                use --format-version 2). Every metadata pair becomes a file
+                attribute of the same key. With --format-version 2 the
+                canonical OUT is the bytes ztensor 2.x's convert writes.
   .zt (v2)      Dense, sparse and unregistered
                 layouts; zt.quant_group/1, zt.mx/1, gguf.* and u32 sparse
                 indices are refused as v1.2 output (the object is named).
@@ -101,6 +111,7 @@ enum Kind {
     Npz,
     Zt,
     ZtV2,
+    Gguf,
 }
 
 fn detect(path: &Path, b: &[u8]) -> Result<Kind, String> {
@@ -109,6 +120,9 @@ fn detect(path: &Path, b: &[u8]) -> Result<Kind, String> {
     }
     if b.starts_with(from_v2::MAGIC) {
         return Ok(Kind::ZtV2);
+    }
+    if b.starts_with(gguf::MAGIC) {
+        return Ok(Kind::Gguf);
     }
     if b.starts_with(npy::MAGIC) {
         return Ok(Kind::Npy);
@@ -122,12 +136,13 @@ fn detect(path: &Path, b: &[u8]) -> Result<Kind, String> {
         Some("npy") => return Ok(Kind::Npy),
         Some("npz") => return Ok(Kind::Npz),
         Some("zt") => return Ok(Kind::Zt),
+        Some("gguf") => return Ok(Kind::Gguf),
         _ => {}
     }
     if b.len() >= 9 && b[8] == b'{' {
         return Ok(Kind::Safetensors);
     }
-    Err("unrecognized input format (expected .safetensors, .npy, .npz or .zt)".into())
+    Err("unrecognized input format (expected .safetensors, .npy, .npz, .gguf or .zt)".into())
 }
 
 pub fn run(a: &ConvertArgs) -> Result<(), Fail> {
@@ -162,6 +177,16 @@ pub fn run(a: &ConvertArgs) -> Result<(), Fail> {
         }
         return Ok(());
     }
+    if let (Kind::Gguf, Some(plan)) = (&kind, &v2) {
+        // GGUF to v2: every tensor kept, quantized ones as gguf.<type>/1.
+        let g = gguf::parse(&bytes).map_err(bad)?;
+        let written = v2::from_gguf(&g, in_path, out_path, plan)?;
+        if !a.quiet {
+            let line = summary(out_path, g.tensors.len() as u64, bytes.len() as u64, written, 0, started.elapsed());
+            let _ = writeln!(std::io::stderr().lock(), "{line}");
+        }
+        return Ok(());
+    }
     let out = match kind {
         Kind::Safetensors => {
             let st = safetensors::parse(&bytes).map_err(bad)?;
@@ -188,6 +213,13 @@ pub fn run(a: &ConvertArgs) -> Result<(), Fail> {
             let file = File::parse(&bytes).map_err(|e| bad(e.to_string()))?;
             let mut out = new_out(zt::total(&file))?;
             zt::write(&file, &mut out)?;
+            out
+        }
+        Kind::Gguf => {
+            let g = gguf::parse(&bytes).map_err(bad)?;
+            g.check_v12().map_err(bad)?;
+            let mut out = new_out(g.total())?;
+            g.write(&mut out)?;
             out
         }
         Kind::ZtV2 => {
@@ -378,6 +410,8 @@ mod tests {
         assert_eq!(detect(p("x"), b"ZTEN1000..."), Ok(Kind::Zt));
         assert_eq!(detect(p("x.safetensors"), b"\x93NUMPY\x01\x00"), Ok(Kind::Npy));
         assert_eq!(detect(p("x"), b"PK\x03\x04"), Ok(Kind::Npz));
+        assert_eq!(detect(p("x.zt"), b"GGUF\x03\0\0\0"), Ok(Kind::Gguf));
+        assert_eq!(detect(p("x.gguf"), b""), Ok(Kind::Gguf));
         assert_eq!(detect(p("x.SafeTensors"), b""), Ok(Kind::Safetensors));
         assert_eq!(detect(p("x.bin"), b"\x02\0\0\0\0\0\0\0{}"), Ok(Kind::Safetensors));
         assert!(detect(p("x.bin"), b"hello world").is_err());

@@ -145,6 +145,12 @@ pub fn from_v2(m: &ztensor::v2::Manifest<'_>, file: &[u8], in_path: &Path, out: 
     })
 }
 
+/// A GGUF input written as the v2 file OUT (no stage: quantized tensors
+/// keep their `gguf.<type>/1` layout); the bytes written.
+pub fn from_gguf(g: &super::gguf::Gguf<'_>, in_path: &Path, out: &Path, plan: &Plan) -> Result<u64, Fail> {
+    publish(out, plan, |w, encoding| g.write_v2(w, encoding, in_path, |e| refused(e, in_path, out)))
+}
+
 /// Create OUT's writer, let `fill` add everything, publish OUT; the bytes written.
 fn publish(
     out: &Path,
