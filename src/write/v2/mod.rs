@@ -62,6 +62,7 @@ mod options;
 mod seekable;
 #[cfg(feature = "std")]
 mod shard;
+mod xxh3;
 
 pub use error::{Error, Kind, Result};
 pub use object::{Encoding, NewObject, NewPart};
@@ -594,8 +595,13 @@ impl<S: Sink> Writer<S> {
                 self.put(b)?;
                 Ok(plan.digest.clone())
             }
-            Repr::Bytes(b) => {
+            Repr::Bytes(b) if self.opts.digest == DigestAlg::Xxh3 => {
                 // Digested as written, a chunk at a time (see CHUNK).
+                let h = xxh3::hash_then(b, CHUNK, |c| self.put(c))?;
+                plan.full = Some(h);
+                Ok(self.digest_of(b, h))
+            }
+            Repr::Bytes(b) => {
                 let mut g = Digester::new(self.opts.digest);
                 for c in b.chunks(CHUNK) {
                     g.update(c);
