@@ -105,8 +105,10 @@ struct Plan {
 const PREFIX: usize = 64 * 1024;
 
 /// Bytes digested and written at a time in that pass: hashed, then handed
-/// to the sink while still in the CPU cache, so they are read from memory once.
-const CHUNK: usize = 256 * 1024;
+/// to the sink while still in the CPU cache, so they are read from memory
+/// once. At least a `FileSink` buffer (256 KiB), so a chunk goes to the file
+/// without a copy into it; 1 MiB measured best (64 KiB: 10 % slower, 4 MiB: no better).
+const CHUNK: usize = 1024 * 1024;
 
 /// The sharing key of raw bytes: length and XXH3-64 of the first [`PREFIX`].
 fn blob_key(b: &[u8]) -> (u64, u64) {
