@@ -37,7 +37,8 @@
 //! fsync's write-out submission count, waiting for the disk does not) and
 //! the wall time. GB/s = tensor bytes (10^9) / median CPU time.
 //! `ZT_BENCH_CASES=large,small` picks workloads, `ZT_BENCH_ONLY=ours,upstream`
-//! times only the contestants named (the check still runs every one).
+//! times only the contestants named (the check still runs every one;
+//! `ZT_BENCH_CHECK=0` skips it, for profiling only).
 
 use std::fs::{self, File};
 use std::hint::black_box;
@@ -278,7 +279,9 @@ fn main() {
     for id in ids {
         let t = Instant::now();
         let c = case(id);
-        check(&dir.0, &c);
+        if std::env::var("ZT_BENCH_CHECK").as_deref() != Ok("0") {
+            check(&dir.0, &c);
+        }
         let times = run(&dir.0, &c);
         eprintln!("write_v2/{id}: {:.1?}", t.elapsed());
         rows.push((id, c.bytes(), times));
