@@ -69,6 +69,7 @@ pub use object::{Encoding, NewObject, NewPart};
 pub use options::{DigestAlg, Options, CANONICAL_ALIGN};
 
 use digest::Digester;
+use xxh3::{blob_key, full_hash, PREFIX};
 use manifest::{check_manifest, check_manifest_after, footer, object_entry, root, root_shards, root_with};
 
 use super::attr::AttrValue;
@@ -99,30 +100,12 @@ struct Plan {
     full: Option<u64>,
 }
 
-/// Bytes hashed for a blob's sharing key: blobs of the same length whose
-/// first `PREFIX` bytes differ cannot be identical, so a part with no
-/// earlier blob of its key is written, and digested, in one pass.
-const PREFIX: usize = 64 * 1024;
-
-/// Bytes digested and written at a time in that pass: hashed, then handed
+/// Bytes digested and written at a time when a part with no sharing
+/// candidate ([`xxh3::blob_key`]) is written in one pass: hashed, then handed
 /// to the sink while still in the CPU cache, so they are read from memory
 /// once. At least a `FileSink` buffer (256 KiB), so a chunk goes to the file
 /// without a copy into it; 1 MiB measured best (64 KiB: 10 % slower, 4 MiB: no better).
 const CHUNK: usize = 1024 * 1024;
-
-/// The sharing key of raw bytes: length and XXH3-64 of the first [`PREFIX`].
-fn blob_key(b: &[u8]) -> (u64, u64) {
-    (b.len() as u64, xxhash_rust::xxh3::xxh3_64(&b[..b.len().min(PREFIX)]))
-}
-
-/// XXH3-64 of `b`, given its [`blob_key`] (the same hash when `b` is short).
-fn full_hash(b: &[u8], key: (u64, u64)) -> u64 {
-    if b.len() <= PREFIX {
-        key.1
-    } else {
-        xxhash_rust::xxh3::xxh3_64(b)
-    }
-}
 
 /// Where the next blob may go: a file (0: this one, k: data shard k) and
 /// the first free byte in it.

@@ -1,13 +1,33 @@
-//! XXH3-64 of bytes in memory, digested a chunk at a time just before each
-//! chunk is written, with AVX2 when the CPU has it (detected at run time;
+//! Hashing parts: the sharing key of a blob, and the XXH3-64 of bytes in
+//! memory digested a chunk at a time just before each chunk is written.
+//! The latter uses AVX2 when the CPU has it (detected at run time;
 //! `xxhash-rust` picks its SIMD at compile time, SSE2 on a default x86-64
-//! build). Long inputs only (> 240 bytes, the XXH3 long-hash path); the
-//! result is XXH3-64 with the default secret and seed 0, as
+//! build) for inputs over 240 bytes (the XXH3 long-hash path). Either way
+//! the result is XXH3-64 with the default secret and seed 0, as
 //! `xxhash_rust::xxh3::xxh3_64` (tested against it).
 
 #![allow(unsafe_code)] // AVX2 intrinsics, behind run-time detection
 
 use super::Result;
+
+/// Bytes hashed for a blob's sharing key: blobs of the same length whose
+/// first `PREFIX` bytes differ cannot be identical, so a part with no
+/// earlier blob of its key is written, and digested, in one pass.
+pub(super) const PREFIX: usize = 64 * 1024;
+
+/// The sharing key of raw bytes: length and XXH3-64 of the first [`PREFIX`].
+pub(super) fn blob_key(b: &[u8]) -> (u64, u64) {
+    (b.len() as u64, xxhash_rust::xxh3::xxh3_64(&b[..b.len().min(PREFIX)]))
+}
+
+/// XXH3-64 of `b`, given its [`blob_key`] (the same hash when `b` is short).
+pub(super) fn full_hash(b: &[u8], key: (u64, u64)) -> u64 {
+    if b.len() <= PREFIX {
+        key.1
+    } else {
+        xxhash_rust::xxh3::xxh3_64(b)
+    }
+}
 
 /// XXH3-64 of `b`, calling `f` on each `chunk`-sized piece of it (the last
 /// may be shorter) in order, right after hashing it. `chunk` is a multiple
@@ -28,6 +48,7 @@ pub(super) fn hash_then(b: &[u8], chunk: usize, mut f: impl FnMut(&[u8]) -> Resu
 }
 
 /// Longest input of the short and mid-size paths.
+#[cfg(all(feature = "std", target_arch = "x86_64"))]
 const MID_MAX: usize = 240;
 /// Bytes per block: 16 stripes of 64.
 const BLOCK: usize = 1024;
