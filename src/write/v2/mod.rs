@@ -115,6 +115,9 @@ struct Place {
     end: u64,
 }
 
+/// A raw blob written: file, offset, XXH3-64 of all its bytes when known.
+type Blob = (u32, u64, Option<u64>);
+
 /// A streaming zTensor v2 writer. See the [module docs](self).
 pub struct Writer<S: Sink> {
     sink: S,
@@ -133,7 +136,7 @@ pub struct Writer<S: Sink> {
     names: BTreeSet<String>,
     last: Option<String>,
     /// Raw blobs by [`blob_key`]: (file, offset, XXH3-64 of all the bytes when known).
-    blobs: BTreeMap<(u64, u64), Vec<(u32, u64, Option<u64>)>>,
+    blobs: BTreeMap<(u64, u64), Vec<Blob>>,
     /// File attributes: encoded key -> encoded value.
     attrs: BTreeMap<Vec<u8>, Vec<u8>>,
 }
