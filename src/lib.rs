@@ -19,7 +19,7 @@
 //! # Ok(()) }
 //! ```
 #![no_std]
-#![deny(unsafe_code)] // allowed only in `fs` (memory maps) and `write::names` (a prefetch hint)
+#![deny(unsafe_code)] // allowed only in `fs` (memory maps), `write::names` (a prefetch hint) and `write::v2::xxh3` (AVX2)
 #![warn(missing_docs)]
 
 #[cfg(feature = "alloc")]

@@ -128,18 +128,39 @@ impl Sink for FileSink {
 
     fn read_at(&mut self, offset: u64, buf: &mut [u8]) -> Result<bool> {
         let r = match self.file.as_mut() {
-            // Flush what is buffered, read, and return to the end.
+            // Flush what is buffered, read, and return to the write
+            // position (past the end when a hole is pending: `skip_zeros`).
             Some(f) => f.flush().and_then(|()| {
                 let file = f.get_mut();
+                let at = file.stream_position()?;
                 file.seek(SeekFrom::Start(offset))?;
                 file.read_exact(buf)?;
-                file.seek(SeekFrom::End(0)).map(drop)
+                file.seek(SeekFrom::Start(at)).map(drop)
             }),
             None => Err(io::Error::other("file already finished")),
         };
         self.io(r).map(|()| true)
     }
+
+    /// Gaps of a page or more become holes: the buffer is flushed and the
+    /// file position moved past them (the next write, or the manifest at
+    /// the latest, makes the file that long). Smaller ones are written.
+    fn skip_zeros(&mut self, n: u64) -> Result<bool> {
+        if n < HOLE_MIN {
+            return Ok(false);
+        }
+        let r = match (self.file.as_mut(), i64::try_from(n)) {
+            (Some(f), Ok(n)) => f.seek(SeekFrom::Current(n)).map(drop),
+            (Some(_), Err(_)) => return Ok(false),
+            (None, _) => Err(io::Error::other("file already finished")),
+        };
+        self.io(r).map(|()| true)
+    }
 }
+
+/// The smallest gap [`FileSink::skip_zeros`] leaves as a hole (below it,
+/// copying zeros costs less than a flush and a seek).
+const HOLE_MIN: u64 = 4096;
 
 impl Drop for FileSink {
     fn drop(&mut self) {

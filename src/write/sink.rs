@@ -33,6 +33,15 @@ pub trait Sink {
         let _ = (offset, buf);
         Ok(false)
     }
+
+    /// Append `n` zero bytes without writing them, when this sink can (a
+    /// file: a hole, stored as no blocks); `Ok(false)` when it cannot (the
+    /// default), and the writer writes the zeros. The v2 writer's padding
+    /// before each blob (up to 64 KiB in canonical form) goes here first.
+    fn skip_zeros(&mut self, n: u64) -> Result<bool> {
+        let _ = n;
+        Ok(false)
+    }
 }
 
 impl Sink for Vec<u8> {
@@ -61,6 +70,9 @@ impl<S: Sink + ?Sized> Sink for &mut S {
     }
     fn read_at(&mut self, offset: u64, buf: &mut [u8]) -> Result<bool> {
         (**self).read_at(offset, buf)
+    }
+    fn skip_zeros(&mut self, n: u64) -> Result<bool> {
+        (**self).skip_zeros(n)
     }
 }
 

@@ -57,21 +57,42 @@ impl From<crate::Error> for Error {
     }
 }
 
+/// Each message names what it concerns (`object "w", part "data": `) and
+/// the rule, in one sentence.
 impl core::fmt::Display for Error {
     fn fmt(&self, f: &mut core::fmt::Formatter<'_>) -> core::fmt::Result {
+        match (&self.object, &self.part) {
+            (Some(o), Some(p)) => write!(f, "object {o:?}, part {p:?}: ")?,
+            (Some(o), None) => write!(f, "object {o:?}: ")?,
+            (None, Some(p)) => write!(f, "part {p:?}: ")?,
+            (None, None) => {}
+        }
         match &self.kind {
-            Kind::Rule(e) => write!(f, "{e}")?,
-            Kind::Core(k) => write!(f, "{k}")?,
-            k => write!(f, "zTensor v2 writer: {k:?}")?,
-        }
-        if let Some(o) = &self.object {
-            write!(f, " (object {o:?}")?;
-            if let Some(p) = &self.part {
-                write!(f, ", part {p:?}")?;
+            Kind::Rule(e) => write!(f, "a v2 reader would refuse it: {e}"),
+            Kind::NotNfc => {
+                let not_nfc = |s: &str| !unicode_normalization::is_nfc(s);
+                let what = match (&self.object, &self.part) {
+                    (_, Some(p)) if not_nfc(p) => "the part name",
+                    (Some(o), _) if not_nfc(o) => "the object name",
+                    (Some(_), _) => "an attribute key of the object",
+                    (None, _) => "a file attribute key",
+                };
+                write!(f, "{what} is not in Unicode Normalization Form C, which canonical form requires of every name (§6.3 rule 5); normalize it, or write non-canonical")
             }
-            write!(f, ")")?;
+            Kind::Unsorted => f.write_str(
+                "canonical form places blobs in bytewise (object name, part name) order (§6.3 rule 3), so objects must be added in ascending bytewise name order, and this one sorts before the object added last",
+            ),
+            Kind::DuplicateObject => f.write_str("an object of this name was already added; object names are unique in a manifest (§3.2)"),
+            Kind::DuplicateKey => f.write_str("two parts, or two keys of one map, have the same name; map keys are unique in the manifest's CBOR (§3.1)"),
+            Kind::Tag => f.write_str("an attribute value carries a CBOR tag, and format v2 manifests allow no tags (§3.1)"),
+            Kind::TooDeep => f.write_str("attributes nest deeper than the 32 levels from the manifest root that format v2 allows (§3.1)"),
+            Kind::Option(why) => write!(f, "the writer's options do not allow this: {why}"),
+            Kind::Core(crate::ErrorKind::Io) => f.write_str("writing or reading back the output failed (I/O error)"),
+            Kind::Core(crate::ErrorKind::LengthMismatch { expected, actual }) => {
+                write!(f, "the part's source gave {actual} bytes where it declared {expected}")
+            }
+            Kind::Core(k) => write!(f, "{k}"),
         }
-        Ok(())
     }
 }
 

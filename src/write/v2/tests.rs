@@ -94,3 +94,125 @@ fn bool_parts_are_u8_with_logical_bool() {
     assert_eq!((p.dtype, p.type_name), (DType::U8, Some("bool")));
     assert_eq!(crate::v2::verify::raw_bytes(&p, &bytes).unwrap(), [1, 0, 1]);
 }
+
+/// Parts past the sharing prefix: distinct, identical, and equal but for
+/// the last byte (same length and prefix, so a sharing candidate that the
+/// full hash turns down), plus an empty part and short ones.
+fn one_pass_objects() -> Vec<(String, Vec<u8>)> {
+    let big = |seed: u8| -> Vec<u8> { (0..PREFIX * 3 + 5).map(|i| (i as u8).wrapping_mul(31) ^ seed).collect() };
+    let mut tail = big(1);
+    *tail.last_mut().unwrap() ^= 0xff;
+    let named = [("a", big(1)), ("b", vec![]), ("c", big(2)), ("d", tail), ("e", big(1)), ("f", vec![7u8; 100]), ("g", big(2))];
+    named.into_iter().map(|(n, b)| (n.into(), b)).collect()
+}
+
+fn write_one_pass<S: Sink>(mut w: Writer<S>) -> S {
+    for (n, b) in one_pass_objects() {
+        w.add_dense(&n, &[b.len() as u64], DType::U8, &b[..]).unwrap();
+    }
+    w.finish().unwrap()
+}
+
+#[test]
+fn parts_digested_while_written_get_the_digest_and_share_only_identical_bytes() {
+    for opts in [Options::canonical(), Options::non_canonical(4096).digest(DigestAlg::Sha256)] {
+        let bytes = write_one_pass(Writer::with_options(Vec::new(), opts).unwrap());
+        let m = Manifest::parse(&bytes).unwrap();
+        for o in m.objects() {
+            assert_eq!(crate::v2::verify::object(&o, &bytes).unwrap(), 1);
+        }
+        let off = |n: &str| m.object(n).unwrap().part("data").unwrap().offset;
+        assert_eq!(off("e"), off("a"));
+        assert_eq!(off("g"), off("c"));
+        assert_ne!(off("d"), off("a"));
+        for (n, b) in one_pass_objects() {
+            let p = m.object(&n).unwrap().part("data").unwrap();
+            assert_eq!(crate::v2::verify::raw_bytes(&p, &bytes).unwrap(), b, "{n}");
+            if opts.is_canonical() {
+                assert_eq!(p.digest_text.unwrap(), alloc::format!("xxh3:{:016x}", xxhash_rust::xxh3::xxh3_64(&b)));
+            }
+        }
+    }
+}
+
+#[cfg(feature = "std")]
+#[test]
+fn a_file_with_holes_for_padding_has_the_bytes_written_in_memory() {
+    let dir = tempfile::tempdir().unwrap();
+    let path = dir.path().join("h.zt");
+    let sink = write_one_pass(Writer::create(&path).unwrap());
+    assert!(sink.is_published());
+    let file = std::fs::read(&path).unwrap();
+    assert!(file == write_one_pass(Writer::new(Vec::new())), "the file differs from the in-memory bytes");
+    // The sink's read-back (confirming "e" and "g") returns to the write position, past a hole.
+    let mut s = crate::write::FileSink::create(dir.path().join("r.zt")).unwrap();
+    s.write_all(b"abc").unwrap();
+    assert!(s.skip_zeros(1 << 16).unwrap());
+    let mut buf = [0u8; 2];
+    assert!(s.read_at(1, &mut buf).unwrap());
+    assert_eq!(&buf, b"bc");
+    s.write_all(b"z").unwrap();
+    s.finish().unwrap();
+    let r = std::fs::read(dir.path().join("r.zt")).unwrap();
+    assert_eq!(r.len(), 3 + (1 << 16) + 1);
+    assert!(r[3..r.len() - 1].iter().all(|&x| x == 0) && r.ends_with(b"z"));
+}
+
+#[test]
+fn error_messages_name_the_object_part_and_rule() {
+    let msg = |e: Error| alloc::string::ToString::to_string(&e);
+    let mut w = Writer::new(Vec::new());
+    w.add_dense("b", &[1], DType::U8, &[1u8][..]).unwrap();
+    assert_eq!(
+        msg(w.add_dense("a", &[1], DType::U8, &[1u8][..]).unwrap_err()),
+        "object \"a\": canonical form places blobs in bytewise (object name, part name) order (§6.3 rule 3), so objects must be \
+         added in ascending bytewise name order, and this one sorts before the object added last"
+    );
+    assert_eq!(
+        msg(w.add_dense("b", &[1], DType::U8, &[1u8][..]).unwrap_err()),
+        "object \"b\": an object of this name was already added; object names are unique in a manifest (§3.2)"
+    );
+    let nfc = "is not in Unicode Normalization Form C, which canonical form requires of every name (§6.3 rule 5); normalize it, or write non-canonical";
+    assert_eq!(msg(w.add_dense("e\u{301}", &[1], DType::U8, &[1u8][..]).unwrap_err()), alloc::format!("object {:?}: the object name {nfc}", "e\u{301}"));
+    let o = NewObject::new("c", &[1], "dense").part(NewPart::new("e\u{301}", DType::U8, &[1u8][..]));
+    assert_eq!(msg(w.add(o).unwrap_err()), alloc::format!("object \"c\", part {:?}: the part name {nfc}", "e\u{301}"));
+    let o = NewObject::dense("c", &[1], DType::U8, &[1u8][..]).attribute("k\u{301}", 1);
+    assert_eq!(msg(w.add(o).unwrap_err()), alloc::format!("object \"c\": an attribute key of the object {nfc}"));
+    assert_eq!(msg(w.set_attribute("k\u{301}", 1).unwrap_err()), alloc::format!("a file attribute key {nfc}"));
+    let o = NewObject::new("c", &[1], "dense").part(NewPart::new("data", DType::U8, &[1u8][..]).encoding(Encoding::ZSTD_SEEKABLE));
+    assert_eq!(
+        msg(w.add(o).unwrap_err()),
+        "object \"c\", part \"data\": the writer's options do not allow this: canonical form forbids encoded parts"
+    );
+    let o = NewObject::new("c", &[1], "dense").part(NewPart::new("x", DType::U8, &[1u8][..])).part(NewPart::new("x", DType::U8, &[2u8][..]));
+    assert_eq!(
+        msg(w.add(o).unwrap_err()),
+        "object \"c\": two parts, or two keys of one map, have the same name; map keys are unique in the manifest's CBOR (§3.1)"
+    );
+    let o = NewObject::dense("c", &[1], DType::U8, &[1u8][..]).attribute("t", AttrValue::Tag(1, alloc::boxed::Box::new(AttrValue::Null)));
+    assert_eq!(msg(w.add(o).unwrap_err()), "object \"c\": an attribute value carries a CBOR tag, and format v2 manifests allow no tags (§3.1)");
+    let mut deep = AttrValue::Null;
+    for _ in 0..40 {
+        deep = AttrValue::Array(vec![deep]);
+    }
+    assert_eq!(
+        msg(w.add(NewObject::dense("c", &[1], DType::U8, &[1u8][..]).attribute("t", deep)).unwrap_err()),
+        "object \"c\": attributes nest deeper than the 32 levels from the manifest root that format v2 allows (§3.1)"
+    );
+    // The reader's own rule, with its words.
+    let e = w.add_dense("c", &[3], DType::U8, &[1u8][..]).unwrap_err();
+    assert!(matches!(e.kind, Kind::Rule(_)), "{e:?}");
+    let m = msg(e.clone());
+    let Kind::Rule(r) = &e.kind else { unreachable!() };
+    assert_eq!(m, alloc::format!("object \"c\": a v2 reader would refuse it: {r}"));
+    // A source shorter than it declared.
+    let short = crate::write::Data::from_chunks(4, [&[1u8, 2][..]]);
+    assert_eq!(
+        msg(w.add(NewObject::dense("d", &[4], DType::U8, short)).unwrap_err()),
+        "object \"d\", part \"data\": the part's source gave 2 bytes where it declared 4"
+    );
+    assert_eq!(
+        msg(Writer::with_options(Vec::new(), Options::non_canonical(100)).unwrap_err()),
+        "the writer's options do not allow this: alignment must be a power of two >= 4096"
+    );
+}
