@@ -19,7 +19,7 @@
 //! # Ok(()) }
 //! ```
 #![no_std]
-#![deny(unsafe_code)] // allowed only in `fs` (memory maps), `write::names` (a prefetch hint) and `write::v2::xxh3` (AVX2)
+#![deny(unsafe_code)] // allowed only in `fs` (memory maps), `write::names` (a prefetch hint) and `xxh3` (AVX2)
 #![warn(missing_docs)]
 
 #[cfg(feature = "alloc")]
@@ -66,6 +66,7 @@ mod types;
 #[doc(hidden)]
 pub mod v2;
 mod value;
+mod xxh3;
 pub mod verify;
 #[cfg(feature = "alloc")]
 pub mod write;

@@ -238,6 +238,7 @@ fn decoder() -> Result<crate::zstd::FrameDecoder> {
     crate::zstd::FrameDecoder::new().map_err(|_| bad("frame does not decode"))
 }
 
+#[cfg(feature = "alloc")]
 fn frame_bytes<'e>(encoded: &'e [u8], f: &Frame) -> &'e [u8] {
     &encoded[f.offset as usize..(f.offset + f.len) as usize]
 }

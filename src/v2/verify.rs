@@ -30,13 +30,12 @@ pub fn part(p: &Part<'_>, n_elements: Option<u64>, decoded: &[u8]) -> Result<boo
     }
 }
 
-/// XXH3-64 of `bytes` (seed 0), through the streaming hasher: the same
-/// value as `xxh3_64`, and about 1.2 times as fast on a large part that is
-/// not in the CPU's caches (xxhash-rust 0.8.19; `benches/v2_data.rs`).
+/// XXH3-64 of `bytes` (seed 0): [`crate::xxh3::xxh3_64`] (AVX2 where the
+/// CPU has it, else xxhash-rust's streaming hasher, which is about 1.2 times
+/// as fast as its one-shot `xxh3_64` on a large part out of the CPU's caches;
+/// `benches/v2_data.rs`).
 fn xxh3(bytes: &[u8]) -> u64 {
-    let mut h = Xxh3Default::new();
-    h.update(bytes);
-    h.digest()
+    crate::xxh3::xxh3_64(bytes)
 }
 
 /// A part's digest computed over its decoded bytes handed in pieces, in

@@ -1,0 +1,179 @@
+//! XXH3-64 (default secret, seed 0) of bytes in memory: the writer's
+//! digests (hashed a chunk at a time just before each chunk is written) and
+//! verify's. Uses AVX2 when the CPU has it (detected at run time;
+//! `xxhash-rust` picks its SIMD at compile time, SSE2 on a default x86-64
+//! build) for inputs over 240 bytes (the XXH3 long-hash path). Either way
+//! the result is `xxhash_rust::xxh3::xxh3_64`'s (tested against it).
+
+#![allow(unsafe_code)] // AVX2 intrinsics, behind run-time detection
+
+/// XXH3-64 of `b`.
+pub(crate) fn xxh3_64(b: &[u8]) -> u64 {
+    match hash_then::<core::convert::Infallible>(b, 1 << 20, |_| Ok(())) {
+        Ok(h) => h,
+        Err(never) => match never {},
+    }
+}
+
+/// XXH3-64 of `b`, calling `f` on each `chunk`-sized piece of it (the last
+/// may be shorter) in order, right after hashing it. `chunk` is a multiple
+/// of 1024 (the XXH3 block).
+pub(crate) fn hash_then<E>(b: &[u8], chunk: usize, mut f: impl FnMut(&[u8]) -> Result<(), E>) -> Result<u64, E> {
+    debug_assert!(chunk % BLOCK == 0 && chunk > 0);
+    #[cfg(all(feature = "std", target_arch = "x86_64"))]
+    if b.len() > MID_MAX && std::is_x86_feature_detected!("avx2") {
+        // SAFETY: AVX2 is present (checked just above).
+        return unsafe { avx2::hash_then(b, chunk, &mut f) };
+    }
+    let mut h = xxhash_rust::xxh3::Xxh3Default::new();
+    for c in b.chunks(chunk) {
+        h.update(c);
+        f(c)?;
+    }
+    Ok(h.digest())
+}
+
+/// Longest input of the short and mid-size paths.
+#[cfg(all(feature = "std", target_arch = "x86_64"))]
+const MID_MAX: usize = 240;
+/// Bytes per block: 16 stripes of 64.
+const BLOCK: usize = 1024;
+
+#[cfg(all(feature = "std", target_arch = "x86_64"))]
+mod avx2 {
+    use super::BLOCK;
+    use core::arch::x86_64::*;
+
+    const STRIPE: usize = 64;
+    const STRIPES_PER_BLOCK: usize = 16;
+    const SECRET_LEN: usize = 192;
+    const P32_1: u64 = 0x9E37_79B1;
+    const P32_2: u64 = 0x85EB_CA77;
+    const P32_3: u64 = 0xC2B2_AE3D;
+    const P64_1: u64 = 0x9E37_79B1_85EB_CA87;
+    const P64_2: u64 = 0xC2B2_AE3D_27D4_EB4F;
+    const P64_3: u64 = 0x1656_67B1_9E37_79F9;
+    const P64_4: u64 = 0x85EB_CA77_C2B2_AE63;
+    const P64_5: u64 = 0x27D4_EB2F_1656_67C5;
+    const INITIAL: [u64; 8] = [P32_3, P64_1, P64_2, P64_3, P64_4, P32_2, P64_5, P32_1];
+
+    /// The XXH3 default secret (kSecret).
+    const SECRET: [u8; SECRET_LEN] = [
+    0xb8, 0xfe, 0x6c, 0x39, 0x23, 0xa4, 0x4b, 0xbe, 0x7c, 0x01, 0x81, 0x2c, 0xf7, 0x21, 0xad, 0x1c,
+    0xde, 0xd4, 0x6d, 0xe9, 0x83, 0x90, 0x97, 0xdb, 0x72, 0x40, 0xa4, 0xa4, 0xb7, 0xb3, 0x67, 0x1f,
+    0xcb, 0x79, 0xe6, 0x4e, 0xcc, 0xc0, 0xe5, 0x78, 0x82, 0x5a, 0xd0, 0x7d, 0xcc, 0xff, 0x72, 0x21,
+    0xb8, 0x08, 0x46, 0x74, 0xf7, 0x43, 0x24, 0x8e, 0xe0, 0x35, 0x90, 0xe6, 0x81, 0x3a, 0x26, 0x4c,
+    0x3c, 0x28, 0x52, 0xbb, 0x91, 0xc3, 0x00, 0xcb, 0x88, 0xd0, 0x65, 0x8b, 0x1b, 0x53, 0x2e, 0xa3,
+    0x71, 0x64, 0x48, 0x97, 0xa2, 0x0d, 0xf9, 0x4e, 0x38, 0x19, 0xef, 0x46, 0xa9, 0xde, 0xac, 0xd8,
+    0xa8, 0xfa, 0x76, 0x3f, 0xe3, 0x9c, 0x34, 0x3f, 0xf9, 0xdc, 0xbb, 0xc7, 0xc7, 0x0b, 0x4f, 0x1d,
+    0x8a, 0x51, 0xe0, 0x4b, 0xcd, 0xb4, 0x59, 0x31, 0xc8, 0x9f, 0x7e, 0xc9, 0xd9, 0x78, 0x73, 0x64,
+    0xea, 0xc5, 0xac, 0x83, 0x34, 0xd3, 0xeb, 0xc3, 0xc5, 0x81, 0xa0, 0xff, 0xfa, 0x13, 0x63, 0xeb,
+    0x17, 0x0d, 0xdd, 0x51, 0xb7, 0xf0, 0xda, 0x49, 0xd3, 0x16, 0x55, 0x26, 0x29, 0xd4, 0x68, 0x9e,
+    0x2b, 0x16, 0xbe, 0x58, 0x7d, 0x47, 0xa1, 0xfc, 0x8f, 0xf8, 0xb8, 0xd1, 0x7a, 0xd0, 0x31, 0xce,
+    0x45, 0xcb, 0x3a, 0x8f, 0x95, 0x16, 0x04, 0x28, 0xaf, 0xd7, 0xfb, 0xca, 0xbb, 0x4b, 0x40, 0x7e,
+    ];
+
+    /// One 64-byte stripe into the accumulators.
+    #[inline]
+    #[target_feature(enable = "avx2")]
+    unsafe fn accumulate(acc: &mut [__m256i; 2], stripe: *const u8, secret: *const u8) {
+        for (i, a) in acc.iter_mut().enumerate() {
+            let d = _mm256_loadu_si256(stripe.add(32 * i).cast());
+            let k = _mm256_loadu_si256(secret.add(32 * i).cast());
+            let dk = _mm256_xor_si256(d, k);
+            // Low 32 bits times high 32 bits of each lane; lanes swapped pairwise.
+            let prod = _mm256_mul_epu32(dk, _mm256_shuffle_epi32::<0b00_11_00_01>(dk));
+            let sum = _mm256_add_epi64(*a, _mm256_shuffle_epi32::<0b01_00_11_10>(d));
+            *a = _mm256_add_epi64(prod, sum);
+        }
+    }
+
+    /// The end-of-block scramble.
+    #[inline]
+    #[target_feature(enable = "avx2")]
+    unsafe fn scramble(acc: &mut [__m256i; 2], secret: *const u8) {
+        let p = _mm256_set1_epi32(P32_1 as i32);
+        for (i, a) in acc.iter_mut().enumerate() {
+            let d = _mm256_xor_si256(*a, _mm256_srli_epi64::<47>(*a));
+            let dk = _mm256_xor_si256(d, _mm256_loadu_si256(secret.add(32 * i).cast()));
+            let lo = _mm256_mul_epu32(dk, p);
+            let hi = _mm256_mul_epu32(_mm256_shuffle_epi32::<0b00_11_00_01>(dk), p);
+            *a = _mm256_add_epi64(lo, _mm256_slli_epi64::<32>(hi));
+        }
+    }
+
+    fn read64(s: &[u8], at: usize) -> u64 {
+        u64::from_le_bytes(s[at..at + 8].try_into().unwrap_or([0; 8]))
+    }
+
+    fn fold(a: u64, b: u64) -> u64 {
+        let p = a as u128 * b as u128;
+        p as u64 ^ (p >> 64) as u64
+    }
+
+    /// SAFETY: the CPU has AVX2; `b.len() > 240`.
+    #[target_feature(enable = "avx2")]
+    pub(super) unsafe fn hash_then<E>(b: &[u8], chunk: usize, f: &mut dyn FnMut(&[u8]) -> Result<(), E>) -> Result<u64, E> {
+        let len = b.len();
+        let s = SECRET.as_ptr();
+        let mut acc = [_mm256_loadu_si256(INITIAL.as_ptr().cast()), _mm256_loadu_si256(INITIAL.as_ptr().add(4).cast())];
+        // Whole blocks, all but the last bytes: `(len - 1) / BLOCK` of them.
+        let blocks = (len - 1) / BLOCK;
+        let mut block = 0;
+        for (i, c) in b.chunks(chunk).enumerate() {
+            let end = i * chunk + c.len();
+            while block < blocks && (block + 1) * BLOCK <= end {
+                let p = b.as_ptr().add(block * BLOCK);
+                for k in 0..STRIPES_PER_BLOCK {
+                    accumulate(&mut acc, p.add(k * STRIPE), s.add(k * 8));
+                }
+                scramble(&mut acc, s.add(SECRET_LEN - STRIPE));
+                block += 1;
+            }
+            if end == len {
+                // The last partial block's whole stripes, then the last 64 bytes.
+                let p = b.as_ptr().add(blocks * BLOCK);
+                for k in 0..((len - 1) - blocks * BLOCK) / STRIPE {
+                    accumulate(&mut acc, p.add(k * STRIPE), s.add(k * 8));
+                }
+                accumulate(&mut acc, b.as_ptr().add(len - STRIPE), s.add(SECRET_LEN - STRIPE - 7));
+            }
+            f(c)?;
+        }
+        let mut a = [0u64; 8];
+        _mm256_storeu_si256(a.as_mut_ptr().cast(), acc[0]);
+        _mm256_storeu_si256(a.as_mut_ptr().add(4).cast(), acc[1]);
+        let mut r = (len as u64).wrapping_mul(P64_1);
+        for i in 0..4 {
+            r = r.wrapping_add(fold(a[2 * i] ^ read64(&SECRET, 11 + 16 * i), a[2 * i + 1] ^ read64(&SECRET, 11 + 16 * i + 8)));
+        }
+        // Avalanche.
+        r ^= r >> 37;
+        r = r.wrapping_mul(0x1656_6791_9E37_79F9);
+        Ok(r ^ (r >> 32))
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use alloc::vec::Vec;
+
+    #[test]
+    fn equals_xxh3_64_at_every_length_class_and_chunk_size() {
+        let data: Vec<u8> = (0..300_000u32).map(|i| (i.wrapping_mul(2_654_435_761) >> 13) as u8).collect();
+        let lens = [0, 1, 17, 128, 240, 241, 255, 256, 1023, 1024, 1025, 1087, 1088, 2047, 2048, 2049, 4096, 65_537, 262_144, 299_999];
+        for &n in &lens {
+            for chunk in [1024, 4096, 256 * 1024] {
+                let mut seen = Vec::new();
+                let h = hash_then::<()>(&data[..n], chunk, |c| {
+                    seen.extend_from_slice(c);
+                    Ok(())
+                })
+                .unwrap();
+                assert_eq!(h, xxhash_rust::xxh3::xxh3_64(&data[..n]), "len {n}, chunk {chunk}");
+                assert_eq!(seen, &data[..n]);
+            }
+        }
+    }
+}
