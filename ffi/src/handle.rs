@@ -86,6 +86,14 @@ impl zt_file {
         if let Some(i) = &self.index {
             return i.get(name);
         }
+        self.scan_find(name)
+    }
+
+    /// [`zt_file::find`] without an index. Out of line in the no-heap
+    /// build: inlined, its scan's temporaries (an `Object` per step) added
+    /// to the frame of every indexed lookup too.
+    #[cfg_attr(not(feature = "std"), inline(never))]
+    fn scan_find(&self, name: &str) -> Option<Object<'_>> {
         self.file().get(name)
     }
 
@@ -97,6 +105,13 @@ impl zt_file {
         if let Some(x) = &self.index {
             return x.object(i);
         }
+        self.scan_object(i)
+    }
+
+    /// [`zt_file::object`] without an index; out of line in the no-heap
+    /// build, as [`zt_file::scan_find`].
+    #[cfg_attr(not(feature = "std"), inline(never))]
+    fn scan_object(&self, i: usize) -> Option<Object<'_>> {
         self.file().object(i)
     }
 
