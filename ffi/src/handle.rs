@@ -199,11 +199,11 @@ impl zt_file {
 
     /// The stored bytes of a raw component, without copying, when the
     /// handle has them in memory and they are already little-endian.
-    pub(crate) fn zero_copy<'f>(&'f self, o: &Object<'f>, c: &Component<'f>) -> Result<&'f [u8], Fail> {
+    pub(crate) fn zero_copy<'f>(&'f self, name: &str, c: &Component<'f>) -> Result<&'f [u8], Fail> {
         match &self.inner {
             #[cfg(feature = "std")]
-            Inner::Path(r) => r.zero_copy(c).map_err(|e| in_object(Fail::fs(e, Phase::Data), o.name())),
-            Inner::Memory(_) => c.zero_copy_bytes().map_err(|e| Fail::core(e.in_object(o.name()), Phase::Data)),
+            Inner::Path(r) => r.zero_copy(c).map_err(|e| in_object(Fail::fs(e, Phase::Data), name)),
+            Inner::Memory(_) => c.zero_copy_bytes().map_err(|e| Fail::core(e.in_object(name), Phase::Data)),
         }
     }
 }
