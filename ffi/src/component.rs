@@ -135,7 +135,12 @@ pub(crate) unsafe fn component<'f>(
 ) -> Result<(&'f zt_file, &'f str, Component<'f>), Fail> {
     // SAFETY: the caller's contract, for every call below.
     let h = unsafe { handle(file)? };
-    let o = unsafe { object(h, obj)? };
+    // Borrowed from the result, not moved out of it (a second copy).
+    let o = unsafe { object(h, obj) };
+    let o = match o {
+        Ok(ref o) => o,
+        Err(f) => return Err(f),
+    };
     let role = unsafe { bytes_arg(role, role_len, "`role` is NULL")? };
     match core::str::from_utf8(role).ok().and_then(|r| o.component(r)) {
         Some(c) => Ok((h, o.name(), c)),
