@@ -2,7 +2,7 @@
 
 use crate::dtype::{c_dtype, zt_dtype};
 use crate::guard::{guard, Detail, Fail, Phase};
-use crate::handle::{bytes_arg, handle, in_object, not_found, object, put_opt, zt_file};
+use crate::handle::{bytes_arg, handle, in_object, not_found, put_opt, with_object, zt_file};
 use crate::object::zt_object;
 use crate::verify::ZT_VERIFY_STRICT;
 use crate::zt_status;
@@ -135,16 +135,14 @@ pub(crate) unsafe fn component<'f>(
 ) -> Result<(&'f zt_file, &'f str, Component<'f>), Fail> {
     // SAFETY: the caller's contract, for every call below.
     let h = unsafe { handle(file)? };
-    // Borrowed from the result, not moved out of it (a second copy).
-    let o = unsafe { object(h, obj) };
-    let o = match o {
-        Ok(ref o) => o,
-        Err(f) => return Err(f),
-    };
-    let role = unsafe { bytes_arg(role, role_len, "`role` is NULL")? };
-    match core::str::from_utf8(role).ok().and_then(|r| o.component(r)) {
-        Some(c) => Ok((h, o.name(), c)),
-        None => Err(not_found(Some(o.name()), Some(role))),
+    unsafe {
+        with_object(h, obj, |o| {
+            let role = bytes_arg(role, role_len, "`role` is NULL")?;
+            match core::str::from_utf8(role).ok().and_then(|r| o.component(r)) {
+                Some(c) => Ok((h, o.name(), c)),
+                None => Err(not_found(Some(o.name()), Some(role))),
+            }
+        })
     }
 }
 
@@ -204,8 +202,9 @@ pub unsafe extern "C" fn zt_component_at(
         // SAFETY: the caller's contract, for every call below.
         unsafe { info.write(core::mem::zeroed()) };
         let h = unsafe { handle(file)? };
-        let o = unsafe { object(h, obj)? };
-        let c = o.components().nth(index).ok_or_else(|| Fail::invalid("component index out of range"))?;
+        let c = unsafe {
+            with_object(h, obj, |o| o.components().nth(index).ok_or_else(|| Fail::invalid("component index out of range")))?
+        };
         unsafe { info.write(describe_component(&c)) };
         Ok(())
     })

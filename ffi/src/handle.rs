@@ -231,11 +231,45 @@ pub(crate) unsafe fn handle<'a>(file: *const zt_file) -> Result<&'a zt_file, Fai
 /// `obj` is NULL or points to a readable `zt_object`.
 pub(crate) unsafe fn object<'f>(h: &'f zt_file, obj: *const zt_object) -> Result<Object<'f>, Fail> {
     // SAFETY: the caller's contract.
+    let i = unsafe { object_index(h, obj)? };
+    h.object(i).ok_or_else(out_of_range)
+}
+
+/// The position `obj` designates in `h` (not yet checked against the
+/// object count), after checking `obj` is from `h`.
+///
+/// # Safety
+/// `obj` is NULL or points to a readable `zt_object`.
+unsafe fn object_index(h: &zt_file, obj: *const zt_object) -> Result<usize, Fail> {
+    // SAFETY: the caller's contract.
     let obj = unsafe { obj.as_ref() }.ok_or_else(|| Fail::invalid("`obj` is NULL"))?;
     if obj.owner != h.owner {
         return Err(Fail::invalid("a zt_object from another file (or not from zt_object_at / zt_find)"));
     }
-    h.object(obj.index).ok_or_else(|| Fail::invalid("object index out of range"))
+    Ok(obj.index)
+}
+
+fn out_of_range() -> Fail {
+    Fail::invalid("object index out of range")
+}
+
+/// `f` applied to the object `obj` designates in `h`, borrowed where the
+/// lookup left it rather than moved into a `Result`: an `Object` is over
+/// 300 bytes on 32-bit targets, and each copy is stack in the no-heap build.
+///
+/// # Safety
+/// `obj` is NULL or points to a readable `zt_object`.
+pub(crate) unsafe fn with_object<'f, T>(
+    h: &'f zt_file,
+    obj: *const zt_object,
+    f: impl FnOnce(&Object<'f>) -> Result<T, Fail>,
+) -> Result<T, Fail> {
+    // SAFETY: the caller's contract.
+    let i = unsafe { object_index(h, obj)? };
+    match h.object(i) {
+        Some(ref o) => f(o),
+        None => Err(out_of_range()),
+    }
 }
 
 /// A string argument given as pointer + length (or [`ZT_NUL_TERMINATED`]).
