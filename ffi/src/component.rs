@@ -133,13 +133,29 @@ pub(crate) unsafe fn component<'f>(
     role: *const c_char,
     role_len: usize,
 ) -> Result<(&'f zt_file, &'f str, Component<'f>), Fail> {
+    // SAFETY: the caller's contract.
+    unsafe { with_component(file, obj, role, role_len, |h, name, c| Ok((h, name, *c))) }
+}
+
+/// [`component`] handing the component to `f` where the lookup left it,
+/// without copying it out (the read path of the no-heap build).
+///
+/// # Safety
+/// As [`component`].
+unsafe fn with_component<'f, T>(
+    file: *const zt_file,
+    obj: *const zt_object,
+    role: *const c_char,
+    role_len: usize,
+    f: impl FnOnce(&'f zt_file, &'f str, &Component<'f>) -> Result<T, Fail>,
+) -> Result<T, Fail> {
     // SAFETY: the caller's contract, for every call below.
     let h = unsafe { handle(file)? };
     unsafe {
         with_object(h, obj, |o| {
             let role = bytes_arg(role, role_len, "`role` is NULL")?;
             match core::str::from_utf8(role).ok().and_then(|r| o.component(r)) {
-                Some(c) => Ok((h, o.name(), c)),
+                Some(ref c) => f(h, o.name(), c),
                 None => Err(not_found(Some(o.name()), Some(role))),
             }
         })
@@ -172,9 +188,7 @@ pub unsafe extern "C" fn zt_component(
         }
         // SAFETY: the caller's contract, for every call below.
         unsafe { info.write(core::mem::zeroed()) };
-        let (_, _, c) = unsafe { component(file, obj, role, role_len)? };
-        unsafe { info.write(describe_component(&c)) };
-        Ok(())
+        unsafe { with_component(file, obj, role, role_len, |_, _, c| Ok(info.write(describe_component(c)))) }
     })
 }
 
@@ -244,13 +258,14 @@ pub unsafe extern "C" fn zt_component_ptr(
             ptr.write(core::ptr::null());
             len.write(0);
         }
-        let (h, name, c) = unsafe { component(file, obj, role, role_len)? };
-        let bytes = h.zero_copy(name, &c)?;
         unsafe {
-            ptr.write(bytes.as_ptr());
-            len.write(bytes.len());
+            with_component(file, obj, role, role_len, |h, name, c| {
+                let bytes = h.zero_copy(name, c)?;
+                ptr.write(bytes.as_ptr());
+                len.write(bytes.len());
+                Ok(())
+            })
         }
-        Ok(())
     })
 }
 
