@@ -188,7 +188,12 @@ pub unsafe extern "C" fn zt_component(
         }
         // SAFETY: the caller's contract, for every call below.
         unsafe { info.write(core::mem::zeroed()) };
-        unsafe { with_component(file, obj, role, role_len, |_, _, c| Ok(info.write(describe_component(c)))) }
+        unsafe {
+            with_component(file, obj, role, role_len, |_, _, c| {
+                info.write(describe_component(c));
+                Ok(())
+            })
+        }
     })
 }
 
@@ -217,7 +222,9 @@ pub unsafe extern "C" fn zt_component_at(
         unsafe { info.write(core::mem::zeroed()) };
         let h = unsafe { handle(file)? };
         let c = unsafe {
-            with_object(h, obj, |o| o.components().nth(index).ok_or_else(|| Fail::invalid("component index out of range")))?
+            with_object(h, obj, |o| {
+                o.components().nth(index).ok_or_else(|| Fail::invalid("component index out of range"))
+            })?
         };
         unsafe { info.write(describe_component(&c)) };
         Ok(())
