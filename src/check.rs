@@ -149,6 +149,9 @@ pub(crate) fn component_data(o: &Object<'_>, c: &Component<'_>) -> Result<()> {
 }
 
 /// The data rules of the object's format (CSR, COO), with component bytes from `load`.
+/// Out of line without `alloc`: inlined into the verify loop, its three
+/// components and their views added to the loop's frame.
+#[cfg_attr(not(feature = "alloc"), inline(never))]
 pub(crate) fn format_data<'a, 's>(o: &Object<'a>, load: &impl Fn(&Component<'a>) -> Result<Stored<'s>>) -> Result<()> {
     match o.format() {
         Format::SparseCsr => check_csr(o, load),

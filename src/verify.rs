@@ -250,48 +250,11 @@ impl<'a> File<'a> {
         let mut r = Report::default();
         for o in self.objects() {
             r.objects += 1;
-            let in_obj = |e: Error| e.in_object(o.name());
             // The object's first data problem, reported after its digests.
             let mut data_err = None;
             for c in o.components() {
                 r.components += 1;
-                let digest = opt.digests && c.digest().is_some();
-                let data = opt.data && data_err.is_none();
-                if !digest && !data {
-                    continue;
-                }
-                let stored = match load(&c) {
-                    Ok(s) => s,
-                    Err(e) => {
-                        if digest {
-                            // A malformed digest is named before unreadable bytes.
-                            let parsed = Digest::parse(c.digest().unwrap_or("")).map_err(|p| p.in_component(c.role()));
-                            r.problem(in_obj(parsed.err().unwrap_or(e)), &mut on);
-                        }
-                        if data {
-                            data_err = Some(in_obj(e));
-                        }
-                        continue;
-                    }
-                };
-                let view = c.with_stored(stored.get());
-                if digest {
-                    match view.verify_digest() {
-                        Ok(Verified::Ok) => r.digests_checked += 1,
-                        Ok(Verified::NoDigest) => {}
-                        Ok(Verified::Unverifiable) => {
-                            r.unverifiable += 1;
-                            on(Finding::Unverifiable { object: &o, component: &c });
-                            if opt.strict {
-                                r.problem(in_obj(c.error(ErrorKind::UnverifiableDigest)), &mut on);
-                            }
-                        }
-                        Err(e) => r.problem(in_obj(e), &mut on),
-                    }
-                }
-                if data {
-                    data_err = component_data(&o, &view).err();
-                }
+                component(&o, &c, opt, load, &mut data_err, &mut r, &mut on);
             }
             if opt.data {
                 if let Some(e) = data_err.or_else(|| format_data(&o, load).err()) {
@@ -300,5 +263,57 @@ impl<'a> File<'a> {
             }
         }
         r
+    }
+}
+
+/// The checks of one component in [`File::verify_with`]'s loop (out of line
+/// without `alloc`: inlined, its views and errors added to the loop's frame).
+#[cfg_attr(not(feature = "alloc"), inline(never))]
+fn component<'a, 's>(
+    o: &Object<'a>,
+    c: &Component<'a>,
+    opt: Options,
+    load: &impl Fn(&Component<'a>) -> Result<Stored<'s>>,
+    data_err: &mut Option<Error>,
+    r: &mut Report,
+    on: &mut impl FnMut(Finding<'_, 'a>),
+) {
+    let in_obj = |e: Error| e.in_object(o.name());
+    let digest = opt.digests && c.digest().is_some();
+    let data = opt.data && data_err.is_none();
+    if !digest && !data {
+        return;
+    }
+    let stored = match load(c) {
+        Ok(s) => s,
+        Err(e) => {
+            if digest {
+                // A malformed digest is named before unreadable bytes.
+                let parsed = Digest::parse(c.digest().unwrap_or("")).map_err(|p| p.in_component(c.role()));
+                r.problem(in_obj(parsed.err().unwrap_or(e)), on);
+            }
+            if data {
+                *data_err = Some(in_obj(e));
+            }
+            return;
+        }
+    };
+    let view = c.with_stored(stored.get());
+    if digest {
+        match view.verify_digest() {
+            Ok(Verified::Ok) => r.digests_checked += 1,
+            Ok(Verified::NoDigest) => {}
+            Ok(Verified::Unverifiable) => {
+                r.unverifiable += 1;
+                on(Finding::Unverifiable { object: o, component: c });
+                if opt.strict {
+                    r.problem(in_obj(c.error(ErrorKind::UnverifiableDigest)), on);
+                }
+            }
+            Err(e) => r.problem(in_obj(e), on),
+        }
+    }
+    if data {
+        *data_err = component_data(o, &view).err();
     }
 }

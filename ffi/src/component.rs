@@ -2,7 +2,7 @@
 
 use crate::dtype::{c_dtype, zt_dtype};
 use crate::guard::{guard, Detail, Fail, Phase};
-use crate::handle::{bytes_arg, handle, in_object, not_found, object, put_opt, zt_file};
+use crate::handle::{bytes_arg, handle, in_object, not_found, put_opt, with_object, zt_file};
 use crate::object::zt_object;
 use crate::verify::ZT_VERIFY_STRICT;
 use crate::zt_status;
@@ -119,7 +119,10 @@ fn describe_component(c: &Component<'_>) -> zt_component_info {
     }
 }
 
-/// Resolve `obj` and its component `role`.
+/// Resolve `obj` and its component `role`: the handle, the object's name
+/// (for error messages) and the component. The object itself is not
+/// returned: on the no-heap build's read path, every copy of it (over 300
+/// bytes on 32-bit targets) is stack.
 ///
 /// # Safety
 /// As the entry points: `file` NULL or live, `obj` NULL or readable, `role`
@@ -129,16 +132,34 @@ pub(crate) unsafe fn component<'f>(
     obj: *const zt_object,
     role: *const c_char,
     role_len: usize,
-) -> Result<(&'f zt_file, ztensor_core::Object<'f>, Component<'f>), Fail> {
+) -> Result<(&'f zt_file, &'f str, Component<'f>), Fail> {
+    // SAFETY: the caller's contract.
+    unsafe { with_component(file, obj, role, role_len, |h, name, c| Ok((h, name, *c))) }
+}
+
+/// [`component`] handing the component to `f` where the lookup left it,
+/// without copying it out (the read path of the no-heap build).
+///
+/// # Safety
+/// As [`component`].
+unsafe fn with_component<'f, T>(
+    file: *const zt_file,
+    obj: *const zt_object,
+    role: *const c_char,
+    role_len: usize,
+    f: impl FnOnce(&'f zt_file, &'f str, &Component<'f>) -> Result<T, Fail>,
+) -> Result<T, Fail> {
     // SAFETY: the caller's contract, for every call below.
     let h = unsafe { handle(file)? };
-    let o = unsafe { object(h, obj)? };
-    let role = unsafe { bytes_arg(role, role_len, "`role` is NULL")? };
-    let c = core::str::from_utf8(role)
-        .ok()
-        .and_then(|r| o.component(r))
-        .ok_or_else(|| not_found(Some(o.name()), Some(role)))?;
-    Ok((h, o, c))
+    unsafe {
+        with_object(h, obj, |o| {
+            let role = bytes_arg(role, role_len, "`role` is NULL")?;
+            match core::str::from_utf8(role).ok().and_then(|r| o.component(r)) {
+                Some(ref c) => f(h, o.name(), c),
+                None => Err(not_found(Some(o.name()), Some(role))),
+            }
+        })
+    }
 }
 
 /// The component `role` (`role_len` bytes, or `ZT_NUL_TERMINATED`) of an
@@ -167,9 +188,12 @@ pub unsafe extern "C" fn zt_component(
         }
         // SAFETY: the caller's contract, for every call below.
         unsafe { info.write(core::mem::zeroed()) };
-        let (_, _, c) = unsafe { component(file, obj, role, role_len)? };
-        unsafe { info.write(describe_component(&c)) };
-        Ok(())
+        unsafe {
+            with_component(file, obj, role, role_len, |_, _, c| {
+                info.write(describe_component(c));
+                Ok(())
+            })
+        }
     })
 }
 
@@ -197,8 +221,11 @@ pub unsafe extern "C" fn zt_component_at(
         // SAFETY: the caller's contract, for every call below.
         unsafe { info.write(core::mem::zeroed()) };
         let h = unsafe { handle(file)? };
-        let o = unsafe { object(h, obj)? };
-        let c = o.components().nth(index).ok_or_else(|| Fail::invalid("component index out of range"))?;
+        let c = unsafe {
+            with_object(h, obj, |o| {
+                o.components().nth(index).ok_or_else(|| Fail::invalid("component index out of range"))
+            })?
+        };
         unsafe { info.write(describe_component(&c)) };
         Ok(())
     })
@@ -238,13 +265,14 @@ pub unsafe extern "C" fn zt_component_ptr(
             ptr.write(core::ptr::null());
             len.write(0);
         }
-        let (h, o, c) = unsafe { component(file, obj, role, role_len)? };
-        let bytes = h.zero_copy(&o, &c)?;
         unsafe {
-            ptr.write(bytes.as_ptr());
-            len.write(bytes.len());
+            with_component(file, obj, role, role_len, |h, name, c| {
+                let bytes = h.zero_copy(name, c)?;
+                ptr.write(bytes.as_ptr());
+                len.write(bytes.len());
+                Ok(())
+            })
         }
-        Ok(())
     })
 }
 
@@ -288,16 +316,16 @@ pub unsafe extern "C" fn zt_component_read(
         }
         // SAFETY: the caller's contract, for every call below.
         unsafe { written.write(0) };
-        let (h, o, c) = unsafe { component(file, obj, role, role_len)? };
+        let (h, name, c) = unsafe { component(file, obj, role, role_len)? };
         let too_small = |needed: u64| {
-            let e = CoreError::new(ErrorKind::BufferTooSmall { needed }).in_object(o.name()).in_component(c.role());
+            let e = CoreError::new(ErrorKind::BufferTooSmall { needed }).in_object(name).in_component(c.role());
             // SAFETY: checked non-NULL above.
             unsafe { written.write(usize::try_from(needed).unwrap_or(usize::MAX)) };
             Err(Fail { status: zt_status::ZT_ERR_BUFFER_TOO_SMALL, detail: Detail::Core(e) })
         };
         // A declared size the stored bytes cannot produce is refused before
         // a caller allocates it.
-        let needed = c.plausible_len().map_err(|e| Fail::core(e.in_object(o.name()), Phase::Data))?;
+        let needed = c.plausible_len().map_err(|e| Fail::core(e.in_object(name), Phase::Data))?;
         if let Some(n) = needed {
             if (cap as u64) < n {
                 return too_small(n);
@@ -322,10 +350,10 @@ pub unsafe extern "C" fn zt_component_read(
             Err(Fail { detail: Detail::Core(e), .. })
                 if needed.is_none() && matches!(e.kind(), ErrorKind::DecodedTooLarge { .. }) =>
             {
-                let n = h.measure(&c).map_err(|f| in_object(f, o.name()))?;
+                let n = h.measure(&c).map_err(|f| in_object(f, name))?;
                 too_small(n)
             }
-            Err(f) => Err(in_object(f, o.name())),
+            Err(f) => Err(in_object(f, name)),
         }
     })
 }
@@ -368,10 +396,10 @@ pub unsafe extern "C" fn zt_component_read_range(
             return Err(Fail::invalid("`dst` is NULL"));
         }
         // SAFETY: the caller's contract.
-        let (h, o, c) = unsafe { component(file, obj, role, role_len)? };
+        let (h, name, c) = unsafe { component(file, obj, role, role_len)? };
         let out: &mut [u8] =
             if len == 0 { &mut [] } else { unsafe { core::slice::from_raw_parts_mut(dst.cast::<u8>(), len) } };
-        h.read_range(&c, start, out).map(drop).map_err(|f| in_object(f, o.name()))
+        h.read_range(&c, start, out).map(drop).map_err(|f| in_object(f, name))
     })
 }
 
@@ -410,12 +438,12 @@ pub unsafe extern "C" fn zt_component_verify(
         if flags & !ZT_VERIFY_STRICT != 0 {
             return Err(Fail::invalid("unknown `zt_component_verify` flag"));
         }
-        let (h, o, c) = unsafe { component(file, obj, role, role_len)? };
+        let (h, name, c) = unsafe { component(file, obj, role, role_len)? };
         let unverifiable = |kind: ErrorKind| {
-            let e = CoreError::new(kind).in_object(o.name()).in_component(c.role());
+            let e = CoreError::new(kind).in_object(name).in_component(c.role());
             Err(Fail { status: zt_status::ZT_ERR_UNSUPPORTED, detail: Detail::Core(e) })
         };
-        match h.verify_digest(&c).map_err(|f| in_object(f, o.name()))? {
+        match h.verify_digest(&c).map_err(|f| in_object(f, name))? {
             Verified::Ok => unsafe { put_opt(checked, true) },
             Verified::Unverifiable if flags & ZT_VERIFY_STRICT != 0 => {
                 return unverifiable(ErrorKind::UnverifiableDigest)

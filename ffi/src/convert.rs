@@ -59,8 +59,8 @@ pub unsafe extern "C" fn zt_component_read_as(
             d if d == zt_dtype::ZT_DTYPE_F64 as u32 => DType::F64,
             _ => return Err(Fail::invalid("zt_component_read_as converts to ZT_DTYPE_F32 or ZT_DTYPE_F64 only")),
         };
-        let (_, o, c) = unsafe { crate::component::component(file, obj, role, role_len)? };
-        let from = c.source().map_err(|e| Fail::core(e.in_object(o.name()), Phase::Data))?;
+        let (_, name, c) = unsafe { crate::component::component(file, obj, role, role_len)? };
+        let from = c.source().map_err(|e| Fail::core(e.in_object(name), Phase::Data))?;
         if from == Source::Plain(to) {
             return nested(unsafe { zt_component_read(file, obj, role, role_len, dst, cap, written) });
         }
@@ -73,7 +73,7 @@ pub unsafe extern "C" fn zt_component_read_as(
         let needed = (stored / from.width()) as u64 * to.width();
         if (cap as u64) < needed {
             unsafe { written.write(usize::try_from(needed).unwrap_or(usize::MAX)) };
-            let e = CoreError::new(ErrorKind::BufferTooSmall { needed }).in_object(o.name()).in_component(c.role());
+            let e = CoreError::new(ErrorKind::BufferTooSmall { needed }).in_object(name).in_component(c.role());
             return Err(Fail { status: zt_status::ZT_ERR_BUFFER_TOO_SMALL, detail: Detail::Core(e) });
         }
         if dst.is_null() && cap > 0 {
@@ -85,7 +85,7 @@ pub unsafe extern "C" fn zt_component_read_as(
         let out: &mut [u8] =
             if cap == 0 { &mut [] } else { unsafe { core::slice::from_raw_parts_mut(dst.cast::<u8>(), cap) } };
         let count = cast::convert_into(from, to, &decoded[..n], out)
-            .map_err(|e| Fail::core(e.in_object(o.name()).in_component(c.role()), Phase::Data))?;
+            .map_err(|e| Fail::core(e.in_object(name).in_component(c.role()), Phase::Data))?;
         unsafe { written.write(count * to.width() as usize) };
         Ok(())
     })

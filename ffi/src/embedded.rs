@@ -112,11 +112,15 @@ pub unsafe extern "C" fn zt_open_mem_into(
             // (checked above); writable for `slot_count` entries by contract.
             unsafe { core::slice::from_raw_parts_mut(slots.cast::<Entry>(), slot_count) }
         };
-        let file = File::parse_with_scratch(bytes, scratch).map_err(|e| Fail::core(e, Phase::Open))?;
         let h = storage.cast::<zt_file>();
-        // SAFETY: `storage` is writable, large and aligned enough (checked
-        // at compile time above).
-        unsafe { h.write(zt_file::from_memory(file)) };
+        // Matched, not `map_err(..)?`: each conversion of the result would
+        // be one more copy of a `File` on the stack.
+        match File::parse_with_scratch(bytes, scratch) {
+            // SAFETY: `storage` is writable, large and aligned enough
+            // (checked at compile time above).
+            Ok(file) => unsafe { h.write(zt_file::from_memory(file)) },
+            Err(e) => return Err(Fail::core(e, Phase::Open)),
+        }
         // SAFETY: just written; below, `h` stays in place for the handle's
         // lifetime and the slots with it (the caller's contract).
         if slot_count >= unsafe { (*h).file().len() } {

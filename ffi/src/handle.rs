@@ -86,6 +86,14 @@ impl zt_file {
         if let Some(i) = &self.index {
             return i.get(name);
         }
+        self.scan_find(name)
+    }
+
+    /// [`zt_file::find`] without an index. Out of line in the no-heap
+    /// build: inlined, its scan's temporaries (an `Object` per step) added
+    /// to the frame of every indexed lookup too.
+    #[cfg_attr(not(feature = "std"), inline(never))]
+    fn scan_find(&self, name: &str) -> Option<Object<'_>> {
         self.file().get(name)
     }
 
@@ -97,6 +105,13 @@ impl zt_file {
         if let Some(x) = &self.index {
             return x.object(i);
         }
+        self.scan_object(i)
+    }
+
+    /// [`zt_file::object`] without an index; out of line in the no-heap
+    /// build, as [`zt_file::scan_find`].
+    #[cfg_attr(not(feature = "std"), inline(never))]
+    fn scan_object(&self, i: usize) -> Option<Object<'_>> {
         self.file().object(i)
     }
 
@@ -184,11 +199,11 @@ impl zt_file {
 
     /// The stored bytes of a raw component, without copying, when the
     /// handle has them in memory and they are already little-endian.
-    pub(crate) fn zero_copy<'f>(&'f self, o: &Object<'f>, c: &Component<'f>) -> Result<&'f [u8], Fail> {
+    pub(crate) fn zero_copy<'f>(&'f self, name: &str, c: &Component<'f>) -> Result<&'f [u8], Fail> {
         match &self.inner {
             #[cfg(feature = "std")]
-            Inner::Path(r) => r.zero_copy(c).map_err(|e| in_object(Fail::fs(e, Phase::Data), o.name())),
-            Inner::Memory(_) => c.zero_copy_bytes().map_err(|e| Fail::core(e.in_object(o.name()), Phase::Data)),
+            Inner::Path(r) => r.zero_copy(c).map_err(|e| in_object(Fail::fs(e, Phase::Data), name)),
+            Inner::Memory(_) => c.zero_copy_bytes().map_err(|e| Fail::core(e.in_object(name), Phase::Data)),
         }
     }
 }
@@ -216,11 +231,45 @@ pub(crate) unsafe fn handle<'a>(file: *const zt_file) -> Result<&'a zt_file, Fai
 /// `obj` is NULL or points to a readable `zt_object`.
 pub(crate) unsafe fn object<'f>(h: &'f zt_file, obj: *const zt_object) -> Result<Object<'f>, Fail> {
     // SAFETY: the caller's contract.
+    let i = unsafe { object_index(h, obj)? };
+    h.object(i).ok_or_else(out_of_range)
+}
+
+/// The position `obj` designates in `h` (not yet checked against the
+/// object count), after checking `obj` is from `h`.
+///
+/// # Safety
+/// `obj` is NULL or points to a readable `zt_object`.
+unsafe fn object_index(h: &zt_file, obj: *const zt_object) -> Result<usize, Fail> {
+    // SAFETY: the caller's contract.
     let obj = unsafe { obj.as_ref() }.ok_or_else(|| Fail::invalid("`obj` is NULL"))?;
     if obj.owner != h.owner {
         return Err(Fail::invalid("a zt_object from another file (or not from zt_object_at / zt_find)"));
     }
-    h.object(obj.index).ok_or_else(|| Fail::invalid("object index out of range"))
+    Ok(obj.index)
+}
+
+fn out_of_range() -> Fail {
+    Fail::invalid("object index out of range")
+}
+
+/// `f` applied to the object `obj` designates in `h`, borrowed where the
+/// lookup left it rather than moved into a `Result`: an `Object` is over
+/// 300 bytes on 32-bit targets, and each copy is stack in the no-heap build.
+///
+/// # Safety
+/// `obj` is NULL or points to a readable `zt_object`.
+pub(crate) unsafe fn with_object<'f, T>(
+    h: &'f zt_file,
+    obj: *const zt_object,
+    f: impl FnOnce(&Object<'f>) -> Result<T, Fail>,
+) -> Result<T, Fail> {
+    // SAFETY: the caller's contract.
+    let i = unsafe { object_index(h, obj)? };
+    match h.object(i) {
+        Some(ref o) => f(o),
+        None => Err(out_of_range()),
+    }
 }
 
 /// A string argument given as pointer + length (or [`ZT_NUL_TERMINATED`]).

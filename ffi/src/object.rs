@@ -1,7 +1,7 @@
 //! Objects: count, lookup by position and name, name, format, info, shape.
 
 use crate::guard::{guard, guard_value, Detail, Fail};
-use crate::handle::{bytes_arg, handle, not_found, object, put, put_opt, zt_file};
+use crate::handle::{bytes_arg, handle, not_found, put, put_opt, with_object, zt_file};
 use crate::zt_status;
 use core::ffi::c_char;
 use ztensor_core::{Error as CoreError, ErrorKind, Format};
@@ -148,13 +148,13 @@ pub unsafe extern "C" fn zt_object_name(
     guard(|| {
         // SAFETY: the caller's contract, for every call below.
         let h = unsafe { handle(file)? };
-        let o = unsafe { object(h, obj)? };
+        let n = unsafe { with_object(h, obj, |o| Ok(o.name()))? };
         if name.is_null() || len.is_null() {
             return Err(Fail::invalid("`name` or `len` is NULL"));
         }
         unsafe {
-            name.write(o.name().as_ptr().cast());
-            len.write(o.name().len());
+            name.write(n.as_ptr().cast());
+            len.write(n.len());
         }
         Ok(())
     })
@@ -178,11 +178,10 @@ pub unsafe extern "C" fn zt_object_format(
     guard(|| {
         // SAFETY: the caller's contract, for every call below.
         let h = unsafe { handle(file)? };
-        let o = unsafe { object(h, obj)? };
+        let s = unsafe { with_object(h, obj, |o| Ok(o.format().name()))? };
         if format.is_null() || len.is_null() {
             return Err(Fail::invalid("`format` or `len` is NULL"));
         }
-        let s = o.format().name();
         unsafe {
             format.write(s.as_ptr().cast());
             len.write(s.len());
@@ -223,20 +222,22 @@ pub unsafe extern "C" fn zt_object_get_info(
         // SAFETY: the caller's contract, for every call below.
         unsafe { info.write(core::mem::zeroed()) };
         let h = unsafe { handle(file)? };
-        let o = unsafe { object(h, obj)? };
-        let value = zt_object_info {
-            name: o.name().as_ptr().cast(),
-            name_len: o.name().len(),
-            format: o.format().name().as_ptr().cast(),
-            format_len: o.format().name().len(),
-            format_kind: c_format(o.format()),
-            ndim: o.shape().ndim(),
-            numel: o.shape().numel(),
-            component_count: o.component_count(),
-            attribute_count: o.attributes().len(),
-        };
-        unsafe { info.write(value) };
-        Ok(())
+        unsafe {
+            with_object(h, obj, |o| {
+                info.write(zt_object_info {
+                    name: o.name().as_ptr().cast(),
+                    name_len: o.name().len(),
+                    format: o.format().name().as_ptr().cast(),
+                    format_len: o.format().name().len(),
+                    format_kind: c_format(o.format()),
+                    ndim: o.shape().ndim(),
+                    numel: o.shape().numel(),
+                    component_count: o.component_count(),
+                    attribute_count: o.attributes().len(),
+                });
+                Ok(())
+            })
+        }
     })
 }
 
@@ -261,11 +262,10 @@ pub unsafe extern "C" fn zt_object_shape(
     guard(|| {
         // SAFETY: the caller's contract, for every call below.
         let h = unsafe { handle(file)? };
-        let o = unsafe { object(h, obj)? };
-        let shape = o.shape();
+        let (name, shape) = unsafe { with_object(h, obj, |o| Ok((o.name(), o.shape())))? };
         unsafe { put_opt(ndim, shape.ndim()) };
         if cap < shape.ndim() {
-            let e = CoreError::new(ErrorKind::BufferTooSmall { needed: shape.ndim() as u64 }).in_object(o.name());
+            let e = CoreError::new(ErrorKind::BufferTooSmall { needed: shape.ndim() as u64 }).in_object(name);
             return Err(Fail { status: zt_status::ZT_ERR_BUFFER_TOO_SMALL, detail: Detail::Core(e) });
         }
         if shape.ndim() > 0 {
