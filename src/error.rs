@@ -99,6 +99,8 @@ pub enum ErrorKind {
     TypeMismatch,
     /// zstd data is corrupt or truncated.
     Decompress,
+    /// A zstd frame decoded, but its content checksum does not match.
+    ZstdChecksum,
     /// Decoded data exceeds the declared or configured size.
     DecodedTooLarge { limit: u64 },
     /// A digest string is malformed.
@@ -428,6 +430,7 @@ impl fmt::Display for ErrorKind {
             NotZeroCopy { reason } => write!(f, "no zero-copy view: {reason}"),
             TypeMismatch => f.write_str("requested element type does not match the dtype"),
             Decompress => f.write_str("corrupt or truncated zstd data"),
+            ZstdChecksum => f.write_str("zstd frame content checksum does not match"),
             DecodedTooLarge { limit } => write!(f, "decoded data exceeds the limit of {limit} bytes"),
             BadDigest => f.write_str("malformed digest (expected sha256:<hex> or crc32c:0x<hex>)"),
             DigestMismatch => f.write_str("digest mismatch: stored bytes are corrupt"),

@@ -284,7 +284,7 @@ pub mod pure {
     pub fn decode_frame_into(frame: &[u8], out: &mut [u8]) -> Result<usize> {
         let n = decode_into(frame, out)?;
         match super::content_checksum(frame) {
-            Some(sum) if sum != xxhash_rust::xxh64::xxh64(&out[..n], 0) as u32 => Err(corrupt()),
+            Some(sum) if sum != xxhash_rust::xxh64::xxh64(&out[..n], 0) as u32 => Err(Error::new(ErrorKind::ZstdChecksum)),
             _ => Ok(n),
         }
     }
@@ -348,13 +348,18 @@ pub mod libzstd {
         if input.is_empty() {
             return Err(corrupt());
         }
-        DCtx::try_create().ok_or_else(corrupt)?.decompress(out, input).map_err(|code| {
-            if dst_too_small(code) {
-                Error::new(ErrorKind::DecodedTooLarge { limit: limit as u64 })
-            } else {
-                corrupt()
-            }
-        })
+        DCtx::try_create().ok_or_else(corrupt)?.decompress(out, input).map_err(|code| error_of(code, limit))
+    }
+
+    /// The error of a libzstd decompression error code, output room `limit`.
+    fn error_of(code: usize, limit: usize) -> Error {
+        if dst_too_small(code) {
+            Error::new(ErrorKind::DecodedTooLarge { limit: limit as u64 })
+        } else if code.wrapping_neg() == ZSTD_ErrorCode::ZSTD_error_checksum_wrong as usize {
+            Error::new(ErrorKind::ZstdChecksum)
+        } else {
+            corrupt()
+        }
     }
 
     /// [`super::FrameDecoder`] with libzstd: one context for every frame.
@@ -379,13 +384,7 @@ pub mod libzstd {
 
         fn run<C: WriteBuf + ?Sized>(&mut self, frame: &[u8], out: &mut C, limit: usize) -> Result<usize> {
             Self::one_frame(frame)?;
-            self.0.decompress(out, frame).map_err(|code| {
-                if dst_too_small(code) {
-                    Error::new(ErrorKind::DecodedTooLarge { limit: limit as u64 })
-                } else {
-                    corrupt()
-                }
-            })
+            self.0.decompress(out, frame).map_err(|code| error_of(code, limit))
         }
 
         /// [`super::FrameDecoder::decode_into`].
@@ -434,7 +433,7 @@ pub mod libzstd {
         loop {
             let before = inb.pos();
             let mut outb = OutBuffer::around(&mut stage[..]);
-            let hint = dctx.decompress_stream(&mut outb, &mut inb).map_err(|_| corrupt())?;
+            let hint = dctx.decompress_stream(&mut outb, &mut inb).map_err(|code| error_of(code, usize::MAX))?;
             let n = outb.pos();
             total += n as u64;
             if total > limit {

@@ -126,6 +126,7 @@ fn phrase(kind: ErrorKind) -> (&'static str, Option<&'static str>) {
         NotZeroCopy { reason } => return ("no zero-copy view: ", Some(reason)),
         TypeMismatch => "requested element type does not match the dtype",
         Decompress => "corrupt or truncated zstd data",
+        ZstdChecksum => "zstd frame content checksum does not match",
         DecodedTooLarge { .. } => "decoded data exceeds the limit",
         BadDigest => "malformed digest",
         DigestMismatch => "digest mismatch: stored bytes are corrupt",

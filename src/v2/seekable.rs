@@ -251,6 +251,8 @@ fn frame_result(r: crate::Result<usize>, f: &Frame) -> Result<()> {
     match r {
         Ok(n) if n as u64 == f.decoded_len => Ok(()),
         Ok(n) if (n as u64) < f.decoded_len => Err(Error::ctx(Kind::DecodedLength, "frame")),
+        // libzstd checks the content checksum itself (the ruzstd path checks it after decoding).
+        Err(e) if matches!(e.kind(), crate::ErrorKind::ZstdChecksum) => Err(bad("frame checksum")),
         // More than its table size: refused as decoding into a slot of that size refuses it.
         _ => Err(bad("frame does not decode")),
     }
@@ -308,12 +310,14 @@ mod tests {
         let mut bad = encoded.clone();
         bad[end - 1] ^= 1; // the checksum's last byte
         for r in decode_all(&bad) {
-            assert_eq!(r.unwrap_err().kind, Kind::Seekable);
+            let e = r.unwrap_err();
+            assert_eq!(e.kind, Kind::Seekable);
+            assert!(alloc::format!("{e}").contains("frame checksum"), "{e}");
         }
         let (good, corrupt) = (&encoded[start..end], &bad[start..end]);
         let mut out = [0u8; 64];
         assert_eq!(crate::zstd::pure::decode_frame_into(good, &mut out).unwrap(), 64);
-        assert_eq!(crate::zstd::pure::decode_frame_into(corrupt, &mut out).unwrap_err().kind(), crate::ErrorKind::Decompress);
+        assert_eq!(crate::zstd::pure::decode_frame_into(corrupt, &mut out).unwrap_err().kind(), crate::ErrorKind::ZstdChecksum);
         // Two frames given as one: the checksum (of the second) does not cover both.
         let pair = &encoded[..end];
         let mut out2 = [0u8; 128];
@@ -322,9 +326,9 @@ mod tests {
         {
             let mut d = crate::zstd::libzstd::FrameDecoder::new().unwrap();
             assert_eq!(d.decode_into(good, &mut out).unwrap(), 64);
-            assert_eq!(d.decode_into(corrupt, &mut out).unwrap_err().kind(), crate::ErrorKind::Decompress);
+            assert_eq!(d.decode_into(corrupt, &mut out).unwrap_err().kind(), crate::ErrorKind::ZstdChecksum);
             let mut v = Vec::with_capacity(64);
-            assert_eq!(d.decode_append(corrupt, &mut v, 64).unwrap_err().kind(), crate::ErrorKind::Decompress);
+            assert_eq!(d.decode_append(corrupt, &mut v, 64).unwrap_err().kind(), crate::ErrorKind::ZstdChecksum);
             assert!(v.is_empty());
             assert_eq!(d.decode_append(good, &mut v, 64).unwrap(), 64);
             assert!(d.decode_into(pair, &mut out2).is_err(), "one frame at a time");
