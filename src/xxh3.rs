@@ -46,7 +46,7 @@ mod avx2 {
 
     const STRIPE: usize = 64;
     /// How far ahead of the stripe being hashed to prefetch (the reference's 384).
-    const PREFETCH_DIST: usize = 384;
+    const PREFETCH_DIST: usize = 1024;
     const STRIPES_PER_BLOCK: usize = 16;
     const SECRET_LEN: usize = 192;
     const P32_1: u64 = 0x9E37_79B1;
