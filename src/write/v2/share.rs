@@ -5,10 +5,10 @@
 //! against a streamed part written before it in its own object.
 
 use super::xxh3::full_hash;
+use super::NewPart;
 use super::{align_up, Error, Kind, Plan, Result, Writer};
 use crate::write::data::Repr;
 use crate::write::Sink;
-use super::NewPart;
 use alloc::vec::Vec;
 
 /// Bytes read back at a time when comparing.
@@ -22,6 +22,11 @@ impl<S: Sink> Writer<S> {
         let Some(offs) = self.blobs.get(&key) else { return Ok(None) };
         let offs: Vec<u64> =
             offs.iter().filter(|&&(f, _, full)| f == self.shard && full.map_or(true, |x| x == h)).map(|&(_, o, _)| o).collect();
+        Ok(self.first_equal(offs, b)?.map(|o| (self.shard, o)))
+    }
+
+    /// The first of `offs` holding the bytes `b` (read back).
+    fn first_equal(&mut self, offs: Vec<u64>, b: &[u8]) -> Result<Option<u64>> {
         let mut buf = alloc::vec![0u8; b.len().min(READ)];
         'cands: for off in offs {
             let mut done = 0usize;
@@ -44,7 +49,7 @@ impl<S: Sink> Writer<S> {
                 }
                 done += n;
             }
-            return Ok(Some((self.shard, off)));
+            return Ok(Some(off));
         }
         Ok(None)
     }
@@ -124,21 +129,10 @@ impl<S: Sink> Writer<S> {
         }
         let h = plans[j].full.unwrap_or_else(|| full_hash(b, key));
         let cands: Vec<u64> = (0..j).filter(|&k| streamed(k) && plans[k].full.map_or(true, |f| f == h)).map(|k| plans[k].offset).collect();
-        let mut buf = alloc::vec![0u8; b.len().min(READ)];
-        'cands: for c in cands {
-            let mut done = 0usize;
-            while done < b.len() {
-                let n = (b.len() - done).min(READ);
-                if !self.read_back(c + done as u64, &mut buf[..n])? || buf[..n] != b[done..done + n] {
-                    continue 'cands;
-                }
-                done += n;
-            }
-            plans[j].full = Some(h);
-            plans[j].digest = self.digest_of(b, h);
-            return reshare(plans, j, c, self.opts.align);
-        }
-        Ok(())
+        let Some(c) = self.first_equal(cands, b)? else { return Ok(()) };
+        plans[j].full = Some(h);
+        plans[j].digest = self.digest_of(b, h);
+        reshare(plans, j, c, self.opts.align)
     }
 }
 

@@ -226,6 +226,9 @@ enum Via {
     Reader,
 }
 
+/// Test objects: name, parts (name, bytes, how given).
+type Objs = Vec<(&'static str, Vec<(&'static str, Vec<u8>, Via)>)>;
+
 /// Pseudo-random bytes.
 fn noise(seed: u64, n: usize) -> Vec<u8> {
     let mut x = seed.wrapping_mul(0x9E37_79B9_7F4A_7C15) | 1;
@@ -243,7 +246,7 @@ fn noise(seed: u64, n: usize) -> Vec<u8> {
 /// duplicate others: of an earlier object, of their own object (later
 /// parts move down), as the source of later in-memory duplicates, and one
 /// equal to another in length and first 64 KiB only (not shared).
-fn dup_objects() -> Vec<(&'static str, Vec<(&'static str, Vec<u8>, Via)>)> {
+fn dup_objects() -> Objs {
     let x = noise(1, 200_000);
     let y = noise(2, 150_000);
     let z = noise(3, 70_000);
@@ -281,7 +284,7 @@ fn dup_objects() -> Vec<(&'static str, Vec<(&'static str, Vec<u8>, Via)>)> {
 }
 
 /// Write `objs`, every part given as listed or (`memory`) all in memory.
-fn write_dups<S: Sink>(mut w: Writer<S>, objs: &[(&str, Vec<(&str, Vec<u8>, Via)>)], memory: bool) -> S {
+fn write_dups<S: Sink>(mut w: Writer<S>, objs: &Objs, memory: bool) -> S {
     for (name, parts) in objs {
         let mut o = NewObject::new(*name, &[], "x.test/1");
         for (pn, b, via) in parts {
@@ -299,7 +302,7 @@ fn write_dups<S: Sink>(mut w: Writer<S>, objs: &[(&str, Vec<(&str, Vec<u8>, Via)
 }
 
 /// The file opens, and every part reads back as given, digest checked.
-fn check_reads_back(bytes: &[u8], objs: &[(&str, Vec<(&str, Vec<u8>, Via)>)]) {
+fn check_reads_back(bytes: &[u8], objs: &Objs) {
     let f = crate::File::parse(bytes).unwrap();
     let m = f.v2().unwrap();
     for (name, parts) in objs {
