@@ -428,8 +428,8 @@ impl<S: Sink> Writer<S> {
         // Write.
         let mut digests = Vec::with_capacity(plans.len());
         for i in 0..plans.len() {
-            let in_part = |e: Error| e.in_part(&obj.parts[i].name);
-            self.share_with_streamed(&obj.parts, &mut plans, i).map_err(in_part)?;
+            // Sharing found once bytes are known: before writing, after a streamed part.
+            self.share_with_streamed(&obj.parts, &mut plans, i).map_err(|e| e.in_part(&obj.parts[i].name))?;
             let d = self.write_part(&mut obj.parts[i], &mut plans[i]).map_err(|e| e.in_part(&obj.parts[i].name))?;
             self.share_streamed(&obj.parts, &mut plans, i).map_err(|e| e.in_part(&obj.parts[i].name))?;
             digests.push(d);
