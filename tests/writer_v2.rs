@@ -506,7 +506,7 @@ fn upstream_reads_every_kind_of_file_we_write() {
 #[test]
 fn streamed_parts_round_trip_and_match_in_memory_ones() {
     // A chunked source gives the same file as the same bytes in memory
-    // (no identical parts here: streamed parts are not shared).
+    // (no identical parts here; streamed duplicates: src/write/v2/tests.rs).
     let data = bytes(30, 200_000);
     let mut a = Writer::new(Vec::new());
     a.add(NewObject::new("s", &[200_000], "dense").part(NewPart::new("data", DType::U8, ztensor::write::Data::from_chunks(200_000, data.chunks(7777))))).unwrap();
@@ -821,28 +821,56 @@ with w.stream("d", [len(x) // 2], {"data": {"dtype": "u16", "nbytes": len(x)}}) 
 w.finish()
 "#;
 
-/// Chunked sources give the same canonical bytes as upstream's streamed
-/// objects. As upstream, a streamed part is not shared with an identical
-/// earlier blob (its bytes are known only once written); in-memory parts are.
+/// A sink that reads back but cannot rewind (as upstream's `Writer.stream`,
+/// it then leaves a streamed duplicate unshared).
+struct NoRewind(Vec<u8>);
+
+impl ztensor::write::Sink for NoRewind {
+    fn write_all(&mut self, b: &[u8]) -> ztensor::Result<()> {
+        self.0.write_all(b)
+    }
+    fn read_at(&mut self, offset: u64, buf: &mut [u8]) -> ztensor::Result<bool> {
+        self.0.read_at(offset, buf)
+    }
+}
+
+/// Upstream's streamed objects: the same bytes from chunked sources when
+/// the sink cannot rewind (upstream never shares a streamed part with an
+/// identical earlier blob; in-memory parts are shared). A sink that can
+/// rewind shares streamed duplicates too: canonical (§6.3 rule 3), the same
+/// bytes as for those tensors in memory, and not upstream's.
 #[test]
 fn streamed_objects_are_byte_identical_to_upstream() {
+    use ztensor::write::{Data, Sink};
     require_reference();
     let dir = tmp();
     let x = bytes(60, 5000);
     let theirs = dir.path().join("theirs.zt");
     run_python(UPSTREAM_STREAM, &[&theirs, Path::new(&hex::encode(&x))]);
-    let mut w = Writer::new(Vec::new());
-    let n = x.len() as u64;
-    w.add_dense("a", &[n], DType::U8, &x[..]).unwrap();
-    w.add(NewObject::new("b", &[n], "dense").part(NewPart::new("data", DType::U8, ztensor::write::Data::from_chunks(n, x.chunks(1000))))).unwrap();
-    w.add_dense("c", &[n], DType::U8, &x[..]).unwrap();
-    w.add(NewObject::new("d", &[n / 2], "dense").part(NewPart::new("data", DType::U16, ztensor::write::Data::from_reader(n, &x[..])))).unwrap();
-    let ours = w.finish().unwrap();
-    assert!(ours == std::fs::read(&theirs).unwrap(), "streamed file differs from upstream's");
+    let theirs = std::fs::read(&theirs).unwrap();
+    fn objects<S: Sink>(mut w: Writer<S>, x: &[u8], memory: bool) -> S {
+        let n = x.len() as u64;
+        w.add_dense("a", &[n], DType::U8, x).unwrap();
+        let b = if memory { Data::bytes(x) } else { Data::from_chunks(n, x.chunks(1000)) };
+        w.add(NewObject::new("b", &[n], "dense").part(NewPart::new("data", DType::U8, b))).unwrap();
+        w.add_dense("c", &[n], DType::U8, x).unwrap();
+        let d = if memory { Data::bytes(x) } else { Data::from_reader(n, x) };
+        w.add(NewObject::new("d", &[n / 2], "dense").part(NewPart::new("data", DType::U16, d))).unwrap();
+        w.finish().unwrap()
+    }
+    let ours = objects(Writer::new(NoRewind(Vec::new())), &x, false).0;
+    assert!(ours == theirs, "streamed file differs from upstream's");
     let m = Manifest::parse(&ours).unwrap();
     let off = |o: &str| m.object(o).unwrap().part("data").unwrap().offset;
     assert_eq!(off("c"), off("a"));
     assert_ne!(off("b"), off("a"));
+
+    let canonical = objects(Writer::new(Vec::new()), &x, false);
+    assert!(canonical == objects(Writer::new(Vec::new()), &x, true), "streamed duplicates not shared as in memory");
+    assert!(canonical != theirs);
+    let m = Manifest::parse(&canonical).unwrap();
+    let off = |o: &str| m.object(o).unwrap().part("data").unwrap().offset;
+    assert!(["b", "c", "d"].iter().all(|o| off(o) == off("a")));
 }
 
 /// Atomic publication: nothing under the final names until `finish`; a

@@ -156,6 +156,19 @@ impl Sink for FileSink {
         };
         self.io(r).map(|()| true)
     }
+
+    /// Flush, cut the file at `offset` and write on from there.
+    fn rewind_to(&mut self, offset: u64) -> Result<bool> {
+        let r = match self.file.as_mut() {
+            Some(f) => f.flush().and_then(|()| {
+                let file = f.get_mut();
+                file.set_len(offset)?;
+                file.seek(SeekFrom::Start(offset)).map(drop)
+            }),
+            None => Err(io::Error::other("file already finished")),
+        };
+        self.io(r).map(|()| true)
+    }
 }
 
 /// The smallest gap [`FileSink::skip_zeros`] leaves as a hole (below it,

@@ -3,8 +3,8 @@
 use crate::error::Result;
 use alloc::vec::Vec;
 
-/// An append-only byte destination: the writer only ever appends, never
-/// seeks back.
+/// An append-only byte destination: the writer appends; it reads back and
+/// rewinds only where a sink says it can ([`Sink::read_at`], [`Sink::rewind_to`]).
 ///
 /// Implemented for `Vec<u8>` and `&mut S`; with `std`, [`IoSink`] adapts any
 /// `std::io::Write` and [`FileSink`](super::FileSink) publishes a file
@@ -42,6 +42,15 @@ pub trait Sink {
         let _ = n;
         Ok(false)
     }
+
+    /// Drop every byte from `offset` on, so that the next write goes to
+    /// `offset`; `Ok(false)` when this sink cannot (the default). The v2
+    /// writer uses it to take back a streamed part found, once written, to
+    /// be identical to an earlier blob, and share that blob instead.
+    fn rewind_to(&mut self, offset: u64) -> Result<bool> {
+        let _ = offset;
+        Ok(false)
+    }
 }
 
 impl Sink for Vec<u8> {
@@ -54,6 +63,15 @@ impl Sink for Vec<u8> {
         let src = src.ok_or(crate::Error::new(crate::ErrorKind::Io))?;
         buf.copy_from_slice(src);
         Ok(true)
+    }
+    fn rewind_to(&mut self, offset: u64) -> Result<bool> {
+        match usize::try_from(offset) {
+            Ok(o) if o <= self.len() => {
+                self.truncate(o);
+                Ok(true)
+            }
+            _ => Err(crate::Error::new(crate::ErrorKind::Io)),
+        }
     }
 }
 
@@ -73,6 +91,9 @@ impl<S: Sink + ?Sized> Sink for &mut S {
     }
     fn skip_zeros(&mut self, n: u64) -> Result<bool> {
         (**self).skip_zeros(n)
+    }
+    fn rewind_to(&mut self, offset: u64) -> Result<bool> {
+        (**self).rewind_to(offset)
     }
 }
 

@@ -2,8 +2,9 @@
 //!
 //! [`Writer`] writes each object's blobs as it is added, keeps its few
 //! bytes of manifest, and at [`Writer::finish`] appends the deterministic-
-//! CBOR manifest and the 40-byte footer. It never seeks back (it reads
-//! back only to confirm a shared blob, [`Sink::read_at`]).
+//! CBOR manifest and the 40-byte footer. It reads back only to confirm a
+//! shared blob ([`Sink::read_at`]) and seeks back only to take back a
+//! streamed duplicate ([`Sink::rewind_to`]).
 //!
 //! **Canonical form** (§6.3, the default): blobs at successive 64 KiB
 //! boundaries from 65536, in ascending bytewise `(object name, part name)`
@@ -15,15 +16,20 @@
 //! refused, not normalized (upstream 2.1.2 refuses non-NFC object and part
 //! names the same way; it does not check attribute keys, this writer does);
 //! no shards; the manifest last, the footer right after. A streamed part
-//! ([`Data::from_chunks`], [`Data::from_reader`]) is not shared with an
-//! identical earlier blob (its bytes are known only once written, and the
-//! writer never seeks back): upstream's `Writer.stream` does the same, so
-//! the bytes still match upstream's, but such a file is not canonical in
-//! the letter of rule 3. A sink that cannot read back ([`Sink::read_at`]:
-//! `Vec<u8>` and [`FileSink`](super::FileSink) can) makes a canonical
-//! writer refuse a part identical to an earlier one. Identical input
-//! gives the same bytes as upstream's `ztensor.Writer(path)` (tested
-//! against PyPI `ztensor` 2.1.2 in `tests/writer_v2.rs`).
+//! ([`Data::from_chunks`], [`Data::from_reader`]) is shared too: its bytes
+//! are known only once written, so it is written, compared with the
+//! earlier blobs of its key and, if identical, taken back
+//! ([`Sink::rewind_to`]), its object's later blobs moving down. `Vec<u8>`
+//! and [`FileSink`](super::FileSink) can rewind; with a sink that cannot
+//! read back or rewind, a streamed part stays unshared (then not canonical
+//! in the letter of rule 3). Upstream's `Writer.stream` never shares a
+//! streamed part, so with a streamed duplicate the bytes differ from
+//! upstream's: ours are the canonical ones (the same as for those tensors
+//! given in memory). A sink that cannot read back ([`Sink::read_at`])
+//! makes a canonical writer refuse an in-memory part identical to an
+//! earlier one. Identical input gives the same bytes as upstream's
+//! `ztensor.Writer(path)` (tested against PyPI `ztensor` 2.1.2 in
+//! `tests/writer_v2.rs`).
 //!
 //! **Non-canonical** ([`Options::non_canonical`]): any power-of-two
 //! alignment ≥ 4096, digests `xxh3`, `sha256` or none (over decoded bytes),
@@ -60,6 +66,7 @@ mod manifest;
 mod object;
 mod options;
 mod seekable;
+mod share;
 #[cfg(feature = "std")]
 mod shard;
 mod xxh3;
@@ -420,8 +427,11 @@ impl<S: Sink> Writer<S> {
 
         // Write.
         let mut digests = Vec::with_capacity(plans.len());
-        for (p, plan) in obj.parts.iter_mut().zip(plans.iter_mut()) {
-            let d = self.write_part(p, plan).map_err(|e| e.in_part(&p.name))?;
+        for i in 0..plans.len() {
+            // Sharing found once bytes are known: before writing, after a streamed part.
+            self.share_with_streamed(&obj.parts, &mut plans, i).map_err(|e| e.in_part(&obj.parts[i].name))?;
+            let d = self.write_part(&mut obj.parts[i], &mut plans[i]).map_err(|e| e.in_part(&obj.parts[i].name))?;
+            self.share_streamed(&obj.parts, &mut plans, i).map_err(|e| e.in_part(&obj.parts[i].name))?;
             digests.push(d);
         }
         for plan in &plans {
@@ -516,51 +526,6 @@ impl<S: Sink> Writer<S> {
             }
         }
     }
-
-    /// An earlier blob with these exact bytes: same key, same XXH3-64 `h`
-    /// when its own is known, confirmed by reading it back. (Only blobs of
-    /// the file being written are candidates.)
-    fn find_shared(&mut self, key: (u64, u64), h: u64, b: &[u8]) -> Result<Option<(u32, u64)>> {
-        let Some(offs) = self.blobs.get(&key) else { return Ok(None) };
-        let offs: Vec<u64> =
-            offs.iter().filter(|&&(f, _, full)| f == self.shard && full.map_or(true, |x| x == h)).map(|&(_, o, _)| o).collect();
-        let mut buf = alloc::vec![0u8; b.len().min(1 << 20)];
-        'cands: for off in offs {
-            let mut done = 0usize;
-            while done < b.len() {
-                let n = (b.len() - done).min(buf.len());
-                match self.read_back(off + done as u64, &mut buf[..n]) {
-                    Ok(true) => {}
-                    // Cannot confirm: canonical form cannot be written; otherwise not shared.
-                    Ok(false) if self.opts.canonical => {
-                        return Err(Error::new(Kind::Option("canonical form shares identical parts: the sink must support read_at")))
-                    }
-                    Ok(false) => return Ok(None),
-                    Err(e) => {
-                        self.broken = true;
-                        return Err(e);
-                    }
-                }
-                if buf[..n] != b[done..done + n] {
-                    continue 'cands;
-                }
-                done += n;
-            }
-            return Ok(Some((self.shard, off)));
-        }
-        Ok(None)
-    }
-
-    /// Read back bytes of the file being written.
-    fn read_back(&mut self, offset: u64, buf: &mut [u8]) -> Result<bool> {
-        #[cfg(feature = "std")]
-        if self.shard != 0 {
-            if let Some(sh) = self.shards.as_mut() {
-                return sh.read_at(offset, buf).map(|()| true);
-            }
-        }
-        self.sink.read_at(offset, buf).map_err(Into::into)
-    }
 }
 
 impl<S: Sink> Writer<S> {
@@ -604,12 +569,18 @@ impl<S: Sink> Writer<S> {
                 let declared = *len;
                 let mut g = Digester::new(self.opts.digest);
                 let mut failed = None;
+                // The sharing key's prefix (canonical form, the root: see `share_streamed`).
+                let keyed = self.opts.canonical && self.shard == 0;
+                let mut prefix = Vec::new();
                 let n = super::copy(&mut **src, declared, &mut |b: &[u8]| {
                     self.put(b).map_err(|e| {
                         failed = Some(e);
                         crate::Error::new(crate::ErrorKind::Io)
                     })?;
                     g.update(b);
+                    if keyed && prefix.len() < PREFIX {
+                        prefix.extend_from_slice(&b[..b.len().min(PREFIX - prefix.len())]);
+                    }
                     Ok(())
                 });
                 if let Some(e) = failed {
@@ -618,6 +589,10 @@ impl<S: Sink> Writer<S> {
                 let n = n?;
                 if n != declared {
                     return Err(Error::new(Kind::Core(crate::ErrorKind::LengthMismatch { expected: declared, actual: n })));
+                }
+                if let (true, Digester::Xxh3(h)) = (keyed, &g) {
+                    plan.key = Some((n, xxhash_rust::xxh3::xxh3_64(&prefix)));
+                    plan.full = Some(h.digest());
                 }
                 Ok(g.finish())
             }

@@ -216,3 +216,158 @@ fn error_messages_name_the_object_part_and_rule() {
         "the writer's options do not allow this: alignment must be a power of two >= 4096"
     );
 }
+
+/// How a test part's bytes are given.
+#[derive(Clone, Copy, PartialEq)]
+enum Via {
+    Memory,
+    Chunks,
+    #[cfg(feature = "std")]
+    Reader,
+}
+
+/// Test objects: name, parts (name, bytes, how given).
+type Objs = Vec<(&'static str, Vec<(&'static str, Vec<u8>, Via)>)>;
+
+/// Pseudo-random bytes.
+fn noise(seed: u64, n: usize) -> Vec<u8> {
+    let mut x = seed.wrapping_mul(0x9E37_79B9_7F4A_7C15) | 1;
+    (0..n)
+        .map(|_| {
+            x ^= x << 13;
+            x ^= x >> 7;
+            x ^= x << 17;
+            x as u8
+        })
+        .collect()
+}
+
+/// Objects (name, parts (name, bytes, how given)) whose streamed parts
+/// duplicate others: of an earlier object, of their own object (later
+/// parts move down), as the source of later in-memory duplicates, and one
+/// equal to another in length and first 64 KiB only (not shared).
+fn dup_objects() -> Objs {
+    let x = noise(1, 200_000);
+    let y = noise(2, 150_000);
+    let z = noise(3, 70_000);
+    let w = noise(4, 100_000);
+    let mut w2 = w.clone();
+    w2[90_000] ^= 1;
+    let small = noise(5, 1000);
+    #[cfg(feature = "std")]
+    let reader = Via::Reader;
+    #[cfg(not(feature = "std"))]
+    let reader = Via::Chunks;
+    vec![
+        ("a", vec![("data", x.clone(), Via::Memory)]),
+        ("b", vec![("data", x.clone(), Via::Chunks)]),
+        ("c", vec![("data", y.clone(), reader)]),
+        ("d", vec![("data", y.clone(), Via::Memory)]),
+        (
+            "e",
+            vec![
+                ("p0", z.clone(), Via::Memory),
+                ("p1", z.clone(), Via::Chunks),
+                ("p2", w.clone(), Via::Memory),
+                ("p3", w2.clone(), Via::Chunks),
+                ("p4", w2.clone(), Via::Memory),
+                ("p5", x.clone(), reader),
+                ("p6", small.clone(), Via::Memory),
+                ("p7", Vec::new(), Via::Memory),
+                ("p8", Vec::new(), Via::Chunks),
+                ("p9", z.clone(), Via::Memory),
+            ],
+        ),
+        ("f", vec![("data", y.clone(), Via::Chunks)]),
+        ("g", vec![("data", small.clone(), Via::Chunks), ("data2", w2, Via::Memory)]),
+    ]
+}
+
+/// Write `objs`, every part given as listed or (`memory`) all in memory.
+fn write_dups<S: Sink>(mut w: Writer<S>, objs: &Objs, memory: bool) -> S {
+    for (name, parts) in objs {
+        let mut o = NewObject::new(*name, &[], "x.test/1");
+        for (pn, b, via) in parts {
+            let data = match if memory { Via::Memory } else { *via } {
+                Via::Memory => Data::bytes(b),
+                Via::Chunks => Data::from_chunks(b.len() as u64, b.chunks(999)),
+                #[cfg(feature = "std")]
+                Via::Reader => Data::from_reader(b.len() as u64, std::io::Cursor::new(&b[..])),
+            };
+            o = o.part(NewPart::new(*pn, DType::U8, data));
+        }
+        w.add(o).unwrap();
+    }
+    w.finish().unwrap()
+}
+
+/// The file opens, and every part reads back as given, digest checked.
+fn check_reads_back(bytes: &[u8], objs: &Objs) {
+    let f = crate::File::parse(bytes).unwrap();
+    let m = f.v2().unwrap();
+    for (name, parts) in objs {
+        let o = m.object(name).unwrap();
+        assert_eq!(crate::v2::verify::object(&o, bytes).unwrap(), parts.len());
+        for (pn, b, _) in parts {
+            assert_eq!(crate::v2::verify::raw_bytes(&o.part(pn).unwrap(), bytes).unwrap(), &b[..], "{name}/{pn}");
+        }
+    }
+}
+
+#[test]
+fn streamed_duplicates_are_shared_as_in_memory_ones() {
+    let objs = dup_objects();
+    let want = write_dups(Writer::new(Vec::new()), &objs, true);
+    let got = write_dups(Writer::new(Vec::new()), &objs, false);
+    assert!(got == want, "streamed parts give other bytes ({} vs {})", got.len(), want.len());
+    check_reads_back(&got, &objs);
+    // The sharing itself: the streamed duplicates point at the first blob.
+    let m = Manifest::parse(&got).unwrap();
+    let at = |o: &str, p: &str| m.object(o).unwrap().part(p).unwrap().offset;
+    assert_eq!(at("b", "data"), at("a", "data"));
+    assert_eq!(at("d", "data"), at("c", "data"));
+    assert_eq!(at("e", "p1"), at("e", "p0"));
+    assert_eq!(at("e", "p4"), at("e", "p3"));
+    assert_ne!(at("e", "p3"), at("e", "p2"));
+    assert_eq!(at("e", "p5"), at("a", "data"));
+    assert_eq!(at("e", "p8"), at("e", "p7"));
+    assert_eq!(at("e", "p9"), at("e", "p0"));
+    assert_eq!(at("f", "data"), at("c", "data"));
+    assert_eq!(at("g", "data"), at("e", "p6"));
+    assert_eq!(at("g", "data2"), at("e", "p3"));
+}
+
+#[test]
+fn a_sink_that_cannot_rewind_keeps_streamed_duplicates_unshared() {
+    /// A Vec that can read back but not rewind.
+    struct NoRewind(Vec<u8>);
+    impl Sink for NoRewind {
+        fn write_all(&mut self, b: &[u8]) -> crate::Result<()> {
+            self.0.write_all(b)
+        }
+        fn read_at(&mut self, o: u64, buf: &mut [u8]) -> crate::Result<bool> {
+            self.0.read_at(o, buf)
+        }
+    }
+    let objs = dup_objects();
+    let got = write_dups(Writer::new(NoRewind(Vec::new())), &objs, false).0;
+    check_reads_back(&got, &objs);
+    let m = Manifest::parse(&got).unwrap();
+    let at = |o: &str, p: &str| m.object(o).unwrap().part(p).unwrap().offset;
+    assert_ne!(at("b", "data"), at("a", "data"));
+    // An in-memory part still shares a streamed blob (read back).
+    assert_eq!(at("d", "data"), at("c", "data"));
+}
+
+#[cfg(feature = "std")]
+#[test]
+fn streamed_duplicates_are_shared_in_files() {
+    let objs = dup_objects();
+    let want = write_dups(Writer::new(Vec::new()), &objs, true);
+    let dir = tempfile::tempdir().unwrap();
+    let path = dir.path().join("s.zt");
+    write_dups(Writer::create(&path).unwrap(), &objs, false);
+    let got = std::fs::read(&path).unwrap();
+    assert!(got == want, "streamed parts give other bytes in a file ({} vs {})", got.len(), want.len());
+    check_reads_back(&got, &objs);
+}
