@@ -101,6 +101,12 @@ impl Sink for Publishing {
         let r = self.sink.read_at(offset, buf);
         self.keep(r)
     }
+
+    /// Canonical v2 form drops a streamed blob identical to an earlier one.
+    fn rewind_to(&mut self, offset: u64) -> Result<bool, CoreError> {
+        let r = self.sink.rewind_to(offset);
+        self.keep(r)
+    }
 }
 
 // A writer may be handed from one thread to another (never shared).
