@@ -37,6 +37,8 @@ SKIP=(
     --skip v2::tests::reads_upstream_fixtures_bit_identically
     --skip v2::tests::mutated_manifests_never_panic
     --skip v2::tests::refuses_every_hostile_file_with_its_rule
+    --skip v2::tests::name_index_finds_every_object_and_nothing_else
+    --skip write::v2::tests::streamed_duplicates_are_shared_in_files
 )
 
 echo "==> miri: library unit tests"
