@@ -16,29 +16,16 @@
 use serde_json::{json, Value as Json};
 use sha2::{Digest as _, Sha256};
 use std::path::{Path, PathBuf};
-use std::process::Command;
 use ztensor::v2::types::DType;
 use ztensor::v2::Manifest;
 use ztensor::write::v2::{DigestAlg, Encoding, NewObject, NewPart, Options, Writer};
 use ztensor::write::AttrValue;
 
-const REFERENCE_VERSION: &str = "2.1.2";
+#[path = "common/reference_v2.rs"]
+mod reference_v2;
+use reference_v2::{python, run_python, REFERENCE_VERSION};
 
-fn python() -> String {
-    std::env::var("ZT_REFERENCE_V2_PYTHON").ok().filter(|s| !s.is_empty()).unwrap_or_else(|| "python3".to_owned())
-}
 
-/// Run the reference interpreter; panic loudly if it is not usable.
-fn run_python(script: &str, args: &[&Path]) -> String {
-    let py = python();
-    let out = Command::new(&py).arg("-c").arg(script).args(args).output().unwrap_or_else(|e| {
-        panic!("\n\nREFERENCE NOT AVAILABLE: cannot run `{py}` ({e}).\nSet ZT_REFERENCE_V2_PYTHON to a Python with `pip install ztensor=={REFERENCE_VERSION} numpy`.\n\n")
-    });
-    if !out.status.success() {
-        panic!("\n\nreference run with `{py}` failed ({}):\n{}\n", out.status, String::from_utf8_lossy(&out.stderr));
-    }
-    String::from_utf8(out.stdout).unwrap()
-}
 
 fn require_reference() {
     let v = run_python(

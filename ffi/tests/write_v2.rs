@@ -16,16 +16,18 @@ use core::ffi::c_char;
 use core::ptr::{null, null_mut};
 use std::collections::BTreeMap;
 use std::path::{Path, PathBuf};
-use std::process::Command;
 use ztensor::*;
 use ztensor_core::write::v2::{NewObject, NewPart, Writer};
 use ztensor_core::write::AttrValue;
 use ztensor_core::DType;
 
-const REFERENCE_VERSION: &str = "2.1.2";
 
 mod common;
 use common::*;
+
+#[path = "../../tests/common/reference_v2.rs"]
+mod reference_v2;
+use reference_v2::{python, run_python, REFERENCE_VERSION};
 
 fn temp_dir(tag: &str) -> PathBuf {
     common::temp_dir("write-v2", tag)
@@ -632,21 +634,6 @@ fn non_canonical_cases() -> Vec<(&'static str, zt_writer_options, bool)> {
     ]
 }
 
-fn python() -> String {
-    std::env::var("ZT_REFERENCE_V2_PYTHON").ok().filter(|s| !s.is_empty()).unwrap_or_else(|| "python3".to_owned())
-}
-
-/// Run the reference interpreter; panic loudly if it is not usable.
-fn run_python(script: &str, args: &[&Path]) -> String {
-    let py = python();
-    let out = Command::new(&py).arg("-c").arg(script).args(args).output().unwrap_or_else(|e| {
-        panic!("\n\nREFERENCE NOT AVAILABLE: cannot run `{py}` ({e}).\nSet ZT_REFERENCE_V2_PYTHON to a Python with `pip install ztensor=={REFERENCE_VERSION} numpy`.\n\n")
-    });
-    if !out.status.success() {
-        panic!("\n\nreference run with `{py}` failed ({}):\n{}\n", out.status, String::from_utf8_lossy(&out.stderr));
-    }
-    String::from_utf8(out.stdout).unwrap()
-}
 
 /// Reads every file with upstream's reader: one `P path object part hex`
 /// line per part (its decoded bytes), one `V path checked undigested` line
