@@ -39,6 +39,14 @@ SKIP=(
     --skip v2::tests::refuses_every_hostile_file_with_its_rule
     --skip v2::tests::name_index_finds_every_object_and_nothing_else
     --skip write::v2::tests::streamed_duplicates_are_shared_in_files
+    # Measured under Miri (2026-11-23, one test thread, 5554 s in all):
+    # 2811 s, 502 s, 389 s and 321 s: the v2 writer hashing and comparing
+    # megabytes interpreted; its only unsafe (a prefetch hint) is compiled
+    # out under Miri. They run natively in `cargo test`.
+    --skip write::v2::tests::parts_digested_while_written_get_the_digest_and_share_only_identical_bytes
+    --skip write::v2::tests::a_file_with_holes_for_padding_has_the_bytes_written_in_memory
+    --skip write::v2::tests::streamed_duplicates_are_shared_as_in_memory_ones
+    --skip write::v2::tests::a_sink_that_cannot_rewind_keeps_streamed_duplicates_unshared
 )
 
 echo "==> miri: library unit tests"
