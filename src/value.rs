@@ -117,7 +117,9 @@ impl<'a> Value<'a> {
         match self.get() {
             ValueRef::Float(f) => Some(f),
             ValueRef::Uint(v) => Some(v as f64),
-            ValueRef::NegInt(n) => Some(-1.0 - n as f64),
+            // -1 - n rounded once (and no soft-float subtraction on
+            // FPU-less or single-precision targets); 2^64 when n + 1 overflows.
+            ValueRef::NegInt(n) => Some(-n.checked_add(1).map_or(18_446_744_073_709_551_616.0, |m| m as f64)),
             _ => None,
         }
     }
