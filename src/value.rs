@@ -352,6 +352,19 @@ mod tests {
     use super::*;
 
     #[test]
+    fn negative_integers_widen_to_f64_rounded_once() {
+        let neg = |n: u64| {
+            let mut b = [0x3b, 0, 0, 0, 0, 0, 0, 0, 0];
+            b[1..].copy_from_slice(&n.to_be_bytes());
+            Value::new(&b, 0).as_f64()
+        };
+        assert_eq!(neg(4), Some(-5.0));
+        // -1 - (2^53 + 1) = -(2^53 + 2): representable; rounding n first gave -2^53.
+        assert_eq!(neg((1 << 53) + 1), Some(-9_007_199_254_740_994.0));
+        assert_eq!(neg(u64::MAX), Some(-18_446_744_073_709_551_616.0));
+    }
+
+    #[test]
     fn decodes_every_kind() {
         // {"i": -5, "f": 1.5 (half), "t": true, "n": null, "b": h'0102', "a": [1, "x"], "g": 1(7)}
         let b = [
