@@ -25,8 +25,22 @@ pub(crate) const MAJOR_TAG: u8 = 6;
 pub(crate) const MAJOR_SIMPLE: u8 = 7;
 const BREAK: u8 = 0xff;
 
-/// The length of a container or string: a count, or indefinite.
-pub(crate) type Len = Option<u64>;
+/// An item head's argument: a value, a length or a count; `None` for indefinite.
+pub(crate) type Arg = Option<u64>;
+
+/// The length of a container: a count, or indefinite. A `usize`, not a `u64`:
+/// a count is checked against the bytes that remain (`check_count`) before
+/// it becomes a `Len`, and views that keep one are half the size on 32-bit
+/// targets.
+pub(crate) type Len = Option<usize>;
+
+/// A head's argument as a [`Len`] for a view of validated bytes, where a
+/// count never exceeds the bytes (saturating, so a view of unchecked bytes
+/// meets the end of its buffer instead).
+#[inline]
+pub(crate) fn len_of(arg: Arg) -> Len {
+    arg.map(|n| usize::try_from(n).unwrap_or(usize::MAX))
+}
 
 /// A cursor over CBOR bytes.
 #[derive(Clone, Copy)]
@@ -81,7 +95,7 @@ impl<'a> Reader<'a> {
 
     /// Read an item head: major type and argument (`None` for indefinite).
     #[inline]
-    pub fn head(&mut self) -> Result<(u8, Len)> {
+    pub fn head(&mut self) -> Result<(u8, Arg)> {
         let start = self.pos;
         let ib = self.peek()?;
         let major = ib >> 5;
@@ -221,8 +235,8 @@ impl<'a> Reader<'a> {
         let start = self.pos;
         // A small definite map; each entry needs at least 2 bytes.
         if let Some(&ib @ 0xa0..=0xb7) = self.buf.get(start) {
-            let n = (ib & 0x1f) as u64;
-            if n * 2 < (self.buf.len() - start) as u64 {
+            let n = (ib & 0x1f) as usize;
+            if n * 2 < self.buf.len() - start {
                 self.pos = start + 1;
                 return Ok(Some(n));
             }
@@ -236,8 +250,8 @@ impl<'a> Reader<'a> {
     pub fn array(&mut self, field: &'static str) -> Result<Len> {
         let start = self.pos;
         if let Some(&ib @ 0x80..=0x97) = self.buf.get(start) {
-            let n = (ib & 0x1f) as u64;
-            if n < (self.buf.len() - start) as u64 {
+            let n = (ib & 0x1f) as usize;
+            if n < self.buf.len() - start {
                 self.pos = start + 1;
                 return Ok(Some(n));
             }
@@ -252,7 +266,8 @@ impl<'a> Reader<'a> {
         match self.head()? {
             (major, len) if major == want => {
                 self.check_count(len, if want == MAJOR_MAP { 2 } else { 1 }, start)?;
-                Ok(len)
+                // Checked: at most the bytes that remain, so it fits a usize.
+                Ok(len.map(|n| n as usize))
             }
             _ => Err(self.wrong(start, field, if want == MAJOR_MAP { "a map" } else { "an array" })),
         }
@@ -260,7 +275,7 @@ impl<'a> Reader<'a> {
 
     /// Each item takes at least one byte: refuse counts the remaining bytes cannot hold.
     #[inline]
-    fn check_count(&self, len: Len, per: u64, start: usize) -> Result<()> {
+    fn check_count(&self, len: Arg, per: u64, start: usize) -> Result<()> {
         if let Some(n) = len {
             if n.checked_mul(per).map_or(true, |b| b > self.remaining() as u64) {
                 return Err(Error::at(ErrorKind::LengthTooLarge { claimed: n }, start));

@@ -202,7 +202,7 @@ impl<'a> File<'a> {
         let f = m.footer();
         let ctx = Ctx { buf, data, version: Version::V2 };
         let count = m.len();
-        let objects = (m.objects_pos(), Some(count as u64));
+        let objects = (m.objects_pos(), Some(count));
         File {
             ctx,
             tail: Tail { layout: Layout::V2, file_len: f.file_len, manifest_offset: f.manifest_offset, manifest_len: f.manifest_length },

@@ -18,17 +18,18 @@ pub struct Object<'a> {
     pub(crate) format: Format<'a>,
     pub(crate) attributes: Map<'a>,
     pub(crate) fields: Map<'a>,
-    pub(crate) comps: Comps<'a>,
+    pub(crate) comps: Comps,
 }
 
 /// Where an object's components are.
 #[derive(Clone, Copy, Debug)]
-#[allow(clippy::large_enum_variant)] // a view, copied by value like the components it yields
-pub(crate) enum Comps<'a> {
+pub(crate) enum Comps {
     /// A v1.x `components` map: entries start at `pos`.
     Map { pos: usize, len: Len },
-    /// A v0.1 tensor: its one `data` component.
-    Single(Component<'a>),
+    /// A v0.1 tensor: its one `data` component, decoded from the tensor map
+    /// at `pos` when asked for (a `Component` here would double the size of
+    /// every `Object`: stack in firmware).
+    Single { pos: usize },
     /// A v2 `parts` map: entries start at `pos`.
     Parts { pos: usize, left: u64 },
 }
@@ -75,13 +76,13 @@ impl<'a> Object<'a> {
             Comps::Map { pos, len } => {
                 Components { ctx: self.ctx, r: Reader::at(self.ctx.buf, pos), len, single: None, dense, owner: None }
             }
-            Comps::Single(c) => {
-                Components { ctx: self.ctx, r: Reader::at(&[], 0), len: Some(0), single: Some(c), dense, owner: None }
+            Comps::Single { pos } => {
+                Components { ctx: self.ctx, r: Reader::at(&[], 0), len: Some(0), single: Some(pos), dense, owner: None }
             }
             Comps::Parts { pos, left } => Components {
                 ctx: self.ctx,
                 r: Reader::at(self.ctx.buf, pos),
-                len: Some(left),
+                len: crate::cbor::len_of(Some(left)),
                 single: None,
                 dense: None,
                 owner: Some(self.name),
@@ -149,30 +150,40 @@ pub struct Components<'a> {
     ctx: Ctx<'a>,
     r: Reader<'a>,
     len: Len,
-    single: Option<Component<'a>>,
+    /// v0.1: the tensor map whose `data` component is yet to come.
+    single: Option<usize>,
     /// Element count of a dense object, to imply its data's decoded size.
     dense: Option<u64>,
     /// v2: the name of the object owning the parts (a slice of the manifest).
     owner: Option<&'a str>,
 }
 
+impl<'a> Components<'a> {
+    /// A v2 `f4_e2m1` part with the element count its final-nibble rule needs.
+    fn with_elements(&self, mut c: Component<'a>) -> Component<'a> {
+        #[cfg(not(ztensor_no_v2))]
+        if let (Some(LogicalType::F4E2M1), Some(v), Some(owner)) = (c.logical, c.v2.as_mut(), self.owner) {
+            v.elements = crate::v2::view::elements(self.ctx.buf, owner, c.role);
+        }
+        #[cfg(ztensor_no_v2)]
+        let _ = (&mut c, self.owner);
+        c
+    }
+}
+
 impl<'a> Iterator for Components<'a> {
     type Item = Component<'a>;
 
     fn next(&mut self) -> Option<Component<'a>> {
-        if let Some(c) = self.single.take() {
-            return Some(c);
+        if let Some(pos) = self.single.take() {
+            return crate::manifest::view::data_v0(self.ctx, pos);
         }
         if crate::container::READS_V2 && self.ctx.version.major == 2 {
-            let (mut pos, mut left) = (self.r.pos, self.len.unwrap_or(0));
+            let (mut pos, mut left) = (self.r.pos, self.len.unwrap_or(0) as u64);
             let p = crate::v2::wire::next_part(self.ctx.buf, &mut pos, &mut left)?;
             self.r = Reader::at(self.ctx.buf, pos);
-            self.len = Some(left);
-            let mut c = crate::v2::wire::component(self.ctx, p);
-            if let (Some(LogicalType::F4E2M1), Some(v), Some(owner)) = (c.logical, c.v2.as_mut(), self.owner) {
-                v.elements = crate::v2::view::elements(self.ctx.buf, owner, c.role);
-            }
-            return Some(c);
+            self.len = crate::cbor::len_of(Some(left));
+            return Some(self.with_elements(crate::v2::wire::component(self.ctx, p)));
         }
         // The manifest was validated at open: decoding cannot fail here.
         if !self.r.more(&mut self.len).ok()? {
@@ -266,7 +277,10 @@ pub struct Component<'a> {
     pub(crate) digest: Option<&'a str>,
     pub(crate) endian: Endian,
     pub(crate) fields: Map<'a>,
-    /// What a v2 part adds (`None` for v1.x and v0.1).
+    /// What a v2 part adds (`None` for v1.x and v0.1); left out with the v2
+    /// reader (`--cfg ztensor_no_v2`: 40 bytes less per component on 32-bit
+    /// targets). Read through [`Component::v2_ref`].
+    #[cfg(not(ztensor_no_v2))]
     pub(crate) v2: Option<V2Ref<'a>>,
 }
 
@@ -345,13 +359,13 @@ impl<'a> Component<'a> {
     /// Whether [`Component::digest`] covers the decoded bytes (v2) rather
     /// than the stored ones (v1.x).
     pub fn digest_covers_decoded(&self) -> bool {
-        self.v2.is_some()
+        self.v2_ref().is_some()
     }
 
     /// The encoding's identifier as the file writes it: `"raw"`, `"zstd"`,
     /// or a v2 profile id (`"zt.zstd-seekable/1"`, or one this library does not know).
     pub fn encoding_id(&self) -> &'a str {
-        match self.v2.and_then(|v| v.encoding) {
+        match self.v2_ref().and_then(|v| v.encoding) {
             Some(id) => id,
             None => self.encoding.name(),
         }
@@ -359,7 +373,7 @@ impl<'a> Component<'a> {
 
     /// v2: the shard holding this part's blob (`None`: the file itself).
     pub fn shard(&self) -> Option<&'a str> {
-        self.v2.and_then(|v| v.shard)
+        self.v2_ref().and_then(|v| v.shard)
     }
 
     /// v2: the part as the v2 reader sees it.
@@ -368,14 +382,14 @@ impl<'a> Component<'a> {
         if !crate::container::READS_V2 {
             return None;
         }
-        crate::v2::wire::part_at(self.fields.buf(), self.role, self.v2?.pos)
+        crate::v2::wire::part_at(self.fields.buf(), self.role, self.v2_ref()?.pos)
     }
 
     /// Whether this library can decode the component: a known encoding and,
     /// in v2, a registered (or no) logical type.
     pub fn is_decodable(&self) -> bool {
         self.encoding != Encoding::Unknown
-            && !(self.v2.is_some() && matches!(self.logical, Some(LogicalType::Other(_))))
+            && !(self.v2_ref().is_some() && matches!(self.logical, Some(LogicalType::Other(_))))
     }
 
     /// Byte order of the elements (big only for some v0.1 files).
@@ -428,8 +442,18 @@ impl<'a> Component<'a> {
             digest: None,
             endian: Endian::Little,
             fields,
+            #[cfg(not(ztensor_no_v2))]
             v2: None,
         }
+    }
+
+    /// What a v2 part adds (`None` for v1.x and v0.1, and always without the v2 reader).
+    #[inline(always)]
+    pub(crate) fn v2_ref(&self) -> Option<V2Ref<'a>> {
+        #[cfg(not(ztensor_no_v2))]
+        return self.v2;
+        #[cfg(ztensor_no_v2)]
+        return None;
     }
 
     /// A raw `u8` component over bytes `offset..offset + length` of `data`:

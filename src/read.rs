@@ -121,7 +121,7 @@ impl<'a> Component<'a> {
     /// the final-nibble rule applies when they reach the part's end.
     pub(crate) fn check_v2_range(&self, start: u64, bytes: &[u8]) -> Result<()> {
         use crate::v2::types::Logical;
-        let (t, n) = match (self.logical, self.v2) {
+        let (t, n) = match (self.logical, self.v2_ref()) {
             (Some(LogicalType::Bool), Some(_)) => (Logical::Bool, 0),
             (Some(LogicalType::F4E2M1), Some(v)) => {
                 let ends = Some(start + bytes.len() as u64) == self.decoded_len();

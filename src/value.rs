@@ -60,14 +60,14 @@ impl<'a> Value<'a> {
     pub fn get(&self) -> ValueRef<'a> {
         let mut r = Reader::at(self.buf, self.pos);
         let Ok((major, arg)) = r.head() else { return ValueRef::Undefined };
-        let chunks = Chunks { buf: self.buf, pos: r.pos, len: arg };
+        let chunks = Chunks { buf: self.buf, pos: r.pos, len: cbor::len_of(arg) };
         match (major, arg) {
             (cbor::MAJOR_UINT, Some(v)) => ValueRef::Uint(v),
             (cbor::MAJOR_NINT, Some(v)) => ValueRef::NegInt(v),
             (cbor::MAJOR_BYTES, _) => ValueRef::Bytes(chunks),
             (cbor::MAJOR_TEXT, _) => ValueRef::Text(chunks),
-            (cbor::MAJOR_ARRAY, len) => ValueRef::Array(Array { buf: self.buf, pos: r.pos, len }),
-            (cbor::MAJOR_MAP, len) => ValueRef::Map(Map::new(self.buf, r.pos, len)),
+            (cbor::MAJOR_ARRAY, len) => ValueRef::Array(Array { buf: self.buf, pos: r.pos, len: cbor::len_of(len) }),
+            (cbor::MAJOR_MAP, len) => ValueRef::Map(Map::new(self.buf, r.pos, cbor::len_of(len))),
             (cbor::MAJOR_TAG, Some(t)) => ValueRef::Tag(t, Value::new(self.buf, r.pos)),
             (_, Some(v)) => {
                 let ai = self.buf[self.pos] & 0x1f;

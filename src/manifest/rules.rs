@@ -72,28 +72,43 @@ pub(crate) fn component_rules(ctx: Ctx<'_>, c: &CompCore<'_>, at: usize, lo: u64
 /// The components the known formats name, by [`Role`].
 pub(crate) type Known<'a> = [Option<Brief<'a>>; Role::ALL.len()];
 
-/// What the format rules need of a component (small, to keep the pass cheap).
+/// What the format rules need of a component (small, to keep the pass
+/// cheap: 24 bytes on 32-bit targets, where an `Option<u64>` takes 16).
 #[derive(Clone, Copy)]
 pub(crate) struct Brief<'a> {
     role: &'a str,
+    /// The decoded length in bytes, when `has_decoded`.
+    decoded: u64,
     dtype: DType,
-    /// Storage elements per logical element; `None` for an unknown logical type.
-    ratio: Option<u64>,
-    decoded: Option<u64>,
+    /// Storage elements per logical element; 0 for an unknown logical type.
+    ratio: u8,
+    has_decoded: bool,
 }
 
 impl<'a> Brief<'a> {
     pub(crate) fn of(c: &CompCore<'a>) -> Self {
-        Brief { role: c.role, dtype: c.dtype, ratio: c.logical.map_or(Some(1), |t| t.ratio()), decoded: c.decoded_len() }
+        let ratio = c.logical.map_or(Some(1), |t| t.ratio()).unwrap_or(0) as u8;
+        let decoded = c.decoded_len();
+        Brief { role: c.role, decoded: decoded.unwrap_or(0), dtype: c.dtype, ratio, has_decoded: decoded.is_some() }
     }
 
     fn error(&self, kind: ErrorKind) -> Error {
         Error::new(kind).in_component(self.role)
     }
 
+    /// Storage elements per logical element; `None` for an unknown logical type.
+    fn ratio(&self) -> Option<u64> {
+        (self.ratio != 0).then_some(self.ratio as u64)
+    }
+
+    /// The decoded length in bytes, when known.
+    fn decoded(&self) -> Option<u64> {
+        self.has_decoded.then_some(self.decoded)
+    }
+
     /// Decoded element count in logical elements, when known.
     fn count(&self) -> Option<u64> {
-        Some(self.decoded? / self.dtype.width() / self.ratio?)
+        Some(self.decoded()? / self.dtype.width() / self.ratio()?)
     }
 }
 
@@ -143,7 +158,7 @@ pub(crate) fn check_format(ctx: Ctx<'_>, shape: Dims, format: Format<'_>, attrib
     match format {
         Format::Dense => {
             let d = need(Role::Data)?;
-            if let (Some(ratio), Some(actual)) = (d.ratio, d.decoded) {
+            if let (Some(ratio), Some(actual)) = (d.ratio(), d.decoded()) {
                 let expected = shape
                     .numel
                     .checked_mul(d.dtype.width() * ratio)

@@ -88,8 +88,20 @@ pub(crate) fn component_v1<'a>(ctx: Ctx<'a>, r: &mut Reader<'a>, role: &'a str) 
     Ok(c)
 }
 
-/// The v0.1 tensor map at `r`: a dense object with one `data` component.
+/// The v0.1 tensor map at `r`: a dense object with one `data` component,
+/// which the object holds as the map's position (see [`data_v0`]).
 pub(crate) fn object_v0<'a>(ctx: Ctx<'a>, r: &mut Reader<'a>, index: usize) -> Result<Object<'a>> {
+    let pos = r.pos;
+    tensor_v0(ctx, r, index).map(|(o, _)| Object { comps: Comps::Single { pos }, ..o })
+}
+
+/// The `data` component of the v0.1 tensor map at `pos`.
+pub(crate) fn data_v0(ctx: Ctx<'_>, pos: usize) -> Option<Component<'_>> {
+    tensor_v0(ctx, &mut Reader::at(ctx.buf, pos), 0).ok().map(|(_, c)| c)
+}
+
+/// A v0.1 tensor map: the object (its `comps` not yet set) and its `data`.
+fn tensor_v0<'a>(ctx: Ctx<'a>, r: &mut Reader<'a>, index: usize) -> Result<(Object<'a>, Component<'a>)> {
     let start = r.pos;
     let mut len = r.map("tensor")?;
     let fields = Map::new(ctx.buf, r.pos, len);
@@ -118,7 +130,9 @@ pub(crate) fn object_v0<'a>(ctx: Ctx<'a>, r: &mut Reader<'a>, index: usize) -> R
     // v0.1 has no `uncompressed_length`; for a dense tensor the decoded size follows from the shape.
     data.implied_len = shape.numel.checked_mul(data.dtype.width());
     let attributes = fields.hiding(V0Key::NAMES);
-    Ok(Object { ctx, index, name: name.ok_or_else(invalid)?, shape, format: fmt, attributes, fields, comps: Comps::Single(data) })
+    let comps = Comps::Single { pos: start };
+    let o = Object { ctx, index, name: name.ok_or_else(invalid)?, shape, format: fmt, attributes, fields, comps };
+    Ok((o, data))
 }
 
 /// The object at `r` (a v1.x entry, name first, or a v0.1 tensor map).

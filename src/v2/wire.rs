@@ -7,9 +7,8 @@ use super::manifest::{object_in, Object as V2Object};
 use super::part::Part;
 use super::seekable;
 use super::types::ElemType;
-use crate::cbor::Len;
 use crate::manifest::Ctx;
-use crate::object::{Comps, Component, Object, Shape, V2Ref};
+use crate::object::{Comps, Component, Object, Shape};
 use crate::types::{Encoding, Endian, Format, LogicalType};
 use crate::value::Map;
 
@@ -17,7 +16,7 @@ use crate::value::Map;
 pub(crate) fn map_at(buf: &[u8], pos: usize) -> Map<'_> {
     let mut c = Cursor::at(buf, pos);
     match c.map("map") {
-        Ok(n) => Map::new(buf, c.pos, Some(n) as Len),
+        Ok(n) => Map::new(buf, c.pos, crate::cbor::len_of(Some(n))),
         Err(_) => Map::empty(),
     }
 }
@@ -39,7 +38,7 @@ pub(crate) fn view<'a>(ctx: Ctx<'a>, o: &V2Object<'a, '_>, index: usize) -> Obje
         ctx,
         index,
         name: o.name,
-        shape: Shape { buf, pos: shape_pos, len: Some(rank), ndim: rank as usize, numel: o.num_elements() },
+        shape: Shape { buf, pos: shape_pos, len: crate::cbor::len_of(Some(rank)), ndim: rank as usize, numel: o.num_elements() },
         format: Format::parse(o.layout),
         attributes: o.attributes().map_or(Map::empty(), |a| map_at(buf, a.pos)),
         fields: map_at(buf, c.pos),
@@ -72,7 +71,8 @@ pub(crate) fn component<'a>(ctx: Ctx<'a>, p: Part<'a>) -> Component<'a> {
         digest: p.digest_text,
         endian: Endian::Little,
         fields: map_at(ctx.buf, p.pos),
-        v2: Some(V2Ref { shard: p.shard, encoding: p.encoding, pos: p.pos, elements: None }),
+        #[cfg(not(ztensor_no_v2))]
+        v2: Some(crate::object::V2Ref { shard: p.shard, encoding: p.encoding, pos: p.pos, elements: None }),
     }
 }
 
