@@ -83,7 +83,7 @@ fn logical_len<'a, 's>(c: &Component<'a>, load: &impl Fn(&Component<'a>) -> Resu
             n
         }
     };
-    Ok(n / per)
+    Ok(crate::types::div_pow2(n, per))
 }
 
 fn bad(o: &Object<'_>, c: &Component<'_>, what: &'static str) -> Error {
@@ -128,7 +128,7 @@ pub(crate) fn component_data(o: &Object<'_>, c: &Component<'_>) -> Result<()> {
                 if n != expected {
                     return Err(in_obj(c.error(ErrorKind::LengthMismatch { expected, actual: n })));
                 }
-            } else if n % c.dtype().width() != 0 {
+            } else if crate::types::rem_pow2(n, c.dtype().width()) != 0 {
                 let width = c.dtype().width();
                 return Err(in_obj(c.error(ErrorKind::PartialElement { length: n, width })));
             }
@@ -195,11 +195,15 @@ fn check_coo<'a, 's>(o: &Object<'a>, load: &impl Fn(&Component<'a>) -> Result<St
     let cs = load(&coords)?;
     let b = decoded(&coords.with_stored(cs.get()))?;
     let mut dims = o.shape().dims();
-    let mut limit = 0;
-    for (k, v) in ints(&coords, b.get())?.enumerate() {
-        if nnz > 0 && k as u64 % nnz == 0 {
+    // `coords` is ndim runs of nnz: `left` counts down the current run (no
+    // 64-bit remainder, which 32-bit targets would link a routine for).
+    let (mut limit, mut left) = (0, 0u64);
+    for v in ints(&coords, b.get())? {
+        if nnz > 0 && left == 0 {
             limit = dims.next().unwrap_or(0);
+            left = nnz;
         }
+        left = left.saturating_sub(1);
         if v.map_or(true, |v| v >= limit) {
             return Err(bad(o, &coords, "COO coordinate out of range"));
         }

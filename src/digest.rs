@@ -33,7 +33,10 @@ impl<'a> Digest<'a> {
     /// Parse `algorithm:value`. Hex is case-insensitive; `crc32c` takes a `0x` prefix.
     pub fn parse(s: &'a str) -> Result<Self> {
         let bad = || Error::new(ErrorKind::BadDigest);
-        let (alg, value) = s.split_once(':').ok_or_else(bad)?;
+        // By position, not `split_once`: no char searcher in firmware.
+        let colon = s.bytes().position(|b| b == b':').ok_or_else(bad)?;
+        let (alg, value) = s.split_at_checked(colon).ok_or_else(bad)?;
+        let value = value.strip_prefix(":").ok_or_else(bad)?;
         match alg {
             "sha256" => {
                 let mut out = [0u8; 32];

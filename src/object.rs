@@ -346,7 +346,7 @@ impl<'a> Component<'a> {
 
     /// Number of stored elements once decoded, when known.
     pub fn element_count(&self) -> Option<u64> {
-        Some(self.decoded_len()? / self.dtype.width())
+        Some(crate::types::div_pow2(self.decoded_len()?, self.dtype.width()))
     }
 
     /// Digest string (`"sha256:..."`, `"crc32c:0x..."`, v2's `"xxh3:..."`), if

@@ -49,7 +49,7 @@ impl<'a> Component<'a> {
     #[cfg(feature = "alloc")]
     fn whole_elements(&self, n: u64) -> Result<()> {
         let width = self.dtype.width();
-        if n % width != 0 {
+        if crate::types::rem_pow2(n, width) != 0 {
             return Err(self.error(ErrorKind::PartialElement { length: n, width }));
         }
         Ok(())
@@ -274,7 +274,7 @@ impl<'a> Component<'a> {
             return Err(self.error(ErrorKind::RangeOutOfBounds { start, length, size }));
         }
         let width = self.dtype.width();
-        if self.endian == Endian::Big && (start % width != 0 || length % width != 0) {
+        if self.endian == Endian::Big && (crate::types::rem_pow2(start, width) != 0 || crate::types::rem_pow2(length, width) != 0) {
             return Err(self.error(ErrorKind::Unsupported { what: "a byte range of big-endian elements must hold whole elements" }));
         }
         if out.is_empty() {

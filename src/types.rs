@@ -22,6 +22,22 @@ pub enum DType {
     Bool,
 }
 
+/// `n / d` for a `d` that is a power of two (an element width, or a width
+/// times a logical type's ratio): a shift, so that 32-bit targets link no
+/// 64-bit division routine (0.9 KiB of firmware).
+#[inline]
+pub(crate) const fn div_pow2(n: u64, d: u64) -> u64 {
+    debug_assert!(d.is_power_of_two());
+    n >> d.trailing_zeros()
+}
+
+/// `n % d` for a `d` that is a power of two (see [`div_pow2`]).
+#[inline]
+pub(crate) const fn rem_pow2(n: u64, d: u64) -> u64 {
+    debug_assert!(d.is_power_of_two());
+    n & (d - 1)
+}
+
 impl DType {
     /// Every storage type, in spec order.
     pub const ALL: [DType; 13] = [
@@ -370,25 +386,31 @@ impl Version {
     /// The version this crate writes.
     pub const V1_2: Version = Version { major: 1, minor: 2, patch: 0 };
 
-    /// Parse `MAJOR.MINOR[.PATCH]` (decimal digits only).
+    /// Parse `MAJOR.MINOR[.PATCH]` (decimal digits only, each at most 65535).
+    ///
+    /// Byte by byte: `str::split` and `u16::from_str` would bring a char
+    /// searcher and the integer parser into firmware (about 0.5 KiB).
     pub fn parse(s: &str) -> Option<Version> {
-        let mut parts = s.split('.');
-        let mut num = || -> Option<Option<u16>> {
-            match parts.next() {
-                None => Some(None),
-                Some(p) if !p.is_empty() && p.len() <= 5 && p.bytes().all(|b| b.is_ascii_digit()) => {
-                    p.parse().ok().map(Some)
-                }
-                Some(_) => None,
+        let mut n = [0u16; 3];
+        let mut parts = 0;
+        for p in s.as_bytes().split(|&b| b == b'.') {
+            if parts == n.len() || p.is_empty() || p.len() > 5 {
+                return None;
             }
-        };
-        let major = num()??;
-        let minor = num()??;
-        let patch = num()?.unwrap_or(0);
-        if parts.next().is_some() {
+            let mut v = 0u32;
+            for &b in p {
+                if !b.is_ascii_digit() {
+                    return None;
+                }
+                v = v * 10 + u32::from(b - b'0');
+            }
+            n[parts] = u16::try_from(v).ok()?;
+            parts += 1;
+        }
+        if parts < 2 {
             return None;
         }
-        Some(Version { major, minor, patch })
+        Some(Version { major: n[0], minor: n[1], patch: n[2] })
     }
 
     /// Whether this is a v1.x file at or above `minor`.
@@ -431,11 +453,30 @@ mod tests {
         assert_eq!(DType::from_v1_1("f8"), None);
     }
 
+    /// `div_pow2` / `rem_pow2` divide by widths and by width x ratio.
+    #[test]
+    fn widths_and_ratios_are_powers_of_two() {
+        use LogicalType as L;
+        let all = [L::F8E4M3Fn, L::F8E5M2, L::F8E4M3Fnuz, L::F8E5M2Fnuz, L::Complex64, L::Complex128, L::Bool, L::F8E8M0, L::F4E2M1, L::Other("x")];
+        for d in DType::ALL {
+            for t in all {
+                let per = d.width() * t.ratio().unwrap_or(1);
+                assert!(per.is_power_of_two(), "{d:?} {t:?}");
+                for n in [0, 1, 7, 8, 9, 4096, u64::MAX] {
+                    assert_eq!(div_pow2(n, per), n / per);
+                    assert_eq!(rem_pow2(n, per), n % per);
+                }
+            }
+        }
+    }
+
     #[test]
     fn versions() {
         assert_eq!(Version::parse("1.2.0"), Some(Version { major: 1, minor: 2, patch: 0 }));
         assert_eq!(Version::parse("1.1"), Some(Version { major: 1, minor: 1, patch: 0 }));
-        for bad in ["", "1", "1.", "1.x", "1.2.3.4", "+1.2", "1.2.-3", "99999999.0"] {
+        assert_eq!(Version::parse("65535.0.65535"), Some(Version { major: 65535, minor: 0, patch: 65535 }));
+        assert_eq!(Version::parse("00001.02"), Some(Version { major: 1, minor: 2, patch: 0 }));
+        for bad in ["", ".", "1", "1.", ".1", "1..2", "1.x", "1.2.3.4", "1.2.", "+1.2", "1.2.-3", "1.2 ", "65536.0", "1.000000", "99999999.0", "1\u{0660}.2"] {
             assert_eq!(Version::parse(bad), None, "{bad}");
         }
     }

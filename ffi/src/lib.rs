@@ -26,6 +26,9 @@
 mod convert;
 mod guard;
 mod handle;
+// Also under test, for its unit tests (the std build uses `messages`).
+#[cfg(any(test, not(feature = "messages")))]
+mod decimal;
 #[cfg(not(feature = "messages"))]
 mod plain;
 

@@ -65,19 +65,8 @@ fn write_core(w: &mut impl Sink, e: &CoreError) {
 }
 
 /// Decimal digits of `n`.
-fn put_u64(w: &mut impl Sink, mut n: u64) {
-    let mut buf = [0u8; 20];
-    let mut i = buf.len();
-    loop {
-        i -= 1;
-        buf[i] = b'0' + (n % 10) as u8;
-        n /= 10;
-        if n == 0 {
-            break;
-        }
-    }
-    // ASCII digits.
-    w.put(core::str::from_utf8(&buf[i..]).unwrap_or(""));
+fn put_u64(w: &mut impl Sink, n: u64) {
+    w.put(crate::decimal::digits(n, &mut [0; 20]));
 }
 
 /// A kind's phrase and the static text it carries (said after it).
@@ -138,3 +127,4 @@ fn phrase(kind: ErrorKind) -> (&'static str, Option<&'static str>) {
     };
     (p, None)
 }
+

@@ -62,7 +62,7 @@ pub(crate) fn component_rules(ctx: Ctx<'_>, c: &CompCore<'_>, at: usize, lo: u64
         return Err(err(ErrorKind::MissingUncompressedLength));
     }
     if let Some(n) = c.decoded_len() {
-        if n % width != 0 {
+        if crate::types::rem_pow2(n, width) != 0 {
             return Err(err(ErrorKind::PartialElement { length: n, width }));
         }
     }
@@ -108,7 +108,7 @@ impl<'a> Brief<'a> {
 
     /// Decoded element count in logical elements, when known.
     fn count(&self) -> Option<u64> {
-        Some(self.decoded()? / self.dtype.width() / self.ratio()?)
+        Some(crate::types::div_pow2(self.decoded()?, self.dtype.width() * self.ratio()?))
     }
 }
 
