@@ -70,30 +70,31 @@ pub(crate) fn component_rules(ctx: Ctx<'_>, c: &CompCore<'_>, at: usize, lo: u64
 }
 
 /// The components the known formats name, by [`Role`].
-pub(crate) type Known<'a> = [Option<Brief<'a>>; Role::ALL.len()];
+pub(crate) type Known = [Option<Brief>; Role::ALL.len()];
 
 /// What the format rules need of a component (small, to keep the pass
-/// cheap: 24 bytes on 32-bit targets, where an `Option<u64>` takes 16).
+/// cheap: 16 bytes on 32-bit targets, where an `Option<u64>` alone takes 16).
 #[derive(Clone, Copy)]
-pub(crate) struct Brief<'a> {
-    role: &'a str,
+pub(crate) struct Brief {
     /// The decoded length in bytes, when `has_decoded`.
     decoded: u64,
+    role: Role,
     dtype: DType,
     /// Storage elements per logical element; 0 for an unknown logical type.
     ratio: u8,
     has_decoded: bool,
 }
 
-impl<'a> Brief<'a> {
-    pub(crate) fn of(c: &CompCore<'a>) -> Self {
+impl Brief {
+    /// The component `c`, of the known role `role`.
+    pub(crate) fn of(c: &CompCore<'_>, role: Role) -> Self {
         let ratio = c.logical.map_or(Some(1), |t| t.ratio()).unwrap_or(0) as u8;
         let decoded = c.decoded_len();
-        Brief { role: c.role, decoded: decoded.unwrap_or(0), dtype: c.dtype, ratio, has_decoded: decoded.is_some() }
+        Brief { decoded: decoded.unwrap_or(0), role, dtype: c.dtype, ratio, has_decoded: decoded.is_some() }
     }
 
     fn error(&self, kind: ErrorKind) -> Error {
-        Error::new(kind).in_component(self.role)
+        Error::new(kind).in_component(self.role.name())
     }
 
     /// Storage elements per logical element; `None` for an unknown logical type.
@@ -139,9 +140,9 @@ impl Dims {
 
 /// The rules of the object's format that metadata alone can check.
 #[cfg_attr(not(feature = "alloc"), inline(never))]
-pub(crate) fn check_format(ctx: Ctx<'_>, shape: Dims, format: Format<'_>, attributes: Map<'_>, known: &Known<'_>) -> Result<()> {
+pub(crate) fn check_format(ctx: Ctx<'_>, shape: Dims, format: Format<'_>, attributes: Map<'_>, known: &Known) -> Result<()> {
     let need = |r: Role| known[r as usize].ok_or_else(|| Error::new(ErrorKind::MissingComponent { role: r.name() }));
-    let index_dtype = |c: Brief<'_>| -> Result<()> {
+    let index_dtype = |c: Brief| -> Result<()> {
         let ok = if ctx.strict() { c.dtype == DType::U64 } else { c.dtype.is_integer() };
         if ok {
             Ok(())
@@ -149,7 +150,7 @@ pub(crate) fn check_format(ctx: Ctx<'_>, shape: Dims, format: Format<'_>, attrib
             Err(c.error(ErrorKind::IndexDType))
         }
     };
-    let count = |c: &Brief<'_>, expected: u64| -> Result<()> {
+    let count = |c: &Brief, expected: u64| -> Result<()> {
         match c.count() {
             Some(n) if n != expected => Err(c.error(ErrorKind::CountMismatch { expected, actual: n })),
             _ => Ok(()),

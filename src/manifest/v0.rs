@@ -78,8 +78,8 @@ pub(crate) fn check_object<'a>(ctx: Ctx<'a>, r: &mut Reader<'a>, pass: &mut Pass
     (|| {
         component_rules(ctx, &c, start, pass.lo, pass.hi)?;
         pass.span(c.offset, c.length);
-        let mut known: Known<'_> = [None; Role::ALL.len()];
-        known[Role::Data as usize] = Some(Brief::of(&c));
+        let mut known: Known = [None; Role::ALL.len()];
+        known[Role::Data as usize] = Some(Brief::of(&c, Role::Data));
         check_format(ctx, Dims::of_shape(&shape, fmt), fmt, attributes, &known).map_err(|e| e.or_at(start))
     })()
     .map_err(err_in)?;

@@ -72,7 +72,7 @@ pub(crate) fn check_object<'a>(ctx: Ctx<'a>, r: &mut Reader<'a>, pass: &mut Pass
     let seg = pass.scratch.len();
     let mut seen = Seen::new();
     let (mut shp, mut fmt, mut attributes, mut comps) = (None, None, Map::empty(), false);
-    let mut known: Known<'a> = [None; Role::ALL.len()];
+    let mut known: Known = [None; Role::ALL.len()];
     while r.more(&mut len)? {
         let kpos = r.pos;
         let key = pass.key(r, 3)?;
@@ -111,7 +111,7 @@ pub(crate) fn check_object<'a>(ctx: Ctx<'a>, r: &mut Reader<'a>, pass: &mut Pass
 
 /// Validate every component of a `components` map at `r`, collecting the known roles.
 #[cfg_attr(not(feature = "alloc"), inline(never))]
-fn components<'a>(ctx: Ctx<'a>, r: &mut Reader<'a>, p: &mut Pass<'_>, known: &mut Known<'a>) -> Result<()> {
+fn components<'a>(ctx: Ctx<'a>, r: &mut Reader<'a>, p: &mut Pass<'_>, known: &mut Known) -> Result<()> {
     let mut len = r.map("components")?;
     let first = r.pos;
     let seg = p.scratch.len();
@@ -151,7 +151,7 @@ fn components<'a>(ctx: Ctx<'a>, r: &mut Reader<'a>, p: &mut Pass<'_>, known: &mu
         n += 1;
         let c = component(ctx, r, role, p).map_err(|e| e.in_component(role))?;
         if let Some(k) = known_role {
-            known[k as usize] = Some(Brief::of(&c));
+            known[k as usize] = Some(Brief::of(&c, k));
         }
     }
     p.pop_keys(ctx.buf, seg)

@@ -53,7 +53,7 @@ pub(crate) fn check_new<'a>(name: &str, dims: &[u64], format: Format<'_>, comps:
     }
     let dims = Dims::of(dims)?;
     let ctx = Ctx { buf: &[], data: None, version: Version::V1_2 };
-    let mut known: Known<'a> = [None; Role::ALL.len()];
+    let mut known: Known = [None; Role::ALL.len()];
     let mut end = HEADER_LEN;
     for (n, c) in comps.iter().enumerate() {
         if c.role.is_empty() {
@@ -68,7 +68,7 @@ pub(crate) fn check_new<'a>(name: &str, dims: &[u64], format: Format<'_>, comps:
         debug_assert!(c.length == 0 || c.offset >= end, "writer blobs out of order");
         end = end.max(c.offset + c.length);
         if let Some(k) = Role::from_bytes(c.role.as_bytes()) {
-            known[k as usize] = Some(Brief::of(&core));
+            known[k as usize] = Some(Brief::of(&core, k));
         }
     }
     check_format(ctx, dims, format, Map::empty(), &known)
