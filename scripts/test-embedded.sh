@@ -8,7 +8,8 @@
 #   embedded: ok flash=<N> ram=<N> stack=<N> heap=0
 # flash: .text + .rodata the link map attributes to libztensor.a;
 # ram: the library's static RAM + the file handle (zt_file_storage);
-# stack: painted peak of open + find of every tensor + zero-copy reads + verify.
+# stack: painted peak of open + find of every tensor + zero-copy reads +
+# verify, and of the hostile models' refusals.
 # Needs: rustup target thumbv7em-none-eabihf, cmake, gcc-arm-none-eabi,
 # qemu-system-arm (Debian packages; .ci/run installs them).
 set -euo pipefail
@@ -17,12 +18,12 @@ cd "$(dirname "$0")/.."
 # Goals (issue 15) for the read path without zstd, and ceilings: a figure
 # over its ceiling fails the run; over its goal, a loud warning (a failure
 # with ZT_EMBEDDED_STRICT=1). The ceilings sit a little above today's
-# figures (README "Embedded": 47,792 B flash, 3,260 B stack), so that
+# figures (README "Embedded": 44,174 B flash, 2,956 B stack), so that
 # growth is noticed.
 FLASH_GOAL=16384
 STACK_GOAL=2048
-FLASH_MAX=${ZT_EMBEDDED_FLASH_MAX:-48128}
-STACK_MAX=${ZT_EMBEDDED_STACK_MAX:-3456}
+FLASH_MAX=${ZT_EMBEDDED_FLASH_MAX:-44544}
+STACK_MAX=${ZT_EMBEDDED_STACK_MAX:-3072}
 
 need() { command -v "$1" >/dev/null || { echo "test-embedded: $1 not found ($2)" >&2; exit 1; }; }
 need arm-none-eabi-gcc "apt-get install gcc-arm-none-eabi libnewlib-arm-none-eabi"
@@ -109,6 +110,9 @@ echo "libztensor.a in the firmware: $map"
 echo "where it goes (all in target/embedded/largest.txt):"
 head -8 "$out/largest.txt"
 echo "ram: $static_ram static + $handle handle; name index: $slot bytes per object (caller's array)"
+# The painted peak is the measurement; the call graph says where it goes.
+arm-none-eabi-objdump -d --no-show-raw-insn -C "$out/firmware.elf" >"$out/firmware.dis"
+python3 scripts/embedded_stack.py "$out/firmware.dis" zt_open_mem_into | tee "$out/stack.txt"
 # -icount shift=0: 1 instruction per ns of virtual time; SysTick counts the
 # 25 MHz clock. The firmware times a loop of exactly 2,000,000 instructions
 # to calibrate (40 instructions a tick expected).

@@ -19,6 +19,7 @@ extern const uint8_t big_zt[], big_zt_end[];
 extern const uint8_t hostile_dup_zt[], hostile_dup_zt_end[];
 extern const uint8_t hostile_digest_zt[], hostile_digest_zt_end[];
 extern const uint8_t hostile_sparse_zt[], hostile_sparse_zt_end[];
+extern const uint8_t hostile_overlap_zt[], hostile_overlap_zt_end[];
 
 /* The caller's memory for a handle and its name index (one slot per object). */
 static zt_file_storage storage;
@@ -191,17 +192,21 @@ int main(void) {
     stack_base = stack_sp();
     stack_repaint();
     uint32_t bytes = read_model();
-    uintptr_t peak = stack_peak;
 
-    /* One object each: no slots needed (zt_find then scans). */
+    /* One object each: no slots needed (zt_find then scans). Their stack
+     * counts in the peak too: a refusal may go deeper than a success. */
     hostile("duplicate names", hostile_dup_zt, hostile_dup_zt_end, 8, 0, ZT_ERR_FORMAT);
     hostile("flipped data byte", hostile_digest_zt, hostile_digest_zt_end, 0, 1, ZT_ERR_DIGEST_MISMATCH);
     hostile("sparse index out of range", hostile_sparse_zt, hostile_sparse_zt_end, 0, 1, ZT_ERR_CORRUPT_DATA);
+    /* Blobs out of order: the overlap check sorts them in the slots. */
+    hostile("overlapping blobs", hostile_overlap_zt, hostile_overlap_zt_end, 8, 0, ZT_ERR_FORMAT);
     /* Unsorted names need one slot per object to be checked for duplicates. */
     hostile("model.zt with 8 slots", model_zt, model_zt_end, 8, 0, ZT_ERR_BUFFER_TOO_SMALL);
     zt_file *f = NULL;
     if (zt_open_mem_into(model_zt, 100, &storage, slots, EXPECT_OBJECTS, &f) != ZT_ERR_FORMAT)
         fail("truncated model opens", "model.zt", ZT_OK);
+    phase("hostile models (refused at open or verify)");
+    uintptr_t peak = stack_peak;
 
     /* Calibration: a loop of exactly 2,000,000 instructions (subs + bne). */
     ticks_start();

@@ -15,6 +15,7 @@ MODEL(big_zt, "big.zt")
 MODEL(hostile_dup_zt, "hostile_dup.zt")
 MODEL(hostile_digest_zt, "hostile_digest.zt")
 MODEL(hostile_sparse_zt, "hostile_sparse.zt")
+MODEL(hostile_overlap_zt, "hostile_overlap.zt")
 
 /* No executable stack wanted. */
 .section .note.GNU-stack, "", %progbits

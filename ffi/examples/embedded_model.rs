@@ -14,6 +14,8 @@
 //!   (opens; verification reports a digest mismatch);
 //! - `hostile_sparse.zt`: a CSR matrix with a column index out of range
 //!   (opens; verification reports corrupt data);
+//! - `hostile_overlap.zt`: a blob moved inside another one (invalid: open
+//!   fails, through the no-heap overlap check and its locating of the blob);
 //! - `expect.h`: every component's name, role, length and FNV-1a hash of its
 //!   stored bytes, every object's format, rank and element count.
 
@@ -170,6 +172,16 @@ fn hostile_sparse() -> Vec<u8> {
     b
 }
 
+fn hostile_overlap() -> Vec<u8> {
+    let mut w = Writer::new(Vec::new());
+    w.add_slice("ov.a", &[128], &[1.0f32; 128]).unwrap(); // [64, 576)
+    w.add_slice("ov.b", &[16], &[2.0f32; 16]).unwrap(); // [576, 640)
+    let b = w.finish().unwrap();
+    assert_eq!(offset_of(&b, "ov.b", "data"), 576);
+    // ov.b's offset 576 (CBOR 0x19 0x0240) becomes 320: inside ov.a.
+    patch_manifest(b, &[0x19, 0x02, 0x40], &[0x19, 0x01, 0x40])
+}
+
 /// C string literal for `s` (names here are plain ASCII).
 fn c_str(s: &str) -> String {
     assert!(s.bytes().all(|b| b.is_ascii_graphic() || b == b' '));
@@ -225,6 +237,7 @@ fn main() {
     write("hostile_dup.zt", &hostile_dup());
     write("hostile_digest.zt", &hostile_digest());
     write("hostile_sparse.zt", &hostile_sparse());
+    write("hostile_overlap.zt", &hostile_overlap());
     write("expect.h", expect_h(&m, &b).as_bytes());
     // The hostile files really are what their names say (checked on the host).
     assert!(File::parse(&hostile_dup()).is_err());
@@ -232,5 +245,7 @@ fn main() {
     assert!(File::parse(&bad_digest).unwrap().require("signed").unwrap().data().unwrap().verify_digest().is_err());
     let bad_sparse = hostile_sparse();
     assert!(File::parse(&bad_sparse).unwrap().require("m").unwrap().check_data().is_err());
+    let overlap = File::parse(&hostile_overlap()).unwrap_err();
+    assert!(matches!(overlap.kind(), ztensor_core::ErrorKind::Overlap { offset: 320, length: 64 }), "{overlap}");
     println!("embedded_model: {} objects, {} bytes; big: {} bytes", File::parse(&m).unwrap().len(), m.len(), b.len());
 }

@@ -220,8 +220,11 @@ fn finish<'a>(mut root: Root<'a>, mut pass: Pass<'_>) -> Result<Root<'a>> {
         if !root.names_ordered {
             unique_names(&root, &mut pass.scratch)?;
         }
-        if !pass.spans_ordered {
-            no_overlap(&root, &mut pass.scratch)?;
+        // The overlap found, then located: two calls, so that the search's
+        // frame (an object, a component and their iterators) and the
+        // location's are not on the stack together.
+        if let Some(span) = if pass.spans_ordered { None } else { first_span_overlap(&root, &mut pass.scratch)? } {
+            return Err(locate_span(&root, span));
         }
     }
     let _ = &mut root;
@@ -248,10 +251,11 @@ fn unique_names(root: &Root<'_>, scratch: &mut Scratch<'_>) -> Result<()> {
     })
 }
 
-/// The overlap rule without `alloc`: collect the spans again, in the scratch.
+/// The overlap rule without `alloc`: collect the spans again, in the
+/// scratch; the first span that partially overlaps another, if any.
 #[cfg(not(feature = "alloc"))]
 #[inline(never)]
-fn no_overlap(root: &Root<'_>, scratch: &mut Scratch<'_>) -> Result<()> {
+fn first_span_overlap(root: &Root<'_>, scratch: &mut Scratch<'_>) -> Result<Option<(u64, u64)>> {
     scratch.truncate(0);
     for o in view::objects(root.ctx, root.objects, root.count) {
         for c in o.components() {
@@ -262,7 +266,7 @@ fn no_overlap(root: &Root<'_>, scratch: &mut Scratch<'_>) -> Result<()> {
     }
     let spans = scratch.segment(0);
     crate::heapsort::sort_by(spans, |a, b| a.cmp(b));
-    first_overlap(spans).map_or(Ok(()), |s| Err(locate_span(root, s)))
+    Ok(first_overlap(spans))
 }
 
 /// The overlap error, naming the object and component of the span.
