@@ -1,6 +1,7 @@
 //! The v2 reference interpreter (PyPI ztensor 2.1.2) for interoperability
 //! tests: `ZT_REFERENCE_V2_PYTHON`, failing loudly when it is unusable.
-//! Included by path from tests/writer_v2.rs and ffi/tests/write_v2.rs.
+//! Included by path from tests/writer_v2.rs, ffi/tests/write_v2.rs and
+//! cli/tests/reference_v2/mod.rs.
 
 use std::path::Path;
 use std::process::Command;
@@ -19,7 +20,12 @@ pub fn run_python(script: &str, args: &[&Path]) -> String {
         panic!("\n\nREFERENCE NOT AVAILABLE: cannot run `{py}` ({e}).\nSet ZT_REFERENCE_V2_PYTHON to a Python with `pip install ztensor=={REFERENCE_VERSION} numpy`.\n\n")
     });
     if !out.status.success() {
-        panic!("\n\nreference run with `{py}` failed ({}):\n{}\n", out.status, String::from_utf8_lossy(&out.stderr));
+        panic!(
+            "\n\nreference run with `{py}` failed ({}). Is ztensor=={REFERENCE_VERSION} installed there \
+             (ZT_REFERENCE_V2_PYTHON)?\n{}\n",
+            out.status,
+            String::from_utf8_lossy(&out.stderr)
+        );
     }
     String::from_utf8(out.stdout).unwrap()
 }
