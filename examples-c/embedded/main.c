@@ -178,6 +178,7 @@ static void hostile(const char *name, const uint8_t *p, const uint8_t *end, size
     sh_puts(zt_last_error());
     sh_puts("\n");
     if (s != want) fail("hostile model: unexpected status", name, s);
+    phase(name);
 }
 
 int main(void) {
@@ -205,7 +206,7 @@ int main(void) {
     zt_file *f = NULL;
     if (zt_open_mem_into(model_zt, 100, &storage, slots, EXPECT_OBJECTS, &f) != ZT_ERR_FORMAT)
         fail("truncated model opens", "model.zt", ZT_OK);
-    phase("hostile models (refused at open or verify)");
+    phase("truncated model");
     uintptr_t peak = stack_peak;
 
     /* Calibration: a loop of exactly 2,000,000 instructions (subs + bne). */
