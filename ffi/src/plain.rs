@@ -127,4 +127,3 @@ fn phrase(kind: ErrorKind) -> (&'static str, Option<&'static str>) {
     };
     (p, None)
 }
-

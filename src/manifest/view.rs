@@ -91,8 +91,7 @@ pub(crate) fn component_v1<'a>(ctx: Ctx<'a>, r: &mut Reader<'a>, role: &'a str) 
 /// The v0.1 tensor map at `r`: a dense object with one `data` component,
 /// which the object holds as the map's position (see [`data_v0`]).
 pub(crate) fn object_v0<'a>(ctx: Ctx<'a>, r: &mut Reader<'a>, index: usize) -> Result<Object<'a>> {
-    let pos = r.pos;
-    tensor_v0(ctx, r, index).map(|(o, _)| Object { comps: Comps::Single { pos }, ..o })
+    tensor_v0(ctx, r, index).map(|(o, _)| o)
 }
 
 /// The `data` component of the v0.1 tensor map at `pos`.
@@ -100,7 +99,7 @@ pub(crate) fn data_v0(ctx: Ctx<'_>, pos: usize) -> Option<Component<'_>> {
     tensor_v0(ctx, &mut Reader::at(ctx.buf, pos), 0).ok().map(|(_, c)| c)
 }
 
-/// A v0.1 tensor map: the object (its `comps` not yet set) and its `data`.
+/// A v0.1 tensor map: the object and its `data` component.
 fn tensor_v0<'a>(ctx: Ctx<'a>, r: &mut Reader<'a>, index: usize) -> Result<(Object<'a>, Component<'a>)> {
     let start = r.pos;
     let mut len = r.map("tensor")?;
