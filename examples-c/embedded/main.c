@@ -20,6 +20,8 @@ extern const uint8_t hostile_dup_zt[], hostile_dup_zt_end[];
 extern const uint8_t hostile_digest_zt[], hostile_digest_zt_end[];
 extern const uint8_t hostile_sparse_zt[], hostile_sparse_zt_end[];
 extern const uint8_t hostile_overlap_zt[], hostile_overlap_zt_end[];
+extern const uint8_t deep_zt[], deep_zt_end[];
+extern const uint8_t hostile_deep_zt[], hostile_deep_zt_end[];
 
 /* The caller's memory for a handle and its name index (one slot per object). */
 static zt_file_storage storage;
@@ -163,6 +165,25 @@ static uint32_t read_model(void) {
     return bytes;
 }
 
+/* deep.zt: open with slots, find the object, its nested attribute, its byte. */
+static void read_deep(void) {
+    zt_file *f = NULL;
+    CHECK(zt_open_mem_into(deep_zt, (size_t)(deep_zt_end - deep_zt), &storage, slots, EXPECT_OBJECTS, &f), "open",
+          "deep.zt");
+    if (!f) return;
+    zt_object o;
+    zt_attribute a;
+    const uint8_t *p = NULL;
+    size_t n = 0;
+    CHECK(zt_find(f, "deep", ZT_NUL_TERMINATED, &o), "find", "deep");
+    CHECK(zt_attribute_find(f, &o, "nest", ZT_NUL_TERMINATED, &a), "attribute", "nest");
+    if (a.kind != ZT_VALUE_ARRAY) fail("attribute differs", "nest", ZT_ERR_FORMAT);
+    CHECK(zt_component_ptr(f, &o, "data", ZT_NUL_TERMINATED, &p, &n), "zero-copy", "deep");
+    if (n != 1 || p[0] != 0x2a) fail("component bytes differ", "deep", ZT_ERR_CORRUPT_DATA);
+    CHECK(zt_verify(f, ZT_VERIFY_ALL), "verify", "deep.zt");
+    phase("deep.zt: open, find, attribute, zero-copy read, verify");
+}
+
 /* A hostile model: opening (or verifying) gives `want`. */
 static void hostile(const char *name, const uint8_t *p, const uint8_t *end, size_t nslots, int at_verify,
                     zt_status want) {
@@ -203,6 +224,9 @@ int main(void) {
     hostile("overlapping blobs", hostile_overlap_zt, hostile_overlap_zt_end, 8, 0, ZT_ERR_FORMAT);
     /* Unsorted names need one slot per object to be checked for duplicates. */
     hostile("model.zt with 8 slots", model_zt, model_zt_end, 8, 0, ZT_ERR_BUFFER_TOO_SMALL);
+    /* Nesting as deep as the format allows, and one level more. */
+    read_deep();
+    hostile("one level too deep", hostile_deep_zt, hostile_deep_zt_end, 8, 0, ZT_ERR_FORMAT);
     zt_file *f = NULL;
     if (zt_open_mem_into(model_zt, 100, &storage, slots, EXPECT_OBJECTS, &f) != ZT_ERR_FORMAT)
         fail("truncated model opens", "model.zt", ZT_OK);

@@ -16,6 +16,8 @@ MODEL(hostile_dup_zt, "hostile_dup.zt")
 MODEL(hostile_digest_zt, "hostile_digest.zt")
 MODEL(hostile_sparse_zt, "hostile_sparse.zt")
 MODEL(hostile_overlap_zt, "hostile_overlap.zt")
+MODEL(deep_zt, "deep.zt")
+MODEL(hostile_deep_zt, "hostile_deep.zt")
 
 /* No executable stack wanted. */
 .section .note.GNU-stack, "", %progbits

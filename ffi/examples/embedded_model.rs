@@ -16,6 +16,9 @@
 //!   (opens; verification reports corrupt data);
 //! - `hostile_overlap.zt`: a blob moved inside another one (invalid: open
 //!   fails, through the no-heap overlap check and its locating of the blob);
+//! - `deep.zt`: one object whose attribute `nest` is an array nested as
+//!   deep as the format allows (valid: the CBOR walks' worst case);
+//! - `hostile_deep.zt`: the same one level deeper (invalid: too deep);
 //! - `expect.h`: every component's name, role, length and FNV-1a hash of its
 //!   stored bytes, every object's format, rank and element count.
 
@@ -182,6 +185,53 @@ fn hostile_overlap() -> Vec<u8> {
     patch_manifest(b, &[0x19, 0x02, 0x40], &[0x19, 0x01, 0x40])
 }
 
+/// A v1.2 file by hand: one `u8` byte in object `deep`, whose attribute
+/// `nest` is `levels` nested one-element arrays around a 0.
+fn deep(levels: usize) -> Vec<u8> {
+    let text = |m: &mut Vec<u8>, t: &str| {
+        assert!(t.len() < 24);
+        m.push(0x60 | t.len() as u8);
+        m.extend_from_slice(t.as_bytes());
+    };
+    let mut m = vec![0xa2];
+    text(&mut m, "version");
+    text(&mut m, "1.2.0");
+    text(&mut m, "objects");
+    m.push(0xa1);
+    text(&mut m, "deep");
+    m.push(0xa4);
+    text(&mut m, "shape");
+    m.extend_from_slice(&[0x81, 0x01]);
+    text(&mut m, "format");
+    text(&mut m, "dense");
+    text(&mut m, "attributes");
+    m.push(0xa1);
+    text(&mut m, "nest");
+    m.extend(std::iter::repeat(0x81).take(levels));
+    m.push(0x00);
+    text(&mut m, "components");
+    m.push(0xa1);
+    text(&mut m, "data");
+    m.push(0xa3);
+    text(&mut m, "dtype");
+    text(&mut m, "u8");
+    text(&mut m, "offset");
+    m.extend_from_slice(&[0x18, 64]);
+    text(&mut m, "length");
+    m.push(0x01);
+    let mut b = b"ZTEN1000".to_vec();
+    b.resize(64, 0);
+    b.push(0x2a);
+    b.extend_from_slice(&m);
+    b.extend_from_slice(&(m.len() as u64).to_le_bytes());
+    b.extend_from_slice(b"ZTEN1000");
+    b
+}
+
+/// Nesting levels of `deep.zt`'s attribute: the manifest's limit
+/// (`MAX_DEPTH` counts the root map, `objects`, the object, `attributes`).
+const DEEP: usize = ztensor_core::MAX_DEPTH - 4;
+
 /// C string literal for `s` (names here are plain ASCII).
 fn c_str(s: &str) -> String {
     assert!(s.bytes().all(|b| b.is_ascii_graphic() || b == b' '));
@@ -238,7 +288,14 @@ fn main() {
     write("hostile_digest.zt", &hostile_digest());
     write("hostile_sparse.zt", &hostile_sparse());
     write("hostile_overlap.zt", &hostile_overlap());
+    write("deep.zt", &deep(DEEP));
+    write("hostile_deep.zt", &deep(DEEP + 1));
     write("expect.h", expect_h(&m, &b).as_bytes());
+    let deep_ok = deep(DEEP);
+    let f = File::parse(&deep_ok).unwrap();
+    assert_eq!(f.require("deep").unwrap().data().unwrap().stored_bytes().unwrap(), &[0x2a]);
+    let too_deep = File::parse(&deep(DEEP + 1)).unwrap_err();
+    assert_eq!(too_deep.kind(), ztensor_core::ErrorKind::TooDeep, "{too_deep}");
     // The hostile files really are what their names say (checked on the host).
     assert!(File::parse(&hostile_dup()).is_err());
     let bad_digest = hostile_digest();
