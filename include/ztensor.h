@@ -1622,10 +1622,13 @@ size_t zt_file_storage_size(void);
  *
  * Slots: with at least one per object, `zt_find` is O(log n) (a sorted
  * index); with fewer, `zt_find` scans the objects (O(n)). Validation needs
- * scratch only for files whose object names are not in ascending order
- * (one slot per object), whose blobs are not in file order (one per
- * component) or whose maps have more than 8 keys (one per key); when
- * `slot_count` is too small for the file, `ZT_ERR_BUFFER_TOO_SMALL`.
+ * scratch for files whose object names are not in ascending order (one
+ * slot per object), whose blobs are not in file order (one per
+ * component), for the keys of attribute maps and of maps inside unknown
+ * fields (one per key of the maps being checked at once) and for CBOR
+ * nested more than 32 levels inside a field (one per level past 32: the
+ * validator's frames, so that its stack stays small); when `slot_count`
+ * is too small for the file, `ZT_ERR_BUFFER_TOO_SMALL`.
  * `slots` may be NULL when `slot_count` is 0.
  *
  * On success `*out` receives the handle (a pointer into `*storage`); on

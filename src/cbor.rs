@@ -359,41 +359,27 @@ impl<'a> Reader<'a> {
     /// Skip one complete item, checking well-formedness, UTF-8, nesting depth
     /// and, when `keys` is given, duplicate keys in every map inside it.
     ///
-    /// Iterative: the stack is a fixed array of [`MAX_DEPTH`] frames.
+    /// Iterative, on an array of [`MAX_DEPTH`] words: a frame without keys
+    /// takes one; with keys, two, and containers deeper than
+    /// [`LOCAL_FRAMES`] spill their frames into `keys` (one entry each,
+    /// below their keys): a caller's fixed scratch then also holds one
+    /// entry per level past [`LOCAL_FRAMES`]. When a fixed scratch runs
+    /// out, the item is walked again without keys: an invalid item says
+    /// what is wrong with it; a valid one, that the scratch is too small.
     pub fn walk(&mut self, depth: usize, mut keys: Option<&mut Scratch<'_>>) -> Result<()> {
-        // A frame is 2 words (8 bytes on 32-bit targets): the array is the
-        // walk's whole stack, so `left` is a `usize`, not a `Len`, and the
-        // two flags ride in the top bits of `seg`.
-        #[derive(Clone, Copy)]
-        struct Frame {
-            /// Items left (maps count keys and values); `INDEFINITE` for an
-            /// indefinite-length container. A definite count fits a `usize`
-            /// and never reaches `INDEFINITE`: `check_count` bounds it by the
-            /// bytes that remain.
-            left: usize,
-            /// Scratch length when this container started (after its own
-            /// key entry, when it is a map key), with [`MAP`] (a map) and
-            /// [`KEY_NEXT`] (for maps: the next item is a key). A scratch
-            /// holds at most `isize::MAX / 16` entries, so the top two bits
-            /// are free.
-            seg: usize,
+        let mut frames = Frames { words: [0; MAX_DEPTH], sp: 0, spilled: NO_SPILL };
+        let origin = self.pos;
+        // A scratch push that failed: the walk again without keys (which
+        // pushes nothing), then the failure.
+        macro_rules! pushed {
+            ($push:expr) => {
+                if let Err(e) = $push {
+                    self.pos = origin;
+                    self.walk(depth, None)?;
+                    return Err(e);
+                }
+            };
         }
-        const MAP: usize = 1 << (usize::BITS - 1);
-        const KEY_NEXT: usize = 1 << (usize::BITS - 2);
-        impl Frame {
-            fn map(&self) -> bool {
-                self.seg & MAP != 0
-            }
-            fn key_next(&self) -> bool {
-                self.seg & KEY_NEXT != 0
-            }
-            fn seg(&self) -> usize {
-                self.seg & !(MAP | KEY_NEXT)
-            }
-        }
-        const INDEFINITE: usize = usize::MAX;
-        let mut stack = [Frame { left: 0, seg: 0 }; MAX_DEPTH];
-        let mut sp = 0usize; // frames in use
         loop {
             // Read one item head (tags prefix the item that follows).
             let start = self.pos;
@@ -438,38 +424,40 @@ impl<'a> Reader<'a> {
                         arg.map_or(INDEFINITE, |n| (n * per) as usize)
                     };
                     if left != 0 {
+                        let sp = frames.sp;
                         if depth + sp + 1 > MAX_DEPTH {
                             return Err(Error::at(ErrorKind::TooDeep, start));
                         }
-                        let mut seg = 0;
-                        if let Some(k) = keys.as_deref_mut() {
-                            // A container that is a map key: its entry now,
-                            // its end when it closes (the entry sits just
-                            // below this frame's keys).
-                            if sp > 0 && stack[sp - 1].map() && stack[sp - 1].key_next() {
-                                k.push_key(self.buf, start, start)?;
-                            }
-                            seg = k.len();
-                        }
                         let flags = if major == MAJOR_MAP { MAP | KEY_NEXT } else { 0 };
-                        stack[sp] = Frame { left, seg: seg | flags };
-                        sp += 1;
-                        continue;
+                        match keys.as_deref_mut() {
+                            Some(k) => {
+                                // A container that is a map key: its entry now,
+                                // its end when it closes (the entry sits just
+                                // below this frame's keys, and its spilled frame).
+                                if sp > 0 {
+                                    let p = frames.top(Some(&mut *k));
+                                    if p.map() && p.key_next() {
+                                        pushed!(k.push_key(self.buf, start, start));
+                                    }
+                                }
+                                pushed!(frames.push(Some(k), left, flags).map_err(|e| e.or_at(start)));
+                                continue;
+                            }
+                            None => {
+                                frames.push(None, left, flags)?;
+                                continue;
+                            }
+                        }
                     }
                 }
                 _ => {
                     // simple / float / break
                     if arg.is_none() {
                         // A break: ends the innermost indefinite container.
-                        match sp.checked_sub(1).map(|i| stack[i]) {
+                        let top = if frames.sp == 0 { None } else { Some(frames.top(keys.as_deref_mut())) };
+                        match top {
                             Some(f) if f.left == INDEFINITE && (!f.map() || f.key_next()) => {
-                                sp -= 1;
-                                if f.map() {
-                                    if let Some(k) = keys.as_deref_mut() {
-                                        k.check_unique(self.buf, f.seg())?;
-                                    }
-                                }
-                                closed = Some(f);
+                                closed = Some(frames.pop(keys.as_deref_mut(), self.buf, f)?);
                             }
                             _ => return Err(Error::at(ErrorKind::CborBadIndefinite, start)),
                         }
@@ -479,14 +467,15 @@ impl<'a> Reader<'a> {
             // An item is complete ([start, pos), or the `closed` container):
             // account for it in its parent.
             loop {
-                if sp == 0 {
+                if frames.sp == 0 {
                     return Ok(());
                 }
-                let f = &mut stack[sp - 1];
+                let mut f = frames.top(keys.as_deref_mut());
                 if f.map() && f.key_next() {
                     if let Some(k) = keys.as_deref_mut() {
                         match closed {
-                            None => k.push_key(self.buf, start, self.pos)?,
+                            None => pushed!(k.push_key(self.buf, start, self.pos)),
+                            // Its key entry sits just below where it started.
                             Some(c) => k.set_key_end(c.seg() - 1, self.pos),
                         }
                     }
@@ -495,20 +484,154 @@ impl<'a> Reader<'a> {
                 if f.left != INDEFINITE {
                     f.left -= 1;
                     if f.left == 0 {
-                        let f = *f;
-                        sp -= 1;
-                        if f.map() {
-                            if let Some(k) = keys.as_deref_mut() {
-                                k.check_unique(self.buf, f.seg())?;
-                            }
-                        }
-                        closed = Some(f);
+                        closed = Some(frames.pop(keys.as_deref_mut(), self.buf, f)?);
                         continue; // the container completes an item of its parent
                     }
                 }
+                frames.set_top(keys.as_deref_mut(), f);
                 break;
             }
         }
+    }
+}
+
+/// Frames [`Reader::walk`] keeps on the stack with keys; deeper ones
+/// spill (see there). Without keys a frame is one word and all
+/// [`MAX_DEPTH`] fit.
+pub const LOCAL_FRAMES: usize = MAX_DEPTH / 2;
+
+/// A container being walked.
+#[derive(Clone, Copy)]
+struct Frame {
+    /// Items left (maps count keys and values); [`INDEFINITE`] for an
+    /// indefinite-length container. A definite count is at most the bytes
+    /// that remain (`check_count`), so below `isize::MAX`.
+    left: usize,
+    /// With keys: scratch length when this container's keys start (after
+    /// its own key entry, when it is a map key, and its spilled frame),
+    /// with [`MAP`] (a map) and [`KEY_NEXT`] (for maps: the next item is a
+    /// key). A scratch holds at most `isize::MAX / 16` entries, so the top
+    /// two bits are free.
+    seg: usize,
+}
+
+const MAP: usize = 1 << (usize::BITS - 1);
+const KEY_NEXT: usize = 1 << (usize::BITS - 2);
+const FLAGS: usize = MAP | KEY_NEXT;
+const INDEFINITE: usize = usize::MAX;
+/// No spilled frame below.
+const NO_SPILL: usize = usize::MAX >> 2;
+
+impl Frame {
+    fn map(&self) -> bool {
+        self.seg & MAP != 0
+    }
+    fn key_next(&self) -> bool {
+        self.seg & KEY_NEXT != 0
+    }
+    fn seg(&self) -> usize {
+        self.seg & !FLAGS
+    }
+
+    /// One word, for a walk without keys: a definite count as it is (below
+    /// `isize::MAX`); an indefinite container as its flags, top bit set.
+    fn word(self) -> usize {
+        if self.left == INDEFINITE {
+            MAP | (self.seg & FLAGS) >> 2
+        } else {
+            self.left
+        }
+    }
+
+    fn of_word(w: usize) -> Frame {
+        if w & MAP != 0 {
+            Frame { left: INDEFINITE, seg: (w << 2) & FLAGS }
+        } else {
+            Frame { left: w, seg: 0 }
+        }
+    }
+}
+
+/// The walk's frames, in `words`: without keys one word each (see
+/// [`Frame::word`]); with keys two (`left`, `seg`) for the first
+/// [`LOCAL_FRAMES`], deeper ones in the scratch, one entry each,
+/// `[left, flags | the spilled frame below]`, followed by that
+/// container's keys (its `seg` is its entry + 1).
+struct Frames {
+    words: [usize; MAX_DEPTH],
+    /// Frames in use, local and spilled.
+    sp: usize,
+    /// Scratch index of the top spilled frame, or [`NO_SPILL`].
+    spilled: usize,
+}
+
+impl Frames {
+    /// A new top frame (spilled into `keys` past the local frames).
+    fn push(&mut self, keys: Option<&mut Scratch<'_>>, left: usize, flags: usize) -> Result<()> {
+        let i = self.sp;
+        match keys {
+            // The caller checked the depth: `i < MAX_DEPTH`.
+            None => self.words[i] = Frame { left, seg: flags }.word(),
+            Some(k) if i < LOCAL_FRAMES => {
+                self.words[2 * i] = left;
+                self.words[2 * i + 1] = k.len() | flags;
+            }
+            Some(k) => {
+                let at = k.len();
+                k.push([left as u64, (self.spilled | flags) as u64])?;
+                self.spilled = at;
+            }
+        }
+        self.sp += 1;
+        Ok(())
+    }
+
+    /// The top frame (`sp > 0`).
+    fn top(&self, keys: Option<&mut Scratch<'_>>) -> Frame {
+        let i = self.sp - 1;
+        match keys {
+            None => Frame::of_word(self.words[i]),
+            Some(_) if i < LOCAL_FRAMES => Frame { left: self.words[2 * i], seg: self.words[2 * i + 1] },
+            Some(k) => {
+                let e = k.segment(self.spilled)[0];
+                Frame { left: e[0] as usize, seg: (self.spilled + 1) | (e[1] as usize & FLAGS) }
+            }
+        }
+    }
+
+    /// Store `f` as the top frame again.
+    fn set_top(&mut self, keys: Option<&mut Scratch<'_>>, f: Frame) {
+        let i = self.sp - 1;
+        match keys {
+            None => self.words[i] = f.word(),
+            Some(_) if i < LOCAL_FRAMES => {
+                self.words[2 * i] = f.left;
+                self.words[2 * i + 1] = f.seg;
+            }
+            Some(k) => {
+                let e = &mut k.segment(self.spilled)[0];
+                e[0] = f.left as u64;
+                e[1] = (e[1] as usize & !FLAGS | f.seg & FLAGS) as u64;
+            }
+        }
+    }
+
+    /// Close the top frame `f`: its map's keys are checked and popped, and
+    /// a spilled frame's entry with them. Returns it as closed, with `seg`
+    /// where its keys (and its entry) started.
+    fn pop(&mut self, keys: Option<&mut Scratch<'_>>, buf: &[u8], f: Frame) -> Result<Frame> {
+        self.sp -= 1;
+        let Some(k) = keys else { return Ok(f) };
+        if f.map() {
+            k.check_unique(buf, f.seg())?;
+        }
+        if self.sp < LOCAL_FRAMES {
+            return Ok(f);
+        }
+        let at = self.spilled;
+        self.spilled = k.segment(at)[0][1] as usize & !FLAGS;
+        k.truncate(at);
+        Ok(Frame { left: f.left, seg: at | (f.seg & FLAGS) })
     }
 }
 

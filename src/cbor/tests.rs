@@ -2,13 +2,106 @@
 
 use super::*;
 use crate::scratch::Scratch;
+extern crate std;
 
 fn walk(b: &[u8]) -> Result<usize> {
-    let mut buf = [[0u64; 2]; 32];
-    let mut s = Scratch::new(&mut buf);
+    walk_with(b, &mut [[0u64; 2]; 128])
+}
+
+fn walk_with(b: &[u8], buf: &mut [[u64; 2]]) -> Result<usize> {
+    let mut s = Scratch::new(buf);
     let mut r = Reader::new(b);
     r.walk(0, Some(&mut s))?;
     Ok(r.pos)
+}
+
+/// Past the local frames a walk with keys spills one frame per level into
+/// the scratch, below that level's keys: keys are still checked at every
+/// depth; a scratch too small for a valid file asks for more; an invalid
+/// file still says what is wrong.
+#[test]
+fn deep_frames_spill_into_the_scratch() {
+    // 50 nested one-entry maps {"a": {"a": ... 0}}, then a duplicate at the bottom.
+    let mut b = std::vec::Vec::new();
+    for _ in 0..50 {
+        b.extend_from_slice(&[0xa1, 0x61, b'a']);
+    }
+    b.push(0x00);
+    assert_eq!(walk(&b).unwrap(), b.len());
+    let mut dup = b[..b.len() - 1].to_vec();
+    dup.extend_from_slice(&[0xa2, 0x61, b'x', 0x00, 0x61, b'x', 0x00]);
+    dup.truncate(3 * 49); // the 50th level is the two-key map
+    dup.extend_from_slice(&[0xa2, 0x61, b'x', 0x00, 0x61, b'x', 0x00]);
+    let e = walk(&dup).unwrap_err();
+    assert_eq!((e.kind(), e.manifest_offset()), (ErrorKind::DuplicateKey, Some(3 * 49 + 4)));
+    // Values are not keys: {"a": 0, "b": 0, "c": [0], "d": [0]} at the bottom is fine.
+    let mut same_values = b[..b.len() - 1].to_vec();
+    same_values.truncate(3 * 49);
+    same_values.extend_from_slice(&[0xa4, 0x61, b'a', 0x00, 0x61, b'b', 0x00, 0x61, b'c', 0x81, 0x00, 0x61, b'd', 0x81, 0x00]);
+    assert!(walk(&same_values).is_ok());
+    // Keys of a spilled map's parent, before and after it: {"a": {50 deep}, "a": 0}.
+    let mut outer = std::vec![0xa2, 0x61, b'a'];
+    outer.extend_from_slice(&b);
+    outer.extend_from_slice(&[0x61, b'a', 0x00]);
+    assert_eq!(walk(&outer).unwrap_err().kind(), ErrorKind::DuplicateKey);
+    // A spilled container as a map key: {[[...]]: 0, [[...]]: 0}, 40 deep.
+    let mut key = std::vec::Vec::new();
+    key.resize(40, 0x81);
+    key.push(0x00);
+    let mut keys2 = std::vec![0xa2];
+    keys2.extend_from_slice(&key);
+    keys2.push(0x00);
+    keys2.extend_from_slice(&key);
+    keys2.push(0x00);
+    assert_eq!(walk(&keys2).unwrap_err().manifest_offset(), Some(1 + key.len() as u64 + 1));
+    keys2[1 + key.len() + 1 + 39] = 0x82; // the second key differs: [[...[0]]] vs [[...[0, 1]]]
+    keys2.insert(1 + key.len() + 1 + 40, 0x01);
+    assert!(walk(&keys2).is_ok(), "{keys2:02x?}");
+    // Too little scratch: a valid file asks for more, an invalid one says why.
+    let small = &mut [[0u64; 2]; 4];
+    assert!(matches!(walk_with(&b, small).unwrap_err().kind(), ErrorKind::ScratchTooSmall { .. }));
+    let mut deep = [0x81u8; 1000];
+    deep[999] = 0x00;
+    assert_eq!(walk_with(&deep, small).unwrap_err().kind(), ErrorKind::TooDeep);
+    let mut bad = b.clone();
+    bad[3 * 40] = 0x1c; // a reserved initial byte 40 levels down
+    assert_eq!(walk_with(&bad, small).unwrap_err().kind(), ErrorKind::CborInvalid);
+}
+
+/// Without keys, every level up to the limit has its one-word frame.
+#[test]
+fn deep_walks_without_keys() {
+    let mut ok = [0x81u8; MAX_DEPTH + 1];
+    ok[MAX_DEPTH] = 0x00;
+    let mut r = Reader::new(&ok);
+    r.walk(0, None).unwrap();
+    assert_eq!(r.pos, ok.len());
+    let mut deep = [0x9fu8; 200];
+    deep[199] = 0xff;
+    assert_eq!(Reader::new(&deep).walk(0, None).unwrap_err().kind(), ErrorKind::TooDeep);
+    // [_ [_ ... [_ ] ] ], and {_ 1: {_ 1: ... {_ } } }: indefinite levels.
+    let mut b = std::vec![0x9f; 60];
+    b.extend(std::iter::repeat(0xff).take(60));
+    let mut r = Reader::new(&b);
+    r.walk(0, None).unwrap();
+    assert_eq!(r.pos, b.len());
+    let mut m = std::vec::Vec::new();
+    for _ in 0..60 {
+        m.extend_from_slice(&[0xbf, 0x01]);
+    }
+    m.pop();
+    m.extend(std::iter::repeat(0xff).take(60));
+    let mut r = Reader::new(&m);
+    r.walk(0, None).unwrap();
+    assert_eq!(r.pos, m.len());
+    // A break after a key (an odd item count) is refused at any depth.
+    let mut odd = m.clone();
+    odd.insert(59 * 2 + 1, 0x01);
+    assert_eq!(Reader::new(&odd).walk(0, None).unwrap_err().kind(), ErrorKind::CborBadIndefinite);
+    let mut r = Reader::new(&b);
+    r.walk(0, None).unwrap();
+    assert_eq!(r.pos, b.len());
+    assert!(Reader::new(&b[..79]).walk(0, None).is_err());
 }
 
 #[test]
