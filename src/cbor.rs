@@ -96,40 +96,28 @@ impl<'a> Reader<'a> {
     /// Read an item head: major type and argument (`None` for indefinite).
     #[inline]
     pub fn head(&mut self) -> Result<(u8, Arg)> {
-        let start = self.pos;
-        let ib = self.peek()?;
-        let major = ib >> 5;
-        let ai = ib & 0x1f;
-        let rest = &self.buf[start + 1..];
-        let (arg, n) = match ai {
-            0..=23 => (ai as u64, 0),
-            24 => match rest.first() {
-                Some(&b) => (b as u64, 1),
-                None => return Err(self.err(ErrorKind::CborEof)),
-            },
-            25 => match rest.get(..2) {
-                Some(b) => (u16::from_be_bytes([b[0], b[1]]) as u64, 2),
-                None => return Err(self.err(ErrorKind::CborEof)),
-            },
-            26 => match rest.get(..4) {
-                Some(b) => (u32::from_be_bytes([b[0], b[1], b[2], b[3]]) as u64, 4),
-                None => return Err(self.err(ErrorKind::CborEof)),
-            },
-            27 => match rest.get(..8) {
-                Some(b) => (u64::from_be_bytes([b[0], b[1], b[2], b[3], b[4], b[5], b[6], b[7]]), 8),
-                None => return Err(self.err(ErrorKind::CborEof)),
-            },
-            31 if matches!(major, MAJOR_BYTES | MAJOR_TEXT | MAJOR_ARRAY | MAJOR_MAP | MAJOR_SIMPLE) => {
-                self.pos += 1;
-                return Ok((major, None));
+        match decode_head(self.buf, self.pos) {
+            Some((major, arg, end)) => {
+                self.pos = end;
+                Ok((major, arg))
             }
-            _ => return Err(self.err(ErrorKind::CborInvalid)),
-        };
-        if major == MAJOR_SIMPLE && ai == 24 && arg < 32 {
-            return Err(self.err(ErrorKind::CborInvalid));
+            None => self.head_error(),
         }
-        self.pos = start + 1 + n;
-        Ok((major, Some(arg)))
+    }
+
+    /// Why the head at `pos` does not decode (out of line: the error is
+    /// built in the caller's result, not in `head`'s frame).
+    #[cold]
+    #[inline(never)]
+    fn head_error<T>(&self) -> Result<T> {
+        // Truncated: no initial byte, or fewer argument bytes than it says.
+        let truncated = match self.buf.get(self.pos).map(|b| b & 0x1f) {
+            None => true,
+            Some(ai @ 24..=27) => self.remaining() <= 1 << (ai - 24),
+            Some(_) => false,
+        };
+        let kind = if truncated { ErrorKind::CborEof } else { ErrorKind::CborInvalid };
+        Err(self.err(kind))
     }
 
     /// Whether the next byte is a break; consumes it if so.
@@ -369,18 +357,26 @@ impl<'a> Reader<'a> {
     pub fn walk(&mut self, depth: usize, mut keys: Option<&mut Scratch<'_>>) -> Result<()> {
         let mut frames = Frames { words: [0; MAX_DEPTH], sp: 0, spilled: NO_SPILL };
         let origin = self.pos;
-        // A scratch push that failed: the walk again without keys (which
-        // pushes nothing), then the failure.
+        // A scratch push that failed: the walk starts again without keys
+        // (which pushes nothing), in this frame, and ends with the failure.
+        // (The failure as its figures: a whole `Error` would make the frame 48 bytes larger.)
+        let mut failed: Option<(u64, u64)> = None;
         macro_rules! pushed {
-            ($push:expr) => {
+            ($item:lifetime, $push:expr) => {
                 if let Err(e) = $push {
+                    let needed = match e.kind() {
+                        ErrorKind::ScratchTooSmall { needed } => needed,
+                        _ => return Err(e),
+                    };
+                    failed = Some((needed, e.manifest_offset().unwrap_or(origin as u64)));
+                    keys = None;
+                    frames.sp = 0;
                     self.pos = origin;
-                    self.walk(depth, None)?;
-                    return Err(e);
+                    continue $item;
                 }
             };
         }
-        loop {
+        'item: loop {
             // Read one item head (tags prefix the item that follows).
             let start = self.pos;
             let (major, arg) = self.head()?;
@@ -437,10 +433,10 @@ impl<'a> Reader<'a> {
                                 if sp > 0 {
                                     let p = frames.top(Some(&mut *k));
                                     if p.map() && p.key_next() {
-                                        pushed!(k.push_key(self.buf, start, start));
+                                        pushed!('item, k.push_key(self.buf, start, start));
                                     }
                                 }
-                                pushed!(frames.push(Some(k), left, flags).map_err(|e| e.or_at(start)));
+                                pushed!('item, frames.push(Some(k), left, flags).map_err(|e| e.or_at(start)));
                                 continue;
                             }
                             None => {
@@ -468,13 +464,16 @@ impl<'a> Reader<'a> {
             // account for it in its parent.
             loop {
                 if frames.sp == 0 {
-                    return Ok(());
+                    return match failed {
+                        None => Ok(()),
+                        Some((needed, at)) => Err(Error::at(ErrorKind::ScratchTooSmall { needed }, at as usize)),
+                    };
                 }
                 let mut f = frames.top(keys.as_deref_mut());
                 if f.map() && f.key_next() {
                     if let Some(k) = keys.as_deref_mut() {
                         match closed {
-                            None => pushed!(k.push_key(self.buf, start, self.pos)),
+                            None => pushed!('item, k.push_key(self.buf, start, self.pos)),
                             // Its key entry sits just below where it started.
                             Some(c) => k.set_key_end(c.seg() - 1, self.pos),
                         }
@@ -633,6 +632,31 @@ impl Frames {
         k.truncate(at);
         Ok(Frame { left: f.left, seg: at | (f.seg & FLAGS) })
     }
+}
+
+/// The item head at `pos`: major type, argument (`None` for indefinite)
+/// and where the item's content starts; `None` when it is truncated,
+/// reserved, or an indefinite length on a type that has none.
+#[inline]
+pub(crate) fn decode_head(buf: &[u8], pos: usize) -> Option<(u8, Arg, usize)> {
+    let ib = *buf.get(pos)?;
+    let (major, ai) = (ib >> 5, ib & 0x1f);
+    let rest = &buf[pos + 1..];
+    let (arg, n) = match ai {
+        0..=23 => (ai as u64, 0),
+        24 => (*rest.first()? as u64, 1),
+        25 => (u16::from_be_bytes(rest.get(..2)?.try_into().ok()?) as u64, 2),
+        26 => (u32::from_be_bytes(rest.get(..4)?.try_into().ok()?) as u64, 4),
+        27 => (u64::from_be_bytes(rest.get(..8)?.try_into().ok()?), 8),
+        31 if matches!(major, MAJOR_BYTES | MAJOR_TEXT | MAJOR_ARRAY | MAJOR_MAP | MAJOR_SIMPLE) => {
+            return Some((major, None, pos + 1));
+        }
+        _ => return None,
+    };
+    if major == MAJOR_SIMPLE && ai == 24 && arg < 32 {
+        return None;
+    }
+    Some((major, Some(arg), pos + 1 + n))
 }
 
 /// Decode a CBOR half-precision float (a NaN keeps its sign and payload:

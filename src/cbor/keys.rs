@@ -2,7 +2,7 @@
 //! (so neither a non-minimal length head nor indefinite-length chunks hide
 //! a duplicate). Keys are entries of a [`Scratch`], which provides the memory.
 
-use super::{Reader, MAJOR_BYTES, MAJOR_NINT, MAJOR_TEXT, MAJOR_UINT};
+use super::{decode_head, Reader, BREAK, MAJOR_BYTES, MAJOR_NINT, MAJOR_TEXT, MAJOR_UINT};
 use crate::error::{Error, ErrorKind, Result};
 use crate::scratch::{Entry, Scratch};
 
@@ -86,24 +86,14 @@ pub(crate) fn key_entry(buf: &[u8], start: usize, end: usize) -> Entry {
     [tag << TAG_SHIFT | start as u64, end as u64]
 }
 
-/// The content of the (well-formed) string item at `start`, chunk by chunk.
-fn string_chunks(buf: &[u8], start: usize) -> impl Iterator<Item = &[u8]> {
-    let mut r = Reader::at(buf, start);
-    let definite = match r.head() {
-        Ok((_, Some(n))) => r.bytes(n).ok(),
+/// The content of the definite string item at `start`; `None` for an
+/// indefinite one (the key was walked: it is well formed).
+#[inline]
+fn definite(buf: &[u8], start: usize) -> Option<&[u8]> {
+    match decode_head(buf, start)? {
+        (_, Some(n), at) => buf.get(at..at.checked_add(usize::try_from(n).ok()?)?),
         _ => None,
-    };
-    let mut first = true;
-    core::iter::from_fn(move || {
-        if let Some(d) = definite {
-            return core::mem::replace(&mut first, false).then_some(d);
-        }
-        if r.take_break().unwrap_or(true) {
-            return None;
-        }
-        let (_, n) = r.head().ok()?;
-        r.bytes(n?).ok()
-    })
+    }
 }
 
 fn key_cmp(buf: &[u8], a: &Entry, b: &Entry) -> core::cmp::Ordering {
@@ -111,14 +101,93 @@ fn key_cmp(buf: &[u8], a: &Entry, b: &Entry) -> core::cmp::Ordering {
     let (sa, sb) = ((a[0] & POS_MASK) as usize, (b[0] & POS_MASK) as usize);
     ta.cmp(&tb).then_with(|| match ta {
         TAG_UINT | TAG_NINT => a[1].cmp(&b[1]),
-        TAG_TEXT | TAG_BYTES => {
-            let (mut ca, mut cb) = (string_chunks(buf, sa), string_chunks(buf, sb));
-            match (ca.next(), cb.next()) {
-                // The common case: two definite strings.
-                (Some(x), Some(y)) if buf[sa] & 0x1f != 31 && buf[sb] & 0x1f != 31 => x.cmp(y),
-                (x, y) => x.into_iter().chain(ca).flatten().cmp(y.into_iter().chain(cb).flatten()),
-            }
-        }
+        TAG_TEXT | TAG_BYTES => match (definite(buf, sa), definite(buf, sb)) {
+            // The common case: two definite strings.
+            (Some(x), Some(y)) => x.cmp(y),
+            _ => chunked_cmp(buf, sa, sb),
+        },
         _ => buf[sa..a[1] as usize].cmp(&buf[sb..b[1] as usize]),
     })
+}
+
+/// Compare the contents of two (well-formed) string items at least one of
+/// which is chunked, byte by byte.
+#[cold]
+#[inline(never)]
+fn chunked_cmp(buf: &[u8], a: usize, b: usize) -> core::cmp::Ordering {
+    let (mut x, mut y) = (Chunks::at(buf, a), Chunks::at(buf, b));
+    loop {
+        match (x.next_byte(buf), y.next_byte(buf)) {
+            (Some(p), Some(q)) if p == q => {}
+            (p, q) => return p.cmp(&q),
+        }
+    }
+}
+
+/// A cursor over a string item's content, chunk by chunk.
+struct Chunks {
+    /// Where the next chunk's head is (indefinite strings).
+    next: usize,
+    /// The current chunk: `[at, end)`.
+    at: usize,
+    end: usize,
+    indefinite: bool,
+}
+
+impl Chunks {
+    fn at(buf: &[u8], start: usize) -> Chunks {
+        let mut c = Chunks { next: 0, at: 0, end: 0, indefinite: false };
+        match decode_head(buf, start) {
+            Some((_, Some(n), at)) => (c.at, c.end) = (at, at.saturating_add(n as usize)),
+            Some((_, None, at)) => (c.next, c.indefinite) = (at, true),
+            None => {}
+        }
+        c
+    }
+
+    fn next_byte(&mut self, buf: &[u8]) -> Option<u8> {
+        while self.at == self.end {
+            if !self.indefinite || buf.get(self.next) == Some(&BREAK) {
+                return None;
+            }
+            let (_, n, at) = decode_head(buf, self.next)?;
+            (self.at, self.end) = (at, at.saturating_add(n? as usize));
+            self.next = self.end;
+        }
+        let b = *buf.get(self.at)?;
+        self.at += 1;
+        Some(b)
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use core::cmp::Ordering::{self, *};
+
+    /// Compare the two string items that `buf` holds one after the other.
+    fn cmp(buf: &[u8]) -> Ordering {
+        let mut r = Reader::new(buf);
+        r.walk(0, None).unwrap();
+        let mid = r.pos;
+        r.walk(0, None).unwrap();
+        key_cmp(buf, &key_entry(buf, 0, mid), &key_entry(buf, mid, r.pos))
+    }
+
+    #[test]
+    fn strings_compare_by_content_whatever_their_chunks() {
+        // "ab" vs (_ "a" "b"), (_ "a" "b") vs (_ "ab"), (_ "" "ab") vs "ab": equal.
+        assert_eq!(cmp(&[0x62, b'a', b'b', 0x7f, 0x61, b'a', 0x61, b'b', 0xff]), Equal);
+        assert_eq!(cmp(&[0x7f, 0x61, b'a', 0x61, b'b', 0xff, 0x7f, 0x62, b'a', b'b', 0xff]), Equal);
+        assert_eq!(cmp(&[0x7f, 0x60, 0x62, b'a', b'b', 0xff, 0x62, b'a', b'b']), Equal);
+        // Content order, shorter first: (_ "a" "c") > "ab"; (_) < "a"; "a" < (_ "a" "a").
+        assert_eq!(cmp(&[0x7f, 0x61, b'a', 0x61, b'c', 0xff, 0x62, b'a', b'b']), Greater);
+        assert_eq!(cmp(&[0x7f, 0xff, 0x61, b'a']), Less);
+        assert_eq!(cmp(&[0x61, b'a', 0x7f, 0x61, b'a', 0x61, b'a', 0xff]), Less);
+        // A non-minimal length head hides nothing: "a" vs 0x78 0x01 "a".
+        assert_eq!(cmp(&[0x61, b'a', 0x78, 0x01, b'a']), Equal);
+        // Bytes and text never compare equal; chunked bytes like text.
+        assert_ne!(cmp(&[0x41, b'a', 0x61, b'a']), Equal);
+        assert_eq!(cmp(&[0x5f, 0x41, b'a', 0xff, 0x41, b'a']), Equal);
+    }
 }

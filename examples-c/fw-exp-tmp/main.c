@@ -1,0 +1,309 @@
+/* Firmware for QEMU mps2-an386 (Cortex-M4F): reads zTensor models from
+ * flash through the no-heap build of libztensor, checks every tensor
+ * against what the writer recorded (expect.h), refuses hostile models,
+ * and reports its stack use and the cost of opening 1,000 tensors.
+ *
+ * Output (semihosting) ends with
+ *   ZT-BUDGET handle=<bytes> stack=<bytes> open1000_ticks=<n> ...
+ * which scripts/test-embedded.sh reads. Exit status 0 when every check passes. */
+#include <stddef.h>
+#include <stdint.h>
+
+#include "board.h"
+#include "expect.h"
+#include "semihost.h"
+#include "ztensor.h"
+
+extern const uint8_t model_zt[], model_zt_end[];
+extern const uint8_t big_zt[], big_zt_end[];
+extern const uint8_t hostile_dup_zt[], hostile_dup_zt_end[];
+extern const uint8_t hostile_digest_zt[], hostile_digest_zt_end[];
+extern const uint8_t hostile_sparse_zt[], hostile_sparse_zt_end[];
+extern const uint8_t hostile_overlap_zt[], hostile_overlap_zt_end[];
+extern const uint8_t deep_zt[], deep_zt_end[];
+extern const uint8_t hostile_deep_zt[], hostile_deep_zt_end[];
+
+/* The caller's memory for a handle and its name index (one slot per object). */
+static zt_file_storage storage;
+static zt_slot slots[EXPECT_OBJECTS];
+static zt_file_storage big_storage;
+static zt_slot big_slots[EXPECT_BIG_OBJECTS];
+
+static int failures;
+
+/* Peak stack use, measured from main's frame (the library's calls and the
+ * few bytes of this file's frames between). */
+static uintptr_t stack_base;
+static uintptr_t stack_peak;
+
+/* End of a measured phase: print its peak, keep the largest, repaint. */
+static void phase(const char *name) {
+    uintptr_t used = stack_base - stack_lowest_used();
+    if (used > stack_peak) stack_peak = used;
+    sh_puts("stack peak of ");
+    sh_puts(name);
+    sh_puts(": ");
+    sh_putu(used);
+    sh_puts(" bytes\n");
+    stack_repaint();
+}
+
+static void fail(const char *what, const char *name, zt_status s) {
+    failures++;
+    sh_puts("FAIL: ");
+    sh_puts(what);
+    sh_puts(" ");
+    sh_puts(name);
+    sh_puts(": ");
+    sh_puts(zt_status_str(s));
+    sh_puts(" (");
+    sh_puts(zt_last_error());
+    sh_puts(")\n");
+}
+
+#define CHECK(call, what, name)                        \
+    do {                                               \
+        zt_status s_ = (call);                         \
+        if (s_ != ZT_OK) fail(what, name, s_);         \
+    } while (0)
+
+static int same(const char *a, size_t alen, const char *b) {
+    size_t i = 0;
+    for (; i < alen; i++)
+        if (b[i] != a[i]) return 0;
+    return b[i] == 0;
+}
+
+static uint32_t fnv1a(const uint8_t *p, size_t n) {
+    uint32_t h = 0x811c9dc5u;
+    for (size_t i = 0; i < n; i++) h = (h ^ p[i]) * 0x01000193u;
+    return h;
+}
+
+/* The library's read path on the model: open, find each object and
+ * component, read zero-copy, verify. Returns the number of bytes read. */
+static uint32_t read_model(void) {
+    zt_file *f = NULL;
+    CHECK(zt_open_mem_into(model_zt, (size_t)(model_zt_end - model_zt), &storage, slots, EXPECT_OBJECTS, &f),
+          "open", "model.zt");
+    phase("open");
+    if (!f) return 0;
+    if (zt_object_count(f) != EXPECT_OBJECTS) fail("count", "model.zt", ZT_ERR_FORMAT);
+    zt_file_info fi;
+    CHECK(zt_file_get_info(f, &fi), "file info", "model.zt");
+    if (fi.version_major != 1 || fi.version_minor != 2 || fi.mode != ZT_MODE_MEMORY || fi.file_length != EXPECT_MODEL_BYTES)
+        fail("file info differs", "model.zt", ZT_ERR_FORMAT);
+
+    for (size_t i = 0; i < EXPECT_OBJECTS; i++) {
+        const expect_object *e = &expect_objects[i];
+        zt_object o;
+        zt_object_info info;
+        CHECK(zt_find(f, e->name, ZT_NUL_TERMINATED, &o), "find", e->name);
+        CHECK(zt_object_get_info(f, &o, &info), "info", e->name);
+        if (!same(info.name, info.name_len, e->name) || !same(info.format, info.format_len, e->format) ||
+            info.ndim != e->ndim || info.numel != e->numel || info.component_count != e->components)
+            fail("object info differs", e->name, ZT_ERR_FORMAT);
+        uint64_t dims[4];
+        size_t ndim = 0;
+        CHECK(zt_object_shape(f, &o, dims, 4, &ndim), "shape", e->name);
+        uint64_t numel = 1;
+        for (size_t d = 0; d < ndim; d++) numel *= dims[d];
+        if (ndim != e->ndim || numel != e->numel) fail("shape differs", e->name, ZT_ERR_FORMAT);
+    }
+
+    phase("find + object info + shape (100 objects)");
+
+    uint32_t bytes = 0;
+    for (size_t i = 0; i < EXPECT_COMPONENTS; i++) {
+        const expect_component *e = &expect_components[i];
+        zt_object o;
+        zt_component_info c;
+        const uint8_t *p = NULL;
+        size_t n = 0;
+        CHECK(zt_find(f, e->object, ZT_NUL_TERMINATED, &o), "find", e->object);
+        CHECK(zt_component(f, &o, e->role, ZT_NUL_TERMINATED, &c), "component", e->role);
+        CHECK(zt_component_ptr(f, &o, e->role, ZT_NUL_TERMINATED, &p, &n), "zero-copy", e->role);
+        if (n != e->length || c.length != e->length || fnv1a(p, n) != e->fnv1a)
+            fail("component bytes differ", e->object, ZT_ERR_CORRUPT_DATA);
+        if (n > 0 && ((uintptr_t)p % 64 != 0 || p < model_zt || p + n > model_zt_end))
+            fail("zero-copy pointer not 64-aligned in flash", e->object, ZT_ERR_FORMAT);
+        bytes += (uint32_t)n;
+    }
+
+    phase("find + component + zero-copy read (105 components)");
+
+    zt_attribute a;
+    CHECK(zt_attribute_find(f, NULL, "framework", ZT_NUL_TERMINATED, &a), "attribute", "framework");
+    if (a.kind != ZT_VALUE_TEXT || !same((const char *)a.data, a.data_len, "ztensor-embedded-example"))
+        fail("attribute differs", "framework", ZT_ERR_FORMAT);
+    zt_object q;
+    CHECK(zt_find(f, "head.qweight", ZT_NUL_TERMINATED, &q), "find", "head.qweight");
+    CHECK(zt_attribute_find(f, &q, "bits", ZT_NUL_TERMINATED, &a), "attribute", "bits");
+    if (a.kind != ZT_VALUE_UINT || a.uint_value != 4) fail("attribute differs", "bits", ZT_ERR_FORMAT);
+
+    /* By position, and a copy out of flash. */
+    zt_object first;
+    const char *first_name;
+    size_t first_len;
+    CHECK(zt_object_at(f, 0, &first), "object at", "0");
+    CHECK(zt_object_name(f, &first, &first_name, &first_len), "name", "0");
+    if (!same(first_name, first_len, expect_objects[0].name)) fail("object 0 differs", first_name, ZT_ERR_FORMAT);
+    static uint8_t copy[256];
+    size_t copied = 0;
+    CHECK(zt_component_read(f, &first, "data", ZT_NUL_TERMINATED, copy, sizeof copy, &copied), "read", "0");
+    if (copied != expect_components[0].length || fnv1a(copy, copied) != expect_components[0].fnv1a)
+        fail("copied component differs", first_name, ZT_ERR_CORRUPT_DATA);
+
+    zt_object missing;
+    if (zt_find(f, "no.such.tensor", ZT_NUL_TERMINATED, &missing) != ZT_ERR_NOT_FOUND)
+        fail("find of a missing name", "no.such.tensor", ZT_ERR_FORMAT);
+
+    phase("attributes");
+
+    CHECK(zt_verify(f, ZT_VERIFY_ALL), "verify", "model.zt");
+    phase("verify (digests and data rules)");
+    return bytes;
+}
+
+/* deep.zt: open with slots, find the object, its nested attribute, its byte. */
+static void read_deep(void) {
+    zt_file *f = NULL;
+    CHECK(zt_open_mem_into(deep_zt, (size_t)(deep_zt_end - deep_zt), &storage, slots, EXPECT_OBJECTS, &f), "open",
+          "deep.zt");
+    if (!f) return;
+    zt_object o;
+    zt_attribute a;
+    const uint8_t *p = NULL;
+    size_t n = 0;
+    CHECK(zt_find(f, "deep", ZT_NUL_TERMINATED, &o), "find", "deep");
+    CHECK(zt_attribute_find(f, &o, "nest", ZT_NUL_TERMINATED, &a), "attribute", "nest");
+    if (a.kind != ZT_VALUE_ARRAY) fail("attribute differs", "nest", ZT_ERR_FORMAT);
+    CHECK(zt_component_ptr(f, &o, "data", ZT_NUL_TERMINATED, &p, &n), "zero-copy", "deep");
+    if (n != 1 || p[0] != 0x2a) fail("component bytes differ", "deep", ZT_ERR_CORRUPT_DATA);
+    CHECK(zt_verify(f, ZT_VERIFY_ALL), "verify", "deep.zt");
+    phase("deep.zt: open, find, attribute, zero-copy read, verify");
+}
+
+/* A hostile model: opening (or verifying) gives `want`. */
+static void hostile(const char *name, const uint8_t *p, const uint8_t *end, size_t nslots, int at_verify,
+                    zt_status want) {
+    zt_file *f = NULL;
+    zt_slot few[8];
+    zt_status s = zt_open_mem_into(p, (size_t)(end - p), &storage, nslots ? few : NULL, nslots, &f);
+    if (at_verify && s == ZT_OK) s = zt_verify(f, ZT_VERIFY_ALL);
+    sh_puts("hostile ");
+    sh_puts(name);
+    sh_puts(": ");
+    sh_puts(zt_status_str(s));
+    sh_puts(": ");
+    sh_puts(zt_last_error());
+    sh_puts("\n");
+    if (s != want) fail("hostile model: unexpected status", name, s);
+    phase(name);
+}
+
+int main(void) {
+    sh_puts("ztensor firmware on mps2-an386 (Cortex-M4F), libztensor ");
+    sh_puts(zt_version());
+    sh_puts("\n");
+    if (zt_file_storage_size() != sizeof(zt_file_storage)) fail("ZT_FILE_STORAGE_SIZE differs from the library's", "", ZT_OK);
+    int dwt = dwt_cycle_counter_works();
+    sh_puts(dwt ? "DWT cycle counter: counts\n" : "DWT cycle counter: not modeled (using SysTick)\n");
+
+    /* Peak stack of the whole read path, measured from this frame. */
+    stack_base = stack_sp();
+    stack_repaint();
+    if (stack_base) { hostile("one level too deep", hostile_deep_zt, hostile_deep_zt_end, 8, 0, ZT_ERR_FORMAT); sh_exit(0); }
+    uint32_t bytes = read_model();
+
+    /* One object each: no slots needed (zt_find then scans). Their stack
+     * counts in the peak too: a refusal may go deeper than a success. */
+    hostile("duplicate names", hostile_dup_zt, hostile_dup_zt_end, 8, 0, ZT_ERR_FORMAT);
+    hostile("flipped data byte", hostile_digest_zt, hostile_digest_zt_end, 0, 1, ZT_ERR_DIGEST_MISMATCH);
+    hostile("sparse index out of range", hostile_sparse_zt, hostile_sparse_zt_end, 0, 1, ZT_ERR_CORRUPT_DATA);
+    /* Blobs out of order: the overlap check sorts them in the slots. */
+    hostile("overlapping blobs", hostile_overlap_zt, hostile_overlap_zt_end, 8, 0, ZT_ERR_FORMAT);
+    /* Unsorted names need one slot per object to be checked for duplicates. */
+    hostile("model.zt with 8 slots", model_zt, model_zt_end, 8, 0, ZT_ERR_BUFFER_TOO_SMALL);
+    /* Nesting as deep as the format allows, and one level more. */
+    read_deep();
+    hostile("one level too deep", hostile_deep_zt, hostile_deep_zt_end, 8, 0, ZT_ERR_FORMAT);
+    zt_file *f = NULL;
+    if (zt_open_mem_into(model_zt, 100, &storage, slots, EXPECT_OBJECTS, &f) != ZT_ERR_FORMAT)
+        fail("truncated model opens", "model.zt", ZT_OK);
+    phase("truncated model");
+    uintptr_t peak = stack_peak;
+
+    /* Calibration: a loop of exactly 2,000,000 instructions (subs + bne). */
+    ticks_start();
+    uint64_t c0 = ticks_now();
+    __asm__ volatile(
+        "   ldr r0, =1000000\n"
+        "1: subs r0, r0, #1\n"
+        "   bne 1b\n" ::: "r0", "cc");
+    uint64_t calib = ticks_now() - c0;
+
+    /* Cost of opening (validating) a 1,000-tensor model, then of finding each. */
+    zt_file *big = NULL;
+    uint64_t t0 = ticks_now();
+    CHECK(zt_open_mem_into(big_zt, (size_t)(big_zt_end - big_zt), &big_storage, big_slots, EXPECT_BIG_OBJECTS, &big),
+          "open", "big.zt");
+    uint64_t t1 = ticks_now();
+    size_t found = 0;
+    for (uint32_t i = 0; big && i < EXPECT_BIG_OBJECTS; i++) {
+        char name[24] = "block.";
+        char digits[12];
+        int k = 0, j = 6;
+        uint32_t v = i;
+        do digits[k++] = (char)('0' + v % 10), v /= 10;
+        while (v);
+        while (k) name[j++] = digits[--k];
+        name[j++] = '.', name[j++] = 'w', name[j] = 0;
+        zt_object o;
+        found += zt_find(big, name, ZT_NUL_TERMINATED, &o) == ZT_OK;
+    }
+    uint64_t t2 = ticks_now();
+    if (found != EXPECT_BIG_OBJECTS) fail("find in big.zt", "block.*", ZT_ERR_NOT_FOUND);
+
+    sh_puts("model.zt: ");
+    sh_putu(EXPECT_OBJECTS);
+    sh_puts(" objects, ");
+    sh_putu(EXPECT_COMPONENTS);
+    sh_puts(" components (");
+    sh_putu(bytes);
+    sh_puts(" bytes zero-copy, ");
+    sh_putu(EXPECT_DIGESTS);
+    sh_puts(" digests verified); stack peak ");
+    sh_putu(peak);
+    sh_puts(" of ");
+    sh_putu(stack_size());
+    sh_puts(" bytes\n");
+    sh_puts("big.zt: open ");
+    sh_putu(t1 - t0);
+    sh_puts(" ticks, find x1000 ");
+    sh_putu(t2 - t1);
+    sh_puts(" ticks (SysTick at the 25 MHz core clock)\n");
+    sh_puts("ZT-BUDGET handle=");
+    sh_putu(sizeof(zt_file_storage));
+    sh_puts(" slot=");
+    sh_putu(sizeof(zt_slot));
+    sh_puts(" stack=");
+    sh_putu(peak);
+    sh_puts(" open1000_ticks=");
+    sh_putu(t1 - t0);
+    sh_puts(" find1000_ticks=");
+    sh_putu(t2 - t1);
+    sh_puts(" calib2m_ticks=");
+    sh_putu(calib);
+    sh_puts(" failures=");
+    sh_putu((uint64_t)failures);
+    sh_puts("\n");
+    return failures ? 1 : 0;
+}
+
+/* The library's panic hook (no-heap build): a bug in the library, never a
+ * hostile file, gets here. Report it and stop. */
+void zt_panic(void) {
+    sh_puts("PANIC in libztensor\n");
+    sh_exit(101);
+}
