@@ -360,15 +360,12 @@ impl<'a> Reader<'a> {
         // A scratch push that failed: the walk starts again without keys
         // (which pushes nothing), in this frame, and ends with the failure.
         // (The failure as its figures: a whole `Error` would make the frame 48 bytes larger.)
-        let mut failed: Option<(u64, u64)> = None;
+        let mut failed: Option<(usize, usize)> = None;
         macro_rules! pushed {
-            ($item:lifetime, $push:expr) => {
-                if let Err(e) = $push {
-                    let needed = match e.kind() {
-                        ErrorKind::ScratchTooSmall { needed } => needed,
-                        _ => return Err(e),
-                    };
-                    failed = Some((needed, e.manifest_offset().unwrap_or(origin as u64)));
+            ($item:lifetime, $pushed:expr, $at:expr) => {
+                if !$pushed {
+                    let needed = keys.as_deref().map_or(0, |k| k.len() + 1);
+                    failed = Some((needed, $at));
                     keys = None;
                     frames.sp = 0;
                     self.pos = origin;
@@ -433,14 +430,15 @@ impl<'a> Reader<'a> {
                                 if sp > 0 {
                                     let p = frames.top(Some(&mut *k));
                                     if p.map() && p.key_next() {
-                                        pushed!('item, k.push_key(self.buf, start, start));
+                                        pushed!('item, k.try_push_key(self.buf, start, start), start);
                                     }
                                 }
-                                pushed!('item, frames.push(Some(k), left, flags).map_err(|e| e.or_at(start)));
+                                pushed!('item, frames.push(Some(k), left, flags), start);
                                 continue;
                             }
                             None => {
-                                frames.push(None, left, flags)?;
+                                let pushed = frames.push(None, left, flags); // (never fails without keys)
+                                debug_assert!(pushed);
                                 continue;
                             }
                         }
@@ -466,14 +464,14 @@ impl<'a> Reader<'a> {
                 if frames.sp == 0 {
                     return match failed {
                         None => Ok(()),
-                        Some((needed, at)) => Err(Error::at(ErrorKind::ScratchTooSmall { needed }, at as usize)),
+                        Some((needed, at)) => Err(Error::at(ErrorKind::ScratchTooSmall { needed: needed as u64 }, at)),
                     };
                 }
                 let mut f = frames.top(keys.as_deref_mut());
                 if f.map() && f.key_next() {
                     if let Some(k) = keys.as_deref_mut() {
                         match closed {
-                            None => pushed!('item, k.push_key(self.buf, start, self.pos)),
+                            None => pushed!('item, k.try_push_key(self.buf, start, self.pos), start),
                             // Its key entry sits just below where it started.
                             Some(c) => k.set_key_end(c.seg() - 1, self.pos),
                         }
@@ -565,8 +563,9 @@ struct Frames {
 }
 
 impl Frames {
-    /// A new top frame (spilled into `keys` past the local frames).
-    fn push(&mut self, keys: Option<&mut Scratch<'_>>, left: usize, flags: usize) -> Result<()> {
+    /// A new top frame (spilled into `keys` past the local frames);
+    /// `false` when the scratch has no room for it.
+    fn push(&mut self, keys: Option<&mut Scratch<'_>>, left: usize, flags: usize) -> bool {
         let i = self.sp;
         match keys {
             // The caller checked the depth: `i < MAX_DEPTH`.
@@ -577,12 +576,14 @@ impl Frames {
             }
             Some(k) => {
                 let at = k.len();
-                k.push([left as u64, (self.spilled | flags) as u64])?;
+                if !k.try_push([left as u64, (self.spilled | flags) as u64]) {
+                    return false;
+                }
                 self.spilled = at;
             }
         }
         self.sp += 1;
-        Ok(())
+        true
     }
 
     /// The top frame (`sp > 0`).
@@ -618,9 +619,19 @@ impl Frames {
     /// Close the top frame `f`: its map's keys are checked and popped, and
     /// a spilled frame's entry with them. Returns it as closed, with `seg`
     /// where its keys (and its entry) started.
+    #[inline(always)]
     fn pop(&mut self, keys: Option<&mut Scratch<'_>>, buf: &[u8], f: Frame) -> Result<Frame> {
         self.sp -= 1;
-        let Some(k) = keys else { return Ok(f) };
+        match keys {
+            None => Ok(f),
+            Some(k) => self.pop_keys(k, buf, f),
+        }
+    }
+
+    /// [`Frames::pop`] with keys (out of line: a walk without keys needs
+    /// no room for the key check's result).
+    #[inline(never)]
+    fn pop_keys(&mut self, k: &mut Scratch<'_>, buf: &[u8], f: Frame) -> Result<Frame> {
         if f.map() {
             k.check_unique(buf, f.seg())?;
         }

@@ -62,17 +62,29 @@ impl<'s> Scratch<'s> {
 
     #[inline]
     pub(crate) fn push(&mut self, e: Entry) -> Result<()> {
+        if self.try_push(e) {
+            Ok(())
+        } else {
+            self.full()
+        }
+    }
+
+    /// Push `e`; `false` when a fixed scratch is full (`len` unchanged).
+    #[inline]
+    pub(crate) fn try_push(&mut self, e: Entry) -> bool {
         match &mut self.buf {
             Buf::Slice(s) => {
                 let Some(slot) = s.get_mut(self.len) else {
-                    return Err(Error::new(ErrorKind::ScratchTooSmall { needed: self.len as u64 + 1 }));
+                    return false;
                 };
                 *slot = e;
             }
             #[cfg(not(feature = "alloc"))]
             Buf::Fixed(v) => {
                 v.truncate(self.len);
-                v.push(e).map_err(|_| Error::new(ErrorKind::ScratchTooSmall { needed: self.len as u64 + 1 }))?;
+                if v.push(e).is_err() {
+                    return false;
+                }
             }
             #[cfg(feature = "alloc")]
             Buf::Vec(v) => {
@@ -81,7 +93,14 @@ impl<'s> Scratch<'s> {
             }
         }
         self.len += 1;
-        Ok(())
+        true
+    }
+
+    /// The error of a full scratch (out of line: built in the caller's result).
+    #[cold]
+    #[inline(never)]
+    fn full(&self) -> Result<()> {
+        Err(Error::new(ErrorKind::ScratchTooSmall { needed: self.len as u64 + 1 }))
     }
 
     pub(crate) fn segment(&mut self, start: usize) -> &mut [Entry] {

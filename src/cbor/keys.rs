@@ -12,6 +12,8 @@ pub(crate) trait KeySet {
     /// Push the map key encoded at `buf[start..end]`, normalized so that
     /// equal keys compare equal whatever their encoding (see [`key_entry`]).
     fn push_key(&mut self, buf: &[u8], start: usize, end: usize) -> Result<()>;
+    /// [`KeySet::push_key`] that says `false` when there is no room.
+    fn try_push_key(&mut self, buf: &[u8], start: usize, end: usize) -> bool;
     /// Check that the keys pushed since `seg` are pairwise different, then pop them.
     fn check_unique(&mut self, buf: &[u8], seg: usize) -> Result<()>;
     /// Set the end of the key at `index`, pushed (by `push_key`) with its
@@ -23,6 +25,11 @@ impl KeySet for Scratch<'_> {
     #[inline]
     fn push_key(&mut self, buf: &[u8], start: usize, end: usize) -> Result<()> {
         self.push(key_entry(buf, start, end)).map_err(|e| e.or_at(start))
+    }
+
+    #[inline]
+    fn try_push_key(&mut self, buf: &[u8], start: usize, end: usize) -> bool {
+        self.try_push(key_entry(buf, start, end))
     }
 
     fn set_key_end(&mut self, index: usize, end: usize) {
