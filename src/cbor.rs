@@ -373,10 +373,20 @@ impl<'a> Reader<'a> {
                 }
             };
         }
+        // Errors are built out of line, from scalars: no `Error` in this frame.
+        macro_rules! fail {
+            ($kind:expr, $at:expr) => {
+                return self.walk_error($kind, $at, 0)
+            };
+            ($kind:expr, $at:expr, $figure:expr) => {
+                return self.walk_error($kind, $at, $figure)
+            };
+        }
         'item: loop {
             // Read one item head (tags prefix the item that follows).
             let start = self.pos;
-            let (major, arg) = self.head()?;
+            let Some((major, arg, end)) = decode_head(self.buf, start) else { fail!(Bad::Head, start) };
+            self.pos = end;
             // The container that a break (or the last item) closed: it
             // completes an item of its parent.
             let mut closed = None;
@@ -384,24 +394,27 @@ impl<'a> Reader<'a> {
                 MAJOR_UINT | MAJOR_NINT => {}
                 MAJOR_BYTES | MAJOR_TEXT => match arg {
                     Some(n) => {
-                        let b = self.bytes(n)?;
+                        let Some(b) = self.take(n) else { fail!(Bad::Length, self.pos, n) };
                         if major == MAJOR_TEXT && core::str::from_utf8(b).is_err() {
-                            return Err(Error::at(ErrorKind::CborInvalidUtf8, start));
+                            fail!(Bad::Utf8, start);
                         }
                     }
                     None => loop {
-                        if self.take_break()? {
-                            break;
-                        }
                         let cs = self.pos;
-                        match self.head()? {
-                            (m, Some(n)) if m == major => {
-                                let b = self.bytes(n)?;
+                        match decode_head(self.buf, cs) {
+                            None => fail!(Bad::Head, cs),
+                            Some((MAJOR_SIMPLE, None, at)) => {
+                                self.pos = at; // the break
+                                break;
+                            }
+                            Some((m, Some(n), at)) if m == major => {
+                                self.pos = at;
+                                let Some(b) = self.take(n) else { fail!(Bad::Length, at, n) };
                                 if major == MAJOR_TEXT && core::str::from_utf8(b).is_err() {
-                                    return Err(Error::at(ErrorKind::CborInvalidUtf8, cs));
+                                    fail!(Bad::Utf8, cs);
                                 }
                             }
-                            _ => return Err(Error::at(ErrorKind::CborBadIndefinite, cs)),
+                            _ => fail!(Bad::Indefinite, cs),
                         }
                     },
                 },
@@ -412,14 +425,18 @@ impl<'a> Reader<'a> {
                         1
                     } else {
                         let per = if major == MAJOR_MAP { 2 } else { 1 };
-                        self.check_count(arg, per, start)?;
+                        if let Some(n) = arg {
+                            if n.checked_mul(per).map_or(true, |b| b > self.remaining() as u64) {
+                                fail!(Bad::Length, start, n);
+                            }
+                        }
                         // Checked above: n * per <= the bytes that remain.
                         arg.map_or(INDEFINITE, |n| (n * per) as usize)
                     };
                     if left != 0 {
                         let sp = frames.sp;
                         if depth + sp + 1 > MAX_DEPTH {
-                            return Err(Error::at(ErrorKind::TooDeep, start));
+                            fail!(Bad::Deep, start);
                         }
                         let flags = if major == MAJOR_MAP { MAP | KEY_NEXT } else { 0 };
                         match keys.as_deref_mut() {
@@ -451,9 +468,12 @@ impl<'a> Reader<'a> {
                         let top = if frames.sp == 0 { None } else { Some(frames.top(keys.as_deref_mut())) };
                         match top {
                             Some(f) if f.left == INDEFINITE && (!f.map() || f.key_next()) => {
-                                closed = Some(frames.pop(keys.as_deref_mut(), self.buf, f)?);
+                                match frames.pop(keys.as_deref_mut(), self.buf, f) {
+                                    Ok(c) => closed = Some(c),
+                                    Err(at) => fail!(Bad::Duplicate, at),
+                                }
                             }
-                            _ => return Err(Error::at(ErrorKind::CborBadIndefinite, start)),
+                            _ => fail!(Bad::Indefinite, start),
                         }
                     }
                 }
@@ -464,7 +484,7 @@ impl<'a> Reader<'a> {
                 if frames.sp == 0 {
                     return match failed {
                         None => Ok(()),
-                        Some((needed, at)) => Err(Error::at(ErrorKind::ScratchTooSmall { needed: needed as u64 }, at)),
+                        Some((needed, at)) => self.walk_error(Bad::Scratch, at, needed as u64),
                     };
                 }
                 let mut f = frames.top(keys.as_deref_mut());
@@ -481,7 +501,10 @@ impl<'a> Reader<'a> {
                 if f.left != INDEFINITE {
                     f.left -= 1;
                     if f.left == 0 {
-                        closed = Some(frames.pop(keys.as_deref_mut(), self.buf, f)?);
+                        match frames.pop(keys.as_deref_mut(), self.buf, f) {
+                            Ok(c) => closed = Some(c),
+                            Err(at) => fail!(Bad::Duplicate, at),
+                        }
                         continue; // the container completes an item of its parent
                     }
                 }
@@ -490,6 +513,45 @@ impl<'a> Reader<'a> {
             }
         }
     }
+
+    /// `n` payload bytes, when that many remain (consumed).
+    #[inline(always)]
+    fn take(&mut self, n: u64) -> Option<&'a [u8]> {
+        let n = usize::try_from(n).ok().filter(|&n| n <= self.remaining())?;
+        let s = &self.buf[self.pos..self.pos + n];
+        self.pos += n;
+        Some(s)
+    }
+
+    /// The walk's error of kind `bad` at `at` (`figure`: a length claimed,
+    /// the entries needed).
+    #[cold]
+    #[inline(never)]
+    fn walk_error(&self, bad: Bad, at: usize, figure: u64) -> Result<()> {
+        let kind = match bad {
+            Bad::Head => return Reader::at(self.buf, at).head_error(),
+            Bad::Length => ErrorKind::LengthTooLarge { claimed: figure },
+            Bad::Utf8 => ErrorKind::CborInvalidUtf8,
+            Bad::Indefinite => ErrorKind::CborBadIndefinite,
+            Bad::Deep => ErrorKind::TooDeep,
+            Bad::Duplicate => ErrorKind::DuplicateKey,
+            Bad::Scratch => ErrorKind::ScratchTooSmall { needed: figure },
+        };
+        Err(Error::at(kind, at))
+    }
+}
+
+/// What a walk found wrong (its `Error` is built by `Reader::walk_error`).
+#[derive(Clone, Copy)]
+enum Bad {
+    /// The head does not decode (truncated, reserved).
+    Head,
+    Length,
+    Utf8,
+    Indefinite,
+    Deep,
+    Duplicate,
+    Scratch,
 }
 
 /// Frames [`Reader::walk`] keeps on the stack with keys; deeper ones
@@ -618,9 +680,9 @@ impl Frames {
 
     /// Close the top frame `f`: its map's keys are checked and popped, and
     /// a spilled frame's entry with them. Returns it as closed, with `seg`
-    /// where its keys (and its entry) started.
+    /// where its keys (and its entry) started; or where a repeated key is.
     #[inline(always)]
-    fn pop(&mut self, keys: Option<&mut Scratch<'_>>, buf: &[u8], f: Frame) -> Result<Frame> {
+    fn pop(&mut self, keys: Option<&mut Scratch<'_>>, buf: &[u8], f: Frame) -> Result<Frame, usize> {
         self.sp -= 1;
         match keys {
             None => Ok(f),
@@ -631,9 +693,11 @@ impl Frames {
     /// [`Frames::pop`] with keys (out of line: a walk without keys needs
     /// no room for the key check's result).
     #[inline(never)]
-    fn pop_keys(&mut self, k: &mut Scratch<'_>, buf: &[u8], f: Frame) -> Result<Frame> {
+    fn pop_keys(&mut self, k: &mut Scratch<'_>, buf: &[u8], f: Frame) -> Result<Frame, usize> {
         if f.map() {
-            k.check_unique(buf, f.seg())?;
+            if let Some(at) = k.duplicate(buf, f.seg()) {
+                return Err(at);
+            }
         }
         if self.sp < LOCAL_FRAMES {
             return Ok(f);

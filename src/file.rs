@@ -346,6 +346,12 @@ impl<'a> File<'a> {
         view::object_at(self.ctx, &mut r, index)
     }
 
+    /// The context and objects container, for tests of the skim.
+    #[cfg(test)]
+    pub(crate) fn objects_container(&self) -> (Ctx<'a>, (usize, Len)) {
+        (self.ctx, self.objects)
+    }
+
     /// Positions of every object, for building a name index.
     pub(crate) fn positions(&self) -> impl Iterator<Item = ObjPos> + 'a {
         view::positions(self.ctx, self.objects, self.count)

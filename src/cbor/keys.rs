@@ -41,15 +41,27 @@ impl KeySet for Scratch<'_> {
 
     #[inline]
     fn check_unique(&mut self, buf: &[u8], seg: usize) -> Result<()> {
-        if self.len() <= seg + 1 {
-            self.truncate(seg);
-            return Ok(());
+        match self.duplicate(buf, seg) {
+            None => Ok(()),
+            Some(at) => Err(Error::at(ErrorKind::DuplicateKey, at)),
         }
-        check_segment(self, buf, seg)
     }
 }
 
-fn check_segment(scratch: &mut Scratch<'_>, buf: &[u8], seg: usize) -> Result<()> {
+impl Scratch<'_> {
+    /// [`KeySet::check_unique`] without an `Error` (small frames for the
+    /// CBOR walk): where the first repeated key is, if one is.
+    #[inline]
+    pub(crate) fn duplicate(&mut self, buf: &[u8], seg: usize) -> Option<usize> {
+        if self.len() <= seg + 1 {
+            self.truncate(seg);
+            return None;
+        }
+        duplicate_in(self, buf, seg)
+    }
+}
+
+fn duplicate_in(scratch: &mut Scratch<'_>, buf: &[u8], seg: usize) -> Option<usize> {
     let s = scratch.segment(seg);
     let dup = if s.len() <= 8 {
         (1..s.len()).find_map(|i| s[..i].iter().any(|p| key_cmp(buf, p, &s[i]).is_eq()).then_some(s[i][0]))
@@ -62,10 +74,7 @@ fn check_segment(scratch: &mut Scratch<'_>, buf: &[u8], seg: usize) -> Result<()
         s.windows(2).find(|w| key_cmp(buf, &w[0], &w[1]).is_eq()).map(|w| w[1][0])
     };
     scratch.truncate(seg);
-    match dup {
-        Some(at) => Err(Error::at(ErrorKind::DuplicateKey, (at & POS_MASK) as usize)),
-        None => Ok(()),
-    }
+    dup.map(|at| (at & POS_MASK) as usize)
 }
 
 const TAG_SHIFT: u32 = 61;

@@ -8,7 +8,9 @@
 //! - `rules`: the format rules metadata alone can check (also applied by
 //!   the writer's checks in `write::check`);
 //! - `view`: decoders of the views (`Object`, `Component`), which trust the
-//!   pass and never call it.
+//!   pass and never call it;
+//! - `skim`: object names and blob spans read straight from the validated
+//!   CBOR (the whole-file checks without `alloc`, the name index).
 //!
 //! The CBOR rules themselves (well-formedness, duplicate keys) are the CBOR
 //! layer's (`cbor`, `cbor::keys`). A container generation with another
@@ -19,6 +21,7 @@ pub(crate) mod fields;
 pub(crate) mod pass;
 pub(crate) mod rules;
 pub mod schema;
+pub(crate) mod skim;
 pub(crate) mod v0;
 pub(crate) mod v1;
 pub(crate) mod view;

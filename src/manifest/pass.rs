@@ -4,7 +4,7 @@
 //! not partially overlap. After it, views decode fields without checking.
 
 use super::rules::first_overlap;
-use super::{v0, v1, view, Ctx, Root, LEGACY_V0};
+use super::{skim, v0, v1, Ctx, Root, LEGACY_V0};
 use crate::cbor::keys::KeySet;
 use crate::cbor::{Reader, MAJOR_MAP, MAJOR_TEXT};
 use crate::container::{Layout, Tail, HEADER_LEN};
@@ -236,7 +236,7 @@ fn finish<'a>(mut root: Root<'a>, mut pass: Pass<'_>) -> Result<Root<'a>> {
 #[inline(never)]
 fn unique_names(root: &Root<'_>, scratch: &mut Scratch<'_>) -> Result<()> {
     scratch.truncate(0);
-    for p in view::positions(root.ctx, root.objects, root.count) {
+    for p in skim::positions(root.ctx, root.objects) {
         scratch.push([p.name_start as u64, (p.name_start + p.name_len) as u64])?;
     }
     let buf = root.ctx.buf;
@@ -244,7 +244,7 @@ fn unique_names(root: &Root<'_>, scratch: &mut Scratch<'_>) -> Result<()> {
         // `check_unique` reports the duplicate's name start.
         let at = e.manifest_offset().unwrap_or(0) as usize;
         let e = Error::new(ErrorKind::DuplicateKey).or_at(at);
-        match view::positions(root.ctx, root.objects, root.count).find(|p| p.name_start as usize == at) {
+        match skim::positions(root.ctx, root.objects).find(|p| p.name_start as usize == at) {
             Some(p) => e.in_object(p.name(buf)),
             None => e,
         }
@@ -257,12 +257,13 @@ fn unique_names(root: &Root<'_>, scratch: &mut Scratch<'_>) -> Result<()> {
 #[inline(never)]
 fn first_span_overlap(root: &Root<'_>, scratch: &mut Scratch<'_>) -> Result<Option<(u64, u64)>> {
     scratch.truncate(0);
-    for o in view::objects(root.ctx, root.objects, root.count) {
-        for c in o.components() {
-            if c.length() > 0 {
-                scratch.push([c.offset(), c.offset() + c.length()])?;
-            }
-        }
+    let mut full = false;
+    skim::find_span(root.ctx, root.objects, |s| {
+        full = s.length > 0 && !scratch.try_push([s.offset, s.offset + s.length]);
+        full
+    });
+    if full {
+        return Err(Error::new(ErrorKind::ScratchTooSmall { needed: scratch.len() as u64 + 1 }));
     }
     let spans = scratch.segment(0);
     crate::heapsort::sort_by(spans, |a, b| a.cmp(b));
@@ -274,14 +275,10 @@ fn first_span_overlap(root: &Root<'_>, scratch: &mut Scratch<'_>) -> Result<Opti
 #[cfg_attr(not(feature = "alloc"), inline(never))]
 fn locate_span(root: &Root<'_>, (offset, length): (u64, u64)) -> Error {
     let e = Error::new(ErrorKind::Overlap { offset, length });
-    for o in view::objects(root.ctx, root.objects, root.count) {
-        for c in o.components() {
-            if c.offset() == offset && c.length() == length {
-                return e.in_object(o.name()).in_component(c.role());
-            }
-        }
+    match skim::find_span(root.ctx, root.objects, |s| s.offset == offset && s.length == length) {
+        Some(s) => e.in_object(s.object).in_component(s.role),
+        None => e,
     }
-    e
 }
 
 #[cfg(test)]
