@@ -9,7 +9,9 @@
 # flash: .text + .rodata the link map attributes to libztensor.a;
 # ram: the library's static RAM + the file handle (zt_file_storage);
 # stack: painted peak of open + find of every tensor + zero-copy reads +
-# verify, and of the hostile models' refusals.
+# verify, and of the hostile models' refusals: the library's own, each call
+# measured from the stack pointer at the call (the firmware also prints the
+# program's, from main, with the harness's frames between).
 # Needs: rustup target thumbv7em-none-eabihf, cmake, gcc-arm-none-eabi,
 # qemu-system-arm (Debian packages; .ci/run installs them).
 set -euo pipefail
@@ -100,6 +102,7 @@ field() { sed -n "s/.*\\b$1=\\([0-9]*\\).*/\\1/p" <<<"$2"; }
 handle=$(field handle "$budget")
 slot=$(field slot "$budget")
 stack=$(field stack "$budget")
+program_stack=$(field program_stack "$budget")
 ticks=$(field open1000_ticks "$budget")
 find_ticks=$(field find1000_ticks "$budget")
 map=$(python3 scripts/embedded_budget.py "$out/firmware.map" libztensor.a 2>"$out/largest.txt")
@@ -110,6 +113,7 @@ echo "libztensor.a in the firmware: $map"
 echo "where it goes (all in target/embedded/largest.txt):"
 head -8 "$out/largest.txt"
 echo "ram: $static_ram static + $handle handle; name index: $slot bytes per object (caller's array)"
+echo "stack: $stack bytes the library uses (each call from its caller's stack pointer); $program_stack bytes from the firmware's main, with the harness's frames"
 # The painted peak is the measurement; the call graph says where it goes.
 arm-none-eabi-objdump -d --no-show-raw-insn -C "$out/firmware.elf" >"$out/firmware.dis"
 python3 scripts/embedded_stack.py "$out/firmware.dis" zt_open_mem_into | tee "$out/stack.txt"
