@@ -160,10 +160,26 @@ pub(crate) fn format_data<'a, 's>(o: &Object<'a>, load: &impl Fn(&Component<'a>)
     }
 }
 
+// The sparse checks hold one component at a time (each step out of line
+// without `alloc`): three `Component`s in one frame set the firmware's
+// stack peak.
+
 fn check_csr<'a, 's>(o: &Object<'a>, load: &impl Fn(&Component<'a>) -> Result<Stored<'s>>) -> Result<()> {
-    let (indptr, indices, values) = (o.require(Role::Indptr.name())?, o.require(Role::Indices.name())?, o.require(Role::Values.name())?);
-    let cols = o.shape().dim(1).unwrap_or(0);
-    let nnz = logical_len(&values, load)?;
+    let nnz = values_len(o, load)?;
+    csr_indptr(o, load, nnz)?;
+    csr_indices(o, load, o.shape().dim(1).unwrap_or(0))
+}
+
+/// The number of (logical) values of a sparse object.
+#[cfg_attr(not(feature = "alloc"), inline(never))]
+fn values_len<'a, 's>(o: &Object<'a>, load: &impl Fn(&Component<'a>) -> Result<Stored<'s>>) -> Result<u64> {
+    logical_len(&o.require(Role::Values.name())?, load)
+}
+
+/// CSR `indptr` starts at 0, never decreases and ends at `nnz`.
+#[cfg_attr(not(feature = "alloc"), inline(never))]
+fn csr_indptr<'a, 's>(o: &Object<'a>, load: &impl Fn(&Component<'a>) -> Result<Stored<'s>>, nnz: u64) -> Result<()> {
+    let indptr = o.require(Role::Indptr.name())?;
     let ps = load(&indptr)?;
     let p = decoded(&indptr.with_stored(ps.get()))?;
     let mut prev = None;
@@ -179,6 +195,13 @@ fn check_csr<'a, 's>(o: &Object<'a>, load: &impl Fn(&Component<'a>) -> Result<St
     if prev.unwrap_or(0) != nnz {
         return Err(bad(o, &indptr, "CSR indptr does not end at the number of values"));
     }
+    Ok(())
+}
+
+/// CSR column indices are below the column count.
+#[cfg_attr(not(feature = "alloc"), inline(never))]
+fn csr_indices<'a, 's>(o: &Object<'a>, load: &impl Fn(&Component<'a>) -> Result<Stored<'s>>, cols: u64) -> Result<()> {
+    let indices = o.require(Role::Indices.name())?;
     let is = load(&indices)?;
     let i = decoded(&indices.with_stored(is.get()))?;
     for v in ints(&indices, i.get())? {
@@ -190,8 +213,14 @@ fn check_csr<'a, 's>(o: &Object<'a>, load: &impl Fn(&Component<'a>) -> Result<St
 }
 
 fn check_coo<'a, 's>(o: &Object<'a>, load: &impl Fn(&Component<'a>) -> Result<Stored<'s>>) -> Result<()> {
-    let (coords, values) = (o.require(Role::Coords.name())?, o.require(Role::Values.name())?);
-    let nnz = logical_len(&values, load)?;
+    let nnz = values_len(o, load)?;
+    coo_coords(o, load, nnz)
+}
+
+/// COO coordinates lie inside the shape.
+#[cfg_attr(not(feature = "alloc"), inline(never))]
+fn coo_coords<'a, 's>(o: &Object<'a>, load: &impl Fn(&Component<'a>) -> Result<Stored<'s>>, nnz: u64) -> Result<()> {
+    let coords = o.require(Role::Coords.name())?;
     let cs = load(&coords)?;
     let b = decoded(&coords.with_stored(cs.get()))?;
     let mut dims = o.shape().dims();
