@@ -165,7 +165,9 @@ pub(crate) fn validate<'a>(buf: &'a [u8], tail: &Tail, data: Option<&'a [u8]>, s
     if r.pos != buf.len() {
         return Err(Error::at(ErrorKind::TrailingBytes { count: (buf.len() - r.pos) as u64 }, r.pos));
     }
-    finish(root, pass)
+    let mut root = root;
+    finish(&mut root, pass)?;
+    Ok(root)
 }
 
 /// Validate the objects container at `r` (a v1.x map or a v0.1 array):
@@ -205,30 +207,30 @@ pub(crate) fn objects<'a>(
 /// The whole-file rules, after every object was checked: names are unique
 /// (nothing to do when they came in ascending order), blobs do not overlap.
 #[cfg_attr(not(feature = "alloc"), inline(never))]
-fn finish<'a>(mut root: Root<'a>, mut pass: Pass<'_>) -> Result<Root<'a>> {
+fn finish(root: &mut Root<'_>, mut pass: Pass<'_>) -> Result<()> {
     #[cfg(feature = "alloc")]
     {
         let positions = core::mem::take(&mut pass.positions);
         root.index = crate::index::Index::build(root.ctx.buf, positions, root.names_ordered)
             .map_err(|dup| Error::at(ErrorKind::DuplicateKey, dup.body as usize).in_object(dup.name(root.ctx.buf)))?;
         if let Some(span) = pass.first_overlap() {
-            return Err(locate_span(&root, span));
+            return Err(locate_span(root, span));
         }
     }
     #[cfg(not(feature = "alloc"))]
     {
         if !root.names_ordered {
-            unique_names(&root, &mut pass.scratch)?;
+            unique_names(root, &mut pass.scratch)?;
         }
         // The overlap found, then located: two calls, so that the search's
         // frame (an object, a component and their iterators) and the
         // location's are not on the stack together.
-        if let Some(span) = if pass.spans_ordered { None } else { first_span_overlap(&root, &mut pass.scratch)? } {
-            return Err(locate_span(&root, span));
+        if let Some(span) = if pass.spans_ordered { None } else { first_span_overlap(root, &mut pass.scratch)? } {
+            return Err(locate_span(root, span));
         }
     }
-    let _ = &mut root;
-    Ok(root)
+    let _ = root;
+    Ok(())
 }
 
 /// Duplicate names without `alloc`: the names' spans sorted in the scratch.
