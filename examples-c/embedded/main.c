@@ -22,6 +22,7 @@ extern const uint8_t hostile_sparse_zt[], hostile_sparse_zt_end[];
 extern const uint8_t hostile_overlap_zt[], hostile_overlap_zt_end[];
 extern const uint8_t deep_zt[], deep_zt_end[];
 extern const uint8_t hostile_deep_zt[], hostile_deep_zt_end[];
+extern const uint8_t keys_zt[], keys_zt_end[];
 
 /* The caller's memory for a handle and its name index (one slot per object). */
 static zt_file_storage storage;
@@ -274,6 +275,15 @@ int main(void) {
     /* Nesting as deep as the format allows, and one level more. */
     read_deep();
     hostile("one level too deep", hostile_deep_zt, hostile_deep_zt_end, 8, 0, ZT_ERR_FORMAT);
+    /* 12 attribute keys in chunks: sorted, compared chunk by chunk (one slot each). */
+    hostile("keys.zt: 12 chunked attribute keys", keys_zt, keys_zt_end, 0, 0, ZT_ERR_BUFFER_TOO_SMALL);
+    hostile("keys.zt with slots", keys_zt, keys_zt_end, 8, 0, ZT_ERR_BUFFER_TOO_SMALL);
+    {
+        zt_file *k = NULL;
+        CHECK(zt_open_mem_into(keys_zt, (size_t)(keys_zt_end - keys_zt), &storage, slots, EXPECT_OBJECTS, &k), "open",
+              "keys.zt");
+        phase("keys.zt: 12 chunked attribute keys, sorted");
+    }
     zt_file *f = NULL;
     if (zt_open_mem_into(model_zt, 100, &storage, slots, EXPECT_OBJECTS, &f) != ZT_ERR_FORMAT)
         fail("truncated model opens", "model.zt", ZT_OK);

@@ -18,6 +18,7 @@ MODEL(hostile_sparse_zt, "hostile_sparse.zt")
 MODEL(hostile_overlap_zt, "hostile_overlap.zt")
 MODEL(deep_zt, "deep.zt")
 MODEL(hostile_deep_zt, "hostile_deep.zt")
+MODEL(keys_zt, "keys.zt")
 
 /* No executable stack wanted. */
 .section .note.GNU-stack, "", %progbits

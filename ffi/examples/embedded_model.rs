@@ -19,6 +19,9 @@
 //! - `deep.zt`: one object whose attribute `nest` is an array nested as
 //!   deep as the format allows (valid: the CBOR walks' worst case);
 //! - `hostile_deep.zt`: the same one level deeper (invalid: too deep);
+//! - `keys.zt`: one object with 12 attributes under chunked text keys
+//!   (valid: the duplicate-key check's deepest path, a sort comparing
+//!   chunk by chunk);
 //! - `expect.h`: every component's name, role, length and FNV-1a hash of its
 //!   stored bytes, every object's format, rank and element count.
 
@@ -188,6 +191,27 @@ fn hostile_overlap() -> Vec<u8> {
 /// A v1.2 file by hand: one `u8` byte in object `deep`, whose attribute
 /// `nest` is `levels` nested one-element arrays around a 0.
 fn deep(levels: usize) -> Vec<u8> {
+    let mut attributes = vec![0xa1, 0x64];
+    attributes.extend_from_slice(b"nest");
+    attributes.extend(std::iter::repeat(0x81).take(levels));
+    attributes.push(0x00);
+    by_hand("deep", &attributes)
+}
+
+/// A v1.2 file by hand: object `keys` with 12 attributes whose keys are
+/// chunked text, `(_ "k" "00")` ... (the duplicate-key check sorts them,
+/// comparing chunk by chunk: its deepest path).
+fn chunked_keys() -> Vec<u8> {
+    let mut attributes = vec![0xac];
+    for i in 0..12u8 {
+        attributes.extend_from_slice(&[0x7f, 0x61, b'k', 0x62, b'0' + i / 10, b'0' + i % 10, 0xff, i]);
+    }
+    by_hand("keys", &attributes)
+}
+
+/// A v1.2 file by hand: one dense `u8` object `name` of one byte (0x2a)
+/// with the CBOR map `attributes`.
+fn by_hand(name: &str, attributes: &[u8]) -> Vec<u8> {
     let text = |m: &mut Vec<u8>, t: &str| {
         assert!(t.len() < 24);
         m.push(0x60 | t.len() as u8);
@@ -198,17 +222,14 @@ fn deep(levels: usize) -> Vec<u8> {
     text(&mut m, "1.2.0");
     text(&mut m, "objects");
     m.push(0xa1);
-    text(&mut m, "deep");
+    text(&mut m, name);
     m.push(0xa4);
     text(&mut m, "shape");
     m.extend_from_slice(&[0x81, 0x01]);
     text(&mut m, "format");
     text(&mut m, "dense");
     text(&mut m, "attributes");
-    m.push(0xa1);
-    text(&mut m, "nest");
-    m.extend(std::iter::repeat(0x81).take(levels));
-    m.push(0x00);
+    m.extend_from_slice(attributes);
     text(&mut m, "components");
     m.push(0xa1);
     text(&mut m, "data");
@@ -290,10 +311,13 @@ fn main() {
     write("hostile_overlap.zt", &hostile_overlap());
     write("deep.zt", &deep(DEEP));
     write("hostile_deep.zt", &deep(DEEP + 1));
+    write("keys.zt", &chunked_keys());
     write("expect.h", expect_h(&m, &b).as_bytes());
     let deep_ok = deep(DEEP);
     let f = File::parse(&deep_ok).unwrap();
     assert_eq!(f.require("deep").unwrap().data().unwrap().stored_bytes().unwrap(), &[0x2a]);
+    let keys = chunked_keys();
+    assert_eq!(File::parse(&keys).unwrap().require("keys").unwrap().attributes().len(), 12);
     let too_deep = File::parse(&deep(DEEP + 1)).unwrap_err();
     assert_eq!(too_deep.kind(), ztensor_core::ErrorKind::TooDeep, "{too_deep}");
     // The hostile files really are what their names say (checked on the host).

@@ -73,11 +73,12 @@ pub(crate) fn component_rules(ctx: Ctx<'_>, c: &CompCore<'_>, at: usize, lo: u64
 pub(crate) type Known = [Option<Brief>; Role::ALL.len()];
 
 /// What the format rules need of a component (small, to keep the pass
-/// cheap: 16 bytes on 32-bit targets, where an `Option<u64>` alone takes 16).
+/// cheap: 12 bytes on 32-bit targets, where an `Option<u64>` alone takes 16).
 #[derive(Clone, Copy)]
 pub(crate) struct Brief {
-    /// The decoded length in bytes, when `has_decoded`.
-    decoded: u64,
+    /// The decoded length in bytes, when `has_decoded` (as two halves: a
+    /// `u64` would align the record to 8 bytes, 16 in all instead of 12).
+    decoded: [u32; 2],
     role: Role,
     dtype: DType,
     /// Storage elements per logical element; 0 for an unknown logical type.
@@ -90,7 +91,8 @@ impl Brief {
     pub(crate) fn of(c: &CompCore<'_>, role: Role) -> Self {
         let ratio = c.logical.map_or(Some(1), |t| t.ratio()).unwrap_or(0) as u8;
         let decoded = c.decoded_len();
-        Brief { decoded: decoded.unwrap_or(0), role, dtype: c.dtype, ratio, has_decoded: decoded.is_some() }
+        let d = decoded.unwrap_or(0);
+        Brief { decoded: [d as u32, (d >> 32) as u32], role, dtype: c.dtype, ratio, has_decoded: decoded.is_some() }
     }
 
     fn error(&self, kind: ErrorKind) -> Error {
@@ -104,7 +106,7 @@ impl Brief {
 
     /// The decoded length in bytes, when known.
     fn decoded(&self) -> Option<u64> {
-        self.has_decoded.then_some(self.decoded)
+        self.has_decoded.then_some(self.decoded[0] as u64 | (self.decoded[1] as u64) << 32)
     }
 
     /// Decoded element count in logical elements, when known.
