@@ -347,45 +347,49 @@ impl<'a> Reader<'a> {
     /// Skip one complete item, checking well-formedness, UTF-8, nesting depth
     /// and, when `keys` is given, duplicate keys in every map inside it.
     ///
-    /// Iterative, on an array of [`MAX_DEPTH`] words: a frame without keys
-    /// takes one; with keys, two, and containers deeper than
-    /// [`LOCAL_FRAMES`] spill their frames into `keys` (one entry each,
-    /// below their keys): a caller's fixed scratch then also holds one
-    /// entry per level past [`LOCAL_FRAMES`]. When a fixed scratch runs
-    /// out, the item is walked again without keys: an invalid item says
-    /// what is wrong with it; a valid one, that the scratch is too small.
-    pub fn walk(&mut self, depth: usize, mut keys: Option<&mut Scratch<'_>>) -> Result<()> {
-        let mut frames = Frames { words: [0; MAX_DEPTH], sp: 0, spilled: NO_SPILL };
-        let origin = self.pos;
-        // A scratch push that failed: the walk starts again without keys
-        // (which pushes nothing), in this frame, and ends with the failure.
-        // (The failure as its figures: a whole `Error` would make the frame 48 bytes larger.)
-        let mut failed: Option<(usize, usize)> = None;
-        macro_rules! pushed {
-            ($item:lifetime, $pushed:expr, $at:expr) => {
-                if !$pushed {
-                    let needed = keys.as_deref().map_or(0, |k| k.len() + 1);
-                    failed = Some((needed, $at));
-                    keys = None;
-                    frames.sp = 0;
-                    self.pos = origin;
-                    continue $item;
-                }
-            };
+    /// Iterative. Without keys its frames are one word each, [`MAX_DEPTH`]
+    /// of them on the stack; with keys two words each, [`LOCAL_FRAMES`] on
+    /// the stack, and deeper containers spill their frames into `keys` (one
+    /// entry each, below their keys): a caller's fixed scratch then also
+    /// holds one entry per level past [`LOCAL_FRAMES`]. When a fixed scratch
+    /// runs out, the item is walked again without keys: an invalid item
+    /// says what is wrong with it; a valid one, that the scratch is too small.
+    pub fn walk(&mut self, depth: usize, keys: Option<&mut Scratch<'_>>) -> Result<()> {
+        let start = self.pos;
+        let r = match keys {
+            None => self.walk_in::<MAX_DEPTH>(depth, None),
+            Some(k) => self.walk_in::<{ 2 * LOCAL_FRAMES }>(depth, Some(k)),
+        };
+        match r {
+            Ok(()) => Ok(()),
+            Err(bad) => self.walk_failed(start, depth, bad),
         }
-        // Errors are built out of line, from scalars: no `Error` in this frame.
-        macro_rules! fail {
-            ($kind:expr, $at:expr) => {
-                return self.walk_error($kind, $at, 0)
-            };
-            ($kind:expr, $at:expr, $figure:expr) => {
-                return self.walk_error($kind, $at, $figure)
-            };
+    }
+
+    /// The `Error` of what the walk from `start` found wrong; when its
+    /// scratch was full, after walking again without keys.
+    #[cold]
+    #[inline(never)]
+    fn walk_failed(&mut self, start: usize, depth: usize, bad: Bad) -> Result<()> {
+        if bad.what == What::Scratch {
+            self.pos = start;
+            if let Err(invalid) = self.walk_in::<MAX_DEPTH>(depth, None) {
+                return self.walk_error(invalid);
+            }
         }
-        'item: loop {
+        self.walk_error(bad)
+    }
+
+    /// [`Reader::walk`] on `N` words of frames (see there; out of line, so
+    /// that each size has its own frame).
+    #[inline(never)]
+    fn walk_in<const N: usize>(&mut self, depth: usize, mut keys: Option<&mut Scratch<'_>>) -> Result<(), Bad> {
+        let mut frames = Frames { words: [0; N], sp: 0, spilled: NO_SPILL };
+        let fail = |what, at, figure| Err(Bad { what, at, figure });
+        loop {
             // Read one item head (tags prefix the item that follows).
             let start = self.pos;
-            let Some((major, arg, end)) = decode_head(self.buf, start) else { fail!(Bad::Head, start) };
+            let Some((major, arg, end)) = decode_head(self.buf, start) else { return fail(What::Head, start, 0) };
             self.pos = end;
             // The container that a break (or the last item) closed: it
             // completes an item of its parent.
@@ -394,27 +398,27 @@ impl<'a> Reader<'a> {
                 MAJOR_UINT | MAJOR_NINT => {}
                 MAJOR_BYTES | MAJOR_TEXT => match arg {
                     Some(n) => {
-                        let Some(b) = self.take(n) else { fail!(Bad::Length, self.pos, n) };
+                        let Some(b) = self.take(n) else { return fail(What::Length, self.pos, n) };
                         if major == MAJOR_TEXT && core::str::from_utf8(b).is_err() {
-                            fail!(Bad::Utf8, start);
+                            return fail(What::Utf8, start, 0);
                         }
                     }
                     None => loop {
                         let cs = self.pos;
                         match decode_head(self.buf, cs) {
-                            None => fail!(Bad::Head, cs),
+                            None => return fail(What::Head, cs, 0),
                             Some((MAJOR_SIMPLE, None, at)) => {
                                 self.pos = at; // the break
                                 break;
                             }
                             Some((m, Some(n), at)) if m == major => {
                                 self.pos = at;
-                                let Some(b) = self.take(n) else { fail!(Bad::Length, at, n) };
+                                let Some(b) = self.take(n) else { return fail(What::Length, at, n) };
                                 if major == MAJOR_TEXT && core::str::from_utf8(b).is_err() {
-                                    fail!(Bad::Utf8, cs);
+                                    return fail(What::Utf8, cs, 0);
                                 }
                             }
-                            _ => fail!(Bad::Indefinite, cs),
+                            _ => return fail(What::Indefinite, cs, 0),
                         }
                     },
                 },
@@ -427,7 +431,7 @@ impl<'a> Reader<'a> {
                         let per = if major == MAJOR_MAP { 2 } else { 1 };
                         if let Some(n) = arg {
                             if n.checked_mul(per).map_or(true, |b| b > self.remaining() as u64) {
-                                fail!(Bad::Length, start, n);
+                                return fail(What::Length, start, n);
                             }
                         }
                         // Checked above: n * per <= the bytes that remain.
@@ -436,29 +440,26 @@ impl<'a> Reader<'a> {
                     if left != 0 {
                         let sp = frames.sp;
                         if depth + sp + 1 > MAX_DEPTH {
-                            fail!(Bad::Deep, start);
+                            return fail(What::Deep, start, 0);
                         }
                         let flags = if major == MAJOR_MAP { MAP | KEY_NEXT } else { 0 };
-                        match keys.as_deref_mut() {
-                            Some(k) => {
-                                // A container that is a map key: its entry now,
-                                // its end when it closes (the entry sits just
-                                // below this frame's keys, and its spilled frame).
-                                if sp > 0 {
-                                    let p = frames.top(Some(&mut *k));
-                                    if p.map() && p.key_next() {
-                                        pushed!('item, k.try_push_key(self.buf, start, start), start);
-                                    }
+                        if let Some(k) = keys.as_deref_mut() {
+                            // A container that is a map key: its entry now,
+                            // its end when it closes (the entry sits just
+                            // below this frame's keys, and its spilled frame).
+                            if sp > 0 {
+                                let p = frames.top(Some(&mut *k));
+                                if p.map() && p.key_next() && !k.try_push_key(self.buf, start, start) {
+                                    return fail(What::Scratch, start, k.len() as u64 + 1);
                                 }
-                                pushed!('item, frames.push(Some(k), left, flags), start);
-                                continue;
                             }
-                            None => {
-                                let pushed = frames.push(None, left, flags); // (never fails without keys)
-                                debug_assert!(pushed);
-                                continue;
+                            if !frames.push(Some(&mut *k), left, flags) {
+                                return fail(What::Scratch, start, k.len() as u64 + 1);
                             }
+                        } else {
+                            frames.push(None, left, flags);
                         }
+                        continue;
                     }
                 }
                 _ => {
@@ -470,10 +471,10 @@ impl<'a> Reader<'a> {
                             Some(f) if f.left == INDEFINITE && (!f.map() || f.key_next()) => {
                                 match frames.pop(keys.as_deref_mut(), self.buf, f) {
                                     Ok(c) => closed = Some(c),
-                                    Err(at) => fail!(Bad::Duplicate, at),
+                                    Err(at) => return fail(What::Duplicate, at, 0),
                                 }
                             }
-                            _ => fail!(Bad::Indefinite, start),
+                            _ => return fail(What::Indefinite, start, 0),
                         }
                     }
                 }
@@ -482,16 +483,17 @@ impl<'a> Reader<'a> {
             // account for it in its parent.
             loop {
                 if frames.sp == 0 {
-                    return match failed {
-                        None => Ok(()),
-                        Some((needed, at)) => self.walk_error(Bad::Scratch, at, needed as u64),
-                    };
+                    return Ok(());
                 }
                 let mut f = frames.top(keys.as_deref_mut());
                 if f.map() && f.key_next() {
                     if let Some(k) = keys.as_deref_mut() {
                         match closed {
-                            None => pushed!('item, k.try_push_key(self.buf, start, self.pos), start),
+                            None => {
+                                if !k.try_push_key(self.buf, start, self.pos) {
+                                    return fail(What::Scratch, start, k.len() as u64 + 1);
+                                }
+                            }
                             // Its key entry sits just below where it started.
                             Some(c) => k.set_key_end(c.seg() - 1, self.pos),
                         }
@@ -503,7 +505,7 @@ impl<'a> Reader<'a> {
                     if f.left == 0 {
                         match frames.pop(keys.as_deref_mut(), self.buf, f) {
                             Ok(c) => closed = Some(c),
-                            Err(at) => fail!(Bad::Duplicate, at),
+                            Err(at) => return fail(What::Duplicate, at, 0),
                         }
                         continue; // the container completes an item of its parent
                     }
@@ -523,27 +525,35 @@ impl<'a> Reader<'a> {
         Some(s)
     }
 
-    /// The walk's error of kind `bad` at `at` (`figure`: a length claimed,
-    /// the entries needed).
+    /// The `Error` of what a walk found wrong.
     #[cold]
     #[inline(never)]
-    fn walk_error(&self, bad: Bad, at: usize, figure: u64) -> Result<()> {
-        let kind = match bad {
-            Bad::Head => return Reader::at(self.buf, at).head_error(),
-            Bad::Length => ErrorKind::LengthTooLarge { claimed: figure },
-            Bad::Utf8 => ErrorKind::CborInvalidUtf8,
-            Bad::Indefinite => ErrorKind::CborBadIndefinite,
-            Bad::Deep => ErrorKind::TooDeep,
-            Bad::Duplicate => ErrorKind::DuplicateKey,
-            Bad::Scratch => ErrorKind::ScratchTooSmall { needed: figure },
+    fn walk_error(&self, bad: Bad) -> Result<()> {
+        let kind = match bad.what {
+            What::Head => return Reader::at(self.buf, bad.at).head_error(),
+            What::Length => ErrorKind::LengthTooLarge { claimed: bad.figure },
+            What::Utf8 => ErrorKind::CborInvalidUtf8,
+            What::Indefinite => ErrorKind::CborBadIndefinite,
+            What::Deep => ErrorKind::TooDeep,
+            What::Duplicate => ErrorKind::DuplicateKey,
+            What::Scratch => ErrorKind::ScratchTooSmall { needed: bad.figure },
         };
-        Err(Error::at(kind, at))
+        Err(Error::at(kind, bad.at))
     }
 }
 
-/// What a walk found wrong (its `Error` is built by `Reader::walk_error`).
+/// What a walk found wrong, where, and its figure (a length claimed, the
+/// scratch entries needed): small, where an `Error` would take 48 bytes
+/// of every frame it passes through.
 #[derive(Clone, Copy)]
-enum Bad {
+struct Bad {
+    what: What,
+    at: usize,
+    figure: u64,
+}
+
+#[derive(Clone, Copy, PartialEq, Eq)]
+enum What {
     /// The head does not decode (truncated, reserved).
     Head,
     Length,
@@ -555,16 +565,15 @@ enum Bad {
 }
 
 /// Frames [`Reader::walk`] keeps on the stack with keys; deeper ones
-/// spill (see there). Without keys a frame is one word and all
-/// [`MAX_DEPTH`] fit.
-pub const LOCAL_FRAMES: usize = MAX_DEPTH / 2;
+/// spill (see there).
+pub const LOCAL_FRAMES: usize = 8;
 
 /// A container being walked.
 #[derive(Clone, Copy)]
 struct Frame {
     /// Items left (maps count keys and values); [`INDEFINITE`] for an
     /// indefinite-length container. A definite count is at most the bytes
-    /// that remain (`check_count`), so below `isize::MAX`.
+    /// that remain, so below `isize::MAX`.
     left: usize,
     /// With keys: scratch length when this container's keys start (after
     /// its own key entry, when it is a map key, and its spilled frame),
@@ -611,20 +620,20 @@ impl Frame {
     }
 }
 
-/// The walk's frames, in `words`: without keys one word each (see
-/// [`Frame::word`]); with keys two (`left`, `seg`) for the first
-/// [`LOCAL_FRAMES`], deeper ones in the scratch, one entry each,
+/// A walk's frames in `N` words: without keys one word each (see
+/// [`Frame::word`]; `N` is [`MAX_DEPTH`]); with keys two (`left`, `seg`)
+/// for the first `N / 2`, deeper ones in the scratch, one entry each,
 /// `[left, flags | the spilled frame below]`, followed by that
 /// container's keys (its `seg` is its entry + 1).
-struct Frames {
-    words: [usize; MAX_DEPTH],
+struct Frames<const N: usize> {
+    words: [usize; N],
     /// Frames in use, local and spilled.
     sp: usize,
     /// Scratch index of the top spilled frame, or [`NO_SPILL`].
     spilled: usize,
 }
 
-impl Frames {
+impl<const N: usize> Frames<N> {
     /// A new top frame (spilled into `keys` past the local frames);
     /// `false` when the scratch has no room for it.
     fn push(&mut self, keys: Option<&mut Scratch<'_>>, left: usize, flags: usize) -> bool {
@@ -632,7 +641,7 @@ impl Frames {
         match keys {
             // The caller checked the depth: `i < MAX_DEPTH`.
             None => self.words[i] = Frame { left, seg: flags }.word(),
-            Some(k) if i < LOCAL_FRAMES => {
+            Some(k) if 2 * i < N => {
                 self.words[2 * i] = left;
                 self.words[2 * i + 1] = k.len() | flags;
             }
@@ -653,7 +662,7 @@ impl Frames {
         let i = self.sp - 1;
         match keys {
             None => Frame::of_word(self.words[i]),
-            Some(_) if i < LOCAL_FRAMES => Frame { left: self.words[2 * i], seg: self.words[2 * i + 1] },
+            Some(_) if 2 * i < N => Frame { left: self.words[2 * i], seg: self.words[2 * i + 1] },
             Some(k) => {
                 let e = k.segment(self.spilled)[0];
                 Frame { left: e[0] as usize, seg: (self.spilled + 1) | (e[1] as usize & FLAGS) }
@@ -666,7 +675,7 @@ impl Frames {
         let i = self.sp - 1;
         match keys {
             None => self.words[i] = f.word(),
-            Some(_) if i < LOCAL_FRAMES => {
+            Some(_) if 2 * i < N => {
                 self.words[2 * i] = f.left;
                 self.words[2 * i + 1] = f.seg;
             }
@@ -691,7 +700,7 @@ impl Frames {
     }
 
     /// [`Frames::pop`] with keys (out of line: a walk without keys needs
-    /// no room for the key check's result).
+    /// no room for the key check).
     #[inline(never)]
     fn pop_keys(&mut self, k: &mut Scratch<'_>, buf: &[u8], f: Frame) -> Result<Frame, usize> {
         if f.map() {
@@ -699,7 +708,7 @@ impl Frames {
                 return Err(at);
             }
         }
-        if self.sp < LOCAL_FRAMES {
+        if 2 * self.sp < N {
             return Ok(f);
         }
         let at = self.spilled;

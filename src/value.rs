@@ -324,7 +324,24 @@ impl<'a> Map<'a> {
 
     /// The value of a text key.
     pub fn get(&self, key: &str) -> Option<Value<'a>> {
-        self.iter().find(|(k, _)| k.as_str() == Some(key)).map(|(_, v)| v)
+        if self.hidden.contains(&key) {
+            return None;
+        }
+        // Keys compared as they lie (a definite text key equal to `key`), no
+        // views built: the same answer as searching `iter()`.
+        let (mut r, mut len) = (Reader::at(self.buf, self.pos), self.len);
+        while r.more(&mut len).ok()? {
+            let is_key = match cbor::decode_head(self.buf, r.pos) {
+                Some((cbor::MAJOR_TEXT, Some(n), at)) => self.buf.get(at..at.checked_add(n as usize)?) == Some(key.as_bytes()),
+                _ => false,
+            };
+            r.skip(0).ok()?;
+            if is_key {
+                return Some(Value::new(self.buf, r.pos));
+            }
+            r.skip(0).ok()?;
+        }
+        None
     }
 
     /// Number of entries.
