@@ -58,7 +58,7 @@ pub extern "C" fn zt_file_storage_size() -> usize {
 /// slot per object), whose blobs are not in file order (one per
 /// component), for the keys of attribute maps and of maps inside unknown
 /// fields (one per key of the maps being checked at once) and for CBOR
-/// nested more than 32 levels inside a field (one per level past 32: the
+/// nested more than 8 levels inside a field (one per level past 8: the
 /// validator's frames, so that its stack stays small); when `slot_count`
 /// is too small for the file, `ZT_ERR_BUFFER_TOO_SMALL`.
 /// `slots` may be NULL when `slot_count` is 0.
