@@ -261,7 +261,7 @@ int main(void) {
     stack_base = stack_sp();
     measuring = 1;
     stack_repaint();
-    if (stack_base) { zt_file *f = NULL; zt_open_mem_into(model_zt, (size_t)(model_zt_end - model_zt), &storage, slots, EXPECT_OBJECTS, &f); sh_exit(0); }
+    if (stack_base) { zt_file *k = NULL; zt_open_mem_into(keys_zt, (size_t)(keys_zt_end - keys_zt), &storage, slots, EXPECT_OBJECTS, &k); sh_exit(0); }
     uint32_t bytes = read_model();
 
     /* One object each: no slots needed (zt_find then scans). Their stack

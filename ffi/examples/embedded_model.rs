@@ -195,23 +195,27 @@ fn deep(levels: usize) -> Vec<u8> {
     attributes.extend_from_slice(b"nest");
     attributes.extend(std::iter::repeat(0x81).take(levels));
     attributes.push(0x00);
-    by_hand("deep", &attributes)
+    by_hand("deep", &attributes, &[])
 }
 
 /// A v1.2 file by hand: object `keys` with 12 attributes whose keys are
-/// chunked text, `(_ "k" "00")` ... (the duplicate-key check sorts them,
-/// comparing chunk by chunk: its deepest path).
+/// chunked text, `(_ "k" "00")` ..., and the same map in an unknown field
+/// `x` of its component (the duplicate-key check sorts them, comparing
+/// chunk by chunk: its deepest path, deepest inside a component).
 fn chunked_keys() -> Vec<u8> {
-    let mut attributes = vec![0xac];
+    let mut map = vec![0xac];
     for i in 0..12u8 {
-        attributes.extend_from_slice(&[0x7f, 0x61, b'k', 0x62, b'0' + i / 10, b'0' + i % 10, 0xff, i]);
+        map.extend_from_slice(&[0x7f, 0x61, b'k', 0x62, b'0' + i / 10, b'0' + i % 10, 0xff, i]);
     }
-    by_hand("keys", &attributes)
+    let mut field = vec![0x61, b'x'];
+    field.extend_from_slice(&map);
+    by_hand("keys", &map, &field)
 }
 
 /// A v1.2 file by hand: one dense `u8` object `name` of one byte (0x2a)
-/// with the CBOR map `attributes`.
-fn by_hand(name: &str, attributes: &[u8]) -> Vec<u8> {
+/// with the CBOR map `attributes`; `field`, when not empty, is one more
+/// key and value in its component.
+fn by_hand(name: &str, attributes: &[u8], field: &[u8]) -> Vec<u8> {
     let text = |m: &mut Vec<u8>, t: &str| {
         assert!(t.len() < 24);
         m.push(0x60 | t.len() as u8);
@@ -233,7 +237,8 @@ fn by_hand(name: &str, attributes: &[u8]) -> Vec<u8> {
     text(&mut m, "components");
     m.push(0xa1);
     text(&mut m, "data");
-    m.push(0xa3);
+    m.push(if field.is_empty() { 0xa3 } else { 0xa4 });
+    m.extend_from_slice(field);
     text(&mut m, "dtype");
     text(&mut m, "u8");
     text(&mut m, "offset");
