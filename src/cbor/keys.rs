@@ -70,11 +70,54 @@ fn duplicate_in(scratch: &mut Scratch<'_>, buf: &[u8], seg: usize) -> Option<usi
         s.sort_unstable_by(|a, b| key_cmp(buf, a, b));
         // Equal keys in manifest order (the entry starts with its position).
         #[cfg(not(feature = "alloc"))]
-        crate::heapsort::sort_by(s, |a, b| key_cmp(buf, a, b).then(a[0].cmp(&b[0])));
+        sort_keys(buf, s);
         s.windows(2).find(|w| key_cmp(buf, &w[0], &w[1]).is_eq()).map(|w| w[1][0])
     };
     scratch.truncate(seg);
     dup.map(|at| (at & POS_MASK) as usize)
+}
+
+/// Heapsort of key entries by key, then position (equal keys in manifest
+/// order): the no-`alloc` sort, written out so that the comparison adds no
+/// frames of its own under the CBOR walk (the key check's deepest path).
+#[cfg(not(feature = "alloc"))]
+fn sort_keys(buf: &[u8], v: &mut [Entry]) {
+    let n = v.len();
+    let (mut start, mut end) = (n / 2, n);
+    loop {
+        if start > 0 {
+            start -= 1;
+        } else if end > 1 {
+            end -= 1;
+            let (a, b) = v.split_at_mut(end);
+            core::mem::swap(&mut a[0], &mut b[0]);
+        } else {
+            return;
+        }
+        let mut root = start;
+        loop {
+            let mut child = 2 * root + 1;
+            if child >= end {
+                break;
+            }
+            if child + 1 < end && less(buf, &v[child], &v[child + 1]) {
+                child += 1;
+            }
+            if !less(buf, &v[root], &v[child]) {
+                break;
+            }
+            let (a, b) = v.split_at_mut(child);
+            core::mem::swap(&mut a[root], &mut b[0]);
+            root = child;
+        }
+    }
+}
+
+/// `a` sorts before `b`: by key, then position.
+#[cfg(not(feature = "alloc"))]
+#[inline(always)]
+fn less(buf: &[u8], a: &Entry, b: &Entry) -> bool {
+    key_cmp(buf, a, b).then(a[0].cmp(&b[0])).is_lt()
 }
 
 const TAG_SHIFT: u32 = 61;

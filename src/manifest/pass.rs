@@ -98,10 +98,17 @@ impl<'s> Pass<'s> {
         r.walk(depth, Some(&mut self.scratch))
     }
 
-    /// An unknown field: remember its key for the duplicate check, then walk its value.
+    /// An unknown field, its key at `kpos` just read by [`Pass::key`]:
+    /// remember the key for the duplicate check, then walk its value.
     #[inline]
     pub fn unknown(&mut self, r: &mut Reader<'_>, kpos: usize, depth: usize) -> Result<()> {
-        Reader::at(r.buf, kpos).walk(depth, None)?; // the key itself: UTF-8 and well-formed
+        // The key itself: text was read as bytes (its UTF-8 is checked
+        // here); any other key was walked whole.
+        if let Some((MAJOR_TEXT, Some(_), at)) = crate::cbor::decode_head(r.buf, kpos) {
+            if core::str::from_utf8(&r.buf[at..r.pos]).is_err() {
+                return Err(Error::at(ErrorKind::CborInvalidUtf8, kpos));
+            }
+        }
         self.scratch.push_key(r.buf, kpos, r.pos)?;
         r.walk(depth, Some(&mut self.scratch))
     }

@@ -117,7 +117,8 @@ fn components<'a>(ctx: Ctx<'a>, r: &mut Reader<'a>, p: &mut Pass<'_>, known: &mu
     let seg = p.scratch.len();
     // Objects have a few components: their roles are compared directly while
     // they fit in `few`; past that they go through the scratch's sort.
-    let mut few: [&str; 8] = [""; 8];
+    // (Their key positions: 32 bytes on 32-bit targets, where `&str`s take 64.)
+    let mut few = [0u32; 8];
     let mut n = 0usize;
     while r.more(&mut len)? {
         let kpos = r.pos;
@@ -132,10 +133,14 @@ fn components<'a>(ctx: Ctx<'a>, r: &mut Reader<'a>, p: &mut Pass<'_>, known: &mu
             return Err(Error::at(ErrorKind::EmptyName, kpos));
         }
         if n < few.len() {
-            if few[..n].contains(&role) {
+            let same = |&k: &u32| match crate::cbor::decode_head(ctx.buf, k as usize) {
+                Some((_, Some(len), at)) => ctx.buf.get(at..at + len as usize) == Some(rb),
+                _ => false,
+            };
+            if few[..n].iter().any(same) {
                 return Err(Error::at(ErrorKind::DuplicateKey, kpos).in_component(role));
             }
-            few[n] = role;
+            few[n] = kpos as u32;
         } else {
             if n == few.len() {
                 let mut h = Reader::at(ctx.buf, first);
@@ -149,17 +154,22 @@ fn components<'a>(ctx: Ctx<'a>, r: &mut Reader<'a>, p: &mut Pass<'_>, known: &mu
             crate::cbor::keys::KeySet::push_key(&mut p.scratch, ctx.buf, kpos, r.pos)?;
         }
         n += 1;
-        let c = component(ctx, r, role, p).map_err(|e| e.in_component(role))?;
-        if let Some(k) = known_role {
-            known[k as usize] = Some(Brief::of(&c, k));
-        }
+        component(ctx, r, role, known_role, p, known).map_err(|e| e.in_component(role))?;
     }
     p.pop_keys(ctx.buf, seg)
 }
 
-/// Validate one v1.x component map at `r`: its fields, then the component rules.
+/// Validate one v1.x component map at `r`: its fields, then the component
+/// rules; a component of a role the formats name goes in `known`.
 #[cfg_attr(not(feature = "alloc"), inline(never))]
-fn component<'a>(ctx: Ctx<'a>, r: &mut Reader<'a>, role: &'a str, pass: &mut Pass<'_>) -> Result<CompCore<'a>> {
+fn component<'a>(
+    ctx: Ctx<'a>,
+    r: &mut Reader<'a>,
+    role: &'a str,
+    known_role: Option<Role>,
+    pass: &mut Pass<'_>,
+    known: &mut Known,
+) -> Result<()> {
     let start = r.pos;
     let mut len = r.map("component")?;
     let seg = pass.scratch.len();
@@ -198,5 +208,8 @@ fn component<'a>(ctx: Ctx<'a>, r: &mut Reader<'a>, role: &'a str, pass: &mut Pas
     let c = CompCore { role, dtype, logical, encoding, offset, length, ulen };
     component_rules(ctx, &c, start, pass.lo, pass.hi)?;
     pass.span(c.offset, c.length);
-    Ok(c)
+    if let Some(k) = known_role {
+        known[k as usize] = Some(Brief::of(&c, k));
+    }
+    Ok(())
 }
