@@ -233,6 +233,51 @@ mod tests {
         key_cmp(buf, &key_entry(buf, 0, mid), &key_entry(buf, mid, r.pos))
     }
 
+    /// Maps of 9 to 40 keys (past the pairwise check: the sort), some
+    /// chunked, with and without a repeated key: found exactly when there
+    /// is one, at one of its places.
+    #[test]
+    fn big_maps_find_their_repeated_key() {
+        extern crate std;
+        let mut x: u32 = 0x2545_f491;
+        for n in 9..40usize {
+            for dup in [false, true] {
+                // Keys "k<i>", every third one chunked as (_ "k" "<i>").
+                let mut buf = std::vec::Vec::new();
+                let mut starts = std::vec::Vec::new();
+                for i in 0..n {
+                    x ^= x << 13;
+                    x ^= x >> 17;
+                    x ^= x << 5;
+                    let id = if dup && i == n - 1 { (x as usize) % (n - 1) } else { i };
+                    let digits = std::format!("{id:02}");
+                    starts.push(buf.len());
+                    if i % 3 == 0 {
+                        buf.extend_from_slice(&[0x7f, 0x61, b'k', 0x62]);
+                        buf.extend_from_slice(digits.as_bytes());
+                        buf.push(0xff);
+                    } else {
+                        buf.push(0x63);
+                        buf.push(b'k');
+                        buf.extend_from_slice(digits.as_bytes());
+                    }
+                }
+                let mut mem = [[0u64; 2]; 64];
+                let mut scratch = Scratch::new(&mut mem);
+                for (i, &st) in starts.iter().enumerate() {
+                    let end = starts.get(i + 1).copied().unwrap_or(buf.len());
+                    assert!(scratch.try_push_key(&buf, st, end));
+                }
+                let found = scratch.duplicate(&buf, 0);
+                assert_eq!(found.is_some(), dup, "n = {n}");
+                if let Some(at) = found {
+                    assert!(starts.contains(&at), "n = {n}: {at}");
+                }
+                assert_eq!(scratch.len(), 0);
+            }
+        }
+    }
+
     #[test]
     fn strings_compare_by_content_whatever_their_chunks() {
         // "ab" vs (_ "a" "b"), (_ "a" "b") vs (_ "ab"), (_ "" "ab") vs "ab": equal.
