@@ -21,8 +21,8 @@ impl<'a> Reader<'a> {
     pub fn walk(&mut self, depth: usize, keys: Option<&mut Scratch<'_>>) -> Result<()> {
         let start = self.pos;
         let r = match keys {
-            None => self.walk_in::<MAX_DEPTH>(depth, None),
-            Some(k) => self.walk_in::<{ 2 * LOCAL_FRAMES }>(depth, Some(k)),
+            None => self.walk_in::<MAX_DEPTH, false>(depth, None),
+            Some(k) => self.walk_in::<{ 2 * LOCAL_FRAMES }, true>(depth, Some(k)),
         };
         match r {
             Ok(()) => Ok(()),
@@ -37,17 +37,19 @@ impl<'a> Reader<'a> {
     fn walk_failed(&mut self, start: usize, depth: usize, bad: Bad) -> Result<()> {
         if bad.what == What::Scratch {
             self.pos = start;
-            if let Err(invalid) = self.walk_in::<MAX_DEPTH>(depth, None) {
+            if let Err(invalid) = self.walk_in::<MAX_DEPTH, false>(depth, None) {
                 return self.walk_error(invalid);
             }
         }
         self.walk_error(bad)
     }
 
-    /// [`Reader::walk`] on `N` words of frames (see there; out of line, so
-    /// that each size has its own frame).
+    /// [`Reader::walk`] on `N` words of frames, with keys or without (see
+    /// there; out of line, so that each has its own frame).
     #[inline(never)]
-    fn walk_in<const N: usize>(&mut self, depth: usize, mut keys: Option<&mut Scratch<'_>>) -> Result<(), Bad> {
+    fn walk_in<const N: usize, const KEYS: bool>(&mut self, depth: usize, keys: Option<&mut Scratch<'_>>) -> Result<(), Bad> {
+        // (Each instance knows whether it has keys: the other's code drops out.)
+        let mut keys = if KEYS { keys } else { None };
         let mut frames = Frames { words: [0; N], sp: 0, spilled: NO_SPILL };
         let fail = |what, at, figure| Err(Bad { what, at, figure });
         loop {
@@ -363,9 +365,8 @@ impl<const N: usize> Frames<N> {
         }
     }
 
-    /// [`Frames::pop`] with keys (out of line: a walk without keys needs
-    /// no room for the key check).
-    #[inline(never)]
+    /// [`Frames::pop`] with keys.
+    #[inline(always)]
     fn pop_keys(&mut self, k: &mut Scratch<'_>, buf: &[u8], f: Frame) -> Result<Frame, usize> {
         if f.map() {
             if let Some(at) = k.duplicate(buf, f.seg()) {
