@@ -183,6 +183,28 @@ fn chunked_cmp(buf: &[u8], a: usize, b: usize) -> core::cmp::Ordering {
     }
 }
 
+/// The head of the (well-formed) string item or chunk at `p`: its length
+/// (`None`: chunked) and where its content starts. Written out here (no
+/// call) for the chunked comparison, the deepest path of the key check.
+#[inline(always)]
+fn string_head(buf: &[u8], p: usize) -> Option<(Option<usize>, usize)> {
+    let (ai, mut at) = ((*buf.get(p)? & 0x1f) as usize, p + 1);
+    match ai {
+        0..=23 => Some((Some(ai), at)),
+        24..=27 => {
+            let n = 1usize << (ai - 24);
+            let mut len = 0usize;
+            for &b in buf.get(at..at + n)? {
+                len = len << 8 | b as usize;
+            }
+            at += n;
+            Some((Some(len), at))
+        }
+        31 => Some((None, at)),
+        _ => None,
+    }
+}
+
 /// A cursor over a string item's content, chunk by chunk.
 struct Chunks {
     /// Where the next chunk's head is (indefinite strings).
@@ -196,9 +218,9 @@ struct Chunks {
 impl Chunks {
     fn at(buf: &[u8], start: usize) -> Chunks {
         let mut c = Chunks { next: 0, at: 0, end: 0, indefinite: false };
-        match decode_head(buf, start) {
-            Some((_, Some(n), at)) => (c.at, c.end) = (at, at.saturating_add(n as usize)),
-            Some((_, None, at)) => (c.next, c.indefinite) = (at, true),
+        match string_head(buf, start) {
+            Some((Some(n), at)) => (c.at, c.end) = (at, at.saturating_add(n)),
+            Some((None, at)) => (c.next, c.indefinite) = (at, true),
             None => {}
         }
         c
@@ -206,11 +228,12 @@ impl Chunks {
 
     fn next_byte(&mut self, buf: &[u8]) -> Option<u8> {
         while self.at == self.end {
-            if !self.indefinite || buf.get(self.next) == Some(&BREAK) {
+            // The next chunk: a definite string (the walk checked it).
+            if !self.indefinite || *buf.get(self.next)? == BREAK {
                 return None;
             }
-            let (_, n, at) = decode_head(buf, self.next)?;
-            (self.at, self.end) = (at, at.saturating_add(n? as usize));
+            let (len, at) = string_head(buf, self.next)?;
+            (self.at, self.end) = (at, at.saturating_add(len?));
             self.next = self.end;
         }
         let b = *buf.get(self.at)?;
