@@ -2,7 +2,7 @@
 //! (so neither a non-minimal length head nor indefinite-length chunks hide
 //! a duplicate). Keys are entries of a [`Scratch`], which provides the memory.
 
-use super::{decode_head, Reader, BREAK, MAJOR_BYTES, MAJOR_NINT, MAJOR_TEXT, MAJOR_UINT};
+use super::{Reader, BREAK, MAJOR_BYTES, MAJOR_NINT, MAJOR_TEXT, MAJOR_UINT};
 use crate::error::{Error, ErrorKind, Result};
 use crate::scratch::{Entry, Scratch};
 
@@ -149,9 +149,9 @@ pub(crate) fn key_entry(buf: &[u8], start: usize, end: usize) -> Entry {
 /// indefinite one (the key was walked: it is well formed).
 #[inline]
 fn definite(buf: &[u8], start: usize) -> Option<&[u8]> {
-    match decode_head(buf, start)? {
-        (_, Some(n), at) => buf.get(at..at.checked_add(usize::try_from(n).ok()?)?),
-        _ => None,
+    match string_head(buf, start)? {
+        (Some(n), at) => buf.get(at..at.checked_add(n)?),
+        (None, _) => None,
     }
 }
 
