@@ -161,7 +161,7 @@ fn components<'a>(ctx: Ctx<'a>, r: &mut Reader<'a>, p: &mut Pass<'_>, known: &mu
 
 /// Validate one v1.x component map at `r`: its fields, then the component
 /// rules; a component of a role the formats name goes in `known`.
-#[cfg_attr(not(feature = "alloc"), inline(never))]
+#[inline(always)]
 fn component<'a>(
     ctx: Ctx<'a>,
     r: &mut Reader<'a>,
