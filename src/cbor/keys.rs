@@ -207,9 +207,8 @@ fn string_head(buf: &[u8], p: usize) -> Option<(Option<usize>, usize)> {
 
 /// A cursor over a string item's content, chunk by chunk.
 struct Chunks {
-    /// Where the next chunk's head is (indefinite strings).
-    next: usize,
-    /// The current chunk: `[at, end)`.
+    /// The current chunk: `[at, end)`; an indefinite string's next chunk
+    /// head (or break) is at `end`.
     at: usize,
     end: usize,
     indefinite: bool,
@@ -217,24 +216,21 @@ struct Chunks {
 
 impl Chunks {
     fn at(buf: &[u8], start: usize) -> Chunks {
-        let mut c = Chunks { next: 0, at: 0, end: 0, indefinite: false };
         match string_head(buf, start) {
-            Some((Some(n), at)) => (c.at, c.end) = (at, at.saturating_add(n)),
-            Some((None, at)) => (c.next, c.indefinite) = (at, true),
-            None => {}
+            Some((Some(n), at)) => Chunks { at, end: at.saturating_add(n), indefinite: false },
+            Some((None, at)) => Chunks { at, end: at, indefinite: true },
+            None => Chunks { at: 0, end: 0, indefinite: false },
         }
-        c
     }
 
     fn next_byte(&mut self, buf: &[u8]) -> Option<u8> {
         while self.at == self.end {
             // The next chunk: a definite string (the walk checked it).
-            if !self.indefinite || *buf.get(self.next)? == BREAK {
+            if !self.indefinite || *buf.get(self.end)? == BREAK {
                 return None;
             }
-            let (len, at) = string_head(buf, self.next)?;
+            let (len, at) = string_head(buf, self.end)?;
             (self.at, self.end) = (at, at.saturating_add(len?));
-            self.next = self.end;
         }
         let b = *buf.get(self.at)?;
         self.at += 1;
