@@ -199,23 +199,27 @@ fn deep(levels: usize) -> Vec<u8> {
 }
 
 /// A v1.2 file by hand: object `keys` with 12 attributes whose keys are
-/// chunked text, `(_ "k" "00")` ..., and the same map in an unknown field
-/// `x` of its component (the duplicate-key check sorts them, comparing
-/// chunk by chunk: its deepest path, deepest inside a component).
+/// chunked text, `(_ "k" "00")` ..., and the same map in its component,
+/// as the value of an unknown field `x` and as the key of another (the
+/// duplicate-key check sorts them, comparing chunk by chunk: its deepest
+/// path, deepest inside a component).
 fn chunked_keys() -> Vec<u8> {
     let mut map = vec![0xac];
     for i in 0..12u8 {
         map.extend_from_slice(&[0x7f, 0x61, b'k', 0x62, b'0' + i / 10, b'0' + i % 10, 0xff, i]);
     }
-    let mut field = vec![0x61, b'x'];
-    field.extend_from_slice(&map);
-    by_hand("keys", &map, &field)
+    // In the component: `"x": map` and `map: 0` (a map as a key).
+    let mut fields = vec![0x61, b'x'];
+    fields.extend_from_slice(&map);
+    fields.extend_from_slice(&map);
+    fields.push(0x00);
+    by_hand("keys", &map, &fields)
 }
 
 /// A v1.2 file by hand: one dense `u8` object `name` of one byte (0x2a)
-/// with the CBOR map `attributes`; `field`, when not empty, is one more
-/// key and value in its component.
-fn by_hand(name: &str, attributes: &[u8], field: &[u8]) -> Vec<u8> {
+/// with the CBOR map `attributes`; `fields`, when not empty, are two more
+/// keys and values in its component.
+fn by_hand(name: &str, attributes: &[u8], fields: &[u8]) -> Vec<u8> {
     let text = |m: &mut Vec<u8>, t: &str| {
         assert!(t.len() < 24);
         m.push(0x60 | t.len() as u8);
@@ -237,8 +241,8 @@ fn by_hand(name: &str, attributes: &[u8], field: &[u8]) -> Vec<u8> {
     text(&mut m, "components");
     m.push(0xa1);
     text(&mut m, "data");
-    m.push(if field.is_empty() { 0xa3 } else { 0xa4 });
-    m.extend_from_slice(field);
+    m.push(if fields.is_empty() { 0xa3 } else { 0xa5 });
+    m.extend_from_slice(fields);
     text(&mut m, "dtype");
     text(&mut m, "u8");
     text(&mut m, "offset");

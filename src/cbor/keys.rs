@@ -2,7 +2,7 @@
 //! (so neither a non-minimal length head nor indefinite-length chunks hide
 //! a duplicate). Keys are entries of a [`Scratch`], which provides the memory.
 
-use super::{Reader, BREAK, MAJOR_BYTES, MAJOR_NINT, MAJOR_TEXT, MAJOR_UINT};
+use super::{BREAK, MAJOR_BYTES, MAJOR_NINT, MAJOR_TEXT, MAJOR_UINT};
 use crate::error::{Error, ErrorKind, Result};
 use crate::scratch::{Entry, Scratch};
 
@@ -134,12 +134,11 @@ const TAG_NINT: u64 = 4;
 /// head nor indefinite-length chunks hide a duplicate), integers by value;
 /// anything else by its encoded bytes.
 pub(crate) fn key_entry(buf: &[u8], start: usize, end: usize) -> Entry {
-    let mut r = Reader::at(buf, start);
-    let tag = match r.head() {
-        Ok((MAJOR_TEXT, _)) => TAG_TEXT,
-        Ok((MAJOR_BYTES, _)) => TAG_BYTES,
-        Ok((MAJOR_UINT, Some(v))) => return [TAG_UINT << TAG_SHIFT | start as u64, v],
-        Ok((MAJOR_NINT, Some(v))) => return [TAG_NINT << TAG_SHIFT | start as u64, v],
+    let tag = match super::decode_head(buf, start) {
+        Some((MAJOR_TEXT, _, _)) => TAG_TEXT,
+        Some((MAJOR_BYTES, _, _)) => TAG_BYTES,
+        Some((MAJOR_UINT, Some(v), _)) => return [TAG_UINT << TAG_SHIFT | start as u64, v],
+        Some((MAJOR_NINT, Some(v), _)) => return [TAG_NINT << TAG_SHIFT | start as u64, v],
         _ => TAG_RAW,
     };
     [tag << TAG_SHIFT | start as u64, end as u64]
@@ -241,6 +240,7 @@ impl Chunks {
 #[cfg(test)]
 mod tests {
     use super::*;
+    use crate::cbor::Reader;
     use core::cmp::Ordering::{self, *};
 
     /// Compare the two string items that `buf` holds one after the other.

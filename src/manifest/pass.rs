@@ -82,8 +82,7 @@ impl<'s> Pass<'s> {
     /// against the schema's ASCII names before any UTF-8 check), else `None`
     /// after checking the key item. Keys that match no known name go
     /// through [`Pass::unknown`].
-    #[cfg_attr(feature = "alloc", inline(always))]
-    #[cfg_attr(not(feature = "alloc"), inline(never))]
+    #[inline(always)]
     pub fn key<'a>(&mut self, r: &mut Reader<'a>, depth: usize) -> Result<Option<&'a [u8]>> {
         if r.peek()? >> 5 == MAJOR_TEXT {
             return r.text_bytes("map key").map(Some);
