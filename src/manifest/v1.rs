@@ -71,7 +71,10 @@ pub(crate) fn check_object<'a>(ctx: Ctx<'a>, r: &mut Reader<'a>, pass: &mut Pass
     let mut len = r.map("object")?;
     let seg = pass.scratch.len();
     let mut seen = Seen::new();
-    let (mut shp, mut fmt, mut attributes, mut comps) = (None, None, Map::empty(), false);
+    // Shape and attributes kept as their positions while the components
+    // are checked (their views are decoded again after: a smaller frame on
+    // the pass's deepest path).
+    let (mut shp, mut fmt, mut attrs, mut comps) = (None, None, None, false);
     let mut known: Known = [None; Role::ALL.len()];
     while r.more(&mut len)? {
         let kpos = r.pos;
@@ -79,7 +82,8 @@ pub(crate) fn check_object<'a>(ctx: Ctx<'a>, r: &mut Reader<'a>, pass: &mut Pass
         match key.and_then(ObjectKey::from_bytes) {
             Some(k @ ObjectKey::Shape) => {
                 seen.mark(k as u32, kpos)?;
-                shp = Some(shape(r)?);
+                shp = Some(r.pos);
+                shape(r)?;
             }
             Some(k @ ObjectKey::Format) => {
                 seen.mark(k as u32, kpos)?;
@@ -88,7 +92,8 @@ pub(crate) fn check_object<'a>(ctx: Ctx<'a>, r: &mut Reader<'a>, pass: &mut Pass
             Some(k @ ObjectKey::Attributes) => {
                 seen.mark(k as u32, kpos)?;
                 if !null(r)? {
-                    attributes = pass.map_value(r, "attributes", 3)?;
+                    attrs = Some(r.pos);
+                    pass.map_value(r, "attributes", 3)?;
                 }
             }
             Some(k @ ObjectKey::Components) => {
@@ -101,11 +106,19 @@ pub(crate) fn check_object<'a>(ctx: Ctx<'a>, r: &mut Reader<'a>, pass: &mut Pass
     }
     pass.pop_keys(ctx.buf, seg)?;
     let missing = |field| Error::at(ErrorKind::MissingField { field }, start);
-    let shape = shp.ok_or_else(|| missing("shape"))?;
+    let shape = shape(&mut Reader::at(ctx.buf, shp.ok_or_else(|| missing("shape"))?))?;
     let format = fmt.ok_or_else(|| missing("format"))?;
     if !comps {
         return Err(missing("components"));
     }
+    let attributes = match attrs {
+        Some(at) => {
+            let mut h = Reader::at(ctx.buf, at);
+            let len = h.map("attributes")?;
+            Map::new(ctx.buf, h.pos, len)
+        }
+        None => Map::empty(),
+    };
     check_format(ctx, Dims::of_shape(&shape, format), format, attributes, &known).map_err(|e| e.or_at(start))
 }
 
