@@ -146,6 +146,11 @@ impl Seen {
         self.0 |= 1 << bit;
         Ok(())
     }
+
+    /// Whether the key of `bit` came.
+    pub fn has(&self, bit: u32) -> bool {
+        self.0 & (1 << bit) != 0
+    }
 }
 
 /// Validate a whole manifest: its root (by container generation), then the

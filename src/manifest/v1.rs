@@ -187,7 +187,8 @@ fn component<'a>(
     let mut len = r.map("component")?;
     let seg = pass.scratch.len();
     let mut seen = Seen::new();
-    let (mut dtype, mut ltype, mut offset, mut length) = (None, None, None, None);
+    // (`offset` and `length` without `Option`: `seen` says whether they came.)
+    let (mut dtype, mut ltype, mut offset, mut length) = (None, None, 0u64, 0u64);
     let (mut ulen, mut encoding) = (None, Encoding::Raw);
     while r.more(&mut len)? {
         let kpos = r.pos;
@@ -200,8 +201,8 @@ fn component<'a>(
         match k {
             ComponentKey::DType => dtype = Some(dtype_v1(ctx, r)?),
             ComponentKey::Type => ltype = opt_text(r, "type")?,
-            ComponentKey::Offset => offset = Some(r.uint("offset")?),
-            ComponentKey::Length => length = Some(r.uint("length")?),
+            ComponentKey::Offset => offset = r.uint("offset")?,
+            ComponentKey::Length => length = r.uint("length")?,
             ComponentKey::UncompressedLength => ulen = opt_uint(r, "uncompressed_length")?,
             ComponentKey::Encoding => encoding = encoding_v1(r)?,
             ComponentKey::Digest => {
@@ -212,8 +213,12 @@ fn component<'a>(
     pass.pop_keys(ctx.buf, seg)?;
     let missing = |field| Error::at(ErrorKind::MissingField { field }, start);
     let (dtype, legacy_type) = dtype.ok_or_else(|| missing("dtype"))?;
-    let offset = offset.ok_or_else(|| missing("offset"))?;
-    let length = length.ok_or_else(|| missing("length"))?;
+    if !seen.has(ComponentKey::Offset as u32) {
+        return Err(missing("offset"));
+    }
+    if !seen.has(ComponentKey::Length as u32) {
+        return Err(missing("length"));
+    }
     let logical = match ltype {
         Some(t) => logical_type(dtype, t),
         None => legacy_type,
