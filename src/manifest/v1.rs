@@ -7,7 +7,7 @@ use super::schema::{ComponentKey, ObjectKey, Role, RootKey};
 use super::{Ctx, Root};
 use crate::cbor::Reader;
 use crate::error::{Error, ErrorKind, Result};
-use crate::types::{Encoding, Version};
+use crate::types::{Encoding, Format, Version};
 use crate::value::Map;
 
 /// The root map: `version`, `attributes`, `objects` (checked once the
@@ -65,53 +65,81 @@ pub(super) fn root<'a>(buf: &'a [u8], r: &mut Reader<'a>, data: Option<&'a [u8]>
 }
 
 /// Validate a v1.x object map at `r` (its name already read).
+///
+/// One field at a time, out of line without `alloc`; the components map is
+/// checked from this loop, so that no other field's temporaries sit under
+/// it (the pass's deepest path goes through it).
 #[cfg_attr(not(feature = "alloc"), inline(never))]
 pub(crate) fn check_object<'a>(ctx: Ctx<'a>, r: &mut Reader<'a>, pass: &mut Pass<'_>) -> Result<()> {
     let start = r.pos;
     let mut len = r.map("object")?;
     let seg = pass.scratch.len();
-    let mut seen = Seen::new();
-    // Shape and attributes kept as their positions while the components
-    // are checked (their views are decoded again after: a smaller frame on
-    // the pass's deepest path).
-    let (mut shp, mut fmt, mut attrs, mut comps) = (None, None, None, false);
-    let mut known: Known = [None; Role::ALL.len()];
+    let mut f = ObjectFields { seen: Seen::new(), shape: None, format: None, attributes: None, components: false, known: [None; Role::ALL.len()] };
     while r.more(&mut len)? {
-        let kpos = r.pos;
-        let key = pass.key(r, 3)?;
-        match key.and_then(ObjectKey::from_bytes) {
-            Some(k @ ObjectKey::Shape) => {
-                seen.mark(k as u32, kpos)?;
-                shp = Some(r.pos);
-                shape(r)?;
-            }
-            Some(k @ ObjectKey::Format) => {
-                seen.mark(k as u32, kpos)?;
-                fmt = Some(format(r, "format")?);
-            }
-            Some(k @ ObjectKey::Attributes) => {
-                seen.mark(k as u32, kpos)?;
-                if !null(r)? {
-                    attrs = Some(r.pos);
-                    pass.map_value(r, "attributes", 3)?;
-                }
-            }
-            Some(k @ ObjectKey::Components) => {
-                seen.mark(k as u32, kpos)?;
-                components(ctx, r, pass, &mut known)?;
-                comps = true;
-            }
-            None => pass.unknown(r, kpos, 4)?,
+        if object_field(r, pass, &mut f)? {
+            components(ctx, r, pass, &mut f.known)?;
+            f.components = true;
         }
     }
     pass.pop_keys(ctx.buf, seg)?;
+    object_rules(ctx, &f, start)
+}
+
+/// What an object map's fields gave: the shape's and the attributes'
+/// positions (their views are decoded after the loop), the format, whether
+/// components came and the known ones.
+struct ObjectFields<'a> {
+    seen: Seen,
+    shape: Option<usize>,
+    format: Option<Format<'a>>,
+    attributes: Option<usize>,
+    components: bool,
+    known: Known,
+}
+
+/// One field of an object map: `true` when its value, next at `r`, is the
+/// components map (checked by the caller).
+#[cfg_attr(not(feature = "alloc"), inline(never))]
+fn object_field<'a>(r: &mut Reader<'a>, pass: &mut Pass<'_>, f: &mut ObjectFields<'a>) -> Result<bool> {
+    let kpos = r.pos;
+    let key = pass.key(r, 3)?;
+    match key.and_then(ObjectKey::from_bytes) {
+        Some(k @ ObjectKey::Shape) => {
+            f.seen.mark(k as u32, kpos)?;
+            f.shape = Some(r.pos);
+            shape(r)?;
+        }
+        Some(k @ ObjectKey::Format) => {
+            f.seen.mark(k as u32, kpos)?;
+            f.format = Some(format(r, "format")?);
+        }
+        Some(k @ ObjectKey::Attributes) => {
+            f.seen.mark(k as u32, kpos)?;
+            if !null(r)? {
+                f.attributes = Some(r.pos);
+                pass.map_value(r, "attributes", 3)?;
+            }
+        }
+        Some(k @ ObjectKey::Components) => {
+            f.seen.mark(k as u32, kpos)?;
+            return Ok(true);
+        }
+        None => pass.unknown(r, kpos, 4)?,
+    }
+    Ok(false)
+}
+
+/// The rules of an object once its fields are read: required fields, then
+/// its format's rules.
+#[cfg_attr(not(feature = "alloc"), inline(never))]
+fn object_rules(ctx: Ctx<'_>, f: &ObjectFields<'_>, start: usize) -> Result<()> {
     let missing = |field| Error::at(ErrorKind::MissingField { field }, start);
-    let shape = shape(&mut Reader::at(ctx.buf, shp.ok_or_else(|| missing("shape"))?))?;
-    let format = fmt.ok_or_else(|| missing("format"))?;
-    if !comps {
+    let shape = shape(&mut Reader::at(ctx.buf, f.shape.ok_or_else(|| missing("shape"))?))?;
+    let format = f.format.ok_or_else(|| missing("format"))?;
+    if !f.components {
         return Err(missing("components"));
     }
-    let attributes = match attrs {
+    let attributes = match f.attributes {
         Some(at) => {
             let mut h = Reader::at(ctx.buf, at);
             let len = h.map("attributes")?;
@@ -119,7 +147,7 @@ pub(crate) fn check_object<'a>(ctx: Ctx<'a>, r: &mut Reader<'a>, pass: &mut Pass
         }
         None => Map::empty(),
     };
-    check_format(ctx, Dims::of_shape(&shape, format), format, attributes, &known).map_err(|e| e.or_at(start))
+    check_format(ctx, Dims::of_shape(&shape, format), format, attributes, &f.known).map_err(|e| e.or_at(start))
 }
 
 /// Validate every component of a `components` map at `r`, collecting the known roles.
