@@ -287,6 +287,13 @@ impl<'a> Map<'a> {
         Map { buf, pos, len, hidden: &[] }
     }
 
+    /// The view of the (well-formed) map whose head is at `pos`.
+    pub(crate) fn read(buf: &'a [u8], pos: usize, field: &'static str) -> crate::error::Result<Self> {
+        let mut h = Reader::at(buf, pos);
+        let len = h.map(field)?;
+        Ok(Map::new(buf, h.pos, len))
+    }
+
     /// The bytes this map lies in (the manifest).
     pub(crate) fn buf(&self) -> &'a [u8] {
         self.buf

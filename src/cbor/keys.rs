@@ -147,7 +147,7 @@ pub(crate) fn key_entry(buf: &[u8], start: usize, end: usize) -> Entry {
 /// The content of the definite string item at `start`; `None` for an
 /// indefinite one (the key was walked: it is well formed).
 #[inline]
-fn definite(buf: &[u8], start: usize) -> Option<&[u8]> {
+pub(crate) fn definite(buf: &[u8], start: usize) -> Option<&[u8]> {
     match string_head(buf, start)? {
         (Some(n), at) => buf.get(at..at.checked_add(n)?),
         (None, _) => None,

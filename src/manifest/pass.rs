@@ -119,9 +119,7 @@ impl<'s> Pass<'s> {
             return Err(Error::at(ErrorKind::WrongType { field, expected: "a map" }, start));
         }
         self.value(r, depth)?;
-        let mut h = Reader::at(r.buf, start);
-        let len = h.map(field)?;
-        Ok(Map::new(r.buf, h.pos, len))
+        Map::read(r.buf, start, field)
     }
 
     /// The keys of a map pushed since `seg` are unique (then popped).
@@ -240,7 +238,6 @@ fn finish(root: &mut Root<'_>, mut pass: Pass<'_>) -> Result<()> {
             return Err(locate_span(root, span));
         }
     }
-    let _ = root;
     Ok(())
 }
 

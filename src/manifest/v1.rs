@@ -140,11 +140,7 @@ fn object_rules(ctx: Ctx<'_>, f: &ObjectFields<'_>, start: usize) -> Result<()> 
         return Err(missing("components"));
     }
     let attributes = match f.attributes {
-        Some(at) => {
-            let mut h = Reader::at(ctx.buf, at);
-            let len = h.map("attributes")?;
-            Map::new(ctx.buf, h.pos, len)
-        }
+        Some(at) => Map::read(ctx.buf, at, "attributes")?,
         None => Map::empty(),
     };
     check_format(ctx, Dims::of_shape(&shape, format), format, attributes, &f.known).map_err(|e| e.or_at(start))
@@ -174,10 +170,7 @@ fn components<'a>(ctx: Ctx<'a>, r: &mut Reader<'a>, p: &mut Pass<'_>, known: &mu
             return Err(Error::at(ErrorKind::EmptyName, kpos));
         }
         if n < few.len() {
-            let same = |&k: &u32| match crate::cbor::decode_head(ctx.buf, k as usize) {
-                Some((_, Some(len), at)) => ctx.buf.get(at..at + len as usize) == Some(rb),
-                _ => false,
-            };
+            let same = |&k: &u32| crate::cbor::keys::definite(ctx.buf, k as usize) == Some(rb);
             if few[..n].iter().any(same) {
                 return Err(Error::at(ErrorKind::DuplicateKey, kpos).in_component(role));
             }
