@@ -10,6 +10,7 @@ use crate::error::{Error, ErrorKind, Result};
 
 pub(crate) mod keys;
 mod walk;
+pub(crate) use walk::What;
 
 /// Deepest nesting of arrays, maps and tags accepted anywhere in a manifest.
 pub const MAX_DEPTH: usize = 64;

@@ -45,13 +45,14 @@ macro_rules! default_scratch {
 pub mod cast;
 mod cbor;
 mod check;
+pub mod compact;
 pub mod container;
 mod data;
 pub mod digest;
 mod error;
 mod file;
 mod formats;
-#[cfg(not(feature = "alloc"))]
+// (The compact reader sorts with it in every build.)
 mod heapsort;
 #[cfg(feature = "std")]
 pub mod fs;

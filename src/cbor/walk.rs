@@ -30,6 +30,26 @@ impl<'a> Reader<'a> {
         }
     }
 
+    /// [`Reader::walk`] whose failure is what went wrong and where (the
+    /// compact reader's), not an `Error`.
+    pub fn walk_bad(&mut self, depth: usize, keys: Option<&mut Scratch<'_>>) -> core::result::Result<(), (What, usize)> {
+        let start = self.pos;
+        let r = match keys {
+            None => self.walk_in::<MAX_DEPTH, false>(depth, None),
+            Some(k) => self.walk_in::<{ 2 * LOCAL_FRAMES }, true>(depth, Some(k)),
+        };
+        match r {
+            Ok(()) => Ok(()),
+            Err(bad) => {
+                if bad.what == What::Scratch {
+                    self.pos = start;
+                    self.walk_in::<MAX_DEPTH, false>(depth, None).map_err(|b| (b.what, b.at))?;
+                }
+                Err((bad.what, bad.at))
+            }
+        }
+    }
+
     /// The `Error` of what the walk from `start` found wrong; when its
     /// scratch was full, after walking again without keys.
     #[cold]
@@ -218,8 +238,9 @@ struct Bad {
     figure: u64,
 }
 
+/// What a walk found wrong.
 #[derive(Clone, Copy, PartialEq, Eq)]
-enum What {
+pub(crate) enum What {
     /// The head does not decode (truncated, reserved).
     Head,
     Length,

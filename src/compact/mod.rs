@@ -1,0 +1,153 @@
+//! The compact reader: v1.x files only, no heap, small code, for firmware.
+//!
+//! The same rules as [`crate::File`] on v1.0–v1.2 files (it accepts and
+//! refuses the same files; `tests/compact.rs` checks that on every fixture,
+//! hostile file and thousands of mutations of them), in about a third of
+//! the code: errors are a [`Fault`] (a kind and a manifest byte, 8 bytes)
+//! instead of an [`crate::Error`], and the views decode only what is asked.
+//! v0.1 and v2 files are refused as [`Status::Unsupported`]; zstd
+//! components are listed but not decoded.
+//!
+//! Memory: the caller's `slots` serve as scratch while [`File::open`]
+//! validates (the same needs as [`crate::File::parse_with_scratch`]: keys
+//! of attribute maps, deep nesting, names out of order, blobs out of file
+//! order), then as the name index: with at least one slot per object,
+//! [`File::find`] is O(log n) and [`File::object`] O(1); with fewer, both
+//! scan the objects.
+//!
+//! ```
+//! let bytes = ztensor::doc_example_file();
+//! let mut slots = [[0u64; 2]; 8];
+//! let f = ztensor::compact::File::open(&bytes, &mut slots).unwrap();
+//! let (_, bias) = f.find(b"bias").unwrap();
+//! let data = bias.component(b"data").unwrap();
+//! assert_eq!(f.stored(&data), &(0.5f32).to_le_bytes().into_iter().chain((-0.5f32).to_le_bytes()).collect::<Vec<u8>>()[..]);
+//! assert!(f.verify(ztensor::verify::Options::ALL).first.is_none());
+//! ```
+
+mod cur;
+mod fault;
+mod pass;
+mod verify;
+mod view;
+
+pub use fault::{Fault, Kind, Status};
+pub use verify::Report;
+pub use crate::value::{Map, Value, ValueRef};
+pub use view::{Component, Components, Object, Shape};
+
+use crate::container::{Layout, Tail};
+use crate::scratch::Entry as Slot;
+use crate::types::Version;
+
+/// A validated v1.x file in memory (a model in flash): views borrow it.
+#[derive(Clone, Copy)]
+pub struct File<'a> {
+    bytes: &'a [u8],
+    /// The CBOR manifest (`bytes[manifest_offset..]`, without the footer).
+    m: &'a [u8],
+    manifest_offset: u64,
+    version: Version,
+    /// The objects map's first entry (a manifest position) and entry count.
+    objects: usize,
+    count: usize,
+    /// The root `attributes` map's head, when present.
+    attributes: Option<usize>,
+    /// The name index (see the module docs); empty without one.
+    index: &'a [Slot],
+}
+
+impl<'a> File<'a> {
+    /// Validate the whole file `bytes` (every rule that metadata alone
+    /// allows checking), with `slots` as scratch, then keep them as the
+    /// name index. Refusals: [`Status::Format`] (a broken file),
+    /// [`Status::Unsupported`] (v0.1, v2 or a manifest major other than
+    /// 1), [`Status::BufferTooSmall`] (too few slots for this file).
+    pub fn open(bytes: &'a [u8], slots: &'a mut [Slot]) -> Result<File<'a>, Fault> {
+        let tail = Tail::from_file(bytes).map_err(Fault::container)?;
+        if tail.layout != Layout::V1 {
+            return Err(Fault::new(Kind::Generation, 0));
+        }
+        let m = &bytes[tail.manifest_offset as usize..(tail.manifest_offset + tail.manifest_len) as usize];
+        let root = pass::validate(m, tail.manifest_offset, slots)?;
+        let mut f = File {
+            bytes,
+            m,
+            manifest_offset: tail.manifest_offset,
+            version: root.version,
+            objects: root.objects,
+            count: root.count,
+            attributes: root.attributes,
+            index: &[],
+        };
+        f.index = view::build_index(&f, slots, root.ordered);
+        Ok(f)
+    }
+
+    /// Number of objects.
+    pub fn len(&self) -> usize {
+        self.count
+    }
+
+    /// Whether the file has no objects.
+    pub fn is_empty(&self) -> bool {
+        self.count == 0
+    }
+
+    /// The manifest's `version`.
+    pub fn version(&self) -> Version {
+        self.version
+    }
+
+    /// The whole file.
+    pub fn bytes(&self) -> &'a [u8] {
+        self.bytes
+    }
+
+    /// Where the manifest starts, and its length.
+    pub fn manifest(&self) -> (u64, u64) {
+        (self.manifest_offset, self.m.len() as u64)
+    }
+
+    /// Whether the name index is in the slots (at least one per object).
+    pub fn indexed(&self) -> bool {
+        !self.index.is_empty() || self.count == 0
+    }
+
+    /// The file-level attributes (empty when absent).
+    pub fn attributes(&self) -> Map<'a> {
+        view::map_at(self.m, self.attributes)
+    }
+
+    /// The object at `index` in manifest order: O(1) with the index, else
+    /// O(index).
+    pub fn object(&self, index: usize) -> Option<Object<'a>> {
+        view::object(self, index)
+    }
+
+    /// The object called `name`, with its index: O(log n) with the index,
+    /// else a scan.
+    pub fn find(&self, name: &[u8]) -> Option<(usize, Object<'a>)> {
+        view::find(self, name)
+    }
+
+    /// Every object, in manifest order.
+    pub fn objects(&self) -> impl Iterator<Item = Object<'a>> + 'a {
+        view::objects(self.m, self.objects, self.count, self.version)
+    }
+
+    /// The stored bytes of a component of this file (zero-copy; validated
+    /// in bounds at open).
+    pub fn stored(&self, c: &Component<'a>) -> &'a [u8] {
+        let bytes: &'a [u8] = self.bytes;
+        bytes.get(c.offset as usize..(c.offset + c.length) as usize).unwrap_or(&[])
+    }
+
+    /// Check digests and the data rules (see [`crate::verify`]) of every
+    /// component: the same findings as [`crate::File::verify_with`],
+    /// counted in a [`Report`]; zstd components' data is not decoded
+    /// ([`Status::Unsupported`] when data checks are asked for).
+    pub fn verify(&self, options: crate::verify::Options) -> Report {
+        verify::run(self, options)
+    }
+}

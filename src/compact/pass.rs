@@ -1,0 +1,519 @@
+//! The compact reader's validating pass: the rules of
+//! [`crate::manifest`]'s pass, in the same order, with [`Fault`]s.
+
+use super::cur::{Cur, R};
+use super::{Fault, Kind};
+use crate::cbor::keys::{definite, KeySet};
+use crate::cbor::{MAJOR_MAP, MAJOR_TEXT};
+use crate::container::{ALIGNMENT, HEADER_LEN};
+use crate::manifest::rules::first_overlap;
+use crate::manifest::schema::{ComponentKey, ObjectKey, QuantAttr, Role, RootKey};
+use crate::scratch::{Entry, Scratch};
+use crate::types::{DType, Encoding, Format, LogicalType, Version};
+
+/// What the pass found: where the objects are, and the version.
+pub(crate) struct Root {
+    pub version: Version,
+    pub objects: usize,
+    pub count: usize,
+    pub attributes: Option<usize>,
+    /// Object names came in strictly ascending order.
+    pub ordered: bool,
+}
+
+/// State of the pass.
+struct Pass<'s> {
+    scratch: Scratch<'s>,
+    /// Blobs lie in `[HEADER_LEN, hi)`.
+    hi: u64,
+    version: Version,
+    /// Blobs so far in ascending, non-overlapping order.
+    spans_ordered: bool,
+    last: (u64, u64),
+    max_end: u64,
+}
+
+/// Validate the manifest `m` of a file whose manifest starts at `hi`.
+pub(crate) fn validate(m: &[u8], hi: u64, slots: &mut [Entry]) -> R<Root> {
+    let mut p = Pass {
+        scratch: Scratch::new(slots),
+        hi,
+        version: Version::V0_1,
+        spans_ordered: true,
+        last: (0, 0),
+        max_end: 0,
+    };
+    let mut c = Cur::at(m, 0);
+    let root = root(&mut c, &mut p)?;
+    if c.pos != m.len() {
+        return Err(Fault::new(Kind::Trailing, c.pos));
+    }
+    if !root.ordered {
+        unique_names(m, &root, &mut p.scratch)?;
+    }
+    if !p.spans_ordered {
+        no_overlap(m, &root, &mut p.scratch)?;
+    }
+    Ok(root)
+}
+
+/// A bit per known key of a map: a second one is a duplicate.
+fn mark(seen: &mut u32, bit: u32, at: usize) -> R<()> {
+    if *seen & (1 << bit) != 0 {
+        return Err(Fault::new(Kind::DuplicateKey, at));
+    }
+    *seen |= 1 << bit;
+    Ok(())
+}
+
+impl Pass<'_> {
+    /// A map key: `Some(bytes)` for definite text; any other key is walked.
+    #[inline(always)]
+    fn key<'a>(&mut self, c: &mut Cur<'a>, depth: usize) -> R<Option<&'a [u8]>> {
+        if c.peek()? >> 5 == MAJOR_TEXT {
+            return c.text().map(Some);
+        }
+        c.walk(depth, Some(&mut self.scratch))?;
+        Ok(None)
+    }
+
+    /// An unknown field whose key (at `kpos`) was just read: its key joins
+    /// the duplicate check, its value is walked.
+    #[inline(never)]
+    fn unknown(&mut self, c: &mut Cur<'_>, kpos: usize, depth: usize) -> R<()> {
+        if c.m[kpos] >> 5 == MAJOR_TEXT {
+            if let Some(key) = definite(c.m, kpos) {
+                core::str::from_utf8(key).map_err(|_| Fault::new(Kind::Utf8, kpos))?;
+            }
+        }
+        if !self.scratch.try_push_key(c.m, kpos, c.pos) {
+            return Err(Fault::new(Kind::Slots, kpos));
+        }
+        c.walk(depth, Some(&mut self.scratch))
+    }
+
+    /// A map value (its keys checked too).
+    fn map_value(&mut self, c: &mut Cur<'_>, depth: usize) -> R<()> {
+        if c.peek()? >> 5 != MAJOR_MAP {
+            return Err(Fault::new(Kind::WrongType, c.pos));
+        }
+        c.walk(depth, Some(&mut self.scratch))
+    }
+
+    /// The keys pushed since `seg` are unique (then popped).
+    fn pop_keys(&mut self, m: &[u8], seg: usize) -> R<()> {
+        match self.scratch.duplicate(m, seg) {
+            Some(at) => Err(Fault::new(Kind::DuplicateKey, at)),
+            None => Ok(()),
+        }
+    }
+
+    /// Record a blob for the overlap rule.
+    fn span(&mut self, offset: u64, length: u64) {
+        if length == 0 || !self.spans_ordered {
+            return;
+        }
+        let end = offset + length;
+        if offset >= self.max_end {
+            self.max_end = end;
+        } else if (offset, end) != self.last {
+            self.spans_ordered = false;
+        }
+        self.last = (offset, end);
+    }
+}
+
+/// The root map: `version`, `attributes`, `objects` (checked once the
+/// version is known, wherever it comes).
+fn root(c: &mut Cur<'_>, p: &mut Pass<'_>) -> R<Root> {
+    let start = c.pos;
+    let mut len = c.container(MAJOR_MAP)?;
+    let seg = p.scratch.len();
+    let mut seen = 0;
+    let (mut version, mut attributes, mut objs, mut deferred) = (None, None, None, None);
+    while c.more(&mut len)? {
+        let kpos = c.pos;
+        match p.key(c, 1)?.and_then(RootKey::from_bytes) {
+            Some(k) => {
+                mark(&mut seen, k as u32, kpos)?;
+                match k {
+                    RootKey::Version => {
+                        let at = c.pos;
+                        let v = Version::parse(c.str()?).ok_or(Fault::new(Kind::BadVersion, at))?;
+                        if v.major != 1 {
+                            return Err(Fault::new(Kind::Version, at));
+                        }
+                        p.version = v;
+                        version = Some(v);
+                    }
+                    RootKey::Attributes => {
+                        if !c.null()? {
+                            attributes = Some(c.pos);
+                            p.map_value(c, 1)?;
+                        }
+                    }
+                    RootKey::Objects => {
+                        if version.is_some() {
+                            objs = Some(objects(c, p)?);
+                        } else {
+                            deferred = Some(c.pos);
+                            c.walk(1, None)?;
+                        }
+                    }
+                }
+            }
+            None => p.unknown(c, kpos, 2)?,
+        }
+    }
+    p.pop_keys(c.m, seg)?;
+    let version = version.ok_or(Fault::new(Kind::Missing, start))?;
+    if let Some(at) = deferred {
+        objs = Some(objects(&mut Cur::at(c.m, at), p)?);
+    }
+    let (objects, count, ordered) = objs.ok_or(Fault::new(Kind::Missing, start))?;
+    Ok(Root { version, objects, count, attributes, ordered })
+}
+
+/// The objects map: each name and object; whether names ascend.
+fn objects(c: &mut Cur<'_>, p: &mut Pass<'_>) -> R<(usize, usize, bool)> {
+    let mut len = c.container(MAJOR_MAP)?;
+    let first = c.pos;
+    let (mut count, mut ordered, mut prev): (usize, bool, &[u8]) = (0, true, &[]);
+    while c.more(&mut len)? {
+        let at = c.pos;
+        let name = c.str()?.as_bytes();
+        if name.is_empty() {
+            return Err(Fault::new(Kind::EmptyName, at));
+        }
+        object(c, p)?;
+        ordered &= count == 0 || prev < name;
+        prev = name;
+        count += 1;
+    }
+    Ok((first, count, ordered))
+}
+
+/// What the format rules need of a component of a known role.
+#[derive(Clone, Copy)]
+struct Brief {
+    dtype: DType,
+    /// Storage elements per logical element; 0 for an unknown logical type.
+    ratio: u8,
+    decoded: Option<u64>,
+}
+
+impl Brief {
+    /// Decoded element count in logical elements, when known.
+    fn count(&self) -> Option<u64> {
+        let per = self.dtype.width() * (self.ratio as u64);
+        let n = self.decoded?;
+        (per != 0).then(|| crate::types::div_pow2(n, per))
+    }
+}
+
+type Known = [Option<Brief>; Role::ALL.len()];
+
+/// An object map: its fields, then its format's rules.
+#[inline(never)]
+fn object(c: &mut Cur<'_>, p: &mut Pass<'_>) -> R<()> {
+    let start = c.pos;
+    let mut len = c.container(MAJOR_MAP)?;
+    let seg = p.scratch.len();
+    let (mut seen, mut shape, mut format, mut attributes, mut comps) = (0, None, None, None, false);
+    let mut known: Known = [None; Role::ALL.len()];
+    while c.more(&mut len)? {
+        let kpos = c.pos;
+        let Some(k) = p.key(c, 3)?.and_then(ObjectKey::from_bytes) else {
+            p.unknown(c, kpos, 4)?;
+            continue;
+        };
+        mark(&mut seen, k as u32, kpos)?;
+        match k {
+            ObjectKey::Shape => shape = Some(self::shape(c)?),
+            ObjectKey::Format => {
+                let at = c.pos;
+                let b = c.text()?;
+                format = Some(match Format::known(b) {
+                    Some(f) => f,
+                    None => Format::Other(core::str::from_utf8(b).map_err(|_| Fault::new(Kind::Utf8, at))?),
+                });
+            }
+            ObjectKey::Attributes => {
+                if !c.null()? {
+                    attributes = Some(c.pos);
+                    p.map_value(c, 3)?;
+                }
+            }
+            ObjectKey::Components => {
+                components(c, p, &mut known)?;
+                comps = true;
+            }
+        }
+    }
+    p.pop_keys(c.m, seg)?;
+    let missing = Fault::new(Kind::Missing, start);
+    let (ndim, numel, first) = shape.ok_or(missing)?;
+    let format = format.ok_or(missing)?;
+    if !comps {
+        return Err(missing);
+    }
+    check_format(c.m, p.version, (ndim, numel, first), format, attributes, &known).map_err(|k| Fault::new(k, start))
+}
+
+/// The shape array: (ndim, checked product, first dimension).
+fn shape(c: &mut Cur<'_>) -> R<(usize, u64, u64)> {
+    let start = c.pos;
+    let mut len = c.container(crate::cbor::MAJOR_ARRAY)?;
+    let (mut ndim, mut numel, mut overflow, mut zero, mut first) = (0, 1u64, false, false, 0);
+    while c.more(&mut len)? {
+        let d = c.uint()?;
+        if ndim == 0 {
+            first = d;
+        }
+        zero |= d == 0;
+        match numel.checked_mul(d) {
+            Some(n) => numel = n,
+            None => overflow = true,
+        }
+        ndim += 1;
+    }
+    if zero {
+        numel = 0;
+    } else if overflow {
+        return Err(Fault::new(Kind::Overflow, start));
+    }
+    Ok((ndim, numel, first))
+}
+
+/// The components map: each role (unique) and component.
+#[inline(never)]
+fn components(c: &mut Cur<'_>, p: &mut Pass<'_>, known: &mut Known) -> R<()> {
+    let mut len = c.container(MAJOR_MAP)?;
+    let seg = p.scratch.len();
+    // The first 8 roles are compared directly; past that, in the scratch.
+    let mut few = [0u32; 8];
+    let mut n = 0usize;
+    while c.more(&mut len)? {
+        let kpos = c.pos;
+        let rb = c.text()?;
+        let role = Role::from_bytes(rb);
+        if role.is_none() {
+            core::str::from_utf8(rb).map_err(|_| Fault::new(Kind::Utf8, kpos))?;
+        }
+        if rb.is_empty() {
+            return Err(Fault::new(Kind::EmptyName, kpos));
+        }
+        if n < few.len() {
+            if few[..n].iter().any(|&k| definite(c.m, k as usize) == Some(rb)) {
+                return Err(Fault::new(Kind::DuplicateKey, kpos));
+            }
+            few[n] = kpos as u32;
+        } else {
+            if n == few.len() {
+                for &k in &few {
+                    let k = k as usize;
+                    let end = definite(c.m, k).map_or(k, |b| b.as_ptr() as usize - c.m.as_ptr() as usize + b.len());
+                    if !p.scratch.try_push_key(c.m, k, end) {
+                        return Err(Fault::new(Kind::Slots, k));
+                    }
+                }
+            }
+            if !p.scratch.try_push_key(c.m, kpos, c.pos) {
+                return Err(Fault::new(Kind::Slots, kpos));
+            }
+        }
+        n += 1;
+        component(c, p, role, known)?;
+    }
+    p.pop_keys(c.m, seg)
+}
+
+/// One component map: its fields, then the rules every component obeys.
+#[inline(always)]
+fn component(c: &mut Cur<'_>, p: &mut Pass<'_>, role: Option<Role>, known: &mut Known) -> R<()> {
+    let start = c.pos;
+    let mut len = c.container(MAJOR_MAP)?;
+    let seg = p.scratch.len();
+    let mut seen = 0;
+    let (mut dtype, mut ltype, mut offset, mut length) = (None, None, 0u64, 0u64);
+    let (mut ulen, mut encoding) = (None, Encoding::Raw);
+    while c.more(&mut len)? {
+        let kpos = c.pos;
+        let Some(k) = p.key(c, 5)?.and_then(ComponentKey::from_bytes) else {
+            p.unknown(c, kpos, 6)?;
+            continue;
+        };
+        mark(&mut seen, k as u32, kpos)?;
+        let at = c.pos;
+        match k {
+            ComponentKey::DType => {
+                let s = c.text()?;
+                let parsed = if p.version.minor < 2 { DType::from_v1_1_bytes(s) } else { DType::from_bytes(s).map(|d| (d, None)) };
+                dtype = Some(parsed.ok_or_else(|| unknown_text(s, Kind::DType, at))?);
+            }
+            ComponentKey::Type => {
+                if !c.null()? {
+                    ltype = Some(c.str()?);
+                }
+            }
+            ComponentKey::Offset => offset = c.uint()?,
+            ComponentKey::Length => length = c.uint()?,
+            ComponentKey::UncompressedLength => {
+                if !c.null()? {
+                    ulen = Some(c.uint()?);
+                }
+            }
+            ComponentKey::Encoding => {
+                if !c.null()? {
+                    let s = c.text()?;
+                    encoding = Encoding::from_bytes(s).ok_or_else(|| unknown_text(s, Kind::Encoding, at))?;
+                }
+            }
+            ComponentKey::Digest => {
+                if !c.null()? {
+                    c.str()?;
+                }
+            }
+        }
+    }
+    p.pop_keys(c.m, seg)?;
+    let missing = Fault::new(Kind::Missing, start);
+    let (dtype, legacy) = dtype.ok_or(missing)?;
+    if seen & (1 << ComponentKey::Offset as u32) == 0 || seen & (1 << ComponentKey::Length as u32) == 0 {
+        return Err(missing);
+    }
+    let logical = match ltype {
+        Some(t) if t != dtype.name() => Some(LogicalType::parse(t)),
+        Some(_) => None,
+        None => legacy,
+    };
+    let err = |k| Err(Fault::new(k, start));
+    if logical.and_then(|t| t.storage()).is_some_and(|s| s != dtype) {
+        return err(Kind::LogicalType);
+    }
+    if offset % ALIGNMENT != 0 {
+        return err(Kind::Misaligned);
+    }
+    match offset.checked_add(length) {
+        Some(end) if offset >= HEADER_LEN && end <= p.hi => {}
+        _ => return err(Kind::OutOfBounds),
+    }
+    if encoding == Encoding::Zstd && ulen.is_none() && p.version.minor >= 2 {
+        return err(Kind::NoDecodedSize);
+    }
+    let decoded = if encoding == Encoding::Raw { Some(length) } else { ulen };
+    if decoded.is_some_and(|n| crate::types::rem_pow2(n, dtype.width()) != 0) {
+        return err(Kind::PartialElement);
+    }
+    p.span(offset, length);
+    if let Some(r) = role {
+        let ratio = logical.map_or(Some(1), |t| t.ratio()).unwrap_or(0) as u8;
+        known[r as usize] = Some(Brief { dtype, ratio, decoded });
+    }
+    Ok(())
+}
+
+/// Text that names nothing known: invalid UTF-8 is said first.
+#[cold]
+fn unknown_text(s: &[u8], kind: Kind, at: usize) -> Fault {
+    Fault::new(if core::str::from_utf8(s).is_ok() { kind } else { Kind::Utf8 }, at)
+}
+
+/// The rules of the object's format that metadata alone can check.
+#[inline(never)]
+fn check_format(m: &[u8], v: Version, shape: (usize, u64, u64), format: Format<'_>, attributes: Option<usize>, known: &Known) -> Result<(), Kind> {
+    let (ndim, numel, first) = shape;
+    let need = |r: Role| known[r as usize].ok_or(Kind::MissingComponent);
+    let index = |b: Brief| if (v.minor >= 2 && b.dtype == DType::U64) || (v.minor < 2 && b.dtype.is_integer()) { Ok(()) } else { Err(Kind::IndexDType) };
+    let count = |b: &Brief, expected: u64| match b.count() {
+        Some(n) if n != expected => Err(Kind::Count),
+        _ => Ok(()),
+    };
+    match format {
+        Format::Dense => {
+            let d = need(Role::Data)?;
+            if let (r @ 1.., Some(actual)) = (d.ratio, d.decoded) {
+                let expected = numel.checked_mul(d.dtype.width() * r as u64).ok_or(Kind::Overflow)?;
+                if expected != actual {
+                    return Err(Kind::Length);
+                }
+            }
+        }
+        Format::SparseCsr => {
+            let (values, indices, indptr) = (need(Role::Values)?, need(Role::Indices)?, need(Role::Indptr)?);
+            index(indices)?;
+            index(indptr)?;
+            if ndim != 2 {
+                return Err(Kind::Shape);
+            }
+            count(&indptr, first.checked_add(1).ok_or(Kind::Overflow)?)?;
+            if let Some(nnz) = values.count() {
+                count(&indices, nnz)?;
+            }
+        }
+        Format::SparseCoo => {
+            let (values, coords) = (need(Role::Values)?, need(Role::Coords)?);
+            index(coords)?;
+            if let Some(nnz) = values.count() {
+                count(&coords, (ndim as u64).checked_mul(nnz).ok_or(Kind::Overflow)?)?;
+            }
+        }
+        Format::QuantizedGroup => {
+            need(Role::PackedWeight)?;
+            need(Role::Scales)?;
+            need(Role::Zeros)?;
+            let a = super::view::map_at(m, attributes);
+            for attr in QuantAttr::ALL {
+                if let Some(v) = a.get(attr.name()) {
+                    let ok = if *attr == QuantAttr::Packing { v.as_str().is_some() } else { v.as_u64().is_some() };
+                    if !ok {
+                        return Err(Kind::QuantAttribute);
+                    }
+                }
+            }
+        }
+        Format::Other(_) => {}
+    }
+    Ok(())
+}
+
+/// Object names are unique (when they did not come in ascending order):
+/// sorted in the scratch, one slot per object.
+#[inline(never)]
+fn unique_names(m: &[u8], root: &Root, scratch: &mut Scratch<'_>) -> R<()> {
+    scratch.truncate(0);
+    for (name, _) in super::view::entries(m, root.objects, root.count) {
+        let b = definite(m, name).unwrap_or(&[]);
+        let start = b.as_ptr() as usize - m.as_ptr() as usize;
+        if !scratch.try_push([start as u64, (start + b.len()) as u64]) {
+            return Err(Fault::new(Kind::Slots, name));
+        }
+    }
+    let s = scratch.segment(0);
+    let key = |e: &Entry| &m[e[0] as usize..e[1] as usize];
+    crate::heapsort::sort_by(s, |a, b| key(a).cmp(key(b)).then(a[0].cmp(&b[0])));
+    match s.windows(2).find(|w| key(&w[0]) == key(&w[1])) {
+        Some(w) => Err(Fault::new(Kind::DuplicateKey, w[1][0] as usize)),
+        None => Ok(()),
+    }
+}
+
+/// No two blobs partially overlap (when they did not come in file order):
+/// sorted in the scratch, one slot per non-empty blob.
+#[inline(never)]
+fn no_overlap(m: &[u8], root: &Root, scratch: &mut Scratch<'_>) -> R<()> {
+    scratch.truncate(0);
+    for o in super::view::objects(m, root.objects, root.count, root.version) {
+        for c in o.components() {
+            if c.length > 0 && !scratch.try_push([c.offset, c.offset + c.length]) {
+                return Err(Fault::new(Kind::Slots, c.at));
+            }
+        }
+    }
+    let s = scratch.segment(0);
+    crate::heapsort::sort_by(s, |a, b| a.cmp(b));
+    match first_overlap(s) {
+        Some((offset, _)) => Err(Fault::new(Kind::Overlap, s.iter().position(|e| e[0] == offset).unwrap_or(0))),
+        None => Ok(()),
+    }
+}

@@ -1,0 +1,149 @@
+//! The compact reader's verification: digests and data rules, with the
+//! findings of [`crate::File::verify_with`] in the same order.
+
+use super::{Component, Fault, File, Kind, Object};
+use crate::digest::Digest;
+use crate::types::{DType, Encoding, Format};
+use crate::verify::Options;
+
+/// What [`File::verify`] looked at and found.
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
+pub struct Report {
+    /// Objects looked at.
+    pub objects: usize,
+    /// Components looked at.
+    pub components: usize,
+    /// Digests checked and matching.
+    pub digests_checked: usize,
+    /// Digests of an unknown algorithm: not checked.
+    pub unverifiable: usize,
+    /// Problems found.
+    pub problems: usize,
+    /// The first problem.
+    pub first: Option<Fault>,
+}
+
+impl Report {
+    fn problem(&mut self, kind: Kind, at: usize) {
+        self.problems += 1;
+        self.first.get_or_insert(Fault::new(kind, at));
+    }
+}
+
+/// [`File::verify`].
+pub(crate) fn run(f: &File<'_>, opt: Options) -> Report {
+    let mut r = Report::default();
+    for o in f.objects() {
+        r.objects += 1;
+        // The object's first data problem, reported after its digests.
+        let mut data_err = None;
+        for c in o.components() {
+            r.components += 1;
+            component(f, &c, opt, &mut data_err, &mut r);
+        }
+        if opt.data {
+            if let Some((k, at)) = data_err.or_else(|| format_data(f, &o).err()) {
+                r.problem(k, at);
+            }
+        }
+    }
+    r
+}
+
+/// One component's digest, and its own data rules unless the object
+/// already has a data problem.
+#[inline(never)]
+fn component(f: &File<'_>, c: &Component<'_>, opt: Options, data_err: &mut Option<(Kind, usize)>, r: &mut Report) {
+    let stored = f.stored(c);
+    if opt.digests {
+        if let Some(d) = c.digest {
+            match Digest::parse(d).map(|d| d.matches(stored)) {
+                Err(_) => r.problem(Kind::BadDigest, c.at),
+                Ok(Some(true)) => r.digests_checked += 1,
+                Ok(Some(false)) => r.problem(Kind::DigestMismatch, c.at),
+                Ok(None) => {
+                    r.unverifiable += 1;
+                    if opt.strict {
+                        r.problem(Kind::Unverifiable, c.at);
+                    }
+                }
+            }
+        }
+    }
+    if opt.data && data_err.is_none() {
+        *data_err = match c.encoding {
+            Encoding::Raw if c.dtype == DType::Bool && stored.iter().any(|&b| b > 1) => Some((Kind::Bool, c.at)),
+            Encoding::Raw => None,
+            _ => Some((Kind::Zstd, c.at)),
+        };
+    }
+}
+
+/// The data rules of sparse formats: CSR `indptr` runs from 0, never
+/// decreasing, to the number of values, and column indices are below the
+/// column count; COO coordinates lie inside the shape.
+#[inline(never)]
+fn format_data(f: &File<'_>, o: &Object<'_>) -> Result<(), (Kind, usize)> {
+    let format = o.format();
+    if !matches!(format, Format::SparseCsr | Format::SparseCoo) {
+        return Ok(());
+    }
+    let values = o.component(b"values").ok_or((Kind::MissingComponent, 0))?;
+    let per = values.dtype.width() * values.ratio().unwrap_or(1);
+    let nnz = crate::types::div_pow2(values.decoded_len().ok_or((Kind::Zstd, values.at))?, per);
+    let shape = o.shape();
+    if format == Format::SparseCsr {
+        let indptr = o.component(b"indptr").ok_or((Kind::MissingComponent, 0))?;
+        let mut prev = None;
+        for v in ints(f, &indptr)? {
+            let v = v.ok_or((Kind::Negative, indptr.at))?;
+            match prev {
+                None if v != 0 => return Err((Kind::Indptr, indptr.at)),
+                Some(p) if v < p => return Err((Kind::Indptr, indptr.at)),
+                _ => prev = Some(v),
+            }
+        }
+        if prev.unwrap_or(0) != nnz {
+            return Err((Kind::Indptr, indptr.at));
+        }
+        let cols = shape.dims().nth(1).unwrap_or(0);
+        let indices = o.component(b"indices").ok_or((Kind::MissingComponent, 0))?;
+        if ints(f, &indices)?.any(|v| v.map_or(true, |v| v >= cols)) {
+            return Err((Kind::Column, indices.at));
+        }
+    } else {
+        let coords = o.component(b"coords").ok_or((Kind::MissingComponent, 0))?;
+        let mut dims = shape.dims();
+        // `coords` is ndim runs of nnz: `left` counts down the current run.
+        let (mut limit, mut left) = (0, 0u64);
+        for v in ints(f, &coords)? {
+            if nnz > 0 && left == 0 {
+                limit = dims.next().unwrap_or(0);
+                left = nnz;
+            }
+            left = left.saturating_sub(1);
+            if v.map_or(true, |v| v >= limit) {
+                return Err((Kind::Coordinate, coords.at));
+            }
+        }
+    }
+    Ok(())
+}
+
+/// A raw integer component's elements as `u64`; `None` for a negative one.
+fn ints<'a>(f: &File<'a>, c: &Component<'a>) -> Result<impl Iterator<Item = Option<u64>> + 'a, (Kind, usize)> {
+    let dtype = c.dtype;
+    if c.encoding != Encoding::Raw {
+        return Err((Kind::Zstd, c.at));
+    }
+    if !dtype.is_integer() {
+        return Err((Kind::IndexDType, c.at));
+    }
+    let w = dtype.width() as usize;
+    let signed = matches!(dtype, DType::I8 | DType::I16 | DType::I32 | DType::I64);
+    Ok(f.stored(c).chunks_exact(w).map(move |e| {
+        let mut b = [0u8; 8];
+        b[..w].copy_from_slice(e);
+        (!(signed && e[w - 1] & 0x80 != 0)).then_some(u64::from_le_bytes(b))
+    }))
+}

@@ -1,0 +1,308 @@
+//! The compact reader's views: each decodes, from the validated manifest,
+//! only what it is asked for.
+
+use super::File;
+use crate::cbor::{decode_head, len_of, Reader, MAJOR_ARRAY};
+use crate::cbor::keys::definite;
+use crate::manifest::schema::{ComponentKey, ObjectKey};
+use crate::scratch::Entry as Slot;
+use crate::types::{DType, Encoding, Format, LogicalType, Version};
+use crate::value::Map;
+
+/// The end of the (validated) item at `pos`.
+pub(crate) fn skip(m: &[u8], pos: usize) -> usize {
+    let mut r = Reader::at(m, pos);
+    match r.walk_bad(0, None) {
+        Ok(()) => r.pos,
+        Err(_) => m.len(),
+    }
+}
+
+/// The `count` entries of a map from its first at `first`, as (key, value)
+/// positions.
+pub(crate) fn entries(m: &[u8], first: usize, count: usize) -> impl Iterator<Item = (usize, usize)> + '_ {
+    let mut pos = first;
+    (0..count).map(move |_| {
+        let k = pos;
+        let v = skip(m, k);
+        pos = skip(m, v);
+        (k, v)
+    })
+}
+
+/// The map whose head is at `pos`; empty for `None`.
+pub(crate) fn map_at(m: &[u8], pos: Option<usize>) -> Map<'_> {
+    match pos.and_then(|p| decode_head(m, p)) {
+        Some((_, len, first)) => Map::new(m, first, len_of(len)),
+        None => Map::empty(),
+    }
+}
+
+/// A map's first entry and entry count (counted when indefinite).
+fn map_entries(m: &[u8], pos: usize) -> (usize, usize) {
+    match decode_head(m, pos) {
+        Some((_, Some(n), first)) => (first, n as usize),
+        Some((_, None, first)) => {
+            let (mut at, mut n) = (first, 0);
+            while m.get(at).is_some_and(|&b| b != 0xff) {
+                at = skip(m, skip(m, at));
+                n += 1;
+            }
+            (first, n)
+        }
+        None => (0, 0),
+    }
+}
+
+/// The value of the field `key` (definite text) of the map at `pos`.
+fn field(m: &[u8], pos: usize, key: &str) -> Option<usize> {
+    let (first, n) = map_entries(m, pos);
+    entries(m, first, n).find(|&(k, _)| definite(m, k) == Some(key.as_bytes())).map(|(_, v)| v)
+}
+
+/// Definite text at `pos` (validated UTF-8 where the pass checked it).
+fn text(m: &[u8], pos: usize) -> &str {
+    definite(m, pos).and_then(|b| core::str::from_utf8(b).ok()).unwrap_or("")
+}
+
+/// The unsigned integer at `pos`.
+fn uint(m: &[u8], pos: usize) -> Option<u64> {
+    match decode_head(m, pos)? {
+        (0, Some(v), _) => Some(v),
+        _ => None,
+    }
+}
+
+/// One object of a compact [`File`].
+#[derive(Clone, Copy)]
+pub struct Object<'a> {
+    m: &'a [u8],
+    version: Version,
+    name: &'a str,
+    /// The object map's head.
+    body: usize,
+}
+
+/// The object whose name is at `name` (its map follows).
+fn object_of(m: &[u8], version: Version, name: usize) -> Object<'_> {
+    Object { m, version, name: text(m, name), body: skip(m, name) }
+}
+
+/// Every object, in manifest order.
+pub(crate) fn objects(m: &[u8], first: usize, count: usize, version: Version) -> impl Iterator<Item = Object<'_>> + '_ {
+    entries(m, first, count).map(move |(k, _)| object_of(m, version, k))
+}
+
+/// The slots' name index, when there is one slot per object: word 0 of
+/// slot `k` is the name position and index of the `k`th name in byte
+/// order, word 1 of slot `i` the name position of object `i`.
+pub(crate) fn build_index<'a>(f: &File<'a>, slots: &'a mut [Slot], ordered: bool) -> &'a [Slot] {
+    let Some(slots) = slots.get_mut(..f.count) else { return &[] };
+    for (i, (k, _)) in entries(f.m, f.objects, f.count).enumerate() {
+        slots[i][0] = k as u64 | (i as u64) << 32;
+    }
+    if !ordered {
+        let m = f.m;
+        let name = |s: &Slot| definite(m, (s[0] as u32) as usize).unwrap_or(&[]);
+        crate::heapsort::sort_by(slots, |a, b| name(a).cmp(name(b)));
+    }
+    for (i, (k, _)) in entries(f.m, f.objects, f.count).enumerate() {
+        slots[i][1] = k as u64;
+    }
+    slots
+}
+
+/// [`File::object`].
+pub(crate) fn object<'a>(f: &File<'a>, index: usize) -> Option<Object<'a>> {
+    if index >= f.count {
+        return None;
+    }
+    match f.index.get(index) {
+        Some(s) => Some(object_of(f.m, f.version, s[1] as usize)),
+        None => f.objects().nth(index),
+    }
+}
+
+/// [`File::find`].
+pub(crate) fn find<'a>(f: &File<'a>, name: &[u8]) -> Option<(usize, Object<'a>)> {
+    if f.index.is_empty() {
+        return f.objects().enumerate().find(|(_, o)| o.name.as_bytes() == name);
+    }
+    let m = f.m;
+    let k = f.index.binary_search_by(|s| definite(m, (s[0] as u32) as usize).unwrap_or(&[]).cmp(name)).ok()?;
+    let s = f.index[k][0];
+    Some(((s >> 32) as usize, object_of(m, f.version, (s as u32) as usize)))
+}
+
+impl<'a> Object<'a> {
+    /// The object's name.
+    pub fn name(&self) -> &'a str {
+        self.name
+    }
+
+    fn field(&self, key: ObjectKey) -> Option<usize> {
+        field(self.m, self.body, key.name())
+    }
+
+    /// The object's shape.
+    pub fn shape(&self) -> Shape<'a> {
+        let pos = self.field(ObjectKey::Shape).unwrap_or(0);
+        let (first, ndim) = match decode_head(self.m, pos) {
+            Some((MAJOR_ARRAY, len, first)) => (first, len.map_or_else(|| Shape::count(self.m, first), |n| n as usize)),
+            _ => (0, 0),
+        };
+        Shape { m: self.m, first, ndim }
+    }
+
+    /// The format's name (`dense`, ..., or another).
+    pub fn format(&self) -> Format<'a> {
+        Format::parse(text(self.m, self.field(ObjectKey::Format).unwrap_or(0)))
+    }
+
+    /// The object's attributes (empty when absent or null).
+    pub fn attributes(&self) -> Map<'a> {
+        map_at(self.m, self.field(ObjectKey::Attributes).filter(|&p| self.m.get(p) != Some(&0xf6)))
+    }
+
+    /// Its components, in manifest order.
+    pub fn components(&self) -> Components<'a> {
+        let (first, left) = self.field(ObjectKey::Components).map_or((0, 0), |p| map_entries(self.m, p));
+        Components { m: self.m, version: self.version, pos: first, left }
+    }
+
+    /// The component of role `role`.
+    pub fn component(&self, role: &[u8]) -> Option<Component<'a>> {
+        self.components().find(|c| c.role.as_bytes() == role)
+    }
+}
+
+/// An object's shape.
+#[derive(Clone, Copy)]
+pub struct Shape<'a> {
+    m: &'a [u8],
+    first: usize,
+    /// Number of dimensions.
+    pub ndim: usize,
+}
+
+impl<'a> Shape<'a> {
+    fn count(m: &[u8], first: usize) -> usize {
+        let (mut at, mut n) = (first, 0);
+        while m.get(at).is_some_and(|&b| b != 0xff) {
+            at = skip(m, at);
+            n += 1;
+        }
+        n
+    }
+
+    /// The dimensions.
+    pub fn dims(&self) -> impl Iterator<Item = u64> + 'a {
+        let (m, mut at) = (self.m, self.first);
+        (0..self.ndim).map(move |_| {
+            let d = uint(m, at).unwrap_or(0);
+            at = skip(m, at);
+            d
+        })
+    }
+
+    /// The product of the dimensions (1 for a scalar; validated not to overflow).
+    pub fn numel(&self) -> u64 {
+        self.dims().fold(1u64, |n, d| n.saturating_mul(d)) * (self.dims().all(|d| d != 0) as u64)
+    }
+}
+
+/// One component of an object, decoded.
+#[derive(Clone, Copy, Debug)]
+pub struct Component<'a> {
+    /// Its role (`data`, `values`, ...).
+    pub role: &'a str,
+    /// Storage type.
+    pub dtype: DType,
+    /// Logical type, when other than the dtype.
+    pub logical: Option<LogicalType<'a>>,
+    /// How the bytes are stored.
+    pub encoding: Encoding,
+    /// Absolute offset of the stored bytes.
+    pub offset: u64,
+    /// Stored length in bytes.
+    pub length: u64,
+    /// Declared decoded length.
+    pub uncompressed_length: Option<u64>,
+    /// `algorithm:value` over the stored bytes.
+    pub digest: Option<&'a str>,
+    /// The component map's manifest position (where faults point).
+    pub at: usize,
+}
+
+impl Component<'_> {
+    /// Decoded length in bytes, when known (raw: the stored length).
+    pub fn decoded_len(&self) -> Option<u64> {
+        match self.encoding {
+            Encoding::Raw => Some(self.length),
+            _ => self.uncompressed_length,
+        }
+    }
+
+    /// Storage elements per logical element (1 without a logical type;
+    /// `None` for an unknown one).
+    pub fn ratio(&self) -> Option<u64> {
+        self.logical.map_or(Some(1), |t| t.ratio())
+    }
+}
+
+/// The components of an object, in manifest order.
+pub struct Components<'a> {
+    m: &'a [u8],
+    version: Version,
+    pos: usize,
+    left: usize,
+}
+
+impl<'a> Iterator for Components<'a> {
+    type Item = Component<'a>;
+
+    fn next(&mut self) -> Option<Component<'a>> {
+        if self.left == 0 {
+            return None;
+        }
+        self.left -= 1;
+        let (m, role) = (self.m, self.pos);
+        let at = skip(m, role);
+        self.pos = skip(m, at);
+        let mut c = Component {
+            role: text(m, role),
+            dtype: DType::U8,
+            logical: None,
+            encoding: Encoding::Raw,
+            offset: 0,
+            length: 0,
+            uncompressed_length: None,
+            digest: None,
+            at,
+        };
+        let (first, n) = map_entries(m, at);
+        let mut ltype = None;
+        for (k, v) in entries(m, first, n) {
+            let Some(key) = definite(m, k).and_then(ComponentKey::from_bytes) else { continue };
+            let null = m.get(v) == Some(&0xf6);
+            match key {
+                ComponentKey::DType => {
+                    let s = definite(m, v).unwrap_or(&[]);
+                    let d = if self.version.minor < 2 { DType::from_v1_1_bytes(s) } else { DType::from_bytes(s).map(|d| (d, None)) };
+                    (c.dtype, c.logical) = d.unwrap_or((DType::U8, None));
+                }
+                ComponentKey::Type if !null => ltype = Some(text(m, v)),
+                ComponentKey::Offset => c.offset = uint(m, v).unwrap_or(0),
+                ComponentKey::Length => c.length = uint(m, v).unwrap_or(0),
+                ComponentKey::UncompressedLength => c.uncompressed_length = uint(m, v),
+                ComponentKey::Encoding if !null => c.encoding = Encoding::from_bytes(definite(m, v).unwrap_or(&[])).unwrap_or(Encoding::Raw),
+                ComponentKey::Digest if !null => c.digest = Some(text(m, v)),
+                _ => {}
+            }
+        }
+        if let Some(t) = ltype {
+            c.logical = (t != c.dtype.name()).then(|| LogicalType::parse(t));
+        }
+        Some(c)
+    }
+}
