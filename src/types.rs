@@ -25,6 +25,28 @@ pub enum DType {
 /// `n / d` for a `d` that is a power of two (an element width, or a width
 /// times a logical type's ratio): a shift, so that 32-bit targets link no
 /// 64-bit division routine (0.9 KiB of firmware).
+/// The index of `b` among the NUL-terminated names of `names`: the
+/// firmware's (no `alloc`) way to match a name, one small loop and the
+/// names' bytes instead of a compare chain at every use.
+#[cfg_attr(feature = "alloc", allow(dead_code))]
+#[inline(never)]
+pub(crate) fn position(names: &str, b: &[u8]) -> Option<usize> {
+    names.as_bytes().split(|&c| c == 0).position(|n| n == b)
+}
+
+/// Matches `$b` (bytes) against the names, as a chain of compares with
+/// `alloc` and as a scan ([`position`]) without.
+macro_rules! by_name {
+    ($b:expr, { $($name:literal => $v:expr,)* } else $other:expr) => {{
+        let b: &[u8] = $b;
+        #[cfg(feature = "alloc")]
+        let found = match b { $(x if x == $name.as_bytes() => Some($v),)* _ => None };
+        #[cfg(not(feature = "alloc"))]
+        let found = position(concat!($($name, "\0"),*), b).and_then(|i| [$($v),*].get(i).copied());
+        match found { Some(v) => v, None => $other }
+    }};
+}
+
 #[inline]
 pub(crate) const fn div_pow2(n: u64, d: u64) -> u64 {
     debug_assert!(d.is_power_of_two());
@@ -92,22 +114,21 @@ impl DType {
 
     /// Parse a v1.2 name given as bytes.
     pub fn from_bytes(s: &[u8]) -> Option<DType> {
-        Some(match s {
-            b"f64" => DType::F64,
-            b"f32" => DType::F32,
-            b"f16" => DType::F16,
-            b"bf16" => DType::BF16,
-            b"i64" => DType::I64,
-            b"i32" => DType::I32,
-            b"i16" => DType::I16,
-            b"i8" => DType::I8,
-            b"u64" => DType::U64,
-            b"u32" => DType::U32,
-            b"u16" => DType::U16,
-            b"u8" => DType::U8,
-            b"bool" => DType::Bool,
-            _ => return None,
-        })
+        Some(by_name!(s, {
+            "f64" => DType::F64,
+            "f32" => DType::F32,
+            "f16" => DType::F16,
+            "bf16" => DType::BF16,
+            "i64" => DType::I64,
+            "i32" => DType::I32,
+            "i16" => DType::I16,
+            "i8" => DType::I8,
+            "u64" => DType::U64,
+            "u32" => DType::U32,
+            "u16" => DType::U16,
+            "u8" => DType::U8,
+            "bool" => DType::Bool,
+        } else return None))
     }
 
     /// Parse a v1.1 `dtype`, which also named FP8 and complex types: those
@@ -117,13 +138,13 @@ impl DType {
     }
 
     pub(crate) fn from_v1_1_bytes(s: &[u8]) -> Option<(DType, Option<LogicalType<'static>>)> {
-        Some(match s {
-            b"f8_e4m3" | b"f8_e4m3fn" => (DType::U8, Some(LogicalType::F8E4M3Fn)),
-            b"f8_e5m2" => (DType::U8, Some(LogicalType::F8E5M2)),
-            b"complex64" => (DType::F32, Some(LogicalType::Complex64)),
-            b"complex128" => (DType::F64, Some(LogicalType::Complex128)),
-            _ => (DType::from_bytes(s)?, None),
-        })
+        Some(by_name!(s, {
+            "f8_e4m3" => (DType::U8, Some(LogicalType::F8E4M3Fn)),
+            "f8_e4m3fn" => (DType::U8, Some(LogicalType::F8E4M3Fn)),
+            "f8_e5m2" => (DType::U8, Some(LogicalType::F8E5M2)),
+            "complex64" => (DType::F32, Some(LogicalType::Complex64)),
+            "complex128" => (DType::F64, Some(LogicalType::Complex128)),
+        } else (DType::from_bytes(s)?, None)))
     }
 
     /// Parse a v0.1 dtype name (`"float32"`, `"uint8"`, ...).
@@ -190,15 +211,14 @@ impl<'a> LogicalType<'a> {
     /// Parse a v1.x `type` string; unknown names (v2's `bool`, `f8_e8m0`,
     /// `f4_e2m1` included: v1.x does not register them) become [`LogicalType::Other`].
     pub fn parse(s: &'a str) -> Self {
-        match s {
+        by_name!(s.as_bytes(), {
             "f8_e4m3fn" => LogicalType::F8E4M3Fn,
             "f8_e5m2" => LogicalType::F8E5M2,
             "f8_e4m3fnuz" => LogicalType::F8E4M3Fnuz,
             "f8_e5m2fnuz" => LogicalType::F8E5M2Fnuz,
             "complex64" => LogicalType::Complex64,
             "complex128" => LogicalType::Complex128,
-            other => LogicalType::Other(other),
-        }
+        } else LogicalType::Other(s))
     }
 
     /// The v1.2 name.
@@ -287,11 +307,10 @@ impl Encoding {
     }
 
     pub(crate) fn from_bytes(s: &[u8]) -> Option<Self> {
-        match s {
-            b"raw" => Some(Encoding::Raw),
-            b"zstd" => Some(Encoding::Zstd),
-            _ => None,
-        }
+        Some(by_name!(s, {
+            "raw" => Encoding::Raw,
+            "zstd" => Encoding::Zstd,
+        } else return None))
     }
 
     /// The manifest name.
@@ -334,13 +353,12 @@ impl<'a> Format<'a> {
 
     /// The known format with this name.
     pub(crate) fn known(s: &[u8]) -> Option<Self> {
-        Some(match s {
-            b"dense" => Format::Dense,
-            b"sparse_csr" => Format::SparseCsr,
-            b"sparse_coo" => Format::SparseCoo,
-            b"quantized_group" => Format::QuantizedGroup,
-            _ => return None,
-        })
+        Some(by_name!(s, {
+            "dense" => Format::Dense,
+            "sparse_csr" => Format::SparseCsr,
+            "sparse_coo" => Format::SparseCoo,
+            "quantized_group" => Format::QuantizedGroup,
+        } else return None))
     }
 
     /// The manifest name.

@@ -21,8 +21,8 @@ impl<'a> Reader<'a> {
     pub fn walk(&mut self, depth: usize, keys: Option<&mut Scratch<'_>>) -> Result<()> {
         let start = self.pos;
         let r = match keys {
-            None => self.walk_in::<MAX_DEPTH, false>(depth, None),
-            Some(k) => self.walk_in::<{ 2 * LOCAL_FRAMES }, true>(depth, Some(k)),
+            None => self.walk_in::<MAX_DEPTH, ONE_WALK>(depth, None),
+            Some(k) => self.walk_in::<{ if ONE_WALK { MAX_DEPTH } else { 2 * LOCAL_FRAMES } }, true>(depth, Some(k)),
         };
         match r {
             Ok(()) => Ok(()),
@@ -33,17 +33,16 @@ impl<'a> Reader<'a> {
     /// [`Reader::walk`] whose failure is what went wrong and where (the
     /// compact reader's), not an `Error`.
     pub fn walk_bad(&mut self, depth: usize, keys: Option<&mut Scratch<'_>>) -> core::result::Result<(), (What, usize)> {
+        // One instance for both (its frames one word each without keys):
+        // the compact reader's code stays small.
         let start = self.pos;
-        let r = match keys {
-            None => self.walk_in::<MAX_DEPTH, false>(depth, None),
-            Some(k) => self.walk_in::<{ 2 * LOCAL_FRAMES }, true>(depth, Some(k)),
-        };
-        match r {
+        let full = keys.is_some();
+        match self.walk_in::<MAX_DEPTH, true>(depth, keys) {
             Ok(()) => Ok(()),
             Err(bad) => {
-                if bad.what == What::Scratch {
+                if bad.what == What::Scratch && full {
                     self.pos = start;
-                    self.walk_in::<MAX_DEPTH, false>(depth, None).map_err(|b| (b.what, b.at))?;
+                    self.walk_in::<MAX_DEPTH, true>(depth, None).map_err(|b| (b.what, b.at))?;
                 }
                 Err((bad.what, bad.at))
             }
@@ -57,7 +56,7 @@ impl<'a> Reader<'a> {
     fn walk_failed(&mut self, start: usize, depth: usize, bad: Bad) -> Result<()> {
         if bad.what == What::Scratch {
             self.pos = start;
-            if let Err(invalid) = self.walk_in::<MAX_DEPTH, false>(depth, None) {
+            if let Err(invalid) = self.walk_in::<MAX_DEPTH, ONE_WALK>(depth, None) {
                 return self.walk_error(invalid);
             }
         }
@@ -255,6 +254,11 @@ pub(crate) enum What {
 /// spill (see there).
 pub(crate) const LOCAL_FRAMES: usize = 8;
 
+/// Without `alloc` (firmware), one instance of the walk serves with keys
+/// and without (less code; the walk with keys has a 256-byte frame instead
+/// of 64); with `alloc`, each has its own.
+const ONE_WALK: bool = !cfg!(feature = "alloc");
+
 /// A container being walked.
 #[derive(Clone, Copy)]
 struct Frame {
@@ -328,7 +332,7 @@ impl<const N: usize> Frames<N> {
         match keys {
             // The caller checked the depth: `i < MAX_DEPTH`.
             None => self.words[i] = Frame { left, seg: flags }.word(),
-            Some(k) if 2 * i < N => {
+            Some(k) if i < LOCAL_FRAMES => {
                 self.words[2 * i] = left;
                 self.words[2 * i + 1] = k.len() | flags;
             }
@@ -349,7 +353,7 @@ impl<const N: usize> Frames<N> {
         let i = self.sp - 1;
         match keys {
             None => Frame::of_word(self.words[i]),
-            Some(_) if 2 * i < N => Frame { left: self.words[2 * i], seg: self.words[2 * i + 1] },
+            Some(_) if i < LOCAL_FRAMES => Frame { left: self.words[2 * i], seg: self.words[2 * i + 1] },
             Some(k) => {
                 let e = k.segment(self.spilled)[0];
                 Frame { left: e[0] as usize, seg: (self.spilled + 1) | (e[1] as usize & FLAGS) }
@@ -362,7 +366,7 @@ impl<const N: usize> Frames<N> {
         let i = self.sp - 1;
         match keys {
             None => self.words[i] = f.word(),
-            Some(_) if 2 * i < N => {
+            Some(_) if i < LOCAL_FRAMES => {
                 self.words[2 * i] = f.left;
                 self.words[2 * i + 1] = f.seg;
             }
@@ -394,7 +398,7 @@ impl<const N: usize> Frames<N> {
                 return Err(at);
             }
         }
-        if 2 * self.sp < N {
+        if self.sp < LOCAL_FRAMES {
             return Ok(f);
         }
         let at = self.spilled;

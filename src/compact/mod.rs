@@ -80,7 +80,7 @@ impl<'a> File<'a> {
             attributes: root.attributes,
             index: &[],
         };
-        f.index = view::build_index(&f, slots, root.ordered);
+        f.index = view::build_index(&f, slots);
         Ok(f)
     }
 

@@ -482,18 +482,16 @@ fn check_format(m: &[u8], v: Version, shape: (usize, u64, u64), format: Format<'
 #[inline(never)]
 fn unique_names(m: &[u8], root: &Root, scratch: &mut Scratch<'_>) -> R<()> {
     scratch.truncate(0);
-    for (name, _) in super::view::entries(m, root.objects, root.count) {
-        let b = definite(m, name).unwrap_or(&[]);
-        let start = b.as_ptr() as usize - m.as_ptr() as usize;
-        if !scratch.try_push([start as u64, (start + b.len()) as u64]) {
-            return Err(Fault::new(Kind::Slots, name));
+    for _ in 0..root.count {
+        if !scratch.try_push([0, 0]) {
+            return Err(Fault::new(Kind::Slots, root.objects));
         }
     }
     let s = scratch.segment(0);
-    let key = |e: &Entry| &m[e[0] as usize..e[1] as usize];
-    crate::heapsort::sort_by(s, |a, b| key(a).cmp(key(b)).then(a[0].cmp(&b[0])));
-    match s.windows(2).find(|w| key(&w[0]) == key(&w[1])) {
-        Some(w) => Err(Fault::new(Kind::DuplicateKey, w[1][0] as usize)),
+    super::view::sort_names(m, root.objects, s);
+    let name = |e: &Entry| definite(m, (e[0] as u32) as usize);
+    match s.windows(2).find(|w| name(&w[0]) == name(&w[1])) {
+        Some(w) => Err(Fault::new(Kind::DuplicateKey, (w[1][0] as u32) as usize)),
         None => Ok(()),
     }
 }
@@ -511,7 +509,7 @@ fn no_overlap(m: &[u8], root: &Root, scratch: &mut Scratch<'_>) -> R<()> {
         }
     }
     let s = scratch.segment(0);
-    crate::heapsort::sort_by(s, |a, b| a.cmp(b));
+    super::view::sort(m, s, false);
     match first_overlap(s) {
         Some((offset, _)) => Err(Fault::new(Kind::Overlap, s.iter().position(|e| e[0] == offset).unwrap_or(0))),
         None => Ok(()),

@@ -93,19 +93,29 @@ pub(crate) fn objects(m: &[u8], first: usize, count: usize, version: Version) ->
     entries(m, first, count).map(move |(k, _)| object_of(m, version, k))
 }
 
+/// Sort slots: by the name whose position is in the low half of word 0,
+/// or (`by_name` false) as numbers. One function, so one sort in the code.
+#[inline(never)]
+pub(crate) fn sort(m: &[u8], v: &mut [Slot], by_name: bool) {
+    let name = |s: &Slot| definite(m, (s[0] as u32) as usize).unwrap_or(&[]);
+    crate::heapsort::sort_by(v, |a, b| if by_name { name(a).cmp(name(b)) } else { a.cmp(b) });
+}
+
+/// Word 0 of each slot of `v` (one per object): the name position and
+/// index of each object, sorted by name.
+pub(crate) fn sort_names(m: &[u8], first: usize, v: &mut [Slot]) {
+    for (i, (k, _)) in entries(m, first, v.len()).enumerate() {
+        v[i][0] = k as u64 | (i as u64) << 32;
+    }
+    sort(m, v, true);
+}
+
 /// The slots' name index, when there is one slot per object: word 0 of
 /// slot `k` is the name position and index of the `k`th name in byte
 /// order, word 1 of slot `i` the name position of object `i`.
-pub(crate) fn build_index<'a>(f: &File<'a>, slots: &'a mut [Slot], ordered: bool) -> &'a [Slot] {
+pub(crate) fn build_index<'a>(f: &File<'a>, slots: &'a mut [Slot]) -> &'a [Slot] {
     let Some(slots) = slots.get_mut(..f.count) else { return &[] };
-    for (i, (k, _)) in entries(f.m, f.objects, f.count).enumerate() {
-        slots[i][0] = k as u64 | (i as u64) << 32;
-    }
-    if !ordered {
-        let m = f.m;
-        let name = |s: &Slot| definite(m, (s[0] as u32) as usize).unwrap_or(&[]);
-        crate::heapsort::sort_by(slots, |a, b| name(a).cmp(name(b)));
-    }
+    sort_names(f.m, f.objects, slots);
     for (i, (k, _)) in entries(f.m, f.objects, f.count).enumerate() {
         slots[i][1] = k as u64;
     }

@@ -34,7 +34,7 @@ macro_rules! names {
             #[cfg_attr(feature = "alloc", inline)]
             pub fn from_bytes(b: &[u8]) -> Option<$E> {
                 #[cfg(not(feature = "alloc"))]
-                return Self::NAMES.iter().position(|n| n.as_bytes() == b).map(|i| Self::ALL[i]);
+                return crate::types::position(concat!($($s, "\0"),*), b).map(|i| Self::ALL[i]);
                 #[cfg(feature = "alloc")]
                 {
                     #[allow(non_upper_case_globals)]
