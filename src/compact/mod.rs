@@ -64,16 +64,19 @@ impl<'a> File<'a> {
     /// [`Status::Unsupported`] (v0.1, v2 or a manifest major other than
     /// 1), [`Status::BufferTooSmall`] (too few slots for this file).
     pub fn open(bytes: &'a [u8], slots: &'a mut [Slot]) -> Result<File<'a>, Fault> {
+        // The full reader's container rules (a broken v0.1 or v2 container
+        // is a format error; a sound one, unsupported here).
         let tail = Tail::from_file(bytes).map_err(Fault::container)?;
         if tail.layout != Layout::V1 {
             return Err(Fault::new(Kind::Generation, 0));
         }
-        let m = &bytes[tail.manifest_offset as usize..(tail.manifest_offset + tail.manifest_len) as usize];
-        let root = pass::validate(m, tail.manifest_offset, slots)?;
+        let (manifest_offset, end) = (tail.manifest_offset, tail.manifest_offset + tail.manifest_len);
+        let m = &bytes[manifest_offset as usize..end as usize];
+        let root = pass::validate(m, manifest_offset, slots)?;
         let mut f = File {
             bytes,
             m,
-            manifest_offset: tail.manifest_offset,
+            manifest_offset,
             version: root.version,
             objects: root.objects,
             count: root.count,
@@ -151,3 +154,4 @@ impl<'a> File<'a> {
         verify::run(self, options)
     }
 }
+

@@ -4,7 +4,7 @@
 use super::cur::{Cur, R};
 use super::{Fault, Kind};
 use crate::cbor::keys::{definite, KeySet};
-use crate::cbor::{MAJOR_MAP, MAJOR_TEXT};
+use crate::cbor::{decode_head, MAJOR_MAP, MAJOR_TEXT, MAJOR_UINT};
 use crate::container::{ALIGNMENT, HEADER_LEN};
 use crate::manifest::rules::first_overlap;
 use crate::manifest::schema::{ComponentKey, ObjectKey, QuantAttr, Role, RootKey};
@@ -329,7 +329,7 @@ fn components(c: &mut Cur<'_>, p: &mut Pass<'_>, known: &mut Known) -> R<()> {
 }
 
 /// One component map: its fields, then the rules every component obeys.
-#[inline(always)]
+#[inline(never)]
 fn component(c: &mut Cur<'_>, p: &mut Pass<'_>, role: Option<Role>, known: &mut Known) -> R<()> {
     let start = c.pos;
     let mut len = c.container(MAJOR_MAP)?;
@@ -462,11 +462,12 @@ fn check_format(m: &[u8], v: Version, shape: (usize, u64, u64), format: Format<'
             need(Role::PackedWeight)?;
             need(Role::Scales)?;
             need(Role::Zeros)?;
-            let a = super::view::map_at(m, attributes);
+            // When present, `bits` and `group_size` are unsigned integers,
+            // `packing` definite-length text.
             for attr in QuantAttr::ALL {
-                if let Some(v) = a.get(attr.name()) {
-                    let ok = if *attr == QuantAttr::Packing { v.as_str().is_some() } else { v.as_u64().is_some() };
-                    if !ok {
+                if let Some(v) = attributes.and_then(|a| super::view::field(m, a, attr.name())) {
+                    let want = if *attr == QuantAttr::Packing { MAJOR_TEXT } else { MAJOR_UINT };
+                    if !matches!(decode_head(m, v), Some((major, Some(_), _)) if major == want) {
                         return Err(Kind::QuantAttribute);
                     }
                 }

@@ -80,71 +80,78 @@ fn component(f: &File<'_>, c: &Component<'_>, opt: Options, data_err: &mut Optio
 
 /// The data rules of sparse formats: CSR `indptr` runs from 0, never
 /// decreasing, to the number of values, and column indices are below the
-/// column count; COO coordinates lie inside the shape.
+/// column count; COO coordinates lie inside the shape (`coords` is ndim
+/// runs of nnz).
 #[inline(never)]
 fn format_data(f: &File<'_>, o: &Object<'_>) -> Result<(), (Kind, usize)> {
-    let format = o.format();
-    if !matches!(format, Format::SparseCsr | Format::SparseCoo) {
-        return Ok(());
-    }
-    let values = o.component(b"values").ok_or((Kind::MissingComponent, 0))?;
+    let roles: &[&[u8]] = match o.format() {
+        Format::SparseCsr => &[b"indptr", b"indices"],
+        Format::SparseCoo => &[b"coords"],
+        _ => return Ok(()),
+    };
+    let values = need(o, b"values")?;
     let per = values.dtype.width() * values.ratio().unwrap_or(1);
     let nnz = crate::types::div_pow2(values.decoded_len().ok_or((Kind::Zstd, values.at))?, per);
     let shape = o.shape();
-    if format == Format::SparseCsr {
-        let indptr = o.component(b"indptr").ok_or((Kind::MissingComponent, 0))?;
-        let mut prev = None;
-        for v in ints(f, &indptr)? {
-            let v = v.ok_or((Kind::Negative, indptr.at))?;
-            match prev {
-                None if v != 0 => return Err((Kind::Indptr, indptr.at)),
-                Some(p) if v < p => return Err((Kind::Indptr, indptr.at)),
-                _ => prev = Some(v),
-            }
-        }
-        if prev.unwrap_or(0) != nnz {
-            return Err((Kind::Indptr, indptr.at));
-        }
+    for &role in roles {
+        let c = need(o, role)?;
+        let (bytes, w, signed) = ints(f, &c)?;
+        let kind = match role {
+            b"indptr" => Kind::Indptr,
+            b"indices" => Kind::Column,
+            _ => Kind::Coordinate,
+        };
         let cols = shape.dims().nth(1).unwrap_or(0);
-        let indices = o.component(b"indices").ok_or((Kind::MissingComponent, 0))?;
-        if ints(f, &indices)?.any(|v| v.map_or(true, |v| v >= cols)) {
-            return Err((Kind::Column, indices.at));
-        }
-    } else {
-        let coords = o.component(b"coords").ok_or((Kind::MissingComponent, 0))?;
         let mut dims = shape.dims();
-        // `coords` is ndim runs of nnz: `left` counts down the current run.
-        let (mut limit, mut left) = (0, 0u64);
-        for v in ints(f, &coords)? {
-            if nnz > 0 && left == 0 {
-                limit = dims.next().unwrap_or(0);
-                left = nnz;
+        let (mut prev, mut limit, mut left) = (None, 0, 0u64);
+        for e in bytes.chunks_exact(w) {
+            let mut b = [0u8; 8];
+            b[..w].copy_from_slice(e);
+            let v = u64::from_le_bytes(b);
+            let ok = !(signed && e[w - 1] & 0x80 != 0)
+                && match kind {
+                    Kind::Indptr => {
+                        let ok = prev.map_or(v == 0, |p| v >= p);
+                        prev = Some(v);
+                        ok
+                    }
+                    Kind::Column => v < cols,
+                    _ => {
+                        if nnz > 0 && left == 0 {
+                            limit = dims.next().unwrap_or(0);
+                            left = nnz;
+                        }
+                        left = left.saturating_sub(1);
+                        v < limit
+                    }
+                };
+            if !ok {
+                return Err((kind, c.at));
             }
-            left = left.saturating_sub(1);
-            if v.map_or(true, |v| v >= limit) {
-                return Err((Kind::Coordinate, coords.at));
-            }
+        }
+        if kind == Kind::Indptr && prev.unwrap_or(0) != nnz {
+            return Err((kind, c.at));
         }
     }
     Ok(())
 }
 
-/// A raw integer component's elements as `u64`; `None` for a negative one.
-fn ints<'a>(f: &File<'a>, c: &Component<'a>) -> Result<impl Iterator<Item = Option<u64>> + 'a, (Kind, usize)> {
-    let dtype = c.dtype;
+/// The component of `role` (present: the pass checked the format).
+fn need<'a>(o: &Object<'a>, role: &[u8]) -> Result<Component<'a>, (Kind, usize)> {
+    o.component(role).ok_or((Kind::MissingComponent, 0))
+}
+
+/// A raw integer component's bytes, element width and signedness.
+#[inline(never)]
+fn ints<'a>(f: &File<'a>, c: &Component<'a>) -> Result<(&'a [u8], usize, bool), (Kind, usize)> {
     if c.encoding != Encoding::Raw {
         return Err((Kind::Zstd, c.at));
     }
-    if !dtype.is_integer() {
+    if !c.dtype.is_integer() {
         return Err((Kind::IndexDType, c.at));
     }
-    let w = dtype.width() as usize;
-    let signed = matches!(dtype, DType::I8 | DType::I16 | DType::I32 | DType::I64);
-    Ok(f.stored(c).chunks_exact(w).map(move |e| {
-        let mut b = [0u8; 8];
-        b[..w].copy_from_slice(e);
-        (!(signed && e[w - 1] & 0x80 != 0)).then_some(u64::from_le_bytes(b))
-    }))
+    let signed = matches!(c.dtype, DType::I8 | DType::I16 | DType::I32 | DType::I64);
+    Ok((f.stored(c), c.dtype.width() as usize, signed))
 }
 
 /// Whether `stored` matches the digest `d` (`sha256:<64 hex>`,

@@ -2,7 +2,7 @@
 //! only what it is asked for.
 
 use super::File;
-use crate::cbor::{decode_head, len_of, Reader, MAJOR_ARRAY};
+use crate::cbor::{decode_head, len_of, Reader, MAJOR_ARRAY, MAJOR_TEXT};
 use crate::cbor::keys::definite;
 use crate::manifest::schema::{ComponentKey, ObjectKey};
 use crate::scratch::Entry as Slot;
@@ -54,10 +54,19 @@ fn map_entries(m: &[u8], pos: usize) -> (usize, usize) {
     }
 }
 
-/// The value of the field `key` (definite text) of the map at `pos`.
-fn field(m: &[u8], pos: usize, key: &str) -> Option<usize> {
+/// The key at `k` when it is definite-length text (schema keys are).
+fn text_key(m: &[u8], k: usize) -> Option<&[u8]> {
+    if m.get(k)? >> 5 == MAJOR_TEXT {
+        definite(m, k)
+    } else {
+        None
+    }
+}
+
+/// The value of the field `key` (text) of the map at `pos`.
+pub(crate) fn field(m: &[u8], pos: usize, key: &str) -> Option<usize> {
     let (first, n) = map_entries(m, pos);
-    entries(m, first, n).find(|&(k, _)| definite(m, k) == Some(key.as_bytes())).map(|(_, v)| v)
+    entries(m, first, n).find(|&(k, _)| text_key(m, k) == Some(key.as_bytes())).map(|(_, v)| v)
 }
 
 /// Definite text at `pos` (validated UTF-8 where the pass checked it).
@@ -293,7 +302,7 @@ impl<'a> Iterator for Components<'a> {
         let (first, n) = map_entries(m, at);
         let mut ltype = None;
         for (k, v) in entries(m, first, n) {
-            let Some(key) = definite(m, k).and_then(ComponentKey::from_bytes) else { continue };
+            let Some(key) = text_key(m, k).and_then(ComponentKey::from_bytes) else { continue };
             let null = m.get(v) == Some(&0xf6);
             match key {
                 ComponentKey::DType => {
