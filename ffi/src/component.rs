@@ -1,85 +1,12 @@
 //! Components of an object: description, zero-copy pointer, decoded read.
 
-use crate::dtype::{c_dtype, zt_dtype};
+use crate::dtype::c_dtype;
 use crate::guard::{guard, Detail, Fail, Phase};
 use crate::handle::{bytes_arg, handle, in_object, not_found, put_opt, with_object, zt_file};
-use crate::object::zt_object;
-use crate::verify::ZT_VERIFY_STRICT;
-use crate::zt_status;
+use crate::{zt_component_info, zt_encoding, zt_object, zt_status, ZT_VERIFY_STRICT};
 use core::ffi::c_char;
 use ztensor_core::digest::Verified;
 use ztensor_core::{Component, Encoding, Error as CoreError, ErrorKind};
-
-/// How a component's bytes are stored.
-#[repr(u32)]
-#[derive(Clone, Copy, Debug, PartialEq, Eq)]
-pub enum zt_encoding {
-    /// The elements themselves (zero-copy possible).
-    ZT_ENCODING_RAW = 0,
-    /// A zstd frame; `length` is the compressed size.
-    ZT_ENCODING_ZSTD = 1,
-    /// v2 `zt.zstd-seekable/1`: zstd frames and a seek table.
-    ZT_ENCODING_ZSTD_SEEKABLE = 2,
-    /// v2: an encoding this library does not know (`encoding_id` names it;
-    /// the stored bytes stay readable, decoding is refused).
-    ZT_ENCODING_UNKNOWN = 3,
-}
-
-/// One component of an object (`zt_component`, `zt_component_at`).
-/// Strings are borrowed from the file (valid until `zt_close`) and NOT
-/// NUL-terminated; absent ones are NULL with length 0.
-#[repr(C)]
-pub struct zt_component_info {
-    /// Role name (`"data"`, `"values"`, `"indices"`, ...).
-    pub role: *const c_char,
-    /// Length of `role` in bytes.
-    pub role_len: usize,
-    /// Storage type of the elements.
-    pub dtype: zt_dtype,
-    /// How the bytes are stored.
-    pub encoding: zt_encoding,
-    /// Logical type (`"f8_e4m3fn"`, `"complex64"`, ...), NULL when none.
-    pub logical_type: *const c_char,
-    /// Length of `logical_type` in bytes.
-    pub logical_type_len: usize,
-    /// Absolute file offset of the stored bytes (a multiple of 64).
-    pub offset: u64,
-    /// Stored length in bytes (the compressed size for zstd).
-    pub length: u64,
-    /// Declared decoded length (zstd); meaningful when
-    /// `has_uncompressed_length`.
-    pub uncompressed_length: u64,
-    /// Whether the manifest declares `uncompressed_length`.
-    pub has_uncompressed_length: bool,
-    /// Whether the stored elements are big-endian (only v0.1 files);
-    /// `zt_component_read` always delivers little-endian.
-    pub big_endian: bool,
-    /// Whether `decoded_length` is known (false only for zstd components of
-    /// old files that declare no size, outside dense `data`).
-    pub has_decoded_length: bool,
-    /// Bytes `zt_component_read` writes: `length` for raw, the declared
-    /// decoded size for zstd. Meaningful when `has_decoded_length`. A
-    /// hostile file may declare a huge zstd size: before allocating, ask
-    /// `zt_component_read(..., NULL, 0, &n)`, which checks it.
-    pub decoded_length: u64,
-    /// Digest (`"sha256:<hex>"`, `"crc32c:0x<hex>"`, v2's `"xxh3:<hex>"`),
-    /// NULL when none: over the stored bytes in v1.x, over the decoded
-    /// bytes in v2 (`digest_over_decoded`).
-    pub digest: *const c_char,
-    /// Length of `digest` in bytes.
-    pub digest_len: usize,
-    /// Whether `digest` covers the decoded bytes (v2) rather than the stored ones.
-    pub digest_over_decoded: bool,
-    /// The encoding's identifier as the file writes it (`"raw"`, `"zstd"`,
-    /// `"zt.zstd-seekable/1"`, or an unknown v2 profile id).
-    pub encoding_id: *const c_char,
-    /// Length of `encoding_id` in bytes.
-    pub encoding_id_len: usize,
-    /// v2: the shard file holding the bytes, NULL when in this file.
-    pub shard: *const c_char,
-    /// Length of `shard` in bytes.
-    pub shard_len: usize,
-}
 
 fn describe_component(c: &Component<'_>) -> zt_component_info {
     let (lt, lt_len) = match c.logical_type() {

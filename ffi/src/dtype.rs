@@ -1,5 +1,6 @@
 //! Storage types: `zt_dtype`, its names and sizes.
 
+#[cfg(not(feature = "compact"))]
 use core::ffi::c_char;
 use ztensor_core::DType;
 
@@ -35,6 +36,7 @@ pub enum zt_dtype {
     ZT_DTYPE_BOOL = 12,
 }
 
+#[cfg(not(feature = "compact"))]
 pub(crate) fn dtype_of(v: u32) -> Option<DType> {
     DType::ALL.get(v as usize).copied()
 }
@@ -44,6 +46,8 @@ pub(crate) fn dtype_of(v: u32) -> Option<DType> {
 ///
 /// Ownership: a static NUL-terminated string; never free it.
 /// Thread-safety: safe from any thread.
+// Not in the compact build (README "Embedded"), nor `zt_dtype_size`.
+#[cfg(not(feature = "compact"))]
 #[no_mangle]
 pub extern "C" fn zt_dtype_name(dtype: u32) -> *const c_char {
     let s: &'static core::ffi::CStr = match dtype_of(dtype) {
@@ -69,6 +73,7 @@ pub extern "C" fn zt_dtype_name(dtype: u32) -> *const c_char {
 /// is not a `zt_dtype`.
 ///
 /// Ownership: nothing to free. Thread-safety: safe from any thread.
+#[cfg(not(feature = "compact"))]
 #[no_mangle]
 pub extern "C" fn zt_dtype_size(dtype: u32) -> usize {
     dtype_of(dtype).map_or(0, |d| d.width() as usize)

@@ -6,7 +6,7 @@ use crate::guard::{guard_value, Detail, Phase};
 #[cfg(feature = "std")]
 use crate::handle::put;
 use crate::handle::{handle, zt_file};
-use crate::zt_status;
+use crate::{zt_file_info, zt_status};
 #[cfg(feature = "std")]
 use core::ffi::c_char;
 #[cfg(feature = "std")]
@@ -20,41 +20,6 @@ use ztensor_core::File;
 /// `zt_component_ptr` is then unavailable.
 #[cfg(feature = "std")]
 pub const ZT_OPEN_POSITIONAL: u32 = 1;
-
-/// How a `zt_file` reads its file.
-#[repr(u32)]
-#[derive(Clone, Copy, Debug, PartialEq, Eq)]
-pub enum zt_mode {
-    /// `zt_open`: the whole file is memory-mapped.
-    ZT_MODE_MMAP = 0,
-    /// `zt_open` with `ZT_OPEN_POSITIONAL`: components are read on demand.
-    ZT_MODE_POSITIONAL = 1,
-    /// `zt_open_mem`: memory lent by the caller.
-    ZT_MODE_MEMORY = 2,
-}
-
-/// Facts about an open file (`zt_file_get_info`).
-#[repr(C)]
-pub struct zt_file_info {
-    /// Format version: 2.0.0 (format v2), 1.2.0, 1.1.0, or 0.1.0 for legacy files.
-    pub version_major: u32,
-    /// Format minor version.
-    pub version_minor: u32,
-    /// Format patch version.
-    pub version_patch: u32,
-    /// How the handle reads the file.
-    pub mode: zt_mode,
-    /// Number of objects.
-    pub object_count: usize,
-    /// Number of file-level attributes.
-    pub attribute_count: usize,
-    /// Size of the file in bytes.
-    pub file_length: u64,
-    /// Where the CBOR manifest starts.
-    pub manifest_offset: u64,
-    /// Size of the CBOR manifest in bytes.
-    pub manifest_length: u64,
-}
 
 /// Open and validate the file at `path` (NUL-terminated; bytes as the OS
 /// takes them). By default the file is memory-mapped: opening costs

@@ -1,34 +1,16 @@
-//! Statuses, the thread-local last-error message, and the wrapper that
-//! keeps every panic on the Rust side of the boundary. Without `std` (the
-//! no-heap build): one static message buffer, and no unwinding to catch
-//! (a panic ends in the C hook `zt_panic`, see `embedded.rs`).
+//! Why a call failed (`Fail`: a status and the message's parts), and the
+//! wrapper that keeps every panic on the Rust side of the boundary. The
+//! message buffer itself is `message.rs`. Without `std` (the no-heap
+//! build): no unwinding to catch (a panic ends in the C hook `zt_panic`,
+//! see `bare.rs`).
 
 use crate::zt_status;
 use core::fmt;
-#[cfg(feature = "std")]
+#[cfg(feature = "messages")]
 use core::fmt::Write as _;
-#[cfg(feature = "std")]
-use std::cell::RefCell;
 #[cfg(feature = "std")]
 use std::panic::{catch_unwind, AssertUnwindSafe};
 use ztensor_core::{Error as CoreError, ErrorKind};
-
-/// Capacity of the thread-local message buffer, NUL included. Longer
-/// messages are cut (on a character boundary). A plain array rather than
-/// `heapless::String`: C needs a stable NUL-terminated buffer, and
-/// `heapless::String` refuses a write that does not fit instead of cutting it,
-/// so it would not remove the `Truncating` writer below.
-#[cfg(feature = "std")]
-pub(crate) const LAST_ERROR_CAP: usize = 512;
-/// The no-heap build keeps one short message (static RAM is scarce there).
-#[cfg(not(feature = "std"))]
-pub(crate) const LAST_ERROR_CAP: usize = 128;
-
-#[cfg(feature = "std")]
-thread_local! {
-    // A fixed array: no allocation and no destructor to register.
-    static LAST_ERROR: RefCell<[u8; LAST_ERROR_CAP]> = const { RefCell::new([0; LAST_ERROR_CAP]) };
-}
 
 /// Where a core error happened: validating the manifest (open) or reading data.
 #[derive(Clone, Copy, PartialEq, Eq)]
@@ -116,8 +98,14 @@ impl Fail {
         #[cfg(feature = "messages")]
         set_last_error(format_args!("{}", self.detail));
         #[cfg(not(feature = "messages"))]
-        bare::with_last_error(|w| crate::plain::write_detail(w, &self.detail));
+        crate::message::with_last_error(|w| crate::plain::write_detail(w, &self.detail));
         self.status
+    }
+}
+
+impl From<crate::args::Invalid> for Fail {
+    fn from(i: crate::args::Invalid) -> Fail {
+        Fail::invalid(i.0)
     }
 }
 
@@ -142,54 +130,12 @@ pub(crate) fn status_of(kind: ErrorKind, phase: Phase) -> zt_status {
     }
 }
 
-/// A `fmt::Write` into a fixed buffer that drops what does not fit,
-/// cutting on a character boundary.
-pub(crate) struct Truncating<'b> {
-    buf: &'b mut [u8],
-    len: usize,
-}
-
-impl fmt::Write for Truncating<'_> {
-    fn write_str(&mut self, s: &str) -> fmt::Result {
-        let room = self.buf.len() - self.len;
-        let mut n = s.len().min(room);
-        while !s.is_char_boundary(n) {
-            n -= 1;
-        }
-        for (d, &b) in self.buf[self.len..self.len + n].iter_mut().zip(s.as_bytes()) {
-            // C reads the message up to its first NUL.
-            *d = if b == 0 { b'?' } else { b };
-        }
-        self.len += n;
-        Ok(())
-    }
-}
-
-#[cfg(not(feature = "messages"))]
-impl crate::plain::Sink for Truncating<'_> {
-    fn put(&mut self, s: &str) {
-        let _ = fmt::Write::write_str(self, s);
-    }
-}
-
 /// Replace this thread's last-error message.
-#[cfg(feature = "std")]
+#[cfg(feature = "messages")]
 pub(crate) fn set_last_error(args: fmt::Arguments<'_>) {
-    let _ = LAST_ERROR.try_with(|cell| {
-        if let Ok(mut buf) = cell.try_borrow_mut() {
-            let mut w = Truncating { buf: &mut buf[..LAST_ERROR_CAP - 1], len: 0 };
-            let _ = w.write_fmt(args);
-            let n = w.len;
-            buf[n] = 0;
-        }
+    crate::message::with_last_error(|w| {
+        let _ = w.write_fmt(args);
     });
-}
-
-/// This thread's message buffer (NUL-terminated), or a static empty string
-/// while the thread is being torn down.
-#[cfg(feature = "std")]
-pub(crate) fn last_error_ptr() -> *const core::ffi::c_char {
-    LAST_ERROR.try_with(|cell| cell.as_ptr() as *const core::ffi::c_char).unwrap_or(c"".as_ptr())
 }
 
 /// The text of a panic payload.
@@ -238,53 +184,14 @@ pub(crate) fn guard_value<T>(fallback: T, f: impl FnOnce() -> T) -> T {
     }
 }
 
-#[cfg(all(not(feature = "std"), feature = "messages"))]
-pub(crate) use bare::set_last_error;
 #[cfg(not(feature = "std"))]
-pub(crate) use bare::{guard, guard_value, last_error_ptr};
+pub(crate) use bare::{guard, guard_value};
 
-/// The no-heap build's message buffer and call wrappers.
+/// The no-heap build's call wrappers.
 #[cfg(not(feature = "std"))]
 mod bare {
-    use super::{Fail, Truncating, LAST_ERROR_CAP};
+    use super::Fail;
     use crate::zt_status;
-    use core::cell::UnsafeCell;
-    #[cfg(feature = "messages")]
-    use core::fmt::{self, Write as _};
-
-    /// One message for the whole program: no thread-local storage here.
-    struct LastError(UnsafeCell<[u8; LAST_ERROR_CAP]>);
-
-    // SAFETY: the header says the no-heap build's message is one buffer for
-    // the whole program: callers that fail in several contexts at once
-    // (threads, interrupts) must serialize them, as for any C global. The
-    // buffer is plain bytes, always NUL-terminated within its length.
-    unsafe impl Sync for LastError {}
-
-    static LAST_ERROR: LastError = LastError(UnsafeCell::new([0; LAST_ERROR_CAP]));
-
-    /// Replace the last-error message.
-    #[cfg(feature = "messages")]
-    pub(crate) fn set_last_error(args: fmt::Arguments<'_>) {
-        with_last_error(|w| {
-            let _ = w.write_fmt(args);
-        });
-    }
-
-    /// Replace the last-error message with what `write` writes.
-    pub(crate) fn with_last_error(write: impl FnOnce(&mut Truncating<'_>)) {
-        // SAFETY: see `impl Sync`: no other access runs at the same time.
-        let buf = unsafe { &mut *LAST_ERROR.0.get() };
-        let mut w = Truncating { buf: &mut buf[..LAST_ERROR_CAP - 1], len: 0 };
-        write(&mut w);
-        let n = w.len;
-        buf[n] = 0;
-    }
-
-    /// The message buffer (NUL-terminated).
-    pub(crate) fn last_error_ptr() -> *const core::ffi::c_char {
-        LAST_ERROR.0.get().cast()
-    }
 
     /// Run `f`, turning its failure into a status (and a message).
     pub(crate) fn guard(f: impl FnOnce() -> Result<(), Fail>) -> zt_status {
@@ -303,6 +210,7 @@ mod bare {
 #[cfg(all(test, feature = "std"))]
 mod tests {
     use super::*;
+    use crate::message::{last_error_ptr, LAST_ERROR_CAP};
     use std::ffi::CStr;
 
     fn last() -> String {

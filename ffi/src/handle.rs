@@ -1,9 +1,9 @@
 //! The `zt_file` handle and the argument checks shared by every entry point.
 
 use crate::guard::{Detail, Fail, Phase};
-use crate::{zt_mode, zt_object, zt_status, ZT_NUL_TERMINATED};
-use core::ffi::{c_char, CStr};
-use core::sync::atomic::{AtomicUsize, Ordering};
+pub(crate) use crate::args::{bytes_arg, put, put_opt};
+use crate::types::next_owner;
+use crate::{zt_mode, zt_object, zt_status};
 use ztensor_core::digest::Verified;
 #[cfg(feature = "std")]
 use ztensor_core::fs::{Mode, Reader};
@@ -22,13 +22,6 @@ pub struct zt_file {
     /// (`zt_open_mem_into`); it borrows `inner`, which never moves.
     #[cfg(not(feature = "std"))]
     index: Option<ztensor_core::NameIndex<'static, 'static, 'static>>,
-}
-
-/// The next handle's owner tag (0 is never used).
-static NEXT_OWNER: AtomicUsize = AtomicUsize::new(1);
-
-fn next_owner() -> usize {
-    NEXT_OWNER.fetch_add(1, Ordering::Relaxed)
 }
 
 // One per handle, and the handle is boxed: the variants' sizes do not matter.
@@ -269,53 +262,6 @@ pub(crate) unsafe fn with_object<'f, T>(
     match h.object(i) {
         Some(ref o) => f(o),
         None => Err(out_of_range()),
-    }
-}
-
-/// A string argument given as pointer + length (or [`ZT_NUL_TERMINATED`]).
-///
-/// # Safety
-/// `ptr` is NULL or valid for `len` bytes (or NUL-terminated when `len` is
-/// `ZT_NUL_TERMINATED`).
-pub(crate) unsafe fn bytes_arg<'a>(ptr: *const c_char, len: usize, what: &'static str) -> Result<&'a [u8], Fail> {
-    if len == ZT_NUL_TERMINATED {
-        if ptr.is_null() {
-            return Err(Fail::invalid(what));
-        }
-        // SAFETY: NUL-terminated, by the caller's contract.
-        return Ok(unsafe { CStr::from_ptr(ptr) }.to_bytes());
-    }
-    if ptr.is_null() {
-        return if len == 0 { Ok(&[]) } else { Err(Fail::invalid(what)) };
-    }
-    if len > isize::MAX as usize {
-        return Err(Fail::invalid("a string length is over PTRDIFF_MAX (and is not ZT_NUL_TERMINATED)"));
-    }
-    // SAFETY: valid for `len` bytes, by the caller's contract.
-    Ok(unsafe { core::slice::from_raw_parts(ptr.cast::<u8>(), len) })
-}
-
-/// Write `v` through `out`, or fail when `out` is NULL.
-///
-/// # Safety
-/// `out` is NULL or valid for a write of `T`.
-pub(crate) unsafe fn put<T>(out: *mut T, v: T, what: &'static str) -> Result<(), Fail> {
-    if out.is_null() {
-        return Err(Fail::invalid(what));
-    }
-    // SAFETY: non-NULL and writable, by the caller's contract.
-    unsafe { out.write(v) };
-    Ok(())
-}
-
-/// Write `v` through `out` when `out` is not NULL.
-///
-/// # Safety
-/// `out` is NULL or valid for a write of `T`.
-pub(crate) unsafe fn put_opt<T>(out: *mut T, v: T) {
-    if !out.is_null() {
-        // SAFETY: non-NULL and writable, by the caller's contract.
-        unsafe { out.write(v) };
     }
 }
 

@@ -13,7 +13,8 @@
 //! - every entry point checks its pointers (NULL → `ZT_ERR_INVALID_ARGUMENT`)
 //!   and runs inside `catch_unwind` (a panic → `ZT_ERR_PANIC`);
 //! - strings are borrowed pointer + length, valid while the file is open.
-// Without `std`: the no-heap build for firmware (`embedded.rs`).
+// Without `std`: the no-heap build for firmware (`embedded.rs`); with
+// `compact` too, the compact one (`compact/`).
 #![cfg_attr(not(feature = "std"), no_std)]
 #![allow(non_camel_case_types)]
 // `Fail` carries the core error inline (no allocation on error paths, as in
@@ -22,48 +23,81 @@
 #![deny(unsafe_op_in_unsafe_fn)]
 #![warn(missing_docs)]
 
+#[cfg(all(feature = "compact", feature = "std"))]
+compile_error!("the `compact` feature is the no-heap firmware build: use it with `--no-default-features`");
+
+mod args;
+#[cfg(any(not(feature = "std"), test))]
+mod bare;
 #[cfg(feature = "std")]
 mod convert;
+#[cfg(not(feature = "compact"))]
 mod guard;
+#[cfg(not(feature = "compact"))]
 mod handle;
-// Also under test, for its unit tests (the std build uses `messages`).
+mod message;
+// Also under test, for its unit tests and the compact module's (the std
+// build uses `messages`).
 #[cfg(any(test, not(feature = "messages")))]
 mod decimal;
-#[cfg(not(feature = "messages"))]
+#[cfg(not(any(feature = "messages", feature = "compact")))]
 mod plain;
-
 // cbindgen writes the header's functions in the order of these modules:
-// keep it (one group each, so rustfmt does not sort them).
+// keep it (one group each, so rustfmt does not sort them). The compact
+// build compiles `compact/` instead of the full reader's modules
+// (`file` ... `verify`); it exports the same functions with the same
+// signatures, so it is left out of the header.
 mod errors;
 
 mod dtype;
 
+#[cfg(not(feature = "compact"))]
 mod file;
 
-#[cfg(not(feature = "std"))]
+#[cfg(not(any(feature = "std", feature = "compact")))]
 mod embedded;
 
+#[cfg(not(feature = "compact"))]
 mod object;
 
+#[cfg(not(feature = "compact"))]
 mod attributes;
 
+#[cfg(not(feature = "compact"))]
 mod component;
 
+#[cfg(not(feature = "compact"))]
 mod verify;
+
+// The C types both readers share (after the modules above for cbindgen:
+// its constants keep their place in the header).
+mod types;
+
+mod value;
 
 #[cfg(feature = "std")]
 mod write;
 
+#[cfg(not(feature = "compact"))]
 pub use attributes::*;
+#[cfg(any(not(feature = "std"), test))]
+pub use bare::{zt_file_storage, zt_slot};
+#[cfg(not(feature = "compact"))]
 pub use component::*;
 use core::ffi::c_char;
 pub use dtype::*;
-#[cfg(not(feature = "std"))]
+#[cfg(not(any(feature = "std", feature = "compact")))]
 pub use embedded::*;
 pub use errors::*;
+#[cfg(not(feature = "compact"))]
 pub use file::*;
+#[cfg(not(feature = "compact"))]
 pub use handle::zt_file;
+#[cfg(not(feature = "compact"))]
 pub use object::*;
+pub use types::*;
+pub use value::*;
+#[cfg(not(feature = "compact"))]
 pub use verify::*;
 #[cfg(feature = "std")]
 pub use write::*;

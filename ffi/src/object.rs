@@ -2,66 +2,10 @@
 
 use crate::guard::{guard, guard_value, Detail, Fail};
 use crate::handle::{bytes_arg, handle, not_found, put, put_opt, with_object, zt_file};
-use crate::zt_status;
+use crate::types::c_format;
+use crate::{zt_object, zt_object_info, zt_status};
 use core::ffi::c_char;
-use ztensor_core::{Error as CoreError, ErrorKind, Format};
-
-/// Layout of an object's components (spec §3).
-#[repr(u32)]
-#[derive(Clone, Copy, Debug, PartialEq, Eq)]
-pub enum zt_format {
-    /// One `data` component, row-major.
-    ZT_FORMAT_DENSE = 0,
-    /// `values`, `indices`, `indptr`.
-    ZT_FORMAT_SPARSE_CSR = 1,
-    /// `values`, `coords`.
-    ZT_FORMAT_SPARSE_COO = 2,
-    /// `packed_weight`, `scales`, `zeros`; parameters in attributes.
-    ZT_FORMAT_QUANTIZED_GROUP = 3,
-    /// A format this library does not know (its name is in `format`); its
-    /// components are still readable.
-    ZT_FORMAT_OTHER = 4,
-}
-
-/// One object (tensor) of a file: a plain value naming it by its position
-/// in manifest order and the handle it came from. Copy it freely; it stays
-/// meaningful as long as the file it came from is open. Passed with another
-/// handle, it is refused (`ZT_ERR_INVALID_ARGUMENT`).
-/// Resolving it costs O(1) (plus decoding that object's manifest entry).
-#[repr(C)]
-#[derive(Clone, Copy, Debug)]
-pub struct zt_object {
-    /// Position in manifest order, `0 <= index < zt_object_count(file)`.
-    pub index: usize,
-    /// The handle it belongs to: a tag the library sets, unique to each
-    /// handle opened by this process (never 0). Do not set it yourself.
-    pub owner: usize,
-}
-
-/// Summary of an object (`zt_object_get_info`). Strings are borrowed from the
-/// file (valid until `zt_close`) and NOT NUL-terminated.
-#[repr(C)]
-pub struct zt_object_info {
-    /// The object's name (UTF-8; may contain NUL bytes; may be empty in
-    /// files written by some tools).
-    pub name: *const c_char,
-    /// Length of `name` in bytes.
-    pub name_len: usize,
-    /// The format's name (`"dense"`, `"sparse_csr"`, ... or an unknown one).
-    pub format: *const c_char,
-    /// Length of `format` in bytes.
-    pub format_len: usize,
-    /// The format, when known.
-    pub format_kind: zt_format,
-    /// Number of dimensions (0 for a scalar). Dims: `zt_object_shape`.
-    pub ndim: usize,
-    /// Product of the dimensions (1 for a scalar).
-    pub numel: u64,
-    /// Number of components (`zt_component_at`).
-    pub component_count: usize,
-    /// Number of attributes (`zt_attribute_at`).
-    pub attribute_count: usize,
-}
+use ztensor_core::{Error as CoreError, ErrorKind};
 
 /// Number of objects in the file; 0 when `file` is NULL.
 ///
@@ -91,7 +35,8 @@ pub unsafe extern "C" fn zt_object_at(file: *const zt_file, index: usize, out: *
             return Err(Fail::invalid("object index out of range"));
         }
         // SAFETY: the caller's contract.
-        unsafe { put(out, zt_object { index, owner: h.owner() }, "`out` is NULL") }
+        unsafe { put(out, zt_object { index, owner: h.owner() }, "`out` is NULL")? };
+        Ok(())
     })
 }
 
@@ -188,16 +133,6 @@ pub unsafe extern "C" fn zt_object_format(
         }
         Ok(())
     })
-}
-
-fn c_format(f: Format<'_>) -> zt_format {
-    match f {
-        Format::Dense => zt_format::ZT_FORMAT_DENSE,
-        Format::SparseCsr => zt_format::ZT_FORMAT_SPARSE_CSR,
-        Format::SparseCoo => zt_format::ZT_FORMAT_SPARSE_COO,
-        Format::QuantizedGroup => zt_format::ZT_FORMAT_QUANTIZED_GROUP,
-        _ => zt_format::ZT_FORMAT_OTHER,
-    }
 }
 
 /// Summary of an object: name, format, ndim, numel, component and

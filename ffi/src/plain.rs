@@ -6,20 +6,16 @@
 //! firmware (about 9 KiB of flash); the status says the same as with them.
 
 use crate::guard::Detail;
+use crate::message::Truncating;
 use ztensor_core::{Error as CoreError, ErrorKind};
 
-/// Where the message goes: `write_str` of the caller's buffer.
-pub(crate) trait Sink {
-    fn put(&mut self, s: &str);
-}
-
 /// Write the message of `detail`.
-pub(crate) fn write_detail(w: &mut impl Sink, detail: &Detail) {
+pub(crate) fn write_detail(w: &mut Truncating<'_>, detail: &Detail) {
     match detail {
         Detail::Static(s) => w.put(s),
         Detail::Core(e) => write_core(w, e),
         Detail::Verify { count, first } => {
-            put_u64(w, *count as u64);
+            w.put_u64(*count as u64);
             w.put(if *count == 1 { " problem found; first: " } else { " problems found; first: " });
             write_core(w, first);
         }
@@ -27,7 +23,7 @@ pub(crate) fn write_detail(w: &mut impl Sink, detail: &Detail) {
 }
 
 /// A core error: its kind's phrase, then where it is.
-fn write_core(w: &mut impl Sink, e: &CoreError) {
+fn write_core(w: &mut Truncating<'_>, e: &CoreError) {
     let (phrase, text) = phrase(e.kind());
     w.put(phrase);
     if let Some(t) = text {
@@ -56,17 +52,12 @@ fn write_core(w: &mut impl Sink, e: &CoreError) {
     if let Some(off) = e.manifest_offset() {
         w.put(sep);
         w.put("manifest byte ");
-        put_u64(w, off);
+        w.put_u64(off);
         sep = ", ";
     }
     if sep == ", " {
         w.put(")");
     }
-}
-
-/// Decimal digits of `n`.
-fn put_u64(w: &mut impl Sink, n: u64) {
-    w.put(crate::decimal::digits(n, &mut [0; 20]));
 }
 
 /// A kind's phrase and the static text it carries (said after it).

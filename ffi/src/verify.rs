@@ -3,36 +3,8 @@
 
 use crate::guard::{guard, Detail, Fail};
 use crate::handle::{handle, put_opt, zt_file};
-use crate::zt_status;
+use crate::{zt_status, zt_verify_counts, ZT_VERIFY_ALL, ZT_VERIFY_DIGESTS, ZT_VERIFY_DATA, ZT_VERIFY_STRICT};
 use ztensor_core::verify::{Options, Report};
-
-/// `zt_verify` flag: check every component's digest (stored bytes).
-pub const ZT_VERIFY_DIGESTS: u32 = 1;
-/// `zt_verify` flag: check every component's data (decodes to its declared
-/// length; sparse indices in range; bool bytes are 0 or 1).
-pub const ZT_VERIFY_DATA: u32 = 2;
-/// `zt_verify` flags: digests and data (what `flags = 0` also means).
-pub const ZT_VERIFY_ALL: u32 = 3;
-/// `zt_verify` flag: a digest whose algorithm this library does not know
-/// is a problem (`ZT_ERR_UNSUPPORTED`), not only a count in
-/// `zt_verify_counts.unverifiable`. Combine with the others
-/// (`ZT_VERIFY_ALL | ZT_VERIFY_STRICT`); alone it means all checks, strict.
-pub const ZT_VERIFY_STRICT: u32 = 4;
-
-/// What `zt_verify_report` looked at and found.
-#[repr(C)]
-pub struct zt_verify_counts {
-    /// Objects looked at.
-    pub objects: usize,
-    /// Components looked at.
-    pub components: usize,
-    /// Digests checked and matching.
-    pub digests_checked: usize,
-    /// Digests whose algorithm this library does not know: NOT checked.
-    pub unverifiable: usize,
-    /// Problems found (with `ZT_VERIFY_STRICT`, unverifiable digests too).
-    pub problems: usize,
-}
 
 /// Deep check of the whole file, O(data): with `ZT_VERIFY_DIGESTS`, every
 /// component's digest over its stored bytes (an unknown algorithm is

@@ -46,7 +46,7 @@ pub(super) unsafe fn data_arg<'a>(ptr: *const c_void, len: usize, what: &'static
         return Err(Fail::invalid(what));
     }
     // SAFETY: the caller's contract.
-    unsafe { bytes_arg(ptr.cast(), len, what) }
+    Ok(unsafe { bytes_arg(ptr.cast(), len, what)? })
 }
 
 /// A sparse index word: `uint32_t` or `uint64_t`.

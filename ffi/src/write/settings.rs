@@ -106,7 +106,8 @@ pub struct zt_writer_options {
 pub unsafe extern "C" fn zt_writer_options_init(options: *mut zt_writer_options) -> zt_status {
     crate::guard::guard(|| {
         // SAFETY: the caller's contract.
-        unsafe { crate::handle::put(options, DEFAULTS, "`options` is NULL") }
+        unsafe { crate::handle::put(options, DEFAULTS, "`options` is NULL")? };
+        Ok(())
     })
 }
 

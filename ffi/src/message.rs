@@ -1,0 +1,116 @@
+//! The buffer behind `zt_last_error`, shared by every build: per thread
+//! with `std`, one static buffer without it (no thread-locals in firmware),
+//! and the writer that fills it, cutting what does not fit.
+
+/// Capacity of the message buffer, NUL included. Longer messages are cut
+/// (on a character boundary). A plain array rather than
+/// `heapless::String`: C needs a stable NUL-terminated buffer, and
+/// `heapless::String` refuses a write that does not fit instead of cutting
+/// it, so it would not remove the `Truncating` writer below.
+#[cfg(feature = "std")]
+pub(crate) const LAST_ERROR_CAP: usize = 512;
+/// The no-heap builds keep one short message (static RAM is scarce there).
+#[cfg(not(feature = "std"))]
+pub(crate) const LAST_ERROR_CAP: usize = 128;
+
+/// A writer into a fixed buffer that drops what does not fit, cutting on a
+/// character boundary.
+pub(crate) struct Truncating<'b> {
+    buf: &'b mut [u8],
+    len: usize,
+}
+
+impl Truncating<'_> {
+    /// Append `s`, or as much of it as fits.
+    pub(crate) fn put(&mut self, s: &str) {
+        let room = self.buf.len() - self.len;
+        let mut n = s.len().min(room);
+        while !s.is_char_boundary(n) {
+            n -= 1;
+        }
+        for (d, &b) in self.buf[self.len..self.len + n].iter_mut().zip(s.as_bytes()) {
+            // C reads the message up to its first NUL.
+            *d = if b == 0 { b'?' } else { b };
+        }
+        self.len += n;
+    }
+
+    /// Append the decimal digits of `n` (without `core::fmt`).
+    #[cfg(any(test, not(feature = "messages")))]
+    pub(crate) fn put_u64(&mut self, n: u64) {
+        self.put(crate::decimal::digits(n, &mut [0; 20]));
+    }
+}
+
+#[cfg(feature = "messages")]
+impl core::fmt::Write for Truncating<'_> {
+    fn write_str(&mut self, s: &str) -> core::fmt::Result {
+        self.put(s);
+        Ok(())
+    }
+}
+
+/// Fill `buf` (the message buffer) with what `write` writes, NUL-terminated.
+fn fill(buf: &mut [u8; LAST_ERROR_CAP], write: impl FnOnce(&mut Truncating<'_>)) {
+    let mut w = Truncating { buf: &mut buf[..LAST_ERROR_CAP - 1], len: 0 };
+    write(&mut w);
+    let n = w.len;
+    buf[n] = 0;
+}
+
+#[cfg(feature = "std")]
+mod buffer {
+    use super::{fill, Truncating, LAST_ERROR_CAP};
+    use std::cell::RefCell;
+
+    thread_local! {
+        // A fixed array: no allocation and no destructor to register.
+        static LAST_ERROR: RefCell<[u8; LAST_ERROR_CAP]> = const { RefCell::new([0; LAST_ERROR_CAP]) };
+    }
+
+    /// Replace this thread's last-error message with what `write` writes
+    /// (nothing while the thread is being torn down).
+    pub(crate) fn with_last_error(write: impl FnOnce(&mut Truncating<'_>)) {
+        let _ = LAST_ERROR.try_with(|cell| {
+            if let Ok(mut buf) = cell.try_borrow_mut() {
+                fill(&mut buf, write);
+            }
+        });
+    }
+
+    /// This thread's message buffer (NUL-terminated), or a static empty
+    /// string while the thread is being torn down.
+    pub(crate) fn last_error_ptr() -> *const core::ffi::c_char {
+        LAST_ERROR.try_with(|cell| cell.as_ptr() as *const core::ffi::c_char).unwrap_or(c"".as_ptr())
+    }
+}
+
+#[cfg(not(feature = "std"))]
+mod buffer {
+    use super::{fill, Truncating, LAST_ERROR_CAP};
+    use core::cell::UnsafeCell;
+
+    /// One message for the whole program: no thread-local storage here.
+    struct LastError(UnsafeCell<[u8; LAST_ERROR_CAP]>);
+
+    // SAFETY: the header says the no-heap build's message is one buffer for
+    // the whole program: callers that fail in several contexts at once
+    // (threads, interrupts) must serialize them, as for any C global. The
+    // buffer is plain bytes, always NUL-terminated within its length.
+    unsafe impl Sync for LastError {}
+
+    static LAST_ERROR: LastError = LastError(UnsafeCell::new([0; LAST_ERROR_CAP]));
+
+    /// Replace the last-error message with what `write` writes.
+    pub(crate) fn with_last_error(write: impl FnOnce(&mut Truncating<'_>)) {
+        // SAFETY: see `impl Sync`: no other access runs at the same time.
+        fill(unsafe { &mut *LAST_ERROR.0.get() }, write);
+    }
+
+    /// The message buffer (NUL-terminated).
+    pub(crate) fn last_error_ptr() -> *const core::ffi::c_char {
+        LAST_ERROR.0.get().cast()
+    }
+}
+
+pub(crate) use buffer::{last_error_ptr, with_last_error};
