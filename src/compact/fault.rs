@@ -41,7 +41,7 @@ macro_rules! kinds {
                 match self { $(Kind::$V => Status::$status,)* }
             }
 
-            /// A short sentence naming the problem.
+            /// A short phrase naming the problem (the doc comments say more).
             pub fn message(self) -> &'static str {
                 match self { $(Kind::$V => $msg,)* }
             }
@@ -51,78 +51,76 @@ macro_rules! kinds {
 
 kinds! {
     /// Magic, footer or manifest size wrong.
-    Container = Format, "not a zTensor v1.x file (magic, footer or manifest size)";
+    Container = Format, "bad container";
     /// A v0.1 or v2 file.
-    Generation = Unsupported, "not a v1.x file: this build reads v1.x only";
+    Generation = Unsupported, "not a v1.x file";
     /// Malformed CBOR: a bad head, a length past the manifest, a misplaced break.
-    Cbor = Format, "malformed CBOR in the manifest";
+    Cbor = Format, "malformed CBOR";
     /// Text that is not UTF-8.
-    Utf8 = Format, "invalid UTF-8 text in the manifest";
+    Utf8 = Format, "invalid UTF-8";
     /// Nesting past `MAX_DEPTH`.
-    Deep = Format, "CBOR nested too deep";
+    Deep = Format, "nested too deep";
     /// A map key or object name twice.
-    DuplicateKey = Format, "duplicate map key or object name";
+    DuplicateKey = Format, "duplicate key or name";
     /// The slots ran out.
-    Slots = BufferTooSmall, "too few slots for this file";
+    Slots = BufferTooSmall, "too few slots";
     /// Bytes after the manifest's root item.
-    Trailing = Format, "bytes after the manifest";
+    Trailing = Format, "bytes after manifest";
     /// A field of the wrong CBOR type.
-    WrongType = Format, "a manifest field has the wrong type";
+    WrongType = Format, "field of wrong type";
     /// A required field is absent.
-    Missing = Format, "a required field is missing";
+    Missing = Format, "field missing";
     /// `version` is not `MAJOR.MINOR[.PATCH]`.
-    BadVersion = Format, "malformed version";
+    BadVersion = Format, "bad version";
     /// A major version other than 1.
-    Version = Unsupported, "unsupported manifest version (major must be 1)";
+    Version = Unsupported, "unsupported version";
     /// An empty object name or role.
-    EmptyName = Format, "empty object name or component role";
+    EmptyName = Format, "empty name or role";
     /// A dtype outside the 13 (and v1.1's spellings).
     DType = Format, "unknown dtype";
     /// An encoding other than raw and zstd.
     Encoding = Format, "unknown encoding";
     /// A logical type on the wrong dtype.
-    LogicalType = Format, "logical type does not match the dtype";
+    LogicalType = Format, "type/dtype mismatch";
     /// An offset that is not a multiple of 64.
-    Misaligned = Format, "component offset is not a multiple of 64";
+    Misaligned = Format, "offset not 64-aligned";
     /// A blob outside `[8, manifest)`.
-    OutOfBounds = Format, "component outside the data region";
+    OutOfBounds = Format, "blob out of bounds";
     /// A v1.2 zstd component without `uncompressed_length`.
-    NoDecodedSize = Format, "zstd component without uncompressed_length";
+    NoDecodedSize = Format, "no uncompressed_length";
     /// A size that is not whole elements.
-    PartialElement = Format, "size is not a whole number of elements";
+    PartialElement = Format, "partial element";
     /// A component the format needs is absent.
-    MissingComponent = Format, "a component the format requires is missing";
+    MissingComponent = Format, "component missing";
     /// A sparse index component of the wrong dtype.
-    IndexDType = Format, "sparse index component has the wrong dtype";
+    IndexDType = Format, "bad index dtype";
     /// Element counts of sparse components disagree.
-    Count = Format, "component element count does not match";
+    Count = Format, "count mismatch";
     /// Dense data of the wrong size.
-    Length = Format, "data length does not match shape and dtype";
+    Length = Format, "length mismatch";
     /// A size that overflows.
-    Overflow = Format, "shape or size overflows";
+    Overflow = Format, "size overflow";
     /// `sparse_csr` without a 2-D shape.
-    Shape = Format, "sparse_csr needs a 2-D shape";
+    Shape = Format, "CSR shape not 2-D";
     /// `quantized_group` attributes of the wrong type.
-    QuantAttribute = Format, "quantized_group attribute of the wrong type";
+    QuantAttribute = Format, "bad quantization attribute";
     /// Two blobs partially overlap.
-    Overlap = Format, "component blobs partially overlap";
+    Overlap = Format, "blobs overlap";
     /// A malformed digest string.
-    BadDigest = Format, "malformed digest";
+    BadDigest = Format, "bad digest";
     /// A digest that does not match.
     DigestMismatch = DigestMismatch, "digest mismatch";
     /// A digest of an unknown algorithm (a problem only when strict).
-    Unverifiable = Unsupported, "digest algorithm unknown: not verified";
+    Unverifiable = Unsupported, "unverifiable digest";
     /// zstd data, which this build does not decode.
-    Zstd = Unsupported, "zstd data is not decoded by this build";
+    Zstd = Unsupported, "zstd not decoded";
     /// A bool byte other than 0 or 1.
-    Bool = CorruptData, "bool byte other than 0 or 1";
-    /// A negative sparse index.
-    Negative = CorruptData, "negative sparse index";
-    /// CSR `indptr` not from 0, rising, to nnz.
-    Indptr = CorruptData, "CSR indptr does not run from 0 up to the number of values";
-    /// A CSR column index past the columns.
-    Column = CorruptData, "CSR column index out of range";
-    /// A COO coordinate outside the shape.
+    Bool = CorruptData, "bool not 0/1";
+    /// CSR `indptr` not from 0, rising, to nnz (or a negative one).
+    Indptr = CorruptData, "bad CSR indptr";
+    /// A CSR column index past the columns (or negative).
+    Column = CorruptData, "CSR column out of range";
+    /// A COO coordinate outside the shape (or negative).
     Coordinate = CorruptData, "COO coordinate out of range";
 }
 
