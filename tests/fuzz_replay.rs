@@ -238,6 +238,11 @@ fn replay_gguf() {
     replay_target("gguf");
 }
 
+#[test]
+fn replay_compact() {
+    replay_target("compact");
+}
+
 /// The v2 target's generator reaches valid files (not only refusals), and
 /// random inputs run through it without a finding.
 #[test]
@@ -544,6 +549,7 @@ mod seeds {
         for (name, bytes) in &files {
             write("open_walk", name, bytes);
             write("tail_only", name, bytes);
+            write("compact", name, bytes);
             if let Some(input) = harness::legacy_v0_input(bytes) {
                 write("legacy_v0", name, &input);
             }

@@ -3,8 +3,9 @@
 //! this folder's `mod.rs` with `#[path]`. By area: `container` (opening),
 //! `schema` (the walk over objects), `data` (component bytes, zstd frames),
 //! `cbor` (attribute values), `structured` (generated manifests), `writer`
-//! (writer round trips), `v2` (format v2 files built from a structure);
-//! the CBOR builder is `tests/common/cbor.rs`.
+//! (writer round trips), `v2` (format v2 files built from a structure),
+//! `compact` (the compact reader against the full one; also included
+//! alone by `tests/compact.rs`); the CBOR builder is `tests/common/cbor.rs`.
 //!
 //! Every entry point takes arbitrary bytes and must never panic, hang or
 //! allocate without bound; each one asserts the reader's invariants on
@@ -91,6 +92,7 @@ pub const TARGETS: &[(&str, Target)] = &[
     ("read_modes", read_modes),
     ("v2_open", v2_open),
     ("gguf", gguf::fuzz::fuzz_one),
+    ("compact", compact),
 ];
 
 pub mod gguf;
@@ -100,6 +102,7 @@ mod reads;
 pub use reads::read_modes;
 
 mod cbor;
+pub mod compact;
 mod container;
 mod data;
 mod schema;
@@ -115,3 +118,41 @@ pub use structured::*;
 #[allow(unused_imports)] // v2_file: for the replay test's generator check
 pub use v2::{v2_file, v2_open};
 pub use writer::*;
+
+// ====================================================================
+// compact: the compact reader against the full one
+// ====================================================================
+
+/// The compact reader (`ztensor::compact`) and the full one must agree
+/// (`compact.rs`: open/refuse by status class, views, verify reports) on
+/// the bytes as a whole file; on them wrapped as the manifest of a v1
+/// container (unless they are a file already: `ZTEN...`), the first
+/// `2 * bytes[0]` bytes after it forming the data region from 64; and on
+/// the file the `structured` target builds from them.
+///
+/// - `compact-deferred-utf8` (`ZT_FUZZ_KNOWN`): see [`compact::deferred_utf8`].
+pub fn compact(data: &[u8]) {
+    let tolerate = |b: &[u8]| known("compact-deferred-utf8") && compact::deferred_utf8(b);
+    compact::check_tolerating(data, tolerate);
+    if !data.starts_with(b"ZTEN") {
+        compact::check_tolerating(&compact_wrap(data), tolerate);
+    }
+    if let Some(file) = structured_file(data) {
+        compact::check_tolerating(&file, tolerate);
+    }
+}
+
+/// `compact`'s v1 container around arbitrary bytes: `ZTEN1000`, zeros to
+/// 64, `2 * data[0]` data bytes (from `data[1..]`), the rest as the
+/// manifest, its size and the footer magic.
+pub fn compact_wrap(data: &[u8]) -> Vec<u8> {
+    let n = (2 * *data.first().unwrap_or(&0) as usize).min(data.len().saturating_sub(1));
+    let (blob, manifest) = data.get(1..).unwrap_or(&[]).split_at(n);
+    let mut f = b"ZTEN1000".to_vec();
+    f.resize(64, 0);
+    f.extend_from_slice(blob);
+    f.extend_from_slice(manifest);
+    f.extend_from_slice(&(manifest.len() as u64).to_le_bytes());
+    f.extend_from_slice(b"ZTEN1000");
+    f
+}
