@@ -43,11 +43,11 @@ long="$(find src -name '*.rs' -exec wc -l {} + | awk '$2 != "total" && $1 > 700'
 step "cargo test (default features: std)"
 cargo test --workspace
 
-step "cargo test --no-default-features (no_std, no alloc: zero-allocation test and unit tests)"
-cargo test -p ztensor --no-default-features --lib --test zero_alloc --test hostile
+step "cargo test --no-default-features (no_std, no alloc: zero-allocation test, unit tests, hostile files, compact vs full reader)"
+cargo test -p ztensor --no-default-features --lib --test zero_alloc --test hostile --test compact
 
 step "cargo test --no-default-features --features alloc"
-cargo test -p ztensor --no-default-features --features alloc --lib --test zero_alloc --test hostile
+cargo test -p ztensor --no-default-features --features alloc --lib --test zero_alloc --test hostile --test compact
 
 step "no_std build for the host"
 cargo build -p ztensor --no-default-features
