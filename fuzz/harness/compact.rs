@@ -413,9 +413,10 @@ pub fn hex(b: &[u8], max: usize) -> String {
 
 /// Reported finding `compact-deferred-utf8`: a root map with `objects`
 /// before `version`, a definite text of invalid UTF-8 inside `objects`,
-/// and a version whose major is not 1. The full reader refuses it as
-/// `UnsupportedVersion` (it walks the deferred `objects` without checking
-/// definite text, then finds the version), the compact one as `Utf8`.
+/// and a version whose major is not 1. The full reader with `alloc`
+/// refuses it as `UnsupportedVersion` (it skips the deferred `objects`
+/// without checking definite text, then finds the version), the compact
+/// one as `Utf8` (as the full reader without `alloc` does).
 pub fn deferred_utf8(bytes: &[u8]) -> bool {
     let full = File::parse(bytes);
     let mut slots = vec![[0u64; 2]; ample(bytes)];
