@@ -31,7 +31,8 @@ pub enum DType {
 #[cfg_attr(feature = "alloc", allow(dead_code))]
 #[inline(never)]
 pub(crate) fn position(names: &str, b: &[u8]) -> Option<usize> {
-    names.as_bytes().split(|&c| c == 0).position(|n| n == b)
+    // (The list ends with a NUL: the empty piece after it is no name.)
+    names.as_bytes().split(|&c| c == 0).position(|n| n == b).filter(|_| !b.is_empty())
 }
 
 /// Matches `$b` (bytes) against the names, as a chain of compares with

@@ -411,32 +411,7 @@ pub fn hex(b: &[u8], max: usize) -> String {
     s
 }
 
-/// Reported finding `compact-deferred-utf8`: a root map with `objects`
-/// before `version`, a definite text of invalid UTF-8 inside `objects`,
-/// and a version whose major is not 1. The full reader with `alloc`
-/// refuses it as `UnsupportedVersion` (it skips the deferred `objects`
-/// without checking definite text, then finds the version), the compact
-/// one as `Utf8` (as the full reader without `alloc` does).
-pub fn deferred_utf8(bytes: &[u8]) -> bool {
-    let full = File::parse(bytes);
-    let mut slots = vec![[0u64; 2]; ample(bytes)];
-    let comp = compact::File::open(bytes, &mut slots);
-    matches!(full.map(|_| ()).map_err(|e| e.kind()), Err(ErrorKind::UnsupportedVersion { .. }))
-        && matches!(comp.map(|_| ()), Err(compact::Fault { kind: compact::Kind::Utf8, .. }))
-}
-
-/// The fuzz entry point: any disagreement is a panic naming both answers
-/// (`tolerate`: whether a disagreement is a reported finding to let pass).
-pub fn check_tolerating(bytes: &[u8], tolerate: impl Fn(&[u8]) -> bool) {
-    if let Err(e) = differential(bytes, true) {
-        if tolerate(bytes) {
-            return;
-        }
-        panic!("compact and full readers disagree:\n{e}file: {}", hex(bytes, 4096));
-    }
-}
-
-/// [`check_tolerating`] nothing.
+/// The fuzz entry point: any disagreement is a panic naming both answers.
 pub fn check(bytes: &[u8]) {
     if let Err(e) = differential(bytes, true) {
         panic!("compact and full readers disagree:\n{e}file: {}", hex(bytes, 4096));

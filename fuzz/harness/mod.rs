@@ -129,16 +129,13 @@ pub use writer::*;
 /// container (unless they are a file already: `ZTEN...`), the first
 /// `2 * bytes[0]` bytes after it forming the data region from 64; and on
 /// the file the `structured` target builds from them.
-///
-/// - `compact-deferred-utf8` (`ZT_FUZZ_KNOWN`): see [`compact::deferred_utf8`].
 pub fn compact(data: &[u8]) {
-    let tolerate = |b: &[u8]| known("compact-deferred-utf8") && compact::deferred_utf8(b);
-    compact::check_tolerating(data, tolerate);
+    compact::check(data);
     if !data.starts_with(b"ZTEN") {
-        compact::check_tolerating(&compact_wrap(data), tolerate);
+        compact::check(&compact_wrap(data));
     }
     if let Some(file) = structured_file(data) {
-        compact::check_tolerating(&file, tolerate);
+        compact::check(&file);
     }
 }
 

@@ -46,7 +46,10 @@ pub(super) fn root<'a>(buf: &'a [u8], r: &mut Reader<'a>, data: Option<&'a [u8]>
                     None => {
                         // Rules depend on `version`, which comes later: validate after the root.
                         deferred = Some(r.pos);
-                        r.skip(1)?;
+                        // Walked (UTF-8 checked) in every build, so that
+                        // what is wrong in it is found before a later
+                        // `version` is: the same answer with `alloc` or not.
+                        r.walk(1, None)?;
                     }
                 }
             }
