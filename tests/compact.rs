@@ -563,17 +563,14 @@ fn v1(m: &[u8]) -> Vec<u8> {
     common::v1_manifest_only(m)
 }
 
-/// Finding: `{"objects": {"\xff": 0}, "version": "2.0.0"}`: `objects`
-/// before `version`, a definite text of invalid UTF-8 inside it, and an
-/// unsupported major version. The full reader with `alloc` skips the
-/// deferred `objects` with `Reader::skip` (`skip_nested`: definite text's
-/// UTF-8 not checked) and refuses the file as `UnsupportedVersion`
-/// (Unsupported); without `alloc` its `skip` is `walk`, which checks it:
-/// `CborInvalidUtf8` (Format), as the compact reader says (`Utf8`). So the
-/// full reader's verdict depends on its build; this test fails with
-/// `alloc` only. (Found by the hostile file `objects_before_version` with
-/// a bit flipped in a key; `harness::compact` tolerates it under
-/// `ZT_FUZZ_KNOWN=compact-deferred-utf8`.)
+/// Finding (fixed): `{"objects": {"\xff": 0}, "version": "2.0.0"}`:
+/// `objects` before `version`, a definite text of invalid UTF-8 inside it,
+/// and an unsupported major version. The full reader with `alloc` used to
+/// skip the deferred `objects` without checking UTF-8 and refuse the file
+/// as `UnsupportedVersion`; without `alloc`, and the compact reader, as a
+/// format error (`CborInvalidUtf8` / `Utf8`). It now walks it with every
+/// check in every build, so all agree on a format error. (Found by the
+/// hostile file `objects_before_version` with a bit flipped in a key.)
 #[test]
 fn deferred_objects_with_invalid_utf8_and_an_unsupported_version() {
     let mut fails = Vec::new();
