@@ -36,9 +36,8 @@ mod guard;
 #[cfg(not(feature = "compact"))]
 mod handle;
 mod message;
-// Also under test, for its unit tests and the compact module's (the std
-// build uses `messages`).
-#[cfg(any(test, not(feature = "messages")))]
+// Also under test, for its unit tests (the std build uses `messages`).
+#[cfg(any(test, not(any(feature = "messages", feature = "compact"))))]
 mod decimal;
 #[cfg(not(any(feature = "messages", feature = "compact")))]
 mod plain;
@@ -78,10 +77,20 @@ mod value;
 #[cfg(feature = "std")]
 mod write;
 
+/// The compact build's C functions (`--no-default-features --features
+/// compact`); also compiled, without exported symbols, in the std test
+/// build, whose tests compare it with the full reader.
+///
+/// cbindgen:ignore
+#[cfg(any(feature = "compact", test))]
+mod compact;
+
 #[cfg(not(feature = "compact"))]
 pub use attributes::*;
 #[cfg(any(not(feature = "std"), test))]
 pub use bare::{zt_file_storage, zt_slot};
+#[cfg(feature = "compact")]
+pub use compact::*;
 #[cfg(not(feature = "compact"))]
 pub use component::*;
 use core::ffi::c_char;

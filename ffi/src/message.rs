@@ -36,9 +36,25 @@ impl Truncating<'_> {
     }
 
     /// Append the decimal digits of `n` (without `core::fmt`).
-    #[cfg(any(test, not(feature = "messages")))]
+    #[cfg(not(any(feature = "messages", feature = "compact")))]
     pub(crate) fn put_u64(&mut self, n: u64) {
         self.put(crate::decimal::digits(n, &mut [0; 20]));
+    }
+
+    /// Append the decimal digits of `n`, by 32-bit division (a hardware
+    /// instruction on Cortex-M3 and up: smaller than `put_u64`'s).
+    #[cfg(any(test, feature = "compact"))]
+    pub(crate) fn put_u32(&mut self, mut n: u32) {
+        let (mut buf, mut i) = ([0u8; 10], 10);
+        loop {
+            i -= 1;
+            buf[i] = b'0' + (n % 10) as u8;
+            n /= 10;
+            if n == 0 {
+                break;
+            }
+        }
+        self.put(core::str::from_utf8(&buf[i..]).unwrap_or(""));
     }
 }
 

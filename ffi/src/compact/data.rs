@@ -1,0 +1,368 @@
+//! The compact build's attributes, components and verification: the
+//! header's functions of the same names (see `mod.rs`).
+
+use super::{guard, handle, invalid, zt_file, Fail};
+use crate::args::{bytes_arg, put, put_opt};
+use crate::dtype::c_dtype;
+use crate::value::describe;
+use crate::{zt_attribute, zt_component_info, zt_encoding, zt_object, zt_status, zt_verify_counts};
+use crate::{ZT_VERIFY_ALL, ZT_VERIFY_DATA, ZT_VERIFY_DIGESTS, ZT_VERIFY_STRICT};
+use core::ffi::c_char;
+use ztensor_core::compact::{Component, Fault, Kind, Map, Object};
+use ztensor_core::read::{MAX_ZSTD_RATIO, ZSTD_MAX_BLOCK};
+use ztensor_core::verify::Options;
+use ztensor_core::{Encoding, Format};
+
+/// The attributes of `obj`, or of the file when `obj` is NULL.
+///
+/// # Safety
+/// `obj` is NULL or readable.
+unsafe fn attributes(h: &zt_file, obj: *const zt_object) -> Result<Map<'static>, Fail> {
+    if obj.is_null() {
+        Ok(h.file.attributes())
+    } else {
+        // SAFETY: the caller's contract.
+        Ok(unsafe { h.object(obj)? }.attributes())
+    }
+}
+
+/// Number of attributes of `obj`, or of the file when `obj` is NULL.
+///
+/// # Safety
+/// `file` NULL or live; `obj` NULL or readable; `count` NULL or writable.
+#[cfg_attr(feature = "compact", no_mangle)]
+pub unsafe extern "C" fn zt_attribute_count(
+    file: *const zt_file,
+    obj: *const zt_object,
+    count: *mut usize,
+) -> zt_status {
+    guard(|| {
+        // SAFETY: the caller's contract, for every call below.
+        let m = unsafe { attributes(handle(file)?, obj)? };
+        unsafe { put(count, m.len(), "`count` is NULL")? };
+        Ok(())
+    })
+}
+
+/// The attribute at position `index` of `obj` (or of the file).
+///
+/// # Safety
+/// `file` NULL or live; `obj` NULL or readable; `attr` NULL or writable.
+#[cfg_attr(feature = "compact", no_mangle)]
+pub unsafe extern "C" fn zt_attribute_at(
+    file: *const zt_file,
+    obj: *const zt_object,
+    index: usize,
+    attr: *mut zt_attribute,
+) -> zt_status {
+    guard(|| {
+        if attr.is_null() {
+            return Err(invalid("`attr` is NULL"));
+        }
+        // SAFETY: the caller's contract, for every call below.
+        unsafe { attr.write(core::mem::zeroed()) };
+        let m = unsafe { attributes(handle(file)?, obj)? };
+        let (k, v) = m.iter().nth(index).ok_or(invalid("attribute index out of range"))?;
+        unsafe { attr.write(describe(k, v)) };
+        Ok(())
+    })
+}
+
+/// The attribute whose text key is `key` of `obj` (or of the file).
+///
+/// # Safety
+/// `file` NULL or live; `obj` NULL or readable; `key` valid for `key_len`
+/// bytes (or NUL-terminated); `attr` NULL or writable.
+#[cfg_attr(feature = "compact", no_mangle)]
+pub unsafe extern "C" fn zt_attribute_find(
+    file: *const zt_file,
+    obj: *const zt_object,
+    key: *const c_char,
+    key_len: usize,
+    attr: *mut zt_attribute,
+) -> zt_status {
+    guard(|| {
+        if attr.is_null() {
+            return Err(invalid("`attr` is NULL"));
+        }
+        // SAFETY: the caller's contract, for every call below.
+        unsafe { attr.write(core::mem::zeroed()) };
+        let h = unsafe { handle(file)? };
+        let key = unsafe { bytes_arg(key, key_len, "`key` is NULL")? };
+        let m = unsafe { attributes(h, obj)? };
+        let (k, v) = m
+            .iter()
+            .find(|(k, _)| k.as_str().map(str::as_bytes) == Some(key))
+            .ok_or(Fail::Text(zt_status::ZT_ERR_NOT_FOUND, "no attribute with that key"))?;
+        unsafe { attr.write(describe(k, v)) };
+        Ok(())
+    })
+}
+
+/// The handle, the object `obj` and its component `role`.
+///
+/// # Safety
+/// `file` NULL or live, `obj` NULL or readable, `role` valid for
+/// `role_len` bytes or NUL-terminated.
+unsafe fn component<'a>(
+    file: *const zt_file,
+    obj: *const zt_object,
+    role: *const c_char,
+    role_len: usize,
+) -> Result<(&'a zt_file, Object<'static>, Component<'static>), Fail> {
+    // SAFETY: the caller's contract, for every call below.
+    let h = unsafe { handle(file)? };
+    let o = unsafe { h.object(obj)? };
+    let role = unsafe { bytes_arg(role, role_len, "`role` is NULL")? };
+    let c = o.component(role).ok_or(Fail::Text(zt_status::ZT_ERR_NOT_FOUND, "no component with that role"))?;
+    Ok((h, o, c))
+}
+
+/// The bytes `c` decodes to, when known: the stored length (raw), the
+/// declared size (zstd) or, where a v1.1 file declares none, the size
+/// shape and type imply for a dense object's `data` (as the full reader).
+fn decoded_len(o: &Object<'_>, c: &Component<'_>) -> Option<u64> {
+    match c.decoded_len() {
+        None if c.role == "data" && o.format() == Format::Dense => {
+            c.ratio().and_then(|r| o.shape().numel().checked_mul(c.dtype.width() * r))
+        }
+        n => n,
+    }
+}
+
+fn describe_component(o: &Object<'_>, c: &Component<'_>) -> zt_component_info {
+    let (lt, lt_len) = match c.logical {
+        Some(t) => (t.name().as_ptr().cast(), t.name().len()),
+        None => (core::ptr::null(), 0),
+    };
+    let (dg, dg_len) = match c.digest {
+        Some(d) => (d.as_ptr().cast(), d.len()),
+        None => (core::ptr::null(), 0),
+    };
+    let decoded = decoded_len(o, c);
+    let raw = c.encoding == Encoding::Raw;
+    zt_component_info {
+        role: c.role.as_ptr().cast(),
+        role_len: c.role.len(),
+        dtype: c_dtype(c.dtype),
+        encoding: if raw { zt_encoding::ZT_ENCODING_RAW } else { zt_encoding::ZT_ENCODING_ZSTD },
+        logical_type: lt,
+        logical_type_len: lt_len,
+        offset: c.offset,
+        length: c.length,
+        uncompressed_length: c.uncompressed_length.unwrap_or(0),
+        has_uncompressed_length: c.uncompressed_length.is_some(),
+        // v1.x elements are little-endian.
+        big_endian: false,
+        has_decoded_length: decoded.is_some(),
+        decoded_length: decoded.unwrap_or(0),
+        digest: dg,
+        digest_len: dg_len,
+        // v1.x digests cover the stored bytes; no shards.
+        digest_over_decoded: false,
+        encoding_id: c.encoding.name().as_ptr().cast(),
+        encoding_id_len: c.encoding.name().len(),
+        shard: core::ptr::null(),
+        shard_len: 0,
+    }
+}
+
+/// The component `role` of an object (the header's `zt_component`).
+///
+/// # Safety
+/// `file` NULL or live; `obj` NULL or readable; `role` valid for
+/// `role_len` bytes (or NUL-terminated); `info` NULL or writable.
+#[cfg_attr(feature = "compact", no_mangle)]
+pub unsafe extern "C" fn zt_component(
+    file: *const zt_file,
+    obj: *const zt_object,
+    role: *const c_char,
+    role_len: usize,
+    info: *mut zt_component_info,
+) -> zt_status {
+    guard(|| {
+        if info.is_null() {
+            return Err(invalid("`info` is NULL"));
+        }
+        // SAFETY: the caller's contract, for every call below.
+        unsafe { info.write(core::mem::zeroed()) };
+        let (_, o, c) = unsafe { component(file, obj, role, role_len)? };
+        unsafe { info.write(describe_component(&o, &c)) };
+        Ok(())
+    })
+}
+
+/// The component at position `index` of an object.
+///
+/// # Safety
+/// `file` NULL or live; `obj` NULL or readable; `info` NULL or writable.
+#[cfg_attr(feature = "compact", no_mangle)]
+pub unsafe extern "C" fn zt_component_at(
+    file: *const zt_file,
+    obj: *const zt_object,
+    index: usize,
+    info: *mut zt_component_info,
+) -> zt_status {
+    guard(|| {
+        if info.is_null() {
+            return Err(invalid("`info` is NULL"));
+        }
+        // SAFETY: the caller's contract, for every call below.
+        unsafe { info.write(core::mem::zeroed()) };
+        let o = unsafe { handle(file)?.object(obj)? };
+        let c = o.components().nth(index).ok_or(invalid("component index out of range"))?;
+        unsafe { info.write(describe_component(&o, &c)) };
+        Ok(())
+    })
+}
+
+/// Zero-copy access to a raw component's stored bytes (into the caller's
+/// memory); `ZT_ERR_NOT_ZERO_COPY` for zstd (and multi-byte elements on a
+/// big-endian host).
+///
+/// # Safety
+/// `file` NULL or live; `obj` NULL or readable; `role` valid for
+/// `role_len` bytes (or NUL-terminated); `ptr`, `len` NULL or writable.
+#[cfg_attr(feature = "compact", no_mangle)]
+pub unsafe extern "C" fn zt_component_ptr(
+    file: *const zt_file,
+    obj: *const zt_object,
+    role: *const c_char,
+    role_len: usize,
+    ptr: *mut *const u8,
+    len: *mut usize,
+) -> zt_status {
+    guard(|| {
+        if ptr.is_null() || len.is_null() {
+            return Err(invalid("`ptr` or `len` is NULL"));
+        }
+        // SAFETY: the caller's contract, for every call below.
+        unsafe {
+            ptr.write(core::ptr::null());
+            len.write(0);
+        }
+        let (h, _, c) = unsafe { component(file, obj, role, role_len)? };
+        if c.encoding != Encoding::Raw {
+            return Err(Fail::Text(zt_status::ZT_ERR_NOT_ZERO_COPY, "no zero-copy view: the component is compressed"));
+        }
+        if c.dtype.width() > 1 && cfg!(target_endian = "big") {
+            return Err(Fail::Text(zt_status::ZT_ERR_NOT_ZERO_COPY, "no zero-copy view: elements are not in host byte order"));
+        }
+        let bytes = h.file.stored(&c);
+        unsafe {
+            ptr.write(bytes.as_ptr());
+            len.write(bytes.len());
+        }
+        Ok(())
+    })
+}
+
+/// Copy a raw component into `dst` (the header's `zt_component_read`):
+/// `ZT_ERR_BUFFER_TOO_SMALL` with the size needed in `*written` (also for
+/// zstd, whose declared size is checked as by the full reader), and
+/// `ZT_ERR_UNSUPPORTED` for zstd data, which this build does not decode.
+///
+/// # Safety
+/// `file` NULL or live; `obj` NULL or readable; `role` valid for
+/// `role_len` bytes (or NUL-terminated); `dst` NULL or writable for `cap`
+/// bytes; `written` NULL or writable.
+#[cfg_attr(feature = "compact", no_mangle)]
+pub unsafe extern "C" fn zt_component_read(
+    file: *const zt_file,
+    obj: *const zt_object,
+    role: *const c_char,
+    role_len: usize,
+    dst: *mut core::ffi::c_void,
+    cap: usize,
+    written: *mut usize,
+) -> zt_status {
+    guard(|| {
+        if written.is_null() {
+            return Err(invalid("`written` is NULL"));
+        }
+        // SAFETY: the caller's contract, for every call below.
+        unsafe { written.write(0) };
+        let (h, o, c) = unsafe { component(file, obj, role, role_len)? };
+        let raw = c.encoding == Encoding::Raw;
+        if let Some(n) = decoded_len(&o, &c) {
+            // A declared size the stored bytes cannot produce is refused
+            // before a caller allocates it (the full reader's rule).
+            if !raw && n > c.length.saturating_mul(MAX_ZSTD_RATIO).saturating_add(ZSTD_MAX_BLOCK) {
+                return Err(Fail::Text(zt_status::ZT_ERR_CORRUPT_DATA, "declared size exceeds what the zstd data can hold"));
+            }
+            if (cap as u64) < n {
+                unsafe { written.write(usize::try_from(n).unwrap_or(usize::MAX)) };
+                return Err(Fail::Text(zt_status::ZT_ERR_BUFFER_TOO_SMALL, "buffer too small for the component"));
+            }
+        }
+        if cap > isize::MAX as usize {
+            return Err(invalid("`cap` is over PTRDIFF_MAX"));
+        }
+        if dst.is_null() && cap > 0 {
+            return Err(invalid("`dst` is NULL"));
+        }
+        if !raw {
+            return Err(Fail::Fault(Fault { kind: Kind::Zstd, at: c.at as u32 }));
+        }
+        // Raw: `cap` holds the stored length (checked above).
+        let bytes = h.file.stored(&c);
+        if !bytes.is_empty() {
+            unsafe { core::ptr::copy_nonoverlapping(bytes.as_ptr(), dst.cast::<u8>(), bytes.len()) };
+        }
+        unsafe { written.write(bytes.len()) };
+        Ok(())
+    })
+}
+
+/// Verify the whole file (the header's `zt_verify`).
+///
+/// # Safety
+/// `file` NULL or live.
+#[cfg_attr(feature = "compact", no_mangle)]
+pub unsafe extern "C" fn zt_verify(file: *const zt_file, flags: u32) -> zt_status {
+    // SAFETY: the caller's contract.
+    unsafe { zt_verify_report(file, flags, core::ptr::null_mut()) }
+}
+
+/// `zt_verify`, and what it looked at (the header's `zt_verify_report`):
+/// digests over the stored bytes, the data rules of raw components; a zstd
+/// component's data is a problem when data is checked (`ZT_ERR_UNSUPPORTED`:
+/// not decoded by this build).
+///
+/// # Safety
+/// `file` NULL or live; `counts` NULL or writable.
+#[cfg_attr(feature = "compact", no_mangle)]
+pub unsafe extern "C" fn zt_verify_report(
+    file: *const zt_file,
+    flags: u32,
+    counts: *mut zt_verify_counts,
+) -> zt_status {
+    guard(|| {
+        let zero = zt_verify_counts { objects: 0, components: 0, digests_checked: 0, unverifiable: 0, problems: 0 };
+        // SAFETY: the caller's contract, for every call below.
+        unsafe { put_opt(counts, zero) };
+        let h = unsafe { handle(file)? };
+        if flags & !(ZT_VERIFY_ALL | ZT_VERIFY_STRICT) != 0 {
+            return Err(invalid("unknown `zt_verify` flag"));
+        }
+        let checks = if flags & ZT_VERIFY_ALL == 0 { ZT_VERIFY_ALL } else { flags };
+        let options = Options {
+            digests: checks & ZT_VERIFY_DIGESTS != 0,
+            data: checks & ZT_VERIFY_DATA != 0,
+            strict: flags & ZT_VERIFY_STRICT != 0,
+        };
+        let r = h.file.verify(options);
+        let c = zt_verify_counts {
+            objects: r.objects,
+            components: r.components,
+            digests_checked: r.digests_checked,
+            unverifiable: r.unverifiable,
+            problems: r.problems,
+        };
+        unsafe { put_opt(counts, c) };
+        match r.first {
+            None => Ok(()),
+            Some(f) => Err(Fail::Verify(r.problems, f)),
+        }
+    })
+}

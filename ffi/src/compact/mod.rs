@@ -1,0 +1,360 @@
+//! The compact build (`--no-default-features --features compact`): the
+//! header's no-heap API over the core's compact reader
+//! (`ztensor::compact`: v1.x files only, zstd listed but not decoded), for
+//! firmware whose flash is small. The same C signatures, types and
+//! statuses as the full no-heap build (`embedded.rs` and the read modules)
+//! for the functions below and in `data.rs`; v0.1 and v2 files are refused
+//! with `ZT_ERR_UNSUPPORTED`. Not in this build: `zt_dtype_name`,
+//! `zt_dtype_size`, `zt_object_format` (the format's name is in
+//! `zt_object_info`), `zt_component_read_range`, `zt_component_verify`.
+//!
+//! `zt_last_error` texts: the fault's phrase and its manifest byte, or the
+//! argument's problem, in one static buffer (`message.rs`), without
+//! `core::fmt`. The std test build compiles this module too, without
+//! exported symbols, for `tests.rs`, which compares it with the full reader.
+
+mod data;
+#[cfg(test)]
+mod tests;
+
+pub use data::*;
+
+use crate::args::{bytes_arg, put, put_opt, Invalid};
+use crate::types::{c_format, next_owner};
+use crate::{zt_file_info, zt_file_storage, zt_mode, zt_object, zt_object_info, zt_slot, zt_status};
+use core::ffi::c_char;
+use ztensor_core::compact::{Fault, File, Object, Status};
+use ztensor_core::scratch::Entry;
+
+/// An open file of the compact build, in the caller's `zt_file_storage`
+/// (opaque to C).
+pub struct zt_file {
+    file: File<'static>,
+    /// The tag of every `zt_object` taken from this handle.
+    owner: usize,
+}
+
+const _: () = {
+    assert!(core::mem::size_of::<zt_file>() <= core::mem::size_of::<zt_file_storage>());
+    assert!(core::mem::align_of::<zt_file>() <= core::mem::align_of::<zt_file_storage>());
+    assert!(core::mem::size_of::<zt_slot>() == core::mem::size_of::<Entry>());
+};
+
+/// Why a call failed: the status and what the message says.
+pub(crate) enum Fail {
+    /// A status and its text (`ZT_ERR_INVALID_ARGUMENT` for arguments).
+    Text(zt_status, &'static str),
+    /// The reader's fault: its phrase and manifest byte.
+    Fault(Fault),
+    /// Verification: the number of problems, and the first.
+    Verify(usize, Fault),
+}
+
+impl From<Invalid> for Fail {
+    fn from(i: Invalid) -> Fail {
+        Fail::Text(zt_status::ZT_ERR_INVALID_ARGUMENT, i.0)
+    }
+}
+
+fn invalid(what: &'static str) -> Fail {
+    Fail::Text(zt_status::ZT_ERR_INVALID_ARGUMENT, what)
+}
+
+/// The status of a fault's class.
+pub(crate) fn status_of(f: Fault) -> zt_status {
+    match f.status() {
+        Status::Format => zt_status::ZT_ERR_FORMAT,
+        Status::Unsupported => zt_status::ZT_ERR_UNSUPPORTED,
+        Status::BufferTooSmall => zt_status::ZT_ERR_BUFFER_TOO_SMALL,
+        Status::DigestMismatch => zt_status::ZT_ERR_DIGEST_MISMATCH,
+        Status::CorruptData => zt_status::ZT_ERR_CORRUPT_DATA,
+    }
+}
+
+impl Fail {
+    /// Write the message for `zt_last_error` and return the status.
+    #[cold]
+    #[inline(never)]
+    fn record(self) -> zt_status {
+        let status = match self {
+            Fail::Text(s, _) => s,
+            Fail::Fault(f) | Fail::Verify(_, f) => status_of(f),
+        };
+        crate::message::with_last_error(|w| {
+            let f = match self {
+                Fail::Text(_, text) => return w.put(text),
+                Fail::Fault(f) => f,
+                Fail::Verify(n, f) => {
+                    w.put_u32(u32::try_from(n).unwrap_or(u32::MAX));
+                    w.put(if n == 1 { " problem found; first: " } else { " problems found; first: " });
+                    f
+                }
+            };
+            w.put(f.kind.message());
+            w.put(" (manifest byte ");
+            w.put_u32(f.at);
+            w.put(")");
+        });
+        status
+    }
+}
+
+/// Run `f`, turning its failure into a status and a message (nothing to
+/// catch: no unwinding in firmware, and nothing here panics).
+fn guard(f: impl FnOnce() -> Result<(), Fail>) -> zt_status {
+    match f() {
+        Ok(()) => zt_status::ZT_OK,
+        Err(fail) => fail.record(),
+    }
+}
+
+/// The handle behind `file`.
+///
+/// # Safety
+/// `file` is NULL or a live handle from `zt_open_mem_into`.
+unsafe fn handle<'a>(file: *const zt_file) -> Result<&'a zt_file, Fail> {
+    // SAFETY: the caller's contract.
+    unsafe { file.as_ref() }.ok_or(invalid("`file` is NULL"))
+}
+
+impl zt_file {
+    /// The object `obj` designates, after checking it is from this handle.
+    ///
+    /// # Safety
+    /// `obj` is NULL or points to a readable `zt_object`.
+    unsafe fn object(&self, obj: *const zt_object) -> Result<Object<'static>, Fail> {
+        // SAFETY: the caller's contract.
+        let obj = unsafe { obj.as_ref() }.ok_or(invalid("`obj` is NULL"))?;
+        if obj.owner != self.owner {
+            return Err(invalid("a zt_object from another file (or not from zt_object_at / zt_find)"));
+        }
+        self.file.object(obj.index).ok_or(invalid("object index out of range"))
+    }
+
+    fn tag(&self, index: usize) -> zt_object {
+        zt_object { index, owner: self.owner }
+    }
+}
+
+/// Size in bytes of `zt_file_storage` as this library was built (the
+/// header's `zt_file_storage_size`).
+#[cfg_attr(feature = "compact", no_mangle)]
+pub extern "C" fn zt_file_storage_size() -> usize {
+    core::mem::size_of::<zt_file_storage>()
+}
+
+/// Validate a v1.x file in caller memory into `*storage` (the header's
+/// `zt_open_mem_into`): `slots` are the reader's scratch during the call,
+/// then its name index when there is one per object (`zt_find` O(log n),
+/// `zt_object_at` O(1)).
+///
+/// # Safety
+/// As the header says: `ptr` valid for `len` bytes, `storage` writable,
+/// `slots` NULL or writable for `slot_count` entries, all for the handle's
+/// lifetime; `out` NULL or writable.
+#[cfg_attr(feature = "compact", no_mangle)]
+pub unsafe extern "C" fn zt_open_mem_into(
+    ptr: *const u8,
+    len: usize,
+    storage: *mut zt_file_storage,
+    slots: *mut zt_slot,
+    slot_count: usize,
+    out: *mut *mut zt_file,
+) -> zt_status {
+    guard(|| {
+        // SAFETY: the caller's contract, for every call below.
+        unsafe { put(out, core::ptr::null_mut(), "`out` is NULL")? };
+        if storage.is_null() {
+            return Err(invalid("`storage` is NULL"));
+        }
+        if ptr.is_null() && len != 0 {
+            return Err(invalid("`ptr` is NULL"));
+        }
+        if len > isize::MAX as usize || (slots.is_null() && slot_count != 0) {
+            return Err(invalid("`len` or `slot_count` out of range"));
+        }
+        let bytes: &'static [u8] = if len == 0 { &[] } else { unsafe { core::slice::from_raw_parts(ptr, len) } };
+        // `zt_slot` is 16 bytes of integers, as `Entry` (checked above).
+        let slots: &'static mut [Entry] =
+            if slot_count == 0 { &mut [] } else { unsafe { core::slice::from_raw_parts_mut(slots.cast(), slot_count) } };
+        let file = File::open(bytes, slots).map_err(Fail::Fault)?;
+        let h = storage.cast::<zt_file>();
+        // `storage` is large and aligned enough (checked above).
+        unsafe {
+            h.write(zt_file { file, owner: next_owner() });
+            *out = h;
+        }
+        Ok(())
+    })
+}
+
+/// Facts about the file (the header's `zt_file_get_info`).
+///
+/// # Safety
+/// `file` NULL or live; `info` NULL or writable.
+#[cfg_attr(feature = "compact", no_mangle)]
+pub unsafe extern "C" fn zt_file_get_info(file: *const zt_file, info: *mut zt_file_info) -> zt_status {
+    guard(|| {
+        if info.is_null() {
+            return Err(invalid("`info` is NULL"));
+        }
+        // SAFETY: the caller's contract, for every call below.
+        unsafe { info.write(core::mem::zeroed()) };
+        let f = unsafe { handle(file)? }.file;
+        let (v, (manifest_offset, manifest_length)) = (f.version(), f.manifest());
+        let value = zt_file_info {
+            version_major: v.major.into(),
+            version_minor: v.minor.into(),
+            version_patch: v.patch.into(),
+            mode: zt_mode::ZT_MODE_MEMORY,
+            object_count: f.len(),
+            attribute_count: f.attributes().len(),
+            file_length: f.bytes().len() as u64,
+            manifest_offset,
+            manifest_length,
+        };
+        unsafe { info.write(value) };
+        Ok(())
+    })
+}
+
+/// Number of objects; 0 when `file` is NULL.
+///
+/// # Safety
+/// `file` NULL or live.
+#[cfg_attr(feature = "compact", no_mangle)]
+pub unsafe extern "C" fn zt_object_count(file: *const zt_file) -> usize {
+    // SAFETY: the caller's contract.
+    unsafe { file.as_ref() }.map_or(0, |h| h.file.len())
+}
+
+/// The object at position `index` in manifest order.
+///
+/// # Safety
+/// `file` NULL or live; `out` NULL or writable.
+#[cfg_attr(feature = "compact", no_mangle)]
+pub unsafe extern "C" fn zt_object_at(file: *const zt_file, index: usize, out: *mut zt_object) -> zt_status {
+    guard(|| {
+        // SAFETY: the caller's contract, for every call below.
+        let h = unsafe { handle(file)? };
+        if index >= h.file.len() {
+            return Err(invalid("object index out of range"));
+        }
+        unsafe { put(out, h.tag(index), "`out` is NULL")? };
+        Ok(())
+    })
+}
+
+/// The object called `name` (O(log n) with an index in the slots, else a scan).
+///
+/// # Safety
+/// `file` NULL or live; `name` valid for `name_len` bytes (or
+/// NUL-terminated); `out` NULL or writable.
+#[cfg_attr(feature = "compact", no_mangle)]
+pub unsafe extern "C" fn zt_find(
+    file: *const zt_file,
+    name: *const c_char,
+    name_len: usize,
+    out: *mut zt_object,
+) -> zt_status {
+    guard(|| {
+        // SAFETY: the caller's contract, for every call below.
+        let h = unsafe { handle(file)? };
+        let name = unsafe { bytes_arg(name, name_len, "`name` is NULL")? };
+        if out.is_null() {
+            return Err(invalid("`out` is NULL"));
+        }
+        let (i, _) = h.file.find(name).ok_or(Fail::Text(zt_status::ZT_ERR_NOT_FOUND, "no object with that name"))?;
+        unsafe { out.write(h.tag(i)) };
+        Ok(())
+    })
+}
+
+/// The object's name, borrowed from the file.
+///
+/// # Safety
+/// `file` NULL or live; `obj` NULL or readable; `name`, `len` NULL or writable.
+#[cfg_attr(feature = "compact", no_mangle)]
+pub unsafe extern "C" fn zt_object_name(
+    file: *const zt_file,
+    obj: *const zt_object,
+    name: *mut *const c_char,
+    len: *mut usize,
+) -> zt_status {
+    guard(|| {
+        // SAFETY: the caller's contract, for every call below.
+        let n = unsafe { handle(file)?.object(obj)? }.name();
+        if name.is_null() || len.is_null() {
+            return Err(invalid("`name` or `len` is NULL"));
+        }
+        unsafe {
+            name.write(n.as_ptr().cast());
+            len.write(n.len());
+        }
+        Ok(())
+    })
+}
+
+/// Summary of an object (the header's `zt_object_get_info`).
+///
+/// # Safety
+/// `file` NULL or live; `obj` NULL or readable; `info` NULL or writable.
+#[cfg_attr(feature = "compact", no_mangle)]
+pub unsafe extern "C" fn zt_object_get_info(
+    file: *const zt_file,
+    obj: *const zt_object,
+    info: *mut zt_object_info,
+) -> zt_status {
+    guard(|| {
+        if info.is_null() {
+            return Err(invalid("`info` is NULL"));
+        }
+        // SAFETY: the caller's contract, for every call below.
+        unsafe { info.write(core::mem::zeroed()) };
+        let o = unsafe { handle(file)?.object(obj)? };
+        let (format, shape) = (o.format(), o.shape());
+        let value = zt_object_info {
+            name: o.name().as_ptr().cast(),
+            name_len: o.name().len(),
+            format: format.name().as_ptr().cast(),
+            format_len: format.name().len(),
+            format_kind: c_format(format),
+            ndim: shape.ndim,
+            numel: shape.numel(),
+            component_count: o.components().count(),
+            attribute_count: o.attributes().len(),
+        };
+        unsafe { info.write(value) };
+        Ok(())
+    })
+}
+
+/// The object's shape (the header's `zt_object_shape`).
+///
+/// # Safety
+/// `file` NULL or live; `obj` NULL or readable; `dims` NULL or writable for
+/// `cap` values; `ndim` NULL or writable.
+#[cfg_attr(feature = "compact", no_mangle)]
+pub unsafe extern "C" fn zt_object_shape(
+    file: *const zt_file,
+    obj: *const zt_object,
+    dims: *mut u64,
+    cap: usize,
+    ndim: *mut usize,
+) -> zt_status {
+    guard(|| {
+        // SAFETY: the caller's contract, for every call below.
+        let shape = unsafe { handle(file)?.object(obj)? }.shape();
+        unsafe { put_opt(ndim, shape.ndim) };
+        if cap < shape.ndim {
+            return Err(Fail::Text(zt_status::ZT_ERR_BUFFER_TOO_SMALL, "buffer too small for the shape"));
+        }
+        if shape.ndim > 0 && dims.is_null() {
+            return Err(invalid("`dims` is NULL"));
+        }
+        for (i, d) in shape.dims().enumerate() {
+            unsafe { dims.add(i).write(d) };
+        }
+        Ok(())
+    })
+}
