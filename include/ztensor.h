@@ -94,7 +94,10 @@
  * into caller storage: define ZT_NO_STD before including this header and
  * only what it offers is declared. Declarations marked
  * `#if defined(ZT_STD)` are the full library's only, `#if !defined(ZT_STD)`
- * the no-heap library's only.
+ * the no-heap library's only. The no-heap library built with the `compact`
+ * feature (the firmware's, over the compact reader: v1.x files only, zstd
+ * not decoded) leaves out zt_dtype_name, zt_dtype_size, zt_object_format,
+ * zt_component_read_range and zt_component_verify.
  */
 #if !defined(ZT_NO_STD) && !defined(ZT_STD)
 #define ZT_STD
@@ -1621,7 +1624,9 @@ size_t zt_file_storage_size(void);
  * pointers point into `ptr`, 64-byte aligned when `ptr` is.
  *
  * Slots: with at least one per object, `zt_find` is O(log n) (a sorted
- * index); with fewer, `zt_find` scans the objects (O(n)). Validation needs
+ * index; in the compact build, `--features compact`, resolving a
+ * `zt_object` is then O(1) too); with fewer, `zt_find` scans the objects
+ * (O(n)); it needs the same slots as this build to validate. Validation needs
  * scratch for files whose object names are not in ascending order (one
  * slot per object), whose blobs are not in file order (one per
  * component), for the keys of attribute maps and of maps inside unknown

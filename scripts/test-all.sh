@@ -52,9 +52,11 @@ cargo test -p ztensor --no-default-features --features alloc --lib --test zero_a
 step "no_std build for the host"
 cargo build -p ztensor --no-default-features
 
-step "no_std build for thumbv7em-none-eabihf (Cortex-M4F)"
+step "no_std build for thumbv7em-none-eabihf (Cortex-M4F); both no-heap C libraries (the compact one is also run by test-embedded.sh)"
 if rustup target list --installed 2>/dev/null | grep -qx thumbv7em-none-eabihf; then
     cargo build -p ztensor --no-default-features --target thumbv7em-none-eabihf
+    cargo build --manifest-path ffi/Cargo.toml --no-default-features --target thumbv7em-none-eabihf
+    cargo build --manifest-path ffi/Cargo.toml --no-default-features --features compact --target thumbv7em-none-eabihf
 else
     warn "target thumbv7em-none-eabihf not installed (rustup target add thumbv7em-none-eabihf); embedded build NOT checked"
 fi

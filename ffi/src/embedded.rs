@@ -31,7 +31,9 @@ pub extern "C" fn zt_file_storage_size() -> usize {
 /// pointers point into `ptr`, 64-byte aligned when `ptr` is.
 ///
 /// Slots: with at least one per object, `zt_find` is O(log n) (a sorted
-/// index); with fewer, `zt_find` scans the objects (O(n)). Validation needs
+/// index; in the compact build, `--features compact`, resolving a
+/// `zt_object` is then O(1) too); with fewer, `zt_find` scans the objects
+/// (O(n)); it needs the same slots as this build to validate. Validation needs
 /// scratch for files whose object names are not in ascending order (one
 /// slot per object), whose blobs are not in file order (one per
 /// component), for the keys of attribute maps and of maps inside unknown
