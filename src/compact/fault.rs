@@ -14,6 +14,7 @@ pub struct Fault {
 
 /// The class of a [`Fault`]: what a caller does about it (the C ABI's status).
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
+#[repr(u8)]
 pub enum Status {
     /// The file breaks the format.
     Format,
@@ -35,18 +36,34 @@ macro_rules! kinds {
         #[repr(u8)]
         pub enum Kind { $($(#[$doc])* $V,)* }
 
-        impl Kind {
-            /// The class of this kind.
-            pub fn status(self) -> Status {
-                match self { $(Kind::$V => Status::$status,)* }
-            }
+        /// Each kind's class, by kind (a byte each: a table, not a switch).
+        const STATUS: &[Status] = &[$(Status::$status),*];
+        /// Each kind's phrase, NUL-terminated, in kind order (no table of
+        /// pointers: firmware flash).
+        const MESSAGES: &str = concat!($($msg, "\0"),*);
+    };
+}
 
-            /// A short phrase naming the problem (the doc comments say more).
-            pub fn message(self) -> &'static str {
-                match self { $(Kind::$V => $msg,)* }
+impl Kind {
+    /// The class of this kind.
+    pub fn status(self) -> Status {
+        STATUS.get(self as usize).copied().unwrap_or(Status::Format)
+    }
+
+    /// A short phrase naming the problem (the doc comments say more).
+    pub fn message(self) -> &'static str {
+        let (mut start, mut n) = (0, self as usize);
+        for (i, b) in MESSAGES.bytes().enumerate() {
+            if b == 0 {
+                if n == 0 {
+                    return MESSAGES.get(start..i).unwrap_or("");
+                }
+                n -= 1;
+                start = i + 1;
             }
         }
-    };
+        ""
+    }
 }
 
 kinds! {
@@ -150,5 +167,24 @@ impl Fault {
 impl core::fmt::Display for Fault {
     fn fmt(&self, f: &mut core::fmt::Formatter<'_>) -> core::fmt::Result {
         write!(f, "{} (manifest byte {})", self.kind.message(), self.at)
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn every_kind_has_its_phrase_and_class() {
+        assert_eq!(Kind::Container.message(), "bad container");
+        assert_eq!(Kind::Overlap.message(), "blobs overlap");
+        assert_eq!(Kind::Coordinate.message(), "COO coordinate out of range");
+        assert_eq!(Kind::Slots.status(), Status::BufferTooSmall);
+        assert_eq!(Kind::Version.status(), Status::Unsupported);
+        assert_eq!(Kind::Bool.status(), Status::CorruptData);
+        let n = Kind::Coordinate as usize + 1;
+        assert_eq!(STATUS.len(), n);
+        assert_eq!(MESSAGES.bytes().filter(|&b| b == 0).count(), n);
+        assert!(MESSAGES.split('\0').take(n).all(|m| !m.is_empty()));
     }
 }
