@@ -83,7 +83,7 @@ impl<'a> File<'a> {
             attributes: root.attributes,
             index: &[],
         };
-        f.index = view::build_index(&f, slots);
+        f.index = view::build_index(&f, slots, root.ordered, root.sorted);
         Ok(f)
     }
 

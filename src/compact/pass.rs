@@ -19,6 +19,9 @@ pub(crate) struct Root {
     pub attributes: Option<usize>,
     /// Object names came in strictly ascending order.
     pub ordered: bool,
+    /// Word 0 of the first `count` slots holds the names sorted (the
+    /// duplicate-name check's work, kept for the index).
+    pub sorted: bool,
 }
 
 /// State of the pass.
@@ -48,11 +51,14 @@ pub(crate) fn validate(m: &[u8], hi: u64, slots: &mut [Entry]) -> R<Root> {
     if c.pos != m.len() {
         return Err(Fault::new(Kind::Trailing, c.pos));
     }
+    let mut root = root;
     if !root.ordered {
         unique_names(m, &root, &mut p.scratch)?;
+        root.sorted = true;
     }
     if !p.spans_ordered {
         no_overlap(m, &root, &mut p.scratch)?;
+        root.sorted = false;
     }
     Ok(root)
 }
@@ -171,7 +177,7 @@ fn root(c: &mut Cur<'_>, p: &mut Pass<'_>) -> R<Root> {
         objs = Some(objects(&mut Cur::at(c.m, at), p)?);
     }
     let (objects, count, ordered) = objs.ok_or(Fault::new(Kind::Missing, start))?;
-    Ok(Root { version, objects, count, attributes, ordered })
+    Ok(Root { version, objects, count, attributes, ordered, sorted: false })
 }
 
 /// The objects map: each name and object; whether names ascend.

@@ -122,11 +122,17 @@ pub(crate) fn sort_names(m: &[u8], first: usize, v: &mut [Slot]) {
 /// The slots' name index, when there is one slot per object: word 0 of
 /// slot `k` is the name position and index of the `k`th name in byte
 /// order, word 1 of slot `i` the name position of object `i`.
-pub(crate) fn build_index<'a>(f: &File<'a>, slots: &'a mut [Slot]) -> &'a [Slot] {
+pub(crate) fn build_index<'a>(f: &File<'a>, slots: &'a mut [Slot], ordered: bool, sorted: bool) -> &'a [Slot] {
     let Some(slots) = slots.get_mut(..f.count) else { return &[] };
-    sort_names(f.m, f.objects, slots);
+    if !ordered && !sorted {
+        sort_names(f.m, f.objects, slots);
+    }
+    // (Names in ascending order, the usual case: word 0 too, no sort.)
     for (i, (k, _)) in entries(f.m, f.objects, f.count).enumerate() {
         slots[i][1] = k as u64;
+        if ordered {
+            slots[i][0] = k as u64 | (i as u64) << 32;
+        }
     }
     slots
 }
