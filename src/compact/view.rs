@@ -232,7 +232,16 @@ impl<'a> Shape<'a> {
 
     /// The product of the dimensions (1 for a scalar; validated not to overflow).
     pub fn numel(&self) -> u64 {
-        self.dims().fold(1u64, |n, d| n.saturating_mul(d)) * (self.dims().all(|d| d != 0) as u64)
+        let (mut n, mut zero) = (1u64, false);
+        for d in self.dims() {
+            zero |= d == 0;
+            n = n.wrapping_mul(d);
+        }
+        if zero {
+            0
+        } else {
+            n
+        }
     }
 }
 
