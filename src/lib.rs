@@ -19,7 +19,7 @@
 //! # Ok(()) }
 //! ```
 #![no_std]
-#![deny(unsafe_code)] // allowed only in `fs` (memory maps), `write::names` (a prefetch hint) and `xxh3` (AVX2)
+#![deny(unsafe_code)] // allowed only in `fs` (memory maps), `write::names` (a prefetch hint), `xxh3` (AVX2) and `utf8` (text after validation)
 #![warn(missing_docs)]
 
 #[cfg(feature = "alloc")]
@@ -64,6 +64,7 @@ pub mod scratch;
 #[cfg(feature = "alloc")]
 mod sort;
 mod types;
+mod utf8;
 #[doc(hidden)]
 pub mod v2;
 mod value;

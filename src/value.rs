@@ -135,7 +135,7 @@ impl<'a> Value<'a> {
     /// As text, when it is one definite-length string.
     pub fn as_str(&self) -> Option<&'a str> {
         match self.get() {
-            ValueRef::Text(c) => c.contiguous().and_then(|b| core::str::from_utf8(b).ok()),
+            ValueRef::Text(c) => c.contiguous().and_then(crate::utf8::str),
             _ => None,
         }
     }
@@ -173,7 +173,7 @@ impl<'a> Value<'a> {
 impl core::fmt::Debug for Value<'_> {
     fn fmt(&self, f: &mut core::fmt::Formatter<'_>) -> core::fmt::Result {
         match self.get() {
-            ValueRef::Text(c) => match c.contiguous().and_then(|b| core::str::from_utf8(b).ok()) {
+            ValueRef::Text(c) => match c.contiguous().and_then(crate::utf8::str) {
                 Some(s) => write!(f, "{s:?}"),
                 None => f.write_str("(_ text)"),
             },

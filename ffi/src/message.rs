@@ -54,7 +54,13 @@ impl Truncating<'_> {
                 break;
             }
         }
-        self.put(core::str::from_utf8(&buf[i..]).unwrap_or(""));
+        // ASCII digits: byte by byte (no UTF-8 check needed), as room allows.
+        for &d in &buf[i..] {
+            if let Some(slot) = self.buf.get_mut(self.len) {
+                *slot = d;
+                self.len += 1;
+            }
+        }
     }
 }
 

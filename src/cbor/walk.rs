@@ -84,7 +84,7 @@ impl<'a> Reader<'a> {
                 MAJOR_BYTES | MAJOR_TEXT => match arg {
                     Some(n) => {
                         let Some(b) = self.take(n) else { return fail(What::Length, self.pos, n) };
-                        if major == MAJOR_TEXT && core::str::from_utf8(b).is_err() {
+                        if major == MAJOR_TEXT && !crate::utf8::valid(b) {
                             return fail(What::Utf8, start, 0);
                         }
                     }
@@ -99,7 +99,7 @@ impl<'a> Reader<'a> {
                             Some((m, Some(n), at)) if m == major => {
                                 self.pos = at;
                                 let Some(b) = self.take(n) else { return fail(What::Length, at, n) };
-                                if major == MAJOR_TEXT && core::str::from_utf8(b).is_err() {
+                                if major == MAJOR_TEXT && !crate::utf8::valid(b) {
                                     return fail(What::Utf8, cs, 0);
                                 }
                             }

@@ -50,7 +50,7 @@ impl<'a> Cur<'a> {
     /// A definite-length text, UTF-8 checked.
     pub fn str(&mut self) -> R<&'a str> {
         let at = self.pos;
-        core::str::from_utf8(self.text()?).map_err(|_| Fault::new(Kind::Utf8, at))
+        crate::utf8::str(self.text()?).ok_or(Fault::new(Kind::Utf8, at))
     }
 
     /// An unsigned integer.

@@ -89,7 +89,9 @@ impl Pass<'_> {
     fn unknown(&mut self, c: &mut Cur<'_>, kpos: usize, depth: usize) -> R<()> {
         if c.m[kpos] >> 5 == MAJOR_TEXT {
             if let Some(key) = definite(c.m, kpos) {
-                core::str::from_utf8(key).map_err(|_| Fault::new(Kind::Utf8, kpos))?;
+                if !crate::utf8::valid(key) {
+                    return Err(Fault::new(Kind::Utf8, kpos));
+                }
             }
         }
         if !self.scratch.try_push_key(c.m, kpos, c.pos) {
@@ -241,7 +243,7 @@ fn object(c: &mut Cur<'_>, p: &mut Pass<'_>) -> R<()> {
                 let b = c.text()?;
                 format = Some(match Format::known(b) {
                     Some(f) => f,
-                    None => Format::Other(core::str::from_utf8(b).map_err(|_| Fault::new(Kind::Utf8, at))?),
+                    None => Format::Other(crate::utf8::str(b).ok_or(Fault::new(Kind::Utf8, at))?),
                 });
             }
             ObjectKey::Attributes => {
@@ -304,7 +306,9 @@ fn components(c: &mut Cur<'_>, p: &mut Pass<'_>, known: &mut Known) -> R<()> {
         let rb = c.text()?;
         let role = Role::from_bytes(rb);
         if role.is_none() {
-            core::str::from_utf8(rb).map_err(|_| Fault::new(Kind::Utf8, kpos))?;
+            if !crate::utf8::valid(rb) {
+                return Err(Fault::new(Kind::Utf8, kpos));
+            }
         }
         if rb.is_empty() {
             return Err(Fault::new(Kind::EmptyName, kpos));
@@ -422,7 +426,7 @@ fn component(c: &mut Cur<'_>, p: &mut Pass<'_>, role: Option<Role>, known: &mut 
 /// Text that names nothing known: invalid UTF-8 is said first.
 #[cold]
 fn unknown_text(s: &[u8], kind: Kind, at: usize) -> Fault {
-    Fault::new(if core::str::from_utf8(s).is_ok() { kind } else { Kind::Utf8 }, at)
+    Fault::new(if crate::utf8::valid(s) { kind } else { Kind::Utf8 }, at)
 }
 
 /// The rules of the object's format that metadata alone can check.

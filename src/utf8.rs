@@ -1,0 +1,110 @@
+//! UTF-8 validation in a few hundred bytes of code: the rules of
+//! `core::str::from_utf8` (Unicode's well-formed byte sequences: no
+//! overlong forms, no surrogates, nothing past U+10FFFF) without its
+//! 256-byte table and word-at-a-time paths, which cost firmware flash
+//! (README "Embedded"). The tests compare it with core's on every
+//! sequence of up to three bytes and on random text.
+#![allow(unsafe_code)] // one conversion, after validation (see `str`)
+
+/// Whether `b` is well-formed UTF-8.
+pub(crate) fn valid(b: &[u8]) -> bool {
+    let mut i = 0;
+    while i < b.len() {
+        let c = b[i];
+        if c < 0x80 {
+            i += 1;
+            continue;
+        }
+        // Continuation bytes after the lead, and the range of the first.
+        let (n, lo, hi) = match c {
+            0xc2..=0xdf => (1, 0x80, 0xbf),
+            0xe0 => (2, 0xa0, 0xbf),
+            0xe1..=0xec | 0xee..=0xef => (2, 0x80, 0xbf),
+            0xed => (2, 0x80, 0x9f),
+            0xf0 => (3, 0x90, 0xbf),
+            0xf1..=0xf3 => (3, 0x80, 0xbf),
+            0xf4 => (3, 0x80, 0x8f),
+            _ => return false,
+        };
+        let Some(rest) = b.get(i + 1..i + 1 + n) else { return false };
+        if !(lo..=hi).contains(&rest[0]) || rest[1..].iter().any(|&x| x & 0xc0 != 0x80) {
+            return false;
+        }
+        i += 1 + n;
+    }
+    true
+}
+
+/// `b` as text, when it is well-formed UTF-8.
+pub(crate) fn str(b: &[u8]) -> Option<&str> {
+    if valid(b) {
+        // SAFETY: `valid` accepts exactly the well-formed UTF-8 sequences
+        // (the tests below compare it with `core::str::from_utf8`).
+        Some(unsafe { core::str::from_utf8_unchecked(b) })
+    } else {
+        None
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn same(b: &[u8]) {
+        assert_eq!(valid(b), core::str::from_utf8(b).is_ok(), "{b:02x?}");
+    }
+
+    #[test]
+    #[cfg_attr(miri, ignore = "16 M sequences: too slow under Miri (the random test runs there)")]
+    fn agrees_with_core_on_every_short_sequence() {
+        same(&[]);
+        for a in 0..=255u8 {
+            same(&[a]);
+            for b in 0..=255u8 {
+                same(&[a, b]);
+                // Three bytes: every lead of a multi-byte form, and ASCII.
+                if a >= 0xc0 || a == b'a' {
+                    for c in 0..=255u8 {
+                        same(&[a, b, c]);
+                    }
+                }
+            }
+        }
+    }
+
+    #[test]
+    fn agrees_with_core_on_four_byte_forms_and_random_text() {
+        let mut x: u64 = 0x9e37_79b9_7f4a_7c15;
+        let mut next = || {
+            x ^= x << 13;
+            x ^= x >> 7;
+            x ^= x << 17;
+            x
+        };
+        for lead in 0xf0..=0xf7u8 {
+            for b in (0x70..=0xc8u8).step_by(if cfg!(miri) { 40 } else { 3 }) {
+                for c in [0x7f, 0x80, 0x9f, 0xa0, 0xbf, 0xc0] {
+                    for d in [0x00, 0x7f, 0x80, 0xbf, 0xc0, 0xff] {
+                        same(&[lead, b, c, d]);
+                        same(&[b'x', lead, b, c, d, b'y']);
+                    }
+                }
+            }
+        }
+        let mut buf = [0u8; 24];
+        for _ in 0..if cfg!(miri) { 300 } else { 200_000 } {
+            let r = next();
+            let n = (r % 24) as usize;
+            for (i, v) in buf[..n].iter_mut().enumerate() {
+                let w = next();
+                // Mostly plausible UTF-8 bytes, so that long valid runs occur.
+                *v = if i % 5 == 0 { w as u8 } else { [0x41, 0xc3, 0xa9, 0xe2, 0x82, 0xac, 0xf0, 0x9f, 0x98, 0x80, 0xed, 0xbf][(w % 12) as usize] };
+            }
+            same(&buf[..n]);
+        }
+        let text = "zTensor: ünïcödé ✓ 𝄞 日本語";
+        same(text.as_bytes());
+        assert_eq!(str(text.as_bytes()), Some(text));
+        assert_eq!(str(&[0xed, 0xa0, 0x80]), None);
+    }
+}
