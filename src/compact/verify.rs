@@ -175,8 +175,7 @@ fn matches(d: &str, stored: &[u8]) -> Result<Option<bool>, ()> {
                 return Err(());
             }
             hex(value, &mut want)?;
-            use sha2::Digest as _;
-            Ok(Some(sha2::Sha256::digest(stored).as_slice() == want))
+            Ok(Some(sha256(stored) == want))
         }
         b"crc32c" => {
             let digits = match value {
@@ -189,5 +188,44 @@ fn matches(d: &str, stored: &[u8]) -> Result<Option<bool>, ()> {
         }
         b"" => Err(()),
         _ => Ok(None),
+    }
+}
+
+/// SHA-256 of `bytes` in one call: sha2's compression function on the
+/// whole blocks, then the padded tail (no streaming buffer: less code).
+fn sha256(bytes: &[u8]) -> [u8; 32] {
+    use sha2::digest::generic_array::GenericArray;
+    let mut state: [u32; 8] =
+        [0x6a09e667, 0xbb67ae85, 0x3c6ef372, 0xa54ff53a, 0x510e527f, 0x9b05688c, 0x1f83d9ab, 0x5be0cd19];
+    let mut blocks = bytes.chunks_exact(64);
+    for b in &mut blocks {
+        sha2::compress256(&mut state, core::slice::from_ref(GenericArray::from_slice(b)));
+    }
+    // The tail, 0x80, zeros and the length in bits: one block or two.
+    let rest = blocks.remainder();
+    let mut tail = [0u8; 128];
+    tail[..rest.len()].copy_from_slice(rest);
+    tail[rest.len()] = 0x80;
+    let n = if rest.len() < 56 { 64 } else { 128 };
+    tail[n - 8..n].copy_from_slice(&((bytes.len() as u64) * 8).to_be_bytes());
+    for b in tail[..n].chunks_exact(64) {
+        sha2::compress256(&mut state, core::slice::from_ref(GenericArray::from_slice(b)));
+    }
+    let mut out = [0u8; 32];
+    for (o, w) in out.chunks_exact_mut(4).zip(state) {
+        o.copy_from_slice(&w.to_be_bytes());
+    }
+    out
+}
+
+#[cfg(test)]
+mod tests {
+    #[test]
+    fn sha256_matches_sha2_at_every_tail_length() {
+        use sha2::Digest as _;
+        let data: [u8; 300] = core::array::from_fn(|i| (i * 7 + 3) as u8);
+        for n in 0..data.len() {
+            assert_eq!(super::sha256(&data[..n])[..], sha2::Sha256::digest(&data[..n])[..], "length {n}");
+        }
     }
 }
