@@ -256,6 +256,7 @@ fn views(f: &File<'_>, c: &compact::File<'_>, budget: usize, d: &mut Diffs) {
             .map(|c| (c.role, c.dtype, c.logical, c.encoding, c.offset, c.length, c.uncompressed_length, c.digest))
             .collect();
         d.eq(format_args!("{name:?}: components"), &fc, &cc);
+        d.eq(format_args!("{name:?}: component count"), fc.len(), co.component_count());
         for (a, b) in fo.components().zip(co.components()) {
             let role = a.role();
             d.eq(format_args!("{name:?}/{role}: stored bytes"), a.stored_bytes().ok(), Some(c.stored(&b)));

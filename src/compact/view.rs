@@ -195,6 +195,11 @@ impl<'a> Object<'a> {
         Components { m: self.m, version: self.version, pos: first, left }
     }
 
+    /// How many components it has (counted, not decoded).
+    pub fn component_count(&self) -> usize {
+        self.field(ObjectKey::Components).map_or(0, |p| map_entries(self.m, p).1)
+    }
+
     /// The component of role `role`.
     pub fn component(&self, role: &[u8]) -> Option<Component<'a>> {
         self.components().find(|c| c.role.as_bytes() == role)

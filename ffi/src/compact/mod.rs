@@ -321,7 +321,7 @@ pub unsafe extern "C" fn zt_object_get_info(
             format_kind: c_format(format),
             ndim: shape.ndim,
             numel: shape.numel(),
-            component_count: o.components().count(),
+            component_count: o.component_count(),
             attribute_count: o.attributes().len(),
         };
         unsafe { info.write(value) };
