@@ -346,8 +346,8 @@ impl<'a> File<'a> {
         view::object_at(self.ctx, &mut r, index)
     }
 
-    /// The context and objects container, for tests of the skim.
-    #[cfg(test)]
+    /// The context and objects container, for tests of the skim (std).
+    #[cfg(all(test, feature = "std"))]
     pub(crate) fn objects_container(&self) -> (Ctx<'a>, (usize, Len)) {
         (self.ctx, self.objects)
     }
