@@ -105,9 +105,8 @@ fn format_data(f: &File<'_>, o: &Object<'_>) -> Result<(), (Kind, usize)> {
         let mut dims = shape.dims();
         let (mut prev, mut limit, mut left) = (None, 0, 0u64);
         for e in bytes.chunks_exact(w) {
-            let mut b = [0u8; 8];
-            b[..w].copy_from_slice(e);
-            let v = u64::from_le_bytes(b);
+            // Little-endian, from the last byte (whose top bit is the sign).
+            let v = e.iter().rev().fold(0u64, |v, &x| v << 8 | x as u64);
             let ok = !(signed && e[w - 1] & 0x80 != 0)
                 && match kind {
                     Kind::Indptr => {
