@@ -640,6 +640,25 @@ mod hostile {
 
     include!("hostile/harness.rs");
 
+    /// The overlap fault points at the component map of a blob that
+    /// overlaps another (blobs out of file order: the sorted check).
+    #[test]
+    fn overlap_fault_points_at_a_component_map() {
+        let bytes = two_blobs(128, 128, 64, 128, 256);
+        let mut slots = vec![[0u64; 2]; 64];
+        let e = ztensor::compact::File::open(&bytes, &mut slots).err().expect("overlapping blobs refused");
+        assert_eq!(e.kind, ztensor::compact::Kind::Overlap);
+        let m = manifest_of(&bytes);
+        let at = e.at as usize;
+        // A component's map: a map head (major type 5) whose entries (the
+        // next few dozen bytes) hold `offset` (0x66 "offset"), and not the
+        // root's or an object's map.
+        assert_eq!(m[at] >> 5, 5, "byte {at} of the manifest is not a map head");
+        let entries = &m[at..(at + 40).min(m.len())];
+        assert!(entries.windows(7).any(|w| w == b"\x66offset"), "no `offset` in the map at {at}");
+        assert!(!entries[1..].starts_with(b"\x65shape"), "the map at {at} is an object's: {entries:02x?}");
+    }
+
     mod container;
     mod cbor;
     mod duplicates;

@@ -512,17 +512,27 @@ fn unique_names(m: &[u8], root: &Root, scratch: &mut Scratch<'_>) -> R<()> {
 #[inline(never)]
 fn no_overlap(m: &[u8], root: &Root, scratch: &mut Scratch<'_>) -> R<()> {
     scratch.truncate(0);
-    for o in super::view::objects(m, root.objects, root.count, root.version) {
-        for c in o.components() {
-            if c.length > 0 && !scratch.try_push([c.offset, c.offset + c.length]) {
-                return Err(Fault::new(Kind::Slots, c.at));
-            }
-        }
+    if let Some(at) = first_component(m, root, &mut |c| c.length > 0 && !scratch.try_push([c.offset, c.offset + c.length])) {
+        return Err(Fault::new(Kind::Slots, at));
     }
     let s = scratch.segment(0);
     super::view::sort(m, s, false);
-    match first_overlap(s) {
-        Some((offset, _)) => Err(Fault::new(Kind::Overlap, s.iter().position(|e| e[0] == offset).unwrap_or(0))),
-        None => Ok(()),
+    let Some((offset, length)) = first_overlap(s) else { return Ok(()) };
+    // The fault points at the component whose blob overlaps another.
+    let at = first_component(m, root, &mut |c| c.offset == offset && c.length == length);
+    Err(Fault::new(Kind::Overlap, at.unwrap_or(0)))
+}
+
+/// The map position of the first component (in manifest order) for which
+/// `stop` says true. One function for both uses: one loop in the code.
+#[inline(never)]
+fn first_component(m: &[u8], root: &Root, stop: &mut dyn FnMut(&super::Component<'_>) -> bool) -> Option<usize> {
+    for o in super::view::objects(m, root.objects, root.count, root.version) {
+        for c in o.components() {
+            if stop(&c) {
+                return Some(c.at);
+            }
+        }
     }
+    None
 }
