@@ -2,7 +2,6 @@
 
 use crate::error::{Error, ErrorKind, Result};
 use crate::object::Component;
-use sha2::{Digest as _, Sha256};
 
 /// A parsed digest string.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
@@ -32,42 +31,80 @@ pub enum Verified {
 impl<'a> Digest<'a> {
     /// Parse `algorithm:value`. Hex is case-insensitive; `crc32c` takes a `0x` prefix.
     pub fn parse(s: &'a str) -> Result<Self> {
-        let bad = || Error::new(ErrorKind::BadDigest);
-        // By position, not `split_once`: no char searcher in firmware.
-        let colon = s.bytes().position(|b| b == b':').ok_or_else(bad)?;
-        let (alg, value) = s.split_at_checked(colon).ok_or_else(bad)?;
-        let value = value.strip_prefix(":").ok_or_else(bad)?;
+        Self::read(s).ok_or_else(|| Error::new(ErrorKind::BadDigest))
+    }
+
+    /// [`Digest::parse`] without an `Error` (`None`: malformed), for the
+    /// compact reader. By position, not `split_once`: no char searcher in
+    /// firmware; hex by hand, no `hex` crate there.
+    pub(crate) fn read(s: &'a str) -> Option<Self> {
+        let colon = s.bytes().position(|b| b == b':')?;
+        let (alg, value) = (s.get(..colon)?, &s.as_bytes()[colon + 1..]);
         match alg {
             "sha256" => {
                 let mut out = [0u8; 32];
-                hex::decode_to_slice(value, &mut out).map_err(|_| bad())?;
-                Ok(Digest::Sha256(out))
+                (value.len() == 64).then(|| hex_into(value, &mut out))??;
+                Some(Digest::Sha256(out))
             }
             "crc32c" => {
-                let digits = value.strip_prefix("0x").or_else(|| value.strip_prefix("0X")).ok_or_else(bad)?;
-                if digits.is_empty() || digits.len() > 8 {
-                    return Err(bad());
-                }
-                // Left-padded to 8 digits: `hex` decodes whole bytes.
-                let mut padded = [b'0'; 8];
-                padded[8 - digits.len()..].copy_from_slice(digits.as_bytes());
+                let digits = match value {
+                    [b'0', b'x' | b'X', rest @ ..] if (1..=8).contains(&rest.len()) => rest,
+                    _ => return None,
+                };
                 let mut v = [0u8; 4];
-                hex::decode_to_slice(padded, &mut v).map_err(|_| bad())?;
-                Ok(Digest::Crc32c(u32::from_be_bytes(v)))
+                hex_into(digits, &mut v)?;
+                Some(Digest::Crc32c(u32::from_be_bytes(v)))
             }
-            "" => Err(bad()),
-            other => Ok(Digest::Unknown { algorithm: other }),
+            "" => None,
+            other => Some(Digest::Unknown { algorithm: other }),
         }
     }
 
     /// Whether `bytes` match this digest; `None` for an unknown algorithm.
     pub fn matches(&self, bytes: &[u8]) -> Option<bool> {
         match self {
-            Digest::Sha256(want) => Some(Sha256::digest(bytes).as_slice() == want),
+            Digest::Sha256(want) => Some(sha256(bytes) == *want),
             Digest::Crc32c(want) => Some(crc32c(bytes) == *want),
             Digest::Unknown { .. } => None,
         }
     }
+}
+
+/// Hex digits (any case) into `out`, right-aligned from its last byte;
+/// `None` when one is not a hex digit.
+fn hex_into(digits: &[u8], out: &mut [u8]) -> Option<()> {
+    for (i, &c) in digits.iter().rev().enumerate() {
+        let v = (c as char).to_digit(16)? as u8;
+        out[out.len() - 1 - i / 2] |= v << (4 * (i % 2));
+    }
+    Some(())
+}
+
+/// SHA-256 of `bytes` in one call: sha2's compression function on the
+/// whole blocks, then the padded tail (no streaming buffer: less code).
+pub(crate) fn sha256(bytes: &[u8]) -> [u8; 32] {
+    use sha2::digest::generic_array::GenericArray;
+    let mut state: [u32; 8] =
+        [0x6a09e667, 0xbb67ae85, 0x3c6ef372, 0xa54ff53a, 0x510e527f, 0x9b05688c, 0x1f83d9ab, 0x5be0cd19];
+    let mut blocks = bytes.chunks_exact(64);
+    for b in &mut blocks {
+        sha2::compress256(&mut state, core::slice::from_ref(GenericArray::from_slice(b)));
+    }
+    // The tail, 0x80, zeros and the length in bits: one block or two.
+    let rest = blocks.remainder();
+    let mut tail = [0u8; 128];
+    tail[..rest.len()].copy_from_slice(rest);
+    tail[rest.len()] = 0x80;
+    let n = if rest.len() < 56 { 64 } else { 128 };
+    tail[n - 8..n].copy_from_slice(&((bytes.len() as u64) * 8).to_be_bytes());
+    for b in tail[..n].chunks_exact(64) {
+        sha2::compress256(&mut state, core::slice::from_ref(GenericArray::from_slice(b)));
+    }
+    let mut out = [0u8; 32];
+    for (o, w) in out.chunks_exact_mut(4).zip(state) {
+        o.copy_from_slice(&w.to_be_bytes());
+    }
+    out
 }
 
 /// CRC-32C (Castagnoli, reflected, as in iSCSI / the zTensor reference) of `bytes`.
@@ -174,6 +211,17 @@ impl<'a> Component<'a> {
 #[cfg(test)]
 mod tests {
     use super::*;
+    extern crate std;
+    use std::format;
+
+    #[test]
+    fn sha256_matches_sha2_at_every_tail_length() {
+        use sha2::Digest as _;
+        let data: [u8; 300] = core::array::from_fn(|i| (i * 7 + 3) as u8);
+        for n in 0..data.len() {
+            assert_eq!(sha256(&data[..n])[..], sha2::Sha256::digest(&data[..n])[..], "length {n}");
+        }
+    }
 
     #[test]
     fn nibble_table_crc_equals_crc32c_and_resumes() {
@@ -209,7 +257,12 @@ mod tests {
         let sha = "sha256:15E2B0D3C33891EBB0F1EF609EC419420C20E320CE94C65FBC8C3312448EB225";
         assert_eq!(Digest::parse(sha).unwrap().matches(b"123456789"), Some(true));
         assert_eq!(Digest::parse("md5:abc").unwrap(), Digest::Unknown { algorithm: "md5" });
-        for bad in ["sha256", "sha256:12", "crc32c:1234", "crc32c:0x", "crc32c:0xZZ", "crc32c:0x123456789", ":ab"] {
+        assert_eq!(Digest::parse("crc32c:0X1").unwrap(), Digest::Crc32c(1));
+        let mut want = [0u8; 32];
+        want[31] = 0xab;
+        assert_eq!(Digest::parse(&format!("sha256:{}AB", "0".repeat(62))).unwrap(), Digest::Sha256(want));
+        let (short, long, nonhex) = (format!("sha256:{}", "a".repeat(63)), format!("sha256:{}", "a".repeat(65)), format!("sha256:{}", "g".repeat(64)));
+        for bad in ["sha256", "sha256:12", "crc32c:1234", "crc32c:0x", "crc32c:0xZZ", "crc32c:0x123456789", ":ab", &short, &long, &nonhex] {
             assert_eq!(Digest::parse(bad).unwrap_err().kind(), ErrorKind::BadDigest, "{bad}");
         }
     }

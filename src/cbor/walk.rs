@@ -19,6 +19,17 @@ impl<'a> Reader<'a> {
     /// runs out, the item is walked again without keys: an invalid item
     /// says what is wrong with it; a valid one, that the scratch is too small.
     pub fn walk(&mut self, depth: usize, keys: Option<&mut Scratch<'_>>) -> Result<()> {
+        match self.walk_bad(depth, keys) {
+            Ok(()) => Ok(()),
+            Err(bad) => self.walk_error(bad),
+        }
+    }
+
+    /// [`Reader::walk`] whose failure is a small record of what went wrong
+    /// and where (the compact reader's, and the `Error` built from it once,
+    /// out of line).
+    #[inline]
+    pub(crate) fn walk_bad(&mut self, depth: usize, keys: Option<&mut Scratch<'_>>) -> Result<(), Bad> {
         let start = self.pos;
         let r = match keys {
             None => self.walk_in::<MAX_DEPTH, ONE_WALK>(depth, None),
@@ -30,37 +41,16 @@ impl<'a> Reader<'a> {
         }
     }
 
-    /// [`Reader::walk`] whose failure is what went wrong and where (the
-    /// compact reader's), not an `Error`.
-    pub fn walk_bad(&mut self, depth: usize, keys: Option<&mut Scratch<'_>>) -> core::result::Result<(), (What, usize)> {
-        // One instance for both (its frames one word each without keys):
-        // the compact reader's code stays small.
-        let start = self.pos;
-        let full = keys.is_some();
-        match self.walk_in::<MAX_DEPTH, true>(depth, keys) {
-            Ok(()) => Ok(()),
-            Err(bad) => {
-                if bad.what == What::Scratch && full {
-                    self.pos = start;
-                    self.walk_in::<MAX_DEPTH, true>(depth, None).map_err(|b| (b.what, b.at))?;
-                }
-                Err((bad.what, bad.at))
-            }
-        }
-    }
-
-    /// The `Error` of what the walk from `start` found wrong; when its
-    /// scratch was full, after walking again without keys.
+    /// What the walk from `start` found wrong; when its scratch was full,
+    /// what walking again without keys finds first.
     #[cold]
     #[inline(never)]
-    fn walk_failed(&mut self, start: usize, depth: usize, bad: Bad) -> Result<()> {
+    fn walk_failed(&mut self, start: usize, depth: usize, bad: Bad) -> Result<(), Bad> {
         if bad.what == What::Scratch {
             self.pos = start;
-            if let Err(invalid) = self.walk_in::<MAX_DEPTH, ONE_WALK>(depth, None) {
-                return self.walk_error(invalid);
-            }
+            self.walk_in::<MAX_DEPTH, ONE_WALK>(depth, None)?;
         }
-        self.walk_error(bad)
+        Err(bad)
     }
 
     /// [`Reader::walk`] on `N` words of frames, with keys or without (see
@@ -231,9 +221,9 @@ impl<'a> Reader<'a> {
 /// scratch entries needed): small, where an `Error` would take 48 bytes
 /// of every frame it passes through.
 #[derive(Clone, Copy)]
-struct Bad {
-    what: What,
-    at: usize,
+pub(crate) struct Bad {
+    pub what: What,
+    pub at: usize,
     figure: u64,
 }
 

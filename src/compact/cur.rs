@@ -115,15 +115,15 @@ impl<'a> Cur<'a> {
         let mut r = Reader::at(self.m, self.pos);
         let done = r.walk_bad(depth, keys);
         self.pos = r.pos;
-        done.map_err(|(what, at)| {
-            let kind = match what {
+        done.map_err(|bad| {
+            let kind = match bad.what {
                 What::Utf8 => Kind::Utf8,
                 What::Deep => Kind::Deep,
                 What::Duplicate => Kind::DuplicateKey,
                 What::Scratch => Kind::Slots,
                 What::Head | What::Length | What::Indefinite => Kind::Cbor,
             };
-            Fault::new(kind, at)
+            Fault::new(kind, bad.at)
         })
     }
 }

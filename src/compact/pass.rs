@@ -6,7 +6,8 @@ use super::{Fault, Kind};
 use crate::cbor::keys::{definite, KeySet};
 use crate::cbor::{decode_head, MAJOR_MAP, MAJOR_TEXT, MAJOR_UINT};
 use crate::container::{ALIGNMENT, HEADER_LEN};
-use crate::manifest::rules::first_overlap;
+use crate::manifest::fields::Numel;
+use crate::manifest::rules::{first_overlap, SpanOrder};
 use crate::manifest::schema::{ComponentKey, ObjectKey, QuantAttr, Role, RootKey};
 use crate::scratch::{Entry, Scratch};
 use crate::types::{DType, Encoding, Format, LogicalType, Version};
@@ -30,10 +31,8 @@ struct Pass<'s> {
     /// Blobs lie in `[HEADER_LEN, hi)`.
     hi: u64,
     version: Version,
-    /// Blobs so far in ascending, non-overlapping order.
-    spans_ordered: bool,
-    last: (u64, u64),
-    max_end: u64,
+    /// Blobs so far in file order, none overlapping.
+    order: SpanOrder,
 }
 
 /// Validate the manifest `m` of a file whose manifest starts at `hi`.
@@ -42,9 +41,7 @@ pub(crate) fn validate(m: &[u8], hi: u64, slots: &mut [Entry]) -> R<Root> {
         scratch: Scratch::new(slots),
         hi,
         version: Version::V0_1,
-        spans_ordered: true,
-        last: (0, 0),
-        max_end: 0,
+        order: SpanOrder::new(),
     };
     let mut c = Cur::at(m, 0);
     let root = root(&mut c, &mut p)?;
@@ -56,7 +53,7 @@ pub(crate) fn validate(m: &[u8], hi: u64, slots: &mut [Entry]) -> R<Root> {
         unique_names(m, &root, &mut p.scratch)?;
         root.sorted = true;
     }
-    if !p.spans_ordered {
+    if !p.order.ordered() {
         no_overlap(m, &root, &mut p.scratch)?;
         root.sorted = false;
     }
@@ -114,20 +111,6 @@ impl Pass<'_> {
             Some(at) => Err(Fault::new(Kind::DuplicateKey, at)),
             None => Ok(()),
         }
-    }
-
-    /// Record a blob for the overlap rule.
-    fn span(&mut self, offset: u64, length: u64) {
-        if length == 0 || !self.spans_ordered {
-            return;
-        }
-        let end = offset + length;
-        if offset >= self.max_end {
-            self.max_end = end;
-        } else if (offset, end) != self.last {
-            self.spans_ordered = false;
-        }
-        self.last = (offset, end);
     }
 }
 
@@ -268,29 +251,20 @@ fn object(c: &mut Cur<'_>, p: &mut Pass<'_>) -> R<()> {
     check_format(c.m, p.version, (ndim, numel, first), format, attributes, &known).map_err(|k| Fault::new(k, start))
 }
 
-/// The shape array: (ndim, checked product, first dimension).
+/// The shape array: (ndim, checked product ([`Numel`]), first dimension).
 fn shape(c: &mut Cur<'_>) -> R<(usize, u64, u64)> {
     let start = c.pos;
     let mut len = c.container(crate::cbor::MAJOR_ARRAY)?;
-    let (mut ndim, mut numel, mut overflow, mut zero, mut first) = (0, 1u64, false, false, 0);
+    let (mut ndim, mut numel, mut first) = (0, Numel::new(), 0);
     while c.more(&mut len)? {
         let d = c.uint()?;
         if ndim == 0 {
             first = d;
         }
-        zero |= d == 0;
-        match numel.checked_mul(d) {
-            Some(n) => numel = n,
-            None => overflow = true,
-        }
+        numel.push(d);
         ndim += 1;
     }
-    if zero {
-        numel = 0;
-    } else if overflow {
-        return Err(Fault::new(Kind::Overflow, start));
-    }
-    Ok((ndim, numel, first))
+    Ok((ndim, numel.value().ok_or(Fault::new(Kind::Overflow, start))?, first))
 }
 
 /// The components map: each role (unique) and component.
@@ -415,7 +389,9 @@ fn component(c: &mut Cur<'_>, p: &mut Pass<'_>, role: Option<Role>, known: &mut 
     if decoded.is_some_and(|n| crate::types::rem_pow2(n, dtype.width()) != 0) {
         return err(Kind::PartialElement);
     }
-    p.span(offset, length);
+    if length > 0 {
+        p.order.add(offset, offset + length);
+    }
     if let Some(r) = role {
         let ratio = logical.map_or(Some(1), |t| t.ratio()).unwrap_or(0) as u8;
         known[r as usize] = Some(Brief { dtype, ratio, decoded });

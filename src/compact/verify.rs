@@ -2,6 +2,7 @@
 //! findings of [`crate::File::verify_with`] in the same order.
 
 use super::{Component, Fault, File, Kind, Object};
+use crate::digest::Digest;
 use crate::types::{DType, Encoding, Format};
 use crate::verify::Options;
 
@@ -153,78 +154,8 @@ fn ints<'a>(f: &File<'a>, c: &Component<'a>) -> Result<(&'a [u8], usize, bool), 
     Ok((f.stored(c), c.dtype.width() as usize, signed))
 }
 
-/// Whether `stored` matches the digest `d` (`sha256:<64 hex>`,
-/// `crc32c:0x<1-8 hex>`, as [`crate::digest::Digest::parse`] reads them):
-/// `None` for an unknown algorithm, `Err` for a malformed digest.
+/// Whether `stored` matches the digest `d` (as [`Digest::read`] reads
+/// it): `None` for an unknown algorithm, `Err` for a malformed digest.
 fn matches(d: &str, stored: &[u8]) -> Result<Option<bool>, ()> {
-    let colon = d.bytes().position(|b| b == b':').ok_or(())?;
-    let (alg, value) = (&d.as_bytes()[..colon], &d.as_bytes()[colon + 1..]);
-    // Hex digits into `out` from its last nibble; every byte a digit.
-    let hex = |digits: &[u8], out: &mut [u8]| -> Result<(), ()> {
-        for (i, &c) in digits.iter().rev().enumerate() {
-            let v = (c as char).to_digit(16).ok_or(())? as u8;
-            out[out.len() - 1 - i / 2] |= v << (4 * (i % 2));
-        }
-        Ok(())
-    };
-    match alg {
-        b"sha256" => {
-            let mut want = [0u8; 32];
-            if value.len() != 64 {
-                return Err(());
-            }
-            hex(value, &mut want)?;
-            Ok(Some(sha256(stored) == want))
-        }
-        b"crc32c" => {
-            let digits = match value {
-                [b'0', b'x' | b'X', rest @ ..] if (1..=8).contains(&rest.len()) => rest,
-                _ => return Err(()),
-            };
-            let mut want = [0u8; 4];
-            hex(digits, &mut want)?;
-            Ok(Some(crate::digest::crc32c(stored) == u32::from_be_bytes(want)))
-        }
-        b"" => Err(()),
-        _ => Ok(None),
-    }
-}
-
-/// SHA-256 of `bytes` in one call: sha2's compression function on the
-/// whole blocks, then the padded tail (no streaming buffer: less code).
-fn sha256(bytes: &[u8]) -> [u8; 32] {
-    use sha2::digest::generic_array::GenericArray;
-    let mut state: [u32; 8] =
-        [0x6a09e667, 0xbb67ae85, 0x3c6ef372, 0xa54ff53a, 0x510e527f, 0x9b05688c, 0x1f83d9ab, 0x5be0cd19];
-    let mut blocks = bytes.chunks_exact(64);
-    for b in &mut blocks {
-        sha2::compress256(&mut state, core::slice::from_ref(GenericArray::from_slice(b)));
-    }
-    // The tail, 0x80, zeros and the length in bits: one block or two.
-    let rest = blocks.remainder();
-    let mut tail = [0u8; 128];
-    tail[..rest.len()].copy_from_slice(rest);
-    tail[rest.len()] = 0x80;
-    let n = if rest.len() < 56 { 64 } else { 128 };
-    tail[n - 8..n].copy_from_slice(&((bytes.len() as u64) * 8).to_be_bytes());
-    for b in tail[..n].chunks_exact(64) {
-        sha2::compress256(&mut state, core::slice::from_ref(GenericArray::from_slice(b)));
-    }
-    let mut out = [0u8; 32];
-    for (o, w) in out.chunks_exact_mut(4).zip(state) {
-        o.copy_from_slice(&w.to_be_bytes());
-    }
-    out
-}
-
-#[cfg(test)]
-mod tests {
-    #[test]
-    fn sha256_matches_sha2_at_every_tail_length() {
-        use sha2::Digest as _;
-        let data: [u8; 300] = core::array::from_fn(|i| (i * 7 + 3) as u8);
-        for n in 0..data.len() {
-            assert_eq!(super::sha256(&data[..n])[..], sha2::Sha256::digest(&data[..n])[..], "length {n}");
-        }
-    }
+    Ok(Digest::read(d).ok_or(())?.matches(stored))
 }

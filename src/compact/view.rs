@@ -42,16 +42,20 @@ pub(crate) fn map_at(m: &[u8], pos: Option<usize>) -> Map<'_> {
 fn map_entries(m: &[u8], pos: usize) -> (usize, usize) {
     match decode_head(m, pos) {
         Some((_, Some(n), first)) => (first, n as usize),
-        Some((_, None, first)) => {
-            let (mut at, mut n) = (first, 0);
-            while m.get(at).is_some_and(|&b| b != 0xff) {
-                at = skip(m, skip(m, at));
-                n += 1;
-            }
-            (first, n)
-        }
+        Some((_, None, first)) => (first, items(m, first) / 2),
         None => (0, 0),
     }
+}
+
+/// How many items an indefinite container holds, from its first at
+/// `first` to its break (a map's keys and values count one each).
+fn items(m: &[u8], first: usize) -> usize {
+    let (mut at, mut n) = (first, 0);
+    while m.get(at).is_some_and(|&b| b != 0xff) {
+        at = skip(m, at);
+        n += 1;
+    }
+    n
 }
 
 /// The key at `k` when it is definite-length text (schema keys are).
@@ -173,7 +177,7 @@ impl<'a> Object<'a> {
     pub fn shape(&self) -> Shape<'a> {
         let pos = self.field(ObjectKey::Shape).unwrap_or(0);
         let (first, ndim) = match decode_head(self.m, pos) {
-            Some((MAJOR_ARRAY, len, first)) => (first, len.map_or_else(|| Shape::count(self.m, first), |n| n as usize)),
+            Some((MAJOR_ARRAY, len, first)) => (first, len.map_or_else(|| items(self.m, first), |n| n as usize)),
             _ => (0, 0),
         };
         Shape { m: self.m, first, ndim }
@@ -216,15 +220,6 @@ pub struct Shape<'a> {
 }
 
 impl<'a> Shape<'a> {
-    fn count(m: &[u8], first: usize) -> usize {
-        let (mut at, mut n) = (first, 0);
-        while m.get(at).is_some_and(|&b| b != 0xff) {
-            at = skip(m, at);
-            n += 1;
-        }
-        n
-    }
-
     /// The dimensions.
     pub fn dims(&self) -> impl Iterator<Item = u64> + 'a {
         let (m, mut at) = (self.m, self.first);
@@ -237,6 +232,8 @@ impl<'a> Shape<'a> {
 
     /// The product of the dimensions (1 for a scalar; validated not to overflow).
     pub fn numel(&self) -> u64 {
+        // Validated at open by `Numel`'s rule: the product does not
+        // overflow unless a dimension is 0 (then it is 0).
         let (mut n, mut zero) = (1u64, false);
         for d in self.dims() {
             zero |= d == 0;

@@ -105,12 +105,17 @@ impl Numel {
     }
 
     pub(crate) fn finish(self) -> Result<u64> {
+        self.value().ok_or_else(|| Error::new(ErrorKind::ShapeOverflow))
+    }
+
+    /// The product; `None` when it overflows (and no dimension is 0).
+    pub(crate) fn value(&self) -> Option<u64> {
         if self.zero {
-            Ok(0)
+            Some(0)
         } else if self.overflow {
-            Err(Error::new(ErrorKind::ShapeOverflow))
+            None
         } else {
-            Ok(self.product)
+            Some(self.product)
         }
     }
 }

@@ -3,7 +3,7 @@
 //! rules), then the whole-file rules: object names are unique and blobs do
 //! not partially overlap. After it, views decode fields without checking.
 
-use super::rules::first_overlap;
+use super::rules::{first_overlap, SpanOrder};
 use super::{skim, v0, v1, Ctx, Root, LEGACY_V0};
 use crate::cbor::keys::KeySet;
 use crate::cbor::{Reader, MAJOR_MAP, MAJOR_TEXT};
@@ -22,9 +22,7 @@ pub(crate) struct Pass<'s> {
     pub lo: u64,
     pub hi: u64,
     /// Fast path: blobs seen so far are in ascending, non-overlapping order.
-    spans_ordered: bool,
-    last: (u64, u64),
-    max_end: u64,
+    order: SpanOrder,
     /// Every non-empty blob, for the overlap check when they are not in order.
     #[cfg(feature = "alloc")]
     spans: alloc::vec::Vec<[u64; 2]>,
@@ -39,9 +37,7 @@ impl<'s> Pass<'s> {
             scratch,
             lo: HEADER_LEN,
             hi: tail.manifest_offset,
-            spans_ordered: true,
-            last: (0, 0),
-            max_end: 0,
+            order: SpanOrder::new(),
             #[cfg(feature = "alloc")]
             spans: alloc::vec::Vec::new(),
             #[cfg(feature = "alloc")]
@@ -57,21 +53,13 @@ impl<'s> Pass<'s> {
         let end = offset + length;
         #[cfg(feature = "alloc")]
         self.spans.push([offset, end]);
-        if !self.spans_ordered {
-            return;
-        }
-        if offset >= self.max_end {
-            self.max_end = end;
-        } else if (offset, end) != self.last {
-            self.spans_ordered = false;
-        }
-        self.last = (offset, end);
+        self.order.add(offset, end);
     }
 
     /// The overlap rule over the blobs recorded (alloc: sorted here).
     #[cfg(feature = "alloc")]
     pub fn first_overlap(&mut self) -> Option<(u64, u64)> {
-        if self.spans_ordered {
+        if self.order.ordered() {
             return None;
         }
         crate::sort::sort_by_key(&mut self.spans, |s| s[0]);
@@ -234,7 +222,7 @@ fn finish(root: &mut Root<'_>, mut pass: Pass<'_>) -> Result<()> {
         // The overlap found, then located: two calls, so that the search's
         // frame (an object, a component and their iterators) and the
         // location's are not on the stack together.
-        if let Some(span) = if pass.spans_ordered { None } else { first_span_overlap(root, &mut pass.scratch)? } {
+        if let Some(span) = if pass.order.ordered() { None } else { first_span_overlap(root, &mut pass.scratch)? } {
             return Err(locate_span(root, span));
         }
     }

@@ -221,6 +221,40 @@ fn check_quant_params(a: Map<'_>) -> Result<()> {
     Ok(())
 }
 
+/// Whether the blobs seen so far came in file order, none overlapping
+/// another (then the sorted overlap check, [`first_overlap`], has nothing
+/// to find). Identical spans (weight tying) keep the order.
+#[derive(Clone, Copy)]
+pub(crate) struct SpanOrder {
+    ordered: bool,
+    last: (u64, u64),
+    max_end: u64,
+}
+
+impl SpanOrder {
+    pub(crate) const fn new() -> Self {
+        SpanOrder { ordered: true, last: (0, 0), max_end: 0 }
+    }
+
+    /// Record the non-empty blob `[offset, end)`.
+    pub(crate) fn add(&mut self, offset: u64, end: u64) {
+        if !self.ordered {
+            return;
+        }
+        if offset >= self.max_end {
+            self.max_end = end;
+        } else if (offset, end) != self.last {
+            self.ordered = false;
+        }
+        self.last = (offset, end);
+    }
+
+    /// Every blob so far came in order.
+    pub(crate) fn ordered(&self) -> bool {
+        self.ordered
+    }
+}
+
 /// Find, in blob spans sorted by start, one that partially overlaps another,
 /// as (offset, length). Identical spans (weight tying) are allowed; two
 /// spans with the same start and different ends overlap.
