@@ -21,7 +21,7 @@ cd "$(dirname "$0")/.."
 # Goals (issue 15) for the read path without zstd, and ceilings: a figure
 # over its ceiling fails the run; over its goal, a loud warning (a failure
 # with ZT_EMBEDDED_STRICT=1). The ceilings sit a little above today's
-# figures (the compact build: 28,568 B flash, 1,792 B stack), so that
+# figures (the compact build: 28,606 B flash, 1,808 B stack), so that
 # growth is noticed.
 FLASH_GOAL=16384
 STACK_GOAL=2048
