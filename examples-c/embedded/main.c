@@ -11,6 +11,7 @@
 
 #include "board.h"
 #include "expect.h"
+#include "memcheck.h"
 #include "semihost.h"
 #include "ztensor.h"
 
@@ -254,6 +255,11 @@ int main(void) {
     sh_puts(zt_version());
     sh_puts("\n");
     if (zt_file_storage_size() != sizeof(zt_file_storage)) fail("ZT_FILE_STORAGE_SIZE differs from the library's", "", ZT_OK);
+    /* The library brings small memcpy/memset/memcmp/strlen (weak: a C
+     * library linked before it would win); check them first. */
+    int mem_bad = mem_check();
+    if (mem_bad) fail("memory routines", "mem_check", ZT_OK);
+    sh_puts(mem_bad ? "memory routines: wrong\n" : "memory routines: ok\n");
     int dwt = dwt_cycle_counter_works();
     sh_puts(dwt ? "DWT cycle counter: counts\n" : "DWT cycle counter: not modeled (using SysTick)\n");
 

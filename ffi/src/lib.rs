@@ -36,6 +36,8 @@ mod guard;
 #[cfg(not(feature = "compact"))]
 mod handle;
 mod message;
+#[cfg(all(not(feature = "std"), target_os = "none", target_arch = "arm"))]
+mod mem;
 // Also under test, for its unit tests (the std build uses `messages`).
 #[cfg(any(test, not(any(feature = "messages", feature = "compact"))))]
 mod decimal;
