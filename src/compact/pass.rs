@@ -11,6 +11,7 @@ use crate::manifest::rules::{first_overlap, SpanOrder};
 use crate::manifest::schema::{ComponentKey, ObjectKey, QuantAttr, Role, RootKey};
 use crate::scratch::{Entry, Scratch};
 use crate::types::{DType, Encoding, Format, LogicalType, Version};
+use super::Component;
 
 /// What the pass found: where the objects are, and the version.
 pub(crate) struct Root {
@@ -26,13 +27,23 @@ pub(crate) struct Root {
 }
 
 /// State of the pass.
-struct Pass<'s> {
+pub(super) struct Pass<'s> {
     scratch: Scratch<'s>,
     /// Blobs lie in `[HEADER_LEN, hi)`.
     hi: u64,
     version: Version,
     /// Blobs so far in file order, none overlapping.
     order: SpanOrder,
+    /// Whether keys are checked (the pass), or a validated map is read (a
+    /// view, with [`fields`]: unknown keys just skipped).
+    checking: bool,
+}
+
+impl Pass<'_> {
+    /// A view's decoding of validated maps of a `version` file.
+    pub(super) fn viewing(version: Version) -> Pass<'static> {
+        Pass { scratch: Scratch::new(&mut []), hi: 0, version, order: SpanOrder::new(), checking: false }
+    }
 }
 
 /// Validate the manifest `m` of a file whose manifest starts at `hi`.
@@ -42,6 +53,7 @@ pub(crate) fn validate(m: &[u8], hi: u64, slots: &mut [Entry]) -> R<Root> {
         hi,
         version: Version::V0_1,
         order: SpanOrder::new(),
+        checking: true,
     };
     let mut c = Cur::at(m, 0);
     let root = root(&mut c, &mut p)?;
@@ -76,7 +88,7 @@ impl Pass<'_> {
         if c.peek()? >> 5 == MAJOR_TEXT {
             return c.text().map(Some);
         }
-        c.walk(depth, Some(&mut self.scratch))?;
+        c.walk(depth, self.checking.then_some(&mut self.scratch))?;
         Ok(None)
     }
 
@@ -84,6 +96,9 @@ impl Pass<'_> {
     /// the duplicate check, its value is walked.
     #[inline(never)]
     fn unknown(&mut self, c: &mut Cur<'_>, kpos: usize, depth: usize) -> R<()> {
+        if !self.checking {
+            return c.walk(depth, None);
+        }
         if c.m[kpos] >> 5 == MAJOR_TEXT {
             if let Some(key) = definite(c.m, kpos) {
                 if !crate::utf8::valid(key) {
@@ -190,14 +205,23 @@ struct Brief {
     dtype: DType,
     /// Storage elements per logical element; 0 for an unknown logical type.
     ratio: u8,
-    decoded: Option<u64>,
+    /// Whether `size` is known.
+    known: bool,
+    /// The decoded size in bytes (16 bytes a brief, not 24 with an
+    /// `Option`: the pass's deepest frame holds eight).
+    size: u64,
 }
 
 impl Brief {
+    /// Decoded size in bytes, when known.
+    fn decoded(&self) -> Option<u64> {
+        self.known.then_some(self.size)
+    }
+
     /// Decoded element count in logical elements, when known.
     fn count(&self) -> Option<u64> {
         let per = self.dtype.width() * (self.ratio as u64);
-        let n = self.decoded?;
+        let n = self.decoded()?;
         (per != 0).then(|| crate::types::div_pow2(n, per))
     }
 }
@@ -277,13 +301,8 @@ fn components(c: &mut Cur<'_>, p: &mut Pass<'_>, known: &mut Known) -> R<()> {
     let mut n = 0usize;
     while c.more(&mut len)? {
         let kpos = c.pos;
-        let rb = c.text()?;
-        let role = Role::from_bytes(rb);
-        if role.is_none() {
-            if !crate::utf8::valid(rb) {
-                return Err(Fault::new(Kind::Utf8, kpos));
-            }
-        }
+        let name = c.str()?;
+        let rb = name.as_bytes();
         if rb.is_empty() {
             return Err(Fault::new(Kind::EmptyName, kpos));
         }
@@ -307,70 +326,21 @@ fn components(c: &mut Cur<'_>, p: &mut Pass<'_>, known: &mut Known) -> R<()> {
             }
         }
         n += 1;
-        component(c, p, role, known)?;
+        component(c, p, Role::from_bytes(rb), name, known)?;
     }
     p.pop_keys(c.m, seg)
 }
 
 /// One component map: its fields, then the rules every component obeys.
 #[inline(never)]
-fn component(c: &mut Cur<'_>, p: &mut Pass<'_>, role: Option<Role>, known: &mut Known) -> R<()> {
-    let start = c.pos;
-    let mut len = c.container(MAJOR_MAP)?;
-    let seg = p.scratch.len();
-    let mut seen = 0;
-    let (mut dtype, mut ltype, mut offset, mut length) = (None, None, 0u64, 0u64);
-    let (mut ulen, mut encoding) = (None, Encoding::Raw);
-    while c.more(&mut len)? {
-        let kpos = c.pos;
-        let Some(k) = p.key(c, 5)?.and_then(ComponentKey::from_bytes) else {
-            p.unknown(c, kpos, 6)?;
-            continue;
-        };
-        mark(&mut seen, k as u32, kpos)?;
-        let at = c.pos;
-        match k {
-            ComponentKey::DType => {
-                let s = c.text()?;
-                let parsed = if p.version.minor < 2 { DType::from_v1_1_bytes(s) } else { DType::from_bytes(s).map(|d| (d, None)) };
-                dtype = Some(parsed.ok_or_else(|| unknown_text(s, Kind::DType, at))?);
-            }
-            ComponentKey::Type => {
-                if !c.null()? {
-                    ltype = Some(c.str()?);
-                }
-            }
-            ComponentKey::Offset => offset = c.uint()?,
-            ComponentKey::Length => length = c.uint()?,
-            ComponentKey::UncompressedLength => {
-                if !c.null()? {
-                    ulen = Some(c.uint()?);
-                }
-            }
-            ComponentKey::Encoding => {
-                if !c.null()? {
-                    let s = c.text()?;
-                    encoding = Encoding::from_bytes(s).ok_or_else(|| unknown_text(s, Kind::Encoding, at))?;
-                }
-            }
-            ComponentKey::Digest => {
-                if !c.null()? {
-                    c.str()?;
-                }
-            }
-        }
+fn component<'a>(c: &mut Cur<'a>, p: &mut Pass<'_>, role: Option<Role>, name: &'a str, known: &mut Known) -> R<()> {
+    let (comp, seen) = fields(c, p, name)?;
+    let start = comp.at;
+    let has = |k: ComponentKey| seen & (1 << k as u32) != 0;
+    if !has(ComponentKey::DType) || !has(ComponentKey::Offset) || !has(ComponentKey::Length) {
+        return Err(Fault::new(Kind::Missing, start));
     }
-    p.pop_keys(c.m, seg)?;
-    let missing = Fault::new(Kind::Missing, start);
-    let (dtype, legacy) = dtype.ok_or(missing)?;
-    if seen & (1 << ComponentKey::Offset as u32) == 0 || seen & (1 << ComponentKey::Length as u32) == 0 {
-        return Err(missing);
-    }
-    let logical = match ltype {
-        Some(t) if t != dtype.name() => Some(LogicalType::parse(t)),
-        Some(_) => None,
-        None => legacy,
-    };
+    let Component { dtype, logical, offset, length, encoding, uncompressed_length: ulen, .. } = comp;
     let err = |k| Err(Fault::new(k, start));
     if logical.and_then(|t| t.storage()).is_some_and(|s| s != dtype) {
         return err(Kind::LogicalType);
@@ -385,7 +355,7 @@ fn component(c: &mut Cur<'_>, p: &mut Pass<'_>, role: Option<Role>, known: &mut 
     if encoding == Encoding::Zstd && ulen.is_none() && p.version.minor >= 2 {
         return err(Kind::NoDecodedSize);
     }
-    let decoded = if encoding == Encoding::Raw { Some(length) } else { ulen };
+    let decoded = comp.decoded_len();
     if decoded.is_some_and(|n| crate::types::rem_pow2(n, dtype.width()) != 0) {
         return err(Kind::PartialElement);
     }
@@ -393,10 +363,78 @@ fn component(c: &mut Cur<'_>, p: &mut Pass<'_>, role: Option<Role>, known: &mut 
         p.order.add(offset, offset + length);
     }
     if let Some(r) = role {
-        let ratio = logical.map_or(Some(1), |t| t.ratio()).unwrap_or(0) as u8;
-        known[r as usize] = Some(Brief { dtype, ratio, decoded });
+        let ratio = comp.ratio().unwrap_or(0) as u8;
+        known[r as usize] = Some(Brief { dtype, ratio, known: decoded.is_some(), size: decoded.unwrap_or(0) });
     }
     Ok(())
+}
+
+/// The fields of the component map at `c` (of role `role`), decoded,
+/// and which known keys it has (bits by [`ComponentKey`]): checked as the
+/// pass checks them, or (`p` viewing) read from a validated manifest.
+pub(super) fn fields<'a>(c: &mut Cur<'a>, p: &mut Pass<'_>, role: &'a str) -> R<(Component<'a>, u32)> {
+    let start = c.pos;
+    let mut len = c.container(MAJOR_MAP)?;
+    let seg = p.scratch.len();
+    let mut seen = 0;
+    let mut out = Component {
+        role,
+        dtype: DType::U8,
+        logical: None,
+        encoding: Encoding::Raw,
+        offset: 0,
+        length: 0,
+        uncompressed_length: None,
+        digest: None,
+        at: start,
+    };
+    let mut ltype = None;
+    while c.more(&mut len)? {
+        let kpos = c.pos;
+        let Some(k) = p.key(c, 5)?.and_then(ComponentKey::from_bytes) else {
+            p.unknown(c, kpos, 6)?;
+            continue;
+        };
+        mark(&mut seen, k as u32, kpos)?;
+        let at = c.pos;
+        match k {
+            ComponentKey::DType => {
+                let s = c.text()?;
+                let parsed = if p.version.minor < 2 { DType::from_v1_1_bytes(s) } else { DType::from_bytes(s).map(|d| (d, None)) };
+                (out.dtype, out.logical) = parsed.ok_or_else(|| unknown_text(s, Kind::DType, at))?;
+            }
+            ComponentKey::Type => {
+                if !c.null()? {
+                    ltype = Some(c.str()?);
+                }
+            }
+            ComponentKey::Offset => out.offset = c.uint()?,
+            ComponentKey::Length => out.length = c.uint()?,
+            ComponentKey::UncompressedLength => {
+                if !c.null()? {
+                    out.uncompressed_length = Some(c.uint()?);
+                }
+            }
+            ComponentKey::Encoding => {
+                if !c.null()? {
+                    let s = c.text()?;
+                    out.encoding = Encoding::from_bytes(s).ok_or_else(|| unknown_text(s, Kind::Encoding, at))?;
+                }
+            }
+            ComponentKey::Digest => {
+                if !c.null()? {
+                    out.digest = Some(c.str()?);
+                }
+            }
+        }
+    }
+    p.pop_keys(c.m, seg)?;
+    // A `type` naming the dtype itself is no logical type; without one, a
+    // v1.0/1.1 dtype may imply one.
+    if let Some(t) = ltype {
+        out.logical = (t != out.dtype.name()).then(|| LogicalType::parse(t));
+    }
+    Ok((out, seen))
 }
 
 /// Text that names nothing known: invalid UTF-8 is said first.
@@ -418,7 +456,7 @@ fn check_format(m: &[u8], v: Version, shape: (usize, u64, u64), format: Format<'
     match format {
         Format::Dense => {
             let d = need(Role::Data)?;
-            if let (r @ 1.., Some(actual)) = (d.ratio, d.decoded) {
+            if let (r @ 1.., Some(actual)) = (d.ratio, d.decoded()) {
                 let expected = numel.checked_mul(d.dtype.width() * r as u64).ok_or(Kind::Overflow)?;
                 if expected != actual {
                     return Err(Kind::Length);

@@ -1,10 +1,12 @@
 //! The compact reader's views: each decodes, from the validated manifest,
 //! only what it is asked for.
 
+use super::cur::Cur;
+use super::pass::{fields, Pass};
 use super::File;
 use crate::cbor::{decode_head, len_of, Reader, MAJOR_ARRAY, MAJOR_TEXT};
 use crate::cbor::keys::definite;
-use crate::manifest::schema::{ComponentKey, ObjectKey};
+use crate::manifest::schema::ObjectKey;
 use crate::scratch::Entry as Slot;
 use crate::types::{DType, Encoding, Format, LogicalType, Version};
 use crate::value::Map;
@@ -302,43 +304,11 @@ impl<'a> Iterator for Components<'a> {
             return None;
         }
         self.left -= 1;
-        let (m, role) = (self.m, self.pos);
-        let at = skip(m, role);
-        self.pos = skip(m, at);
-        let mut c = Component {
-            role: text(m, role),
-            dtype: DType::U8,
-            logical: None,
-            encoding: Encoding::Raw,
-            offset: 0,
-            length: 0,
-            uncompressed_length: None,
-            digest: None,
-            at,
-        };
-        let (first, n) = map_entries(m, at);
-        let mut ltype = None;
-        for (k, v) in entries(m, first, n) {
-            let Some(key) = text_key(m, k).and_then(ComponentKey::from_bytes) else { continue };
-            let null = m.get(v) == Some(&0xf6);
-            match key {
-                ComponentKey::DType => {
-                    let s = definite(m, v).unwrap_or(&[]);
-                    let d = if self.version.minor < 2 { DType::from_v1_1_bytes(s) } else { DType::from_bytes(s).map(|d| (d, None)) };
-                    (c.dtype, c.logical) = d.unwrap_or((DType::U8, None));
-                }
-                ComponentKey::Type if !null => ltype = Some(text(m, v)),
-                ComponentKey::Offset => c.offset = uint(m, v).unwrap_or(0),
-                ComponentKey::Length => c.length = uint(m, v).unwrap_or(0),
-                ComponentKey::UncompressedLength => c.uncompressed_length = uint(m, v),
-                ComponentKey::Encoding if !null => c.encoding = Encoding::from_bytes(definite(m, v).unwrap_or(&[])).unwrap_or(Encoding::Raw),
-                ComponentKey::Digest if !null => c.digest = Some(text(m, v)),
-                _ => {}
-            }
-        }
-        if let Some(t) = ltype {
-            c.logical = (t != c.dtype.name()).then(|| LogicalType::parse(t));
-        }
-        Some(c)
+        // The pass's decoding (one copy of it in the code), not checking.
+        let role = text(self.m, self.pos);
+        let mut c = Cur::at(self.m, skip(self.m, self.pos));
+        let decoded = fields(&mut c, &mut Pass::viewing(self.version), role);
+        self.pos = c.pos;
+        decoded.ok().map(|(c, _)| c)
     }
 }
