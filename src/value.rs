@@ -58,30 +58,27 @@ impl<'a> Value<'a> {
 
     /// Decode what this value is.
     pub fn get(&self) -> ValueRef<'a> {
-        let mut r = Reader::at(self.buf, self.pos);
-        let Ok((major, arg)) = r.head() else { return ValueRef::Undefined };
-        let chunks = Chunks { buf: self.buf, pos: r.pos, len: cbor::len_of(arg) };
+        let Some((major, arg, pos)) = cbor::decode_head(self.buf, self.pos) else { return ValueRef::Undefined };
+        let chunks = Chunks { buf: self.buf, pos, len: cbor::len_of(arg) };
         match (major, arg) {
             (cbor::MAJOR_UINT, Some(v)) => ValueRef::Uint(v),
             (cbor::MAJOR_NINT, Some(v)) => ValueRef::NegInt(v),
             (cbor::MAJOR_BYTES, _) => ValueRef::Bytes(chunks),
             (cbor::MAJOR_TEXT, _) => ValueRef::Text(chunks),
-            (cbor::MAJOR_ARRAY, len) => ValueRef::Array(Array { buf: self.buf, pos: r.pos, len: cbor::len_of(len) }),
-            (cbor::MAJOR_MAP, len) => ValueRef::Map(Map::new(self.buf, r.pos, cbor::len_of(len))),
-            (cbor::MAJOR_TAG, Some(t)) => ValueRef::Tag(t, Value::new(self.buf, r.pos)),
-            (_, Some(v)) => {
-                let ai = self.buf[self.pos] & 0x1f;
-                match ai {
-                    20 => ValueRef::Bool(false),
-                    21 => ValueRef::Bool(true),
-                    22 => ValueRef::Null,
-                    23 => ValueRef::Undefined,
-                    25 => ValueRef::Float(cbor::f16_to_f64(v as u16)),
-                    26 => ValueRef::Float(cbor::f32_to_f64(f32::from_bits(v as u32))),
-                    27 => ValueRef::Float(f64::from_bits(v)),
-                    _ => ValueRef::Simple(v as u8),
-                }
-            }
+            (cbor::MAJOR_ARRAY, len) => ValueRef::Array(Array { buf: self.buf, pos, len: cbor::len_of(len) }),
+            (cbor::MAJOR_MAP, len) => ValueRef::Map(Map::new(self.buf, pos, cbor::len_of(len))),
+            (cbor::MAJOR_TAG, Some(t)) => ValueRef::Tag(t, Value::new(self.buf, pos)),
+            // Simple values and floats, told apart by the argument's width.
+            (_, Some(v)) => match (pos - self.pos, v) {
+                (1, 20) => ValueRef::Bool(false),
+                (1, 21) => ValueRef::Bool(true),
+                (1, 22) => ValueRef::Null,
+                (1, 23) => ValueRef::Undefined,
+                (3, _) => ValueRef::Float(widen(v as u32, 5, 10)),
+                (5, _) => ValueRef::Float(widen(v as u32, 8, 23)),
+                (9, _) => ValueRef::Float(f64::from_bits(v)),
+                _ => ValueRef::Simple(v as u8),
+            },
             _ => ValueRef::Undefined,
         }
     }
@@ -105,23 +102,12 @@ impl<'a> Value<'a> {
 
     /// As a signed integer, if it fits.
     pub fn as_i64(&self) -> Option<i64> {
-        match self.get() {
-            ValueRef::Uint(v) => i64::try_from(v).ok(),
-            ValueRef::NegInt(n) => i64::try_from(n).ok().map(|n| -1 - n),
-            _ => None,
-        }
+        self.get().as_i64()
     }
 
     /// As a float (integers convert too).
     pub fn as_f64(&self) -> Option<f64> {
-        match self.get() {
-            ValueRef::Float(f) => Some(f),
-            ValueRef::Uint(v) => Some(v as f64),
-            // -1 - n rounded once (and no soft-float subtraction on
-            // FPU-less or single-precision targets); 2^64 when n + 1 overflows.
-            ValueRef::NegInt(n) => Some(-n.checked_add(1).map_or(18_446_744_073_709_551_616.0, |m| m as f64)),
-            _ => None,
-        }
+        self.get().as_f64()
     }
 
     /// As a boolean.
@@ -167,6 +153,51 @@ impl<'a> Value<'a> {
     /// Whether this is `null`.
     pub fn is_null(&self) -> bool {
         matches!(self.get(), ValueRef::Null)
+    }
+}
+
+/// The binary16 or binary32 float `bits` (`eb` exponent, `mb` mantissa
+/// bits) as an `f64`, exactly, by bit operations (no soft-float call; a NaN
+/// keeps its sign and payload, as `cbor::f16_to_f64` and `f32_to_f64`).
+fn widen(bits: u32, eb: u32, mb: u32) -> f64 {
+    let top = (1 << eb) - 1;
+    let rebias = 1024 - (1 << (eb - 1));
+    let mut frac = bits << (32 - mb);
+    let mut e = (bits >> mb) & top;
+    if e == top {
+        e = 0x7ff;
+    } else if e != 0 {
+        e += rebias;
+    } else if frac != 0 {
+        // Subnormal: its leading 1 becomes the implicit bit.
+        let lz = frac.leading_zeros();
+        frac = frac << lz << 1;
+        e = rebias - lz;
+    }
+    let sign = (bits >> (eb + mb)) & 1;
+    f64::from_bits(((sign << 11 | e) as u64) << 52 | (frac as u64) << 20)
+}
+
+impl ValueRef<'_> {
+    /// As a signed integer, if it is one that fits (`Value::as_i64`).
+    pub fn as_i64(&self) -> Option<i64> {
+        match *self {
+            ValueRef::Uint(v) => i64::try_from(v).ok(),
+            ValueRef::NegInt(n) => i64::try_from(n).ok().map(|n| -1 - n),
+            _ => None,
+        }
+    }
+
+    /// As a float, integers converted (`Value::as_f64`).
+    pub fn as_f64(&self) -> Option<f64> {
+        match *self {
+            ValueRef::Float(f) => Some(f),
+            ValueRef::Uint(v) => Some(v as f64),
+            // -1 - n rounded once (and no soft-float subtraction on
+            // FPU-less or single-precision targets); 2^64 when n + 1 overflows.
+            ValueRef::NegInt(n) => Some(-n.checked_add(1).map_or(18_446_744_073_709_551_616.0, |m| m as f64)),
+            _ => None,
+        }
     }
 }
 
@@ -386,6 +417,52 @@ mod tests {
         // -1 - (2^53 + 1) = -(2^53 + 2): representable; rounding n first gave -2^53.
         assert_eq!(neg((1 << 53) + 1), Some(-9_007_199_254_740_994.0));
         assert_eq!(neg(u64::MAX), Some(-18_446_744_073_709_551_616.0));
+    }
+
+    #[test]
+    fn widens_every_half_and_many_singles_as_cbor_does() {
+        for h in 0..=u16::MAX {
+            assert_eq!(widen(h.into(), 5, 10).to_bits(), cbor::f16_to_f64(h).to_bits(), "{h:#06x}");
+        }
+        // Every sign and exponent, with mantissas of every leading-zero
+        // count (subnormals), every width of ones, and a stride through the rest.
+        let edges = (0..23).flat_map(|k| [1u32 << k, (1 << k) - 1, (1 << 23) - (1 << k)]);
+        let mantissas = edges.chain((0..1 << 23).step_by(4093));
+        for se in 0..512u32 {
+            for m in mantissas.clone() {
+                let b = se << 23 | m;
+                assert_eq!(widen(b, 8, 23).to_bits(), cbor::f32_to_f64(f32::from_bits(b)).to_bits(), "{b:#010x}");
+            }
+        }
+    }
+
+    #[test]
+    fn simple_values_and_floats_by_width() {
+        fn get(b: &[u8]) -> ValueRef<'_> {
+            Value::new(b, 0).get()
+        }
+        assert!(matches!(get(&[0xf4]), ValueRef::Bool(false)));
+        assert!(matches!(get(&[0xf5]), ValueRef::Bool(true)));
+        assert!(matches!(get(&[0xf6]), ValueRef::Null));
+        assert!(matches!(get(&[0xf7]), ValueRef::Undefined));
+        assert!(matches!(get(&[0xe0]), ValueRef::Simple(0)));
+        assert!(matches!(get(&[0xf3]), ValueRef::Simple(19)));
+        assert!(matches!(get(&[0xf8, 0x20]), ValueRef::Simple(32)));
+        assert!(matches!(get(&[0xf8, 0xff]), ValueRef::Simple(255)));
+        assert!(matches!(get(&[0xf8, 0x14]), ValueRef::Undefined), "a two-byte simple under 32 is invalid");
+        assert!(matches!(get(&[0xff]), ValueRef::Undefined), "a stray break");
+        assert!(matches!(get(&[0xf9, 0x3c]), ValueRef::Undefined), "truncated");
+        let bits = |b: &[u8]| match get(b) {
+            ValueRef::Float(f) => f.to_bits(),
+            other => panic!("{other:?}"),
+        };
+        // NaNs keep their sign and payload.
+        assert_eq!(bits(&[0xf9, 0xfd, 0x01]), 0xfff4_0400_0000_0000);
+        assert_eq!(bits(&[0xf9, 0x00, 0x01]), 5.960464477539063e-8f64.to_bits());
+        assert_eq!(bits(&[0xfa, 0xff, 0x80, 0x00, 0x01]), 0xfff0_0000_2000_0000);
+        assert_eq!(bits(&[0xfa, 0x00, 0x00, 0x00, 0x01]), (f32::from_bits(1) as f64).to_bits());
+        assert_eq!(bits(&[0xfb, 0x7f, 0xf0, 0, 0, 0, 0, 0, 1]), 0x7ff0_0000_0000_0001);
+        assert_eq!(Value::new(&[0xfa, 0xbf, 0xc0, 0, 0], 0).as_f64(), Some(-1.5));
     }
 
     #[test]

@@ -99,15 +99,16 @@ pub(crate) fn describe(k: Value<'_>, v: Value<'_>) -> zt_attribute {
         data_len: 0,
         count: 0,
     };
-    if let Some(i) = v.as_i64() {
+    let value = v.get();
+    if let Some(i) = value.as_i64() {
         a.has_int = true;
         a.int_value = i;
     }
-    if let Some(f) = v.as_f64() {
+    if let Some(f) = value.as_f64() {
         a.float_value = f;
     }
     use zt_value_kind::*;
-    a.kind = match v.get() {
+    a.kind = match value {
         ValueRef::Uint(n) => {
             a.uint_value = n;
             ZT_VALUE_UINT
@@ -128,7 +129,7 @@ pub(crate) fn describe(k: Value<'_>, v: Value<'_>) -> zt_attribute {
                 a.data = b.as_ptr();
                 a.data_len = b.len();
             }
-            if matches!(v.get(), ValueRef::Text(_)) {
+            if matches!(value, ValueRef::Text(_)) {
                 ZT_VALUE_TEXT
             } else {
                 ZT_VALUE_BYTES
