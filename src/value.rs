@@ -178,6 +178,29 @@ fn widen(bits: u32, eb: u32, mb: u32) -> f64 {
     f64::from_bits(((sign << 11 | e) as u64) << 52 | (frac as u64) << 20)
 }
 
+/// `n as f64` (to nearest, ties to even) by 32-bit operations: smaller
+/// than the soft-float call on targets without a double-precision FPU.
+fn u64_to_f64(n: u64) -> f64 {
+    let (mut hi, mut lo, mut e) = ((n >> 32) as u32, n as u32, 1085);
+    if hi == 0 {
+        if lo == 0 {
+            return 0.0;
+        }
+        (hi, lo, e) = (lo, 0, 1053);
+    }
+    // The leading 1 to bit 63 of hi:lo; 53 bits kept, 11 rounded off.
+    let lz = hi.leading_zeros();
+    hi = hi << lz | lo >> 1 >> (31 - lz);
+    lo <<= lz;
+    let mut mant = u64::from(hi) << 21 | u64::from(lo >> 11);
+    let rest = lo & 0x7ff;
+    if rest > 0x400 || rest == 0x400 && mant & 1 == 1 {
+        mant += 1;
+    }
+    // The leading 1 of `mant` adds one to the exponent (two if rounding carried).
+    f64::from_bits((u64::from(e - lz) << 52) + mant)
+}
+
 impl ValueRef<'_> {
     /// As a signed integer, if it is one that fits (`Value::as_i64`).
     pub fn as_i64(&self) -> Option<i64> {
@@ -192,10 +215,10 @@ impl ValueRef<'_> {
     pub fn as_f64(&self) -> Option<f64> {
         match *self {
             ValueRef::Float(f) => Some(f),
-            ValueRef::Uint(v) => Some(v as f64),
+            ValueRef::Uint(v) => Some(u64_to_f64(v)),
             // -1 - n rounded once (and no soft-float subtraction on
             // FPU-less or single-precision targets); 2^64 when n + 1 overflows.
-            ValueRef::NegInt(n) => Some(-n.checked_add(1).map_or(18_446_744_073_709_551_616.0, |m| m as f64)),
+            ValueRef::NegInt(n) => Some(-n.checked_add(1).map_or(18_446_744_073_709_551_616.0, u64_to_f64)),
             _ => None,
         }
     }
@@ -433,6 +456,29 @@ mod tests {
                 let b = se << 23 | m;
                 assert_eq!(widen(b, 8, 23).to_bits(), cbor::f32_to_f64(f32::from_bits(b)).to_bits(), "{b:#010x}");
             }
+        }
+    }
+
+    #[test]
+    fn u64_to_f64_rounds_as_the_cast() {
+        let check = |n: u64| assert_eq!(u64_to_f64(n).to_bits(), (n as f64).to_bits(), "{n:#x}");
+        (0..1 << 16).for_each(check);
+        // Around every power of two, and ties (even and odd) at every magnitude.
+        for k in 0..64 {
+            for d in 0..2050u64 {
+                check((1u64 << k).wrapping_add(d));
+                check((1u64 << k).wrapping_sub(d));
+                check(u64::MAX >> k ^ d);
+            }
+            for x in [0x400u64, 0x401, 0x3ff, 0xc00, 0xbff, 0xc01, 0x1_0000_0400, 0x1f_ffff_ffff_fc00] {
+                check(x << k.min(x.leading_zeros()));
+            }
+        }
+        let mut x = 0x9e37_79b9_7f4a_7c15u64;
+        for _ in 0..1 << 20 {
+            x = x.wrapping_mul(6_364_136_223_846_793_005).wrapping_add(1_442_695_040_888_963_407);
+            check(x);
+            check(x >> (x % 64));
         }
     }
 
