@@ -364,23 +364,8 @@ impl<'a> Map<'a> {
 
     /// Key/value pairs in encoded order.
     pub fn iter(&self) -> impl Iterator<Item = (Value<'a>, Value<'a>)> + 'a {
-        let mut r = Reader::at(self.buf, self.pos);
-        let mut len = self.len;
-        let buf = self.buf;
-        let hidden = self.hidden;
-        core::iter::from_fn(move || loop {
-            if !r.more(&mut len).ok()? {
-                return None;
-            }
-            let k = Value::new(buf, r.pos);
-            r.skip(0).ok()?;
-            let v = Value::new(buf, r.pos);
-            r.skip(0).ok()?;
-            if !hidden.is_empty() && k.as_str().is_some_and(|s| hidden.contains(&s)) {
-                continue;
-            }
-            return Some((k, v));
-        })
+        let (mut r, mut len, hidden) = (Reader::at(self.buf, self.pos), self.len, self.hidden);
+        core::iter::from_fn(move || entry(&mut r, &mut len, hidden))
     }
 
     /// The value of a text key.
@@ -416,6 +401,25 @@ impl<'a> Map<'a> {
     /// Whether the map has no entries.
     pub fn is_empty(&self) -> bool {
         self.len() == 0
+    }
+}
+
+/// The next entry of a map read by `r` (`len` entries left), hidden keys
+/// passed over. Out of line: `iter`'s users and `Map::len` share one copy.
+#[inline(never)]
+fn entry<'a>(r: &mut Reader<'a>, len: &mut Len, hidden: &[&str]) -> Option<(Value<'a>, Value<'a>)> {
+    loop {
+        if !r.more(len).ok()? {
+            return None;
+        }
+        let k = Value::new(r.buf, r.pos);
+        r.skip(0).ok()?;
+        let v = Value::new(r.buf, r.pos);
+        r.skip(0).ok()?;
+        if !hidden.is_empty() && k.as_str().is_some_and(|s| hidden.contains(&s)) {
+            continue;
+        }
+        return Some((k, v));
     }
 }
 
