@@ -299,17 +299,8 @@ pub struct Array<'a> {
 impl<'a> Array<'a> {
     /// The items in order.
     pub fn iter(&self) -> impl Iterator<Item = Value<'a>> + 'a {
-        let mut r = Reader::at(self.buf, self.pos);
-        let mut len = self.len;
-        let buf = self.buf;
-        core::iter::from_fn(move || {
-            if !r.more(&mut len).ok()? {
-                return None;
-            }
-            let v = Value::new(buf, r.pos);
-            r.skip(0).ok()?;
-            Some(v)
-        })
+        let (mut r, mut len) = (Reader::at(self.buf, self.pos), self.len);
+        core::iter::from_fn(move || item(&mut r, &mut len))
     }
 
     /// Number of items (O(1) for definite arrays).
@@ -404,16 +395,25 @@ impl<'a> Map<'a> {
     }
 }
 
+/// The next item of an array (or key of a map) read by `r` (`len` left),
+/// `None` at its end or a malformed item. Out of line: the iterators and
+/// the counts share one copy.
+#[inline(never)]
+fn item<'a>(r: &mut Reader<'a>, len: &mut Len) -> Option<Value<'a>> {
+    if !r.more(len).ok()? {
+        return None;
+    }
+    let v = Value::new(r.buf, r.pos);
+    r.skip(0).ok()?;
+    Some(v)
+}
+
 /// The next entry of a map read by `r` (`len` entries left), hidden keys
-/// passed over. Out of line: `iter`'s users and `Map::len` share one copy.
+/// passed over.
 #[inline(never)]
 fn entry<'a>(r: &mut Reader<'a>, len: &mut Len, hidden: &[&str]) -> Option<(Value<'a>, Value<'a>)> {
     loop {
-        if !r.more(len).ok()? {
-            return None;
-        }
-        let k = Value::new(r.buf, r.pos);
-        r.skip(0).ok()?;
+        let k = item(r, len)?;
         let v = Value::new(r.buf, r.pos);
         r.skip(0).ok()?;
         if !hidden.is_empty() && k.as_str().is_some_and(|s| hidden.contains(&s)) {
