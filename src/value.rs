@@ -68,16 +68,18 @@ impl<'a> Value<'a> {
             (cbor::MAJOR_ARRAY, len) => ValueRef::Array(Array { buf: self.buf, pos, len: cbor::len_of(len) }),
             (cbor::MAJOR_MAP, len) => ValueRef::Map(Map::new(self.buf, pos, cbor::len_of(len))),
             (cbor::MAJOR_TAG, Some(t)) => ValueRef::Tag(t, Value::new(self.buf, pos)),
-            // Simple values and floats, told apart by the argument's width.
-            (_, Some(v)) => match (pos - self.pos, v) {
-                (1, 20) => ValueRef::Bool(false),
-                (1, 21) => ValueRef::Bool(true),
-                (1, 22) => ValueRef::Null,
-                (1, 23) => ValueRef::Undefined,
-                (3, _) => ValueRef::Float(widen(v as u32, 5, 10)),
-                (5, _) => ValueRef::Float(widen(v as u32, 8, 23)),
-                (9, _) => ValueRef::Float(f64::from_bits(v)),
-                _ => ValueRef::Simple(v as u8),
+            // Floats told apart by the argument's width; a simple value under
+            // 32 is always in the initial byte.
+            (_, Some(v)) => match pos - self.pos {
+                3 => ValueRef::Float(widen(v as u32, 5, 10)),
+                5 => ValueRef::Float(widen(v as u32, 8, 23)),
+                9 => ValueRef::Float(f64::from_bits(v)),
+                _ => match v as u8 {
+                    b @ (20 | 21) => ValueRef::Bool(b == 21),
+                    22 => ValueRef::Null,
+                    23 => ValueRef::Undefined,
+                    s => ValueRef::Simple(s),
+                },
             },
             _ => ValueRef::Undefined,
         }
