@@ -325,13 +325,14 @@ pub struct Map<'a> {
     buf: &'a [u8],
     pos: usize,
     len: Len,
-    /// Keys hidden from this view (the known fields of a v0.1 tensor map).
-    hidden: &'static [&'static str],
+    /// Whether a text key is hidden from this view (the known fields of a
+    /// v0.1 tensor map).
+    hidden: Option<fn(&[u8]) -> bool>,
 }
 
 impl<'a> Map<'a> {
     pub(crate) fn new(buf: &'a [u8], pos: usize, len: Len) -> Self {
-        Map { buf, pos, len, hidden: &[] }
+        Map { buf, pos, len, hidden: None }
     }
 
     /// The view of the (well-formed) map whose head is at `pos`.
@@ -347,11 +348,11 @@ impl<'a> Map<'a> {
     }
 
     pub(crate) fn empty() -> Self {
-        Map { buf: &[], pos: 0, len: Some(0), hidden: &[] }
+        Map { buf: &[], pos: 0, len: Some(0), hidden: None }
     }
 
-    pub(crate) fn hiding(mut self, keys: &'static [&'static str]) -> Self {
-        self.hidden = keys;
+    pub(crate) fn hiding(mut self, hidden: fn(&[u8]) -> bool) -> Self {
+        self.hidden = Some(hidden);
         self
     }
 
@@ -363,7 +364,7 @@ impl<'a> Map<'a> {
 
     /// The value of a text key.
     pub fn get(&self, key: &str) -> Option<Value<'a>> {
-        if self.hidden.contains(&key) {
+        if self.hidden.is_some_and(|h| h(key.as_bytes())) {
             return None;
         }
         // Keys compared as they lie (a definite text key equal to `key`), no
@@ -385,7 +386,7 @@ impl<'a> Map<'a> {
 
     /// Number of entries.
     pub fn len(&self) -> usize {
-        match (self.len, self.hidden.is_empty()) {
+        match (self.len, self.hidden.is_none()) {
             (Some(n), true) => n as usize,
             _ => self.iter().count(),
         }
@@ -413,12 +414,12 @@ fn item<'a>(r: &mut Reader<'a>, len: &mut Len) -> Option<Value<'a>> {
 /// The next entry of a map read by `r` (`len` entries left), hidden keys
 /// passed over.
 #[inline(never)]
-fn entry<'a>(r: &mut Reader<'a>, len: &mut Len, hidden: &[&str]) -> Option<(Value<'a>, Value<'a>)> {
+fn entry<'a>(r: &mut Reader<'a>, len: &mut Len, hidden: Option<fn(&[u8]) -> bool>) -> Option<(Value<'a>, Value<'a>)> {
     loop {
         let k = item(r, len)?;
         let v = Value::new(r.buf, r.pos);
         r.skip(0).ok()?;
-        if !hidden.is_empty() && k.as_str().is_some_and(|s| hidden.contains(&s)) {
+        if hidden.is_some_and(|h| k.as_str().is_some_and(|s| h(s.as_bytes()))) {
             continue;
         }
         return Some((k, v));
@@ -540,6 +541,21 @@ mod tests {
         }
         assert_eq!(m.get("g").unwrap().untagged().as_u64(), Some(7));
         assert!(m.get("zz").is_none());
+    }
+
+    #[test]
+    fn hidden_keys_are_definite_text_keys_only() {
+        // {"name": 1, "x": 2, h'6e616d65': 3, (_ "name"): 4}, "name" hidden.
+        let b = [
+            0xa4, 0x64, b'n', b'a', b'm', b'e', 1, 0x61, b'x', 2, 0x44, b'n', b'a', b'm', b'e', 3, 0x7f, 0x64, b'n',
+            b'a', b'm', b'e', 0xff, 4,
+        ];
+        let m = Value::new(&b, 0).as_map().unwrap().hiding(|k| k == b"name");
+        assert_eq!(m.len(), 3);
+        let values: [_; 3] = core::array::from_fn(|i| m.iter().nth(i).unwrap().1.as_u64());
+        assert_eq!(values, [Some(2), Some(3), Some(4)]);
+        assert!(m.get("name").is_none());
+        assert_eq!(m.get("x").and_then(|v| v.as_u64()), Some(2));
     }
 
     #[test]
