@@ -58,30 +58,29 @@ impl<'a> Value<'a> {
 
     /// Decode what this value is.
     pub fn get(&self) -> ValueRef<'a> {
-        let mut r = Reader::at(self.buf, self.pos);
-        let Ok((major, arg)) = r.head() else { return ValueRef::Undefined };
-        let chunks = Chunks { buf: self.buf, pos: r.pos, len: cbor::len_of(arg) };
+        let Some((major, arg, pos)) = cbor::decode_head(self.buf, self.pos) else { return ValueRef::Undefined };
+        let chunks = Chunks { buf: self.buf, pos, len: cbor::len_of(arg) };
         match (major, arg) {
             (cbor::MAJOR_UINT, Some(v)) => ValueRef::Uint(v),
             (cbor::MAJOR_NINT, Some(v)) => ValueRef::NegInt(v),
             (cbor::MAJOR_BYTES, _) => ValueRef::Bytes(chunks),
             (cbor::MAJOR_TEXT, _) => ValueRef::Text(chunks),
-            (cbor::MAJOR_ARRAY, len) => ValueRef::Array(Array { buf: self.buf, pos: r.pos, len: cbor::len_of(len) }),
-            (cbor::MAJOR_MAP, len) => ValueRef::Map(Map::new(self.buf, r.pos, cbor::len_of(len))),
-            (cbor::MAJOR_TAG, Some(t)) => ValueRef::Tag(t, Value::new(self.buf, r.pos)),
-            (_, Some(v)) => {
-                let ai = self.buf[self.pos] & 0x1f;
-                match ai {
-                    20 => ValueRef::Bool(false),
-                    21 => ValueRef::Bool(true),
+            (cbor::MAJOR_ARRAY, len) => ValueRef::Array(Array { buf: self.buf, pos, len: cbor::len_of(len) }),
+            (cbor::MAJOR_MAP, len) => ValueRef::Map(Map::new(self.buf, pos, cbor::len_of(len))),
+            (cbor::MAJOR_TAG, Some(t)) => ValueRef::Tag(t, Value::new(self.buf, pos)),
+            // Floats told apart by the argument's width; a simple value under
+            // 32 is always in the initial byte.
+            (_, Some(v)) => match pos - self.pos {
+                3 => ValueRef::Float(widen(v as u32, 5, 10)),
+                5 => ValueRef::Float(widen(v as u32, 8, 23)),
+                9 => ValueRef::Float(f64::from_bits(v)),
+                _ => match v as u8 {
+                    b @ (20 | 21) => ValueRef::Bool(b == 21),
                     22 => ValueRef::Null,
                     23 => ValueRef::Undefined,
-                    25 => ValueRef::Float(cbor::f16_to_f64(v as u16)),
-                    26 => ValueRef::Float(cbor::f32_to_f64(f32::from_bits(v as u32))),
-                    27 => ValueRef::Float(f64::from_bits(v)),
-                    _ => ValueRef::Simple(v as u8),
-                }
-            }
+                    s => ValueRef::Simple(s),
+                },
+            },
             _ => ValueRef::Undefined,
         }
     }
@@ -105,23 +104,12 @@ impl<'a> Value<'a> {
 
     /// As a signed integer, if it fits.
     pub fn as_i64(&self) -> Option<i64> {
-        match self.get() {
-            ValueRef::Uint(v) => i64::try_from(v).ok(),
-            ValueRef::NegInt(n) => i64::try_from(n).ok().map(|n| -1 - n),
-            _ => None,
-        }
+        self.get().as_i64()
     }
 
     /// As a float (integers convert too).
     pub fn as_f64(&self) -> Option<f64> {
-        match self.get() {
-            ValueRef::Float(f) => Some(f),
-            ValueRef::Uint(v) => Some(v as f64),
-            // -1 - n rounded once (and no soft-float subtraction on
-            // FPU-less or single-precision targets); 2^64 when n + 1 overflows.
-            ValueRef::NegInt(n) => Some(-n.checked_add(1).map_or(18_446_744_073_709_551_616.0, |m| m as f64)),
-            _ => None,
-        }
+        self.get().as_f64()
     }
 
     /// As a boolean.
@@ -167,6 +155,74 @@ impl<'a> Value<'a> {
     /// Whether this is `null`.
     pub fn is_null(&self) -> bool {
         matches!(self.get(), ValueRef::Null)
+    }
+}
+
+/// The binary16 or binary32 float `bits` (`eb` exponent, `mb` mantissa
+/// bits) as an `f64`, exactly, by bit operations (no soft-float call; a NaN
+/// keeps its sign and payload, as `cbor::f16_to_f64` and `f32_to_f64`).
+fn widen(bits: u32, eb: u32, mb: u32) -> f64 {
+    let top = (1 << eb) - 1;
+    let rebias = 1024 - (1 << (eb - 1));
+    let mut frac = bits << (32 - mb);
+    let mut e = (bits >> mb) & top;
+    if e == top {
+        e = 0x7ff;
+    } else if e != 0 {
+        e += rebias;
+    } else if frac != 0 {
+        // Subnormal: its leading 1 becomes the implicit bit.
+        let lz = frac.leading_zeros();
+        frac = frac << lz << 1;
+        e = rebias - lz;
+    }
+    let sign = (bits >> (eb + mb)) & 1;
+    f64::from_bits(((sign << 11 | e) as u64) << 52 | (frac as u64) << 20)
+}
+
+/// `n as f64` (to nearest, ties to even) by 32-bit operations: smaller
+/// than the soft-float call on targets without a double-precision FPU.
+fn u64_to_f64(n: u64) -> f64 {
+    let (mut hi, mut lo, mut e) = ((n >> 32) as u32, n as u32, 1085);
+    if hi == 0 {
+        if lo == 0 {
+            return 0.0;
+        }
+        (hi, lo, e) = (lo, 0, 1053);
+    }
+    // The leading 1 to bit 63 of hi:lo; 53 bits kept, 11 rounded off.
+    let lz = hi.leading_zeros();
+    hi = hi << lz | lo >> 1 >> (31 - lz);
+    lo <<= lz;
+    let mut mant = u64::from(hi) << 21 | u64::from(lo >> 11);
+    let rest = lo & 0x7ff;
+    if rest > 0x400 || rest == 0x400 && mant & 1 == 1 {
+        mant += 1;
+    }
+    // The leading 1 of `mant` adds one to the exponent (two if rounding carried).
+    f64::from_bits((u64::from(e - lz) << 52) + mant)
+}
+
+impl ValueRef<'_> {
+    /// As a signed integer, if it is one that fits (`Value::as_i64`).
+    pub fn as_i64(&self) -> Option<i64> {
+        match *self {
+            ValueRef::Uint(v) => i64::try_from(v).ok(),
+            ValueRef::NegInt(n) => i64::try_from(n).ok().map(|n| -1 - n),
+            _ => None,
+        }
+    }
+
+    /// As a float, integers converted (`Value::as_f64`).
+    pub fn as_f64(&self) -> Option<f64> {
+        match *self {
+            ValueRef::Float(f) => Some(f),
+            ValueRef::Uint(v) => Some(u64_to_f64(v)),
+            // -1 - n rounded once (and no soft-float subtraction on
+            // FPU-less or single-precision targets); 2^64 when n + 1 overflows.
+            ValueRef::NegInt(n) => Some(-n.checked_add(1).map_or(18_446_744_073_709_551_616.0, u64_to_f64)),
+            _ => None,
+        }
     }
 }
 
@@ -245,17 +301,8 @@ pub struct Array<'a> {
 impl<'a> Array<'a> {
     /// The items in order.
     pub fn iter(&self) -> impl Iterator<Item = Value<'a>> + 'a {
-        let mut r = Reader::at(self.buf, self.pos);
-        let mut len = self.len;
-        let buf = self.buf;
-        core::iter::from_fn(move || {
-            if !r.more(&mut len).ok()? {
-                return None;
-            }
-            let v = Value::new(buf, r.pos);
-            r.skip(0).ok()?;
-            Some(v)
-        })
+        let (mut r, mut len) = (Reader::at(self.buf, self.pos), self.len);
+        core::iter::from_fn(move || item(&mut r, &mut len))
     }
 
     /// Number of items (O(1) for definite arrays).
@@ -278,13 +325,14 @@ pub struct Map<'a> {
     buf: &'a [u8],
     pos: usize,
     len: Len,
-    /// Keys hidden from this view (the known fields of a v0.1 tensor map).
-    hidden: &'static [&'static str],
+    /// Whether a text key is hidden from this view (the known fields of a
+    /// v0.1 tensor map).
+    hidden: Option<fn(&[u8]) -> bool>,
 }
 
 impl<'a> Map<'a> {
     pub(crate) fn new(buf: &'a [u8], pos: usize, len: Len) -> Self {
-        Map { buf, pos, len, hidden: &[] }
+        Map { buf, pos, len, hidden: None }
     }
 
     /// The view of the (well-formed) map whose head is at `pos`.
@@ -300,38 +348,23 @@ impl<'a> Map<'a> {
     }
 
     pub(crate) fn empty() -> Self {
-        Map { buf: &[], pos: 0, len: Some(0), hidden: &[] }
+        Map { buf: &[], pos: 0, len: Some(0), hidden: None }
     }
 
-    pub(crate) fn hiding(mut self, keys: &'static [&'static str]) -> Self {
-        self.hidden = keys;
+    pub(crate) fn hiding(mut self, hidden: fn(&[u8]) -> bool) -> Self {
+        self.hidden = Some(hidden);
         self
     }
 
     /// Key/value pairs in encoded order.
     pub fn iter(&self) -> impl Iterator<Item = (Value<'a>, Value<'a>)> + 'a {
-        let mut r = Reader::at(self.buf, self.pos);
-        let mut len = self.len;
-        let buf = self.buf;
-        let hidden = self.hidden;
-        core::iter::from_fn(move || loop {
-            if !r.more(&mut len).ok()? {
-                return None;
-            }
-            let k = Value::new(buf, r.pos);
-            r.skip(0).ok()?;
-            let v = Value::new(buf, r.pos);
-            r.skip(0).ok()?;
-            if !hidden.is_empty() && k.as_str().is_some_and(|s| hidden.contains(&s)) {
-                continue;
-            }
-            return Some((k, v));
-        })
+        let (mut r, mut len, hidden) = (Reader::at(self.buf, self.pos), self.len, self.hidden);
+        core::iter::from_fn(move || entry(&mut r, &mut len, hidden))
     }
 
     /// The value of a text key.
     pub fn get(&self, key: &str) -> Option<Value<'a>> {
-        if self.hidden.contains(&key) {
+        if self.hidden.is_some_and(|h| h(key.as_bytes())) {
             return None;
         }
         // Keys compared as they lie (a definite text key equal to `key`), no
@@ -353,7 +386,7 @@ impl<'a> Map<'a> {
 
     /// Number of entries.
     pub fn len(&self) -> usize {
-        match (self.len, self.hidden.is_empty()) {
+        match (self.len, self.hidden.is_none()) {
             (Some(n), true) => n as usize,
             _ => self.iter().count(),
         }
@@ -362,6 +395,34 @@ impl<'a> Map<'a> {
     /// Whether the map has no entries.
     pub fn is_empty(&self) -> bool {
         self.len() == 0
+    }
+}
+
+/// The next item of an array (or key of a map) read by `r` (`len` left),
+/// `None` at its end or a malformed item. Out of line: the iterators and
+/// the counts share one copy.
+#[inline(never)]
+fn item<'a>(r: &mut Reader<'a>, len: &mut Len) -> Option<Value<'a>> {
+    if !r.more(len).ok()? {
+        return None;
+    }
+    let v = Value::new(r.buf, r.pos);
+    r.skip(0).ok()?;
+    Some(v)
+}
+
+/// The next entry of a map read by `r` (`len` entries left), hidden keys
+/// passed over.
+#[inline(never)]
+fn entry<'a>(r: &mut Reader<'a>, len: &mut Len, hidden: Option<fn(&[u8]) -> bool>) -> Option<(Value<'a>, Value<'a>)> {
+    loop {
+        let k = item(r, len)?;
+        let v = Value::new(r.buf, r.pos);
+        r.skip(0).ok()?;
+        if hidden.is_some_and(|h| k.as_str().is_some_and(|s| h(s.as_bytes()))) {
+            continue;
+        }
+        return Some((k, v));
     }
 }
 
@@ -389,6 +450,75 @@ mod tests {
     }
 
     #[test]
+    fn widens_every_half_and_many_singles_as_cbor_does() {
+        for h in 0..=u16::MAX {
+            assert_eq!(widen(h.into(), 5, 10).to_bits(), cbor::f16_to_f64(h).to_bits(), "{h:#06x}");
+        }
+        // Every sign and exponent, with mantissas of every leading-zero
+        // count (subnormals), every width of ones, and a stride through the rest.
+        let edges = (0..23).flat_map(|k| [1u32 << k, (1 << k) - 1, (1 << 23) - (1 << k)]);
+        let mantissas = edges.chain((0..1 << 23).step_by(4093));
+        for se in 0..512u32 {
+            for m in mantissas.clone() {
+                let b = se << 23 | m;
+                assert_eq!(widen(b, 8, 23).to_bits(), cbor::f32_to_f64(f32::from_bits(b)).to_bits(), "{b:#010x}");
+            }
+        }
+    }
+
+    #[test]
+    fn u64_to_f64_rounds_as_the_cast() {
+        let check = |n: u64| assert_eq!(u64_to_f64(n).to_bits(), (n as f64).to_bits(), "{n:#x}");
+        (0..1 << 16).for_each(check);
+        // Around every power of two, and ties (even and odd) at every magnitude.
+        for k in 0..64 {
+            for d in 0..2050u64 {
+                check((1u64 << k).wrapping_add(d));
+                check((1u64 << k).wrapping_sub(d));
+                check(u64::MAX >> k ^ d);
+            }
+            for x in [0x400u64, 0x401, 0x3ff, 0xc00, 0xbff, 0xc01, 0x1_0000_0400, 0x1f_ffff_ffff_fc00] {
+                check(x << k.min(x.leading_zeros()));
+            }
+        }
+        let mut x = 0x9e37_79b9_7f4a_7c15u64;
+        for _ in 0..1 << 20 {
+            x = x.wrapping_mul(6_364_136_223_846_793_005).wrapping_add(1_442_695_040_888_963_407);
+            check(x);
+            check(x >> (x % 64));
+        }
+    }
+
+    #[test]
+    fn simple_values_and_floats_by_width() {
+        fn get(b: &[u8]) -> ValueRef<'_> {
+            Value::new(b, 0).get()
+        }
+        assert!(matches!(get(&[0xf4]), ValueRef::Bool(false)));
+        assert!(matches!(get(&[0xf5]), ValueRef::Bool(true)));
+        assert!(matches!(get(&[0xf6]), ValueRef::Null));
+        assert!(matches!(get(&[0xf7]), ValueRef::Undefined));
+        assert!(matches!(get(&[0xe0]), ValueRef::Simple(0)));
+        assert!(matches!(get(&[0xf3]), ValueRef::Simple(19)));
+        assert!(matches!(get(&[0xf8, 0x20]), ValueRef::Simple(32)));
+        assert!(matches!(get(&[0xf8, 0xff]), ValueRef::Simple(255)));
+        assert!(matches!(get(&[0xf8, 0x14]), ValueRef::Undefined), "a two-byte simple under 32 is invalid");
+        assert!(matches!(get(&[0xff]), ValueRef::Undefined), "a stray break");
+        assert!(matches!(get(&[0xf9, 0x3c]), ValueRef::Undefined), "truncated");
+        let bits = |b: &[u8]| match get(b) {
+            ValueRef::Float(f) => f.to_bits(),
+            other => panic!("{other:?}"),
+        };
+        // NaNs keep their sign and payload.
+        assert_eq!(bits(&[0xf9, 0xfd, 0x01]), 0xfff4_0400_0000_0000);
+        assert_eq!(bits(&[0xf9, 0x00, 0x01]), 5.960464477539063e-8f64.to_bits());
+        assert_eq!(bits(&[0xfa, 0xff, 0x80, 0x00, 0x01]), 0xfff0_0000_2000_0000);
+        assert_eq!(bits(&[0xfa, 0x00, 0x00, 0x00, 0x01]), (f32::from_bits(1) as f64).to_bits());
+        assert_eq!(bits(&[0xfb, 0x7f, 0xf0, 0, 0, 0, 0, 0, 1]), 0x7ff0_0000_0000_0001);
+        assert_eq!(Value::new(&[0xfa, 0xbf, 0xc0, 0, 0], 0).as_f64(), Some(-1.5));
+    }
+
+    #[test]
     fn decodes_every_kind() {
         // {"i": -5, "f": 1.5 (half), "t": true, "n": null, "b": h'0102', "a": [1, "x"], "g": 1(7)}
         let b = [
@@ -411,6 +541,21 @@ mod tests {
         }
         assert_eq!(m.get("g").unwrap().untagged().as_u64(), Some(7));
         assert!(m.get("zz").is_none());
+    }
+
+    #[test]
+    fn hidden_keys_are_definite_text_keys_only() {
+        // {"name": 1, "x": 2, h'6e616d65': 3, (_ "name"): 4}, "name" hidden.
+        let b = [
+            0xa4, 0x64, b'n', b'a', b'm', b'e', 1, 0x61, b'x', 2, 0x44, b'n', b'a', b'm', b'e', 3, 0x7f, 0x64, b'n',
+            b'a', b'm', b'e', 0xff, 4,
+        ];
+        let m = Value::new(&b, 0).as_map().unwrap().hiding(|k| k == b"name");
+        assert_eq!(m.len(), 3);
+        let values: [_; 3] = core::array::from_fn(|i| m.iter().nth(i).unwrap().1.as_u64());
+        assert_eq!(values, [Some(2), Some(3), Some(4)]);
+        assert!(m.get("name").is_none());
+        assert_eq!(m.get("x").and_then(|v| v.as_u64()), Some(2));
     }
 
     #[test]

@@ -99,15 +99,16 @@ pub(crate) fn describe(k: Value<'_>, v: Value<'_>) -> zt_attribute {
         data_len: 0,
         count: 0,
     };
-    if let Some(i) = v.as_i64() {
+    let value = v.get();
+    if let Some(i) = value.as_i64() {
         a.has_int = true;
         a.int_value = i;
     }
-    if let Some(f) = v.as_f64() {
+    if let Some(f) = value.as_f64() {
         a.float_value = f;
     }
     use zt_value_kind::*;
-    a.kind = match v.get() {
+    a.kind = match value {
         ValueRef::Uint(n) => {
             a.uint_value = n;
             ZT_VALUE_UINT
@@ -128,7 +129,7 @@ pub(crate) fn describe(k: Value<'_>, v: Value<'_>) -> zt_attribute {
                 a.data = b.as_ptr();
                 a.data_len = b.len();
             }
-            if matches!(v.get(), ValueRef::Text(_)) {
+            if matches!(value, ValueRef::Text(_)) {
                 ZT_VALUE_TEXT
             } else {
                 ZT_VALUE_BYTES
@@ -152,4 +153,76 @@ pub(crate) fn describe(k: Value<'_>, v: Value<'_>) -> zt_attribute {
         }
     };
     a
+}
+
+#[cfg(all(test, feature = "std"))]
+mod tests {
+    use crate::{zt_attribute, zt_attribute_find, zt_close, zt_open_mem, zt_status};
+
+    /// A v1.2 file with no objects whose attributes are `entries`
+    /// (text keys, encoded values).
+    fn file(entries: &[(&str, &[u8])]) -> Vec<u8> {
+        let mut m = vec![0xa3, 0x67];
+        m.extend(b"version\x651.2.0\x67objects\xa0\x6aattributes");
+        m.extend([0xb8, entries.len() as u8]);
+        for (k, v) in entries {
+            m.push(0x60 + k.len() as u8);
+            m.extend(k.as_bytes());
+            m.extend(*v);
+        }
+        let mut f = b"ZTEN1000".to_vec();
+        f.extend(&m);
+        f.extend((m.len() as u64).to_le_bytes());
+        f.extend(b"ZTEN1000");
+        f
+    }
+
+    #[test]
+    fn describes_every_kind_field_by_field() {
+        use crate::zt_value_kind::*;
+        // (key, value, kind, has_int, bool, int, uint, float bits, data_len (None: NULL), count)
+        #[rustfmt::skip]
+        let cases: &[(&str, &[u8], _, bool, bool, i64, u64, u64, Option<usize>, usize)] = &[
+            ("u", &[0x18, 42], ZT_VALUE_UINT, true, false, 42, 42, 42f64.to_bits(), None, 0),
+            ("u53", &[0x1b, 0, 0x20, 0, 0, 0, 0, 0, 1], ZT_VALUE_UINT, true, false, (1 << 53) + 1, (1 << 53) + 1, 9_007_199_254_740_992f64.to_bits(), None, 0),
+            ("u63", &[0x1b, 0x80, 0, 0, 0, 0, 0, 0, 0], ZT_VALUE_UINT, false, false, 0, 1 << 63, 9_223_372_036_854_775_808f64.to_bits(), None, 0),
+            ("n", &[0x29], ZT_VALUE_NEGINT, true, false, -10, 9, (-10f64).to_bits(), None, 0),
+            ("nmin", &[0x3b, 0x7f, 0xff, 0xff, 0xff, 0xff, 0xff, 0xff, 0xff], ZT_VALUE_NEGINT, true, false, i64::MIN, i64::MAX as u64, (-9_223_372_036_854_775_808f64).to_bits(), None, 0),
+            ("nmax", &[0x3b, 0xff, 0xff, 0xff, 0xff, 0xff, 0xff, 0xff, 0xff], ZT_VALUE_NEGINT, false, false, 0, u64::MAX, (-18_446_744_073_709_551_616f64).to_bits(), None, 0),
+            ("hnan", &[0xf9, 0xfd, 0x01], ZT_VALUE_FLOAT, false, false, 0, 0, 0xfff4_0400_0000_0000, None, 0),
+            ("hsub", &[0xf9, 0x80, 0x01], ZT_VALUE_FLOAT, false, false, 0, 0, (-5.960464477539063e-8f64).to_bits(), None, 0),
+            ("fnan", &[0xfa, 0xff, 0x80, 0x00, 0x01], ZT_VALUE_FLOAT, false, false, 0, 0, 0xfff0_0000_2000_0000, None, 0),
+            ("f", &[0xfa, 0x3f, 0xc0, 0, 0], ZT_VALUE_FLOAT, false, false, 0, 0, 1.5f64.to_bits(), None, 0),
+            ("d", &[0xfb, 0xc0, 0x04, 0, 0, 0, 0, 0, 0], ZT_VALUE_FLOAT, false, false, 0, 0, (-2.5f64).to_bits(), None, 0),
+            ("no", &[0xf4], ZT_VALUE_BOOL, false, false, 0, 0, 0, None, 0),
+            ("yes", &[0xf5], ZT_VALUE_BOOL, false, true, 0, 0, 0, None, 0),
+            ("null", &[0xf6], ZT_VALUE_NULL, false, false, 0, 0, 0, None, 0),
+            ("undef", &[0xf7], ZT_VALUE_UNDEFINED, false, false, 0, 0, 0, None, 0),
+            ("s16", &[0xf0], ZT_VALUE_SIMPLE, false, false, 0, 16, 0, None, 0),
+            ("s255", &[0xf8, 0xff], ZT_VALUE_SIMPLE, false, false, 0, 255, 0, None, 0),
+            ("text", &[0x63, b'a', b'b', b'c'], ZT_VALUE_TEXT, false, false, 0, 0, 0, Some(3), 0),
+            ("chunks", &[0x7f, 0x61, b'a', 0xff], ZT_VALUE_TEXT, false, false, 0, 0, 0, None, 0),
+            ("bytes", &[0x42, 1, 2], ZT_VALUE_BYTES, false, false, 0, 0, 0, Some(2), 0),
+            ("array", &[0x82, 1, 2], ZT_VALUE_ARRAY, false, false, 0, 0, 0, None, 2),
+            ("array_", &[0x9f, 1, 2, 3, 0xff], ZT_VALUE_ARRAY, false, false, 0, 0, 0, None, 3),
+            ("map_", &[0xbf, 0x61, b'a', 1, 0x61, b'b', 2, 0xff], ZT_VALUE_MAP, false, false, 0, 0, 0, None, 2),
+            ("tag", &[0xc1, 0x1a, 0x5f, 0x5e, 0x10, 0x00], ZT_VALUE_TAG, false, false, 0, 1, 0, None, 0),
+        ];
+        let bytes = file(&cases.iter().map(|c| (c.0, c.1)).collect::<Vec<_>>());
+        let mut f = core::ptr::null_mut();
+        unsafe {
+            assert_eq!(zt_open_mem(bytes.as_ptr(), bytes.len(), &mut f), zt_status::ZT_OK);
+            for &(key, value, kind, has_int, b, int, uint, float, data_len, count) in cases {
+                let mut a: zt_attribute = core::mem::zeroed();
+                assert_eq!(zt_attribute_find(f, core::ptr::null(), key.as_ptr().cast(), key.len(), &mut a), zt_status::ZT_OK);
+                let data = (!a.data.is_null()).then_some(a.data_len);
+                let cbor = core::slice::from_raw_parts(a.cbor, a.cbor_len);
+                let got = (a.kind, a.has_int, a.bool_value, a.int_value, a.uint_value, a.float_value.to_bits(), data, a.count, cbor);
+                assert_eq!(got, (kind, has_int, b, int, uint, float, data_len, count, value), "{key}");
+                assert_eq!(core::slice::from_raw_parts(a.key.cast::<u8>(), a.key_len), key.as_bytes());
+                assert_eq!(a.key_cbor_len, 1 + key.len());
+            }
+            zt_close(f);
+        }
+    }
 }

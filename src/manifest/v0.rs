@@ -74,7 +74,7 @@ pub(crate) fn check_object<'a>(ctx: Ctx<'a>, r: &mut Reader<'a>, pass: &mut Pass
         length: size.ok_or_else(|| missing("size")).map_err(err_in)?,
         ulen: None,
     };
-    let attributes = fields.hiding(V0Key::NAMES);
+    let attributes = fields.hiding(|k| V0Key::from_bytes(k).is_some());
     (|| {
         component_rules(ctx, &c, start, pass.lo, pass.hi)?;
         pass.span(c.offset, c.length);

@@ -128,7 +128,7 @@ fn tensor_v0<'a>(ctx: Ctx<'a>, r: &mut Reader<'a>, index: usize) -> Result<(Obje
     let shape = shp.ok_or_else(invalid)?;
     // v0.1 has no `uncompressed_length`; for a dense tensor the decoded size follows from the shape.
     data.implied_len = shape.numel.checked_mul(data.dtype.width());
-    let attributes = fields.hiding(V0Key::NAMES);
+    let attributes = fields.hiding(|k| V0Key::from_bytes(k).is_some());
     let comps = Comps::Single { pos: start };
     let o = Object { ctx, index, name: name.ok_or_else(invalid)?, shape, format: fmt, attributes, fields, comps };
     Ok((o, data))
