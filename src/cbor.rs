@@ -285,6 +285,15 @@ impl<'a> Reader<'a> {
         }
     }
 
+    /// [`Reader::skip`] from depth 0 where only success matters (views of a
+    /// validated manifest): no [`crate::Error`] is built.
+    pub(crate) fn skip_item(&mut self) -> Option<()> {
+        #[cfg(feature = "alloc")]
+        return self.skip_nested(0).ok();
+        #[cfg(not(feature = "alloc"))]
+        return self.walk_bad(0, None).ok();
+    }
+
     /// Skip one complete item, checking well-formedness (not UTF-8, not keys).
     ///
     /// Recursive, but never deeper than [`MAX_DEPTH`]: the stack it can use

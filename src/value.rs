@@ -52,7 +52,7 @@ impl<'a> Value<'a> {
     /// The encoded CBOR bytes of this value.
     pub fn raw(&self) -> &'a [u8] {
         let mut r = Reader::at(self.buf, self.pos);
-        let end = if r.skip(0).is_ok() { r.pos } else { self.pos };
+        let end = if r.skip_item().is_some() { r.pos } else { self.pos };
         &self.buf[self.pos..end]
     }
 
@@ -375,11 +375,11 @@ impl<'a> Map<'a> {
                 Some((cbor::MAJOR_TEXT, Some(n), at)) => self.buf.get(at..at.checked_add(n as usize)?) == Some(key.as_bytes()),
                 _ => false,
             };
-            r.skip(0).ok()?;
+            r.skip_item()?;
             if is_key {
                 return Some(Value::new(self.buf, r.pos));
             }
-            r.skip(0).ok()?;
+            r.skip_item()?;
         }
         None
     }
@@ -407,7 +407,7 @@ fn item<'a>(r: &mut Reader<'a>, len: &mut Len) -> Option<Value<'a>> {
         return None;
     }
     let v = Value::new(r.buf, r.pos);
-    r.skip(0).ok()?;
+    r.skip_item()?;
     Some(v)
 }
 
@@ -418,7 +418,7 @@ fn entry<'a>(r: &mut Reader<'a>, len: &mut Len, hidden: Option<fn(&[u8]) -> bool
     loop {
         let k = item(r, len)?;
         let v = Value::new(r.buf, r.pos);
-        r.skip(0).ok()?;
+        r.skip_item()?;
         if hidden.is_some_and(|h| k.as_str().is_some_and(|s| h(s.as_bytes()))) {
             continue;
         }
