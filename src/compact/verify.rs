@@ -2,7 +2,6 @@
 //! findings of [`crate::File::verify_with`] in the same order.
 
 use super::{Component, Fault, File, Kind, Object};
-use crate::digest::Digest;
 use crate::types::{DType, Encoding, Format};
 use crate::verify::Options;
 
@@ -57,11 +56,11 @@ fn component(f: &File<'_>, c: &Component<'_>, opt: Options, data_err: &mut Optio
     let stored = f.stored(c);
     if opt.digests {
         if let Some(d) = c.digest {
-            match matches(d, stored) {
-                Err(_) => r.problem(Kind::BadDigest, c.at),
-                Ok(Some(true)) => r.digests_checked += 1,
-                Ok(Some(false)) => r.problem(Kind::DigestMismatch, c.at),
-                Ok(None) => {
+            match crate::digest::check(d, stored) {
+                None => r.problem(Kind::BadDigest, c.at),
+                Some(Some(true)) => r.digests_checked += 1,
+                Some(Some(false)) => r.problem(Kind::DigestMismatch, c.at),
+                Some(None) => {
                     r.unverifiable += 1;
                     if opt.strict {
                         r.problem(Kind::Unverifiable, c.at);
@@ -152,10 +151,4 @@ fn ints<'a>(f: &File<'a>, c: &Component<'a>) -> Result<(&'a [u8], usize, bool), 
     }
     let signed = matches!(c.dtype, DType::I8 | DType::I16 | DType::I32 | DType::I64);
     Ok((f.stored(c), c.dtype.width() as usize, signed))
-}
-
-/// Whether `stored` matches the digest `d` (as [`Digest::read`] reads
-/// it): `None` for an unknown algorithm, `Err` for a malformed digest.
-fn matches(d: &str, stored: &[u8]) -> Result<Option<bool>, ()> {
-    Ok(Digest::read(d).ok_or(())?.matches(stored))
 }
