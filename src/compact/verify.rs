@@ -92,7 +92,8 @@ fn format_data(f: &File<'_>, o: &Object<'_>) -> Result<(), (Kind, usize)> {
         _ => return Ok(()),
     };
     let values = need(o, b"values")?;
-    let nnz = crate::types::div_pow2(values.length, values.dtype.width() * values.ratio().unwrap_or(1));
+    // Raw: the stored bytes are all the values (a division by a power of two).
+    let nnz = f.stored(&values).len() / (values.dtype.width() * values.ratio().unwrap_or(1)) as usize;
     for &kind in kinds {
         let c = need(o, if kind == Kind::Indptr { b"indptr" } else if kind == Kind::Column { b"indices" } else { b"coords" })?;
         if !ints_ok(f.stored(&c), c.dtype, kind, nnz, o) {
@@ -107,22 +108,21 @@ fn format_data(f: &File<'_>, o: &Object<'_>) -> Result<(), (Kind, usize)> {
 /// falls below the last value (whose total must be `nnz`), column
 /// indices are below the second dimension, and COO coordinates below the
 /// dimension of their run of `nnz`.
-fn ints_ok(bytes: &[u8], dtype: DType, kind: Kind, nnz: u64, o: &Object<'_>) -> bool {
+fn ints_ok(bytes: &[u8], dtype: DType, kind: Kind, nnz: usize, o: &Object<'_>) -> bool {
     let w = dtype.width() as usize;
     let signed = matches!(dtype, DType::I8 | DType::I16 | DType::I32 | DType::I64);
     let mut dims = o.shape().dims();
-    // `left` counts down the elements of the current run (no 64-bit
-    // remainder); usize::MAX: one run for all.
-    let run = usize::try_from(nnz).unwrap_or(usize::MAX);
+    // `left` counts down the elements of the current run (no remainder);
+    // usize::MAX: one run for all.
     let (mut lo, mut hi, mut left) = match kind {
         Kind::Indptr => (0, 1, usize::MAX),
         Kind::Column => (0, dims.nth(1).unwrap_or(0), usize::MAX),
-        _ => (0, 0, if run == 0 { usize::MAX } else { 0 }),
+        _ => (0, 0, if nnz == 0 { usize::MAX } else { 0 }),
     };
     for e in bytes.chunks_exact(w) {
         if left == 0 {
             hi = dims.next().unwrap_or(0);
-            left = run;
+            left = nnz;
         }
         left -= 1;
         // Little-endian, from the last byte (whose top bit is the sign).
@@ -135,7 +135,7 @@ fn ints_ok(bytes: &[u8], dtype: DType, kind: Kind, nnz: u64, o: &Object<'_>) -> 
             (lo, hi) = (v, u64::MAX);
         }
     }
-    kind != Kind::Indptr || lo == nnz
+    kind != Kind::Indptr || lo == nnz as u64
 }
 
 /// The component of `role` (present: the pass checked the format).
