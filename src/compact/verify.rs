@@ -56,16 +56,20 @@ fn component(f: &File<'_>, c: &Component<'_>, opt: Options, data_err: &mut Optio
     let stored = f.stored(c);
     if opt.digests {
         if let Some(d) = c.digest {
-            match crate::digest::check(d, stored) {
-                None => r.problem(Kind::BadDigest, c.at),
-                Some(Some(true)) => r.digests_checked += 1,
-                Some(Some(false)) => r.problem(Kind::DigestMismatch, c.at),
+            let bad = match crate::digest::check(d, stored) {
+                None => Some(Kind::BadDigest),
+                Some(Some(true)) => {
+                    r.digests_checked += 1;
+                    None
+                }
+                Some(Some(false)) => Some(Kind::DigestMismatch),
                 Some(None) => {
                     r.unverifiable += 1;
-                    if opt.strict {
-                        r.problem(Kind::Unverifiable, c.at);
-                    }
+                    opt.strict.then_some(Kind::Unverifiable)
                 }
+            };
+            if let Some(k) = bad {
+                r.problem(k, c.at);
             }
         }
     }
