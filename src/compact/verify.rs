@@ -90,16 +90,17 @@ fn component(f: &File<'_>, c: &Component<'_>, opt: Options, data_err: &mut Optio
 /// there and their types are integers.
 #[inline(never)]
 fn format_data(f: &File<'_>, o: &Object<'_>) -> Result<(), (Kind, usize)> {
-    let kinds: &[Kind] = match o.format() {
-        Format::SparseCsr => &[Kind::Indptr, Kind::Column],
-        Format::SparseCoo => &[Kind::Coordinate],
+    let rules: &[(Kind, &[u8])] = match o.format() {
+        Format::SparseCsr => &[(Kind::Indptr, b"indptr"), (Kind::Column, b"indices")],
+        Format::SparseCoo => &[(Kind::Coordinate, b"coords")],
         _ => return Ok(()),
     };
     let values = need(o, b"values")?;
-    // Raw: the stored bytes are all the values (a division by a power of two).
-    let nnz = f.stored(&values).len() / (values.dtype.width() * values.ratio().unwrap_or(1)) as usize;
-    for &kind in kinds {
-        let c = need(o, if kind == Kind::Indptr { b"indptr" } else if kind == Kind::Column { b"indices" } else { b"coords" })?;
+    // Raw: the stored length (inside the file: a usize) is the values'
+    // (a division by a power of two).
+    let nnz = values.length as usize / (values.dtype.width() * values.ratio().unwrap_or(1)) as usize;
+    for &(kind, role) in rules {
+        let c = need(o, role)?;
         if !ints_ok(f.stored(&c), c.dtype, kind, nnz, o) {
             return Err((kind, c.at));
         }
@@ -116,17 +117,21 @@ fn ints_ok(bytes: &[u8], dtype: DType, kind: Kind, nnz: usize, o: &Object<'_>) -
     let w = dtype.width() as usize;
     let signed = matches!(dtype, DType::I8 | DType::I16 | DType::I32 | DType::I64);
     let mut dims = o.shape().dims();
-    // `left` counts down the elements of the current run (no remainder);
-    // usize::MAX: one run for all.
-    let (mut lo, mut hi, mut left) = match kind {
-        Kind::Indptr => (0, 1, usize::MAX),
-        Kind::Column => (0, dims.nth(1).unwrap_or(0), usize::MAX),
-        _ => (0, 0, if nnz == 0 { usize::MAX } else { 0 }),
+    // Runs of `run` elements below the next dimension (columns: the second,
+    // in one run), `left` of the current one to go (no remainder);
+    // usize::MAX: no more runs.
+    let (mut lo, mut hi, mut left, run) = match kind {
+        Kind::Indptr => (0, 1, usize::MAX, 0),
+        Kind::Column => {
+            dims.next();
+            (0, 0, 0, usize::MAX)
+        }
+        _ => (0, 0, if nnz == 0 { usize::MAX } else { 0 }, nnz),
     };
     for e in bytes.chunks_exact(w) {
         if left == 0 {
             hi = dims.next().unwrap_or(0);
-            left = nnz;
+            left = run;
         }
         left -= 1;
         // Little-endian, from the last byte (whose top bit is the sign).
