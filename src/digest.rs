@@ -63,11 +63,15 @@ fn decode<'a>(s: &'a str, out: &mut [u32; 8]) -> Option<(&'a str, usize)> {
     let colon = s.bytes().position(|b| b == b':')?;
     let (alg, value) = (s.get(..colon)?, &s.as_bytes()[colon + 1..]);
     let (digits, n) = match (alg, value) {
-        ("sha256", _) if value.len() == 64 => (value, 8),
-        ("crc32c", [b'0', b'x' | b'X', rest @ ..]) if (1..=8).contains(&rest.len()) => (rest, 1),
-        ("sha256" | "crc32c" | "", _) => return None,
+        ("sha256", _) => (value, 8),
+        ("crc32c", [b'0', b'x' | b'X', rest @ ..]) => (rest, 1),
+        ("crc32c" | "", _) => return None,
         _ => return Some((alg, 0)),
     };
+    // sha256: 64 digits; crc32c: 1 to 8.
+    if digits.is_empty() || digits.len() > 8 * n || n == 8 && digits.len() != 64 {
+        return None;
+    }
     // Right-aligned from the last word.
     for (i, &c) in digits.iter().rev().enumerate() {
         out[7 - i / 8] |= (c as char).to_digit(16)? << (4 * (i % 8));
