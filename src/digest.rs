@@ -34,30 +34,14 @@ impl<'a> Digest<'a> {
         Self::read(s).ok_or_else(|| Error::new(ErrorKind::BadDigest))
     }
 
-    /// [`Digest::parse`] without an `Error` (`None`: malformed), for the
-    /// compact reader. By position, not `split_once`: no char searcher in
-    /// firmware; hex by hand, no `hex` crate there.
+    /// [`Digest::parse`] without an `Error` (`None`: malformed).
     pub(crate) fn read(s: &'a str) -> Option<Self> {
-        let colon = s.bytes().position(|b| b == b':')?;
-        let (alg, value) = (s.get(..colon)?, &s.as_bytes()[colon + 1..]);
-        match alg {
-            "sha256" => {
-                let mut out = [0u8; 32];
-                (value.len() == 64).then(|| hex_into(value, &mut out))??;
-                Some(Digest::Sha256(out))
-            }
-            "crc32c" => {
-                let digits = match value {
-                    [b'0', b'x' | b'X', rest @ ..] if (1..=8).contains(&rest.len()) => rest,
-                    _ => return None,
-                };
-                let mut v = [0u8; 4];
-                hex_into(digits, &mut v)?;
-                Some(Digest::Crc32c(u32::from_be_bytes(v)))
-            }
-            "" => None,
-            other => Some(Digest::Unknown { algorithm: other }),
-        }
+        let mut w = [0u32; 8];
+        Some(match decode(s, &mut w)? {
+            (_, 8) => Digest::Sha256(be_bytes(w)),
+            (_, 1) => Digest::Crc32c(w[7]),
+            (algorithm, _) => Digest::Unknown { algorithm },
+        })
     }
 
     /// Whether `bytes` match this digest; `None` for an unknown algorithm.
@@ -70,41 +54,80 @@ impl<'a> Digest<'a> {
     }
 }
 
-/// Hex digits (any case) into `out`, right-aligned from its last byte;
-/// `None` when one is not a hex digit.
-fn hex_into(digits: &[u8], out: &mut [u8]) -> Option<()> {
-    for (i, &c) in digits.iter().rev().enumerate() {
-        let v = (c as char).to_digit(16)? as u8;
-        out[out.len() - 1 - i / 2] |= v << (4 * (i % 2));
+/// `algorithm:value` with the value's hex digits decoded into the end of
+/// `out` (big-endian words): the algorithm and the digest's width in words
+/// (8 for sha256, 1 for crc32c, 0 for an unknown algorithm); `None` when
+/// malformed. By position, not `split_once`: no char searcher in firmware;
+/// hex by hand, no `hex` crate there.
+fn decode<'a>(s: &'a str, out: &mut [u32; 8]) -> Option<(&'a str, usize)> {
+    let colon = s.bytes().position(|b| b == b':')?;
+    let (alg, value) = (s.get(..colon)?, &s.as_bytes()[colon + 1..]);
+    let (digits, n) = match (alg, value) {
+        ("sha256", _) => (value, 8),
+        ("crc32c", [b'0', b'x' | b'X', rest @ ..]) => (rest, 1),
+        ("crc32c" | "", _) => return None,
+        _ => return Some((alg, 0)),
+    };
+    // sha256: 64 digits; crc32c: 1 to 8.
+    if digits.is_empty() || digits.len() > 8 * n || n == 8 && digits.len() != 64 {
+        return None;
     }
-    Some(())
+    // Right-aligned from the last word.
+    for (i, &c) in digits.iter().rev().enumerate() {
+        out[7 - i / 8] |= (c as char).to_digit(16)? << (4 * (i % 8));
+    }
+    Some((alg, n))
 }
 
-/// SHA-256 of `bytes` in one call: sha2's compression function on the
-/// whole blocks, then the padded tail (no streaming buffer: less code).
+/// Whether `bytes` match the digest `s` (as [`Digest::read`] reads it),
+/// without building a [`Digest`]: `None` when malformed, `Some(None)` for
+/// an unknown algorithm. The compact reader's check.
+pub(crate) fn check(s: &str, bytes: &[u8]) -> Option<Option<bool>> {
+    let mut want = [0u32; 8];
+    let got = match decode(s, &mut want)?.1 {
+        0 => return Some(None),
+        8 => sha256_words(bytes),
+        _ => [0, 0, 0, 0, 0, 0, 0, crc32c(bytes)],
+    };
+    Some(Some(got == want))
+}
+
+/// SHA-256 of `bytes`.
 pub(crate) fn sha256(bytes: &[u8]) -> [u8; 32] {
-    use sha2::digest::generic_array::GenericArray;
-    let mut state: [u32; 8] =
-        [0x6a09e667, 0xbb67ae85, 0x3c6ef372, 0xa54ff53a, 0x510e527f, 0x9b05688c, 0x1f83d9ab, 0x5be0cd19];
-    let mut blocks = bytes.chunks_exact(64);
-    for b in &mut blocks {
-        sha2::compress256(&mut state, core::slice::from_ref(GenericArray::from_slice(b)));
-    }
-    // The tail, 0x80, zeros and the length in bits: one block or two.
-    let rest = blocks.remainder();
-    let mut tail = [0u8; 128];
-    tail[..rest.len()].copy_from_slice(rest);
-    tail[rest.len()] = 0x80;
-    let n = if rest.len() < 56 { 64 } else { 128 };
-    tail[n - 8..n].copy_from_slice(&((bytes.len() as u64) * 8).to_be_bytes());
-    for b in tail[..n].chunks_exact(64) {
-        sha2::compress256(&mut state, core::slice::from_ref(GenericArray::from_slice(b)));
-    }
+    be_bytes(sha256_words(bytes))
+}
+
+/// Words as big-endian bytes.
+fn be_bytes(words: [u32; 8]) -> [u8; 32] {
     let mut out = [0u8; 32];
-    for (o, w) in out.chunks_exact_mut(4).zip(state) {
+    for (o, w) in out.chunks_exact_mut(4).zip(words) {
         o.copy_from_slice(&w.to_be_bytes());
     }
     out
+}
+
+/// SHA-256 of `bytes` in one call, as its eight state words: sha2's
+/// compression function on the whole blocks, then the padded tail (no
+/// streaming buffer: less code).
+fn sha256_words(bytes: &[u8]) -> [u32; 8] {
+    use sha2::digest::generic_array::GenericArray;
+    let mut state: [u32; 8] =
+        [0x6a09e667, 0xbb67ae85, 0x3c6ef372, 0xa54ff53a, 0x510e527f, 0x9b05688c, 0x1f83d9ab, 0x5be0cd19];
+    // The tail and 0x80 (at most 64 bytes), zeros and the length in bits
+    // at the end of the first block or of a second.
+    let blocks = bytes.chunks_exact(64);
+    let rest = blocks.remainder();
+    let mut tail = [0u8; 128];
+    for (t, &b) in tail.iter_mut().zip(rest) {
+        *t = b;
+    }
+    tail[rest.len()] = 0x80;
+    let n = if rest.len() < 56 { 64 } else { 128 };
+    tail[n - 8..n].copy_from_slice(&((bytes.len() as u64) * 8).to_be_bytes());
+    for b in blocks.chain(tail[..n].chunks_exact(64)) {
+        sha2::compress256(&mut state, core::slice::from_ref(GenericArray::from_slice(b)));
+    }
+    state
 }
 
 /// CRC-32C (Castagnoli, reflected, as in iSCSI / the zTensor reference) of `bytes`.

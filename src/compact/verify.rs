@@ -2,7 +2,6 @@
 //! findings of [`crate::File::verify_with`] in the same order.
 
 use super::{Component, Fault, File, Kind, Object};
-use crate::digest::Digest;
 use crate::types::{DType, Encoding, Format};
 use crate::verify::Options;
 
@@ -57,16 +56,20 @@ fn component(f: &File<'_>, c: &Component<'_>, opt: Options, data_err: &mut Optio
     let stored = f.stored(c);
     if opt.digests {
         if let Some(d) = c.digest {
-            match matches(d, stored) {
-                Err(_) => r.problem(Kind::BadDigest, c.at),
-                Ok(Some(true)) => r.digests_checked += 1,
-                Ok(Some(false)) => r.problem(Kind::DigestMismatch, c.at),
-                Ok(None) => {
-                    r.unverifiable += 1;
-                    if opt.strict {
-                        r.problem(Kind::Unverifiable, c.at);
-                    }
+            let bad = match crate::digest::check(d, stored) {
+                None => Some(Kind::BadDigest),
+                Some(Some(true)) => {
+                    r.digests_checked += 1;
+                    None
                 }
+                Some(Some(false)) => Some(Kind::DigestMismatch),
+                Some(None) => {
+                    r.unverifiable += 1;
+                    opt.strict.then_some(Kind::Unverifiable)
+                }
+            };
+            if let Some(k) = bad {
+                r.problem(k, c.at);
             }
         }
     }
@@ -82,80 +85,69 @@ fn component(f: &File<'_>, c: &Component<'_>, opt: Options, data_err: &mut Optio
 /// The data rules of sparse formats: CSR `indptr` runs from 0, never
 /// decreasing, to the number of values, and column indices are below the
 /// column count; COO coordinates lie inside the shape (`coords` is ndim
-/// runs of nnz).
+/// runs of nnz). Reached when every component is raw (else the object
+/// already has a data problem); the pass checked that the components are
+/// there and their types are integers.
 #[inline(never)]
 fn format_data(f: &File<'_>, o: &Object<'_>) -> Result<(), (Kind, usize)> {
-    let roles: &[&[u8]] = match o.format() {
-        Format::SparseCsr => &[b"indptr", b"indices"],
-        Format::SparseCoo => &[b"coords"],
+    let rules: &[(Kind, &[u8])] = match o.format() {
+        Format::SparseCsr => &[(Kind::Indptr, b"indptr"), (Kind::Column, b"indices")],
+        Format::SparseCoo => &[(Kind::Coordinate, b"coords")],
         _ => return Ok(()),
     };
     let values = need(o, b"values")?;
-    let per = values.dtype.width() * values.ratio().unwrap_or(1);
-    let nnz = crate::types::div_pow2(values.decoded_len().ok_or((Kind::Zstd, values.at))?, per);
-    let shape = o.shape();
-    for &role in roles {
+    // Raw: the stored length (inside the file: a usize) is the values'
+    // (a division by a power of two).
+    let nnz = values.length as usize / (values.dtype.width() * values.ratio().unwrap_or(1)) as usize;
+    for &(kind, role) in rules {
         let c = need(o, role)?;
-        let (bytes, w, signed) = ints(f, &c)?;
-        let kind = match role {
-            b"indptr" => Kind::Indptr,
-            b"indices" => Kind::Column,
-            _ => Kind::Coordinate,
-        };
-        let cols = shape.dims().nth(1).unwrap_or(0);
-        let mut dims = shape.dims();
-        let (mut prev, mut limit, mut left) = (None, 0, 0u64);
-        for e in bytes.chunks_exact(w) {
-            // Little-endian, from the last byte (whose top bit is the sign).
-            let v = e.iter().rev().fold(0u64, |v, &x| v << 8 | x as u64);
-            let ok = !(signed && e[w - 1] & 0x80 != 0)
-                && match kind {
-                    Kind::Indptr => {
-                        let ok = prev.map_or(v == 0, |p| v >= p);
-                        prev = Some(v);
-                        ok
-                    }
-                    Kind::Column => v < cols,
-                    _ => {
-                        if nnz > 0 && left == 0 {
-                            limit = dims.next().unwrap_or(0);
-                            left = nnz;
-                        }
-                        left = left.saturating_sub(1);
-                        v < limit
-                    }
-                };
-            if !ok {
-                return Err((kind, c.at));
-            }
-        }
-        if kind == Kind::Indptr && prev.unwrap_or(0) != nnz {
+        if !ints_ok(f.stored(&c), c.dtype, kind, nnz, o) {
             return Err((kind, c.at));
         }
     }
     Ok(())
 }
 
+/// Whether the integers `bytes` (of type `dtype`) keep the rule of `kind`:
+/// each within `lo..hi`, where CSR `indptr` starts at 0 and then never
+/// falls below the last value (whose total must be `nnz`), column
+/// indices are below the second dimension, and COO coordinates below the
+/// dimension of their run of `nnz`.
+fn ints_ok(bytes: &[u8], dtype: DType, kind: Kind, nnz: usize, o: &Object<'_>) -> bool {
+    let w = dtype.width() as usize;
+    let signed = matches!(dtype, DType::I8 | DType::I16 | DType::I32 | DType::I64);
+    let mut dims = o.shape().dims();
+    // Runs of `run` elements below the next dimension (columns: the second,
+    // in one run), `left` of the current one to go (no remainder);
+    // usize::MAX: no more runs.
+    let (mut lo, mut hi, mut left, run) = match kind {
+        Kind::Indptr => (0, 1, usize::MAX, 0),
+        Kind::Column => {
+            dims.next();
+            (0, 0, 0, usize::MAX)
+        }
+        _ => (0, 0, if nnz == 0 { usize::MAX } else { 0 }, nnz),
+    };
+    for e in bytes.chunks_exact(w) {
+        if left == 0 {
+            hi = dims.next().unwrap_or(0);
+            left = run;
+        }
+        left -= 1;
+        // Little-endian, from the last byte (whose top bit is the sign).
+        let v = e.iter().rev().fold(0u64, |v, &x| v << 8 | x as u64);
+        if signed && e[w - 1] & 0x80 != 0 || v < lo || v >= hi {
+            return false;
+        }
+        if kind == Kind::Indptr {
+            // u64::MAX: never the end, nnz being below a file length.
+            (lo, hi) = (v, u64::MAX);
+        }
+    }
+    kind != Kind::Indptr || lo == nnz as u64
+}
+
 /// The component of `role` (present: the pass checked the format).
 fn need<'a>(o: &Object<'a>, role: &[u8]) -> Result<Component<'a>, (Kind, usize)> {
     o.component(role).ok_or((Kind::MissingComponent, 0))
-}
-
-/// A raw integer component's bytes, element width and signedness.
-#[inline(never)]
-fn ints<'a>(f: &File<'a>, c: &Component<'a>) -> Result<(&'a [u8], usize, bool), (Kind, usize)> {
-    if c.encoding != Encoding::Raw {
-        return Err((Kind::Zstd, c.at));
-    }
-    if !c.dtype.is_integer() {
-        return Err((Kind::IndexDType, c.at));
-    }
-    let signed = matches!(c.dtype, DType::I8 | DType::I16 | DType::I32 | DType::I64);
-    Ok((f.stored(c), c.dtype.width() as usize, signed))
-}
-
-/// Whether `stored` matches the digest `d` (as [`Digest::read`] reads
-/// it): `None` for an unknown algorithm, `Err` for a malformed digest.
-fn matches(d: &str, stored: &[u8]) -> Result<Option<bool>, ()> {
-    Ok(Digest::read(d).ok_or(())?.matches(stored))
 }

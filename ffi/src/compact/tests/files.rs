@@ -216,13 +216,16 @@ pub fn by_hand() -> Vec<(String, Vec<u8>)> {
         add("digests", b.file(&root("1.2.0", objects, None)));
     }
 
-    // Sparse objects: a good CSR, bad column index, decreasing indptr,
-    // indptr not ending at nnz, a COO coordinate out of range, and (v1.1,
-    // signed indices allowed) a negative index.
+    // Sparse objects: a good CSR, bad column index, decreasing indptr (and
+    // one that still ends at nnz), indptr not starting at 0 or not ending
+    // at nnz, a COO coordinate out of range, and (v1.1, signed indices
+    // allowed) a negative index.
     for (name, indices, indptr, coords, version, index_dtype) in [
         ("sparse good", vec![0u64, 2], vec![0u64, 1, 2], vec![0u64, 1, 1, 0], "1.2.0", "u64"),
         ("sparse bad column", vec![0, 3], vec![0, 1, 2], vec![0, 1, 1, 0], "1.2.0", "u64"),
         ("sparse decreasing indptr", vec![0, 1], vec![0, 2, 1], vec![0, 1, 1, 0], "1.2.0", "u64"),
+        ("sparse indptr falls back", vec![0, 1], vec![0, 3, 2], vec![0, 1, 1, 0], "1.2.0", "u64"),
+        ("sparse indptr start", vec![0, 1], vec![1, 1, 2], vec![0, 1, 1, 0], "1.2.0", "u64"),
         ("sparse indptr end", vec![0, 1], vec![0, 1, 1], vec![0, 1, 1, 0], "1.2.0", "u64"),
         ("sparse bad coordinate", vec![0, 1], vec![0, 1, 2], vec![0, 2, 1, 0], "1.2.0", "u64"),
         ("sparse negative index", vec![0, u64::MAX], vec![0, 1, 2], vec![0, 1, 1, 0], "1.1.0", "i64"),
