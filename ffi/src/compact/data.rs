@@ -22,7 +22,7 @@ unsafe fn attributes(h: &zt_file, obj: *const zt_object) -> Result<Map<'static>,
         Ok(h.file.attributes())
     } else {
         // SAFETY: the caller's contract.
-        Ok(unsafe { object(h, obj)? }.1.attributes())
+        unsafe { object(h, obj) }.map(|(_, o)| o.attributes())
     }
 }
 
@@ -112,10 +112,14 @@ unsafe fn component<'a>(
     role_len: usize,
 ) -> Result<(&'a zt_file, Component<'static>, Option<u64>), Fail> {
     // SAFETY: the caller's contract, for every call below.
-    let (h, o) = unsafe { object(file, obj)? };
-    let role = unsafe { bytes_arg(role, role_len, "`role` is NULL")? };
-    let c = o.component(role).ok_or(Fail::Text(zt_status::ZT_ERR_NOT_FOUND, "no component with that role"))?;
-    Ok((h, c, decoded_len(&o, &c)))
+    unsafe { object(file, obj) }.and_then(|(h, o)| {
+        let role = unsafe { bytes_arg(role, role_len, "`role` is NULL")? };
+        // (A `match`, not `ok_or(..)?`: the component is not copied again.)
+        match o.component(role) {
+            Some(c) => Ok((h, c, decoded_len(&o, &c))),
+            None => Err(Fail::Text(zt_status::ZT_ERR_NOT_FOUND, "no component with that role")),
+        }
+    })
 }
 
 /// The bytes `c` decodes to, when known: the stored length (raw), the
@@ -130,7 +134,12 @@ fn decoded_len(o: &Object<'_>, c: &Component<'_>) -> Option<u64> {
     }
 }
 
-fn describe_component(c: &Component<'_>, decoded: Option<u64>) -> zt_component_info {
+/// Write the description of `c` (which decodes to `decoded` bytes) to
+/// `*info`, built in place.
+///
+/// # Safety
+/// `info` is writable.
+unsafe fn describe_component(info: *mut zt_component_info, c: &Component<'_>, decoded: Option<u64>) {
     let (lt, lt_len) = match c.logical {
         Some(t) => (t.name().as_ptr().cast(), t.name().len()),
         None => (core::ptr::null(), 0),
@@ -140,7 +149,7 @@ fn describe_component(c: &Component<'_>, decoded: Option<u64>) -> zt_component_i
         None => (core::ptr::null(), 0),
     };
     let raw = c.encoding == Encoding::Raw;
-    zt_component_info {
+    let value = zt_component_info {
         role: c.role.as_ptr().cast(),
         role_len: c.role.len(),
         dtype: c_dtype(c.dtype),
@@ -163,7 +172,9 @@ fn describe_component(c: &Component<'_>, decoded: Option<u64>) -> zt_component_i
         encoding_id_len: c.encoding.name().len(),
         shard: core::ptr::null(),
         shard_len: 0,
-    }
+    };
+    // SAFETY: the caller's contract.
+    unsafe { info.write(value) };
 }
 
 /// The component `role` of an object (the header's `zt_component`).
@@ -185,9 +196,7 @@ pub unsafe extern "C" fn zt_component(
         }
         // SAFETY: the caller's contract, for every call below.
         unsafe { info.write(core::mem::zeroed()) };
-        let (_, c, decoded) = unsafe { component(file, obj, role, role_len)? };
-        unsafe { info.write(describe_component(&c, decoded)) };
-        Ok(())
+        unsafe { component(file, obj, role, role_len).map(|(_, c, decoded)| describe_component(info, &c, decoded)) }
     })
 }
 
@@ -210,7 +219,7 @@ pub unsafe extern "C" fn zt_component_at(
         unsafe { info.write(core::mem::zeroed()) };
         let (_, o) = unsafe { object(file, obj)? };
         let c = o.components().nth(index).ok_or(invalid("component index out of range"))?;
-        unsafe { info.write(describe_component(&c, decoded_len(&o, &c))) };
+        unsafe { describe_component(info, &c, decoded_len(&o, &c)) };
         Ok(())
     })
 }

@@ -119,6 +119,8 @@ unsafe fn handle<'a>(file: *const zt_file) -> Result<&'a zt_file, Fail> {
 
 /// The handle behind `file` and the object `obj` designates, after
 /// checking it is from this handle (one copy of these checks in the code).
+/// Callers use the view inside `map` / `and_then`: taking it out with `?`
+/// copies it through the stack (more code in every caller).
 ///
 /// # Safety
 /// `file` is NULL or a live handle; `obj` is NULL or points to a readable
@@ -288,7 +290,7 @@ pub unsafe extern "C" fn zt_object_name(
 ) -> zt_status {
     guard(|| {
         // SAFETY: the caller's contract, for every call below.
-        let n = unsafe { object(file, obj)? }.1.name();
+        let n = unsafe { object(file, obj) }.map(|(_, o)| o.name())?;
         if name.is_null() || len.is_null() {
             return Err(invalid("`name` or `len` is NULL"));
         }
@@ -316,21 +318,21 @@ pub unsafe extern "C" fn zt_object_get_info(
         }
         // SAFETY: the caller's contract, for every call below.
         unsafe { info.write(core::mem::zeroed()) };
-        let (_, o) = unsafe { object(file, obj)? };
-        let (format, shape) = (o.format(), o.shape());
-        let value = zt_object_info {
-            name: o.name().as_ptr().cast(),
-            name_len: o.name().len(),
-            format: format.name().as_ptr().cast(),
-            format_len: format.name().len(),
-            format_kind: c_format(format),
-            ndim: shape.ndim,
-            numel: shape.numel(),
-            component_count: o.component_count(),
-            attribute_count: o.attributes().len(),
-        };
-        unsafe { info.write(value) };
-        Ok(())
+        unsafe { object(file, obj) }.map(|(_, o)| {
+            let (format, shape) = (o.format(), o.shape());
+            let value = zt_object_info {
+                name: o.name().as_ptr().cast(),
+                name_len: o.name().len(),
+                format: format.name().as_ptr().cast(),
+                format_len: format.name().len(),
+                format_kind: c_format(format),
+                ndim: shape.ndim,
+                numel: shape.numel(),
+                component_count: o.component_count(),
+                attribute_count: o.attributes().len(),
+            };
+            unsafe { info.write(value) }
+        })
     })
 }
 
@@ -349,7 +351,7 @@ pub unsafe extern "C" fn zt_object_shape(
 ) -> zt_status {
     guard(|| {
         // SAFETY: the caller's contract, for every call below.
-        let shape = unsafe { object(file, obj)? }.1.shape();
+        let shape = unsafe { object(file, obj) }.map(|(_, o)| o.shape())?;
         unsafe { put_opt(ndim, shape.ndim) };
         if cap < shape.ndim {
             return Err(Fail::Text(zt_status::ZT_ERR_BUFFER_TOO_SMALL, "buffer too small for the shape"));
