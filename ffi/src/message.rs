@@ -23,16 +23,20 @@ pub(crate) struct Truncating<'b> {
 impl Truncating<'_> {
     /// Append `s`, or as much of it as fits.
     pub(crate) fn put(&mut self, s: &str) {
-        let room = self.buf.len() - self.len;
-        let mut n = s.len().min(room);
+        let mut n = s.len().min(self.buf.len() - self.len);
         while !s.is_char_boundary(n) {
             n -= 1;
         }
-        for (d, &b) in self.buf[self.len..self.len + n].iter_mut().zip(s.as_bytes()) {
+        self.append(&s.as_bytes()[..n]);
+    }
+
+    /// Append as much of `bytes` as fits.
+    fn append(&mut self, bytes: &[u8]) {
+        for (d, &b) in self.buf[self.len..].iter_mut().zip(bytes) {
             // C reads the message up to its first NUL.
             *d = if b == 0 { b'?' } else { b };
+            self.len += 1;
         }
-        self.len += n;
     }
 
     /// Append the decimal digits of `n` (without `core::fmt`).
@@ -42,25 +46,15 @@ impl Truncating<'_> {
     }
 
     /// Append the decimal digits of `n`, by 32-bit division (a hardware
-    /// instruction on Cortex-M3 and up: smaller than `put_u64`'s).
+    /// instruction on Cortex-M3 and up: smaller than `put_u64`'s); the
+    /// leading digits first, as room allows (at most 10 calls deep).
     #[cfg(any(test, feature = "compact"))]
-    pub(crate) fn put_u32(&mut self, mut n: u32) {
-        let (mut buf, mut i) = ([0u8; 10], 10);
-        loop {
-            i -= 1;
-            buf[i] = b'0' + (n % 10) as u8;
-            n /= 10;
-            if n == 0 {
-                break;
-            }
+    pub(crate) fn put_u32(&mut self, n: u32) {
+        if n >= 10 {
+            self.put_u32(n / 10);
         }
-        // ASCII digits: byte by byte (no UTF-8 check needed), as room allows.
-        for &d in &buf[i..] {
-            if let Some(slot) = self.buf.get_mut(self.len) {
-                *slot = d;
-                self.len += 1;
-            }
-        }
+        // An ASCII digit: no UTF-8 boundary to respect.
+        self.append(&[b'0' + (n % 10) as u8]);
     }
 }
 
@@ -76,7 +70,8 @@ impl core::fmt::Write for Truncating<'_> {
 fn fill(buf: &mut [u8; LAST_ERROR_CAP], write: impl FnOnce(&mut Truncating<'_>)) {
     let mut w = Truncating { buf: &mut buf[..LAST_ERROR_CAP - 1], len: 0 };
     write(&mut w);
-    let n = w.len;
+    // (`min`: no bounds check; the writer stays within the cap.)
+    let n = w.len.min(LAST_ERROR_CAP - 1);
     buf[n] = 0;
 }
 

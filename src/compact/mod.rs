@@ -135,6 +135,11 @@ impl<'a> File<'a> {
         view::find(self, name)
     }
 
+    /// The index of the object called `name` ([`File::find`] without the view).
+    pub fn position(&self, name: &[u8]) -> Option<usize> {
+        view::locate(self, name).map(|(i, _)| i)
+    }
+
     /// Every object, in manifest order.
     pub fn objects(&self) -> impl Iterator<Item = Object<'a>> + 'a {
         view::objects(self.m, self.objects, self.count, self.version)

@@ -154,15 +154,21 @@ pub(crate) fn object<'a>(f: &File<'a>, index: usize) -> Option<Object<'a>> {
     }
 }
 
+/// The index and name position of the object called `name` (names are
+/// definite text: the pass checked them).
+pub(crate) fn locate(f: &File<'_>, name: &[u8]) -> Option<(usize, usize)> {
+    let m = f.m;
+    let name_at = |k: usize| definite(m, k).unwrap_or(&[]);
+    if f.index.is_empty() {
+        return entries(m, f.objects, f.count).map(|(k, _)| k).enumerate().find(|&(_, k)| name_at(k) == name);
+    }
+    let s = f.index[f.index.binary_search_by(|s| name_at((s[0] as u32) as usize).cmp(name)).ok()?][0];
+    Some(((s >> 32) as usize, (s as u32) as usize))
+}
+
 /// [`File::find`].
 pub(crate) fn find<'a>(f: &File<'a>, name: &[u8]) -> Option<(usize, Object<'a>)> {
-    if f.index.is_empty() {
-        return f.objects().enumerate().find(|(_, o)| o.name.as_bytes() == name);
-    }
-    let m = f.m;
-    let k = f.index.binary_search_by(|s| definite(m, (s[0] as u32) as usize).unwrap_or(&[]).cmp(name)).ok()?;
-    let s = f.index[k][0];
-    Some(((s >> 32) as usize, object_of(m, f.version, (s as u32) as usize)))
+    locate(f, name).map(|(i, k)| (i, object_of(f.m, f.version, k)))
 }
 
 impl<'a> Object<'a> {

@@ -1,7 +1,7 @@
 //! The compact build's attributes, components and verification: the
 //! header's functions of the same names (see `mod.rs`).
 
-use super::{guard, handle, invalid, zt_file, Fail};
+use super::{guard, handle, invalid, object, zt_file, Fail};
 use crate::args::{bytes_arg, put, put_opt};
 use crate::dtype::c_dtype;
 use crate::value::describe;
@@ -22,7 +22,7 @@ unsafe fn attributes(h: &zt_file, obj: *const zt_object) -> Result<Map<'static>,
         Ok(h.file.attributes())
     } else {
         // SAFETY: the caller's contract.
-        Ok(unsafe { h.object(obj)? }.attributes())
+        unsafe { object(h, obj) }.map(|(_, o)| o.attributes())
     }
 }
 
@@ -99,7 +99,8 @@ pub unsafe extern "C" fn zt_attribute_find(
     })
 }
 
-/// The handle, the object `obj` and its component `role`.
+/// The handle, the component `role` of the object `obj`, and the bytes it
+/// decodes to when known.
 ///
 /// # Safety
 /// `file` NULL or live, `obj` NULL or readable, `role` valid for
@@ -109,13 +110,16 @@ unsafe fn component<'a>(
     obj: *const zt_object,
     role: *const c_char,
     role_len: usize,
-) -> Result<(&'a zt_file, Object<'static>, Component<'static>), Fail> {
+) -> Result<(&'a zt_file, Component<'static>, Option<u64>), Fail> {
     // SAFETY: the caller's contract, for every call below.
-    let h = unsafe { handle(file)? };
-    let o = unsafe { h.object(obj)? };
-    let role = unsafe { bytes_arg(role, role_len, "`role` is NULL")? };
-    let c = o.component(role).ok_or(Fail::Text(zt_status::ZT_ERR_NOT_FOUND, "no component with that role"))?;
-    Ok((h, o, c))
+    unsafe { object(file, obj) }.and_then(|(h, o)| {
+        let role = unsafe { bytes_arg(role, role_len, "`role` is NULL")? };
+        // (A `match`, not `ok_or(..)?`: the component is not copied again.)
+        match o.component(role) {
+            Some(c) => Ok((h, c, decoded_len(&o, &c))),
+            None => Err(Fail::Text(zt_status::ZT_ERR_NOT_FOUND, "no component with that role")),
+        }
+    })
 }
 
 /// The bytes `c` decodes to, when known: the stored length (raw), the
@@ -130,7 +134,12 @@ fn decoded_len(o: &Object<'_>, c: &Component<'_>) -> Option<u64> {
     }
 }
 
-fn describe_component(o: &Object<'_>, c: &Component<'_>) -> zt_component_info {
+/// Write the description of `c` (which decodes to `decoded` bytes) to
+/// `*info`, built in place.
+///
+/// # Safety
+/// `info` is writable.
+unsafe fn describe_component(info: *mut zt_component_info, c: &Component<'_>, decoded: Option<u64>) {
     let (lt, lt_len) = match c.logical {
         Some(t) => (t.name().as_ptr().cast(), t.name().len()),
         None => (core::ptr::null(), 0),
@@ -139,9 +148,8 @@ fn describe_component(o: &Object<'_>, c: &Component<'_>) -> zt_component_info {
         Some(d) => (d.as_ptr().cast(), d.len()),
         None => (core::ptr::null(), 0),
     };
-    let decoded = decoded_len(o, c);
     let raw = c.encoding == Encoding::Raw;
-    zt_component_info {
+    let value = zt_component_info {
         role: c.role.as_ptr().cast(),
         role_len: c.role.len(),
         dtype: c_dtype(c.dtype),
@@ -164,7 +172,9 @@ fn describe_component(o: &Object<'_>, c: &Component<'_>) -> zt_component_info {
         encoding_id_len: c.encoding.name().len(),
         shard: core::ptr::null(),
         shard_len: 0,
-    }
+    };
+    // SAFETY: the caller's contract.
+    unsafe { info.write(value) };
 }
 
 /// The component `role` of an object (the header's `zt_component`).
@@ -186,9 +196,7 @@ pub unsafe extern "C" fn zt_component(
         }
         // SAFETY: the caller's contract, for every call below.
         unsafe { info.write(core::mem::zeroed()) };
-        let (_, o, c) = unsafe { component(file, obj, role, role_len)? };
-        unsafe { info.write(describe_component(&o, &c)) };
-        Ok(())
+        unsafe { component(file, obj, role, role_len).map(|(_, c, decoded)| describe_component(info, &c, decoded)) }
     })
 }
 
@@ -209,9 +217,9 @@ pub unsafe extern "C" fn zt_component_at(
         }
         // SAFETY: the caller's contract, for every call below.
         unsafe { info.write(core::mem::zeroed()) };
-        let o = unsafe { handle(file)?.object(obj)? };
+        let (_, o) = unsafe { object(file, obj)? };
         let c = o.components().nth(index).ok_or(invalid("component index out of range"))?;
-        unsafe { info.write(describe_component(&o, &c)) };
+        unsafe { describe_component(info, &c, decoded_len(&o, &c)) };
         Ok(())
     })
 }
@@ -241,7 +249,7 @@ pub unsafe extern "C" fn zt_component_ptr(
             ptr.write(core::ptr::null());
             len.write(0);
         }
-        let (h, _, c) = unsafe { component(file, obj, role, role_len)? };
+        let (h, c, _) = unsafe { component(file, obj, role, role_len)? };
         if c.encoding != Encoding::Raw {
             return Err(Fail::Text(zt_status::ZT_ERR_NOT_ZERO_COPY, "no zero-copy view: the component is compressed"));
         }
@@ -282,9 +290,9 @@ pub unsafe extern "C" fn zt_component_read(
         }
         // SAFETY: the caller's contract, for every call below.
         unsafe { written.write(0) };
-        let (h, o, c) = unsafe { component(file, obj, role, role_len)? };
+        let (h, c, decoded) = unsafe { component(file, obj, role, role_len)? };
         let raw = c.encoding == Encoding::Raw;
-        if let Some(n) = decoded_len(&o, &c) {
+        if let Some(n) = decoded {
             // A declared size the stored bytes cannot produce is refused
             // before a caller allocates it (the full reader's rule).
             if !raw && n > c.length.saturating_mul(MAX_ZSTD_RATIO).saturating_add(ZSTD_MAX_BLOCK) {

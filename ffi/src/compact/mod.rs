@@ -117,20 +117,27 @@ unsafe fn handle<'a>(file: *const zt_file) -> Result<&'a zt_file, Fail> {
     unsafe { file.as_ref() }.ok_or(invalid("`file` is NULL"))
 }
 
-impl zt_file {
-    /// The object `obj` designates, after checking it is from this handle.
-    ///
-    /// # Safety
-    /// `obj` is NULL or points to a readable `zt_object`.
-    unsafe fn object(&self, obj: *const zt_object) -> Result<Object<'static>, Fail> {
-        // SAFETY: the caller's contract.
-        let obj = unsafe { obj.as_ref() }.ok_or(invalid("`obj` is NULL"))?;
-        if obj.owner != self.owner {
-            return Err(invalid("a zt_object from another file (or not from zt_object_at / zt_find)"));
-        }
-        self.file.object(obj.index).ok_or(invalid("object index out of range"))
+/// The handle behind `file` and the object `obj` designates, after
+/// checking it is from this handle (one copy of these checks in the code).
+/// Callers use the view inside `map` / `and_then`: taking it out with `?`
+/// copies it through the stack (more code in every caller).
+///
+/// # Safety
+/// `file` is NULL or a live handle; `obj` is NULL or points to a readable
+/// `zt_object`.
+#[inline(never)]
+unsafe fn object<'a>(file: *const zt_file, obj: *const zt_object) -> Result<(&'a zt_file, Object<'static>), Fail> {
+    // SAFETY: the caller's contract.
+    let h = unsafe { handle(file)? };
+    // SAFETY: the caller's contract.
+    let obj = unsafe { obj.as_ref() }.ok_or(invalid("`obj` is NULL"))?;
+    if obj.owner != h.owner {
+        return Err(invalid("a zt_object from another file (or not from zt_object_at / zt_find)"));
     }
+    Ok((h, h.file.object(obj.index).ok_or(invalid("object index out of range"))?))
+}
 
+impl zt_file {
     fn tag(&self, index: usize) -> zt_object {
         zt_object { index, owner: self.owner }
     }
@@ -264,7 +271,7 @@ pub unsafe extern "C" fn zt_find(
         if out.is_null() {
             return Err(invalid("`out` is NULL"));
         }
-        let (i, _) = h.file.find(name).ok_or(Fail::Text(zt_status::ZT_ERR_NOT_FOUND, "no object with that name"))?;
+        let i = h.file.position(name).ok_or(Fail::Text(zt_status::ZT_ERR_NOT_FOUND, "no object with that name"))?;
         unsafe { out.write(h.tag(i)) };
         Ok(())
     })
@@ -283,7 +290,7 @@ pub unsafe extern "C" fn zt_object_name(
 ) -> zt_status {
     guard(|| {
         // SAFETY: the caller's contract, for every call below.
-        let n = unsafe { handle(file)?.object(obj)? }.name();
+        let n = unsafe { object(file, obj) }.map(|(_, o)| o.name())?;
         if name.is_null() || len.is_null() {
             return Err(invalid("`name` or `len` is NULL"));
         }
@@ -311,21 +318,21 @@ pub unsafe extern "C" fn zt_object_get_info(
         }
         // SAFETY: the caller's contract, for every call below.
         unsafe { info.write(core::mem::zeroed()) };
-        let o = unsafe { handle(file)?.object(obj)? };
-        let (format, shape) = (o.format(), o.shape());
-        let value = zt_object_info {
-            name: o.name().as_ptr().cast(),
-            name_len: o.name().len(),
-            format: format.name().as_ptr().cast(),
-            format_len: format.name().len(),
-            format_kind: c_format(format),
-            ndim: shape.ndim,
-            numel: shape.numel(),
-            component_count: o.component_count(),
-            attribute_count: o.attributes().len(),
-        };
-        unsafe { info.write(value) };
-        Ok(())
+        unsafe { object(file, obj) }.map(|(_, o)| {
+            let (format, shape) = (o.format(), o.shape());
+            let value = zt_object_info {
+                name: o.name().as_ptr().cast(),
+                name_len: o.name().len(),
+                format: format.name().as_ptr().cast(),
+                format_len: format.name().len(),
+                format_kind: c_format(format),
+                ndim: shape.ndim,
+                numel: shape.numel(),
+                component_count: o.component_count(),
+                attribute_count: o.attributes().len(),
+            };
+            unsafe { info.write(value) }
+        })
     })
 }
 
@@ -344,7 +351,7 @@ pub unsafe extern "C" fn zt_object_shape(
 ) -> zt_status {
     guard(|| {
         // SAFETY: the caller's contract, for every call below.
-        let shape = unsafe { handle(file)?.object(obj)? }.shape();
+        let shape = unsafe { object(file, obj) }.map(|(_, o)| o.shape())?;
         unsafe { put_opt(ndim, shape.ndim) };
         if cap < shape.ndim {
             return Err(Fail::Text(zt_status::ZT_ERR_BUFFER_TOO_SMALL, "buffer too small for the shape"));
