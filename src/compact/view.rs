@@ -10,6 +10,7 @@ use crate::manifest::schema::ObjectKey;
 use crate::scratch::Entry as Slot;
 use crate::types::{DType, Encoding, Format, LogicalType, Version};
 use crate::value::Map;
+use core::cmp::Ordering;
 
 /// The end of the (validated) item at `pos`.
 pub(crate) fn skip(m: &[u8], pos: usize) -> usize {
@@ -148,10 +149,12 @@ pub(crate) fn object<'a>(f: &File<'a>, index: usize) -> Option<Object<'a>> {
     if index >= f.count {
         return None;
     }
-    match f.index.get(index) {
-        Some(s) => Some(object_of(f.m, f.version, s[1] as usize)),
-        None => f.objects().nth(index),
-    }
+    // (The name's position first: no view built for the objects before it.)
+    let name = match f.index.get(index) {
+        Some(s) => s[1] as usize,
+        None => entries(f.m, f.objects, f.count).nth(index)?.0,
+    };
+    Some(object_of(f.m, f.version, name))
 }
 
 /// The index and name position of the object called `name` (names are
@@ -162,8 +165,18 @@ pub(crate) fn locate(f: &File<'_>, name: &[u8]) -> Option<(usize, usize)> {
     if f.index.is_empty() {
         return entries(m, f.objects, f.count).map(|(k, _)| k).enumerate().find(|&(_, k)| name_at(k) == name);
     }
-    let s = f.index[f.index.binary_search_by(|s| name_at((s[0] as u32) as usize).cmp(name)).ok()?][0];
-    Some(((s >> 32) as usize, (s as u32) as usize))
+    // A binary search over word 0 of the slots (names in byte order).
+    let mut slots = f.index;
+    while let Some(mid) = slots.get(slots.len() / 2) {
+        let s = mid[0];
+        let k = (s as u32) as usize;
+        slots = match name_at(k).cmp(name) {
+            Ordering::Less => &slots[slots.len() / 2 + 1..],
+            Ordering::Greater => &slots[..slots.len() / 2],
+            Ordering::Equal => return Some(((s >> 32) as usize, k)),
+        };
+    }
+    None
 }
 
 /// [`File::find`].
