@@ -184,12 +184,15 @@ pub unsafe extern "C" fn zt_open_mem_into(
         // `zt_slot` is 16 bytes of integers, as `Entry` (checked above).
         let slots: &'static mut [Entry] =
             if slot_count == 0 { &mut [] } else { unsafe { core::slice::from_raw_parts_mut(slots.cast(), slot_count) } };
-        let file = File::open(bytes, slots).map_err(Fail::Fault)?;
         let h = storage.cast::<zt_file>();
-        // `storage` is large and aligned enough (checked above).
-        unsafe {
-            h.write(zt_file { file, owner: next_owner() });
-            *out = h;
+        // (A `match`, not `?`: the file is written without a copy between.)
+        match File::open(bytes, slots) {
+            // `storage` is large and aligned enough (checked above).
+            Ok(file) => unsafe {
+                h.write(zt_file { file, owner: next_owner() });
+                *out = h;
+            },
+            Err(f) => return Err(Fail::Fault(f)),
         }
         Ok(())
     })
@@ -207,7 +210,7 @@ pub unsafe extern "C" fn zt_file_get_info(file: *const zt_file, info: *mut zt_fi
         }
         // SAFETY: the caller's contract, for every call below.
         unsafe { info.write(core::mem::zeroed()) };
-        let f = unsafe { handle(file)? }.file;
+        let f = &unsafe { handle(file)? }.file;
         let (v, (manifest_offset, manifest_length)) = (f.version(), f.manifest());
         let value = zt_file_info {
             version_major: v.major.into(),
