@@ -244,11 +244,7 @@ impl<'a> Shape<'a> {
     /// The dimensions.
     pub fn dims(&self) -> impl Iterator<Item = u64> + 'a {
         let (m, mut at) = (self.m, self.first);
-        (0..self.ndim).map(move |_| {
-            let d = uint(m, at).unwrap_or(0);
-            at = skip(m, at);
-            d
-        })
+        (0..self.ndim).map(move |_| dim(m, &mut at))
     }
 
     /// The product of the dimensions (1 for a scalar; validated not to overflow).
@@ -266,6 +262,15 @@ impl<'a> Shape<'a> {
             n
         }
     }
+}
+
+/// The dimension at `*at` (0 when not an unsigned integer), and `*at` to
+/// the next. Out of line: the shape's readers share one copy.
+#[inline(never)]
+fn dim(m: &[u8], at: &mut usize) -> u64 {
+    let d = uint(m, *at).unwrap_or(0);
+    *at = skip(m, *at);
+    d
 }
 
 /// One component of an object, decoded.
