@@ -2,7 +2,7 @@
 //! (so neither a non-minimal length head nor indefinite-length chunks hide
 //! a duplicate). Keys are entries of a [`Scratch`], which provides the memory.
 
-use super::{BREAK, MAJOR_BYTES, MAJOR_NINT, MAJOR_TEXT, MAJOR_UINT};
+use super::{MAJOR_BYTES, MAJOR_NINT, MAJOR_TEXT, MAJOR_UINT};
 use crate::error::{Error, ErrorKind, Result};
 use crate::scratch::{Entry, Scratch};
 
@@ -144,6 +144,12 @@ pub(crate) fn key_entry(buf: &[u8], start: usize, end: usize) -> Entry {
     [tag << TAG_SHIFT | start as u64, end as u64]
 }
 
+/// Where the key of entry `e` starts.
+#[inline(always)]
+fn pos(e: &Entry) -> usize {
+    (e[0] & POS_MASK) as usize
+}
+
 /// The content of the definite string item at `start`; `None` for an
 /// indefinite one (the key was walked: it is well formed).
 #[inline]
@@ -156,35 +162,38 @@ pub(crate) fn definite(buf: &[u8], start: usize) -> Option<&[u8]> {
 
 fn key_cmp(buf: &[u8], a: &Entry, b: &Entry) -> core::cmp::Ordering {
     let (ta, tb) = (a[0] >> TAG_SHIFT, b[0] >> TAG_SHIFT);
-    let (sa, sb) = ((a[0] & POS_MASK) as usize, (b[0] & POS_MASK) as usize);
     ta.cmp(&tb).then_with(|| match ta {
         TAG_UINT | TAG_NINT => a[1].cmp(&b[1]),
-        TAG_TEXT | TAG_BYTES => match (definite(buf, sa), definite(buf, sb)) {
-            // The common case: two definite strings.
-            (Some(x), Some(y)) => x.cmp(y),
-            _ => chunked_cmp(buf, sa, sb),
-        },
-        _ => buf[sa..a[1] as usize].cmp(&buf[sb..b[1] as usize]),
+        _ => {
+            // The full reader's fast path: two definite strings.
+            #[cfg(feature = "alloc")]
+            if let (TAG_TEXT | TAG_BYTES, Some(x), Some(y)) = (ta, definite(buf, pos(a)), definite(buf, pos(b))) {
+                return x.cmp(y);
+            }
+            content_cmp(buf, Chunks::of(a), Chunks::of(b))
+        }
     })
 }
 
-/// Compare the contents of two (well-formed) string items at least one of
-/// which is chunked, byte by byte.
-#[cold]
-#[inline(never)]
-fn chunked_cmp(buf: &[u8], a: usize, b: usize) -> core::cmp::Ordering {
-    let (mut x, mut y) = (Chunks::at(buf, a), Chunks::at(buf, b));
+/// Compare two contents chunk by chunk (a definite string, or a key
+/// compared by its encoded bytes, is one chunk): byte order, shorter first.
+fn content_cmp(buf: &[u8], mut x: Chunks, mut y: Chunks) -> core::cmp::Ordering {
     loop {
-        match (x.next_byte(buf), y.next_byte(buf)) {
-            (Some(p), Some(q)) if p == q => {}
-            (p, q) => return p.cmp(&q),
+        let (p, q) = (x.rest(buf), y.rest(buf));
+        let n = p.len().min(q.len());
+        if n == 0 || (x.end | y.end) & MORE == 0 {
+            // One is at its end, or both in their last chunk.
+            return p.cmp(q);
+        }
+        match p[..n].cmp(&q[..n]) {
+            core::cmp::Ordering::Equal => (x.at, y.at) = (x.at + n, y.at + n),
+            o => return o,
         }
     }
 }
 
 /// The head of the (well-formed) string item or chunk at `p`: its length
-/// (`None`: chunked) and where its content starts. Written out here (no
-/// call) for the chunked comparison, the deepest path of the key check.
+/// (`None`: chunked) and where its content starts.
 #[inline(always)]
 fn string_head(buf: &[u8], p: usize) -> Option<(Option<usize>, usize)> {
     let (ai, mut at) = ((*buf.get(p)? & 0x1f) as usize, p + 1);
@@ -204,36 +213,44 @@ fn string_head(buf: &[u8], p: usize) -> Option<(Option<usize>, usize)> {
     }
 }
 
-/// A cursor over a string item's content, chunk by chunk.
+/// A cursor over a key's content, chunk by chunk: the current chunk is
+/// `[at, end)` (without [`MORE`]), or `at` is [`HEAD`].
 struct Chunks {
-    /// The current chunk: `[at, end)`; an indefinite string's next chunk
-    /// head (or break) is at `end`.
     at: usize,
     end: usize,
-    indefinite: bool,
 }
 
+/// In [`Chunks::at`]: the string item's own head is at `end`, not yet read.
+const HEAD: usize = usize::MAX;
+/// In [`Chunks::end`]: an indefinite string's next chunk head (or its
+/// break) is at the chunk's end. (A position is below `isize::MAX`.)
+const MORE: usize = 1 << (usize::BITS - 1);
+
 impl Chunks {
-    fn at(buf: &[u8], start: usize) -> Chunks {
-        match string_head(buf, start) {
-            Some((Some(n), at)) => Chunks { at, end: at.saturating_add(n), indefinite: false },
-            Some((None, at)) => Chunks { at, end: at, indefinite: true },
-            None => Chunks { at: 0, end: 0, indefinite: false },
+    /// The content of the key of entry `e`: a string's, or its encoded bytes.
+    #[inline(always)]
+    fn of(e: &Entry) -> Chunks {
+        match e[0] >> TAG_SHIFT {
+            TAG_RAW => Chunks { at: pos(e), end: e[1] as usize },
+            _ => Chunks { at: HEAD, end: pos(e) },
         }
     }
 
-    fn next_byte(&mut self, buf: &[u8]) -> Option<u8> {
-        while self.at == self.end {
-            // The next chunk: a definite string (the walk checked it).
-            if !self.indefinite || *buf.get(self.end)? == BREAK {
-                return None;
-            }
-            let (len, at) = string_head(buf, self.end)?;
-            (self.at, self.end) = (at, at.saturating_add(len?));
+    /// The rest of the current chunk, past any used up: empty at the end.
+    /// (Out of line: one copy, and a small frame under the sort.)
+    #[inline(never)]
+    fn rest<'b>(&mut self, buf: &'b [u8]) -> &'b [u8] {
+        while self.at == HEAD || self.end == self.at | MORE {
+            // A definite string (the walk checked an indefinite one's
+            // chunks), an indefinite one's first chunk to come, or the break.
+            let (item, p) = (self.at == HEAD, self.end & !MORE);
+            (self.at, self.end) = match string_head(buf, p) {
+                Some((Some(n), at)) => (at, at.saturating_add(n).min(buf.len()) | if item { 0 } else { MORE }),
+                Some((None, at)) if item => (at, at | MORE),
+                _ => (p, p),
+            };
         }
-        let b = *buf.get(self.at)?;
-        self.at += 1;
-        Some(b)
+        buf.get(self.at..self.end & !MORE).unwrap_or(&[])
     }
 }
 
