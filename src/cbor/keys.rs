@@ -63,16 +63,20 @@ impl Scratch<'_> {
 
 fn duplicate_in(scratch: &mut Scratch<'_>, buf: &[u8], seg: usize) -> Option<usize> {
     let s = scratch.segment(seg);
-    let dup = if s.len() <= 8 {
-        (1..s.len()).find_map(|i| s[..i].iter().any(|p| key_cmp(buf, p, &s[i]).is_eq()).then_some(s[i][0]))
-    } else {
+    // A few keys are compared pairwise; more are sorted first, and then
+    // equal keys are neighbours.
+    let sorted = s.len() > 8;
+    if sorted {
         #[cfg(feature = "alloc")]
         s.sort_unstable_by(|a, b| key_cmp(buf, a, b));
         // Equal keys in manifest order (the entry starts with its position).
         #[cfg(not(feature = "alloc"))]
         sort_keys(buf, s);
-        s.windows(2).find(|w| key_cmp(buf, &w[0], &w[1]).is_eq()).map(|w| w[1][0])
-    };
+    }
+    let dup = (1..s.len()).find_map(|i| {
+        let earlier = if sorted { &s[i - 1..i] } else { &s[..i] };
+        earlier.iter().any(|p| key_cmp(buf, p, &s[i]).is_eq()).then_some(s[i][0])
+    });
     scratch.truncate(seg);
     dup.map(|at| (at & POS_MASK) as usize)
 }
@@ -80,6 +84,7 @@ fn duplicate_in(scratch: &mut Scratch<'_>, buf: &[u8], seg: usize) -> Option<usi
 /// Heapsort of key entries by key, then position (equal keys in manifest
 /// order): the no-`alloc` sort, written out so that the comparison adds no
 /// frames of its own under the CBOR walk (the key check's deepest path).
+/// (Keys and positions together are all different: any sort gives this order.)
 #[cfg(not(feature = "alloc"))]
 fn sort_keys(buf: &[u8], v: &mut [Entry]) {
     let n = v.len();
@@ -94,21 +99,21 @@ fn sort_keys(buf: &[u8], v: &mut [Entry]) {
         } else {
             return;
         }
+        // Sift the root down: swap it with the greater of itself and its children.
         let mut root = start;
         loop {
-            let mut child = 2 * root + 1;
-            if child >= end {
+            let mut big = root;
+            for child in 2 * root + 1..end.min(2 * root + 3) {
+                if less(buf, &v[big], &v[child]) {
+                    big = child;
+                }
+            }
+            if big == root {
                 break;
             }
-            if child + 1 < end && less(buf, &v[child], &v[child + 1]) {
-                child += 1;
-            }
-            if !less(buf, &v[root], &v[child]) {
-                break;
-            }
-            let (a, b) = v.split_at_mut(child);
+            let (a, b) = v.split_at_mut(big);
             core::mem::swap(&mut a[root], &mut b[0]);
-            root = child;
+            root = big;
         }
     }
 }
@@ -242,11 +247,12 @@ impl Chunks {
     fn rest<'b>(&mut self, buf: &'b [u8]) -> &'b [u8] {
         while self.at == HEAD || self.end == self.at | MORE {
             // A definite string (the walk checked an indefinite one's
-            // chunks), an indefinite one's first chunk to come, or the break.
-            let (item, p) = (self.at == HEAD, self.end & !MORE);
+            // chunks), an indefinite one's first chunk to come, or the break
+            // (`more`: a chunk's head, not the item's).
+            let (more, p) = (self.end & MORE, self.end & !MORE);
             (self.at, self.end) = match string_head(buf, p) {
-                Some((Some(n), at)) => (at, at.saturating_add(n).min(buf.len()) | if item { 0 } else { MORE }),
-                Some((None, at)) if item => (at, at | MORE),
+                Some((Some(n), at)) => (at, at.saturating_add(n).min(buf.len()) | more),
+                Some((None, at)) if more == 0 => (at, at | MORE),
                 _ => (p, p),
             };
         }
@@ -311,6 +317,40 @@ mod tests {
                 }
                 assert_eq!(scratch.len(), 0);
             }
+        }
+    }
+
+    /// The no-`alloc` heapsort orders keys (many equal, some chunked) by
+    /// key, then position: each entry before the next, none lost.
+    #[cfg(not(feature = "alloc"))]
+    #[test]
+    fn the_heapsort_orders_keys_then_positions() {
+        extern crate std;
+        let mut x: u32 = 0x9e37_79b9;
+        for n in 0..40usize {
+            let mut buf = std::vec::Vec::new();
+            let mut mem = [[0u64; 2]; 40];
+            let mut scratch = Scratch::new(&mut mem);
+            for i in 0..n {
+                x ^= x << 13;
+                x ^= x >> 17;
+                x ^= x << 5;
+                let (start, id) = (buf.len(), b'a' + (x % 6) as u8);
+                if i % 3 == 0 {
+                    buf.extend_from_slice(&[0x7f, 0x61, b'k', 0x61, id, 0xff]);
+                } else {
+                    buf.extend_from_slice(&[0x62, b'k', id]);
+                }
+                assert!(scratch.try_push_key(&buf, start, buf.len()));
+            }
+            let s = scratch.segment(0);
+            let mut before: std::vec::Vec<u64> = s.iter().map(|e| e[0]).collect();
+            sort_keys(&buf, s);
+            assert!(s.windows(2).all(|w| less(&buf, &w[0], &w[1])), "n = {n}");
+            let mut after: std::vec::Vec<u64> = s.iter().map(|e| e[0]).collect();
+            before.sort();
+            after.sort();
+            assert_eq!(before, after, "n = {n}");
         }
     }
 
