@@ -2,7 +2,7 @@
 //! (so neither a non-minimal length head nor indefinite-length chunks hide
 //! a duplicate). Keys are entries of a [`Scratch`], which provides the memory.
 
-use super::{BREAK, MAJOR_BYTES, MAJOR_NINT, MAJOR_TEXT, MAJOR_UINT};
+use super::{MAJOR_BYTES, MAJOR_NINT, MAJOR_TEXT, MAJOR_UINT};
 use crate::error::{Error, ErrorKind, Result};
 use crate::scratch::{Entry, Scratch};
 
@@ -63,16 +63,20 @@ impl Scratch<'_> {
 
 fn duplicate_in(scratch: &mut Scratch<'_>, buf: &[u8], seg: usize) -> Option<usize> {
     let s = scratch.segment(seg);
-    let dup = if s.len() <= 8 {
-        (1..s.len()).find_map(|i| s[..i].iter().any(|p| key_cmp(buf, p, &s[i]).is_eq()).then_some(s[i][0]))
-    } else {
+    // A few keys are compared pairwise; more are sorted first, and then
+    // equal keys are neighbours.
+    let sorted = s.len() > 8;
+    if sorted {
         #[cfg(feature = "alloc")]
         s.sort_unstable_by(|a, b| key_cmp(buf, a, b));
         // Equal keys in manifest order (the entry starts with its position).
         #[cfg(not(feature = "alloc"))]
         sort_keys(buf, s);
-        s.windows(2).find(|w| key_cmp(buf, &w[0], &w[1]).is_eq()).map(|w| w[1][0])
-    };
+    }
+    let dup = (1..s.len()).find_map(|i| {
+        let earlier = if sorted { &s[i - 1..i] } else { &s[..i] };
+        earlier.iter().any(|p| key_cmp(buf, p, &s[i]).is_eq()).then_some(s[i][0])
+    });
     scratch.truncate(seg);
     dup.map(|at| (at & POS_MASK) as usize)
 }
@@ -80,6 +84,7 @@ fn duplicate_in(scratch: &mut Scratch<'_>, buf: &[u8], seg: usize) -> Option<usi
 /// Heapsort of key entries by key, then position (equal keys in manifest
 /// order): the no-`alloc` sort, written out so that the comparison adds no
 /// frames of its own under the CBOR walk (the key check's deepest path).
+/// (Keys and positions together are all different: any sort gives this order.)
 #[cfg(not(feature = "alloc"))]
 fn sort_keys(buf: &[u8], v: &mut [Entry]) {
     let n = v.len();
@@ -94,21 +99,21 @@ fn sort_keys(buf: &[u8], v: &mut [Entry]) {
         } else {
             return;
         }
+        // Sift the root down: swap it with the greater of itself and its children.
         let mut root = start;
         loop {
-            let mut child = 2 * root + 1;
-            if child >= end {
+            let mut big = root;
+            for child in 2 * root + 1..end.min(2 * root + 3) {
+                if less(buf, &v[big], &v[child]) {
+                    big = child;
+                }
+            }
+            if big == root {
                 break;
             }
-            if child + 1 < end && less(buf, &v[child], &v[child + 1]) {
-                child += 1;
-            }
-            if !less(buf, &v[root], &v[child]) {
-                break;
-            }
-            let (a, b) = v.split_at_mut(child);
+            let (a, b) = v.split_at_mut(big);
             core::mem::swap(&mut a[root], &mut b[0]);
-            root = child;
+            root = big;
         }
     }
 }
@@ -144,6 +149,12 @@ pub(crate) fn key_entry(buf: &[u8], start: usize, end: usize) -> Entry {
     [tag << TAG_SHIFT | start as u64, end as u64]
 }
 
+/// Where the key of entry `e` starts.
+#[inline(always)]
+fn pos(e: &Entry) -> usize {
+    (e[0] & POS_MASK) as usize
+}
+
 /// The content of the definite string item at `start`; `None` for an
 /// indefinite one (the key was walked: it is well formed).
 #[inline]
@@ -156,35 +167,38 @@ pub(crate) fn definite(buf: &[u8], start: usize) -> Option<&[u8]> {
 
 fn key_cmp(buf: &[u8], a: &Entry, b: &Entry) -> core::cmp::Ordering {
     let (ta, tb) = (a[0] >> TAG_SHIFT, b[0] >> TAG_SHIFT);
-    let (sa, sb) = ((a[0] & POS_MASK) as usize, (b[0] & POS_MASK) as usize);
     ta.cmp(&tb).then_with(|| match ta {
         TAG_UINT | TAG_NINT => a[1].cmp(&b[1]),
-        TAG_TEXT | TAG_BYTES => match (definite(buf, sa), definite(buf, sb)) {
-            // The common case: two definite strings.
-            (Some(x), Some(y)) => x.cmp(y),
-            _ => chunked_cmp(buf, sa, sb),
-        },
-        _ => buf[sa..a[1] as usize].cmp(&buf[sb..b[1] as usize]),
+        _ => {
+            // The full reader's fast path: two definite strings.
+            #[cfg(feature = "alloc")]
+            if let (TAG_TEXT | TAG_BYTES, Some(x), Some(y)) = (ta, definite(buf, pos(a)), definite(buf, pos(b))) {
+                return x.cmp(y);
+            }
+            content_cmp(buf, Chunks::of(a), Chunks::of(b))
+        }
     })
 }
 
-/// Compare the contents of two (well-formed) string items at least one of
-/// which is chunked, byte by byte.
-#[cold]
-#[inline(never)]
-fn chunked_cmp(buf: &[u8], a: usize, b: usize) -> core::cmp::Ordering {
-    let (mut x, mut y) = (Chunks::at(buf, a), Chunks::at(buf, b));
+/// Compare two contents chunk by chunk (a definite string, or a key
+/// compared by its encoded bytes, is one chunk): byte order, shorter first.
+fn content_cmp(buf: &[u8], mut x: Chunks, mut y: Chunks) -> core::cmp::Ordering {
     loop {
-        match (x.next_byte(buf), y.next_byte(buf)) {
-            (Some(p), Some(q)) if p == q => {}
-            (p, q) => return p.cmp(&q),
+        let (p, q) = (x.rest(buf), y.rest(buf));
+        let n = p.len().min(q.len());
+        if n == 0 || (x.end | y.end) & MORE == 0 {
+            // One is at its end, or both in their last chunk.
+            return p.cmp(q);
+        }
+        match p[..n].cmp(&q[..n]) {
+            core::cmp::Ordering::Equal => (x.at, y.at) = (x.at + n, y.at + n),
+            o => return o,
         }
     }
 }
 
 /// The head of the (well-formed) string item or chunk at `p`: its length
-/// (`None`: chunked) and where its content starts. Written out here (no
-/// call) for the chunked comparison, the deepest path of the key check.
+/// (`None`: chunked) and where its content starts.
 #[inline(always)]
 fn string_head(buf: &[u8], p: usize) -> Option<(Option<usize>, usize)> {
     let (ai, mut at) = ((*buf.get(p)? & 0x1f) as usize, p + 1);
@@ -204,36 +218,45 @@ fn string_head(buf: &[u8], p: usize) -> Option<(Option<usize>, usize)> {
     }
 }
 
-/// A cursor over a string item's content, chunk by chunk.
+/// A cursor over a key's content, chunk by chunk: the current chunk is
+/// `[at, end)` (without [`MORE`]), or `at` is [`HEAD`].
 struct Chunks {
-    /// The current chunk: `[at, end)`; an indefinite string's next chunk
-    /// head (or break) is at `end`.
     at: usize,
     end: usize,
-    indefinite: bool,
 }
 
+/// In [`Chunks::at`]: the string item's own head is at `end`, not yet read.
+const HEAD: usize = usize::MAX;
+/// In [`Chunks::end`]: an indefinite string's next chunk head (or its
+/// break) is at the chunk's end. (A position is below `isize::MAX`.)
+const MORE: usize = 1 << (usize::BITS - 1);
+
 impl Chunks {
-    fn at(buf: &[u8], start: usize) -> Chunks {
-        match string_head(buf, start) {
-            Some((Some(n), at)) => Chunks { at, end: at.saturating_add(n), indefinite: false },
-            Some((None, at)) => Chunks { at, end: at, indefinite: true },
-            None => Chunks { at: 0, end: 0, indefinite: false },
+    /// The content of the key of entry `e`: a string's, or its encoded bytes.
+    #[inline(always)]
+    fn of(e: &Entry) -> Chunks {
+        match e[0] >> TAG_SHIFT {
+            TAG_RAW => Chunks { at: pos(e), end: e[1] as usize },
+            _ => Chunks { at: HEAD, end: pos(e) },
         }
     }
 
-    fn next_byte(&mut self, buf: &[u8]) -> Option<u8> {
-        while self.at == self.end {
-            // The next chunk: a definite string (the walk checked it).
-            if !self.indefinite || *buf.get(self.end)? == BREAK {
-                return None;
-            }
-            let (len, at) = string_head(buf, self.end)?;
-            (self.at, self.end) = (at, at.saturating_add(len?));
+    /// The rest of the current chunk, past any used up: empty at the end.
+    /// (Out of line: one copy, and a small frame under the sort.)
+    #[inline(never)]
+    fn rest<'b>(&mut self, buf: &'b [u8]) -> &'b [u8] {
+        while self.at == HEAD || self.end == self.at | MORE {
+            // A definite string (the walk checked an indefinite one's
+            // chunks), an indefinite one's first chunk to come, or the break
+            // (`more`: a chunk's head, not the item's).
+            let (more, p) = (self.end & MORE, self.end & !MORE);
+            (self.at, self.end) = match string_head(buf, p) {
+                Some((Some(n), at)) => (at, at.saturating_add(n).min(buf.len()) | more),
+                Some((None, at)) if more == 0 => (at, at | MORE),
+                _ => (p, p),
+            };
         }
-        let b = *buf.get(self.at)?;
-        self.at += 1;
-        Some(b)
+        buf.get(self.at..self.end & !MORE).unwrap_or(&[])
     }
 }
 
@@ -294,6 +317,40 @@ mod tests {
                 }
                 assert_eq!(scratch.len(), 0);
             }
+        }
+    }
+
+    /// The no-`alloc` heapsort orders keys (many equal, some chunked) by
+    /// key, then position: each entry before the next, none lost.
+    #[cfg(not(feature = "alloc"))]
+    #[test]
+    fn the_heapsort_orders_keys_then_positions() {
+        extern crate std;
+        let mut x: u32 = 0x9e37_79b9;
+        for n in 0..40usize {
+            let mut buf = std::vec::Vec::new();
+            let mut mem = [[0u64; 2]; 40];
+            let mut scratch = Scratch::new(&mut mem);
+            for i in 0..n {
+                x ^= x << 13;
+                x ^= x >> 17;
+                x ^= x << 5;
+                let (start, id) = (buf.len(), b'a' + (x % 6) as u8);
+                if i % 3 == 0 {
+                    buf.extend_from_slice(&[0x7f, 0x61, b'k', 0x61, id, 0xff]);
+                } else {
+                    buf.extend_from_slice(&[0x62, b'k', id]);
+                }
+                assert!(scratch.try_push_key(&buf, start, buf.len()));
+            }
+            let s = scratch.segment(0);
+            let mut before: std::vec::Vec<u64> = s.iter().map(|e| e[0]).collect();
+            sort_keys(&buf, s);
+            assert!(s.windows(2).all(|w| less(&buf, &w[0], &w[1])), "n = {n}");
+            let mut after: std::vec::Vec<u64> = s.iter().map(|e| e[0]).collect();
+            before.sort();
+            after.sort();
+            assert_eq!(before, after, "n = {n}");
         }
     }
 
