@@ -341,18 +341,12 @@ fn components(c: &mut Cur<'_>, p: &mut Pass<'_>, known: &mut Known) -> R<()> {
             }
             few[n] = kpos as u32;
         } else {
+            // (A text key's entry needs no end: it compares by content.)
+            let mut push = |k: usize| if p.scratch.try_push_key(c.m, k, k) { Ok(()) } else { Err(Fault::new(Kind::Slots, k)) };
             if n == few.len() {
-                for &k in &few {
-                    let k = k as usize;
-                    let end = definite(c.m, k).map_or(k, |b| b.as_ptr() as usize - c.m.as_ptr() as usize + b.len());
-                    if !p.scratch.try_push_key(c.m, k, end) {
-                        return Err(Fault::new(Kind::Slots, k));
-                    }
-                }
+                few.iter().try_for_each(|&k| push(k as usize))?;
             }
-            if !p.scratch.try_push_key(c.m, kpos, c.pos) {
-                return Err(Fault::new(Kind::Slots, kpos));
-            }
+            push(kpos)?;
         }
         n += 1;
         component(c, p, Role::from_bytes(rb), name, known)?;
