@@ -213,32 +213,16 @@ fn objects(c: &mut Cur<'_>, p: &mut Pass<'_>) -> R<(usize, usize, bool)> {
     Ok((first, count, ordered))
 }
 
-/// What the format rules need of a component of a known role.
-#[derive(Clone, Copy)]
-struct Brief {
-    dtype: DType,
-    /// Storage elements per logical element; 0 for an unknown logical type.
-    ratio: u8,
-    /// Decoded size in bytes, when known.
-    decoded: Option<u64>,
-}
-
-impl Brief {
-    /// Decoded element count in logical elements, when known.
-    fn count(&self) -> Option<u64> {
-        let per = self.dtype.width() * (self.ratio as u64);
-        let n = self.decoded?;
-        (per != 0).then(|| crate::types::div_pow2(n, per))
-    }
-}
-
-/// The [`Brief`]s of an object's components of known roles, by [`Role`],
-/// in parts (88 bytes, not 128: the pass's deepest frame holds them).
+/// What the format rules need of an object's components of known roles,
+/// by [`Role`], in parts (88 bytes: the pass's deepest frame holds them).
 struct Known {
     /// Roles present, and those of a known decoded size (a bit each).
     has: u32,
     sized: u32,
+    /// Storage type, and storage elements per logical element (0 for an
+    /// unknown logical type).
     types: [(DType, u8); Role::ALL.len()],
+    /// Decoded sizes in bytes.
     sizes: [u64; Role::ALL.len()],
 }
 
@@ -248,20 +232,27 @@ impl Known {
         Known { has: 0, sized: 0, types: [(DType::U8, 0); Role::ALL.len()], sizes: [0; Role::ALL.len()] }
     }
 
-    fn set(&mut self, r: Role, b: Brief) {
+    fn set(&mut self, r: Role, dtype: DType, ratio: u8, decoded: Option<u64>) {
         let bit = 1 << r as u32;
         self.has |= bit;
-        if b.decoded.is_some() {
+        if decoded.is_some() {
             self.sized |= bit;
         }
-        self.types[r as usize] = (b.dtype, b.ratio);
-        self.sizes[r as usize] = b.decoded.unwrap_or(0);
+        self.types[r as usize] = (dtype, ratio);
+        self.sizes[r as usize] = decoded.unwrap_or(0);
     }
 
-    fn get(&self, r: Role) -> Brief {
+    /// Decoded size in bytes, when known.
+    fn decoded(&self, r: Role) -> Option<u64> {
+        (self.sized & 1 << r as u32 != 0).then_some(self.sizes[r as usize])
+    }
+
+    /// Decoded element count in logical elements, when known.
+    fn count(&self, r: Role) -> Option<u64> {
         let (dtype, ratio) = self.types[r as usize];
-        let decoded = (self.sized & 1 << r as u32 != 0).then_some(self.sizes[r as usize]);
-        Brief { dtype, ratio, decoded }
+        let per = dtype.width() * (ratio as u64);
+        let n = self.decoded(r)?;
+        (per != 0).then(|| crate::types::div_pow2(n, per))
     }
 }
 
@@ -387,7 +378,7 @@ fn component<'a>(c: &mut Cur<'a>, p: &mut Pass<'_>, role: Option<Role>, name: &'
     }
     if let Some(r) = role {
         let ratio = comp.ratio().unwrap_or(0) as u8;
-        known.set(r, Brief { dtype, ratio, decoded });
+        known.set(r, dtype, ratio, decoded);
     }
     Ok(())
 }
@@ -493,20 +484,19 @@ fn check_format(m: &[u8], v: Version, shape: (usize, u64, u64), format: Format<'
     if needs(&format) & !known.has != 0 {
         return Err(Kind::MissingComponent);
     }
-    let brief = |r: Role| known.get(r);
     let index = |r: Role| {
-        let d = brief(r).dtype;
+        let d = known.types[r as usize].0;
         if v.minor >= 2 { d == DType::U64 } else { d.is_integer() }
     };
-    let count = |r: Role, expected: u64| match brief(r).count() {
+    let count = |r: Role, expected: u64| match known.count(r) {
         Some(n) if n != expected => Err(Kind::Count),
         _ => Ok(()),
     };
     match format {
         Format::Dense => {
-            let d = brief(Role::Data);
-            if let (r @ 1.., Some(actual)) = (d.ratio, d.decoded) {
-                let expected = numel.checked_mul(d.dtype.width() * r as u64).ok_or(Kind::Overflow)?;
+            let (dtype, ratio) = known.types[Role::Data as usize];
+            if let (r @ 1.., Some(actual)) = (ratio, known.decoded(Role::Data)) {
+                let expected = numel.checked_mul(dtype.width() * r as u64).ok_or(Kind::Overflow)?;
                 if expected != actual {
                     return Err(Kind::Length);
                 }
@@ -520,7 +510,7 @@ fn check_format(m: &[u8], v: Version, shape: (usize, u64, u64), format: Format<'
                 return Err(Kind::Shape);
             }
             count(Role::Indptr, first.checked_add(1).ok_or(Kind::Overflow)?)?;
-            if let Some(nnz) = brief(Role::Values).count() {
+            if let Some(nnz) = known.count(Role::Values) {
                 count(Role::Indices, nnz)?;
             }
         }
@@ -528,7 +518,7 @@ fn check_format(m: &[u8], v: Version, shape: (usize, u64, u64), format: Format<'
             if !index(Role::Coords) {
                 return Err(Kind::IndexDType);
             }
-            if let Some(nnz) = brief(Role::Values).count() {
+            if let Some(nnz) = known.count(Role::Values) {
                 count(Role::Coords, (ndim as u64).checked_mul(nnz).ok_or(Kind::Overflow)?)?;
             }
         }
