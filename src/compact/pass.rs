@@ -78,32 +78,37 @@ struct Fields {
     len: Option<usize>,
     seg: usize,
     seen: u32,
+    /// The known key just read (its index), or past them all at the end.
+    key: usize,
 }
 
 impl Pass<'_> {
     /// Open the map at `c` for [`Pass::next`].
     fn open(&mut self, c: &mut Cur<'_>) -> R<Fields> {
-        Ok(Fields { len: c.container(MAJOR_MAP)?, seg: self.scratch.len(), seen: 0 })
+        Ok(Fields { len: c.container(MAJOR_MAP)?, seg: self.scratch.len(), seen: 0, key: 0 })
     }
 
-    /// The next known key of the map `f` (at `depth`): its index in
-    /// `names` (NUL-terminated), a second one refused; unknown fields are
-    /// handled on the way. `None` at the map's end, its keys found unique.
+    /// Read the next known key of the map `f` (at `depth`): its index in
+    /// `names` (NUL-terminated) into `f.key`, a second one refused; unknown
+    /// fields are handled on the way. At the map's end, its keys found
+    /// unique, `f.key` is past the names (a result in registers, not
+    /// memory: an `Option` in a `Result` is returned through the stack).
     #[inline(never)]
-    fn next(&mut self, c: &mut Cur<'_>, f: &mut Fields, names: &str, depth: usize) -> R<Option<u8>> {
+    fn next(&mut self, c: &mut Cur<'_>, f: &mut Fields, names: &str, depth: usize) -> R<()> {
         while c.more(&mut f.len)? {
             let kpos = c.pos;
             match self.key(c, depth)?.and_then(|b| crate::types::position(names, b)) {
                 Some(k) if f.seen & (1 << k) != 0 => return Err(Fault::new(Kind::DuplicateKey, kpos)),
                 Some(k) => {
                     f.seen |= 1 << k;
-                    return Ok(Some(k as u8));
+                    f.key = k;
+                    return Ok(());
                 }
                 None => self.unknown(c, kpos, depth + 1)?,
             }
         }
-        self.pop_keys(c.m, f.seg)?;
-        Ok(None)
+        f.key = usize::MAX;
+        self.pop_keys(c.m, f.seg)
     }
 
     /// A map key: `Some(bytes)` for definite text; any other key is walked.
@@ -159,8 +164,10 @@ fn root(c: &mut Cur<'_>, p: &mut Pass<'_>) -> R<Root> {
     let start = c.pos;
     let mut f = p.open(c)?;
     let (mut version, mut attributes, mut objs, mut deferred) = (None, None, None, None);
-    while let Some(k) = p.next(c, &mut f, RootKey::JOINED, 1)? {
-        match RootKey::ALL[k as usize] {
+    loop {
+        p.next(c, &mut f, RootKey::JOINED, 1)?;
+        let Some(&k) = RootKey::ALL.get(f.key) else { break };
+        match k {
             RootKey::Version => {
                 let at = c.pos;
                 let v = Version::parse(c.str()?).ok_or(Fault::new(Kind::BadVersion, at))?;
@@ -263,8 +270,10 @@ fn object(c: &mut Cur<'_>, p: &mut Pass<'_>) -> R<()> {
     let mut f = p.open(c)?;
     let (mut shape, mut format, mut attributes, mut comps) = (None, None, None, false);
     let mut known = Known::new();
-    while let Some(k) = p.next(c, &mut f, ObjectKey::JOINED, 3)? {
-        match ObjectKey::ALL[k as usize] {
+    loop {
+        p.next(c, &mut f, ObjectKey::JOINED, 3)?;
+        let Some(&k) = ObjectKey::ALL.get(f.key) else { break };
+        match k {
             ObjectKey::Shape => shape = Some(self::shape(c)?),
             ObjectKey::Format => {
                 let at = c.pos;
@@ -409,9 +418,11 @@ pub(super) fn fields<'a>(c: &mut Cur<'a>, p: &mut Pass<'_>, role: &'a str) -> R<
 fn read_fields<'a>(c: &mut Cur<'a>, p: &mut Pass<'_>, out: &mut Component<'a>) -> R<u32> {
     let mut f = p.open(c)?;
     let mut ltype = None;
-    while let Some(k) = p.next(c, &mut f, ComponentKey::JOINED, 5)? {
+    loop {
+        p.next(c, &mut f, ComponentKey::JOINED, 5)?;
+        let Some(&k) = ComponentKey::ALL.get(f.key) else { break };
         let at = c.pos;
-        match ComponentKey::ALL[k as usize] {
+        match k {
             ComponentKey::DType => {
                 let s = c.text()?;
                 let parsed = if p.version.minor < 2 { DType::from_v1_1_bytes(s) } else { DType::from_bytes(s).map(|d| (d, None)) };
