@@ -659,6 +659,44 @@ mod hostile {
         assert!(!entries[1..].starts_with(b"\x65shape"), "the map at {at} is an object's: {entries:02x?}");
     }
 
+    /// A map counting more entries than the bytes left can hold (two bytes
+    /// an entry), or an array more items (one byte each), is refused at its
+    /// head, before its entries are read.
+    #[test]
+    fn container_counts_past_the_bytes_left_fault_at_the_head() {
+        let open = |m: &[u8]| ztensor::compact::File::open(&v1_file(&Blobs::new(), m), &mut []).err().map(|e| (e.kind, e.at));
+        let cbor = ztensor::compact::Kind::Cbor;
+        // Three entries, five bytes: at least six needed.
+        assert_eq!(open(&[0xa3, 0x61, b'a', 0x01, 0x61, b'b']), Some((cbor, 0)));
+        // `shape` an array of three items with two bytes left.
+        let mut m = vec![0xa2, 0x67];
+        m.extend_from_slice(b"version\x651.2.0\x67objects");
+        m.extend_from_slice(&[0xa1, 0x61, b'x', 0xa1, 0x65]);
+        m.extend_from_slice(b"shape");
+        let at = m.len() as u32;
+        m.extend_from_slice(&[0x83, 0x01, 0x01]);
+        assert_eq!(open(&m), Some((cbor, at)));
+    }
+
+    /// Past eight components, their roles go to the slots: too few slots
+    /// point at the role that did not fit (the first, when even the eight
+    /// compared directly do not).
+    #[test]
+    fn too_few_slots_for_roles_point_at_a_role() {
+        let mut b = Blobs::new();
+        let o = b.add_len(4);
+        let comps: Vec<(String, Value)> = (0..10).map(|i| (format!("r{i}"), comp("u8", o, 4))).collect();
+        let m = manifest("1.2.0", [("x", obj(&[4], "custom_x", comps.iter().map(|(k, v)| (k.as_str(), v.clone()))))]);
+        let bytes = v1_file(&b, &encode(&m));
+        let role = |i: u8| manifest_of(&bytes).windows(3).position(|w| w == [0x62, b'r', b'0' + i]).unwrap() as u32;
+        for (k, at) in [(0, role(0)), (7, role(7)), (8, role(8)), (9, role(9))] {
+            let mut slots = vec![[0u64; 2]; k];
+            let e = ztensor::compact::File::open(&bytes, &mut slots).err().expect("too few slots");
+            assert_eq!((e.kind, e.at), (ztensor::compact::Kind::Slots, at), "{k} slots");
+        }
+        assert!(ztensor::compact::File::open(&bytes, &mut [[0u64; 2]; 10]).is_ok());
+    }
+
     mod container;
     mod cbor;
     mod duplicates;

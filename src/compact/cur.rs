@@ -70,11 +70,11 @@ impl<'a> Cur<'a> {
         let start = self.pos;
         match self.head()? {
             (m, len) if m == major => {
-                if let Some(n) = len {
-                    let per = if major == MAJOR_MAP { 2 } else { 1 };
-                    if n.checked_mul(per).map_or(true, |b| b > (self.m.len() - self.pos) as u64) {
-                        return Err(Fault::new(Kind::Cbor, start));
-                    }
+                // (Each entry takes at least a byte, a map's two: `n` past
+                // the bytes left, halved for a map, cannot fit.)
+                let fit = (self.m.len() - self.pos) >> (major == MAJOR_MAP) as u32;
+                if len.is_some_and(|n| n > fit as u64) {
+                    return Err(Fault::new(Kind::Cbor, start));
                 }
                 Ok(len.map(|n| n as usize))
             }

@@ -72,16 +72,45 @@ pub(crate) fn validate(m: &[u8], hi: u64, slots: &mut [Entry]) -> R<Root> {
     Ok(root)
 }
 
-/// A bit per known key of a map: a second one is a duplicate.
-fn mark(seen: &mut u32, bit: u32, at: usize) -> R<()> {
-    if *seen & (1 << bit) != 0 {
-        return Err(Fault::new(Kind::DuplicateKey, at));
-    }
-    *seen |= 1 << bit;
-    Ok(())
+/// A map read by [`Pass::next`]: entries left, where its unknown keys
+/// start in the scratch, and its known keys so far (a bit each).
+struct Fields {
+    len: Option<usize>,
+    seg: usize,
+    seen: u32,
+    /// The known key just read (its index), or past them all at the end.
+    key: usize,
 }
 
 impl Pass<'_> {
+    /// Open the map at `c` for [`Pass::next`].
+    fn open(&mut self, c: &mut Cur<'_>) -> R<Fields> {
+        Ok(Fields { len: c.container(MAJOR_MAP)?, seg: self.scratch.len(), seen: 0, key: 0 })
+    }
+
+    /// Read the next known key of the map `f` (at `depth`): its index in
+    /// `names` (NUL-terminated) into `f.key`, a second one refused; unknown
+    /// fields are handled on the way. At the map's end, its keys found
+    /// unique, `f.key` is past the names (a result in registers, not
+    /// memory: an `Option` in a `Result` is returned through the stack).
+    #[inline(never)]
+    fn next(&mut self, c: &mut Cur<'_>, f: &mut Fields, names: &str, depth: usize) -> R<()> {
+        while c.more(&mut f.len)? {
+            let kpos = c.pos;
+            match self.key(c, depth)?.and_then(|b| crate::types::position(names, b)) {
+                Some(k) if f.seen & (1 << k) != 0 => return Err(Fault::new(Kind::DuplicateKey, kpos)),
+                Some(k) => {
+                    f.seen |= 1 << k;
+                    f.key = k;
+                    return Ok(());
+                }
+                None => self.unknown(c, kpos, depth + 1)?,
+            }
+        }
+        f.key = usize::MAX;
+        self.pop_keys(c.m, f.seg)
+    }
+
     /// A map key: `Some(bytes)` for definite text; any other key is walked.
     #[inline(always)]
     fn key<'a>(&mut self, c: &mut Cur<'a>, depth: usize) -> R<Option<&'a [u8]>> {
@@ -94,7 +123,7 @@ impl Pass<'_> {
 
     /// An unknown field whose key (at `kpos`) was just read: its key joins
     /// the duplicate check, its value is walked.
-    #[inline(never)]
+    #[inline(always)]
     fn unknown(&mut self, c: &mut Cur<'_>, kpos: usize, depth: usize) -> R<()> {
         if !self.checking {
             return c.walk(depth, None);
@@ -133,45 +162,37 @@ impl Pass<'_> {
 /// version is known, wherever it comes).
 fn root(c: &mut Cur<'_>, p: &mut Pass<'_>) -> R<Root> {
     let start = c.pos;
-    let mut len = c.container(MAJOR_MAP)?;
-    let seg = p.scratch.len();
-    let mut seen = 0;
+    let mut f = p.open(c)?;
     let (mut version, mut attributes, mut objs, mut deferred) = (None, None, None, None);
-    while c.more(&mut len)? {
-        let kpos = c.pos;
-        match p.key(c, 1)?.and_then(RootKey::from_bytes) {
-            Some(k) => {
-                mark(&mut seen, k as u32, kpos)?;
-                match k {
-                    RootKey::Version => {
-                        let at = c.pos;
-                        let v = Version::parse(c.str()?).ok_or(Fault::new(Kind::BadVersion, at))?;
-                        if v.major != 1 {
-                            return Err(Fault::new(Kind::Version, at));
-                        }
-                        p.version = v;
-                        version = Some(v);
-                    }
-                    RootKey::Attributes => {
-                        if !c.null()? {
-                            attributes = Some(c.pos);
-                            p.map_value(c, 1)?;
-                        }
-                    }
-                    RootKey::Objects => {
-                        if version.is_some() {
-                            objs = Some(objects(c, p)?);
-                        } else {
-                            deferred = Some(c.pos);
-                            c.walk(1, None)?;
-                        }
-                    }
+    loop {
+        p.next(c, &mut f, RootKey::JOINED, 1)?;
+        let Some(&k) = RootKey::ALL.get(f.key) else { break };
+        match k {
+            RootKey::Version => {
+                let at = c.pos;
+                let v = Version::parse(c.str()?).ok_or(Fault::new(Kind::BadVersion, at))?;
+                if v.major != 1 {
+                    return Err(Fault::new(Kind::Version, at));
+                }
+                p.version = v;
+                version = Some(v);
+            }
+            RootKey::Attributes => {
+                if !c.null()? {
+                    attributes = Some(c.pos);
+                    p.map_value(c, 1)?;
                 }
             }
-            None => p.unknown(c, kpos, 2)?,
+            RootKey::Objects => {
+                if version.is_some() {
+                    objs = Some(objects(c, p)?);
+                } else {
+                    deferred = Some(c.pos);
+                    c.walk(1, None)?;
+                }
+            }
         }
     }
-    p.pop_keys(c.m, seg)?;
     let version = version.ok_or(Fault::new(Kind::Missing, start))?;
     if let Some(at) = deferred {
         objs = Some(objects(&mut Cur::at(c.m, at), p)?);
@@ -199,50 +220,59 @@ fn objects(c: &mut Cur<'_>, p: &mut Pass<'_>) -> R<(usize, usize, bool)> {
     Ok((first, count, ordered))
 }
 
-/// What the format rules need of a component of a known role.
-#[derive(Clone, Copy)]
-struct Brief {
-    dtype: DType,
-    /// Storage elements per logical element; 0 for an unknown logical type.
-    ratio: u8,
-    /// Whether `size` is known.
-    known: bool,
-    /// The decoded size in bytes (16 bytes a brief, not 24 with an
-    /// `Option`: the pass's deepest frame holds eight).
-    size: u64,
+/// What the format rules need of an object's components of known roles,
+/// by [`Role`], in parts (88 bytes: the pass's deepest frame holds them).
+struct Known {
+    /// Roles present, and those of a known decoded size (a bit each).
+    has: u32,
+    sized: u32,
+    /// Storage type, and storage elements per logical element (0 for an
+    /// unknown logical type).
+    types: [(DType, u8); Role::ALL.len()],
+    /// Decoded sizes in bytes.
+    sizes: [u64; Role::ALL.len()],
 }
 
-impl Brief {
+impl Known {
+    /// No roles yet.
+    fn new() -> Known {
+        Known { has: 0, sized: 0, types: [(DType::U8, 0); Role::ALL.len()], sizes: [0; Role::ALL.len()] }
+    }
+
+    fn set(&mut self, r: Role, dtype: DType, ratio: u8, decoded: Option<u64>) {
+        let bit = 1 << r as u32;
+        self.has |= bit;
+        if decoded.is_some() {
+            self.sized |= bit;
+        }
+        self.types[r as usize] = (dtype, ratio);
+        self.sizes[r as usize] = decoded.unwrap_or(0);
+    }
+
     /// Decoded size in bytes, when known.
-    fn decoded(&self) -> Option<u64> {
-        self.known.then_some(self.size)
+    fn decoded(&self, r: Role) -> Option<u64> {
+        (self.sized & 1 << r as u32 != 0).then_some(self.sizes[r as usize])
     }
 
     /// Decoded element count in logical elements, when known.
-    fn count(&self) -> Option<u64> {
-        let per = self.dtype.width() * (self.ratio as u64);
-        let n = self.decoded()?;
+    fn count(&self, r: Role) -> Option<u64> {
+        let (dtype, ratio) = self.types[r as usize];
+        let per = dtype.width() * (ratio as u64);
+        let n = self.decoded(r)?;
         (per != 0).then(|| crate::types::div_pow2(n, per))
     }
 }
-
-type Known = [Option<Brief>; Role::ALL.len()];
 
 /// An object map: its fields, then its format's rules.
 #[inline(never)]
 fn object(c: &mut Cur<'_>, p: &mut Pass<'_>) -> R<()> {
     let start = c.pos;
-    let mut len = c.container(MAJOR_MAP)?;
-    let seg = p.scratch.len();
-    let (mut seen, mut shape, mut format, mut attributes, mut comps) = (0, None, None, None, false);
-    let mut known: Known = [None; Role::ALL.len()];
-    while c.more(&mut len)? {
-        let kpos = c.pos;
-        let Some(k) = p.key(c, 3)?.and_then(ObjectKey::from_bytes) else {
-            p.unknown(c, kpos, 4)?;
-            continue;
-        };
-        mark(&mut seen, k as u32, kpos)?;
+    let mut f = p.open(c)?;
+    let (mut shape, mut format, mut attributes, mut comps) = (None, None, None, false);
+    let mut known = Known::new();
+    loop {
+        p.next(c, &mut f, ObjectKey::JOINED, 3)?;
+        let Some(&k) = ObjectKey::ALL.get(f.key) else { break };
         match k {
             ObjectKey::Shape => shape = Some(self::shape(c)?),
             ObjectKey::Format => {
@@ -265,7 +295,6 @@ fn object(c: &mut Cur<'_>, p: &mut Pass<'_>) -> R<()> {
             }
         }
     }
-    p.pop_keys(c.m, seg)?;
     let missing = Fault::new(Kind::Missing, start);
     let (ndim, numel, first) = shape.ok_or(missing)?;
     let format = format.ok_or(missing)?;
@@ -312,18 +341,12 @@ fn components(c: &mut Cur<'_>, p: &mut Pass<'_>, known: &mut Known) -> R<()> {
             }
             few[n] = kpos as u32;
         } else {
+            // (A text key's entry needs no end: it compares by content.)
+            let mut push = |k: usize| if p.scratch.try_push_key(c.m, k, k) { Ok(()) } else { Err(Fault::new(Kind::Slots, k)) };
             if n == few.len() {
-                for &k in &few {
-                    let k = k as usize;
-                    let end = definite(c.m, k).map_or(k, |b| b.as_ptr() as usize - c.m.as_ptr() as usize + b.len());
-                    if !p.scratch.try_push_key(c.m, k, end) {
-                        return Err(Fault::new(Kind::Slots, k));
-                    }
-                }
+                few.iter().try_for_each(|&k| push(k as usize))?;
             }
-            if !p.scratch.try_push_key(c.m, kpos, c.pos) {
-                return Err(Fault::new(Kind::Slots, kpos));
-            }
+            push(kpos)?;
         }
         n += 1;
         component(c, p, Role::from_bytes(rb), name, known)?;
@@ -364,7 +387,7 @@ fn component<'a>(c: &mut Cur<'a>, p: &mut Pass<'_>, role: Option<Role>, name: &'
     }
     if let Some(r) = role {
         let ratio = comp.ratio().unwrap_or(0) as u8;
-        known[r as usize] = Some(Brief { dtype, ratio, known: decoded.is_some(), size: decoded.unwrap_or(0) });
+        known.set(r, dtype, ratio, decoded);
     }
     Ok(())
 }
@@ -372,11 +395,8 @@ fn component<'a>(c: &mut Cur<'a>, p: &mut Pass<'_>, role: Option<Role>, name: &'
 /// The fields of the component map at `c` (of role `role`), decoded,
 /// and which known keys it has (bits by [`ComponentKey`]): checked as the
 /// pass checks them, or (`p` viewing) read from a validated manifest.
+#[inline(always)]
 pub(super) fn fields<'a>(c: &mut Cur<'a>, p: &mut Pass<'_>, role: &'a str) -> R<(Component<'a>, u32)> {
-    let start = c.pos;
-    let mut len = c.container(MAJOR_MAP)?;
-    let seg = p.scratch.len();
-    let mut seen = 0;
     let mut out = Component {
         role,
         dtype: DType::U8,
@@ -386,16 +406,21 @@ pub(super) fn fields<'a>(c: &mut Cur<'a>, p: &mut Pass<'_>, role: &'a str) -> R<
         length: 0,
         uncompressed_length: None,
         digest: None,
-        at: start,
+        at: c.pos,
     };
+    let seen = read_fields(c, p, &mut out)?;
+    Ok((out, seen))
+}
+
+/// [`fields`] into `out` (in the caller's frame: the walk of an unknown
+/// field's value is the pass's deepest path).
+#[inline(never)]
+fn read_fields<'a>(c: &mut Cur<'a>, p: &mut Pass<'_>, out: &mut Component<'a>) -> R<u32> {
+    let mut f = p.open(c)?;
     let mut ltype = None;
-    while c.more(&mut len)? {
-        let kpos = c.pos;
-        let Some(k) = p.key(c, 5)?.and_then(ComponentKey::from_bytes) else {
-            p.unknown(c, kpos, 6)?;
-            continue;
-        };
-        mark(&mut seen, k as u32, kpos)?;
+    loop {
+        p.next(c, &mut f, ComponentKey::JOINED, 5)?;
+        let Some(&k) = ComponentKey::ALL.get(f.key) else { break };
         let at = c.pos;
         match k {
             ComponentKey::DType => {
@@ -428,13 +453,12 @@ pub(super) fn fields<'a>(c: &mut Cur<'a>, p: &mut Pass<'_>, role: &'a str) -> R<
             }
         }
     }
-    p.pop_keys(c.m, seg)?;
     // A `type` naming the dtype itself is no logical type; without one, a
     // v1.0/1.1 dtype may imply one.
     if let Some(t) = ltype {
         out.logical = (t != out.dtype.name()).then(|| LogicalType::parse(t));
     }
-    Ok((out, seen))
+    Ok(f.seen)
 }
 
 /// Text that names nothing known: invalid UTF-8 is said first.
@@ -443,49 +467,73 @@ fn unknown_text(s: &[u8], kind: Kind, at: usize) -> Fault {
     Fault::new(if crate::utf8::valid(s) { kind } else { Kind::Utf8 }, at)
 }
 
+/// A bit per role of `rs`.
+const fn roles(rs: &[Role]) -> u32 {
+    let (mut m, mut i) = (0, 0);
+    while i < rs.len() {
+        m |= 1 << rs[i] as u32;
+        i += 1;
+    }
+    m
+}
+
+/// The roles of the components a format needs (a bit per [`Role`]).
+fn needs(format: &Format<'_>) -> u32 {
+    match format {
+        Format::Dense => const { roles(&[Role::Data]) },
+        Format::SparseCsr => const { roles(&[Role::Values, Role::Indices, Role::Indptr]) },
+        Format::SparseCoo => const { roles(&[Role::Values, Role::Coords]) },
+        Format::QuantizedGroup => const { roles(&[Role::PackedWeight, Role::Scales, Role::Zeros]) },
+        Format::Other(_) => 0,
+    }
+}
+
 /// The rules of the object's format that metadata alone can check.
 #[inline(never)]
 fn check_format(m: &[u8], v: Version, shape: (usize, u64, u64), format: Format<'_>, attributes: Option<usize>, known: &Known) -> Result<(), Kind> {
     let (ndim, numel, first) = shape;
-    let need = |r: Role| known[r as usize].ok_or(Kind::MissingComponent);
-    let index = |b: Brief| if (v.minor >= 2 && b.dtype == DType::U64) || (v.minor < 2 && b.dtype.is_integer()) { Ok(()) } else { Err(Kind::IndexDType) };
-    let count = |b: &Brief, expected: u64| match b.count() {
+    if needs(&format) & !known.has != 0 {
+        return Err(Kind::MissingComponent);
+    }
+    let index = |r: Role| {
+        let d = known.types[r as usize].0;
+        if v.minor >= 2 { d == DType::U64 } else { d.is_integer() }
+    };
+    let count = |r: Role, expected: u64| match known.count(r) {
         Some(n) if n != expected => Err(Kind::Count),
         _ => Ok(()),
     };
     match format {
         Format::Dense => {
-            let d = need(Role::Data)?;
-            if let (r @ 1.., Some(actual)) = (d.ratio, d.decoded()) {
-                let expected = numel.checked_mul(d.dtype.width() * r as u64).ok_or(Kind::Overflow)?;
+            let (dtype, ratio) = known.types[Role::Data as usize];
+            if let (r @ 1.., Some(actual)) = (ratio, known.decoded(Role::Data)) {
+                let expected = numel.checked_mul(dtype.width() * r as u64).ok_or(Kind::Overflow)?;
                 if expected != actual {
                     return Err(Kind::Length);
                 }
             }
         }
         Format::SparseCsr => {
-            let (values, indices, indptr) = (need(Role::Values)?, need(Role::Indices)?, need(Role::Indptr)?);
-            index(indices)?;
-            index(indptr)?;
+            if !index(Role::Indices) || !index(Role::Indptr) {
+                return Err(Kind::IndexDType);
+            }
             if ndim != 2 {
                 return Err(Kind::Shape);
             }
-            count(&indptr, first.checked_add(1).ok_or(Kind::Overflow)?)?;
-            if let Some(nnz) = values.count() {
-                count(&indices, nnz)?;
+            count(Role::Indptr, first.checked_add(1).ok_or(Kind::Overflow)?)?;
+            if let Some(nnz) = known.count(Role::Values) {
+                count(Role::Indices, nnz)?;
             }
         }
         Format::SparseCoo => {
-            let (values, coords) = (need(Role::Values)?, need(Role::Coords)?);
-            index(coords)?;
-            if let Some(nnz) = values.count() {
-                count(&coords, (ndim as u64).checked_mul(nnz).ok_or(Kind::Overflow)?)?;
+            if !index(Role::Coords) {
+                return Err(Kind::IndexDType);
+            }
+            if let Some(nnz) = known.count(Role::Values) {
+                count(Role::Coords, (ndim as u64).checked_mul(nnz).ok_or(Kind::Overflow)?)?;
             }
         }
         Format::QuantizedGroup => {
-            need(Role::PackedWeight)?;
-            need(Role::Scales)?;
-            need(Role::Zeros)?;
             // When present, `bits` and `group_size` are unsigned integers,
             // `packing` definite-length text.
             for attr in QuantAttr::ALL {

@@ -20,6 +20,9 @@ macro_rules! names {
             pub const ALL: &'static [$E] = &[$($E::$V),*];
             /// Every name, in the order of [`Self::ALL`].
             pub const NAMES: &'static [&'static str] = &[$($s),*];
+            /// Every name, NUL-terminated, in the order of [`Self::ALL`]
+            /// (for [`crate::types::position`]).
+            pub const JOINED: &'static str = concat!($($s, "\0"),*);
 
             /// The name as written in the manifest.
             pub const fn name(self) -> &'static str {
@@ -34,7 +37,7 @@ macro_rules! names {
             #[cfg_attr(feature = "alloc", inline)]
             pub fn from_bytes(b: &[u8]) -> Option<$E> {
                 #[cfg(not(feature = "alloc"))]
-                return crate::types::position(concat!($($s, "\0"),*), b).map(|i| Self::ALL[i]);
+                return crate::types::position(Self::JOINED, b).map(|i| Self::ALL[i]);
                 #[cfg(feature = "alloc")]
                 {
                     #[allow(non_upper_case_globals)]

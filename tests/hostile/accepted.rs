@@ -556,3 +556,15 @@ fn sparse_nonconformant_v1_1_and_complex_values() {
     );
     accept(&v1_file(&b, &encode(&manifest("1.2.0", [("s", o)]))));
 }
+
+#[test]
+fn values_of_an_unknown_logical_type_have_no_count() {
+    // 4 bytes of `int4_packed_x` values: no count, so neither 2 indices
+    // (CSR) nor 2 x 2 coordinates (COO) disagree with it.
+    let mut b = Blobs::new();
+    let (v, i, p, c) = (b.add_len(4), b.add_len(16), b.add_len(24), b.add_len(32));
+    let values = || comp_with("u8", v, 4, [("type", text("int4_packed_x"))]);
+    let csr = obj(&[2, 3], "sparse_csr", [("values", values()), ("indices", comp("u64", i, 16)), ("indptr", comp("u64", p, 24))]);
+    let coo = obj(&[2, 3], "sparse_coo", [("values", values()), ("coords", comp("u64", c, 32))]);
+    accept(&v1_file(&b, &encode(&manifest("1.2.0", [("s", csr), ("t", coo)]))));
+}
