@@ -36,8 +36,10 @@ def read(path):
         m = re.search(r"\bsub(?:\.w)?\s+sp, (?:sp, )?#(\d+)", line)
         if m:
             frames[cur] += int(m.group(1))
-        m = re.search(r"\bbl?(?:\.w)?\s+[0-9a-f]+ <([^>+]+)(?:\+0x[0-9a-f]+)?>", line)
-        if m and m.group(1) != cur:
+        m = re.search(r"\bbl?(?:\.w)?\s+[0-9a-f]+ <(.*?)(?:\+0x[0-9a-f]+)?>\s*$", line)
+        # Panic paths (bounds checks the optimizer kept) end in zt_panic:
+        # not a path a run takes.
+        if m and m.group(1) != cur and not re.search(r"panic|index_fail|len_mismatch", m.group(1)):
             calls[cur].add(m.group(1))
     return frames, calls
 
