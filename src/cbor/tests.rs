@@ -144,6 +144,29 @@ fn rejects_malformed() {
     }
 }
 
+/// An indefinite string holds definite chunks of its own type, then a
+/// break: a refusal names the offending chunk, and the reader stops there.
+#[test]
+fn indefinite_strings_take_only_their_own_chunks() {
+    for (b, kind, at, pos) in [
+        (&[0x7f, 0x01, 0xff][..], ErrorKind::CborBadIndefinite, 1, 1),
+        (&[0x7f, 0x7f, 0xff, 0xff][..], ErrorKind::CborBadIndefinite, 1, 1),
+        (&[0x5f, 0x41, 0x00, 0x61, b'a', 0xff][..], ErrorKind::CborBadIndefinite, 3, 3),
+        (&[0x7f, 0x61, b'a', 0x61, 0xff, 0xff][..], ErrorKind::CborInvalidUtf8, 3, 5),
+        (&[0x7f, 0x62, b'a'][..], ErrorKind::LengthTooLarge { claimed: 2 }, 2, 2),
+        (&[0x5f, 0x41, 0x00][..], ErrorKind::CborEof, 3, 3),
+    ] {
+        let mut r = Reader::new(b);
+        let e = r.walk(0, None).unwrap_err();
+        assert_eq!((e.kind(), e.manifest_offset(), r.pos), (kind, Some(at), pos), "{b:02x?}");
+    }
+    // [(_ h'00', h''), (_ "a")] and {(_ "a"): 0, "a": 1}.
+    let ok = [0x82, 0x5f, 0x41, 0x00, 0x40, 0xff, 0x7f, 0x61, b'a', 0xff];
+    assert_eq!(walk(&ok).unwrap(), ok.len());
+    let dup = [0xa2, 0x7f, 0x61, b'a', 0xff, 0x00, 0x61, b'a', 0x01];
+    assert_eq!(walk(&dup).unwrap_err().kind(), ErrorKind::DuplicateKey);
+}
+
 #[test]
 fn nesting_limit_is_enforced_without_recursion() {
     let mut deep = [0x81u8; 100_000];

@@ -2,7 +2,7 @@
 //! UTF-8, nesting depth and, with keys, duplicate map keys), iteratively,
 //! with small frames.
 
-use super::{decode_head, Reader, MAJOR_ARRAY, MAJOR_BYTES, MAJOR_MAP, MAJOR_NINT, MAJOR_SIMPLE, MAJOR_TAG, MAJOR_TEXT, MAJOR_UINT, MAX_DEPTH};
+use super::{decode_head, Reader, MAJOR_ARRAY, MAJOR_BYTES, MAJOR_MAP, MAJOR_SIMPLE, MAJOR_TAG, MAJOR_TEXT, MAX_DEPTH};
 use crate::cbor::keys::KeySet;
 use crate::error::{Error, ErrorKind, Result};
 use crate::scratch::Scratch;
@@ -60,109 +60,106 @@ impl<'a> Reader<'a> {
         // (Each instance knows whether it has keys: the other's code drops out.)
         let mut keys = if KEYS { keys } else { None };
         let mut frames = Frames { words: [0; N], sp: 0, spilled: NO_SPILL };
+        // The innermost container, kept apart from `frames` (before the
+        // first one: a frame that is no map and takes no break).
+        let mut cur = Frame { left: 0, seg: 0 };
+        // The item being read (an indefinite string: its head), and the
+        // major type of the indefinite string whose chunks are being read.
+        let mut start = 0;
+        let mut chunks = 0;
         let fail = |what, at, figure| Err(Bad { what, at, figure });
         loop {
-            // Read one item head (tags prefix the item that follows).
-            let start = self.pos;
-            let Some((major, arg, end)) = decode_head(self.buf, start) else { return fail(What::Head, start, 0) };
+            // Read one head (tags prefix the item that follows).
+            let at = self.pos;
+            let Some((major, arg, end)) = decode_head(self.buf, at) else { return fail(What::Head, at, 0) };
             self.pos = end;
-            // The container that a break (or the last item) closed: it
-            // completes an item of its parent.
-            let mut closed = None;
-            match major {
-                MAJOR_UINT | MAJOR_NINT => {}
-                MAJOR_BYTES | MAJOR_TEXT => match arg {
-                    Some(n) => {
-                        let Some(b) = self.take(n) else { return fail(What::Length, self.pos, n) };
-                        if major == MAJOR_TEXT && !crate::utf8::valid(b) {
-                            return fail(What::Utf8, start, 0);
-                        }
+            if chunks == 0 {
+                start = at;
+            }
+            // The current container ends (a break, or its last item).
+            let mut ends = false;
+            match (major, arg) {
+                // In an indefinite string: definite chunks of its type, then a break.
+                _ if chunks != 0 && (major != chunks || arg.is_none()) => {
+                    if (major, arg) != (MAJOR_SIMPLE, None) {
+                        self.pos = at;
+                        return fail(What::Indefinite, at, 0);
                     }
-                    None => loop {
-                        let cs = self.pos;
-                        match decode_head(self.buf, cs) {
-                            None => return fail(What::Head, cs, 0),
-                            Some((MAJOR_SIMPLE, None, at)) => {
-                                self.pos = at; // the break
-                                break;
-                            }
-                            Some((m, Some(n), at)) if m == major => {
-                                self.pos = at;
-                                let Some(b) = self.take(n) else { return fail(What::Length, at, n) };
-                                if major == MAJOR_TEXT && !crate::utf8::valid(b) {
-                                    return fail(What::Utf8, cs, 0);
-                                }
-                            }
-                            _ => return fail(What::Indefinite, cs, 0),
-                        }
-                    },
-                },
+                    chunks = 0;
+                }
+                (MAJOR_BYTES | MAJOR_TEXT, Some(n)) => {
+                    let Some(b) = self.take(n) else { return fail(What::Length, end, n) };
+                    if major == MAJOR_TEXT && !crate::utf8::valid(b) {
+                        return fail(What::Utf8, at, 0);
+                    }
+                    if chunks != 0 {
+                        continue;
+                    }
+                }
+                (MAJOR_BYTES | MAJOR_TEXT, None) => {
+                    chunks = major;
+                    continue;
+                }
                 // A tag nests its content: it is a frame holding one item, so
                 // tag chains count toward the depth limit like containers.
-                MAJOR_ARRAY | MAJOR_MAP | MAJOR_TAG => {
-                    let left = if major == MAJOR_TAG {
-                        1
-                    } else {
-                        let per = if major == MAJOR_MAP { 2 } else { 1 };
-                        if let Some(n) = arg {
-                            if n.checked_mul(per).map_or(true, |b| b > self.remaining() as u64) {
-                                return fail(What::Length, start, n);
+                (MAJOR_ARRAY | MAJOR_MAP | MAJOR_TAG, _) => {
+                    let left = match arg {
+                        _ if major == MAJOR_TAG => 1,
+                        None => INDEFINITE,
+                        // A map's entries are two items; each item takes a byte.
+                        Some(n) => {
+                            let shift = (major == MAJOR_MAP) as u32;
+                            if n > (self.remaining() >> shift) as u64 {
+                                return fail(What::Length, at, n);
                             }
+                            (n as usize) << shift
                         }
-                        // Checked above: n * per <= the bytes that remain.
-                        arg.map_or(INDEFINITE, |n| (n * per) as usize)
                     };
                     if left != 0 {
-                        let sp = frames.sp;
-                        if depth + sp + 1 > MAX_DEPTH {
-                            return fail(What::Deep, start, 0);
+                        if depth + frames.sp + 1 > MAX_DEPTH {
+                            return fail(What::Deep, at, 0);
                         }
                         let flags = if major == MAJOR_MAP { MAP | KEY_NEXT } else { 0 };
                         if let Some(k) = keys.as_deref_mut() {
                             // A container that is a map key: its entry now,
                             // its end when it closes (the entry sits just
                             // below this frame's keys, and its spilled frame).
-                            if sp > 0 {
-                                let p = frames.top(Some(&mut *k));
-                                if p.map() && p.key_next() && !k.try_push_key(self.buf, start, start) {
-                                    return fail(What::Scratch, start, k.len() as u64 + 1);
-                                }
+                            if cur.map() && cur.key_next() && !k.try_push_key(self.buf, at, at) {
+                                return fail(What::Scratch, at, k.len() as u64 + 1);
                             }
-                            if !frames.push(Some(&mut *k), left, flags) {
-                                return fail(What::Scratch, start, k.len() as u64 + 1);
-                            }
-                        } else {
-                            frames.push(None, left, flags);
+                        }
+                        if !frames.push(keys.as_deref_mut(), &mut cur, Frame { left, seg: flags }) {
+                            return fail(What::Scratch, at, keys.map_or(0, |k| k.len() as u64 + 1));
                         }
                         continue;
                     }
                 }
-                _ => {
-                    // simple / float / break
-                    if arg.is_none() {
-                        // A break: ends the innermost indefinite container.
-                        let top = if frames.sp == 0 { None } else { Some(frames.top(keys.as_deref_mut())) };
-                        match top {
-                            Some(f) if f.left == INDEFINITE && (!f.map() || f.key_next()) => {
-                                match frames.pop(keys.as_deref_mut(), self.buf, f) {
-                                    Ok(c) => closed = Some(c),
-                                    Err(at) => return fail(What::Duplicate, at, 0),
-                                }
-                            }
-                            _ => return fail(What::Indefinite, start, 0),
-                        }
+                // A break: ends the innermost indefinite container.
+                (MAJOR_SIMPLE, None) => {
+                    if cur.left != INDEFINITE || (cur.map() && !cur.key_next()) {
+                        return fail(What::Indefinite, at, 0);
+                    }
+                    ends = true;
+                }
+                // Integers, simple values, floats.
+                _ => {}
+            }
+            // An item is complete: [start, pos), or the current container,
+            // which then completes an item of its parent.
+            loop {
+                // Where the closed container's entries started.
+                let mut closed = None;
+                if ends {
+                    match frames.pop(keys.as_deref_mut(), self.buf, &mut cur) {
+                        Ok(c) => closed = Some(c),
+                        Err(dup) => return fail(What::Duplicate, dup, 0),
                     }
                 }
-            }
-            // An item is complete ([start, pos), or the `closed` container):
-            // account for it in its parent.
-            loop {
                 if frames.sp == 0 {
                     return Ok(());
                 }
-                let mut f = frames.top(keys.as_deref_mut());
-                if f.map() && f.key_next() {
-                    if let Some(k) = keys.as_deref_mut() {
+                if let Some(k) = keys.as_deref_mut() {
+                    if cur.map() && cur.key_next() {
                         match closed {
                             None => {
                                 if !k.try_push_key(self.buf, start, self.pos) {
@@ -170,23 +167,19 @@ impl<'a> Reader<'a> {
                                 }
                             }
                             // Its key entry sits just below where it started.
-                            Some(c) => k.set_key_end(c.seg() - 1, self.pos),
+                            Some(c) => k.set_key_end(c - 1, self.pos),
                         }
                     }
                 }
-                f.seg ^= KEY_NEXT;
-                if f.left != INDEFINITE {
-                    f.left -= 1;
-                    if f.left == 0 {
-                        match frames.pop(keys.as_deref_mut(), self.buf, f) {
-                            Ok(c) => closed = Some(c),
-                            Err(at) => return fail(What::Duplicate, at, 0),
-                        }
-                        continue; // the container completes an item of its parent
-                    }
+                cur.seg ^= KEY_NEXT;
+                if cur.left == INDEFINITE {
+                    break;
                 }
-                frames.set_top(keys.as_deref_mut(), f);
-                break;
+                cur.left -= 1;
+                ends = cur.left == 0;
+                if !ends {
+                    break;
+                }
             }
         }
     }
@@ -305,42 +298,84 @@ impl Frame {
 /// [`Frame::word`]; `N` is [`MAX_DEPTH`]); with keys two (`left`, `seg`)
 /// for the first `N / 2`, deeper ones in the scratch, one entry each,
 /// `[left, flags | the spilled frame below]`, followed by that
-/// container's keys (its `seg` is its entry + 1).
+/// container's keys (its `seg` is its entry + 1). The current frame is
+/// the walk's own (in registers): its slot is written when a frame is
+/// pushed above it.
 struct Frames<const N: usize> {
     words: [usize; N],
-    /// Frames in use, local and spilled.
+    /// Frames in use, local and spilled, the current one included.
     sp: usize,
     /// Scratch index of the top spilled frame, or [`NO_SPILL`].
     spilled: usize,
 }
 
 impl<const N: usize> Frames<N> {
-    /// A new top frame (spilled into `keys` past the local frames);
-    /// `false` when the scratch has no room for it.
-    fn push(&mut self, keys: Option<&mut Scratch<'_>>, left: usize, flags: usize) -> bool {
+    /// Make `f` the current frame `cur`, whose parent `cur` was (stored;
+    /// `f` spilled into `keys` past the local frames); `false` when the
+    /// scratch has no room for it.
+    fn push(&mut self, mut keys: Option<&mut Scratch<'_>>, cur: &mut Frame, mut f: Frame) -> bool {
         let i = self.sp;
-        match keys {
-            // The caller checked the depth: `i < MAX_DEPTH`.
-            None => self.words[i] = Frame { left, seg: flags }.word(),
-            Some(k) if i < LOCAL_FRAMES => {
-                self.words[2 * i] = left;
-                self.words[2 * i + 1] = k.len() | flags;
-            }
-            Some(k) => {
+        if i > 0 {
+            self.store(keys.as_deref_mut(), i - 1, *cur);
+        }
+        if let Some(k) = keys {
+            if i >= LOCAL_FRAMES {
                 let at = k.len();
-                if !k.try_push([left as u64, (self.spilled | flags) as u64]) {
+                if !k.try_push([0, self.spilled as u64]) {
                     return false;
                 }
                 self.spilled = at;
             }
+            f.seg |= k.len();
         }
+        *cur = f;
         self.sp += 1;
         true
     }
 
-    /// The top frame (`sp > 0`).
-    fn top(&self, keys: Option<&mut Scratch<'_>>) -> Frame {
-        let i = self.sp - 1;
+    /// Close the current frame `cur` (its map's keys are checked and
+    /// popped, and a spilled frame's entry with them) and make its parent
+    /// current. Returns where its keys (and its entry) started; or where
+    /// a repeated key is.
+    #[inline(always)]
+    fn pop(&mut self, mut keys: Option<&mut Scratch<'_>>, buf: &[u8], cur: &mut Frame) -> Result<usize, usize> {
+        let mut seg = cur.seg();
+        self.sp -= 1;
+        if let Some(k) = keys.as_deref_mut() {
+            if cur.map() {
+                if let Some(at) = k.duplicate(buf, seg) {
+                    return Err(at);
+                }
+            }
+            if self.sp >= LOCAL_FRAMES {
+                seg = self.spilled;
+                self.spilled = k.segment(seg)[0][1] as usize & !FLAGS;
+                k.truncate(seg);
+            }
+        }
+        if self.sp > 0 {
+            *cur = self.load(keys, self.sp - 1);
+        }
+        Ok(seg)
+    }
+
+    /// Keep frame `i`, below the current one.
+    fn store(&mut self, keys: Option<&mut Scratch<'_>>, i: usize, f: Frame) {
+        match keys {
+            None => self.words[i] = f.word(),
+            Some(_) if i < LOCAL_FRAMES => {
+                self.words[2 * i] = f.left;
+                self.words[2 * i + 1] = f.seg;
+            }
+            Some(k) => {
+                let e = &mut k.segment(self.spilled)[0];
+                *e = [f.left as u64, (e[1] as usize & !FLAGS | f.seg & FLAGS) as u64];
+            }
+        }
+    }
+
+    /// Frame `i`, as [`Frames::store`] kept it.
+    fn load(&self, keys: Option<&mut Scratch<'_>>, i: usize) -> Frame {
         match keys {
             None => Frame::of_word(self.words[i]),
             Some(_) if i < LOCAL_FRAMES => Frame { left: self.words[2 * i], seg: self.words[2 * i + 1] },
@@ -350,51 +385,4 @@ impl<const N: usize> Frames<N> {
             }
         }
     }
-
-    /// Store `f` as the top frame again.
-    fn set_top(&mut self, keys: Option<&mut Scratch<'_>>, f: Frame) {
-        let i = self.sp - 1;
-        match keys {
-            None => self.words[i] = f.word(),
-            Some(_) if i < LOCAL_FRAMES => {
-                self.words[2 * i] = f.left;
-                self.words[2 * i + 1] = f.seg;
-            }
-            Some(k) => {
-                let e = &mut k.segment(self.spilled)[0];
-                e[0] = f.left as u64;
-                e[1] = (e[1] as usize & !FLAGS | f.seg & FLAGS) as u64;
-            }
-        }
-    }
-
-    /// Close the top frame `f`: its map's keys are checked and popped, and
-    /// a spilled frame's entry with them. Returns it as closed, with `seg`
-    /// where its keys (and its entry) started; or where a repeated key is.
-    #[inline(always)]
-    fn pop(&mut self, keys: Option<&mut Scratch<'_>>, buf: &[u8], f: Frame) -> Result<Frame, usize> {
-        self.sp -= 1;
-        match keys {
-            None => Ok(f),
-            Some(k) => self.pop_keys(k, buf, f),
-        }
-    }
-
-    /// [`Frames::pop`] with keys.
-    #[inline(always)]
-    fn pop_keys(&mut self, k: &mut Scratch<'_>, buf: &[u8], f: Frame) -> Result<Frame, usize> {
-        if f.map() {
-            if let Some(at) = k.duplicate(buf, f.seg()) {
-                return Err(at);
-            }
-        }
-        if self.sp < LOCAL_FRAMES {
-            return Ok(f);
-        }
-        let at = self.spilled;
-        self.spilled = k.segment(at)[0][1] as usize & !FLAGS;
-        k.truncate(at);
-        Ok(Frame { left: f.left, seg: at | (f.seg & FLAGS) })
-    }
 }
-
