@@ -78,23 +78,29 @@ struct Fields {
     len: Option<usize>,
     seg: usize,
     seen: u32,
-    /// The known key just read (its index), or past them all at the end.
+    /// The known key just read (its index), past them all at the end, or
+    /// [`Fields::UNOPENED`] before the map's head is read.
     key: usize,
 }
 
-impl Pass<'_> {
-    /// Open the map at `c` for [`Pass::next`].
-    fn open(&mut self, c: &mut Cur<'_>) -> R<Fields> {
-        Ok(Fields { len: c.container(MAJOR_MAP)?, seg: self.scratch.len(), seen: 0, key: 0 })
-    }
+impl Fields {
+    /// Before the first key: [`Pass::next`] opens the map at the cursor.
+    const UNOPENED: usize = usize::MAX - 1;
+    const NEW: Fields = Fields { len: None, seg: 0, seen: 0, key: Fields::UNOPENED };
+}
 
-    /// Read the next known key of the map `f` (at `depth`): its index in
-    /// `names` (NUL-terminated) into `f.key`, a second one refused; unknown
+impl Pass<'_> {
+    /// Read the next known key of the map `f` (at `depth`; its head first,
+    /// when `f` is [`Fields::NEW`]): its index in `names`
+    /// (NUL-terminated) into `f.key`, a second one refused; unknown
     /// fields are handled on the way. At the map's end, its keys found
     /// unique, `f.key` is past the names (a result in registers, not
     /// memory: an `Option` in a `Result` is returned through the stack).
     #[inline(never)]
     fn next(&mut self, c: &mut Cur<'_>, f: &mut Fields, names: &str, depth: usize) -> R<()> {
+        if f.key == Fields::UNOPENED {
+            (f.len, f.seg) = (c.container(MAJOR_MAP)?, self.scratch.len());
+        }
         while c.more(&mut f.len)? {
             let kpos = c.pos;
             match self.key(c, depth)?.and_then(|b| crate::types::position(names, b)) {
@@ -162,7 +168,7 @@ impl Pass<'_> {
 /// version is known, wherever it comes).
 fn root(c: &mut Cur<'_>, p: &mut Pass<'_>) -> R<Root> {
     let start = c.pos;
-    let mut f = p.open(c)?;
+    let mut f = Fields::NEW;
     let (mut version, mut attributes, mut objs, mut deferred) = (None, None, None, None);
     loop {
         p.next(c, &mut f, RootKey::JOINED, 1)?;
@@ -267,7 +273,7 @@ impl Known {
 #[inline(never)]
 fn object(c: &mut Cur<'_>, p: &mut Pass<'_>) -> R<()> {
     let start = c.pos;
-    let mut f = p.open(c)?;
+    let mut f = Fields::NEW;
     let (mut shape, mut format, mut attributes, mut comps) = (None, None, None, false);
     let mut known = Known::new();
     loop {
@@ -416,7 +422,7 @@ pub(super) fn fields<'a>(c: &mut Cur<'a>, p: &mut Pass<'_>, role: &'a str) -> R<
 /// field's value is the pass's deepest path).
 #[inline(never)]
 fn read_fields<'a>(c: &mut Cur<'a>, p: &mut Pass<'_>, out: &mut Component<'a>) -> R<u32> {
-    let mut f = p.open(c)?;
+    let mut f = Fields::NEW;
     let mut ltype = None;
     loop {
         p.next(c, &mut f, ComponentKey::JOINED, 5)?;
