@@ -56,11 +56,11 @@ pub(crate) fn validate(m: &[u8], hi: u64, slots: &mut [Entry]) -> R<Root> {
         checking: true,
     };
     let mut c = Cur::at(m, 0);
-    let root = root(&mut c, &mut p)?;
+    let mut root = Root { version: Version::V0_1, objects: 0, count: 0, attributes: None, ordered: false, sorted: false };
+    self::root(&mut c, &mut p, &mut root)?;
     if c.pos != m.len() {
         return Err(Fault::new(Kind::Trailing, c.pos));
     }
-    let mut root = root;
     if !root.ordered {
         unique_names(m, &root, &mut p.scratch)?;
         root.sorted = true;
@@ -164,12 +164,13 @@ impl Pass<'_> {
     }
 }
 
-/// The root map: `version`, `attributes`, `objects` (checked once the
-/// version is known, wherever it comes).
-fn root(c: &mut Cur<'_>, p: &mut Pass<'_>) -> R<Root> {
+/// The root map, into `root`: `version`, `attributes`, `objects` (checked
+/// once the version is known, wherever it comes).
+fn root(c: &mut Cur<'_>, p: &mut Pass<'_>, root: &mut Root) -> R<()> {
     let start = c.pos;
     let mut f = Fields::NEW;
-    let (mut version, mut attributes, mut objs, mut deferred) = (None, None, None, None);
+    let has = |f: &Fields, k: RootKey| f.seen & 1 << k as u32 != 0;
+    let mut deferred = None;
     loop {
         p.next(c, &mut f, RootKey::JOINED, 1)?;
         let Some(&k) = RootKey::ALL.get(f.key) else { break };
@@ -181,17 +182,16 @@ fn root(c: &mut Cur<'_>, p: &mut Pass<'_>) -> R<Root> {
                     return Err(Fault::new(Kind::Version, at));
                 }
                 p.version = v;
-                version = Some(v);
             }
             RootKey::Attributes => {
                 if !c.null()? {
-                    attributes = Some(c.pos);
+                    root.attributes = Some(c.pos);
                     p.map_value(c, 1)?;
                 }
             }
             RootKey::Objects => {
-                if version.is_some() {
-                    objs = Some(objects(c, p)?);
+                if has(&f, RootKey::Version) {
+                    objects(c, p, root)?;
                 } else {
                     deferred = Some(c.pos);
                     c.walk(1, None)?;
@@ -199,16 +199,20 @@ fn root(c: &mut Cur<'_>, p: &mut Pass<'_>) -> R<Root> {
             }
         }
     }
-    let version = version.ok_or(Fault::new(Kind::Missing, start))?;
-    if let Some(at) = deferred {
-        objs = Some(objects(&mut Cur::at(c.m, at), p)?);
+    // (A key seen was read whole: a version seen is `p.version`.)
+    if !has(&f, RootKey::Version) || !has(&f, RootKey::Objects) {
+        return Err(Fault::new(Kind::Missing, start));
     }
-    let (objects, count, ordered) = objs.ok_or(Fault::new(Kind::Missing, start))?;
-    Ok(Root { version, objects, count, attributes, ordered, sorted: false })
+    if let Some(at) = deferred {
+        objects(&mut Cur::at(c.m, at), p, root)?;
+    }
+    root.version = p.version;
+    Ok(())
 }
 
-/// The objects map: each name and object; whether names ascend.
-fn objects(c: &mut Cur<'_>, p: &mut Pass<'_>) -> R<(usize, usize, bool)> {
+/// The objects map: each name and object; where it starts, its count,
+/// whether names ascend (into `root`).
+fn objects(c: &mut Cur<'_>, p: &mut Pass<'_>, root: &mut Root) -> R<()> {
     let mut len = c.container(MAJOR_MAP)?;
     let first = c.pos;
     let (mut count, mut ordered, mut prev): (usize, bool, &[u8]) = (0, true, &[]);
@@ -223,7 +227,8 @@ fn objects(c: &mut Cur<'_>, p: &mut Pass<'_>) -> R<(usize, usize, bool)> {
         prev = name;
         count += 1;
     }
-    Ok((first, count, ordered))
+    (root.objects, root.count, root.ordered) = (first, count, ordered);
+    Ok(())
 }
 
 /// What the format rules need of an object's components of known roles,
