@@ -279,20 +279,20 @@ impl Known {
 fn object(c: &mut Cur<'_>, p: &mut Pass<'_>) -> R<()> {
     let start = c.pos;
     let mut f = Fields::NEW;
-    let (mut shape, mut format, mut attributes, mut comps) = (None, None, None, false);
+    let (mut shape, mut format, mut attributes) = ((0, 0, 0), Format::Dense, None);
     let mut known = Known::new();
     loop {
         p.next(c, &mut f, ObjectKey::JOINED, 3)?;
         let Some(&k) = ObjectKey::ALL.get(f.key) else { break };
         match k {
-            ObjectKey::Shape => shape = Some(self::shape(c)?),
+            ObjectKey::Shape => shape = self::shape(c)?,
             ObjectKey::Format => {
                 let at = c.pos;
                 let b = c.text()?;
-                format = Some(match Format::known(b) {
+                format = match Format::known(b) {
                     Some(f) => f,
                     None => Format::Other(crate::utf8::str(b).ok_or(Fault::new(Kind::Utf8, at))?),
-                });
+                };
             }
             ObjectKey::Attributes => {
                 if !c.null()? {
@@ -300,19 +300,15 @@ fn object(c: &mut Cur<'_>, p: &mut Pass<'_>) -> R<()> {
                     p.map_value(c, 3)?;
                 }
             }
-            ObjectKey::Components => {
-                components(c, p, &mut known)?;
-                comps = true;
-            }
+            ObjectKey::Components => components(c, p, &mut known)?,
         }
     }
-    let missing = Fault::new(Kind::Missing, start);
-    let (ndim, numel, first) = shape.ok_or(missing)?;
-    let format = format.ok_or(missing)?;
-    if !comps {
-        return Err(missing);
+    // (A key seen was read whole.)
+    const NEEDED: u32 = 1 << ObjectKey::Shape as u32 | 1 << ObjectKey::Format as u32 | 1 << ObjectKey::Components as u32;
+    if f.seen & NEEDED != NEEDED {
+        return Err(Fault::new(Kind::Missing, start));
     }
-    check_format(c.m, p.version, (ndim, numel, first), format, attributes, &known).map_err(|k| Fault::new(k, start))
+    check_format(c.m, p.version, shape, format, attributes, &known).map_err(|k| Fault::new(k, start))
 }
 
 /// The shape array: (ndim, checked product ([`Numel`]), first dimension).
