@@ -232,11 +232,13 @@ fn objects(c: &mut Cur<'_>, p: &mut Pass<'_>, root: &mut Root) -> R<()> {
 }
 
 /// What the format rules need of an object's components of known roles,
-/// by [`Role`], in parts (88 bytes: the pass's deepest frame holds them).
+/// by [`Role`], in parts (96 bytes: the pass's deepest frame holds them).
 struct Known {
-    /// Roles present, and those of a known decoded size (a bit each).
+    /// Roles present, those of a known decoded size, and those of an
+    /// index dtype (a bit each).
     has: u32,
     sized: u32,
+    index: u32,
     /// Storage type, and storage elements per logical element (0 for an
     /// unknown logical type).
     types: [(DType, u8); Role::ALL.len()],
@@ -247,14 +249,20 @@ struct Known {
 impl Known {
     /// No roles yet.
     fn new() -> Known {
-        Known { has: 0, sized: 0, types: [(DType::U8, 0); Role::ALL.len()], sizes: [0; Role::ALL.len()] }
+        Known { has: 0, sized: 0, index: 0, types: [(DType::U8, 0); Role::ALL.len()], sizes: [0; Role::ALL.len()] }
     }
 
-    fn set(&mut self, r: Role, dtype: DType, ratio: u8, decoded: Option<u64>) {
+    /// Role `r`'s storage type, ratio and decoded size, in a `v` file.
+    fn set(&mut self, r: Role, v: Version, dtype: DType, ratio: u8, decoded: Option<u64>) {
         let bit = 1 << r as u32;
         self.has |= bit;
         if decoded.is_some() {
             self.sized |= bit;
+        }
+        // (Sparse indices: u64 since v1.2, any integer before.)
+        let index = if v.minor >= 2 { dtype == DType::U64 } else { dtype.is_integer() };
+        if index {
+            self.index |= bit;
         }
         self.types[r as usize] = (dtype, ratio);
         self.sizes[r as usize] = decoded.unwrap_or(0);
@@ -308,7 +316,7 @@ fn object(c: &mut Cur<'_>, p: &mut Pass<'_>) -> R<()> {
     if f.seen & NEEDED != NEEDED {
         return Err(Fault::new(Kind::Missing, start));
     }
-    check_format(c.m, p.version, shape, format, attributes, &known).map_err(|k| Fault::new(k, start))
+    check_format(c.m, shape, format, attributes, &known).map_err(|k| Fault::new(k, start))
 }
 
 /// The shape array: (ndim, checked product ([`Numel`]), first dimension).
@@ -394,7 +402,7 @@ fn component<'a>(c: &mut Cur<'a>, p: &mut Pass<'_>, role: Option<Role>, name: &'
     }
     if let Some(r) = role {
         let ratio = comp.ratio().unwrap_or(0) as u8;
-        known.set(r, dtype, ratio, decoded);
+        known.set(r, p.version, dtype, ratio, decoded);
     }
     Ok(())
 }
@@ -484,28 +492,29 @@ const fn roles(rs: &[Role]) -> u32 {
     m
 }
 
-/// The roles of the components a format needs (a bit per [`Role`]).
-fn needs(format: &Format<'_>) -> u32 {
+/// The roles of the components a format needs, and those of them that
+/// hold indices (a bit per [`Role`] each).
+fn needs(format: &Format<'_>) -> (u32, u32) {
     match format {
-        Format::Dense => const { roles(&[Role::Data]) },
-        Format::SparseCsr => const { roles(&[Role::Values, Role::Indices, Role::Indptr]) },
-        Format::SparseCoo => const { roles(&[Role::Values, Role::Coords]) },
-        Format::QuantizedGroup => const { roles(&[Role::PackedWeight, Role::Scales, Role::Zeros]) },
-        Format::Other(_) => 0,
+        Format::Dense => const { (roles(&[Role::Data]), 0) },
+        Format::SparseCsr => const { (roles(&[Role::Values, Role::Indices, Role::Indptr]), roles(&[Role::Indices, Role::Indptr])) },
+        Format::SparseCoo => const { (roles(&[Role::Values, Role::Coords]), roles(&[Role::Coords])) },
+        Format::QuantizedGroup => const { (roles(&[Role::PackedWeight, Role::Scales, Role::Zeros]), 0) },
+        Format::Other(_) => (0, 0),
     }
 }
 
 /// The rules of the object's format that metadata alone can check.
 #[inline(never)]
-fn check_format(m: &[u8], v: Version, shape: (usize, u64, u64), format: Format<'_>, attributes: Option<usize>, known: &Known) -> Result<(), Kind> {
+fn check_format(m: &[u8], shape: (usize, u64, u64), format: Format<'_>, attributes: Option<usize>, known: &Known) -> Result<(), Kind> {
     let (ndim, numel, first) = shape;
-    if needs(&format) & !known.has != 0 {
+    let (needed, index) = needs(&format);
+    if needed & !known.has != 0 {
         return Err(Kind::MissingComponent);
     }
-    let index = |r: Role| {
-        let d = known.types[r as usize].0;
-        if v.minor >= 2 { d == DType::U64 } else { d.is_integer() }
-    };
+    if index & !known.index != 0 {
+        return Err(Kind::IndexDType);
+    }
     let count = |r: Role, expected: u64| match known.count(r) {
         Some(n) if n != expected => Err(Kind::Count),
         _ => Ok(()),
@@ -521,9 +530,6 @@ fn check_format(m: &[u8], v: Version, shape: (usize, u64, u64), format: Format<'
             }
         }
         Format::SparseCsr => {
-            if !index(Role::Indices) || !index(Role::Indptr) {
-                return Err(Kind::IndexDType);
-            }
             if ndim != 2 {
                 return Err(Kind::Shape);
             }
@@ -533,9 +539,6 @@ fn check_format(m: &[u8], v: Version, shape: (usize, u64, u64), format: Format<'
             }
         }
         Format::SparseCoo => {
-            if !index(Role::Coords) {
-                return Err(Kind::IndexDType);
-            }
             if let Some(nnz) = known.count(Role::Values) {
                 count(Role::Coords, (ndim as u64).checked_mul(nnz).ok_or(Kind::Overflow)?)?;
             }
