@@ -103,14 +103,15 @@ impl Pass<'_> {
         }
         while c.more(&mut f.len)? {
             let kpos = c.pos;
-            match self.key(c, depth)?.and_then(|b| crate::types::position(names, b)) {
+            let key = self.key(c, depth)?;
+            match key.and_then(|b| crate::types::position(names, b)) {
                 Some(k) if f.seen & (1 << k) != 0 => return Err(Fault::new(Kind::DuplicateKey, kpos)),
                 Some(k) => {
                     f.seen |= 1 << k;
                     f.key = k;
                     return Ok(());
                 }
-                None => self.unknown(c, kpos, depth + 1)?,
+                None => self.unknown(c, kpos, key, depth + 1)?,
             }
         }
         f.key = usize::MAX;
@@ -127,24 +128,20 @@ impl Pass<'_> {
         Ok(None)
     }
 
-    /// An unknown field whose key (at `kpos`) was just read: its key joins
-    /// the duplicate check, its value is walked.
+    /// An unknown field whose key (at `kpos`; its bytes when text, from
+    /// [`Pass::key`]) was just read: its key joins the duplicate check, its
+    /// value is walked.
     #[inline(always)]
-    fn unknown(&mut self, c: &mut Cur<'_>, kpos: usize, depth: usize) -> R<()> {
-        if !self.checking {
-            return c.walk(depth, None);
-        }
-        if c.m[kpos] >> 5 == MAJOR_TEXT {
-            if let Some(key) = definite(c.m, kpos) {
-                if !crate::utf8::valid(key) {
-                    return Err(Fault::new(Kind::Utf8, kpos));
-                }
+    fn unknown(&mut self, c: &mut Cur<'_>, kpos: usize, key: Option<&[u8]>, depth: usize) -> R<()> {
+        if self.checking {
+            if key.is_some_and(|k| !crate::utf8::valid(k)) {
+                return Err(Fault::new(Kind::Utf8, kpos));
+            }
+            if !self.scratch.try_push_key(c.m, kpos, c.pos) {
+                return Err(Fault::new(Kind::Slots, kpos));
             }
         }
-        if !self.scratch.try_push_key(c.m, kpos, c.pos) {
-            return Err(Fault::new(Kind::Slots, kpos));
-        }
-        c.walk(depth, Some(&mut self.scratch))
+        c.walk(depth, self.checking.then_some(&mut self.scratch))
     }
 
     /// A map value (its keys checked too).
