@@ -61,14 +61,12 @@ impl Tail {
     /// without it, a footer that is not `ZTEN1000` is only a guess at v0.1,
     /// and a bad size there means "not a zTensor file".
     fn locate(footer: &[u8], file_len: u64, header: Option<Layout>) -> Result<Tail> {
-        let v2_footer = footer.len() >= 8 && footer[footer.len() - 8..] == crate::v2::container::MAGIC;
-        if v2_footer && matches!(header, None | Some(Layout::V2)) {
+        if footer.ends_with(&crate::v2::container::MAGIC) && matches!(header, None | Some(Layout::V2)) {
             return Tail::v2(footer, file_len);
         }
-        if file_len < HEADER_LEN + 9 || (footer.len() as u64) < FOOTER_LEN.min(file_len) || footer.len() < 16 {
+        let Some(f) = footer.last_chunk::<16>().filter(|_| file_len >= HEADER_LEN + 9) else {
             return Err(Error::new(ErrorKind::FileTooSmall { len: file_len }));
-        }
-        let f = &footer[footer.len() - 16..];
+        };
         let le = |b: &[u8]| u64::from_le_bytes(b.try_into().unwrap_or([0; 8]));
         let (layout, size, trailer) = match header {
             Some(Layout::V0) if f[8..] == MAGIC_V1 => return Err(Error::new(ErrorKind::MagicMismatch)),

@@ -56,11 +56,11 @@ pub(crate) fn validate(m: &[u8], hi: u64, slots: &mut [Entry]) -> R<Root> {
         checking: true,
     };
     let mut c = Cur::at(m, 0);
-    let root = root(&mut c, &mut p)?;
+    let mut root = Root { version: Version::V0_1, objects: 0, count: 0, attributes: None, ordered: false, sorted: false };
+    self::root(&mut c, &mut p, &mut root)?;
     if c.pos != m.len() {
         return Err(Fault::new(Kind::Trailing, c.pos));
     }
-    let mut root = root;
     if !root.ordered {
         unique_names(m, &root, &mut p.scratch)?;
         root.sorted = true;
@@ -78,33 +78,40 @@ struct Fields {
     len: Option<usize>,
     seg: usize,
     seen: u32,
-    /// The known key just read (its index), or past them all at the end.
+    /// The known key just read (its index), past them all at the end, or
+    /// [`Fields::UNOPENED`] before the map's head is read.
     key: usize,
 }
 
-impl Pass<'_> {
-    /// Open the map at `c` for [`Pass::next`].
-    fn open(&mut self, c: &mut Cur<'_>) -> R<Fields> {
-        Ok(Fields { len: c.container(MAJOR_MAP)?, seg: self.scratch.len(), seen: 0, key: 0 })
-    }
+impl Fields {
+    /// Before the first key: [`Pass::next`] opens the map at the cursor.
+    const UNOPENED: usize = usize::MAX - 1;
+    const NEW: Fields = Fields { len: None, seg: 0, seen: 0, key: Fields::UNOPENED };
+}
 
-    /// Read the next known key of the map `f` (at `depth`): its index in
-    /// `names` (NUL-terminated) into `f.key`, a second one refused; unknown
+impl Pass<'_> {
+    /// Read the next known key of the map `f` (at `depth`; its head first,
+    /// when `f` is [`Fields::NEW`]): its index in `names`
+    /// (NUL-terminated) into `f.key`, a second one refused; unknown
     /// fields are handled on the way. At the map's end, its keys found
     /// unique, `f.key` is past the names (a result in registers, not
     /// memory: an `Option` in a `Result` is returned through the stack).
     #[inline(never)]
     fn next(&mut self, c: &mut Cur<'_>, f: &mut Fields, names: &str, depth: usize) -> R<()> {
+        if f.key == Fields::UNOPENED {
+            (f.len, f.seg) = (c.container(MAJOR_MAP)?, self.scratch.len());
+        }
         while c.more(&mut f.len)? {
             let kpos = c.pos;
-            match self.key(c, depth)?.and_then(|b| crate::types::position(names, b)) {
+            let key = self.key(c, depth)?;
+            match key.and_then(|b| crate::types::position(names, b)) {
                 Some(k) if f.seen & (1 << k) != 0 => return Err(Fault::new(Kind::DuplicateKey, kpos)),
                 Some(k) => {
                     f.seen |= 1 << k;
                     f.key = k;
                     return Ok(());
                 }
-                None => self.unknown(c, kpos, depth + 1)?,
+                None => self.unknown(c, kpos, key, depth + 1)?,
             }
         }
         f.key = usize::MAX;
@@ -121,24 +128,20 @@ impl Pass<'_> {
         Ok(None)
     }
 
-    /// An unknown field whose key (at `kpos`) was just read: its key joins
-    /// the duplicate check, its value is walked.
+    /// An unknown field whose key (at `kpos`; its bytes when text, from
+    /// [`Pass::key`]) was just read: its key joins the duplicate check, its
+    /// value is walked.
     #[inline(always)]
-    fn unknown(&mut self, c: &mut Cur<'_>, kpos: usize, depth: usize) -> R<()> {
-        if !self.checking {
-            return c.walk(depth, None);
-        }
-        if c.m[kpos] >> 5 == MAJOR_TEXT {
-            if let Some(key) = definite(c.m, kpos) {
-                if !crate::utf8::valid(key) {
-                    return Err(Fault::new(Kind::Utf8, kpos));
-                }
+    fn unknown(&mut self, c: &mut Cur<'_>, kpos: usize, key: Option<&[u8]>, depth: usize) -> R<()> {
+        if self.checking {
+            if key.is_some_and(|k| !crate::utf8::valid(k)) {
+                return Err(Fault::new(Kind::Utf8, kpos));
+            }
+            if !self.scratch.try_push_key(c.m, kpos, c.pos) {
+                return Err(Fault::new(Kind::Slots, kpos));
             }
         }
-        if !self.scratch.try_push_key(c.m, kpos, c.pos) {
-            return Err(Fault::new(Kind::Slots, kpos));
-        }
-        c.walk(depth, Some(&mut self.scratch))
+        c.walk(depth, self.checking.then_some(&mut self.scratch))
     }
 
     /// A map value (its keys checked too).
@@ -158,12 +161,13 @@ impl Pass<'_> {
     }
 }
 
-/// The root map: `version`, `attributes`, `objects` (checked once the
-/// version is known, wherever it comes).
-fn root(c: &mut Cur<'_>, p: &mut Pass<'_>) -> R<Root> {
+/// The root map, into `root`: `version`, `attributes`, `objects` (checked
+/// once the version is known, wherever it comes).
+fn root(c: &mut Cur<'_>, p: &mut Pass<'_>, root: &mut Root) -> R<()> {
     let start = c.pos;
-    let mut f = p.open(c)?;
-    let (mut version, mut attributes, mut objs, mut deferred) = (None, None, None, None);
+    let mut f = Fields::NEW;
+    let has = |f: &Fields, k: RootKey| f.seen & 1 << k as u32 != 0;
+    let mut deferred = None;
     loop {
         p.next(c, &mut f, RootKey::JOINED, 1)?;
         let Some(&k) = RootKey::ALL.get(f.key) else { break };
@@ -175,17 +179,16 @@ fn root(c: &mut Cur<'_>, p: &mut Pass<'_>) -> R<Root> {
                     return Err(Fault::new(Kind::Version, at));
                 }
                 p.version = v;
-                version = Some(v);
             }
             RootKey::Attributes => {
                 if !c.null()? {
-                    attributes = Some(c.pos);
+                    root.attributes = Some(c.pos);
                     p.map_value(c, 1)?;
                 }
             }
             RootKey::Objects => {
-                if version.is_some() {
-                    objs = Some(objects(c, p)?);
+                if has(&f, RootKey::Version) {
+                    objects(c, p, root)?;
                 } else {
                     deferred = Some(c.pos);
                     c.walk(1, None)?;
@@ -193,16 +196,20 @@ fn root(c: &mut Cur<'_>, p: &mut Pass<'_>) -> R<Root> {
             }
         }
     }
-    let version = version.ok_or(Fault::new(Kind::Missing, start))?;
-    if let Some(at) = deferred {
-        objs = Some(objects(&mut Cur::at(c.m, at), p)?);
+    // (A key seen was read whole: a version seen is `p.version`.)
+    if !has(&f, RootKey::Version) || !has(&f, RootKey::Objects) {
+        return Err(Fault::new(Kind::Missing, start));
     }
-    let (objects, count, ordered) = objs.ok_or(Fault::new(Kind::Missing, start))?;
-    Ok(Root { version, objects, count, attributes, ordered, sorted: false })
+    if let Some(at) = deferred {
+        objects(&mut Cur::at(c.m, at), p, root)?;
+    }
+    root.version = p.version;
+    Ok(())
 }
 
-/// The objects map: each name and object; whether names ascend.
-fn objects(c: &mut Cur<'_>, p: &mut Pass<'_>) -> R<(usize, usize, bool)> {
+/// The objects map: each name and object; where it starts, its count,
+/// whether names ascend (into `root`).
+fn objects(c: &mut Cur<'_>, p: &mut Pass<'_>, root: &mut Root) -> R<()> {
     let mut len = c.container(MAJOR_MAP)?;
     let first = c.pos;
     let (mut count, mut ordered, mut prev): (usize, bool, &[u8]) = (0, true, &[]);
@@ -217,15 +224,18 @@ fn objects(c: &mut Cur<'_>, p: &mut Pass<'_>) -> R<(usize, usize, bool)> {
         prev = name;
         count += 1;
     }
-    Ok((first, count, ordered))
+    (root.objects, root.count, root.ordered) = (first, count, ordered);
+    Ok(())
 }
 
 /// What the format rules need of an object's components of known roles,
-/// by [`Role`], in parts (88 bytes: the pass's deepest frame holds them).
+/// by [`Role`], in parts (96 bytes: the pass's deepest frame holds them).
 struct Known {
-    /// Roles present, and those of a known decoded size (a bit each).
+    /// Roles present, those of a known decoded size, and those of an
+    /// index dtype (a bit each).
     has: u32,
     sized: u32,
+    index: u32,
     /// Storage type, and storage elements per logical element (0 for an
     /// unknown logical type).
     types: [(DType, u8); Role::ALL.len()],
@@ -236,14 +246,20 @@ struct Known {
 impl Known {
     /// No roles yet.
     fn new() -> Known {
-        Known { has: 0, sized: 0, types: [(DType::U8, 0); Role::ALL.len()], sizes: [0; Role::ALL.len()] }
+        Known { has: 0, sized: 0, index: 0, types: [(DType::U8, 0); Role::ALL.len()], sizes: [0; Role::ALL.len()] }
     }
 
-    fn set(&mut self, r: Role, dtype: DType, ratio: u8, decoded: Option<u64>) {
+    /// Role `r`'s storage type, ratio and decoded size, in a `v` file.
+    fn set(&mut self, r: Role, v: Version, dtype: DType, ratio: u8, decoded: Option<u64>) {
         let bit = 1 << r as u32;
         self.has |= bit;
         if decoded.is_some() {
             self.sized |= bit;
+        }
+        // (Sparse indices: u64 since v1.2, any integer before.)
+        let index = if v.minor >= 2 { dtype == DType::U64 } else { dtype.is_integer() };
+        if index {
+            self.index |= bit;
         }
         self.types[r as usize] = (dtype, ratio);
         self.sizes[r as usize] = decoded.unwrap_or(0);
@@ -267,21 +283,21 @@ impl Known {
 #[inline(never)]
 fn object(c: &mut Cur<'_>, p: &mut Pass<'_>) -> R<()> {
     let start = c.pos;
-    let mut f = p.open(c)?;
-    let (mut shape, mut format, mut attributes, mut comps) = (None, None, None, false);
+    let mut f = Fields::NEW;
+    let (mut shape, mut format, mut attributes) = ((0, 0, 0), Format::Dense, None);
     let mut known = Known::new();
     loop {
         p.next(c, &mut f, ObjectKey::JOINED, 3)?;
         let Some(&k) = ObjectKey::ALL.get(f.key) else { break };
         match k {
-            ObjectKey::Shape => shape = Some(self::shape(c)?),
+            ObjectKey::Shape => shape = self::shape(c)?,
             ObjectKey::Format => {
                 let at = c.pos;
                 let b = c.text()?;
-                format = Some(match Format::known(b) {
+                format = match Format::known(b) {
                     Some(f) => f,
                     None => Format::Other(crate::utf8::str(b).ok_or(Fault::new(Kind::Utf8, at))?),
-                });
+                };
             }
             ObjectKey::Attributes => {
                 if !c.null()? {
@@ -289,19 +305,15 @@ fn object(c: &mut Cur<'_>, p: &mut Pass<'_>) -> R<()> {
                     p.map_value(c, 3)?;
                 }
             }
-            ObjectKey::Components => {
-                components(c, p, &mut known)?;
-                comps = true;
-            }
+            ObjectKey::Components => components(c, p, &mut known)?,
         }
     }
-    let missing = Fault::new(Kind::Missing, start);
-    let (ndim, numel, first) = shape.ok_or(missing)?;
-    let format = format.ok_or(missing)?;
-    if !comps {
-        return Err(missing);
+    // (A key seen was read whole.)
+    const NEEDED: u32 = 1 << ObjectKey::Shape as u32 | 1 << ObjectKey::Format as u32 | 1 << ObjectKey::Components as u32;
+    if f.seen & NEEDED != NEEDED {
+        return Err(Fault::new(Kind::Missing, start));
     }
-    check_format(c.m, p.version, (ndim, numel, first), format, attributes, &known).map_err(|k| Fault::new(k, start))
+    check_format(c.m, shape, format, attributes, &known).map_err(|k| Fault::new(k, start))
 }
 
 /// The shape array: (ndim, checked product ([`Numel`]), first dimension).
@@ -387,7 +399,7 @@ fn component<'a>(c: &mut Cur<'a>, p: &mut Pass<'_>, role: Option<Role>, name: &'
     }
     if let Some(r) = role {
         let ratio = comp.ratio().unwrap_or(0) as u8;
-        known.set(r, dtype, ratio, decoded);
+        known.set(r, p.version, dtype, ratio, decoded);
     }
     Ok(())
 }
@@ -416,7 +428,7 @@ pub(super) fn fields<'a>(c: &mut Cur<'a>, p: &mut Pass<'_>, role: &'a str) -> R<
 /// field's value is the pass's deepest path).
 #[inline(never)]
 fn read_fields<'a>(c: &mut Cur<'a>, p: &mut Pass<'_>, out: &mut Component<'a>) -> R<u32> {
-    let mut f = p.open(c)?;
+    let mut f = Fields::NEW;
     let mut ltype = None;
     loop {
         p.next(c, &mut f, ComponentKey::JOINED, 5)?;
@@ -477,28 +489,29 @@ const fn roles(rs: &[Role]) -> u32 {
     m
 }
 
-/// The roles of the components a format needs (a bit per [`Role`]).
-fn needs(format: &Format<'_>) -> u32 {
+/// The roles of the components a format needs, and those of them that
+/// hold indices (a bit per [`Role`] each).
+fn needs(format: &Format<'_>) -> (u32, u32) {
     match format {
-        Format::Dense => const { roles(&[Role::Data]) },
-        Format::SparseCsr => const { roles(&[Role::Values, Role::Indices, Role::Indptr]) },
-        Format::SparseCoo => const { roles(&[Role::Values, Role::Coords]) },
-        Format::QuantizedGroup => const { roles(&[Role::PackedWeight, Role::Scales, Role::Zeros]) },
-        Format::Other(_) => 0,
+        Format::Dense => const { (roles(&[Role::Data]), 0) },
+        Format::SparseCsr => const { (roles(&[Role::Values, Role::Indices, Role::Indptr]), roles(&[Role::Indices, Role::Indptr])) },
+        Format::SparseCoo => const { (roles(&[Role::Values, Role::Coords]), roles(&[Role::Coords])) },
+        Format::QuantizedGroup => const { (roles(&[Role::PackedWeight, Role::Scales, Role::Zeros]), 0) },
+        Format::Other(_) => (0, 0),
     }
 }
 
 /// The rules of the object's format that metadata alone can check.
 #[inline(never)]
-fn check_format(m: &[u8], v: Version, shape: (usize, u64, u64), format: Format<'_>, attributes: Option<usize>, known: &Known) -> Result<(), Kind> {
+fn check_format(m: &[u8], shape: (usize, u64, u64), format: Format<'_>, attributes: Option<usize>, known: &Known) -> Result<(), Kind> {
     let (ndim, numel, first) = shape;
-    if needs(&format) & !known.has != 0 {
+    let (needed, index) = needs(&format);
+    if needed & !known.has != 0 {
         return Err(Kind::MissingComponent);
     }
-    let index = |r: Role| {
-        let d = known.types[r as usize].0;
-        if v.minor >= 2 { d == DType::U64 } else { d.is_integer() }
-    };
+    if index & !known.index != 0 {
+        return Err(Kind::IndexDType);
+    }
     let count = |r: Role, expected: u64| match known.count(r) {
         Some(n) if n != expected => Err(Kind::Count),
         _ => Ok(()),
@@ -514,9 +527,6 @@ fn check_format(m: &[u8], v: Version, shape: (usize, u64, u64), format: Format<'
             }
         }
         Format::SparseCsr => {
-            if !index(Role::Indices) || !index(Role::Indptr) {
-                return Err(Kind::IndexDType);
-            }
             if ndim != 2 {
                 return Err(Kind::Shape);
             }
@@ -526,9 +536,6 @@ fn check_format(m: &[u8], v: Version, shape: (usize, u64, u64), format: Format<'
             }
         }
         Format::SparseCoo => {
-            if !index(Role::Coords) {
-                return Err(Kind::IndexDType);
-            }
             if let Some(nnz) = known.count(Role::Values) {
                 count(Role::Coords, (ndim as u64).checked_mul(nnz).ok_or(Kind::Overflow)?)?;
             }
