@@ -22,32 +22,79 @@ pub enum DType {
     Bool,
 }
 
+/// An enum's names, its one copy: packed into one string, each ended by a
+/// NUL (`concat!`), with the offset where each starts and one more (the
+/// end). A name by its index is a slice of the list ([`Names::get`]);
+/// parsing compares with each ([`Names::find`]).
+pub(crate) struct Names {
+    list: &'static str,
+    starts: &'static [u8],
+}
+
+/// The [`Names`] of the given literals, in order.
+macro_rules! packed {
+    ($($s:literal),* $(,)?) => {{
+        const LIST: &str = concat!($($s, "\0"),*);
+        $crate::types::Names::new(LIST, &$crate::types::starts::<{ [$($s),*].len() + 1 }>(LIST))
+    }};
+}
+pub(crate) use packed;
+
+/// Where each name of `list` starts (after the previous one's NUL), and the
+/// list's end: `M` is one more than the number of names.
+pub(crate) const fn starts<const M: usize>(list: &str) -> [u8; M] {
+    let b = list.as_bytes();
+    assert!(b.len() <= u8::MAX as usize);
+    let (mut out, mut k, mut i) = ([0u8; M], 1, 0);
+    while i < b.len() {
+        if b[i] == 0 {
+            out[k] = i as u8 + 1;
+            k += 1;
+        }
+        i += 1;
+    }
+    assert!(k == M);
+    out
+}
+
+impl Names {
+    pub(crate) const fn new(list: &'static str, starts: &'static [u8]) -> Self {
+        Names { list, starts }
+    }
+
+    /// The name at `i` (`""` past the end).
+    #[cfg_attr(feature = "alloc", inline(always))]
+    pub(crate) fn get(&self, i: usize) -> &'static str {
+        let at = |k: usize| self.starts.get(k).map_or(0, |&s| s as usize);
+        self.list.get(at(i)..at(i + 1).saturating_sub(1)).unwrap_or("")
+    }
+
+    /// The index of the name `b` (with `alloc`, inlined: over a constant
+    /// list, as fast as a `match` on the names).
+    #[cfg_attr(feature = "alloc", inline(always))]
+    pub(crate) fn find(&self, b: &[u8]) -> Option<usize> {
+        (0..self.starts.len() - 1).find(|&i| self.get(i).as_bytes() == b)
+    }
+
+    /// Every name, at compile time (a table of them for a `const fn`).
+    pub(crate) const fn all<const N: usize>(&self) -> [&'static str; N] {
+        assert!(N + 1 == self.starts.len());
+        let (mut out, mut i) = ([""; N], 0);
+        while i < N {
+            let (head, _) = self.list.as_bytes().split_at(self.starts[i + 1] as usize - 1);
+            out[i] = match core::str::from_utf8(head.split_at(self.starts[i] as usize).1) {
+                Ok(s) => s,
+                Err(_) => panic!("names are UTF-8"),
+            };
+            i += 1;
+        }
+        out
+    }
+}
+
 /// `n / d` for a `d` that is a power of two (an element width, or a width
 /// times a logical type's ratio): a shift, so that 32-bit targets link no
 /// 64-bit division routine (0.9 KiB of firmware).
-/// The index of `b` among the NUL-terminated names of `names`: the
-/// firmware's (no `alloc`) way to match a name, one small loop and the
-/// names' bytes instead of a compare chain at every use.
-#[cfg_attr(feature = "alloc", allow(dead_code))]
-#[inline(never)]
-pub(crate) fn position(names: &str, b: &[u8]) -> Option<usize> {
-    // (The list ends with a NUL: the empty piece after it is no name.)
-    names.as_bytes().split(|&c| c == 0).position(|n| n == b).filter(|_| !b.is_empty())
-}
-
-/// Matches `$b` (bytes) against the names, as a chain of compares with
-/// `alloc` and as a scan ([`position`]) without.
-macro_rules! by_name {
-    ($b:expr, { $($name:literal => $v:expr,)* } else $other:expr) => {{
-        let b: &[u8] = $b;
-        #[cfg(feature = "alloc")]
-        let found = match b { $(x if x == $name.as_bytes() => Some($v),)* _ => None };
-        #[cfg(not(feature = "alloc"))]
-        let found = position(concat!($($name, "\0"),*), b).and_then(|i| [$($v),*].get(i).copied());
-        match found { Some(v) => v, None => $other }
-    }};
-}
-
 #[inline]
 pub(crate) const fn div_pow2(n: u64, d: u64) -> u64 {
     debug_assert!(d.is_power_of_two());
@@ -89,23 +136,12 @@ impl DType {
         }
     }
 
+    /// The v1.2 names, in the order of [`Self::ALL`].
+    const NAMES: Names = packed!("f64", "f32", "f16", "bf16", "i64", "i32", "i16", "i8", "u64", "u32", "u16", "u8", "bool");
+
     /// The v1.2 name (`"f32"`, `"u8"`, ...).
-    pub const fn name(self) -> &'static str {
-        match self {
-            DType::F64 => "f64",
-            DType::F32 => "f32",
-            DType::F16 => "f16",
-            DType::BF16 => "bf16",
-            DType::I64 => "i64",
-            DType::I32 => "i32",
-            DType::I16 => "i16",
-            DType::I8 => "i8",
-            DType::U64 => "u64",
-            DType::U32 => "u32",
-            DType::U16 => "u16",
-            DType::U8 => "u8",
-            DType::Bool => "bool",
-        }
+    pub fn name(self) -> &'static str {
+        Self::NAMES.get(self as usize)
     }
 
     /// Parse a v1.2 name.
@@ -115,21 +151,7 @@ impl DType {
 
     /// Parse a v1.2 name given as bytes.
     pub fn from_bytes(s: &[u8]) -> Option<DType> {
-        Some(by_name!(s, {
-            "f64" => DType::F64,
-            "f32" => DType::F32,
-            "f16" => DType::F16,
-            "bf16" => DType::BF16,
-            "i64" => DType::I64,
-            "i32" => DType::I32,
-            "i16" => DType::I16,
-            "i8" => DType::I8,
-            "u64" => DType::U64,
-            "u32" => DType::U32,
-            "u16" => DType::U16,
-            "u8" => DType::U8,
-            "bool" => DType::Bool,
-        } else return None))
+        Self::NAMES.find(s).and_then(|i| Self::ALL.get(i).copied())
     }
 
     /// Parse a v1.1 `dtype`, which also named FP8 and complex types: those
@@ -139,13 +161,12 @@ impl DType {
     }
 
     pub(crate) fn from_v1_1_bytes(s: &[u8]) -> Option<(DType, Option<LogicalType<'static>>)> {
-        Some(by_name!(s, {
-            "f8_e4m3" => (DType::U8, Some(LogicalType::F8E4M3Fn)),
-            "f8_e4m3fn" => (DType::U8, Some(LogicalType::F8E4M3Fn)),
-            "f8_e5m2" => (DType::U8, Some(LogicalType::F8E5M2)),
-            "complex64" => (DType::F32, Some(LogicalType::Complex64)),
-            "complex128" => (DType::F64, Some(LogicalType::Complex128)),
-        } else (DType::from_bytes(s)?, None)))
+        use LogicalType as L;
+        match LogicalType::known(s) {
+            Some(t @ (L::F8E4M3Fn | L::F8E5M2 | L::Complex64 | L::Complex128)) => Some((t.storage()?, Some(t))),
+            _ if s == b"f8_e4m3" => Some((DType::U8, Some(L::F8E4M3Fn))),
+            _ => Some((DType::from_bytes(s)?, None)),
+        }
     }
 
     /// Parse a v0.1 dtype name (`"float32"`, `"uint8"`, ...).
@@ -212,30 +233,37 @@ impl<'a> LogicalType<'a> {
     /// Parse a v1.x `type` string; unknown names (v2's `bool`, `f8_e8m0`,
     /// `f4_e2m1` included: v1.x does not register them) become [`LogicalType::Other`].
     pub fn parse(s: &'a str) -> Self {
-        by_name!(s.as_bytes(), {
-            "f8_e4m3fn" => LogicalType::F8E4M3Fn,
-            "f8_e5m2" => LogicalType::F8E5M2,
-            "f8_e4m3fnuz" => LogicalType::F8E4M3Fnuz,
-            "f8_e5m2fnuz" => LogicalType::F8E5M2Fnuz,
-            "complex64" => LogicalType::Complex64,
-            "complex128" => LogicalType::Complex128,
-        } else LogicalType::Other(s))
+        Self::known(s.as_bytes()).unwrap_or(LogicalType::Other(s))
+    }
+
+    /// The v1.x type named `s`.
+    fn known(s: &[u8]) -> Option<Self> {
+        Some(match LOGICAL.find(s)? {
+            0 => LogicalType::F8E4M3Fn,
+            1 => LogicalType::F8E5M2,
+            2 => LogicalType::F8E4M3Fnuz,
+            3 => LogicalType::F8E5M2Fnuz,
+            4 => LogicalType::Complex64,
+            5 => LogicalType::Complex128,
+            _ => return None,
+        })
     }
 
     /// The v1.2 name.
     pub fn name(&self) -> &'a str {
-        match *self {
-            LogicalType::F8E4M3Fn => "f8_e4m3fn",
-            LogicalType::F8E5M2 => "f8_e5m2",
-            LogicalType::F8E4M3Fnuz => "f8_e4m3fnuz",
-            LogicalType::F8E5M2Fnuz => "f8_e5m2fnuz",
-            LogicalType::Complex64 => "complex64",
-            LogicalType::Complex128 => "complex128",
-            LogicalType::Bool => "bool",
-            LogicalType::F8E8M0 => "f8_e8m0",
-            LogicalType::F4E2M1 => "f4_e2m1",
-            LogicalType::Other(s) => s,
-        }
+        let i = match *self {
+            LogicalType::F8E4M3Fn => 0,
+            LogicalType::F8E5M2 => 1,
+            LogicalType::F8E4M3Fnuz => 2,
+            LogicalType::F8E5M2Fnuz => 3,
+            LogicalType::Complex64 => 4,
+            LogicalType::Complex128 => 5,
+            LogicalType::Bool => 6,
+            LogicalType::F8E8M0 => 7,
+            LogicalType::F4E2M1 => 8,
+            LogicalType::Other(s) => return s,
+        };
+        LOGICAL.get(i)
     }
 
     /// Storage type the spec requires for a known logical type.
@@ -264,6 +292,11 @@ impl<'a> LogicalType<'a> {
         }
     }
 }
+
+/// The known logical types' names, in declaration order: v1.x registers
+/// the first six.
+const LOGICAL: Names =
+    packed!("f8_e4m3fn", "f8_e5m2", "f8_e4m3fnuz", "f8_e5m2fnuz", "complex64", "complex128", "bool", "f8_e8m0", "f4_e2m1");
 
 impl From<crate::v2::types::Logical> for LogicalType<'_> {
     fn from(l: crate::v2::types::Logical) -> Self {
@@ -308,10 +341,7 @@ impl Encoding {
     }
 
     pub(crate) fn from_bytes(s: &[u8]) -> Option<Self> {
-        Some(by_name!(s, {
-            "raw" => Encoding::Raw,
-            "zstd" => Encoding::Zstd,
-        } else return None))
+        [Encoding::Raw, Encoding::Zstd].into_iter().find(|e| e.name().as_bytes() == s)
     }
 
     /// The manifest name.
@@ -354,25 +384,30 @@ impl<'a> Format<'a> {
 
     /// The known format with this name.
     pub(crate) fn known(s: &[u8]) -> Option<Self> {
-        Some(by_name!(s, {
-            "dense" => Format::Dense,
-            "sparse_csr" => Format::SparseCsr,
-            "sparse_coo" => Format::SparseCoo,
-            "quantized_group" => Format::QuantizedGroup,
-        } else return None))
+        Some(match FORMATS.find(s)? {
+            0 => Format::Dense,
+            1 => Format::SparseCsr,
+            2 => Format::SparseCoo,
+            3 => Format::QuantizedGroup,
+            _ => return None,
+        })
     }
 
     /// The manifest name.
     pub fn name(&self) -> &'a str {
-        match *self {
-            Format::Dense => "dense",
-            Format::SparseCsr => "sparse_csr",
-            Format::SparseCoo => "sparse_coo",
-            Format::QuantizedGroup => "quantized_group",
-            Format::Other(s) => s,
-        }
+        let i = match *self {
+            Format::Dense => 0,
+            Format::SparseCsr => 1,
+            Format::SparseCoo => 2,
+            Format::QuantizedGroup => 3,
+            Format::Other(s) => return s,
+        };
+        FORMATS.get(i)
     }
 }
+
+/// The known formats' names, in declaration order.
+const FORMATS: Names = packed!("dense", "sparse_csr", "sparse_coo", "quantized_group");
 
 impl fmt::Display for Format<'_> {
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
@@ -464,12 +499,57 @@ mod tests {
         assert_eq!(DType::from_v0_1("bfloat16"), Some(DType::BF16));
     }
 
+    /// Each name as the spec spells it, read back where v1.x reads it
+    /// (one packed list serves both).
+    #[test]
+    fn names_are_the_spec_s_and_parse_back() {
+        use LogicalType as L;
+        let dtypes = ["f64", "f32", "f16", "bf16", "i64", "i32", "i16", "i8", "u64", "u32", "u16", "u8", "bool"];
+        for (d, n) in DType::ALL.into_iter().zip(dtypes) {
+            assert_eq!((d.name(), DType::from_bytes(n.as_bytes())), (n, Some(d)));
+        }
+        let logical = [
+            (L::F8E4M3Fn, "f8_e4m3fn"),
+            (L::F8E5M2, "f8_e5m2"),
+            (L::F8E4M3Fnuz, "f8_e4m3fnuz"),
+            (L::F8E5M2Fnuz, "f8_e5m2fnuz"),
+            (L::Complex64, "complex64"),
+            (L::Complex128, "complex128"),
+            (L::Bool, "bool"),
+            (L::F8E8M0, "f8_e8m0"),
+            (L::F4E2M1, "f4_e2m1"),
+            (L::Other("int4"), "int4"),
+        ];
+        for (i, (t, n)) in logical.into_iter().enumerate() {
+            assert_eq!((t.name(), L::parse(n)), (n, if i < 6 || i == 9 { t } else { L::Other(n) }));
+        }
+        let formats = [(Format::Dense, "dense"), (Format::SparseCsr, "sparse_csr"), (Format::SparseCoo, "sparse_coo"), (Format::QuantizedGroup, "quantized_group"), (Format::Other("x"), "x")];
+        for (f, n) in formats {
+            assert_eq!((f.name(), Format::parse(n)), (n, f));
+        }
+        for (e, n) in [(Encoding::Raw, "raw"), (Encoding::Zstd, "zstd")] {
+            assert_eq!((e.name(), Encoding::from_name(n)), (n, Some(e)));
+        }
+        for bad in ["", "f6", "f64\0", "f64\0f32", "\0", "Raw", "zstd-seekable", "unknown"] {
+            assert_eq!((DType::from_name(bad), Format::known(bad.as_bytes()), Encoding::from_name(bad)), (None, None, None), "{bad:?}");
+            assert_eq!(L::parse(bad), L::Other(bad));
+        }
+    }
+
     #[test]
     fn v1_1_dtypes_normalize() {
         assert_eq!(DType::from_v1_1("f8_e4m3"), Some((DType::U8, Some(LogicalType::F8E4M3Fn))));
         assert_eq!(DType::from_v1_1("complex128"), Some((DType::F64, Some(LogicalType::Complex128))));
         assert_eq!(DType::from_v1_1("i16"), Some((DType::I16, None)));
         assert_eq!(DType::from_v1_1("f8"), None);
+        assert_eq!(DType::from_v1_1("f8_e4m3fn"), Some((DType::U8, Some(LogicalType::F8E4M3Fn))));
+        assert_eq!(DType::from_v1_1("f8_e5m2"), Some((DType::U8, Some(LogicalType::F8E5M2))));
+        assert_eq!(DType::from_v1_1("complex64"), Some((DType::F32, Some(LogicalType::Complex64))));
+        assert_eq!(DType::from_v1_1("bool"), Some((DType::Bool, None)));
+        // v1.1 named no AMD FP8 dtype, nor v2's logical types.
+        for t in ["f8_e4m3fnuz", "f8_e5m2fnuz", "f8_e8m0", "f4_e2m1"] {
+            assert_eq!(DType::from_v1_1(t), None, "{t}");
+        }
     }
 
     /// `div_pow2` / `rem_pow2` divide by widths and by width x ratio.

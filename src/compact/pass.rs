@@ -91,20 +91,20 @@ impl Fields {
 
 impl Pass<'_> {
     /// Read the next known key of the map `f` (at `depth`; its head first,
-    /// when `f` is [`Fields::NEW`]): its index in `names`
-    /// (NUL-terminated) into `f.key`, a second one refused; unknown
+    /// when `f` is [`Fields::NEW`]): its index in `names` (the map's
+    /// schema keys) into `f.key`, a second one refused; unknown
     /// fields are handled on the way. At the map's end, its keys found
     /// unique, `f.key` is past the names (a result in registers, not
     /// memory: an `Option` in a `Result` is returned through the stack).
     #[inline(never)]
-    fn next(&mut self, c: &mut Cur<'_>, f: &mut Fields, names: &str, depth: usize) -> R<()> {
+    fn next(&mut self, c: &mut Cur<'_>, f: &mut Fields, names: &crate::types::Names, depth: usize) -> R<()> {
         if f.key == Fields::UNOPENED {
             (f.len, f.seg) = (c.container(MAJOR_MAP)?, self.scratch.len());
         }
         while c.more(&mut f.len)? {
             let kpos = c.pos;
             let key = self.key(c, depth)?;
-            match key.and_then(|b| crate::types::position(names, b)) {
+            match key.and_then(|b| names.find(b)) {
                 Some(k) if f.seen & (1 << k) != 0 => return Err(Fault::new(Kind::DuplicateKey, kpos)),
                 Some(k) => {
                     f.seen |= 1 << k;
@@ -169,7 +169,7 @@ fn root(c: &mut Cur<'_>, p: &mut Pass<'_>, root: &mut Root) -> R<()> {
     let has = |f: &Fields, k: RootKey| f.seen & 1 << k as u32 != 0;
     let mut deferred = None;
     loop {
-        p.next(c, &mut f, RootKey::JOINED, 1)?;
+        p.next(c, &mut f, &RootKey::PACKED, 1)?;
         let Some(&k) = RootKey::ALL.get(f.key) else { break };
         match k {
             RootKey::Version => {
@@ -287,7 +287,7 @@ fn object(c: &mut Cur<'_>, p: &mut Pass<'_>) -> R<()> {
     let (mut shape, mut format, mut attributes) = ((0, 0, 0), Format::Dense, None);
     let mut known = Known::new();
     loop {
-        p.next(c, &mut f, ObjectKey::JOINED, 3)?;
+        p.next(c, &mut f, &ObjectKey::PACKED, 3)?;
         let Some(&k) = ObjectKey::ALL.get(f.key) else { break };
         match k {
             ObjectKey::Shape => shape = self::shape(c)?,
@@ -431,7 +431,7 @@ fn read_fields<'a>(c: &mut Cur<'a>, p: &mut Pass<'_>, out: &mut Component<'a>) -
     let mut f = Fields::NEW;
     let mut ltype = None;
     loop {
-        p.next(c, &mut f, ComponentKey::JOINED, 5)?;
+        p.next(c, &mut f, &ComponentKey::PACKED, 5)?;
         let Some(&k) = ComponentKey::ALL.get(f.key) else { break };
         let at = c.pos;
         match k {

@@ -18,37 +18,19 @@ macro_rules! names {
         impl $E {
             /// Every entry, in the order the writer emits them.
             pub const ALL: &'static [$E] = &[$($E::$V),*];
-            /// Every name, in the order of [`Self::ALL`].
-            pub const NAMES: &'static [&'static str] = &[$($s),*];
-            /// Every name, NUL-terminated, in the order of [`Self::ALL`]
-            /// (for [`crate::types::position`]).
-            pub const JOINED: &'static str = concat!($($s, "\0"),*);
+            /// Every name, in the order of [`Self::ALL`] (slices of the one
+            /// packed list the parse scans).
+            pub const NAMES: &'static [&'static str] = &Self::PACKED.all::<{ Self::ALL.len() }>();
+            pub(crate) const PACKED: crate::types::Names = crate::types::packed!($($s),*);
 
             /// The name as written in the manifest.
             pub const fn name(self) -> &'static str {
-                match self {
-                    $($E::$V => $s,)*
-                }
+                Self::NAMES[self as usize]
             }
 
-            /// The entry whose name is `b`: a match (jump on length, then
-            /// compare) with `alloc`; without (firmware), a scan of
-            /// [`Self::NAMES`]: one small loop instead of a chain at every use.
-            #[cfg_attr(feature = "alloc", inline)]
+            /// The entry whose name is `b`.
             pub fn from_bytes(b: &[u8]) -> Option<$E> {
-                #[cfg(not(feature = "alloc"))]
-                return crate::types::position(Self::JOINED, b).map(|i| Self::ALL[i]);
-                #[cfg(feature = "alloc")]
-                {
-                    #[allow(non_upper_case_globals)]
-                    mod k {
-                        $(pub const $V: &[u8] = $s.as_bytes();)*
-                    }
-                    match b {
-                        $(k::$V => Some($E::$V),)*
-                        _ => None,
-                    }
-                }
+                Self::PACKED.find(b).and_then(|i| Self::ALL.get(i).copied())
             }
         }
     };

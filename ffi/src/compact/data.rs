@@ -128,10 +128,17 @@ unsafe fn component<'a>(
 fn decoded_len(o: &Object<'_>, c: &Component<'_>) -> Option<u64> {
     match c.decoded_len() {
         None if c.role == "data" && o.format() == Format::Dense => {
-            c.ratio().and_then(|r| o.shape().numel().checked_mul(c.dtype.width() * r))
+            c.ratio().and_then(|r| mul_pow2(o.shape().numel(), (c.dtype.width() * r) as u32))
         }
         n => n,
     }
+}
+
+/// `n * m`, `None` on overflow, for an `m` that is a power of two (a width
+/// times a ratio, at most 16): no carry comes up from the low half, so the
+/// product overflows exactly when the high half's does (32 x 32 bits).
+fn mul_pow2(n: u64, m: u32) -> Option<u64> {
+    ((n >> 32) * m as u64 >> 32 == 0).then(|| n.wrapping_mul(m as u64))
 }
 
 /// Write the description of `c` (which decodes to `decoded` bytes) to

@@ -339,12 +339,24 @@ pub fn by_hand() -> Vec<(String, Vec<u8>)> {
             let c = b.add(&frame);
             let d = b.add(&frame);
             let declared = if version == "1.2.0" { Some(32) } else { None };
-            let objects = vec![
+            let mut objects = vec![
                 ("dense", obj("dense", &[8], vec![("data", zcomp("f32", a, declared))], None)),
                 ("huge", obj("dense", &[1 << 40], vec![("data", zcomp("u8", b.add(&frame), Some(1 << 40)))], None)),
                 ("other", obj("blob", &[32], vec![("payload", zcomp("u8", c, declared))], None)),
                 ("wrong", obj("dense", &[4], vec![("data", zcomp("u8", d, Some(4)))], None)),
             ];
+            if declared.is_none() {
+                // Implied sizes of 2^63 bytes and (overflowing: unknown)
+                // 2^64, by 8 and by 16 bytes per element.
+                let huge = [(1 << 60, "f64", None), (1 << 61, "f32", Some("complex64")), (1 << 60, "f64", Some("complex128"))];
+                for (i, (n, dtype, logical)) in huge.into_iter().enumerate() {
+                    let mut c = zcomp(dtype, b.add(&frame), None);
+                    if let (V::M(entries), Some(l)) = (&mut c, logical) {
+                        entries.push((t("type"), t(l)));
+                    }
+                    objects.push((["2^63", "2^64", "2^64 by 16"][i], obj("dense", &[n], vec![("data", c)], None)));
+                }
+            }
             add(&format!("zstd {version}"), b.file(&root(version, objects, None)));
         }
     }
