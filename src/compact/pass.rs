@@ -371,8 +371,8 @@ fn components(c: &mut Cur<'_>, p: &mut Pass<'_>, known: &mut Known) -> R<()> {
 fn component<'a>(c: &mut Cur<'a>, p: &mut Pass<'_>, role: Option<Role>, name: &'a str, known: &mut Known) -> R<()> {
     let (comp, seen) = fields(c, p, name)?;
     let start = comp.at;
-    let has = |k: ComponentKey| seen & (1 << k as u32) != 0;
-    if !has(ComponentKey::DType) || !has(ComponentKey::Offset) || !has(ComponentKey::Length) {
+    const NEEDED: u32 = 1 << ComponentKey::DType as u32 | 1 << ComponentKey::Offset as u32 | 1 << ComponentKey::Length as u32;
+    if seen & NEEDED != NEEDED {
         return Err(Fault::new(Kind::Missing, start));
     }
     let Component { dtype, logical, offset, length, encoding, uncompressed_length: ulen, .. } = comp;
