@@ -212,6 +212,7 @@ fn root(c: &mut Cur<'_>, p: &mut Pass<'_>, root: &mut Root) -> R<()> {
 fn objects(c: &mut Cur<'_>, p: &mut Pass<'_>, root: &mut Root) -> R<()> {
     let mut len = c.container(MAJOR_MAP)?;
     let first = c.pos;
+    // (Names are not empty: the first is past `prev`'s empty start.)
     let (mut count, mut ordered, mut prev): (usize, bool, &[u8]) = (0, true, &[]);
     while c.more(&mut len)? {
         let at = c.pos;
@@ -220,7 +221,7 @@ fn objects(c: &mut Cur<'_>, p: &mut Pass<'_>, root: &mut Root) -> R<()> {
             return Err(Fault::new(Kind::EmptyName, at));
         }
         object(c, p)?;
-        ordered &= count == 0 || prev < name;
+        ordered &= prev < name;
         prev = name;
         count += 1;
     }
@@ -562,13 +563,13 @@ fn check_format(m: &[u8], shape: (usize, u64, u64), format: Format<'_>, attribut
 #[inline(never)]
 fn unique_names(m: &[u8], root: &Root, scratch: &mut Scratch<'_>) -> R<()> {
     scratch.truncate(0);
-    for _ in 0..root.count {
-        if !scratch.try_push([0, 0]) {
+    for (i, (k, _)) in super::view::entries(m, root.objects, root.count).enumerate() {
+        if !scratch.try_push([super::view::name_slot(k, i), 0]) {
             return Err(Fault::new(Kind::Slots, root.objects));
         }
     }
     let s = scratch.segment(0);
-    super::view::sort_names(m, root.objects, s);
+    super::view::sort(m, s, true);
     let name = |e: &Entry| definite(m, (e[0] as u32) as usize);
     match s.windows(2).find(|w| name(&w[0]) == name(&w[1])) {
         Some(w) => Err(Fault::new(Kind::DuplicateKey, (w[1][0] as u32) as usize)),
