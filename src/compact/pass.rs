@@ -292,14 +292,7 @@ fn object(c: &mut Cur<'_>, p: &mut Pass<'_>) -> R<()> {
         let Some(&k) = ObjectKey::ALL.get(f.key) else { break };
         match k {
             ObjectKey::Shape => shape = self::shape(c)?,
-            ObjectKey::Format => {
-                let at = c.pos;
-                let b = c.text()?;
-                format = match Format::known(b) {
-                    Some(f) => f,
-                    None => Format::Other(crate::utf8::str(b).ok_or(Fault::new(Kind::Utf8, at))?),
-                };
-            }
+            ObjectKey::Format => format = Format::parse(c.str()?),
             ObjectKey::Attributes => {
                 if !c.null()? {
                     attributes = Some(c.pos);
