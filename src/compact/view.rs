@@ -333,8 +333,8 @@ impl<'a> Iterator for Components<'a> {
         }
         self.left -= 1;
         // The pass's decoding (one copy of it in the code), not checking.
-        let role = text(self.m, self.pos);
-        let mut c = Cur::at(self.m, skip(self.m, self.pos));
+        let mut c = Cur::at(self.m, self.pos);
+        let role = c.str().ok()?;
         let decoded = fields(&mut c, &mut Pass::viewing(self.version), role);
         self.pos = c.pos;
         decoded.ok().map(|(c, _)| c)
