@@ -212,6 +212,7 @@ fn root(c: &mut Cur<'_>, p: &mut Pass<'_>, root: &mut Root) -> R<()> {
 fn objects(c: &mut Cur<'_>, p: &mut Pass<'_>, root: &mut Root) -> R<()> {
     let mut len = c.container(MAJOR_MAP)?;
     let first = c.pos;
+    // (Names are not empty: the first is past `prev`'s empty start.)
     let (mut count, mut ordered, mut prev): (usize, bool, &[u8]) = (0, true, &[]);
     while c.more(&mut len)? {
         let at = c.pos;
@@ -220,7 +221,7 @@ fn objects(c: &mut Cur<'_>, p: &mut Pass<'_>, root: &mut Root) -> R<()> {
             return Err(Fault::new(Kind::EmptyName, at));
         }
         object(c, p)?;
-        ordered &= count == 0 || prev < name;
+        ordered &= prev < name;
         prev = name;
         count += 1;
     }
@@ -291,14 +292,7 @@ fn object(c: &mut Cur<'_>, p: &mut Pass<'_>) -> R<()> {
         let Some(&k) = ObjectKey::ALL.get(f.key) else { break };
         match k {
             ObjectKey::Shape => shape = self::shape(c)?,
-            ObjectKey::Format => {
-                let at = c.pos;
-                let b = c.text()?;
-                format = match Format::known(b) {
-                    Some(f) => f,
-                    None => Format::Other(crate::utf8::str(b).ok_or(Fault::new(Kind::Utf8, at))?),
-                };
-            }
+            ObjectKey::Format => format = Format::parse(c.str()?),
             ObjectKey::Attributes => {
                 if !c.null()? {
                     attributes = Some(c.pos);
@@ -371,8 +365,8 @@ fn components(c: &mut Cur<'_>, p: &mut Pass<'_>, known: &mut Known) -> R<()> {
 fn component<'a>(c: &mut Cur<'a>, p: &mut Pass<'_>, role: Option<Role>, name: &'a str, known: &mut Known) -> R<()> {
     let (comp, seen) = fields(c, p, name)?;
     let start = comp.at;
-    let has = |k: ComponentKey| seen & (1 << k as u32) != 0;
-    if !has(ComponentKey::DType) || !has(ComponentKey::Offset) || !has(ComponentKey::Length) {
+    const NEEDED: u32 = 1 << ComponentKey::DType as u32 | 1 << ComponentKey::Offset as u32 | 1 << ComponentKey::Length as u32;
+    if seen & NEEDED != NEEDED {
         return Err(Fault::new(Kind::Missing, start));
     }
     let Component { dtype, logical, offset, length, encoding, uncompressed_length: ulen, .. } = comp;
@@ -562,13 +556,13 @@ fn check_format(m: &[u8], shape: (usize, u64, u64), format: Format<'_>, attribut
 #[inline(never)]
 fn unique_names(m: &[u8], root: &Root, scratch: &mut Scratch<'_>) -> R<()> {
     scratch.truncate(0);
-    for _ in 0..root.count {
-        if !scratch.try_push([0, 0]) {
+    for (i, (k, _)) in super::view::entries(m, root.objects, root.count).enumerate() {
+        if !scratch.try_push([super::view::name_slot(k, i), 0]) {
             return Err(Fault::new(Kind::Slots, root.objects));
         }
     }
     let s = scratch.segment(0);
-    super::view::sort_names(m, root.objects, s);
+    super::view::sort(m, s, true);
     let name = |e: &Entry| definite(m, (e[0] as u32) as usize);
     match s.windows(2).find(|w| name(&w[0]) == name(&w[1])) {
         Some(w) => Err(Fault::new(Kind::DuplicateKey, (w[1][0] as u32) as usize)),

@@ -117,28 +117,32 @@ pub(crate) fn sort(m: &[u8], v: &mut [Slot], by_name: bool) {
     crate::heapsort::sort_by(v, |a, b| if by_name { name(a).cmp(name(b)) } else { a.cmp(b) });
 }
 
-/// Word 0 of each slot of `v` (one per object): the name position and
-/// index of each object, sorted by name.
-pub(crate) fn sort_names(m: &[u8], first: usize, v: &mut [Slot]) {
-    for (i, (k, _)) in entries(m, first, v.len()).enumerate() {
-        v[i][0] = k as u64 | (i as u64) << 32;
-    }
-    sort(m, v, true);
+/// Word 0 of an object's slot in the name index: its name position `k`
+/// and its index `i`.
+pub(crate) fn name_slot(k: usize, i: usize) -> u64 {
+    k as u64 | (i as u64) << 32
 }
 
 /// The slots' name index, when there is one slot per object: word 0 of
 /// slot `k` is the name position and index of the `k`th name in byte
-/// order, word 1 of slot `i` the name position of object `i`.
+/// order, word 1 of slot `i` the name position of object `i`. `sorted`:
+/// word 0 already holds the names sorted.
 pub(crate) fn build_index<'a>(f: &File<'a>, slots: &'a mut [Slot], ordered: bool, sorted: bool) -> &'a [Slot] {
     let Some(slots) = slots.get_mut(..f.count) else { return &[] };
-    if !ordered && !sorted {
-        sort_names(f.m, f.objects, slots);
+    if !sorted {
+        for (i, (k, _)) in entries(f.m, f.objects, f.count).enumerate() {
+            slots[i][0] = name_slot(k, i);
+        }
+        // (Names in ascending order, the usual case: no sort.)
+        if !ordered {
+            sort(f.m, slots, true);
+        }
     }
-    // (Names in ascending order, the usual case: word 0 too, no sort.)
-    for (i, (k, _)) in entries(f.m, f.objects, f.count).enumerate() {
-        slots[i][1] = k as u64;
-        if ordered {
-            slots[i][0] = k as u64 | (i as u64) << 32;
+    // Word 1 from word 0: no second walk of the objects.
+    for j in 0..slots.len() {
+        let s = slots[j][0];
+        if let Some(t) = slots.get_mut((s >> 32) as usize) {
+            t[1] = s as u32 as u64;
         }
     }
     slots
@@ -329,8 +333,8 @@ impl<'a> Iterator for Components<'a> {
         }
         self.left -= 1;
         // The pass's decoding (one copy of it in the code), not checking.
-        let role = text(self.m, self.pos);
-        let mut c = Cur::at(self.m, skip(self.m, self.pos));
+        let mut c = Cur::at(self.m, self.pos);
+        let role = c.str().ok()?;
         let decoded = fields(&mut c, &mut Pass::viewing(self.version), role);
         self.pos = c.pos;
         decoded.ok().map(|(c, _)| c)
