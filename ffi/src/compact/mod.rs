@@ -211,19 +211,13 @@ pub unsafe extern "C" fn zt_file_get_info(file: *const zt_file, info: *mut zt_fi
         // SAFETY: the caller's contract, for every call below.
         unsafe { info.write(core::mem::zeroed()) };
         let f = &unsafe { handle(file)? }.file;
-        let (v, (manifest_offset, manifest_length)) = (f.version(), f.manifest());
-        let value = zt_file_info {
-            version_major: v.major.into(),
-            version_minor: v.minor.into(),
-            version_patch: v.patch.into(),
-            mode: zt_mode::ZT_MODE_MEMORY,
-            object_count: f.len(),
-            attribute_count: f.attributes().len(),
-            file_length: f.bytes().len() as u64,
-            manifest_offset,
-            manifest_length,
-        };
-        unsafe { info.write(value) };
+        // (Each field stored as it is found, as in zt_object_get_info.)
+        let info = unsafe { &mut *info };
+        let v = f.version();
+        (info.version_major, info.version_minor, info.version_patch) = (v.major.into(), v.minor.into(), v.patch.into());
+        (info.mode, info.object_count, info.file_length) = (zt_mode::ZT_MODE_MEMORY, f.len(), f.bytes().len() as u64);
+        (info.manifest_offset, info.manifest_length) = f.manifest();
+        info.attribute_count = f.attributes().len();
         Ok(())
     })
 }
@@ -321,20 +315,16 @@ pub unsafe extern "C" fn zt_object_get_info(
         }
         // SAFETY: the caller's contract, for every call below.
         unsafe { info.write(core::mem::zeroed()) };
+        // (Each field stored as it is found: nothing kept across the calls.)
+        let info = unsafe { &mut *info };
         unsafe { object(file, obj) }.map(|(_, o)| {
-            let (format, shape) = (o.format(), o.shape());
-            let value = zt_object_info {
-                name: o.name().as_ptr().cast(),
-                name_len: o.name().len(),
-                format: format.name().as_ptr().cast(),
-                format_len: format.name().len(),
-                format_kind: c_format(format),
-                ndim: shape.ndim,
-                numel: shape.numel(),
-                component_count: o.component_count(),
-                attribute_count: o.attributes().len(),
-            };
-            unsafe { info.write(value) }
+            (info.name, info.name_len) = (o.name().as_ptr().cast(), o.name().len());
+            let format = o.format();
+            (info.format, info.format_len, info.format_kind) = (format.name().as_ptr().cast(), format.name().len(), c_format(format));
+            let shape = o.shape();
+            (info.ndim, info.numel) = (shape.ndim, shape.numel());
+            info.component_count = o.component_count();
+            info.attribute_count = o.attributes().len();
         })
     })
 }
