@@ -373,12 +373,11 @@ impl<'a> Map<'a> {
         // Keys compared as they lie (a definite text key equal to `key`), no
         // views built: the same answer as searching `iter()`.
         let (mut r, mut len) = (Reader::at(self.buf, self.pos), self.len);
-        while r.more(&mut len).ok()? {
-            let is_key = match cbor::decode_head(self.buf, r.pos) {
+        while let Some(k) = item(&mut r, &mut len) {
+            let is_key = match cbor::decode_head(self.buf, k.pos) {
                 Some((cbor::MAJOR_TEXT, Some(n), at)) => self.buf.get(at..at.checked_add(n as usize)?) == Some(key.as_bytes()),
                 _ => false,
             };
-            r.skip_item()?;
             if is_key {
                 return Some(Value::new(self.buf, r.pos));
             }
@@ -406,8 +405,16 @@ impl<'a> Map<'a> {
 /// the counts share one copy.
 #[inline(never)]
 fn item<'a>(r: &mut Reader<'a>, len: &mut Len) -> Option<Value<'a>> {
-    if !r.more(len).ok()? {
-        return None;
+    // `Reader::more` without building an error (the bytes' end is an end
+    // too); 0xff: a break.
+    match len {
+        Some(0) => return None,
+        Some(n) => *n -= 1,
+        None if *r.buf.get(r.pos)? == 0xff => {
+            r.pos += 1;
+            return None;
+        }
+        None => {}
     }
     let v = Value::new(r.buf, r.pos);
     r.skip_item()?;
