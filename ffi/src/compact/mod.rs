@@ -352,8 +352,12 @@ pub unsafe extern "C" fn zt_object_shape(
         if shape.ndim > 0 && dims.is_null() {
             return Err(invalid("`dims` is NULL"));
         }
-        for (i, d) in shape.dims().enumerate() {
-            unsafe { dims.add(i).write(d) };
+        let mut at = dims;
+        for d in shape.dims() {
+            unsafe {
+                at.write(d);
+                at = at.add(1);
+            }
         }
         Ok(())
     })
