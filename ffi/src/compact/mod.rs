@@ -134,7 +134,7 @@ unsafe fn object<'a>(file: *const zt_file, obj: *const zt_object) -> Result<(&'a
     if obj.owner != h.owner {
         return Err(invalid("a zt_object from another file (or not from zt_object_at / zt_find)"));
     }
-    Ok((h, h.file.object(obj.index).ok_or(invalid("object index out of range"))?))
+    h.file.object(obj.index).map(|o| (h, o)).ok_or(invalid("object index out of range"))
 }
 
 impl zt_file {
