@@ -287,15 +287,16 @@ pub unsafe extern "C" fn zt_object_name(
 ) -> zt_status {
     guard(|| {
         // SAFETY: the caller's contract, for every call below.
-        let n = unsafe { object(file, obj) }.map(|(_, o)| o.name())?;
-        if name.is_null() || len.is_null() {
-            return Err(invalid("`name` or `len` is NULL"));
-        }
-        unsafe {
-            name.write(n.as_ptr().cast());
-            len.write(n.len());
-        }
-        Ok(())
+        unsafe { object(file, obj) }.and_then(|(_, o)| {
+            if name.is_null() || len.is_null() {
+                return Err(invalid("`name` or `len` is NULL"));
+            }
+            unsafe {
+                name.write(o.name().as_ptr().cast());
+                len.write(o.name().len());
+            }
+            Ok(())
+        })
     })
 }
 
@@ -344,21 +345,23 @@ pub unsafe extern "C" fn zt_object_shape(
 ) -> zt_status {
     guard(|| {
         // SAFETY: the caller's contract, for every call below.
-        let shape = unsafe { object(file, obj) }.map(|(_, o)| o.shape())?;
-        unsafe { put_opt(ndim, shape.ndim) };
-        if cap < shape.ndim {
-            return Err(Fail::Text(zt_status::ZT_ERR_BUFFER_TOO_SMALL, "buffer too small for the shape"));
-        }
-        if shape.ndim > 0 && dims.is_null() {
-            return Err(invalid("`dims` is NULL"));
-        }
-        let mut at = dims;
-        for d in shape.dims() {
-            unsafe {
-                at.write(d);
-                at = at.add(1);
+        unsafe { object(file, obj) }.and_then(|(_, o)| {
+            let shape = o.shape();
+            unsafe { put_opt(ndim, shape.ndim) };
+            if cap < shape.ndim {
+                return Err(Fail::Text(zt_status::ZT_ERR_BUFFER_TOO_SMALL, "buffer too small for the shape"));
             }
-        }
-        Ok(())
+            if shape.ndim > 0 && dims.is_null() {
+                return Err(invalid("`dims` is NULL"));
+            }
+            let mut at = dims;
+            for d in shape.dims() {
+                unsafe {
+                    at.write(d);
+                    at = at.add(1);
+                }
+            }
+            Ok(())
+        })
     })
 }
