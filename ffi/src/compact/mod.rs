@@ -268,9 +268,11 @@ pub unsafe extern "C" fn zt_find(
         if out.is_null() {
             return Err(invalid("`out` is NULL"));
         }
-        let i = h.file.position(name).ok_or(Fail::Text(zt_status::ZT_ERR_NOT_FOUND, "no object with that name"))?;
-        unsafe { out.write(h.tag(i)) };
-        Ok(())
+        // (No `?` and Ok: the index is written where it is found.)
+        h.file
+            .position(name)
+            .map(|i| unsafe { out.write(h.tag(i)) })
+            .ok_or(Fail::Text(zt_status::ZT_ERR_NOT_FOUND, "no object with that name"))
     })
 }
 
@@ -321,7 +323,8 @@ pub unsafe extern "C" fn zt_object_get_info(
         unsafe { object(file, obj) }.map(|(_, o)| {
             (info.name, info.name_len) = (o.name().as_ptr().cast(), o.name().len());
             let format = o.format();
-            (info.format, info.format_len, info.format_kind) = (format.name().as_ptr().cast(), format.name().len(), c_format(format));
+            (info.format, info.format_len) = (format.name().as_ptr().cast(), format.name().len());
+            info.format_kind = c_format(format);
             let shape = o.shape();
             (info.ndim, info.numel) = (shape.ndim, shape.numel());
             info.component_count = o.component_count();
