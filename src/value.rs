@@ -180,10 +180,15 @@ fn widen(bits: u32, eb: u32, mb: u32) -> f64 {
     f64::from_bits(((sign << 11 | e) as u64) << 52 | (frac as u64) << 20)
 }
 
-/// `n as f64` (to nearest, ties to even) by 32-bit operations: smaller
-/// than the soft-float call on targets without a double-precision FPU.
-fn u64_to_f64(n: u64) -> f64 {
-    let (mut hi, mut lo, mut e) = ((n >> 32) as u32, n as u32, 1085);
+/// `n as f64`, or `-1 - n` when `neg`, rounded once (to nearest, ties to
+/// even) by 32-bit operations: smaller than the soft-float calls on targets
+/// without a double-precision FPU.
+fn int_to_f64(n: u64, neg: bool) -> f64 {
+    // -1 - n is -(n + 1) (2^64, bit 63 of 2^63, when it overflows); the
+    // sign is set in the bits (no float negation).
+    let (n, carry) = n.overflowing_add(neg.into());
+    let sign = u64::from(neg) << 63;
+    let (mut hi, mut lo, mut e) = ((n >> 32) as u32 | u32::from(carry) << 31, n as u32, 1085 + u32::from(carry));
     if hi == 0 {
         if lo == 0 {
             return 0.0;
@@ -200,7 +205,7 @@ fn u64_to_f64(n: u64) -> f64 {
         mant += 1;
     }
     // The leading 1 of `mant` adds one to the exponent (two if rounding carried).
-    f64::from_bits((u64::from(e - lz) << 52) + mant)
+    f64::from_bits(sign | (u64::from(e - lz) << 52) + mant)
 }
 
 impl ValueRef<'_> {
@@ -217,10 +222,8 @@ impl ValueRef<'_> {
     pub fn as_f64(&self) -> Option<f64> {
         match *self {
             ValueRef::Float(f) => Some(f),
-            ValueRef::Uint(v) => Some(u64_to_f64(v)),
-            // -1 - n rounded once (and no soft-float subtraction on
-            // FPU-less or single-precision targets); 2^64 when n + 1 overflows.
-            ValueRef::NegInt(n) => Some(-n.checked_add(1).map_or(18_446_744_073_709_551_616.0, u64_to_f64)),
+            ValueRef::Uint(v) => Some(int_to_f64(v, false)),
+            ValueRef::NegInt(n) => Some(int_to_f64(n, true)),
             _ => None,
         }
     }
@@ -370,12 +373,11 @@ impl<'a> Map<'a> {
         // Keys compared as they lie (a definite text key equal to `key`), no
         // views built: the same answer as searching `iter()`.
         let (mut r, mut len) = (Reader::at(self.buf, self.pos), self.len);
-        while r.more(&mut len).ok()? {
-            let is_key = match cbor::decode_head(self.buf, r.pos) {
+        while let Some(k) = item(&mut r, &mut len) {
+            let is_key = match cbor::decode_head(self.buf, k.pos) {
                 Some((cbor::MAJOR_TEXT, Some(n), at)) => self.buf.get(at..at.checked_add(n as usize)?) == Some(key.as_bytes()),
                 _ => false,
             };
-            r.skip_item()?;
             if is_key {
                 return Some(Value::new(self.buf, r.pos));
             }
@@ -403,8 +405,16 @@ impl<'a> Map<'a> {
 /// the counts share one copy.
 #[inline(never)]
 fn item<'a>(r: &mut Reader<'a>, len: &mut Len) -> Option<Value<'a>> {
-    if !r.more(len).ok()? {
-        return None;
+    // `Reader::more` without building an error (the bytes' end is an end
+    // too); 0xff: a break.
+    match len {
+        Some(0) => return None,
+        Some(n) => *n -= 1,
+        None if *r.buf.get(r.pos)? == 0xff => {
+            r.pos += 1;
+            return None;
+        }
+        None => {}
     }
     let v = Value::new(r.buf, r.pos);
     r.skip_item()?;
@@ -467,8 +477,11 @@ mod tests {
     }
 
     #[test]
-    fn u64_to_f64_rounds_as_the_cast() {
-        let check = |n: u64| assert_eq!(u64_to_f64(n).to_bits(), (n as f64).to_bits(), "{n:#x}");
+    fn int_to_f64_rounds_as_the_cast() {
+        let check = |n: u64| {
+            assert_eq!(int_to_f64(n, false).to_bits(), (n as f64).to_bits(), "{n:#x}");
+            assert_eq!(int_to_f64(n, true).to_bits(), (-((u128::from(n) + 1) as f64)).to_bits(), "-1 - {n:#x}");
+        };
         (0..1 << 16).for_each(check);
         // Around every power of two, and ties (even and odd) at every magnitude.
         for k in 0..64 {

@@ -16,26 +16,26 @@ pub(crate) const LAST_ERROR_CAP: usize = 128;
 /// A writer into a fixed buffer that drops what does not fit, cutting on a
 /// character boundary.
 pub(crate) struct Truncating<'b> {
-    buf: &'b mut [u8],
-    len: usize,
+    /// The bytes not yet written (no index into the buffer: no bounds checks).
+    rest: core::slice::IterMut<'b, u8>,
 }
 
 impl Truncating<'_> {
     /// Append `s`, or as much of it as fits.
     pub(crate) fn put(&mut self, s: &str) {
-        let mut n = s.len().min(self.buf.len() - self.len);
+        let mut n = s.len().min(self.rest.len());
         while !s.is_char_boundary(n) {
             n -= 1;
         }
-        self.append(&s.as_bytes()[..n]);
+        self.append(s.as_bytes().get(..n).unwrap_or_default());
     }
 
     /// Append as much of `bytes` as fits.
     fn append(&mut self, bytes: &[u8]) {
-        for (d, &b) in self.buf[self.len..].iter_mut().zip(bytes) {
+        // (`bytes` first: an item of `rest` is taken only for a byte.)
+        for (&b, d) in bytes.iter().zip(self.rest.by_ref()) {
             // C reads the message up to its first NUL.
             *d = if b == 0 { b'?' } else { b };
-            self.len += 1;
         }
     }
 
@@ -68,10 +68,10 @@ impl core::fmt::Write for Truncating<'_> {
 
 /// Fill `buf` (the message buffer) with what `write` writes, NUL-terminated.
 fn fill(buf: &mut [u8; LAST_ERROR_CAP], write: impl FnOnce(&mut Truncating<'_>)) {
-    let mut w = Truncating { buf: &mut buf[..LAST_ERROR_CAP - 1], len: 0 };
+    let mut w = Truncating { rest: buf[..LAST_ERROR_CAP - 1].iter_mut() };
     write(&mut w);
     // (`min`: no bounds check; the writer stays within the cap.)
-    let n = w.len.min(LAST_ERROR_CAP - 1);
+    let n = (LAST_ERROR_CAP - 1 - w.rest.len()).min(LAST_ERROR_CAP - 1);
     buf[n] = 0;
 }
 

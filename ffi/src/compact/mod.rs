@@ -134,7 +134,7 @@ unsafe fn object<'a>(file: *const zt_file, obj: *const zt_object) -> Result<(&'a
     if obj.owner != h.owner {
         return Err(invalid("a zt_object from another file (or not from zt_object_at / zt_find)"));
     }
-    Ok((h, h.file.object(obj.index).ok_or(invalid("object index out of range"))?))
+    h.file.object(obj.index).map(|o| (h, o)).ok_or(invalid("object index out of range"))
 }
 
 impl zt_file {
@@ -211,19 +211,13 @@ pub unsafe extern "C" fn zt_file_get_info(file: *const zt_file, info: *mut zt_fi
         // SAFETY: the caller's contract, for every call below.
         unsafe { info.write(core::mem::zeroed()) };
         let f = &unsafe { handle(file)? }.file;
-        let (v, (manifest_offset, manifest_length)) = (f.version(), f.manifest());
-        let value = zt_file_info {
-            version_major: v.major.into(),
-            version_minor: v.minor.into(),
-            version_patch: v.patch.into(),
-            mode: zt_mode::ZT_MODE_MEMORY,
-            object_count: f.len(),
-            attribute_count: f.attributes().len(),
-            file_length: f.bytes().len() as u64,
-            manifest_offset,
-            manifest_length,
-        };
-        unsafe { info.write(value) };
+        // (Each field stored as it is found, as in zt_object_get_info.)
+        let info = unsafe { &mut *info };
+        let v = f.version();
+        (info.version_major, info.version_minor, info.version_patch) = (v.major.into(), v.minor.into(), v.patch.into());
+        (info.mode, info.object_count, info.file_length) = (zt_mode::ZT_MODE_MEMORY, f.len(), f.bytes().len() as u64);
+        (info.manifest_offset, info.manifest_length) = f.manifest();
+        info.attribute_count = f.attributes().len();
         Ok(())
     })
 }
@@ -274,9 +268,11 @@ pub unsafe extern "C" fn zt_find(
         if out.is_null() {
             return Err(invalid("`out` is NULL"));
         }
-        let i = h.file.position(name).ok_or(Fail::Text(zt_status::ZT_ERR_NOT_FOUND, "no object with that name"))?;
-        unsafe { out.write(h.tag(i)) };
-        Ok(())
+        // (No `?` and Ok: the index is written where it is found.)
+        h.file
+            .position(name)
+            .map(|i| unsafe { out.write(h.tag(i)) })
+            .ok_or(Fail::Text(zt_status::ZT_ERR_NOT_FOUND, "no object with that name"))
     })
 }
 
@@ -293,15 +289,16 @@ pub unsafe extern "C" fn zt_object_name(
 ) -> zt_status {
     guard(|| {
         // SAFETY: the caller's contract, for every call below.
-        let n = unsafe { object(file, obj) }.map(|(_, o)| o.name())?;
-        if name.is_null() || len.is_null() {
-            return Err(invalid("`name` or `len` is NULL"));
-        }
-        unsafe {
-            name.write(n.as_ptr().cast());
-            len.write(n.len());
-        }
-        Ok(())
+        unsafe { object(file, obj) }.and_then(|(_, o)| {
+            if name.is_null() || len.is_null() {
+                return Err(invalid("`name` or `len` is NULL"));
+            }
+            unsafe {
+                name.write(o.name().as_ptr().cast());
+                len.write(o.name().len());
+            }
+            Ok(())
+        })
     })
 }
 
@@ -321,20 +318,17 @@ pub unsafe extern "C" fn zt_object_get_info(
         }
         // SAFETY: the caller's contract, for every call below.
         unsafe { info.write(core::mem::zeroed()) };
+        // (Each field stored as it is found: nothing kept across the calls.)
+        let info = unsafe { &mut *info };
         unsafe { object(file, obj) }.map(|(_, o)| {
-            let (format, shape) = (o.format(), o.shape());
-            let value = zt_object_info {
-                name: o.name().as_ptr().cast(),
-                name_len: o.name().len(),
-                format: format.name().as_ptr().cast(),
-                format_len: format.name().len(),
-                format_kind: c_format(format),
-                ndim: shape.ndim,
-                numel: shape.numel(),
-                component_count: o.component_count(),
-                attribute_count: o.attributes().len(),
-            };
-            unsafe { info.write(value) }
+            (info.name, info.name_len) = (o.name().as_ptr().cast(), o.name().len());
+            let format = o.format();
+            (info.format, info.format_len) = (format.name().as_ptr().cast(), format.name().len());
+            info.format_kind = c_format(format);
+            let shape = o.shape();
+            (info.ndim, info.numel) = (shape.ndim, shape.numel());
+            info.component_count = o.component_count();
+            info.attribute_count = o.attributes().len();
         })
     })
 }
@@ -354,17 +348,23 @@ pub unsafe extern "C" fn zt_object_shape(
 ) -> zt_status {
     guard(|| {
         // SAFETY: the caller's contract, for every call below.
-        let shape = unsafe { object(file, obj) }.map(|(_, o)| o.shape())?;
-        unsafe { put_opt(ndim, shape.ndim) };
-        if cap < shape.ndim {
-            return Err(Fail::Text(zt_status::ZT_ERR_BUFFER_TOO_SMALL, "buffer too small for the shape"));
-        }
-        if shape.ndim > 0 && dims.is_null() {
-            return Err(invalid("`dims` is NULL"));
-        }
-        for (i, d) in shape.dims().enumerate() {
-            unsafe { dims.add(i).write(d) };
-        }
-        Ok(())
+        unsafe { object(file, obj) }.and_then(|(_, o)| {
+            let shape = o.shape();
+            unsafe { put_opt(ndim, shape.ndim) };
+            if cap < shape.ndim {
+                return Err(Fail::Text(zt_status::ZT_ERR_BUFFER_TOO_SMALL, "buffer too small for the shape"));
+            }
+            if shape.ndim > 0 && dims.is_null() {
+                return Err(invalid("`dims` is NULL"));
+            }
+            let mut at = dims;
+            for d in shape.dims() {
+                unsafe {
+                    at.write(d);
+                    at = at.add(1);
+                }
+            }
+            Ok(())
+        })
     })
 }
