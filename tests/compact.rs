@@ -18,6 +18,10 @@
 //!   rule modules reach through `use super::*`: a helper added there must
 //!   be added here too.
 //!
+//! The readers are compared by status class; `fault_fingerprints` pins the
+//! compact reader's exact answers (each fault's kind and manifest byte,
+//! the verification reports) against `tests/compact_faults.txt`.
+//!
 //! A disagreement prints the input (name and mutation, and its bytes in
 //! hex when small) with both readers' answers, and fails the test.
 //!
@@ -554,6 +558,101 @@ fn mutations_reach_both_outcomes() {
         }
     }
     assert!(opened > 30 && refused > 100, "opened {opened}, refused {refused}");
+}
+
+// ============================================================== faults
+
+/// FNV-1a, continued from `h`.
+fn fnv(h: u64, bytes: &[u8]) -> u64 {
+    bytes.iter().fold(h, |h, &x| (h ^ x as u64).wrapping_mul(0x100_0000_01b3))
+}
+
+/// What the compact reader says of `bytes`, exactly, folded into `h`: for
+/// 0, 1, 8 and ample slots, the fault's kind and manifest byte, or the
+/// object count and whether the index is built; with ample slots, the
+/// verification report (strict and not).
+fn fold_answers(mut h: u64, bytes: &[u8]) -> u64 {
+    use ztensor::compact::{File, Report};
+    let ample = diff::ample(bytes);
+    for n in [0, 1, 8, ample] {
+        let mut slots = vec![[0u64; 2]; n];
+        match File::open(bytes, &mut slots) {
+            Err(e) => h = fnv(h, &[&[1, e.kind as u8][..], &e.at.to_le_bytes()].concat()),
+            Ok(f) => {
+                h = fnv(h, &[&[2, f.indexed() as u8][..], &(f.len() as u64).to_le_bytes()].concat());
+                if n == ample {
+                    for strict in [false, true] {
+                        let r: Report = f.verify(ztensor::verify::Options { strict, ..ztensor::verify::Options::ALL });
+                        let first = r.first.map_or([0; 5], |e| {
+                            let a = e.at.to_le_bytes();
+                            [e.kind as u8 + 1, a[0], a[1], a[2], a[3]]
+                        });
+                        let counts = [r.objects, r.components, r.digests_checked, r.unverifiable, r.problems];
+                        let counts: Vec<u8> = counts.iter().flat_map(|c| (*c as u64).to_le_bytes()).collect();
+                        h = fnv(fnv(h, &counts), &first);
+                    }
+                }
+            }
+        }
+    }
+    h
+}
+
+/// The golden answers: `tests/compact_faults.txt`.
+const FAULTS: &str = "tests/compact_faults.txt";
+
+/// Mutations per fixture in the fingerprints (a few for the 2.8 MB one).
+const FAULT_MUTATIONS: usize = 1500;
+
+/// The compact reader's exact answers (each fault's kind and manifest
+/// byte, at several slot counts, and the verification reports) on every
+/// `.zt` under `tests/` and mutations of it, one fingerprint per file,
+/// against `tests/compact_faults.txt`. The differential tests compare the
+/// readers by status class only; this pins the compact reader's own
+/// answers, so a change made for size or speed that moves a fault, or
+/// changes its kind, fails here. A deliberate change: say why in the
+/// commit, and rewrite the file with `ZT_BLESS=1 cargo test --test compact
+/// fault_fingerprints`.
+#[test]
+fn fault_fingerprints() {
+    let mut lines = Vec::new();
+    for p in zt_files() {
+        let bytes = std::fs::read(&p).unwrap();
+        let mut h = fold_answers(0xcbf2_9ce4_8422_2325, &bytes);
+        let mut n = 1;
+        if let Ok(tail) = ztensor::Tail::from_file(&bytes).map_err(|_| ()).and_then(|t| if t.layout == ztensor::Layout::V1 { Ok(t) } else { Err(()) }) {
+            let moff = tail.manifest_offset as usize;
+            let m = &bytes[moff..moff + tail.manifest_len as usize];
+            let its = items(m);
+            let mut rng = Rng::new(seed_of(&bytes));
+            let count = if bytes.len() > 1 << 20 { MUTATIONS_BIG } else { FAULT_MUTATIONS };
+            for _ in 0..count {
+                let (f, _) = mutate(&bytes, moff, m, &its, &mut rng);
+                h = fold_answers(h, &f);
+                n += 1;
+            }
+        }
+        lines.push(format!("{:016x} {n:4} {}", h, short(&p)));
+    }
+    let got = lines.join("\n") + "\n";
+    let path = Path::new(env!("CARGO_MANIFEST_DIR")).join(FAULTS);
+    if std::env::var_os("ZT_BLESS").is_some() {
+        std::fs::write(&path, &got).unwrap();
+        return;
+    }
+    let want = std::fs::read_to_string(&path).unwrap_or_default();
+    let want: std::collections::HashMap<&str, &str> = want.lines().filter_map(|l| Some((l.get(22..)?, l.get(..21)?))).collect();
+    let changed: Vec<&String> = lines.iter().filter(|l| want.get(&l[22..]) != Some(&&l[..21])).collect();
+    assert!(
+        changed.is_empty(),
+        "the compact reader's answers changed on {} of {} files (or a file is new; {FAULTS} has {}):\n{}\n\
+         If deliberate, say why in the commit and rerun with ZT_BLESS=1.",
+        changed.len(),
+        lines.len(),
+        want.len(),
+        changed.iter().take(20).map(|l| l.as_str()).collect::<Vec<_>>().join("\n")
+    );
+    assert_eq!(want.len(), lines.len(), "{FAULTS} lists files no longer under tests/: rerun with ZT_BLESS=1");
 }
 
 // ============================================================== findings
