@@ -115,6 +115,23 @@ ram=$((static_ram + handle))
 echo "libztensor.a in the firmware: $map"
 echo "where it goes (all in target/embedded/largest.txt):"
 head -8 "$out/largest.txt"
+# The same archive linked with fewer entry points (no firmware around it:
+# only the library's sections count): what the flash figure would be for a
+# firmware that calls less. The figure above is the firmware's, which calls
+# every function below.
+read_path() { # label symbol...
+    local label=$1; shift
+    local us=() s
+    for s in "$@" memcpy memset memcmp strlen; do us+=("-Wl,-u,$s"); done
+    printf 'void zt_panic(void) { for (;;) {} }\n' >"$out/hook.c"
+    arm-none-eabi-gcc -mcpu=cortex-m4 -mthumb -mfloat-abi=hard -nostdlib -Wl,--gc-sections -Wl,-z,noexecstack \
+        -Wl,--entry="$1" "${us[@]}" -Wl,-Map="$out/$label.map" -o "$out/$label.elf" "$out/hook.c" "$lib" -lgcc
+    echo "  $label: $(python3 scripts/embedded_budget.py "$out/$label.map" libztensor.a 2>/dev/null | sed 's/ ram=.*//')"
+}
+echo "flash by the functions a firmware calls (the library alone, linked with only those):"
+read_path issue-list zt_open_mem_into zt_object_count zt_object_at zt_find zt_object_name zt_object_shape \
+    zt_object_get_info zt_attribute_find zt_component zt_component_ptr zt_verify zt_status_str zt_last_error
+read_path open-find-ptr-verify zt_open_mem_into zt_find zt_component_ptr zt_verify zt_status_str zt_last_error
 echo "ram: $static_ram static + $handle handle; name index: $slot bytes per object (caller's array)"
 echo "stack: $stack bytes the library uses (each call from its caller's stack pointer); $program_stack bytes from the firmware's main, with the harness's frames"
 # The painted peak is the measurement; the call graph says where it goes.
