@@ -428,35 +428,29 @@ fn read_fields<'a>(c: &mut Cur<'a>, p: &mut Pass<'_>, out: &mut Component<'a>) -
         p.next(c, &mut f, &ComponentKey::PACKED, 5)?;
         let Some(&k) = ComponentKey::ALL.get(f.key) else { break };
         let at = c.pos;
+        // (Null, for these, is the field absent: one check for all.)
+        const NULLABLE: u32 = 1 << ComponentKey::Type as u32
+            | 1 << ComponentKey::UncompressedLength as u32
+            | 1 << ComponentKey::Encoding as u32
+            | 1 << ComponentKey::Digest as u32;
+        if NULLABLE & 1 << k as u32 != 0 && c.null()? {
+            continue;
+        }
         match k {
             ComponentKey::DType => {
                 let s = c.text()?;
                 let parsed = if p.version.minor < 2 { DType::from_v1_1_bytes(s) } else { DType::from_bytes(s).map(|d| (d, None)) };
                 (out.dtype, out.logical) = parsed.ok_or_else(|| unknown_text(s, Kind::DType, at))?;
             }
-            ComponentKey::Type => {
-                if !c.null()? {
-                    ltype = Some(c.str()?);
-                }
-            }
+            ComponentKey::Type => ltype = Some(c.str()?),
             ComponentKey::Offset => out.offset = c.uint()?,
             ComponentKey::Length => out.length = c.uint()?,
-            ComponentKey::UncompressedLength => {
-                if !c.null()? {
-                    out.uncompressed_length = Some(c.uint()?);
-                }
-            }
+            ComponentKey::UncompressedLength => out.uncompressed_length = Some(c.uint()?),
             ComponentKey::Encoding => {
-                if !c.null()? {
-                    let s = c.text()?;
-                    out.encoding = Encoding::from_bytes(s).ok_or_else(|| unknown_text(s, Kind::Encoding, at))?;
-                }
+                let s = c.text()?;
+                out.encoding = Encoding::from_bytes(s).ok_or_else(|| unknown_text(s, Kind::Encoding, at))?;
             }
-            ComponentKey::Digest => {
-                if !c.null()? {
-                    out.digest = Some(c.str()?);
-                }
-            }
+            ComponentKey::Digest => out.digest = Some(c.str()?),
         }
     }
     // A `type` naming the dtype itself is no logical type; without one, a
