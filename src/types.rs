@@ -341,7 +341,11 @@ impl Encoding {
     }
 
     pub(crate) fn from_bytes(s: &[u8]) -> Option<Self> {
-        [Encoding::Raw, Encoding::Zstd].into_iter().find(|e| e.name().as_bytes() == s)
+        match s {
+            b"raw" => Some(Encoding::Raw),
+            b"zstd" => Some(Encoding::Zstd),
+            _ => None,
+        }
     }
 
     /// The manifest name.
