@@ -230,16 +230,16 @@ fn objects(c: &mut Cur<'_>, p: &mut Pass<'_>, root: &mut Root) -> R<()> {
 }
 
 /// What the format rules need of an object's components of known roles,
-/// by [`Role`], in parts (96 bytes: the pass's deepest frame holds them).
+/// by [`Role`], in parts (88 bytes: the pass's deepest frame holds them).
 struct Known {
     /// Roles present, those of a known decoded size, and those of an
     /// index dtype (a bit each).
     has: u32,
     sized: u32,
     index: u32,
-    /// Storage type, and storage elements per logical element (0 for an
-    /// unknown logical type).
-    types: [(DType, u8); Role::ALL.len()],
+    /// Bytes per logical element: the storage width times the storage
+    /// elements per logical element (0 for an unknown logical type).
+    per: [u8; Role::ALL.len()],
     /// Decoded sizes in bytes.
     sizes: [u64; Role::ALL.len()],
 }
@@ -247,7 +247,7 @@ struct Known {
 impl Known {
     /// No roles yet.
     fn new() -> Known {
-        Known { has: 0, sized: 0, index: 0, types: [(DType::U8, 0); Role::ALL.len()], sizes: [0; Role::ALL.len()] }
+        Known { has: 0, sized: 0, index: 0, per: [0; Role::ALL.len()], sizes: [0; Role::ALL.len()] }
     }
 
     /// Role `r`'s storage type, ratio and decoded size, in a `v` file.
@@ -262,7 +262,8 @@ impl Known {
         if index {
             self.index |= bit;
         }
-        self.types[r as usize] = (dtype, ratio);
+        // (At most 8 x 2.)
+        self.per[r as usize] = dtype.width() as u8 * ratio;
         self.sizes[r as usize] = decoded.unwrap_or(0);
     }
 
@@ -273,8 +274,7 @@ impl Known {
 
     /// Decoded element count in logical elements, when known.
     fn count(&self, r: Role) -> Option<u64> {
-        let (dtype, ratio) = self.types[r as usize];
-        let per = dtype.width() * (ratio as u64);
+        let per = self.per[r as usize] as u64;
         let n = self.decoded(r)?;
         (per != 0).then(|| crate::types::div_pow2(n, per))
     }
@@ -506,9 +506,8 @@ fn check_format(m: &[u8], shape: (usize, u64, u64), format: Format<'_>, attribut
     };
     match format {
         Format::Dense => {
-            let (dtype, ratio) = known.types[Role::Data as usize];
-            if let (r @ 1.., Some(actual)) = (ratio, known.decoded(Role::Data)) {
-                let expected = numel.checked_mul(dtype.width() * r as u64).ok_or(Kind::Overflow)?;
+            if let (per @ 1.., Some(actual)) = (known.per[Role::Data as usize], known.decoded(Role::Data)) {
+                let expected = numel.checked_mul(per as u64).ok_or(Kind::Overflow)?;
                 if expected != actual {
                     return Err(Kind::Length);
                 }
