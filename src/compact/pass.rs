@@ -101,7 +101,7 @@ impl Pass<'_> {
         if f.key == Fields::UNOPENED {
             (f.len, f.seg) = (c.container(MAJOR_MAP)?, self.scratch.len());
         }
-        while c.more(&mut f.len)? {
+        while c.more(&mut f.len) {
             let kpos = c.pos;
             let key = self.key(c, depth)?;
             match key.and_then(|b| names.find(b)) {
@@ -181,7 +181,7 @@ fn root(c: &mut Cur<'_>, p: &mut Pass<'_>, root: &mut Root) -> R<()> {
                 p.version = v;
             }
             RootKey::Attributes => {
-                if !c.null()? {
+                if !c.null() {
                     root.attributes = Some(c.pos);
                     p.map_value(c, 1)?;
                 }
@@ -214,7 +214,7 @@ fn objects(c: &mut Cur<'_>, p: &mut Pass<'_>, root: &mut Root) -> R<()> {
     let first = c.pos;
     // (Names are not empty: the first is past `prev`'s empty start.)
     let (mut count, mut ordered, mut prev): (usize, bool, &[u8]) = (0, true, &[]);
-    while c.more(&mut len)? {
+    while c.more(&mut len) {
         let at = c.pos;
         let name = c.str()?.as_bytes();
         if name.is_empty() {
@@ -294,7 +294,7 @@ fn object(c: &mut Cur<'_>, p: &mut Pass<'_>) -> R<()> {
             ObjectKey::Shape => shape = self::shape(c)?,
             ObjectKey::Format => format = Format::parse(c.str()?),
             ObjectKey::Attributes => {
-                if !c.null()? {
+                if !c.null() {
                     attributes = Some(c.pos);
                     p.map_value(c, 3)?;
                 }
@@ -315,7 +315,7 @@ fn shape(c: &mut Cur<'_>) -> R<(usize, u64, u64)> {
     let start = c.pos;
     let mut len = c.container(crate::cbor::MAJOR_ARRAY)?;
     let (mut ndim, mut numel, mut first) = (0, Numel::new(), 0);
-    while c.more(&mut len)? {
+    while c.more(&mut len) {
         let d = c.uint()?;
         if ndim == 0 {
             first = d;
@@ -334,7 +334,7 @@ fn components(c: &mut Cur<'_>, p: &mut Pass<'_>, known: &mut Known) -> R<()> {
     // The first 8 roles are compared directly; past that, in the scratch.
     let mut few = [0u32; 8];
     let mut n = 0usize;
-    while c.more(&mut len)? {
+    while c.more(&mut len) {
         let kpos = c.pos;
         let name = c.str()?;
         let rb = name.as_bytes();
@@ -433,7 +433,7 @@ fn read_fields<'a>(c: &mut Cur<'a>, p: &mut Pass<'_>, out: &mut Component<'a>) -
             | 1 << ComponentKey::UncompressedLength as u32
             | 1 << ComponentKey::Encoding as u32
             | 1 << ComponentKey::Digest as u32;
-        if NULLABLE & 1 << k as u32 != 0 && c.null()? {
+        if NULLABLE & 1 << k as u32 != 0 && c.null() {
             continue;
         }
         match k {
