@@ -31,19 +31,30 @@ impl<'a> Cur<'a> {
         Ok((major, arg))
     }
 
+    /// The next item head, of major type `major` (else
+    /// [`Kind::WrongType`] at its start): its argument.
+    #[inline(never)]
+    fn typed(&mut self, major: u8) -> R<Option<u64>> {
+        let start = self.pos;
+        match self.head()? {
+            (m, arg) if m == major => Ok(arg),
+            _ => Err(Fault::new(Kind::WrongType, start)),
+        }
+    }
+
     /// A definite-length text's bytes (UTF-8 not checked).
     #[inline(never)]
     pub fn text(&mut self) -> R<&'a [u8]> {
         let start = self.pos;
-        match self.head()? {
-            (MAJOR_TEXT, Some(n)) => match usize::try_from(n).ok().and_then(|n| self.m.get(self.pos..self.pos.checked_add(n)?)) {
+        match self.typed(MAJOR_TEXT)? {
+            Some(n) => match usize::try_from(n).ok().and_then(|n| self.m.get(self.pos..self.pos.checked_add(n)?)) {
                 Some(b) => {
                     self.pos += b.len();
                     Ok(b)
                 }
                 None => Err(Fault::new(Kind::Cbor, self.pos)),
             },
-            _ => Err(Fault::new(Kind::WrongType, start)),
+            None => Err(Fault::new(Kind::WrongType, start)),
         }
     }
 
@@ -56,11 +67,8 @@ impl<'a> Cur<'a> {
     /// An unsigned integer.
     #[inline(never)]
     pub fn uint(&mut self) -> R<u64> {
-        let start = self.pos;
-        match self.head()? {
-            (MAJOR_UINT, Some(v)) => Ok(v),
-            _ => Err(Fault::new(Kind::WrongType, start)),
-        }
+        // (An unsigned integer's head always has its value.)
+        Ok(self.typed(MAJOR_UINT)?.unwrap_or(0))
     }
 
     /// A map's (or with `MAJOR_ARRAY`, an array's) entry count: `None`
@@ -68,18 +76,14 @@ impl<'a> Cur<'a> {
     #[inline(never)]
     pub fn container(&mut self, major: u8) -> R<Option<usize>> {
         let start = self.pos;
-        match self.head()? {
-            (m, len) if m == major => {
-                // (Each entry takes at least a byte, a map's two: `n` past
-                // the bytes left, halved for a map, cannot fit.)
-                let fit = (self.m.len() - self.pos) >> (major == MAJOR_MAP) as u32;
-                if len.is_some_and(|n| n > fit as u64) {
-                    return Err(Fault::new(Kind::Cbor, start));
-                }
-                Ok(len.map(|n| n as usize))
-            }
-            _ => Err(Fault::new(Kind::WrongType, start)),
+        let len = self.typed(major)?;
+        // (Each entry takes at least a byte, a map's two: `n` past
+        // the bytes left, halved for a map, cannot fit.)
+        let fit = (self.m.len() - self.pos) >> (major == MAJOR_MAP) as u32;
+        if len.is_some_and(|n| n > fit as u64) {
+            return Err(Fault::new(Kind::Cbor, start));
         }
+        Ok(len.map(|n| n as usize))
     }
 
     /// Whether a container (of `len` entries left, or indefinite) has
