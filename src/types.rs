@@ -449,21 +449,21 @@ impl Version {
     /// Byte by byte: `str::split` and `u16::from_str` would bring a char
     /// searcher and the integer parser into firmware (about 0.5 KiB).
     pub fn parse(s: &str) -> Option<Version> {
-        let mut n = [0u16; 3];
-        let mut parts = 0;
-        for p in s.as_bytes().split(|&b| b == b'.') {
-            if parts == n.len() || p.is_empty() || p.len() > 5 {
-                return None;
-            }
-            let mut v = 0u32;
-            for &b in p {
-                if !b.is_ascii_digit() {
+        let (mut n, mut parts, mut digits, mut v) = ([0u16; 3], 0, 0, 0u32);
+        // Each part ends at a dot (one more after the last).
+        for &b in s.as_bytes().iter().chain(b".") {
+            if b != b'.' {
+                if !b.is_ascii_digit() || digits == 5 {
                     return None;
                 }
-                v = v * 10 + u32::from(b - b'0');
+                (v, digits) = (v * 10 + u32::from(b - b'0'), digits + 1);
+                continue;
+            }
+            if digits == 0 || parts == n.len() {
+                return None;
             }
             n[parts] = u16::try_from(v).ok()?;
-            parts += 1;
+            (parts, digits, v) = (parts + 1, 0, 0);
         }
         if parts < 2 {
             return None;
