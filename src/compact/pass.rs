@@ -436,6 +436,19 @@ fn read_fields<'a>(c: &mut Cur<'a>, p: &mut Pass<'_>, out: &mut Component<'a>) -
         if NULLABLE & 1 << k as u32 != 0 && c.null() {
             continue;
         }
+        // (The integers read in one place, and the texts in another.)
+        const UINT: u32 = 1 << ComponentKey::Offset as u32
+            | 1 << ComponentKey::Length as u32
+            | 1 << ComponentKey::UncompressedLength as u32;
+        if UINT & 1 << k as u32 != 0 {
+            let v = c.uint()?;
+            match k {
+                ComponentKey::Offset => out.offset = v,
+                ComponentKey::Length => out.length = v,
+                _ => out.uncompressed_length = Some(v),
+            }
+            continue;
+        }
         match k {
             ComponentKey::DType => {
                 let s = c.text()?;
@@ -443,14 +456,11 @@ fn read_fields<'a>(c: &mut Cur<'a>, p: &mut Pass<'_>, out: &mut Component<'a>) -
                 (out.dtype, out.logical) = parsed.ok_or_else(|| unknown_text(s, Kind::DType, at))?;
             }
             ComponentKey::Type => ltype = Some(c.str()?),
-            ComponentKey::Offset => out.offset = c.uint()?,
-            ComponentKey::Length => out.length = c.uint()?,
-            ComponentKey::UncompressedLength => out.uncompressed_length = Some(c.uint()?),
             ComponentKey::Encoding => {
                 let s = c.text()?;
                 out.encoding = Encoding::from_bytes(s).ok_or_else(|| unknown_text(s, Kind::Encoding, at))?;
             }
-            ComponentKey::Digest => out.digest = Some(c.str()?),
+            _ => out.digest = Some(c.str()?),
         }
     }
     // A `type` naming the dtype itself is no logical type; without one, a
