@@ -285,14 +285,14 @@ impl Known {
 fn object(c: &mut Cur<'_>, p: &mut Pass<'_>) -> R<()> {
     let start = c.pos;
     let mut f = Fields::NEW;
-    let (mut shape, mut format, mut attributes) = ((0, 0, 0), Format::Dense, None);
+    let (mut shape, mut format, mut attributes) = ((0, 0, 0), Some(Format::Dense), None);
     let mut known = Known::new();
     loop {
         p.next(c, &mut f, &ObjectKey::PACKED, 3)?;
         let Some(&k) = ObjectKey::ALL.get(f.key) else { break };
         match k {
             ObjectKey::Shape => shape = self::shape(c)?,
-            ObjectKey::Format => format = Format::parse(c.str()?),
+            ObjectKey::Format => format = Format::known(c.str()?.as_bytes()),
             ObjectKey::Attributes => {
                 if !c.null() {
                     attributes = Some(c.pos);
@@ -489,7 +489,8 @@ const fn roles(rs: &[Role]) -> u32 {
 
 /// The roles of the components a format needs, and those of them that
 /// hold indices (a bit per [`Role`] each).
-fn needs(format: &Format<'_>) -> (u32, u32) {
+fn needs(format: Option<Format<'_>>) -> (u32, u32) {
+    let Some(format) = format else { return (0, 0) };
     match format {
         Format::Dense => const { (roles(&[Role::Data]), 0) },
         Format::SparseCsr => const { (roles(&[Role::Values, Role::Indices, Role::Indptr]), roles(&[Role::Indices, Role::Indptr])) },
@@ -501,9 +502,10 @@ fn needs(format: &Format<'_>) -> (u32, u32) {
 
 /// The rules of the object's format that metadata alone can check.
 #[inline(never)]
-fn check_format(m: &[u8], shape: (usize, u64, u64), format: Format<'_>, attributes: Option<usize>, known: &Known) -> Result<(), Kind> {
+fn check_format(m: &[u8], shape: (usize, u64, u64), format: Option<Format<'_>>, attributes: Option<usize>, known: &Known) -> Result<(), Kind> {
     let (ndim, numel, first) = shape;
-    let (needed, index) = needs(&format);
+    let (needed, index) = needs(format);
+    let Some(format) = format else { return Ok(()) };
     if needed & !known.has != 0 {
         return Err(Kind::MissingComponent);
     }
