@@ -273,6 +273,7 @@ impl Known {
     }
 
     /// Decoded element count in logical elements, when known.
+    #[inline(always)]
     fn count(&self, r: Role) -> Option<u64> {
         let per = self.per[r as usize] as u64;
         let n = self.decoded(r)?;
