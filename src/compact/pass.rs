@@ -502,7 +502,7 @@ fn needs(format: Option<Format<'_>>) -> (u32, u32) {
 }
 
 /// The rules of the object's format that metadata alone can check.
-#[inline(never)]
+#[inline(always)]
 fn check_format(m: &[u8], shape: (usize, u64, u64), format: Option<Format<'_>>, attributes: Option<usize>, known: &Known) -> Result<(), Kind> {
     let (ndim, numel, first) = shape;
     let (needed, index) = needs(format);
