@@ -128,12 +128,9 @@ impl DType {
 
     /// Bytes per element.
     pub const fn width(self) -> u64 {
-        match self {
-            DType::F64 | DType::I64 | DType::U64 => 8,
-            DType::F32 | DType::I32 | DType::U32 => 4,
-            DType::F16 | DType::BF16 | DType::I16 | DType::U16 => 2,
-            DType::I8 | DType::U8 | DType::Bool => 1,
-        }
+        // (A table in the order of [`Self::ALL`], not a `match`: firmware flash.)
+        const WIDTHS: [u8; 13] = [8, 4, 2, 2, 8, 4, 2, 1, 8, 4, 2, 1, 1];
+        WIDTHS[self as usize] as u64
     }
 
     /// The v1.2 names, in the order of [`Self::ALL`].
@@ -341,7 +338,11 @@ impl Encoding {
     }
 
     pub(crate) fn from_bytes(s: &[u8]) -> Option<Self> {
-        [Encoding::Raw, Encoding::Zstd].into_iter().find(|e| e.name().as_bytes() == s)
+        match s {
+            b"raw" => Some(Encoding::Raw),
+            b"zstd" => Some(Encoding::Zstd),
+            _ => None,
+        }
     }
 
     /// The manifest name.
@@ -445,21 +446,21 @@ impl Version {
     /// Byte by byte: `str::split` and `u16::from_str` would bring a char
     /// searcher and the integer parser into firmware (about 0.5 KiB).
     pub fn parse(s: &str) -> Option<Version> {
-        let mut n = [0u16; 3];
-        let mut parts = 0;
-        for p in s.as_bytes().split(|&b| b == b'.') {
-            if parts == n.len() || p.is_empty() || p.len() > 5 {
-                return None;
-            }
-            let mut v = 0u32;
-            for &b in p {
-                if !b.is_ascii_digit() {
+        let (mut n, mut parts, mut digits, mut v) = ([0u16; 3], 0, 0, 0u32);
+        // Each part ends at a dot (one more after the last).
+        for &b in s.as_bytes().iter().chain(b".") {
+            if b != b'.' {
+                if !b.is_ascii_digit() || digits == 5 {
                     return None;
                 }
-                v = v * 10 + u32::from(b - b'0');
+                (v, digits) = (v * 10 + u32::from(b - b'0'), digits + 1);
+                continue;
+            }
+            if digits == 0 || parts == n.len() {
+                return None;
             }
             n[parts] = u16::try_from(v).ok()?;
-            parts += 1;
+            (parts, digits, v) = (parts + 1, 0, 0);
         }
         if parts < 2 {
             return None;
@@ -549,6 +550,15 @@ mod tests {
         // v1.1 named no AMD FP8 dtype, nor v2's logical types.
         for t in ["f8_e4m3fnuz", "f8_e5m2fnuz", "f8_e8m0", "f4_e2m1"] {
             assert_eq!(DType::from_v1_1(t), None, "{t}");
+        }
+    }
+
+    /// Each width is the bits its name says (`bool`: a byte).
+    #[test]
+    fn widths_are_the_names_bits() {
+        for d in DType::ALL {
+            let bits: u64 = d.name().trim_start_matches(|c: char| c.is_ascii_alphabetic()).parse().unwrap_or(8);
+            assert_eq!(d.width() * 8, bits, "{d:?}");
         }
     }
 

@@ -31,19 +31,30 @@ impl<'a> Cur<'a> {
         Ok((major, arg))
     }
 
+    /// The next item head, of major type `major` (else
+    /// [`Kind::WrongType`] at its start): its argument.
+    #[inline(never)]
+    fn typed(&mut self, major: u8) -> R<Option<u64>> {
+        let start = self.pos;
+        match self.head()? {
+            (m, arg) if m == major => Ok(arg),
+            _ => Err(Fault::new(Kind::WrongType, start)),
+        }
+    }
+
     /// A definite-length text's bytes (UTF-8 not checked).
     #[inline(never)]
     pub fn text(&mut self) -> R<&'a [u8]> {
         let start = self.pos;
-        match self.head()? {
-            (MAJOR_TEXT, Some(n)) => match usize::try_from(n).ok().and_then(|n| self.m.get(self.pos..self.pos.checked_add(n)?)) {
+        match self.typed(MAJOR_TEXT)? {
+            Some(n) => match usize::try_from(n).ok().and_then(|n| self.m.get(self.pos..self.pos.checked_add(n)?)) {
                 Some(b) => {
                     self.pos += b.len();
                     Ok(b)
                 }
                 None => Err(Fault::new(Kind::Cbor, self.pos)),
             },
-            _ => Err(Fault::new(Kind::WrongType, start)),
+            None => Err(Fault::new(Kind::WrongType, start)),
         }
     }
 
@@ -56,11 +67,8 @@ impl<'a> Cur<'a> {
     /// An unsigned integer.
     #[inline(never)]
     pub fn uint(&mut self) -> R<u64> {
-        let start = self.pos;
-        match self.head()? {
-            (MAJOR_UINT, Some(v)) => Ok(v),
-            _ => Err(Fault::new(Kind::WrongType, start)),
-        }
+        // (An unsigned integer's head always has its value.)
+        Ok(self.typed(MAJOR_UINT)?.unwrap_or(0))
     }
 
     /// A map's (or with `MAJOR_ARRAY`, an array's) entry count: `None`
@@ -68,44 +76,43 @@ impl<'a> Cur<'a> {
     #[inline(never)]
     pub fn container(&mut self, major: u8) -> R<Option<usize>> {
         let start = self.pos;
-        match self.head()? {
-            (m, len) if m == major => {
-                // (Each entry takes at least a byte, a map's two: `n` past
-                // the bytes left, halved for a map, cannot fit.)
-                let fit = (self.m.len() - self.pos) >> (major == MAJOR_MAP) as u32;
-                if len.is_some_and(|n| n > fit as u64) {
-                    return Err(Fault::new(Kind::Cbor, start));
-                }
-                Ok(len.map(|n| n as usize))
-            }
-            _ => Err(Fault::new(Kind::WrongType, start)),
+        let len = self.typed(major)?;
+        // (Each entry takes at least a byte, a map's two: `n` past
+        // the bytes left, halved for a map, cannot fit.)
+        let fit = (self.m.len() - self.pos) >> (major == MAJOR_MAP) as u32;
+        if len.is_some_and(|n| n > fit as u64) {
+            return Err(Fault::new(Kind::Cbor, start));
         }
+        Ok(len.map(|n| n as usize))
     }
 
     /// Whether a container (of `len` entries left, or indefinite) has
-    /// another entry; consumes the break that ends an indefinite one.
+    /// another entry; consumes the break that ends an indefinite one. At
+    /// the manifest's end, another (whose read fails there, as a break's
+    /// would have).
     #[inline]
-    pub fn more(&mut self, len: &mut Option<usize>) -> R<bool> {
+    pub fn more(&mut self, len: &mut Option<usize>) -> bool {
         match len {
-            Some(0) => Ok(false),
+            Some(0) => false,
             Some(n) => {
                 *n -= 1;
-                Ok(true)
+                true
             }
             None => {
-                let end = self.peek()? == 0xff;
+                let end = self.m.get(self.pos) == Some(&0xff);
                 self.pos += end as usize;
-                Ok(!end)
+                !end
             }
         }
     }
 
-    /// Whether the next item is null (consumed if so).
+    /// Whether the next item is null (consumed if so). At the manifest's
+    /// end, not (the read that follows fails there, as null's would have).
     #[inline]
-    pub fn null(&mut self) -> R<bool> {
-        let n = self.peek()? == 0xf6;
+    pub fn null(&mut self) -> bool {
+        let n = self.m.get(self.pos) == Some(&0xf6);
         self.pos += n as usize;
-        Ok(n)
+        n
     }
 
     /// Walk one item, checked (well-formed, UTF-8, depth, and with keys,
@@ -125,5 +132,51 @@ impl<'a> Cur<'a> {
             };
             Fault::new(kind, bad.at)
         })
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::super::{File, Kind};
+    extern crate alloc;
+    use alloc::vec::Vec;
+
+    /// A v1.x file of manifest `m` alone.
+    fn file(m: &[u8]) -> Vec<u8> {
+        let mut f = Vec::from(crate::container::MAGIC_V1);
+        f.extend_from_slice(m);
+        f.extend_from_slice(&(m.len() as u64).to_le_bytes());
+        f.extend_from_slice(&crate::container::MAGIC_V1);
+        f
+    }
+
+    /// A manifest cut where an indefinite container's next entry, or a
+    /// field that may be null, starts: malformed CBOR at the cut (the
+    /// read that follows [`Cur::more`] or [`Cur::null`] fails there).
+    #[test]
+    fn a_manifest_cut_before_an_entry_or_a_nullable_value_faults_at_the_cut() {
+        let v = &b"\x67version\x651.2.0"[..];
+        let cases: [&[&[u8]]; 8] = [
+            &[b"\xbf"],
+            &[b"\xbf", v],
+            &[b"\xa2", v, b"\x6aattributes"],
+            &[b"\xa2", v, b"\x67objects\xbf"],
+            &[b"\xa2", v, b"\x67objects\xa1\x61x\xa1\x65shape\x9f"],
+            &[b"\xa2", v, b"\x67objects\xa1\x61x\xa1\x6aattributes"],
+            &[b"\xa2", v, b"\x67objects\xa1\x61x\xa1\x6acomponents\xbf"],
+            &[b"\xa2", v, b"\x67objects\xa1\x61x\xa1\x6acomponents\xa1\x64data\xa1\x64type"],
+        ];
+        for parts in cases {
+            let m = parts.concat();
+            let e = File::open(&file(&m), &mut [[0; 2]; 8]).err();
+            assert_eq!(e.map(|e| (e.kind, e.at as usize)), Some((Kind::Cbor, m.len())), "{m:02x?}");
+        }
+        // The other nullable component fields (and a null one, read past).
+        let fields = [&b"\xa1\x73uncompressed_length"[..], b"\xa1\x68encoding", b"\xa1\x66digest", b"\xa2\x64type\xf6\x66digest"];
+        for field in fields {
+            let m = [&b"\xa2"[..], v, b"\x67objects\xa1\x61x\xa1\x6acomponents\xa1\x64data", field].concat();
+            let e = File::open(&file(&m), &mut [[0; 2]; 8]).err();
+            assert_eq!(e.map(|e| (e.kind, e.at as usize)), Some((Kind::Cbor, m.len())), "{m:02x?}");
+        }
     }
 }

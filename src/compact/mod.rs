@@ -37,7 +37,7 @@ pub use verify::Report;
 pub use crate::value::{Map, Value, ValueRef};
 pub use view::{Component, Components, Object, Shape};
 
-use crate::container::{Layout, Tail};
+use crate::container::{Tail, MAGIC_V0, MAGIC_V1, MAX_MANIFEST_LEN, READS_V2};
 use crate::scratch::Entry as Slot;
 use crate::types::Version;
 
@@ -65,14 +65,9 @@ impl<'a> File<'a> {
     /// [`Status::Unsupported`] (v0.1, v2 or a manifest major other than
     /// 1), [`Status::BufferTooSmall`] (too few slots for this file).
     pub fn open(bytes: &'a [u8], slots: &'a mut [Slot]) -> Result<File<'a>, Fault> {
-        // The full reader's container rules (a broken v0.1 or v2 container
-        // is a format error; a sound one, unsupported here).
-        let tail = Tail::from_file(bytes).map_err(Fault::container)?;
-        if tail.layout != Layout::V1 {
-            return Err(Fault::new(Kind::Generation, 0));
-        }
-        let (manifest_offset, end) = (tail.manifest_offset, tail.manifest_offset + tail.manifest_len);
-        let m = &bytes[manifest_offset as usize..end as usize];
+        let (start, end) = manifest(bytes)?;
+        let m = bytes.get(start..end).unwrap_or(&[]);
+        let manifest_offset = start as u64;
         let root = pass::validate(m, manifest_offset, slots)?;
         let mut f = File {
             bytes,
@@ -161,3 +156,38 @@ impl<'a> File<'a> {
     }
 }
 
+/// Where a v1.x file's manifest lies (start and end): the full reader's
+/// container rules ([`Tail::from_file`]) for the two refusals told apart
+/// here, a broken container ([`Kind::Container`]) and a sound v0.1 or v2
+/// one ([`Kind::Generation`]).
+fn manifest(bytes: &[u8]) -> Result<(usize, usize), Fault> {
+    let fault = |k| Err(Fault::new(k, 0));
+    let Some(h) = bytes.first_chunk::<8>() else { return fault(Kind::Container) };
+    if *h == crate::v2::container::MAGIC {
+        // (Without the v2 reader, refused unread.)
+        if READS_V2 {
+            Tail::from_file(bytes).map_err(Fault::container)?;
+        }
+        return fault(Kind::Generation);
+    }
+    let v1 = *h == MAGIC_V1;
+    let len = bytes.len();
+    // The footer: v1.x, the manifest size and `ZTEN1000`; v0.1, the size last.
+    let Some((size, magic)) = bytes.last_chunk::<16>().filter(|_| len > 16).map(|f| f.split_at(8)) else {
+        return fault(Kind::Container);
+    };
+    if !v1 && *h != MAGIC_V0 || v1 != (magic == MAGIC_V1) {
+        return fault(Kind::Container);
+    }
+    let le = |b: &[u8]| u64::from_le_bytes(b.try_into().unwrap_or([0; 8]));
+    let size = le(if v1 { size } else { magic });
+    // Header, manifest and footer fit (the size at most 1 GiB first: no overflow).
+    let end = len - if v1 { 16 } else { 8 };
+    if size > MAX_MANIFEST_LEN || size as usize + 8 > end {
+        return fault(Kind::Container);
+    }
+    if !v1 {
+        return fault(Kind::Generation);
+    }
+    Ok((end - size as usize, end))
+}

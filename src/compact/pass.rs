@@ -101,7 +101,7 @@ impl Pass<'_> {
         if f.key == Fields::UNOPENED {
             (f.len, f.seg) = (c.container(MAJOR_MAP)?, self.scratch.len());
         }
-        while c.more(&mut f.len)? {
+        while c.more(&mut f.len) {
             let kpos = c.pos;
             let key = self.key(c, depth)?;
             match key.and_then(|b| names.find(b)) {
@@ -181,7 +181,7 @@ fn root(c: &mut Cur<'_>, p: &mut Pass<'_>, root: &mut Root) -> R<()> {
                 p.version = v;
             }
             RootKey::Attributes => {
-                if !c.null()? {
+                if !c.null() {
                     root.attributes = Some(c.pos);
                     p.map_value(c, 1)?;
                 }
@@ -214,7 +214,7 @@ fn objects(c: &mut Cur<'_>, p: &mut Pass<'_>, root: &mut Root) -> R<()> {
     let first = c.pos;
     // (Names are not empty: the first is past `prev`'s empty start.)
     let (mut count, mut ordered, mut prev): (usize, bool, &[u8]) = (0, true, &[]);
-    while c.more(&mut len)? {
+    while c.more(&mut len) {
         let at = c.pos;
         let name = c.str()?.as_bytes();
         if name.is_empty() {
@@ -230,16 +230,16 @@ fn objects(c: &mut Cur<'_>, p: &mut Pass<'_>, root: &mut Root) -> R<()> {
 }
 
 /// What the format rules need of an object's components of known roles,
-/// by [`Role`], in parts (96 bytes: the pass's deepest frame holds them).
+/// by [`Role`], in parts (88 bytes: the pass's deepest frame holds them).
 struct Known {
     /// Roles present, those of a known decoded size, and those of an
     /// index dtype (a bit each).
     has: u32,
     sized: u32,
     index: u32,
-    /// Storage type, and storage elements per logical element (0 for an
-    /// unknown logical type).
-    types: [(DType, u8); Role::ALL.len()],
+    /// Bytes per logical element: the storage width times the storage
+    /// elements per logical element (0 for an unknown logical type).
+    per: [u8; Role::ALL.len()],
     /// Decoded sizes in bytes.
     sizes: [u64; Role::ALL.len()],
 }
@@ -247,7 +247,7 @@ struct Known {
 impl Known {
     /// No roles yet.
     fn new() -> Known {
-        Known { has: 0, sized: 0, index: 0, types: [(DType::U8, 0); Role::ALL.len()], sizes: [0; Role::ALL.len()] }
+        Known { has: 0, sized: 0, index: 0, per: [0; Role::ALL.len()], sizes: [0; Role::ALL.len()] }
     }
 
     /// Role `r`'s storage type, ratio and decoded size, in a `v` file.
@@ -262,7 +262,8 @@ impl Known {
         if index {
             self.index |= bit;
         }
-        self.types[r as usize] = (dtype, ratio);
+        // (At most 8 x 2.)
+        self.per[r as usize] = dtype.width() as u8 * ratio;
         self.sizes[r as usize] = decoded.unwrap_or(0);
     }
 
@@ -272,9 +273,9 @@ impl Known {
     }
 
     /// Decoded element count in logical elements, when known.
+    #[inline(always)]
     fn count(&self, r: Role) -> Option<u64> {
-        let (dtype, ratio) = self.types[r as usize];
-        let per = dtype.width() * (ratio as u64);
+        let per = self.per[r as usize] as u64;
         let n = self.decoded(r)?;
         (per != 0).then(|| crate::types::div_pow2(n, per))
     }
@@ -285,16 +286,16 @@ impl Known {
 fn object(c: &mut Cur<'_>, p: &mut Pass<'_>) -> R<()> {
     let start = c.pos;
     let mut f = Fields::NEW;
-    let (mut shape, mut format, mut attributes) = ((0, 0, 0), Format::Dense, None);
+    let (mut shape, mut format, mut attributes) = ((0, 0, 0), Some(Format::Dense), None);
     let mut known = Known::new();
     loop {
         p.next(c, &mut f, &ObjectKey::PACKED, 3)?;
         let Some(&k) = ObjectKey::ALL.get(f.key) else { break };
         match k {
             ObjectKey::Shape => shape = self::shape(c)?,
-            ObjectKey::Format => format = Format::parse(c.str()?),
+            ObjectKey::Format => format = Format::known(c.str()?.as_bytes()),
             ObjectKey::Attributes => {
-                if !c.null()? {
+                if !c.null() {
                     attributes = Some(c.pos);
                     p.map_value(c, 3)?;
                 }
@@ -315,7 +316,7 @@ fn shape(c: &mut Cur<'_>) -> R<(usize, u64, u64)> {
     let start = c.pos;
     let mut len = c.container(crate::cbor::MAJOR_ARRAY)?;
     let (mut ndim, mut numel, mut first) = (0, Numel::new(), 0);
-    while c.more(&mut len)? {
+    while c.more(&mut len) {
         let d = c.uint()?;
         if ndim == 0 {
             first = d;
@@ -334,7 +335,7 @@ fn components(c: &mut Cur<'_>, p: &mut Pass<'_>, known: &mut Known) -> R<()> {
     // The first 8 roles are compared directly; past that, in the scratch.
     let mut few = [0u32; 8];
     let mut n = 0usize;
-    while c.more(&mut len)? {
+    while c.more(&mut len) {
         let kpos = c.pos;
         let name = c.str()?;
         let rb = name.as_bytes();
@@ -428,35 +429,39 @@ fn read_fields<'a>(c: &mut Cur<'a>, p: &mut Pass<'_>, out: &mut Component<'a>) -
         p.next(c, &mut f, &ComponentKey::PACKED, 5)?;
         let Some(&k) = ComponentKey::ALL.get(f.key) else { break };
         let at = c.pos;
+        // (Null, for these, is the field absent: one check for all.)
+        const NULLABLE: u32 = 1 << ComponentKey::Type as u32
+            | 1 << ComponentKey::UncompressedLength as u32
+            | 1 << ComponentKey::Encoding as u32
+            | 1 << ComponentKey::Digest as u32;
+        if NULLABLE & 1 << k as u32 != 0 && c.null() {
+            continue;
+        }
+        // (The integers read in one place, and the texts in another.)
+        const UINT: u32 = 1 << ComponentKey::Offset as u32
+            | 1 << ComponentKey::Length as u32
+            | 1 << ComponentKey::UncompressedLength as u32;
+        if UINT & 1 << k as u32 != 0 {
+            let v = c.uint()?;
+            match k {
+                ComponentKey::Offset => out.offset = v,
+                ComponentKey::Length => out.length = v,
+                _ => out.uncompressed_length = Some(v),
+            }
+            continue;
+        }
         match k {
             ComponentKey::DType => {
                 let s = c.text()?;
                 let parsed = if p.version.minor < 2 { DType::from_v1_1_bytes(s) } else { DType::from_bytes(s).map(|d| (d, None)) };
                 (out.dtype, out.logical) = parsed.ok_or_else(|| unknown_text(s, Kind::DType, at))?;
             }
-            ComponentKey::Type => {
-                if !c.null()? {
-                    ltype = Some(c.str()?);
-                }
-            }
-            ComponentKey::Offset => out.offset = c.uint()?,
-            ComponentKey::Length => out.length = c.uint()?,
-            ComponentKey::UncompressedLength => {
-                if !c.null()? {
-                    out.uncompressed_length = Some(c.uint()?);
-                }
-            }
+            ComponentKey::Type => ltype = Some(c.str()?),
             ComponentKey::Encoding => {
-                if !c.null()? {
-                    let s = c.text()?;
-                    out.encoding = Encoding::from_bytes(s).ok_or_else(|| unknown_text(s, Kind::Encoding, at))?;
-                }
+                let s = c.text()?;
+                out.encoding = Encoding::from_bytes(s).ok_or_else(|| unknown_text(s, Kind::Encoding, at))?;
             }
-            ComponentKey::Digest => {
-                if !c.null()? {
-                    out.digest = Some(c.str()?);
-                }
-            }
+            _ => out.digest = Some(c.str()?),
         }
     }
     // A `type` naming the dtype itself is no logical type; without one, a
@@ -485,7 +490,8 @@ const fn roles(rs: &[Role]) -> u32 {
 
 /// The roles of the components a format needs, and those of them that
 /// hold indices (a bit per [`Role`] each).
-fn needs(format: &Format<'_>) -> (u32, u32) {
+fn needs(format: Option<Format<'_>>) -> (u32, u32) {
+    let Some(format) = format else { return (0, 0) };
     match format {
         Format::Dense => const { (roles(&[Role::Data]), 0) },
         Format::SparseCsr => const { (roles(&[Role::Values, Role::Indices, Role::Indptr]), roles(&[Role::Indices, Role::Indptr])) },
@@ -496,10 +502,11 @@ fn needs(format: &Format<'_>) -> (u32, u32) {
 }
 
 /// The rules of the object's format that metadata alone can check.
-#[inline(never)]
-fn check_format(m: &[u8], shape: (usize, u64, u64), format: Format<'_>, attributes: Option<usize>, known: &Known) -> Result<(), Kind> {
+#[inline(always)]
+fn check_format(m: &[u8], shape: (usize, u64, u64), format: Option<Format<'_>>, attributes: Option<usize>, known: &Known) -> Result<(), Kind> {
     let (ndim, numel, first) = shape;
-    let (needed, index) = needs(&format);
+    let (needed, index) = needs(format);
+    let Some(format) = format else { return Ok(()) };
     if needed & !known.has != 0 {
         return Err(Kind::MissingComponent);
     }
@@ -512,9 +519,8 @@ fn check_format(m: &[u8], shape: (usize, u64, u64), format: Format<'_>, attribut
     };
     match format {
         Format::Dense => {
-            let (dtype, ratio) = known.types[Role::Data as usize];
-            if let (r @ 1.., Some(actual)) = (ratio, known.decoded(Role::Data)) {
-                let expected = numel.checked_mul(dtype.width() * r as u64).ok_or(Kind::Overflow)?;
+            if let (per @ 1.., Some(actual)) = (known.per[Role::Data as usize], known.decoded(Role::Data)) {
+                let expected = numel.checked_mul(per as u64).ok_or(Kind::Overflow)?;
                 if expected != actual {
                     return Err(Kind::Length);
                 }
