@@ -254,17 +254,10 @@ impl<'a> Shape<'a> {
     /// The product of the dimensions (1 for a scalar; validated not to overflow).
     pub fn numel(&self) -> u64 {
         // Validated at open by `Numel`'s rule: the product does not
-        // overflow unless a dimension is 0 (then it is 0).
-        let (mut n, mut zero) = (1u64, false);
-        for d in self.dims() {
-            zero |= d == 0;
-            n = n.wrapping_mul(d);
-        }
-        if zero {
-            0
-        } else {
-            n
-        }
+        // overflow unless a dimension is 0, and then the wrapping product
+        // is 0 too (a factor of 0 makes it 0 whatever came before).
+        let mut at = self.first;
+        (0..self.ndim).fold(1, |n: u64, _| n.wrapping_mul(dim(self.m, &mut at)))
     }
 }
 
