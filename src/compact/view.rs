@@ -81,14 +81,6 @@ fn text(m: &[u8], pos: usize) -> &str {
     definite(m, pos).and_then(crate::utf8::str).unwrap_or("")
 }
 
-/// The unsigned integer at `pos`.
-fn uint(m: &[u8], pos: usize) -> Option<u64> {
-    match decode_head(m, pos)? {
-        (0, Some(v), _) => Some(v),
-        _ => None,
-    }
-}
-
 /// One object of a compact [`File`].
 #[derive(Clone, Copy)]
 pub struct Object<'a> {
@@ -262,11 +254,15 @@ impl<'a> Shape<'a> {
 }
 
 /// The dimension at `*at` (0 when not an unsigned integer), and `*at` to
-/// the next. Out of line: the shape's readers share one copy.
+/// the next (an unsigned integer ends with its head). Out of line: the
+/// shape's readers share one copy.
 #[inline(never)]
 fn dim(m: &[u8], at: &mut usize) -> u64 {
-    let d = uint(m, *at).unwrap_or(0);
-    *at = skip(m, *at);
+    let (d, next) = match decode_head(m, *at) {
+        Some((0, Some(v), next)) => (v, next),
+        _ => (0, skip(m, *at)),
+    };
+    *at = next;
     d
 }
 
