@@ -147,8 +147,8 @@ fn mul_pow2(n: u64, m: u32) -> Option<u64> {
 /// # Safety
 /// `info` is writable.
 unsafe fn describe_component(info: *mut zt_component_info, c: &Component<'_>, decoded: Option<u64>) {
-    let (lt, lt_len) = match c.logical {
-        Some(t) => (t.name().as_ptr().cast(), t.name().len()),
+    let (lt, lt_len) = match c.logical.map(|t| t.name()) {
+        Some(name) => (name.as_ptr().cast(), name.len()),
         None => (core::ptr::null(), 0),
     };
     let (dg, dg_len) = match c.digest {

@@ -323,7 +323,8 @@ pub unsafe extern "C" fn zt_object_get_info(
         unsafe { object(file, obj) }.map(|(_, o)| {
             (info.name, info.name_len) = (o.name().as_ptr().cast(), o.name().len());
             let format = o.format();
-            (info.format, info.format_len) = (format.name().as_ptr().cast(), format.name().len());
+            let name = format.name();
+            (info.format, info.format_len) = (name.as_ptr().cast(), name.len());
             info.format_kind = c_format(format);
             let shape = o.shape();
             (info.ndim, info.numel) = (shape.ndim, shape.numel());
