@@ -40,10 +40,81 @@ const _: () = {
     assert!(core::mem::size_of::<zt_slot>() == core::mem::size_of::<Entry>());
 };
 
-/// Why a call failed: the status and what the message says.
+/// The C layer's own refusal texts, each named by its number: a refusal
+/// carries its [`Msg`], not a pointer and a length (less code at each
+/// refusal; the texts in one table, `Msg::text` finds them).
+macro_rules! msgs {
+    ($($name:ident $text:literal,)*) => {
+        /// One of the C layer's own refusal texts (a whole word in a
+        /// [`Fail`]: a byte there made its copies byte by byte).
+        #[derive(Clone, Copy)]
+        #[repr(u32)]
+        pub(crate) enum Msg {
+            $($name,)*
+        }
+
+        /// The texts in [`Msg`] order, NUL-separated.
+        const TEXTS: &str = concat!($($text, "\0",)*);
+
+        /// Every [`Msg`] with its text, for the tests.
+        #[cfg(test)]
+        pub(crate) const ALL: &[(Msg, &str)] = &[$((Msg::$name, $text),)*];
+    };
+}
+
+msgs! {
+    FileNull "`file` is NULL",
+    ObjNull "`obj` is NULL",
+    ForeignObject "a zt_object from another file (or not from zt_object_at / zt_find)",
+    ObjectIndex "object index out of range",
+    StorageNull "`storage` is NULL",
+    PtrNull "`ptr` is NULL",
+    LenOrSlots "`len` or `slot_count` out of range",
+    InfoNull "`info` is NULL",
+    NoObject "no object with that name",
+    NameOrLenNull "`name` or `len` is NULL",
+    ShapeTooSmall "buffer too small for the shape",
+    DimsNull "`dims` is NULL",
+    AttrNull "`attr` is NULL",
+    NoAttribute "no attribute with that key",
+    NoComponent "no component with that role",
+    PtrOrLenNull "`ptr` or `len` is NULL",
+    Compressed "no zero-copy view: the component is compressed",
+    WrittenNull "`written` is NULL",
+    DeclaredSize "declared size exceeds what the zstd data can hold",
+    ComponentTooSmall "buffer too small for the component",
+    CapOver "`cap` is over PTRDIFF_MAX",
+    DstNull "`dst` is NULL",
+    VerifyFlag "unknown `zt_verify` flag",
+}
+
+impl Msg {
+    /// Its text.
+    pub(crate) fn text(self) -> &'static str {
+        let (mut start, mut n) = (0, self as usize);
+        for (i, b) in TEXTS.bytes().enumerate() {
+            if b == 0 {
+                if n == 0 {
+                    return TEXTS.get(start..i).unwrap_or("");
+                }
+                n -= 1;
+                start = i + 1;
+            }
+        }
+        ""
+    }
+}
+
+/// Why a call failed: the status and what the message says. (A `u32`
+/// tag: the variants' fields at fixed places, whole words to copy.)
+#[repr(u32)]
 pub(crate) enum Fail {
     /// A status and its text (`ZT_ERR_INVALID_ARGUMENT` for arguments).
-    Text(zt_status, &'static str),
+    Text(zt_status, Msg),
+    /// A status and a text not in [`Msg`] (an argument refused in
+    /// `args.rs`, shared with the full build; texts of the functions
+    /// firmware seldom links, which the table would carry into every one).
+    Str(zt_status, &'static str),
     /// The reader's fault: its phrase and manifest byte.
     Fault(Fault),
     /// Verification: the number of problems, and the first.
@@ -52,11 +123,11 @@ pub(crate) enum Fail {
 
 impl From<Invalid> for Fail {
     fn from(i: Invalid) -> Fail {
-        Fail::Text(zt_status::ZT_ERR_INVALID_ARGUMENT, i.0)
+        Fail::Str(zt_status::ZT_ERR_INVALID_ARGUMENT, i.0)
     }
 }
 
-fn invalid(what: &'static str) -> Fail {
+fn invalid(what: Msg) -> Fail {
     Fail::Text(zt_status::ZT_ERR_INVALID_ARGUMENT, what)
 }
 
@@ -77,12 +148,13 @@ impl Fail {
     #[inline(never)]
     fn record(self) -> zt_status {
         let status = match self {
-            Fail::Text(s, _) => s,
+            Fail::Text(s, _) | Fail::Str(s, _) => s,
             Fail::Fault(f) | Fail::Verify(_, f) => status_of(f),
         };
         crate::message::with_last_error(|w| {
             let f = match self {
-                Fail::Text(_, text) => return w.put(text),
+                Fail::Text(_, m) => return w.put(m.text()),
+                Fail::Str(_, text) => return w.put(text),
                 Fail::Fault(f) => f,
                 Fail::Verify(n, f) => {
                     w.put_u32(u32::try_from(n).unwrap_or(u32::MAX));
@@ -114,7 +186,7 @@ fn guard(f: impl FnOnce() -> Result<(), Fail>) -> zt_status {
 /// `file` is NULL or a live handle from `zt_open_mem_into`.
 unsafe fn handle<'a>(file: *const zt_file) -> Result<&'a zt_file, Fail> {
     // SAFETY: the caller's contract.
-    unsafe { file.as_ref() }.ok_or(invalid("`file` is NULL"))
+    unsafe { file.as_ref() }.ok_or(invalid(Msg::FileNull))
 }
 
 /// The handle behind `file` and the object `obj` designates, after
@@ -130,11 +202,11 @@ unsafe fn object<'a>(file: *const zt_file, obj: *const zt_object) -> Result<(&'a
     // SAFETY: the caller's contract.
     let h = unsafe { handle(file)? };
     // SAFETY: the caller's contract.
-    let obj = unsafe { obj.as_ref() }.ok_or(invalid("`obj` is NULL"))?;
+    let obj = unsafe { obj.as_ref() }.ok_or(invalid(Msg::ObjNull))?;
     if obj.owner != h.owner {
-        return Err(invalid("a zt_object from another file (or not from zt_object_at / zt_find)"));
+        return Err(invalid(Msg::ForeignObject));
     }
-    h.file.object(obj.index).map(|o| (h, o)).ok_or(invalid("object index out of range"))
+    h.file.object(obj.index).map(|o| (h, o)).ok_or(invalid(Msg::ObjectIndex))
 }
 
 impl zt_file {
@@ -172,13 +244,13 @@ pub unsafe extern "C" fn zt_open_mem_into(
         // SAFETY: the caller's contract, for every call below.
         unsafe { put(out, core::ptr::null_mut(), "`out` is NULL")? };
         if storage.is_null() {
-            return Err(invalid("`storage` is NULL"));
+            return Err(invalid(Msg::StorageNull));
         }
         if ptr.is_null() && len != 0 {
-            return Err(invalid("`ptr` is NULL"));
+            return Err(invalid(Msg::PtrNull));
         }
         if len > isize::MAX as usize || (slots.is_null() && slot_count != 0) {
-            return Err(invalid("`len` or `slot_count` out of range"));
+            return Err(invalid(Msg::LenOrSlots));
         }
         let bytes: &'static [u8] = if len == 0 { &[] } else { unsafe { core::slice::from_raw_parts(ptr, len) } };
         // `zt_slot` is 16 bytes of integers, as `Entry` (checked above).
@@ -206,7 +278,7 @@ pub unsafe extern "C" fn zt_open_mem_into(
 pub unsafe extern "C" fn zt_file_get_info(file: *const zt_file, info: *mut zt_file_info) -> zt_status {
     guard(|| {
         if info.is_null() {
-            return Err(invalid("`info` is NULL"));
+            return Err(invalid(Msg::InfoNull));
         }
         // SAFETY: the caller's contract, for every call below.
         unsafe { info.write(core::mem::zeroed()) };
@@ -242,7 +314,7 @@ pub unsafe extern "C" fn zt_object_at(file: *const zt_file, index: usize, out: *
         // SAFETY: the caller's contract, for every call below.
         let h = unsafe { handle(file)? };
         if index >= h.file.len() {
-            return Err(invalid("object index out of range"));
+            return Err(invalid(Msg::ObjectIndex));
         }
         unsafe { put(out, h.tag(index), "`out` is NULL")? };
         Ok(())
@@ -266,13 +338,13 @@ pub unsafe extern "C" fn zt_find(
         let h = unsafe { handle(file)? };
         let name = unsafe { bytes_arg(name, name_len, "`name` is NULL")? };
         if out.is_null() {
-            return Err(invalid("`out` is NULL"));
+            return Err(Fail::Str(zt_status::ZT_ERR_INVALID_ARGUMENT, "`out` is NULL"));
         }
         // (No `?` and Ok: the index is written where it is found.)
         h.file
             .position(name)
             .map(|i| unsafe { out.write(h.tag(i)) })
-            .ok_or(Fail::Text(zt_status::ZT_ERR_NOT_FOUND, "no object with that name"))
+            .ok_or(Fail::Text(zt_status::ZT_ERR_NOT_FOUND, Msg::NoObject))
     })
 }
 
@@ -291,7 +363,7 @@ pub unsafe extern "C" fn zt_object_name(
         // SAFETY: the caller's contract, for every call below.
         unsafe { object(file, obj) }.and_then(|(_, o)| {
             if name.is_null() || len.is_null() {
-                return Err(invalid("`name` or `len` is NULL"));
+                return Err(invalid(Msg::NameOrLenNull));
             }
             unsafe {
                 name.write(o.name().as_ptr().cast());
@@ -314,7 +386,7 @@ pub unsafe extern "C" fn zt_object_get_info(
 ) -> zt_status {
     guard(|| {
         if info.is_null() {
-            return Err(invalid("`info` is NULL"));
+            return Err(invalid(Msg::InfoNull));
         }
         // SAFETY: the caller's contract, for every call below.
         unsafe { info.write(core::mem::zeroed()) };
@@ -353,10 +425,10 @@ pub unsafe extern "C" fn zt_object_shape(
             let shape = o.shape();
             unsafe { put_opt(ndim, shape.ndim) };
             if cap < shape.ndim {
-                return Err(Fail::Text(zt_status::ZT_ERR_BUFFER_TOO_SMALL, "buffer too small for the shape"));
+                return Err(Fail::Text(zt_status::ZT_ERR_BUFFER_TOO_SMALL, Msg::ShapeTooSmall));
             }
             if shape.ndim > 0 && dims.is_null() {
-                return Err(invalid("`dims` is NULL"));
+                return Err(invalid(Msg::DimsNull));
             }
             let mut at = dims;
             for d in shape.dims() {

@@ -172,3 +172,10 @@ fn arguments_are_checked_as_by_the_full_library() {
         assert_eq!((counts.objects, counts.components, counts.problems), (2, 2, 0));
     }
 }
+
+#[test]
+fn each_message_has_its_text() {
+    for &(m, text) in c::ALL {
+        assert_eq!(m.text(), text);
+    }
+}
