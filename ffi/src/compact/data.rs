@@ -1,7 +1,7 @@
 //! The compact build's attributes, components and verification: the
 //! header's functions of the same names (see `mod.rs`).
 
-use super::{guard, handle, invalid, object, zt_file, Fail, Msg};
+use super::{guard, handle, object, zt_file, Fail, Msg};
 use crate::args::{bytes_arg, put, put_opt};
 use crate::dtype::c_dtype;
 use crate::value::describe;
@@ -57,7 +57,7 @@ pub unsafe extern "C" fn zt_attribute_at(
 ) -> zt_status {
     guard(|| {
         if attr.is_null() {
-            return Err(invalid(Msg::AttrNull));
+            return Err(Fail::Text(Msg::AttrNull));
         }
         // SAFETY: the caller's contract, for every call below.
         unsafe { attr.write(core::mem::zeroed()) };
@@ -83,7 +83,7 @@ pub unsafe extern "C" fn zt_attribute_find(
 ) -> zt_status {
     guard(|| {
         if attr.is_null() {
-            return Err(invalid(Msg::AttrNull));
+            return Err(Fail::Text(Msg::AttrNull));
         }
         // SAFETY: the caller's contract, for every call below.
         unsafe { attr.write(core::mem::zeroed()) };
@@ -93,7 +93,7 @@ pub unsafe extern "C" fn zt_attribute_find(
         let (k, v) = m
             .iter()
             .find(|(k, _)| k.as_str().map(str::as_bytes) == Some(key))
-            .ok_or(Fail::Text(zt_status::ZT_ERR_NOT_FOUND, Msg::NoAttribute))?;
+            .ok_or(Fail::Text(Msg::NoAttribute))?;
         unsafe { attr.write(describe(k, v)) };
         Ok(())
     })
@@ -117,7 +117,7 @@ unsafe fn component<'a>(
         // (A `match`, not `ok_or(..)?`: the component is not copied again.)
         match o.component(role) {
             Some(c) => Ok((h, c, decoded_len(&o, &c))),
-            None => Err(Fail::Text(zt_status::ZT_ERR_NOT_FOUND, Msg::NoComponent)),
+            None => Err(Fail::Text(Msg::NoComponent)),
         }
     })
 }
@@ -199,7 +199,7 @@ pub unsafe extern "C" fn zt_component(
 ) -> zt_status {
     guard(|| {
         if info.is_null() {
-            return Err(invalid(Msg::InfoNull));
+            return Err(Fail::Text(Msg::InfoNull));
         }
         // SAFETY: the caller's contract, for every call below.
         unsafe { info.write(core::mem::zeroed()) };
@@ -220,7 +220,7 @@ pub unsafe extern "C" fn zt_component_at(
 ) -> zt_status {
     guard(|| {
         if info.is_null() {
-            return Err(invalid(Msg::InfoNull));
+            return Err(Fail::Text(Msg::InfoNull));
         }
         // SAFETY: the caller's contract, for every call below.
         unsafe { info.write(core::mem::zeroed()) };
@@ -249,7 +249,7 @@ pub unsafe extern "C" fn zt_component_ptr(
 ) -> zt_status {
     guard(|| {
         if ptr.is_null() || len.is_null() {
-            return Err(invalid(Msg::PtrOrLenNull));
+            return Err(Fail::Text(Msg::PtrOrLenNull));
         }
         // SAFETY: the caller's contract, for every call below.
         unsafe {
@@ -258,7 +258,7 @@ pub unsafe extern "C" fn zt_component_ptr(
         }
         let (h, c, _) = unsafe { component(file, obj, role, role_len)? };
         if c.encoding != Encoding::Raw {
-            return Err(Fail::Text(zt_status::ZT_ERR_NOT_ZERO_COPY, Msg::Compressed));
+            return Err(Fail::Text(Msg::Compressed));
         }
         if c.dtype.width() > 1 && cfg!(target_endian = "big") {
             return Err(Fail::Str(zt_status::ZT_ERR_NOT_ZERO_COPY, "no zero-copy view: elements are not in host byte order"));
@@ -293,7 +293,7 @@ pub unsafe extern "C" fn zt_component_read(
 ) -> zt_status {
     guard(|| {
         if written.is_null() {
-            return Err(invalid(Msg::WrittenNull));
+            return Err(Fail::Text(Msg::WrittenNull));
         }
         // SAFETY: the caller's contract, for every call below.
         unsafe { written.write(0) };
@@ -303,18 +303,18 @@ pub unsafe extern "C" fn zt_component_read(
             // A declared size the stored bytes cannot produce is refused
             // before a caller allocates it (the full reader's rule).
             if !raw && n > c.length.saturating_mul(MAX_ZSTD_RATIO).saturating_add(ZSTD_MAX_BLOCK) {
-                return Err(Fail::Text(zt_status::ZT_ERR_CORRUPT_DATA, Msg::DeclaredSize));
+                return Err(Fail::Text(Msg::DeclaredSize));
             }
             if (cap as u64) < n {
                 unsafe { written.write(usize::try_from(n).unwrap_or(usize::MAX)) };
-                return Err(Fail::Text(zt_status::ZT_ERR_BUFFER_TOO_SMALL, Msg::ComponentTooSmall));
+                return Err(Fail::Text(Msg::ComponentTooSmall));
             }
         }
         if cap > isize::MAX as usize {
-            return Err(invalid(Msg::CapOver));
+            return Err(Fail::Text(Msg::CapOver));
         }
         if dst.is_null() && cap > 0 {
-            return Err(invalid(Msg::DstNull));
+            return Err(Fail::Text(Msg::DstNull));
         }
         if !raw {
             return Err(Fail::Fault(Fault { kind: Kind::Zstd, at: c.at as u32 }));
@@ -358,7 +358,7 @@ pub unsafe extern "C" fn zt_verify_report(
         unsafe { put_opt(counts, zero) };
         let h = unsafe { handle(file)? };
         if flags & !(ZT_VERIFY_ALL | ZT_VERIFY_STRICT) != 0 {
-            return Err(invalid(Msg::VerifyFlag));
+            return Err(Fail::Text(Msg::VerifyFlag));
         }
         let checks = if flags & ZT_VERIFY_ALL == 0 { ZT_VERIFY_ALL } else { flags };
         let options = Options {

@@ -44,7 +44,7 @@ const _: () = {
 /// carries its [`Msg`], not a pointer and a length (less code at each
 /// refusal; the texts in one table, `Msg::text` finds them).
 macro_rules! msgs {
-    ($($name:ident $text:literal,)*) => {
+    ($($name:ident $status:ident $text:literal,)*) => {
         /// One of the C layer's own refusal texts (a whole word in a
         /// [`Fail`]: a byte there made its copies byte by byte).
         #[derive(Clone, Copy)]
@@ -56,39 +56,57 @@ macro_rules! msgs {
         /// The texts in [`Msg`] order, NUL-separated.
         const TEXTS: &str = concat!($($text, "\0",)*);
 
-        /// Every [`Msg`] with its text, for the tests.
+        /// Every [`Msg`] with its status and text, for the tests.
         #[cfg(test)]
-        pub(crate) const ALL: &[(Msg, &str)] = &[$((Msg::$name, $text),)*];
+        pub(crate) const ALL: &[(Msg, zt_status, &str)] = &[$((Msg::$name, zt_status::$status, $text),)*];
     };
 }
 
+// Grouped by status, in the order `Msg::status` tests them.
 msgs! {
-    FileNull "`file` is NULL",
-    ObjNull "`obj` is NULL",
-    ForeignObject "a zt_object from another file (or not from zt_object_at / zt_find)",
-    ObjectIndex "object index out of range",
-    StorageNull "`storage` is NULL",
-    PtrNull "`ptr` is NULL",
-    LenOrSlots "`len` or `slot_count` out of range",
-    InfoNull "`info` is NULL",
-    NoObject "no object with that name",
-    NameOrLenNull "`name` or `len` is NULL",
-    ShapeTooSmall "buffer too small for the shape",
-    DimsNull "`dims` is NULL",
-    AttrNull "`attr` is NULL",
-    NoAttribute "no attribute with that key",
-    NoComponent "no component with that role",
-    PtrOrLenNull "`ptr` or `len` is NULL",
-    Compressed "no zero-copy view: the component is compressed",
-    WrittenNull "`written` is NULL",
-    DeclaredSize "declared size exceeds what the zstd data can hold",
-    ComponentTooSmall "buffer too small for the component",
-    CapOver "`cap` is over PTRDIFF_MAX",
-    DstNull "`dst` is NULL",
-    VerifyFlag "unknown `zt_verify` flag",
+    FileNull ZT_ERR_INVALID_ARGUMENT "`file` is NULL",
+    ObjNull ZT_ERR_INVALID_ARGUMENT "`obj` is NULL",
+    ForeignObject ZT_ERR_INVALID_ARGUMENT "a zt_object from another file (or not from zt_object_at / zt_find)",
+    ObjectIndex ZT_ERR_INVALID_ARGUMENT "object index out of range",
+    StorageNull ZT_ERR_INVALID_ARGUMENT "`storage` is NULL",
+    PtrNull ZT_ERR_INVALID_ARGUMENT "`ptr` is NULL",
+    LenOrSlots ZT_ERR_INVALID_ARGUMENT "`len` or `slot_count` out of range",
+    InfoNull ZT_ERR_INVALID_ARGUMENT "`info` is NULL",
+    NameOrLenNull ZT_ERR_INVALID_ARGUMENT "`name` or `len` is NULL",
+    DimsNull ZT_ERR_INVALID_ARGUMENT "`dims` is NULL",
+    AttrNull ZT_ERR_INVALID_ARGUMENT "`attr` is NULL",
+    PtrOrLenNull ZT_ERR_INVALID_ARGUMENT "`ptr` or `len` is NULL",
+    WrittenNull ZT_ERR_INVALID_ARGUMENT "`written` is NULL",
+    CapOver ZT_ERR_INVALID_ARGUMENT "`cap` is over PTRDIFF_MAX",
+    DstNull ZT_ERR_INVALID_ARGUMENT "`dst` is NULL",
+    VerifyFlag ZT_ERR_INVALID_ARGUMENT "unknown `zt_verify` flag",
+    NoObject ZT_ERR_NOT_FOUND "no object with that name",
+    NoAttribute ZT_ERR_NOT_FOUND "no attribute with that key",
+    NoComponent ZT_ERR_NOT_FOUND "no component with that role",
+    ShapeTooSmall ZT_ERR_BUFFER_TOO_SMALL "buffer too small for the shape",
+    ComponentTooSmall ZT_ERR_BUFFER_TOO_SMALL "buffer too small for the component",
+    Compressed ZT_ERR_NOT_ZERO_COPY "no zero-copy view: the component is compressed",
+    DeclaredSize ZT_ERR_CORRUPT_DATA "declared size exceeds what the zstd data can hold",
 }
 
 impl Msg {
+    /// Its status (by its group in the table: no status stored with it).
+    pub(crate) fn status(self) -> zt_status {
+        use zt_status::*;
+        let n = self as u32;
+        if n < Msg::NoObject as u32 {
+            ZT_ERR_INVALID_ARGUMENT
+        } else if n < Msg::ShapeTooSmall as u32 {
+            ZT_ERR_NOT_FOUND
+        } else if n < Msg::Compressed as u32 {
+            ZT_ERR_BUFFER_TOO_SMALL
+        } else if n < Msg::DeclaredSize as u32 {
+            ZT_ERR_NOT_ZERO_COPY
+        } else {
+            ZT_ERR_CORRUPT_DATA
+        }
+    }
+
     /// Its text.
     pub(crate) fn text(self) -> &'static str {
         let (mut start, mut n) = (0, self as usize);
@@ -109,8 +127,8 @@ impl Msg {
 /// tag: the variants' fields at fixed places, whole words to copy.)
 #[repr(u32)]
 pub(crate) enum Fail {
-    /// A status and its text (`ZT_ERR_INVALID_ARGUMENT` for arguments).
-    Text(zt_status, Msg),
+    /// One of the C layer's own refusals (its status and text).
+    Text(Msg),
     /// A status and a text not in [`Msg`] (an argument refused in
     /// `args.rs`, shared with the full build; texts of the functions
     /// firmware seldom links, which the table would carry into every one).
@@ -125,10 +143,6 @@ impl From<Invalid> for Fail {
     fn from(i: Invalid) -> Fail {
         Fail::Str(zt_status::ZT_ERR_INVALID_ARGUMENT, i.0)
     }
-}
-
-fn invalid(what: Msg) -> Fail {
-    Fail::Text(zt_status::ZT_ERR_INVALID_ARGUMENT, what)
 }
 
 /// The status of a fault's class.
@@ -148,12 +162,13 @@ impl Fail {
     #[inline(never)]
     fn record(self) -> zt_status {
         let status = match self {
-            Fail::Text(s, _) | Fail::Str(s, _) => s,
+            Fail::Text(m) => m.status(),
+            Fail::Str(s, _) => s,
             Fail::Fault(f) | Fail::Verify(_, f) => status_of(f),
         };
         crate::message::with_last_error(|w| {
             let f = match self {
-                Fail::Text(_, m) => return w.put(m.text()),
+                Fail::Text(m) => return w.put(m.text()),
                 Fail::Str(_, text) => return w.put(text),
                 Fail::Fault(f) => f,
                 Fail::Verify(n, f) => {
@@ -186,7 +201,7 @@ fn guard(f: impl FnOnce() -> Result<(), Fail>) -> zt_status {
 /// `file` is NULL or a live handle from `zt_open_mem_into`.
 unsafe fn handle<'a>(file: *const zt_file) -> Result<&'a zt_file, Fail> {
     // SAFETY: the caller's contract.
-    unsafe { file.as_ref() }.ok_or(invalid(Msg::FileNull))
+    unsafe { file.as_ref() }.ok_or(Fail::Text(Msg::FileNull))
 }
 
 /// The handle behind `file` and the object `obj` designates, after
@@ -202,11 +217,11 @@ unsafe fn object<'a>(file: *const zt_file, obj: *const zt_object) -> Result<(&'a
     // SAFETY: the caller's contract.
     let h = unsafe { handle(file)? };
     // SAFETY: the caller's contract.
-    let obj = unsafe { obj.as_ref() }.ok_or(invalid(Msg::ObjNull))?;
+    let obj = unsafe { obj.as_ref() }.ok_or(Fail::Text(Msg::ObjNull))?;
     if obj.owner != h.owner {
-        return Err(invalid(Msg::ForeignObject));
+        return Err(Fail::Text(Msg::ForeignObject));
     }
-    h.file.object(obj.index).map(|o| (h, o)).ok_or(invalid(Msg::ObjectIndex))
+    h.file.object(obj.index).map(|o| (h, o)).ok_or(Fail::Text(Msg::ObjectIndex))
 }
 
 impl zt_file {
@@ -244,13 +259,13 @@ pub unsafe extern "C" fn zt_open_mem_into(
         // SAFETY: the caller's contract, for every call below.
         unsafe { put(out, core::ptr::null_mut(), "`out` is NULL")? };
         if storage.is_null() {
-            return Err(invalid(Msg::StorageNull));
+            return Err(Fail::Text(Msg::StorageNull));
         }
         if ptr.is_null() && len != 0 {
-            return Err(invalid(Msg::PtrNull));
+            return Err(Fail::Text(Msg::PtrNull));
         }
         if len > isize::MAX as usize || (slots.is_null() && slot_count != 0) {
-            return Err(invalid(Msg::LenOrSlots));
+            return Err(Fail::Text(Msg::LenOrSlots));
         }
         let bytes: &'static [u8] = if len == 0 { &[] } else { unsafe { core::slice::from_raw_parts(ptr, len) } };
         // `zt_slot` is 16 bytes of integers, as `Entry` (checked above).
@@ -278,7 +293,7 @@ pub unsafe extern "C" fn zt_open_mem_into(
 pub unsafe extern "C" fn zt_file_get_info(file: *const zt_file, info: *mut zt_file_info) -> zt_status {
     guard(|| {
         if info.is_null() {
-            return Err(invalid(Msg::InfoNull));
+            return Err(Fail::Text(Msg::InfoNull));
         }
         // SAFETY: the caller's contract, for every call below.
         unsafe { info.write(core::mem::zeroed()) };
@@ -314,7 +329,7 @@ pub unsafe extern "C" fn zt_object_at(file: *const zt_file, index: usize, out: *
         // SAFETY: the caller's contract, for every call below.
         let h = unsafe { handle(file)? };
         if index >= h.file.len() {
-            return Err(invalid(Msg::ObjectIndex));
+            return Err(Fail::Text(Msg::ObjectIndex));
         }
         unsafe { put(out, h.tag(index), "`out` is NULL")? };
         Ok(())
@@ -344,7 +359,7 @@ pub unsafe extern "C" fn zt_find(
         h.file
             .position(name)
             .map(|i| unsafe { out.write(h.tag(i)) })
-            .ok_or(Fail::Text(zt_status::ZT_ERR_NOT_FOUND, Msg::NoObject))
+            .ok_or(Fail::Text(Msg::NoObject))
     })
 }
 
@@ -363,7 +378,7 @@ pub unsafe extern "C" fn zt_object_name(
         // SAFETY: the caller's contract, for every call below.
         unsafe { object(file, obj) }.and_then(|(_, o)| {
             if name.is_null() || len.is_null() {
-                return Err(invalid(Msg::NameOrLenNull));
+                return Err(Fail::Text(Msg::NameOrLenNull));
             }
             unsafe {
                 name.write(o.name().as_ptr().cast());
@@ -386,7 +401,7 @@ pub unsafe extern "C" fn zt_object_get_info(
 ) -> zt_status {
     guard(|| {
         if info.is_null() {
-            return Err(invalid(Msg::InfoNull));
+            return Err(Fail::Text(Msg::InfoNull));
         }
         // SAFETY: the caller's contract, for every call below.
         unsafe { info.write(core::mem::zeroed()) };
@@ -425,10 +440,10 @@ pub unsafe extern "C" fn zt_object_shape(
             let shape = o.shape();
             unsafe { put_opt(ndim, shape.ndim) };
             if cap < shape.ndim {
-                return Err(Fail::Text(zt_status::ZT_ERR_BUFFER_TOO_SMALL, Msg::ShapeTooSmall));
+                return Err(Fail::Text(Msg::ShapeTooSmall));
             }
             if shape.ndim > 0 && dims.is_null() {
-                return Err(invalid(Msg::DimsNull));
+                return Err(Fail::Text(Msg::DimsNull));
             }
             let mut at = dims;
             for d in shape.dims() {

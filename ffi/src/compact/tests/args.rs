@@ -175,7 +175,7 @@ fn arguments_are_checked_as_by_the_full_library() {
 
 #[test]
 fn each_message_has_its_text() {
-    for &(m, text) in c::ALL {
-        assert_eq!(m.text(), text);
+    for &(m, status, text) in c::ALL {
+        assert_eq!((m.status(), m.text()), (status, text));
     }
 }
