@@ -173,7 +173,11 @@ impl Fail {
                 Fail::Fault(f) => f,
                 Fail::Verify(n, f) => {
                     w.put_u32(u32::try_from(n).unwrap_or(u32::MAX));
-                    w.put(if n == 1 { " problem found; first: " } else { " problems found; first: " });
+                    w.put(" problem");
+                    if n != 1 {
+                        w.put("s");
+                    }
+                    w.put(" found; first: ");
                     f
                 }
             };
