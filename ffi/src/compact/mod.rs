@@ -42,10 +42,11 @@ const _: () = {
 
 /// The C layer's own refusal texts, each named by its number: a refusal
 /// carries its [`Msg`], not a pointer and a length (less code at each
-/// refusal; the texts in one table, `Msg::text` finds them).
+/// refusal; the texts in one table, `Msg::text` finds them). The first
+/// ones name an argument: their message is "`name` is NULL".
 macro_rules! msgs {
     ($($name:ident $status:ident $text:literal,)*) => {
-        /// One of the C layer's own refusal texts (a whole word in a
+        /// One of the C layer's own refusals (a whole word in a
         /// [`Fail`]: a byte there made its copies byte by byte).
         #[derive(Clone, Copy)]
         #[repr(u32)]
@@ -56,29 +57,30 @@ macro_rules! msgs {
         /// The texts in [`Msg`] order, NUL-separated.
         const TEXTS: &str = concat!($($text, "\0",)*);
 
-        /// Every [`Msg`] with its status and text, for the tests.
+        /// Every [`Msg`] with its status, for the tests.
         #[cfg(test)]
-        pub(crate) const ALL: &[(Msg, zt_status, &str)] = &[$((Msg::$name, zt_status::$status, $text),)*];
+        pub(crate) const ALL: &[(Msg, zt_status)] = &[$((Msg::$name, zt_status::$status),)*];
     };
 }
 
-// Grouped by status, in the order `Msg::status` tests them.
+// Grouped by status, in the order `Msg::status` tests them; the NULL
+// arguments first.
 msgs! {
-    FileNull ZT_ERR_INVALID_ARGUMENT "`file` is NULL",
-    ObjNull ZT_ERR_INVALID_ARGUMENT "`obj` is NULL",
+    FileNull ZT_ERR_INVALID_ARGUMENT "file",
+    ObjNull ZT_ERR_INVALID_ARGUMENT "obj",
+    StorageNull ZT_ERR_INVALID_ARGUMENT "storage",
+    PtrNull ZT_ERR_INVALID_ARGUMENT "ptr",
+    InfoNull ZT_ERR_INVALID_ARGUMENT "info",
+    DimsNull ZT_ERR_INVALID_ARGUMENT "dims",
+    AttrNull ZT_ERR_INVALID_ARGUMENT "attr",
+    WrittenNull ZT_ERR_INVALID_ARGUMENT "written",
+    DstNull ZT_ERR_INVALID_ARGUMENT "dst",
     ForeignObject ZT_ERR_INVALID_ARGUMENT "a zt_object from another file (or not from zt_object_at / zt_find)",
     ObjectIndex ZT_ERR_INVALID_ARGUMENT "object index out of range",
-    StorageNull ZT_ERR_INVALID_ARGUMENT "`storage` is NULL",
-    PtrNull ZT_ERR_INVALID_ARGUMENT "`ptr` is NULL",
     LenOrSlots ZT_ERR_INVALID_ARGUMENT "`len` or `slot_count` out of range",
-    InfoNull ZT_ERR_INVALID_ARGUMENT "`info` is NULL",
     NameOrLenNull ZT_ERR_INVALID_ARGUMENT "`name` or `len` is NULL",
-    DimsNull ZT_ERR_INVALID_ARGUMENT "`dims` is NULL",
-    AttrNull ZT_ERR_INVALID_ARGUMENT "`attr` is NULL",
     PtrOrLenNull ZT_ERR_INVALID_ARGUMENT "`ptr` or `len` is NULL",
-    WrittenNull ZT_ERR_INVALID_ARGUMENT "`written` is NULL",
     CapOver ZT_ERR_INVALID_ARGUMENT "`cap` is over PTRDIFF_MAX",
-    DstNull ZT_ERR_INVALID_ARGUMENT "`dst` is NULL",
     VerifyFlag ZT_ERR_INVALID_ARGUMENT "unknown `zt_verify` flag",
     NoObject ZT_ERR_NOT_FOUND "no object with that name",
     NoAttribute ZT_ERR_NOT_FOUND "no attribute with that key",
@@ -107,8 +109,13 @@ impl Msg {
         }
     }
 
-    /// Its text.
-    pub(crate) fn text(self) -> &'static str {
+    /// Whether it names a NULL argument (its text is the name).
+    fn null(self) -> bool {
+        (self as u32) < Msg::ForeignObject as u32
+    }
+
+    /// Its text in the table.
+    fn text(self) -> &'static str {
         let (mut start, mut n) = (0, self as usize);
         for (i, b) in TEXTS.bytes().enumerate() {
             if b == 0 {
@@ -168,7 +175,12 @@ impl Fail {
         };
         crate::message::with_last_error(|w| {
             let f = match self {
-                Fail::Text(m) => return w.put(m.text()),
+                Fail::Text(m) => {
+                    let (before, after) = if m.null() { ("`", "` is NULL") } else { ("", "") };
+                    w.put(before);
+                    w.put(m.text());
+                    return w.put(after);
+                }
                 Fail::Str(_, text) => return w.put(text),
                 Fail::Fault(f) => f,
                 Fail::Verify(n, f) => {
