@@ -86,14 +86,15 @@ fn text(m: &[u8], pos: usize) -> &str {
 pub struct Object<'a> {
     m: &'a [u8],
     version: Version,
-    name: &'a str,
+    /// The name's position (decoded when asked for).
+    name: usize,
     /// The object map's head.
     body: usize,
 }
 
 /// The object whose name is at `name` (its map follows).
 fn object_of(m: &[u8], version: Version, name: usize) -> Object<'_> {
-    Object { m, version, name: text(m, name), body: skip(m, name) }
+    Object { m, version, name, body: skip(m, name) }
 }
 
 /// Every object, in manifest order.
@@ -183,7 +184,7 @@ pub(crate) fn find<'a>(f: &File<'a>, name: &[u8]) -> Option<(usize, Object<'a>)>
 impl<'a> Object<'a> {
     /// The object's name.
     pub fn name(&self) -> &'a str {
-        self.name
+        text(self.m, self.name)
     }
 
     fn field(&self, key: ObjectKey) -> Option<usize> {

@@ -396,9 +396,10 @@ pub unsafe extern "C" fn zt_object_name(
             if name.is_null() || len.is_null() {
                 return Err(Fail::Text(Msg::NameOrLenNull));
             }
+            let n = o.name();
             unsafe {
-                name.write(o.name().as_ptr().cast());
-                len.write(o.name().len());
+                name.write(n.as_ptr().cast());
+                len.write(n.len());
             }
             Ok(())
         })
@@ -424,7 +425,8 @@ pub unsafe extern "C" fn zt_object_get_info(
         // (Each field stored as it is found: nothing kept across the calls.)
         let info = unsafe { &mut *info };
         unsafe { object(file, obj) }.map(|(_, o)| {
-            (info.name, info.name_len) = (o.name().as_ptr().cast(), o.name().len());
+            let name = o.name();
+            (info.name, info.name_len) = (name.as_ptr().cast(), name.len());
             let format = o.format();
             let name = format.name();
             (info.format, info.format_len) = (name.as_ptr().cast(), name.len());
