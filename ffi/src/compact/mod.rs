@@ -19,7 +19,7 @@ mod tests;
 
 pub use data::*;
 
-use crate::args::{bytes_arg, put, put_opt, Invalid};
+use crate::args::{bytes_arg, put_opt, Invalid};
 use crate::types::{c_format, next_owner};
 use crate::{zt_file_info, zt_file_storage, zt_mode, zt_object, zt_object_info, zt_slot, zt_status};
 use core::ffi::c_char;
@@ -75,6 +75,7 @@ msgs! {
     AttrNull ZT_ERR_INVALID_ARGUMENT "attr",
     WrittenNull ZT_ERR_INVALID_ARGUMENT "written",
     DstNull ZT_ERR_INVALID_ARGUMENT "dst",
+    OutNull ZT_ERR_INVALID_ARGUMENT "out",
     ForeignObject ZT_ERR_INVALID_ARGUMENT "a zt_object from another file (or not from zt_object_at / zt_find)",
     ObjectIndex ZT_ERR_INVALID_ARGUMENT "object index out of range",
     LenOrSlots ZT_ERR_INVALID_ARGUMENT "`len` or `slot_count` out of range",
@@ -272,8 +273,11 @@ pub unsafe extern "C" fn zt_open_mem_into(
     out: *mut *mut zt_file,
 ) -> zt_status {
     guard(|| {
+        if out.is_null() {
+            return Err(Fail::Text(Msg::OutNull));
+        }
         // SAFETY: the caller's contract, for every call below.
-        unsafe { put(out, core::ptr::null_mut(), "`out` is NULL")? };
+        unsafe { out.write(core::ptr::null_mut()) };
         if storage.is_null() {
             return Err(Fail::Text(Msg::StorageNull));
         }
@@ -347,7 +351,10 @@ pub unsafe extern "C" fn zt_object_at(file: *const zt_file, index: usize, out: *
         if index >= h.file.len() {
             return Err(Fail::Text(Msg::ObjectIndex));
         }
-        unsafe { put(out, h.tag(index), "`out` is NULL")? };
+        if out.is_null() {
+            return Err(Fail::Text(Msg::OutNull));
+        }
+        unsafe { out.write(h.tag(index)) };
         Ok(())
     })
 }
@@ -369,7 +376,7 @@ pub unsafe extern "C" fn zt_find(
         let h = unsafe { handle(file)? };
         let name = unsafe { bytes_arg(name, name_len, "`name` is NULL")? };
         if out.is_null() {
-            return Err(Fail::Str(zt_status::ZT_ERR_INVALID_ARGUMENT, "`out` is NULL"));
+            return Err(Fail::Text(Msg::OutNull));
         }
         // (No `?` and Ok: the index is written where it is found.)
         h.file

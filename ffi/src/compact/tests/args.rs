@@ -186,6 +186,7 @@ fn each_message_has_its_status_and_text() {
         "`attr` is NULL",
         "`written` is NULL",
         "`dst` is NULL",
+        "`out` is NULL",
         "a zt_object from another file (or not from zt_object_at / zt_find)",
         "object index out of range",
         "`len` or `slot_count` out of range",
