@@ -1,8 +1,8 @@
 //! The compact build's attributes, components and verification: the
 //! header's functions of the same names (see `mod.rs`).
 
-use super::{guard, handle, object, zt_file, Fail, Msg};
-use crate::args::{bytes_arg, put, put_opt};
+use super::{guard, handle, object, text_arg, zt_file, Fail, Msg};
+use crate::args::{put, put_opt};
 use crate::dtype::c_dtype;
 use crate::value::describe;
 use crate::{zt_attribute, zt_component_info, zt_encoding, zt_object, zt_status, zt_verify_counts};
@@ -88,7 +88,7 @@ pub unsafe extern "C" fn zt_attribute_find(
         // SAFETY: the caller's contract, for every call below.
         unsafe { attr.write(core::mem::zeroed()) };
         let h = unsafe { handle(file)? };
-        let key = unsafe { bytes_arg(key, key_len, "`key` is NULL")? };
+        let key = unsafe { text_arg(key, key_len, Msg::KeyNull)? };
         let m = unsafe { attributes(h, obj)? };
         let (k, v) = m
             .iter()
@@ -113,7 +113,7 @@ unsafe fn component<'a>(
 ) -> Result<(&'a zt_file, Component<'static>, Option<u64>), Fail> {
     // SAFETY: the caller's contract, for every call below.
     unsafe { object(file, obj) }.and_then(|(h, o)| {
-        let role = unsafe { bytes_arg(role, role_len, "`role` is NULL")? };
+        let role = unsafe { text_arg(role, role_len, Msg::RoleNull)? };
         // (A `match`, not `ok_or(..)?`: the component is not copied again.)
         match o.component(role) {
             Some(c) => Ok((h, c, decoded_len(&o, &c))),

@@ -19,7 +19,7 @@ mod tests;
 
 pub use data::*;
 
-use crate::args::{bytes_arg, put_opt, Invalid};
+use crate::args::{put_opt, string_arg, Invalid};
 use crate::types::{c_format, next_owner};
 use crate::{zt_file_info, zt_file_storage, zt_mode, zt_object, zt_object_info, zt_slot, zt_status};
 use core::ffi::c_char;
@@ -76,6 +76,9 @@ msgs! {
     WrittenNull ZT_ERR_INVALID_ARGUMENT "written",
     DstNull ZT_ERR_INVALID_ARGUMENT "dst",
     OutNull ZT_ERR_INVALID_ARGUMENT "out",
+    NameNull ZT_ERR_INVALID_ARGUMENT "name",
+    KeyNull ZT_ERR_INVALID_ARGUMENT "key",
+    RoleNull ZT_ERR_INVALID_ARGUMENT "role",
     ForeignObject ZT_ERR_INVALID_ARGUMENT "a zt_object from another file (or not from zt_object_at / zt_find)",
     ObjectIndex ZT_ERR_INVALID_ARGUMENT "object index out of range",
     LenOrSlots ZT_ERR_INVALID_ARGUMENT "`len` or `slot_count` out of range",
@@ -83,6 +86,7 @@ msgs! {
     PtrOrLenNull ZT_ERR_INVALID_ARGUMENT "`ptr` or `len` is NULL",
     CapOver ZT_ERR_INVALID_ARGUMENT "`cap` is over PTRDIFF_MAX",
     VerifyFlag ZT_ERR_INVALID_ARGUMENT "unknown `zt_verify` flag",
+    TooLong ZT_ERR_INVALID_ARGUMENT "a string length is over PTRDIFF_MAX (and is not ZT_NUL_TERMINATED)",
     NoObject ZT_ERR_NOT_FOUND "no object with that name",
     NoAttribute ZT_ERR_NOT_FOUND "no attribute with that key",
     NoComponent ZT_ERR_NOT_FOUND "no component with that role",
@@ -210,6 +214,15 @@ fn guard(f: impl FnOnce() -> Result<(), Fail>) -> zt_status {
         Ok(()) => zt_status::ZT_OK,
         Err(fail) => fail.record(),
     }
+}
+
+/// A string argument (`args::bytes_arg`), `null` naming it when NULL.
+///
+/// # Safety
+/// As `args::bytes_arg`.
+unsafe fn text_arg<'a>(ptr: *const c_char, len: usize, null: Msg) -> Result<&'a [u8], Fail> {
+    // SAFETY: the caller's contract.
+    unsafe { string_arg(ptr, len, null, Msg::TooLong) }.map_err(Fail::Text)
 }
 
 /// The handle behind `file`.
@@ -374,7 +387,7 @@ pub unsafe extern "C" fn zt_find(
     guard(|| {
         // SAFETY: the caller's contract, for every call below.
         let h = unsafe { handle(file)? };
-        let name = unsafe { bytes_arg(name, name_len, "`name` is NULL")? };
+        let name = unsafe { text_arg(name, name_len, Msg::NameNull)? };
         if out.is_null() {
             return Err(Fail::Text(Msg::OutNull));
         }
