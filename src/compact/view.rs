@@ -219,7 +219,7 @@ impl<'a> Object<'a> {
 
     /// How many components it has (counted, not decoded).
     pub fn component_count(&self) -> usize {
-        self.field(ObjectKey::Components).map_or(0, |p| map_entries(self.m, p).1)
+        self.components().left
     }
 
     /// The component of role `role`.
