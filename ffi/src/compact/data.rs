@@ -317,7 +317,7 @@ pub unsafe extern "C" fn zt_component_read(
             return Err(Fail::Text(Msg::DstNull));
         }
         if !raw {
-            return Err(Fail::Fault(Fault { kind: Kind::Zstd, at: c.at as u32 }));
+            return Err(Fail::Fault(0, Fault { kind: Kind::Zstd, at: c.at as u32 }));
         }
         // Raw: `cap` holds the stored length (checked above).
         let bytes = h.file.stored(&c);
@@ -377,7 +377,7 @@ pub unsafe extern "C" fn zt_verify_report(
         unsafe { put_opt(counts, c) };
         match r.first {
             None => Ok(()),
-            Some(f) => Err(Fail::Verify(r.problems, f)),
+            Some(f) => Err(Fail::Fault(r.problems, f)),
         }
     })
 }

@@ -145,10 +145,10 @@ pub(crate) enum Fail {
     /// `args.rs`, shared with the full build; texts of the functions
     /// firmware seldom links, which the table would carry into every one).
     Str(zt_status, &'static str),
-    /// The reader's fault: its phrase and manifest byte.
-    Fault(Fault),
-    /// Verification: the number of problems, and the first.
-    Verify(usize, Fault),
+    /// The reader's fault (its phrase and manifest byte), after the number
+    /// of problems verification found, the fault the first (0: not a
+    /// verification; it finds at least one when it fails).
+    Fault(usize, Fault),
 }
 
 impl From<Invalid> for Fail {
@@ -176,7 +176,7 @@ impl Fail {
         let status = match self {
             Fail::Text(m) => m.status(),
             Fail::Str(s, _) => s,
-            Fail::Fault(f) | Fail::Verify(_, f) => status_of(f),
+            Fail::Fault(_, f) => status_of(f),
         };
         crate::message::with_last_error(|w| {
             let f = match self {
@@ -187,14 +187,15 @@ impl Fail {
                     return w.put(after);
                 }
                 Fail::Str(_, text) => return w.put(text),
-                Fail::Fault(f) => f,
-                Fail::Verify(n, f) => {
-                    w.put_u32(u32::try_from(n).unwrap_or(u32::MAX));
-                    w.put(" problem");
-                    if n != 1 {
-                        w.put("s");
+                Fail::Fault(n, f) => {
+                    if n != 0 {
+                        w.put_u32(u32::try_from(n).unwrap_or(u32::MAX));
+                        w.put(" problem");
+                        if n != 1 {
+                            w.put("s");
+                        }
+                        w.put(" found; first: ");
                     }
-                    w.put(" found; first: ");
                     f
                 }
             };
@@ -312,7 +313,7 @@ pub unsafe extern "C" fn zt_open_mem_into(
                 h.write(zt_file { file, owner: next_owner() });
                 *out = h;
             },
-            Err(f) => return Err(Fail::Fault(f)),
+            Err(f) => return Err(Fail::Fault(0, f)),
         }
         Ok(())
     })
