@@ -4,7 +4,7 @@
 use super::{guard, handle, object, text_arg, zt_file, Fail, Msg};
 use crate::args::{put, put_opt};
 use crate::dtype::c_dtype;
-use crate::value::describe;
+use crate::value::describe_into;
 use crate::{zt_attribute, zt_component_info, zt_encoding, zt_object, zt_status, zt_verify_counts};
 use crate::{ZT_VERIFY_ALL, ZT_VERIFY_DATA, ZT_VERIFY_DIGESTS, ZT_VERIFY_STRICT};
 use core::ffi::c_char;
@@ -63,7 +63,7 @@ pub unsafe extern "C" fn zt_attribute_at(
         unsafe { attr.write(core::mem::zeroed()) };
         let m = unsafe { attributes(handle(file)?, obj)? };
         let (k, v) = m.iter().nth(index).ok_or(Fail::Str(zt_status::ZT_ERR_INVALID_ARGUMENT, "attribute index out of range"))?;
-        unsafe { attr.write(describe(k, v)) };
+        describe_into(unsafe { &mut *attr }, k, v);
         Ok(())
     })
 }
@@ -94,7 +94,7 @@ pub unsafe extern "C" fn zt_attribute_find(
             .iter()
             .find(|(k, _)| k.as_str().map(str::as_bytes) == Some(key))
             .ok_or(Fail::Text(Msg::NoAttribute))?;
-        unsafe { attr.write(describe(k, v)) };
+        describe_into(unsafe { &mut *attr }, k, v);
         Ok(())
     })
 }
