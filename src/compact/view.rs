@@ -2,7 +2,7 @@
 //! only what it is asked for.
 
 use super::cur::Cur;
-use super::pass::{fields, Pass};
+use super::pass::{read_fields, Pass};
 use super::File;
 use crate::cbor::{decode_head, len_of, Reader, MAJOR_ARRAY, MAJOR_TEXT};
 use crate::cbor::keys::definite;
@@ -325,8 +325,21 @@ impl<'a> Iterator for Components<'a> {
         // The pass's decoding (one copy of it in the code), not checking.
         let mut c = Cur::at(self.m, self.pos);
         let role = c.str().ok()?;
-        let decoded = fields(&mut c, &mut Pass::viewing(self.version), role);
+        // (Into the result in place: `fields` would return it through a
+        // copy.)
+        let mut out = Component {
+            role,
+            dtype: DType::U8,
+            logical: None,
+            encoding: Encoding::Raw,
+            offset: 0,
+            length: 0,
+            uncompressed_length: None,
+            digest: None,
+            at: c.pos,
+        };
+        let decoded = read_fields(&mut c, &mut Pass::viewing(self.version), &mut out).is_ok();
         self.pos = c.pos;
-        decoded.ok().map(|(c, _)| c)
+        decoded.then_some(out)
     }
 }
