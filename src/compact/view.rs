@@ -331,9 +331,10 @@ impl<'a> Iterator for Components<'a> {
         // The pass's decoding (one copy of it in the code), not checking.
         let mut c = Cur::at(self.m, self.pos);
         let role = c.str().ok()?;
-        // (Into the result in place: `fields` would return it through a
-        // copy.)
-        let mut out = Component {
+        // (Decoded into the Option returned: `fields` would return it
+        // through a Result and a copy.)
+        let mut found = None;
+        let out = found.insert(Component {
             role,
             dtype: DType::U8,
             logical: None,
@@ -343,9 +344,11 @@ impl<'a> Iterator for Components<'a> {
             uncompressed_length: None,
             digest: None,
             at: c.pos,
-        };
-        let decoded = read_fields(&mut c, &mut Pass::viewing(self.version), &mut out).is_ok();
+        });
+        if read_fields(&mut c, &mut Pass::viewing(self.version), out).is_err() {
+            found = None;
+        }
         self.pos = c.pos;
-        decoded.then_some(out)
+        found
     }
 }
