@@ -14,19 +14,32 @@ pub(crate) struct Invalid(pub &'static str);
 /// # Safety
 /// `ptr` is NULL or valid for `len` bytes (or NUL-terminated when `len` is
 /// `ZT_NUL_TERMINATED`).
+// (Unused by the compact build alone: it calls `string_arg`.)
+#[cfg_attr(feature = "compact", allow(dead_code))]
 pub(crate) unsafe fn bytes_arg<'a>(ptr: *const c_char, len: usize, what: &'static str) -> Result<&'a [u8], Invalid> {
+    // SAFETY: the caller's contract.
+    unsafe { string_arg(ptr, len, what, "a string length is over PTRDIFF_MAX (and is not ZT_NUL_TERMINATED)") }.map_err(Invalid)
+}
+
+/// [`bytes_arg`] with the refusals named by the caller: `null` for a NULL
+/// `ptr` (with a length other than 0), `too_long` for a length over
+/// `PTRDIFF_MAX` (the compact build names its texts by number).
+///
+/// # Safety
+/// As [`bytes_arg`].
+pub(crate) unsafe fn string_arg<'a, W>(ptr: *const c_char, len: usize, null: W, too_long: W) -> Result<&'a [u8], W> {
     if len == ZT_NUL_TERMINATED {
         if ptr.is_null() {
-            return Err(Invalid(what));
+            return Err(null);
         }
         // SAFETY: NUL-terminated, by the caller's contract.
         return Ok(unsafe { CStr::from_ptr(ptr) }.to_bytes());
     }
     if ptr.is_null() {
-        return if len == 0 { Ok(&[]) } else { Err(Invalid(what)) };
+        return if len == 0 { Ok(&[]) } else { Err(null) };
     }
     if len > isize::MAX as usize {
-        return Err(Invalid("a string length is over PTRDIFF_MAX (and is not ZT_NUL_TERMINATED)"));
+        return Err(too_long);
     }
     // SAFETY: valid for `len` bytes, by the caller's contract.
     Ok(unsafe { core::slice::from_raw_parts(ptr.cast::<u8>(), len) })

@@ -76,13 +76,38 @@ pub struct zt_attribute {
 }
 
 /// The C description of the attribute `k`: `v`.
+#[cfg_attr(all(feature = "compact", not(feature = "std")), allow(dead_code))]
 pub(crate) fn describe(k: Value<'_>, v: Value<'_>) -> zt_attribute {
+    let mut a = zt_attribute {
+        key: core::ptr::null(),
+        key_len: 0,
+        key_cbor: core::ptr::null(),
+        key_cbor_len: 0,
+        cbor: core::ptr::null(),
+        cbor_len: 0,
+        kind: zt_value_kind::ZT_VALUE_UNDEFINED,
+        has_int: false,
+        bool_value: false,
+        int_value: 0,
+        uint_value: 0,
+        float_value: 0.0,
+        data: core::ptr::null(),
+        data_len: 0,
+        count: 0,
+    };
+    describe_into(&mut a, k, v);
+    a
+}
+
+/// [`describe`] into `*a` (every field written: the compact build fills
+/// the caller's `zt_attribute` in place, with no copy between).
+pub(crate) fn describe_into(a: &mut zt_attribute, k: Value<'_>, v: Value<'_>) {
     let (key, key_len) = match k.as_str() {
         Some(s) => (s.as_ptr().cast(), s.len()),
         None => (core::ptr::null(), 0),
     };
     let (kc, vc) = (k.raw(), v.raw());
-    let mut a = zt_attribute {
+    *a = zt_attribute {
         key,
         key_len,
         key_cbor: kc.as_ptr(),
@@ -152,7 +177,6 @@ pub(crate) fn describe(k: Value<'_>, v: Value<'_>) -> zt_attribute {
             ZT_VALUE_SIMPLE
         }
     };
-    a
 }
 
 #[cfg(all(test, feature = "std"))]

@@ -422,7 +422,7 @@ pub(super) fn fields<'a>(c: &mut Cur<'a>, p: &mut Pass<'_>, role: &'a str) -> R<
 /// [`fields`] into `out` (in the caller's frame: the walk of an unknown
 /// field's value is the pass's deepest path).
 #[inline(never)]
-fn read_fields<'a>(c: &mut Cur<'a>, p: &mut Pass<'_>, out: &mut Component<'a>) -> R<u32> {
+pub(super) fn read_fields<'a>(c: &mut Cur<'a>, p: &mut Pass<'_>, out: &mut Component<'a>) -> R<u32> {
     let mut f = Fields::NEW;
     let mut ltype = None;
     loop {

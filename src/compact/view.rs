@@ -2,7 +2,7 @@
 //! only what it is asked for.
 
 use super::cur::Cur;
-use super::pass::{fields, Pass};
+use super::pass::{read_fields, Pass};
 use super::File;
 use crate::cbor::{decode_head, len_of, Reader, MAJOR_ARRAY, MAJOR_TEXT};
 use crate::cbor::keys::definite;
@@ -81,27 +81,20 @@ fn text(m: &[u8], pos: usize) -> &str {
     definite(m, pos).and_then(crate::utf8::str).unwrap_or("")
 }
 
-/// The unsigned integer at `pos`.
-fn uint(m: &[u8], pos: usize) -> Option<u64> {
-    match decode_head(m, pos)? {
-        (0, Some(v), _) => Some(v),
-        _ => None,
-    }
-}
-
 /// One object of a compact [`File`].
 #[derive(Clone, Copy)]
 pub struct Object<'a> {
     m: &'a [u8],
     version: Version,
-    name: &'a str,
+    /// The name's position (decoded when asked for).
+    name: usize,
     /// The object map's head.
     body: usize,
 }
 
 /// The object whose name is at `name` (its map follows).
 fn object_of(m: &[u8], version: Version, name: usize) -> Object<'_> {
-    Object { m, version, name: text(m, name), body: skip(m, name) }
+    Object { m, version, name, body: skip(m, name) }
 }
 
 /// Every object, in manifest order.
@@ -191,7 +184,7 @@ pub(crate) fn find<'a>(f: &File<'a>, name: &[u8]) -> Option<(usize, Object<'a>)>
 impl<'a> Object<'a> {
     /// The object's name.
     pub fn name(&self) -> &'a str {
-        self.name
+        text(self.m, self.name)
     }
 
     fn field(&self, key: ObjectKey) -> Option<usize> {
@@ -226,12 +219,18 @@ impl<'a> Object<'a> {
 
     /// How many components it has (counted, not decoded).
     pub fn component_count(&self) -> usize {
-        self.field(ObjectKey::Components).map_or(0, |p| map_entries(self.m, p).1)
+        self.components().left
     }
 
     /// The component of role `role`.
     pub fn component(&self, role: &[u8]) -> Option<Component<'a>> {
-        self.components().find(|c| c.role.as_bytes() == role)
+        // (Each decoded into the result itself: no copy of the match.)
+        let mut all = self.components();
+        let mut c = all.next();
+        while c.is_some_and(|c| c.role.as_bytes() != role) {
+            c = all.next();
+        }
+        c
     }
 }
 
@@ -254,26 +253,23 @@ impl<'a> Shape<'a> {
     /// The product of the dimensions (1 for a scalar; validated not to overflow).
     pub fn numel(&self) -> u64 {
         // Validated at open by `Numel`'s rule: the product does not
-        // overflow unless a dimension is 0 (then it is 0).
-        let (mut n, mut zero) = (1u64, false);
-        for d in self.dims() {
-            zero |= d == 0;
-            n = n.wrapping_mul(d);
-        }
-        if zero {
-            0
-        } else {
-            n
-        }
+        // overflow unless a dimension is 0, and then the wrapping product
+        // is 0 too (a factor of 0 makes it 0 whatever came before).
+        let mut at = self.first;
+        (0..self.ndim).fold(1, |n: u64, _| n.wrapping_mul(dim(self.m, &mut at)))
     }
 }
 
 /// The dimension at `*at` (0 when not an unsigned integer), and `*at` to
-/// the next. Out of line: the shape's readers share one copy.
+/// the next (an unsigned integer ends with its head). Out of line: the
+/// shape's readers share one copy.
 #[inline(never)]
 fn dim(m: &[u8], at: &mut usize) -> u64 {
-    let d = uint(m, *at).unwrap_or(0);
-    *at = skip(m, *at);
+    let (d, next) = match decode_head(m, *at) {
+        Some((0, Some(v), next)) => (v, next),
+        _ => (0, skip(m, *at)),
+    };
+    *at = next;
     d
 }
 
@@ -335,8 +331,24 @@ impl<'a> Iterator for Components<'a> {
         // The pass's decoding (one copy of it in the code), not checking.
         let mut c = Cur::at(self.m, self.pos);
         let role = c.str().ok()?;
-        let decoded = fields(&mut c, &mut Pass::viewing(self.version), role);
+        // (Decoded into the Option returned: `fields` would return it
+        // through a Result and a copy.)
+        let mut found = None;
+        let out = found.insert(Component {
+            role,
+            dtype: DType::U8,
+            logical: None,
+            encoding: Encoding::Raw,
+            offset: 0,
+            length: 0,
+            uncompressed_length: None,
+            digest: None,
+            at: c.pos,
+        });
+        if read_fields(&mut c, &mut Pass::viewing(self.version), out).is_err() {
+            found = None;
+        }
         self.pos = c.pos;
-        decoded.ok().map(|(c, _)| c)
+        found
     }
 }

@@ -1,10 +1,10 @@
 //! The compact build's attributes, components and verification: the
 //! header's functions of the same names (see `mod.rs`).
 
-use super::{guard, handle, invalid, object, zt_file, Fail};
-use crate::args::{bytes_arg, put, put_opt};
+use super::{guard, handle, object, text_arg, zt_file, Fail, Msg};
+use crate::args::{put, put_opt};
 use crate::dtype::c_dtype;
-use crate::value::describe;
+use crate::value::describe_into;
 use crate::{zt_attribute, zt_component_info, zt_encoding, zt_object, zt_status, zt_verify_counts};
 use crate::{ZT_VERIFY_ALL, ZT_VERIFY_DATA, ZT_VERIFY_DIGESTS, ZT_VERIFY_STRICT};
 use core::ffi::c_char;
@@ -57,13 +57,13 @@ pub unsafe extern "C" fn zt_attribute_at(
 ) -> zt_status {
     guard(|| {
         if attr.is_null() {
-            return Err(invalid("`attr` is NULL"));
+            return Err(Fail::Text(Msg::AttrNull));
         }
         // SAFETY: the caller's contract, for every call below.
         unsafe { attr.write(core::mem::zeroed()) };
         let m = unsafe { attributes(handle(file)?, obj)? };
-        let (k, v) = m.iter().nth(index).ok_or(invalid("attribute index out of range"))?;
-        unsafe { attr.write(describe(k, v)) };
+        let (k, v) = m.iter().nth(index).ok_or(Fail::Str(zt_status::ZT_ERR_INVALID_ARGUMENT, "attribute index out of range"))?;
+        describe_into(unsafe { &mut *attr }, k, v);
         Ok(())
     })
 }
@@ -83,18 +83,18 @@ pub unsafe extern "C" fn zt_attribute_find(
 ) -> zt_status {
     guard(|| {
         if attr.is_null() {
-            return Err(invalid("`attr` is NULL"));
+            return Err(Fail::Text(Msg::AttrNull));
         }
         // SAFETY: the caller's contract, for every call below.
         unsafe { attr.write(core::mem::zeroed()) };
         let h = unsafe { handle(file)? };
-        let key = unsafe { bytes_arg(key, key_len, "`key` is NULL")? };
+        let key = unsafe { text_arg(key, key_len, Msg::KeyNull)? };
         let m = unsafe { attributes(h, obj)? };
         let (k, v) = m
             .iter()
             .find(|(k, _)| k.as_str().map(str::as_bytes) == Some(key))
-            .ok_or(Fail::Text(zt_status::ZT_ERR_NOT_FOUND, "no attribute with that key"))?;
-        unsafe { attr.write(describe(k, v)) };
+            .ok_or(Fail::Text(Msg::NoAttribute))?;
+        describe_into(unsafe { &mut *attr }, k, v);
         Ok(())
     })
 }
@@ -113,11 +113,11 @@ unsafe fn component<'a>(
 ) -> Result<(&'a zt_file, Component<'static>, Option<u64>), Fail> {
     // SAFETY: the caller's contract, for every call below.
     unsafe { object(file, obj) }.and_then(|(h, o)| {
-        let role = unsafe { bytes_arg(role, role_len, "`role` is NULL")? };
+        let role = unsafe { text_arg(role, role_len, Msg::RoleNull)? };
         // (A `match`, not `ok_or(..)?`: the component is not copied again.)
         match o.component(role) {
             Some(c) => Ok((h, c, decoded_len(&o, &c))),
-            None => Err(Fail::Text(zt_status::ZT_ERR_NOT_FOUND, "no component with that role")),
+            None => Err(Fail::Text(Msg::NoComponent)),
         }
     })
 }
@@ -147,8 +147,8 @@ fn mul_pow2(n: u64, m: u32) -> Option<u64> {
 /// # Safety
 /// `info` is writable.
 unsafe fn describe_component(info: *mut zt_component_info, c: &Component<'_>, decoded: Option<u64>) {
-    let (lt, lt_len) = match c.logical {
-        Some(t) => (t.name().as_ptr().cast(), t.name().len()),
+    let (lt, lt_len) = match c.logical.map(|t| t.name()) {
+        Some(name) => (name.as_ptr().cast(), name.len()),
         None => (core::ptr::null(), 0),
     };
     let (dg, dg_len) = match c.digest {
@@ -199,7 +199,7 @@ pub unsafe extern "C" fn zt_component(
 ) -> zt_status {
     guard(|| {
         if info.is_null() {
-            return Err(invalid("`info` is NULL"));
+            return Err(Fail::Text(Msg::InfoNull));
         }
         // SAFETY: the caller's contract, for every call below.
         unsafe { info.write(core::mem::zeroed()) };
@@ -220,12 +220,12 @@ pub unsafe extern "C" fn zt_component_at(
 ) -> zt_status {
     guard(|| {
         if info.is_null() {
-            return Err(invalid("`info` is NULL"));
+            return Err(Fail::Text(Msg::InfoNull));
         }
         // SAFETY: the caller's contract, for every call below.
         unsafe { info.write(core::mem::zeroed()) };
         let (_, o) = unsafe { object(file, obj)? };
-        let c = o.components().nth(index).ok_or(invalid("component index out of range"))?;
+        let c = o.components().nth(index).ok_or(Fail::Str(zt_status::ZT_ERR_INVALID_ARGUMENT, "component index out of range"))?;
         unsafe { describe_component(info, &c, decoded_len(&o, &c)) };
         Ok(())
     })
@@ -249,7 +249,7 @@ pub unsafe extern "C" fn zt_component_ptr(
 ) -> zt_status {
     guard(|| {
         if ptr.is_null() || len.is_null() {
-            return Err(invalid("`ptr` or `len` is NULL"));
+            return Err(Fail::Text(Msg::PtrOrLenNull));
         }
         // SAFETY: the caller's contract, for every call below.
         unsafe {
@@ -258,10 +258,10 @@ pub unsafe extern "C" fn zt_component_ptr(
         }
         let (h, c, _) = unsafe { component(file, obj, role, role_len)? };
         if c.encoding != Encoding::Raw {
-            return Err(Fail::Text(zt_status::ZT_ERR_NOT_ZERO_COPY, "no zero-copy view: the component is compressed"));
+            return Err(Fail::Text(Msg::Compressed));
         }
         if c.dtype.width() > 1 && cfg!(target_endian = "big") {
-            return Err(Fail::Text(zt_status::ZT_ERR_NOT_ZERO_COPY, "no zero-copy view: elements are not in host byte order"));
+            return Err(Fail::Str(zt_status::ZT_ERR_NOT_ZERO_COPY, "no zero-copy view: elements are not in host byte order"));
         }
         let bytes = h.file.stored(&c);
         unsafe {
@@ -293,7 +293,7 @@ pub unsafe extern "C" fn zt_component_read(
 ) -> zt_status {
     guard(|| {
         if written.is_null() {
-            return Err(invalid("`written` is NULL"));
+            return Err(Fail::Text(Msg::WrittenNull));
         }
         // SAFETY: the caller's contract, for every call below.
         unsafe { written.write(0) };
@@ -303,21 +303,21 @@ pub unsafe extern "C" fn zt_component_read(
             // A declared size the stored bytes cannot produce is refused
             // before a caller allocates it (the full reader's rule).
             if !raw && n > c.length.saturating_mul(MAX_ZSTD_RATIO).saturating_add(ZSTD_MAX_BLOCK) {
-                return Err(Fail::Text(zt_status::ZT_ERR_CORRUPT_DATA, "declared size exceeds what the zstd data can hold"));
+                return Err(Fail::Text(Msg::DeclaredSize));
             }
             if (cap as u64) < n {
                 unsafe { written.write(usize::try_from(n).unwrap_or(usize::MAX)) };
-                return Err(Fail::Text(zt_status::ZT_ERR_BUFFER_TOO_SMALL, "buffer too small for the component"));
+                return Err(Fail::Text(Msg::ComponentTooSmall));
             }
         }
         if cap > isize::MAX as usize {
-            return Err(invalid("`cap` is over PTRDIFF_MAX"));
+            return Err(Fail::Text(Msg::CapOver));
         }
         if dst.is_null() && cap > 0 {
-            return Err(invalid("`dst` is NULL"));
+            return Err(Fail::Text(Msg::DstNull));
         }
         if !raw {
-            return Err(Fail::Fault(Fault { kind: Kind::Zstd, at: c.at as u32 }));
+            return Err(Fail::Fault(0, Fault { kind: Kind::Zstd, at: c.at as u32 }));
         }
         // Raw: `cap` holds the stored length (checked above).
         let bytes = h.file.stored(&c);
@@ -358,7 +358,7 @@ pub unsafe extern "C" fn zt_verify_report(
         unsafe { put_opt(counts, zero) };
         let h = unsafe { handle(file)? };
         if flags & !(ZT_VERIFY_ALL | ZT_VERIFY_STRICT) != 0 {
-            return Err(invalid("unknown `zt_verify` flag"));
+            return Err(Fail::Text(Msg::VerifyFlag));
         }
         let checks = if flags & ZT_VERIFY_ALL == 0 { ZT_VERIFY_ALL } else { flags };
         let options = Options {
@@ -377,7 +377,7 @@ pub unsafe extern "C" fn zt_verify_report(
         unsafe { put_opt(counts, c) };
         match r.first {
             None => Ok(()),
-            Some(f) => Err(Fail::Verify(r.problems, f)),
+            Some(f) => Err(Fail::Fault(r.problems, f)),
         }
     })
 }

@@ -19,7 +19,7 @@ mod tests;
 
 pub use data::*;
 
-use crate::args::{bytes_arg, put, put_opt, Invalid};
+use crate::args::{put_opt, string_arg, Invalid};
 use crate::types::{c_format, next_owner};
 use crate::{zt_file_info, zt_file_storage, zt_mode, zt_object, zt_object_info, zt_slot, zt_status};
 use core::ffi::c_char;
@@ -40,24 +40,121 @@ const _: () = {
     assert!(core::mem::size_of::<zt_slot>() == core::mem::size_of::<Entry>());
 };
 
-/// Why a call failed: the status and what the message says.
+/// The C layer's own refusal texts, each named by its number: a refusal
+/// carries its [`Msg`], not a pointer and a length (less code at each
+/// refusal; the texts in one table, `Msg::text` finds them). The first
+/// ones name an argument: their message is "`name` is NULL".
+macro_rules! msgs {
+    ($($name:ident $status:ident $text:literal,)*) => {
+        /// One of the C layer's own refusals (a whole word in a
+        /// [`Fail`]: a byte there made its copies byte by byte).
+        #[derive(Clone, Copy)]
+        #[repr(u32)]
+        pub(crate) enum Msg {
+            $($name,)*
+        }
+
+        /// The texts in [`Msg`] order, NUL-separated.
+        const TEXTS: &str = concat!($($text, "\0",)*);
+
+        /// Every [`Msg`] with its status, for the tests.
+        #[cfg(test)]
+        pub(crate) const ALL: &[(Msg, zt_status)] = &[$((Msg::$name, zt_status::$status),)*];
+    };
+}
+
+// Grouped by status, in the order `Msg::status` tests them; the NULL
+// arguments first.
+msgs! {
+    FileNull ZT_ERR_INVALID_ARGUMENT "file",
+    ObjNull ZT_ERR_INVALID_ARGUMENT "obj",
+    StorageNull ZT_ERR_INVALID_ARGUMENT "storage",
+    PtrNull ZT_ERR_INVALID_ARGUMENT "ptr",
+    InfoNull ZT_ERR_INVALID_ARGUMENT "info",
+    DimsNull ZT_ERR_INVALID_ARGUMENT "dims",
+    AttrNull ZT_ERR_INVALID_ARGUMENT "attr",
+    WrittenNull ZT_ERR_INVALID_ARGUMENT "written",
+    DstNull ZT_ERR_INVALID_ARGUMENT "dst",
+    OutNull ZT_ERR_INVALID_ARGUMENT "out",
+    NameNull ZT_ERR_INVALID_ARGUMENT "name",
+    KeyNull ZT_ERR_INVALID_ARGUMENT "key",
+    RoleNull ZT_ERR_INVALID_ARGUMENT "role",
+    ForeignObject ZT_ERR_INVALID_ARGUMENT "a zt_object from another file (or not from zt_object_at / zt_find)",
+    ObjectIndex ZT_ERR_INVALID_ARGUMENT "object index out of range",
+    LenOrSlots ZT_ERR_INVALID_ARGUMENT "`len` or `slot_count` out of range",
+    NameOrLenNull ZT_ERR_INVALID_ARGUMENT "`name` or `len` is NULL",
+    PtrOrLenNull ZT_ERR_INVALID_ARGUMENT "`ptr` or `len` is NULL",
+    CapOver ZT_ERR_INVALID_ARGUMENT "`cap` is over PTRDIFF_MAX",
+    VerifyFlag ZT_ERR_INVALID_ARGUMENT "unknown `zt_verify` flag",
+    TooLong ZT_ERR_INVALID_ARGUMENT "a string length is over PTRDIFF_MAX (and is not ZT_NUL_TERMINATED)",
+    NoObject ZT_ERR_NOT_FOUND "no object with that name",
+    NoAttribute ZT_ERR_NOT_FOUND "no attribute with that key",
+    NoComponent ZT_ERR_NOT_FOUND "no component with that role",
+    ShapeTooSmall ZT_ERR_BUFFER_TOO_SMALL "buffer too small for the shape",
+    ComponentTooSmall ZT_ERR_BUFFER_TOO_SMALL "buffer too small for the component",
+    Compressed ZT_ERR_NOT_ZERO_COPY "no zero-copy view: the component is compressed",
+    DeclaredSize ZT_ERR_CORRUPT_DATA "declared size exceeds what the zstd data can hold",
+}
+
+impl Msg {
+    /// Its status (by its group in the table: no status stored with it).
+    pub(crate) fn status(self) -> zt_status {
+        use zt_status::*;
+        let n = self as u32;
+        if n < Msg::NoObject as u32 {
+            ZT_ERR_INVALID_ARGUMENT
+        } else if n < Msg::ShapeTooSmall as u32 {
+            ZT_ERR_NOT_FOUND
+        } else if n < Msg::Compressed as u32 {
+            ZT_ERR_BUFFER_TOO_SMALL
+        } else if n < Msg::DeclaredSize as u32 {
+            ZT_ERR_NOT_ZERO_COPY
+        } else {
+            ZT_ERR_CORRUPT_DATA
+        }
+    }
+
+    /// Whether it names a NULL argument (its text is the name).
+    fn null(self) -> bool {
+        (self as u32) < Msg::ForeignObject as u32
+    }
+
+    /// Its text in the table.
+    fn text(self) -> &'static str {
+        let (mut start, mut n) = (0, self as usize);
+        for (i, b) in TEXTS.bytes().enumerate() {
+            if b == 0 {
+                if n == 0 {
+                    return TEXTS.get(start..i).unwrap_or("");
+                }
+                n -= 1;
+                start = i + 1;
+            }
+        }
+        ""
+    }
+}
+
+/// Why a call failed: the status and what the message says. (A `u32`
+/// tag: the variants' fields at fixed places, whole words to copy.)
+#[repr(u32)]
 pub(crate) enum Fail {
-    /// A status and its text (`ZT_ERR_INVALID_ARGUMENT` for arguments).
-    Text(zt_status, &'static str),
-    /// The reader's fault: its phrase and manifest byte.
-    Fault(Fault),
-    /// Verification: the number of problems, and the first.
-    Verify(usize, Fault),
+    /// One of the C layer's own refusals (its status and text).
+    Text(Msg),
+    /// A status and a text not in [`Msg`] (an argument refused in
+    /// `args.rs`, shared with the full build; texts of the functions
+    /// firmware seldom links, which the table would carry into every one).
+    Str(zt_status, &'static str),
+    /// The reader's fault (its phrase and manifest byte), after the number
+    /// of problems verification found, the fault the first (0: not a
+    /// verification; it finds at least one when it fails).
+    Fault(usize, Fault),
 }
 
 impl From<Invalid> for Fail {
     fn from(i: Invalid) -> Fail {
-        Fail::Text(zt_status::ZT_ERR_INVALID_ARGUMENT, i.0)
+        Fail::Str(zt_status::ZT_ERR_INVALID_ARGUMENT, i.0)
     }
-}
-
-fn invalid(what: &'static str) -> Fail {
-    Fail::Text(zt_status::ZT_ERR_INVALID_ARGUMENT, what)
 }
 
 /// The status of a fault's class.
@@ -77,16 +174,28 @@ impl Fail {
     #[inline(never)]
     fn record(self) -> zt_status {
         let status = match self {
-            Fail::Text(s, _) => s,
-            Fail::Fault(f) | Fail::Verify(_, f) => status_of(f),
+            Fail::Text(m) => m.status(),
+            Fail::Str(s, _) => s,
+            Fail::Fault(_, f) => status_of(f),
         };
         crate::message::with_last_error(|w| {
             let f = match self {
-                Fail::Text(_, text) => return w.put(text),
-                Fail::Fault(f) => f,
-                Fail::Verify(n, f) => {
-                    w.put_u32(u32::try_from(n).unwrap_or(u32::MAX));
-                    w.put(if n == 1 { " problem found; first: " } else { " problems found; first: " });
+                Fail::Text(m) => {
+                    let (before, after) = if m.null() { ("`", "` is NULL") } else { ("", "") };
+                    w.put(before);
+                    w.put(m.text());
+                    return w.put(after);
+                }
+                Fail::Str(_, text) => return w.put(text),
+                Fail::Fault(n, f) => {
+                    if n != 0 {
+                        w.put_u32(u32::try_from(n).unwrap_or(u32::MAX));
+                        w.put(" problem");
+                        if n != 1 {
+                            w.put("s");
+                        }
+                        w.put(" found; first: ");
+                    }
                     f
                 }
             };
@@ -108,13 +217,22 @@ fn guard(f: impl FnOnce() -> Result<(), Fail>) -> zt_status {
     }
 }
 
+/// A string argument (`args::bytes_arg`), `null` naming it when NULL.
+///
+/// # Safety
+/// As `args::bytes_arg`.
+unsafe fn text_arg<'a>(ptr: *const c_char, len: usize, null: Msg) -> Result<&'a [u8], Fail> {
+    // SAFETY: the caller's contract.
+    unsafe { string_arg(ptr, len, null, Msg::TooLong) }.map_err(Fail::Text)
+}
+
 /// The handle behind `file`.
 ///
 /// # Safety
 /// `file` is NULL or a live handle from `zt_open_mem_into`.
 unsafe fn handle<'a>(file: *const zt_file) -> Result<&'a zt_file, Fail> {
     // SAFETY: the caller's contract.
-    unsafe { file.as_ref() }.ok_or(invalid("`file` is NULL"))
+    unsafe { file.as_ref() }.ok_or(Fail::Text(Msg::FileNull))
 }
 
 /// The handle behind `file` and the object `obj` designates, after
@@ -130,11 +248,11 @@ unsafe fn object<'a>(file: *const zt_file, obj: *const zt_object) -> Result<(&'a
     // SAFETY: the caller's contract.
     let h = unsafe { handle(file)? };
     // SAFETY: the caller's contract.
-    let obj = unsafe { obj.as_ref() }.ok_or(invalid("`obj` is NULL"))?;
+    let obj = unsafe { obj.as_ref() }.ok_or(Fail::Text(Msg::ObjNull))?;
     if obj.owner != h.owner {
-        return Err(invalid("a zt_object from another file (or not from zt_object_at / zt_find)"));
+        return Err(Fail::Text(Msg::ForeignObject));
     }
-    h.file.object(obj.index).map(|o| (h, o)).ok_or(invalid("object index out of range"))
+    h.file.object(obj.index).map(|o| (h, o)).ok_or(Fail::Text(Msg::ObjectIndex))
 }
 
 impl zt_file {
@@ -169,16 +287,19 @@ pub unsafe extern "C" fn zt_open_mem_into(
     out: *mut *mut zt_file,
 ) -> zt_status {
     guard(|| {
+        if out.is_null() {
+            return Err(Fail::Text(Msg::OutNull));
+        }
         // SAFETY: the caller's contract, for every call below.
-        unsafe { put(out, core::ptr::null_mut(), "`out` is NULL")? };
+        unsafe { out.write(core::ptr::null_mut()) };
         if storage.is_null() {
-            return Err(invalid("`storage` is NULL"));
+            return Err(Fail::Text(Msg::StorageNull));
         }
         if ptr.is_null() && len != 0 {
-            return Err(invalid("`ptr` is NULL"));
+            return Err(Fail::Text(Msg::PtrNull));
         }
         if len > isize::MAX as usize || (slots.is_null() && slot_count != 0) {
-            return Err(invalid("`len` or `slot_count` out of range"));
+            return Err(Fail::Text(Msg::LenOrSlots));
         }
         let bytes: &'static [u8] = if len == 0 { &[] } else { unsafe { core::slice::from_raw_parts(ptr, len) } };
         // `zt_slot` is 16 bytes of integers, as `Entry` (checked above).
@@ -192,7 +313,7 @@ pub unsafe extern "C" fn zt_open_mem_into(
                 h.write(zt_file { file, owner: next_owner() });
                 *out = h;
             },
-            Err(f) => return Err(Fail::Fault(f)),
+            Err(f) => return Err(Fail::Fault(0, f)),
         }
         Ok(())
     })
@@ -206,7 +327,7 @@ pub unsafe extern "C" fn zt_open_mem_into(
 pub unsafe extern "C" fn zt_file_get_info(file: *const zt_file, info: *mut zt_file_info) -> zt_status {
     guard(|| {
         if info.is_null() {
-            return Err(invalid("`info` is NULL"));
+            return Err(Fail::Text(Msg::InfoNull));
         }
         // SAFETY: the caller's contract, for every call below.
         unsafe { info.write(core::mem::zeroed()) };
@@ -242,9 +363,12 @@ pub unsafe extern "C" fn zt_object_at(file: *const zt_file, index: usize, out: *
         // SAFETY: the caller's contract, for every call below.
         let h = unsafe { handle(file)? };
         if index >= h.file.len() {
-            return Err(invalid("object index out of range"));
+            return Err(Fail::Text(Msg::ObjectIndex));
         }
-        unsafe { put(out, h.tag(index), "`out` is NULL")? };
+        if out.is_null() {
+            return Err(Fail::Text(Msg::OutNull));
+        }
+        unsafe { out.write(h.tag(index)) };
         Ok(())
     })
 }
@@ -264,15 +388,15 @@ pub unsafe extern "C" fn zt_find(
     guard(|| {
         // SAFETY: the caller's contract, for every call below.
         let h = unsafe { handle(file)? };
-        let name = unsafe { bytes_arg(name, name_len, "`name` is NULL")? };
+        let name = unsafe { text_arg(name, name_len, Msg::NameNull)? };
         if out.is_null() {
-            return Err(invalid("`out` is NULL"));
+            return Err(Fail::Text(Msg::OutNull));
         }
         // (No `?` and Ok: the index is written where it is found.)
         h.file
             .position(name)
             .map(|i| unsafe { out.write(h.tag(i)) })
-            .ok_or(Fail::Text(zt_status::ZT_ERR_NOT_FOUND, "no object with that name"))
+            .ok_or(Fail::Text(Msg::NoObject))
     })
 }
 
@@ -291,11 +415,12 @@ pub unsafe extern "C" fn zt_object_name(
         // SAFETY: the caller's contract, for every call below.
         unsafe { object(file, obj) }.and_then(|(_, o)| {
             if name.is_null() || len.is_null() {
-                return Err(invalid("`name` or `len` is NULL"));
+                return Err(Fail::Text(Msg::NameOrLenNull));
             }
+            let n = o.name();
             unsafe {
-                name.write(o.name().as_ptr().cast());
-                len.write(o.name().len());
+                name.write(n.as_ptr().cast());
+                len.write(n.len());
             }
             Ok(())
         })
@@ -314,16 +439,18 @@ pub unsafe extern "C" fn zt_object_get_info(
 ) -> zt_status {
     guard(|| {
         if info.is_null() {
-            return Err(invalid("`info` is NULL"));
+            return Err(Fail::Text(Msg::InfoNull));
         }
         // SAFETY: the caller's contract, for every call below.
         unsafe { info.write(core::mem::zeroed()) };
         // (Each field stored as it is found: nothing kept across the calls.)
         let info = unsafe { &mut *info };
         unsafe { object(file, obj) }.map(|(_, o)| {
-            (info.name, info.name_len) = (o.name().as_ptr().cast(), o.name().len());
+            let name = o.name();
+            (info.name, info.name_len) = (name.as_ptr().cast(), name.len());
             let format = o.format();
-            (info.format, info.format_len) = (format.name().as_ptr().cast(), format.name().len());
+            let name = format.name();
+            (info.format, info.format_len) = (name.as_ptr().cast(), name.len());
             info.format_kind = c_format(format);
             let shape = o.shape();
             (info.ndim, info.numel) = (shape.ndim, shape.numel());
@@ -352,10 +479,10 @@ pub unsafe extern "C" fn zt_object_shape(
             let shape = o.shape();
             unsafe { put_opt(ndim, shape.ndim) };
             if cap < shape.ndim {
-                return Err(Fail::Text(zt_status::ZT_ERR_BUFFER_TOO_SMALL, "buffer too small for the shape"));
+                return Err(Fail::Text(Msg::ShapeTooSmall));
             }
             if shape.ndim > 0 && dims.is_null() {
-                return Err(invalid("`dims` is NULL"));
+                return Err(Fail::Text(Msg::DimsNull));
             }
             let mut at = dims;
             for d in shape.dims() {

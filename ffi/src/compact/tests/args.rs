@@ -172,3 +172,42 @@ fn arguments_are_checked_as_by_the_full_library() {
         assert_eq!((counts.objects, counts.components, counts.problems), (2, 2, 0));
     }
 }
+
+#[test]
+fn each_message_has_its_status_and_text() {
+    // The texts in `Msg` order.
+    let texts = [
+        "`file` is NULL",
+        "`obj` is NULL",
+        "`storage` is NULL",
+        "`ptr` is NULL",
+        "`info` is NULL",
+        "`dims` is NULL",
+        "`attr` is NULL",
+        "`written` is NULL",
+        "`dst` is NULL",
+        "`out` is NULL",
+        "`name` is NULL",
+        "`key` is NULL",
+        "`role` is NULL",
+        "a zt_object from another file (or not from zt_object_at / zt_find)",
+        "object index out of range",
+        "`len` or `slot_count` out of range",
+        "`name` or `len` is NULL",
+        "`ptr` or `len` is NULL",
+        "`cap` is over PTRDIFF_MAX",
+        "unknown `zt_verify` flag",
+        "a string length is over PTRDIFF_MAX (and is not ZT_NUL_TERMINATED)",
+        "no object with that name",
+        "no attribute with that key",
+        "no component with that role",
+        "buffer too small for the shape",
+        "buffer too small for the component",
+        "no zero-copy view: the component is compressed",
+        "declared size exceeds what the zstd data can hold",
+    ];
+    assert_eq!(c::ALL.len(), texts.len());
+    for (&(m, status), text) in c::ALL.iter().zip(texts) {
+        assert_eq!((m.status(), c::Fail::Text(m).record(), last_error()), (status, status, text.to_string()));
+    }
+}

@@ -309,6 +309,11 @@ pub fn by_hand() -> Vec<(String, Vec<u8>)> {
         let at = b.add(&[1, 2, 3]);
         let objects = vec![("short", obj("dense", &[4], vec![("data", comp("u8", at, 3, &[]))], None))];
         add("dense length mismatch", b.file(&root("1.2.0", objects, None)));
+        // A 0 after dimensions whose product overflows: no elements.
+        let mut b = Blobs::new();
+        let at = b.add(&[]);
+        let objects = vec![("zero", obj("dense", &[1 << 40, 1 << 40, 0], vec![("data", comp("u8", at, 0, &[]))], None))];
+        add("0 after huge dimensions", b.file(&root("1.2.0", objects, None)));
     }
 
     // zstd: a real frame (decodable by the std library, not by the compact
