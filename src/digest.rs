@@ -106,11 +106,10 @@ fn be_bytes(words: [u32; 8]) -> [u8; 32] {
     out
 }
 
-/// SHA-256 of `bytes` in one call, as its eight state words: sha2's
+/// SHA-256 of `bytes` in one call, as its eight state words: the
 /// compression function on the whole blocks, then the padded tail (no
 /// streaming buffer: less code).
 fn sha256_words(bytes: &[u8]) -> [u32; 8] {
-    use sha2::digest::generic_array::GenericArray;
     let mut state: [u32; 8] =
         [0x6a09e667, 0xbb67ae85, 0x3c6ef372, 0xa54ff53a, 0x510e527f, 0x9b05688c, 0x1f83d9ab, 0x5be0cd19];
     // The tail and 0x80 (at most 64 bytes), zeros and the length in bits
@@ -125,9 +124,56 @@ fn sha256_words(bytes: &[u8]) -> [u32; 8] {
     let n = if rest.len() < 56 { 64 } else { 128 };
     tail[n - 8..n].copy_from_slice(&((bytes.len() as u64) * 8).to_be_bytes());
     for b in blocks.chain(tail[..n].chunks_exact(64)) {
-        sha2::compress256(&mut state, core::slice::from_ref(GenericArray::from_slice(b)));
+        #[cfg(feature = "alloc")]
+        sha2::compress256(&mut state, core::slice::from_ref(sha2::digest::generic_array::GenericArray::from_slice(b)));
+        #[cfg(not(feature = "alloc"))]
+        compress(&mut state, b);
     }
     state
+}
+
+/// The SHA-256 round constants.
+#[cfg_attr(feature = "alloc", allow(dead_code))]
+const K: [u32; 64] = [
+    0x428a2f98, 0x71374491, 0xb5c0fbcf, 0xe9b5dba5, 0x3956c25b, 0x59f111f1, 0x923f82a4, 0xab1c5ed5, 0xd807aa98,
+    0x12835b01, 0x243185be, 0x550c7dc3, 0x72be5d74, 0x80deb1fe, 0x9bdc06a7, 0xc19bf174, 0xe49b69c1, 0xefbe4786,
+    0x0fc19dc6, 0x240ca1cc, 0x2de92c6f, 0x4a7484aa, 0x5cb0a9dc, 0x76f988da, 0x983e5152, 0xa831c66d, 0xb00327c8,
+    0xbf597fc7, 0xc6e00bf3, 0xd5a79147, 0x06ca6351, 0x14292967, 0x27b70a85, 0x2e1b2138, 0x4d2c6dfc, 0x53380d13,
+    0x650a7354, 0x766a0abb, 0x81c2c92e, 0x92722c85, 0xa2bfe8a1, 0xa81a664b, 0xc24b8b70, 0xc76c51a3, 0xd192e819,
+    0xd6990624, 0xf40e3585, 0x106aa070, 0x19a4c116, 0x1e376c08, 0x2748774c, 0x34b0bcb5, 0x391c0cb3, 0x4ed8aa4a,
+    0x5b9cca4f, 0x682e6ff3, 0x748f82ee, 0x78a5636f, 0x84c87814, 0x8cc70208, 0x90befffa, 0xa4506ceb, 0xbef9a3f7,
+    0xc67178f2,
+];
+
+/// The SHA-256 compression of one 64-byte block: the no-heap (firmware)
+/// build's, in one rolled loop whose message schedule is a ring of 16
+/// words (sha2's compact one keeps all 64 words; the `alloc` builds use
+/// sha2's).
+#[cfg_attr(feature = "alloc", allow(dead_code))]
+fn compress(state: &mut [u32; 8], block: &[u8]) {
+    let mut w = [0u32; 16];
+    for (w, b) in w.iter_mut().zip(block.chunks_exact(4)) {
+        *w = u32::from_be_bytes([b[0], b[1], b[2], b[3]]);
+    }
+    let mut s = *state;
+    for (i, k) in K.iter().enumerate() {
+        if i >= 16 {
+            let (w1, w14) = (w[(i + 1) % 16], w[(i + 14) % 16]);
+            let s0 = w1.rotate_right(7) ^ w1.rotate_right(18) ^ w1 >> 3;
+            let s1 = w14.rotate_right(17) ^ w14.rotate_right(19) ^ w14 >> 10;
+            w[i % 16] = w[i % 16].wrapping_add(s0).wrapping_add(w[(i + 9) % 16]).wrapping_add(s1);
+        }
+        let [a, b, c, d, e, f, g, h] = s;
+        let s1 = e.rotate_right(6) ^ e.rotate_right(11) ^ e.rotate_right(25);
+        let ch = (e & f) ^ (!e & g);
+        let t1 = h.wrapping_add(s1).wrapping_add(ch).wrapping_add(*k).wrapping_add(w[i % 16]);
+        let s0 = a.rotate_right(2) ^ a.rotate_right(13) ^ a.rotate_right(22);
+        let maj = (a & b) ^ (a & c) ^ (b & c);
+        s = [t1.wrapping_add(s0).wrapping_add(maj), a, b, c, d.wrapping_add(t1), e, f, g];
+    }
+    for (x, y) in state.iter_mut().zip(s) {
+        *x = x.wrapping_add(y);
+    }
 }
 
 /// CRC-32C (Castagnoli, reflected, as in iSCSI / the zTensor reference) of `bytes`.
@@ -243,6 +289,19 @@ mod tests {
         let data: [u8; 300] = core::array::from_fn(|i| (i * 7 + 3) as u8);
         for n in 0..data.len() {
             assert_eq!(sha256(&data[..n])[..], sha2::Sha256::digest(&data[..n])[..], "length {n}");
+        }
+    }
+
+    #[test]
+    fn rolled_compression_equals_sha2s() {
+        use sha2::digest::generic_array::GenericArray;
+        let mut mine = [0x6a09e667, 0xbb67ae85, 0x3c6ef372, 0xa54ff53a, 0x510e527f, 0x9b05688c, 0x1f83d9ab, 0x5be0cd19];
+        let mut theirs = mine;
+        for i in 0..200usize {
+            let block: [u8; 64] = core::array::from_fn(|j| (i * 61 + j * j * 7 + 13) as u8);
+            compress(&mut mine, &block);
+            sha2::compress256(&mut theirs, &[*GenericArray::from_slice(&block)]);
+            assert_eq!(mine, theirs, "block {i}");
         }
     }
 
