@@ -72,9 +72,10 @@ fn decode<'a>(s: &'a str, out: &mut [u32; 8]) -> Option<(&'a str, usize)> {
     if digits.is_empty() || digits.len() > 8 * n || n == 8 && digits.len() != 64 {
         return None;
     }
-    // Right-aligned from the last word.
+    // Right-aligned from the last word (`% 8`: no bounds check, i being
+    // below 64).
     for (i, &c) in digits.iter().rev().enumerate() {
-        out[7 - i / 8] |= (c as char).to_digit(16)? << (4 * (i % 8));
+        out[7 - i / 8 % 8] |= (c as char).to_digit(16)? << (4 * (i % 8));
     }
     Some((alg, n))
 }
