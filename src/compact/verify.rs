@@ -97,8 +97,8 @@ fn format_data(f: &File<'_>, o: &Object<'_>) -> Result<(), (Kind, usize)> {
     };
     let values = need(o, b"values")?;
     // Raw: the stored length (inside the file: a usize) is the values'
-    // (a division by a power of two).
-    let nnz = values.length as usize / (values.dtype.width() * values.ratio().unwrap_or(1)) as usize;
+    // (divided by a power of two: a shift).
+    let nnz = values.length as usize >> ((values.dtype.width() * values.ratio().unwrap_or(1)) as usize).trailing_zeros();
     for &(kind, role) in rules {
         let c = need(o, role)?;
         if !ints_ok(f.stored(&c), c.dtype, kind, nnz, o) {
