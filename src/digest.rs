@@ -149,8 +149,9 @@ const K: [u32; 64] = [
 /// The SHA-256 compression of one 64-byte block: the no-heap (firmware)
 /// build's, in one rolled loop whose message schedule is a ring of 16
 /// words (sha2's compact one keeps all 64 words; the `alloc` builds use
-/// sha2's).
+/// sha2's). Out of line: fewer registers spilled in its caller's frame.
 #[cfg_attr(feature = "alloc", allow(dead_code))]
+#[inline(never)]
 fn compress(state: &mut [u32; 8], block: &[u8]) {
     let mut w = [0u32; 16];
     for (w, b) in w.iter_mut().zip(block.chunks_exact(4)) {
