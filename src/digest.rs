@@ -85,12 +85,11 @@ fn decode<'a>(s: &'a str, out: &mut [u32; 8]) -> Option<(&'a str, usize)> {
 /// an unknown algorithm. The compact reader's check.
 pub(crate) fn check(s: &str, bytes: &[u8]) -> Option<Option<bool>> {
     let mut want = [0u32; 8];
-    let got = match decode(s, &mut want)?.1 {
-        0 => return Some(None),
-        8 => sha256_words(bytes),
-        _ => [0, 0, 0, 0, 0, 0, 0, crc32c(bytes)],
-    };
-    Some(Some(got == want))
+    Some(match decode(s, &mut want)?.1 {
+        0 => None,
+        8 => Some(sha256_words(bytes) == want),
+        _ => Some(crc32c(bytes) == want[7]),
+    })
 }
 
 /// SHA-256 of `bytes`.
