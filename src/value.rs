@@ -123,7 +123,7 @@ impl<'a> Value<'a> {
     /// As text, when it is one definite-length string.
     pub fn as_str(&self) -> Option<&'a str> {
         match self.get() {
-            ValueRef::Text(c) => c.contiguous().and_then(crate::utf8::str),
+            ValueRef::Text(c) => crate::utf8::str(c.contiguous()?),
             _ => None,
         }
     }
