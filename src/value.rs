@@ -254,6 +254,7 @@ pub struct Chunks<'a> {
 
 impl<'a> Chunks<'a> {
     /// The bytes, when the string is definite-length.
+    #[inline]
     pub fn contiguous(&self) -> Option<&'a [u8]> {
         let n = self.len? as usize;
         self.buf.get(self.pos..self.pos + n)
