@@ -388,6 +388,7 @@ impl<'a> Map<'a> {
     }
 
     /// Number of entries.
+    #[inline]
     pub fn len(&self) -> usize {
         match (self.len, self.hidden.is_none()) {
             (Some(n), true) => n as usize,
