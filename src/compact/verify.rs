@@ -88,7 +88,6 @@ fn component(f: &File<'_>, c: &Component<'_>, opt: Options, data_err: &mut Optio
 /// runs of nnz). Reached when every component is raw (else the object
 /// already has a data problem); the pass checked that the components are
 /// there and their types are integers.
-#[inline(never)]
 fn format_data(f: &File<'_>, o: &Object<'_>) -> Result<(), (Kind, usize)> {
     // Each rule's kind and role, after `values` (marked MissingComponent),
     // whose count the rules need.
