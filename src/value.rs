@@ -425,7 +425,6 @@ fn item<'a>(r: &mut Reader<'a>, len: &mut Len) -> Option<Value<'a>> {
 
 /// The next entry of a map read by `r` (`len` entries left), hidden keys
 /// passed over.
-#[inline(never)]
 fn entry<'a>(r: &mut Reader<'a>, len: &mut Len, hidden: Option<fn(&[u8]) -> bool>) -> Option<(Value<'a>, Value<'a>)> {
     loop {
         let k = item(r, len)?;
