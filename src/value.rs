@@ -361,6 +361,7 @@ impl<'a> Map<'a> {
     }
 
     /// Key/value pairs in encoded order.
+    #[inline]
     pub fn iter(&self) -> impl Iterator<Item = (Value<'a>, Value<'a>)> + 'a {
         let (mut r, mut len, hidden) = (Reader::at(self.buf, self.pos), self.len, self.hidden);
         core::iter::from_fn(move || entry(&mut r, &mut len, hidden))
