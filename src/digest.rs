@@ -159,7 +159,7 @@ fn compress(state: &mut [u32; 8], block: &[u8]) {
         *w = u32::from_be_bytes([b[0], b[1], b[2], b[3]]);
     }
     let mut s = *state;
-    for (i, k) in K.iter().enumerate() {
+    for i in 0..64 {
         if i >= 16 {
             let (w1, w14) = (w[(i + 1) % 16], w[(i + 14) % 16]);
             let s0 = w1.rotate_right(7) ^ w1.rotate_right(18) ^ w1 >> 3;
@@ -169,7 +169,7 @@ fn compress(state: &mut [u32; 8], block: &[u8]) {
         let [a, b, c, d, e, f, g, h] = s;
         let s1 = e.rotate_right(6) ^ e.rotate_right(11) ^ e.rotate_right(25);
         let ch = (e & f) ^ (!e & g);
-        let t1 = h.wrapping_add(s1).wrapping_add(ch).wrapping_add(*k).wrapping_add(w[i % 16]);
+        let t1 = h.wrapping_add(s1).wrapping_add(ch).wrapping_add(K[i]).wrapping_add(w[i % 16]);
         let s0 = a.rotate_right(2) ^ a.rotate_right(13) ^ a.rotate_right(22);
         let maj = (a & b) ^ (a & c) ^ (b & c);
         s = [t1.wrapping_add(s0).wrapping_add(maj), a, b, c, d.wrapping_add(t1), e, f, g];
