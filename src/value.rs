@@ -123,7 +123,7 @@ impl<'a> Value<'a> {
     /// As text, when it is one definite-length string.
     pub fn as_str(&self) -> Option<&'a str> {
         match self.get() {
-            ValueRef::Text(c) => c.contiguous().and_then(crate::utf8::str),
+            ValueRef::Text(c) => crate::utf8::str(c.contiguous()?),
             _ => None,
         }
     }
@@ -254,6 +254,7 @@ pub struct Chunks<'a> {
 
 impl<'a> Chunks<'a> {
     /// The bytes, when the string is definite-length.
+    #[inline]
     pub fn contiguous(&self) -> Option<&'a [u8]> {
         let n = self.len? as usize;
         self.buf.get(self.pos..self.pos + n)
@@ -360,6 +361,7 @@ impl<'a> Map<'a> {
     }
 
     /// Key/value pairs in encoded order.
+    #[inline]
     pub fn iter(&self) -> impl Iterator<Item = (Value<'a>, Value<'a>)> + 'a {
         let (mut r, mut len, hidden) = (Reader::at(self.buf, self.pos), self.len, self.hidden);
         core::iter::from_fn(move || entry(&mut r, &mut len, hidden))
@@ -387,6 +389,7 @@ impl<'a> Map<'a> {
     }
 
     /// Number of entries.
+    #[inline]
     pub fn len(&self) -> usize {
         match (self.len, self.hidden.is_none()) {
             (Some(n), true) => n as usize,
@@ -423,7 +426,6 @@ fn item<'a>(r: &mut Reader<'a>, len: &mut Len) -> Option<Value<'a>> {
 
 /// The next entry of a map read by `r` (`len` entries left), hidden keys
 /// passed over.
-#[inline(never)]
 fn entry<'a>(r: &mut Reader<'a>, len: &mut Len, hidden: Option<fn(&[u8]) -> bool>) -> Option<(Value<'a>, Value<'a>)> {
     loop {
         let k = item(r, len)?;
