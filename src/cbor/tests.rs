@@ -59,7 +59,8 @@ fn deep_frames_spill_into_the_scratch() {
     assert!(walk(&keys2).is_ok(), "{keys2:02x?}");
     // Too little scratch: a valid file asks for more, an invalid one says why.
     let small = &mut [[0u64; 2]; 4];
-    assert!(matches!(walk_with(&b, small).unwrap_err().kind(), ErrorKind::ScratchTooSmall { .. }));
+    let e = walk_with(&b, small).unwrap_err();
+    assert_eq!((e.kind(), e.manifest_offset()), (ErrorKind::ScratchTooSmall { needed: 5 }, Some(13)));
     let mut deep = [0x81u8; 1000];
     deep[999] = 0x00;
     assert_eq!(walk_with(&deep, small).unwrap_err().kind(), ErrorKind::TooDeep);

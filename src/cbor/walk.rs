@@ -37,6 +37,8 @@ impl<'a> Reader<'a> {
         };
         match r {
             Ok(()) => Ok(()),
+            // (One walk walks again itself.)
+            Err(bad) if ONE_WALK => Err(bad),
             Err(bad) => self.walk_failed(start, depth, bad),
         }
     }
@@ -54,11 +56,32 @@ impl<'a> Reader<'a> {
     }
 
     /// [`Reader::walk`] on `N` words of frames, with keys or without (see
-    /// there; out of line, so that each has its own frame).
+    /// there; out of line, so that each has its own frame). With one walk
+    /// ([`ONE_WALK`]), a full scratch is handled here as
+    /// [`Reader::walk_failed`] does: the item is walked again without keys.
     #[inline(never)]
     fn walk_in<const N: usize, const KEYS: bool>(&mut self, depth: usize, keys: Option<&mut Scratch<'_>>) -> Result<(), Bad> {
         // (Each instance knows whether it has keys: the other's code drops out.)
         let mut keys = if KEYS { keys } else { None };
+        let origin = self.pos;
+        // The full scratch's failure, when walking again.
+        let mut full = None;
+        loop {
+            let Some((at, figure)) = self.walk_once::<N>(depth, keys.as_deref_mut(), full)? else { return Ok(()) };
+            let bad = Bad { what: What::Scratch, at, figure };
+            if !ONE_WALK {
+                return Err(bad);
+            }
+            (full, keys) = (Some(bad), None);
+            self.pos = origin;
+        }
+    }
+
+    /// One walk of [`Reader::walk_in`]: a full scratch returns where, and
+    /// the entries it needed; a success, `full` (the full scratch of the
+    /// walk before) if there is one.
+    #[inline(always)]
+    fn walk_once<const N: usize>(&mut self, depth: usize, mut keys: Option<&mut Scratch<'_>>, full: Option<Bad>) -> Result<Option<(usize, u64)>, Bad> {
         let mut frames = Frames { words: [0; N], sp: 0, spilled: NO_SPILL };
         // The innermost container, kept apart from `frames` (before the
         // first one: a frame that is no map and takes no break).
@@ -125,11 +148,11 @@ impl<'a> Reader<'a> {
                             // its end when it closes (the entry sits just
                             // below this frame's keys, and its spilled frame).
                             if cur.map() && cur.key_next() && !k.try_push_key(self.buf, at, at) {
-                                return fail(What::Scratch, at, k.len() as u64 + 1);
+                                return Ok(Some((at, k.len() as u64 + 1)));
                             }
                         }
                         if !frames.push(keys.as_deref_mut(), &mut cur, Frame { left, seg: flags }) {
-                            return fail(What::Scratch, at, keys.map_or(0, |k| k.len() as u64 + 1));
+                            return Ok(Some((at, keys.map_or(0, |k| k.len() as u64 + 1))));
                         }
                         continue;
                     }
@@ -156,14 +179,14 @@ impl<'a> Reader<'a> {
                     }
                 }
                 if frames.sp == 0 {
-                    return Ok(());
+                    return full.map_or(Ok(None), Err);
                 }
                 if let Some(k) = keys.as_deref_mut() {
                     if cur.map() && cur.key_next() {
                         match closed {
                             None => {
                                 if !k.try_push_key(self.buf, start, self.pos) {
-                                    return fail(What::Scratch, start, k.len() as u64 + 1);
+                                    return Ok(Some((start, k.len() as u64 + 1)));
                                 }
                             }
                             // Its key entry sits just below where it started.
