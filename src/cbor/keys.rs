@@ -159,9 +159,14 @@ fn pos(e: &Entry) -> usize {
 /// indefinite one (the key was walked: it is well formed).
 #[inline]
 pub(crate) fn definite(buf: &[u8], start: usize) -> Option<&[u8]> {
-    match string_head(buf, start)? {
-        (Some(n), at) => buf.get(at..at.checked_add(n)?),
-        (None, _) => None,
+    // Short strings (names) without the head decoder.
+    let ai = (*buf.get(start)? & 0x1f) as usize;
+    if ai < 24 {
+        return buf.get(start + 1..start + 1 + ai);
+    }
+    match super::decode_head(buf, start)? {
+        (_, Some(n), at) => buf.get(at..at.checked_add(usize::try_from(n).ok()?)?),
+        _ => None,
     }
 }
 
