@@ -111,6 +111,12 @@ impl<'s> Scratch<'s> {
         }
     }
 
+    /// Entry `i`, below the length (one bounds check, out of line).
+    #[inline(never)]
+    pub(crate) fn entry(&mut self, i: usize) -> &mut Entry {
+        &mut self.segment(i)[0]
+    }
+
     pub(crate) fn truncate(&mut self, start: usize) {
         self.len = self.len.min(start);
     }

@@ -372,7 +372,7 @@ impl<const N: usize> Frames<N> {
             }
             if self.sp >= LOCAL_FRAMES {
                 seg = self.spilled;
-                self.spilled = k.segment(seg)[0][1] as usize & !FLAGS;
+                self.spilled = k.entry(seg)[1] as usize & !FLAGS;
                 k.truncate(seg);
             }
         }
@@ -391,7 +391,7 @@ impl<const N: usize> Frames<N> {
                 self.words[2 * i + 1] = f.seg;
             }
             Some(k) => {
-                let e = &mut k.segment(self.spilled)[0];
+                let e = k.entry(self.spilled);
                 *e = [f.left as u64, (e[1] as usize & !FLAGS | f.seg & FLAGS) as u64];
             }
         }
@@ -403,7 +403,7 @@ impl<const N: usize> Frames<N> {
             None => Frame::of_word(self.words[i]),
             Some(_) if i < LOCAL_FRAMES => Frame { left: self.words[2 * i], seg: self.words[2 * i + 1] },
             Some(k) => {
-                let e = k.segment(self.spilled)[0];
+                let e = *k.entry(self.spilled);
                 Frame { left: e[0] as usize, seg: (self.spilled + 1) | (e[1] as usize & FLAGS) }
             }
         }
