@@ -171,6 +171,8 @@ pub(crate) fn definite(buf: &[u8], start: usize) -> Option<&[u8]> {
 }
 
 fn key_cmp(buf: &[u8], a: &Entry, b: &Entry) -> core::cmp::Ordering {
+    // (Entries by reference, not copied into every caller's frame.)
+    let (a, b) = (core::hint::black_box(a), core::hint::black_box(b));
     let (ta, tb) = (a[0] >> TAG_SHIFT, b[0] >> TAG_SHIFT);
     ta.cmp(&tb).then_with(|| match ta {
         TAG_UINT | TAG_NINT => a[1].cmp(&b[1]),
