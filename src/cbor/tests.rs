@@ -126,6 +126,26 @@ fn duplicate_keys_are_found_at_any_depth() {
     assert!(walk(&b).is_ok());
 }
 
+/// An indefinite map's state (key or value next) survives a container
+/// inside it, with keys and without: a key after the container's value
+/// is checked, a break in value position refused.
+#[test]
+fn indefinite_maps_resume_after_a_nested_container() {
+    // {_ "a": {_ "b": 0}, "a": 1}
+    let b = [0xbf, 0x61, b'a', 0xbf, 0x61, b'b', 0x00, 0xff, 0x61, b'a', 0x01, 0xff];
+    let e = walk(&b).unwrap_err();
+    assert_eq!((e.kind(), e.manifest_offset()), (ErrorKind::DuplicateKey, Some(8)));
+    // {_ {_ "b": 0}: 0} is fine; {_ {_ "b": 0}} (a break for the value) is not.
+    let ok = [0xbf, 0xbf, 0x61, b'b', 0x00, 0xff, 0x00, 0xff];
+    let bad = [0xbf, 0xbf, 0x61, b'b', 0x00, 0xff, 0xff];
+    assert_eq!(walk(&ok).unwrap(), ok.len());
+    assert!(Reader::new(&ok).walk(0, None).is_ok());
+    for keys in [true, false] {
+        let e = if keys { walk(&bad).unwrap_err() } else { Reader::new(&bad).walk(0, None).unwrap_err() };
+        assert_eq!((e.kind(), e.manifest_offset()), (ErrorKind::CborBadIndefinite, Some(6)));
+    }
+}
+
 #[test]
 fn rejects_malformed() {
     for (b, kind) in [

@@ -260,6 +260,9 @@ pub(crate) enum What {
 /// spill (see there).
 pub(crate) const LOCAL_FRAMES: usize = 8;
 
+// With keys, the local frames' two words each fit in either walk's `N`.
+const _: () = assert!(MAX_DEPTH >= 2 * LOCAL_FRAMES);
+
 /// Without `alloc` (firmware), one instance of the walk serves with keys
 /// and without (less code; the walk with keys has a 256-byte frame instead
 /// of 64); with `alloc`, each has its own.
@@ -298,8 +301,9 @@ impl Frame {
         self.seg & !FLAGS
     }
 
-    /// One word, for a walk without keys: a definite count as it is (below
-    /// `isize::MAX`); an indefinite container as its flags, top bit set.
+    /// One word: a definite count as it is (below `isize::MAX`); an
+    /// indefinite container as its flags, top bit set. (All a walk without
+    /// keys keeps; with keys, `seg` is kept too.)
     fn word(self) -> usize {
         if self.left == INDEFINITE {
             MAP | (self.seg & FLAGS) >> 2
@@ -317,13 +321,13 @@ impl Frame {
     }
 }
 
-/// A walk's frames in `N` words: without keys one word each (see
-/// [`Frame::word`]; `N` is [`MAX_DEPTH`]); with keys two (`left`, `seg`)
-/// for the first `N / 2`, deeper ones in the scratch, one entry each,
-/// `[left, flags | the spilled frame below]`, followed by that
-/// container's keys (its `seg` is its entry + 1). The current frame is
-/// the walk's own (in registers): its slot is written when a frame is
-/// pushed above it.
+/// A walk's frames in `N` words: frame `i` in word `i` (see
+/// [`Frame::word`]; without keys, `N` is [`MAX_DEPTH`]); with keys, the
+/// first [`LOCAL_FRAMES`] that way and their `seg` in word `N - 1 - i`,
+/// deeper ones in the scratch, one entry each, `[left, flags | the
+/// spilled frame below]`, followed by that container's keys (its `seg`
+/// is its entry + 1). The current frame is the walk's own (in
+/// registers): its slot is written when a frame is pushed above it.
 struct Frames<const N: usize> {
     words: [usize; N],
     /// Frames in use, local and spilled, the current one included.
@@ -385,14 +389,15 @@ impl<const N: usize> Frames<N> {
     /// Keep frame `i`, below the current one.
     fn store(&mut self, keys: Option<&mut Scratch<'_>>, i: usize, f: Frame) {
         match keys {
-            None => self.words[i] = f.word(),
-            Some(_) if i < LOCAL_FRAMES => {
-                self.words[2 * i] = f.left;
-                self.words[2 * i + 1] = f.seg;
-            }
-            Some(k) => {
+            Some(k) if i >= LOCAL_FRAMES => {
                 let e = k.entry(self.spilled);
                 *e = [f.left as u64, (e[1] as usize & !FLAGS | f.seg & FLAGS) as u64];
+            }
+            _ => {
+                self.words[i] = f.word();
+                if keys.is_some() {
+                    self.words[N - 1 - i] = f.seg;
+                }
             }
         }
     }
@@ -400,11 +405,16 @@ impl<const N: usize> Frames<N> {
     /// Frame `i`, as [`Frames::store`] kept it.
     fn load(&self, keys: Option<&mut Scratch<'_>>, i: usize) -> Frame {
         match keys {
-            None => Frame::of_word(self.words[i]),
-            Some(_) if i < LOCAL_FRAMES => Frame { left: self.words[2 * i], seg: self.words[2 * i + 1] },
-            Some(k) => {
+            Some(k) if i >= LOCAL_FRAMES => {
                 let e = *k.entry(self.spilled);
                 Frame { left: e[0] as usize, seg: (self.spilled + 1) | (e[1] as usize & FLAGS) }
+            }
+            _ => {
+                let mut f = Frame::of_word(self.words[i]);
+                if keys.is_some() {
+                    f.seg = self.words[N - 1 - i];
+                }
+                f
             }
         }
     }
