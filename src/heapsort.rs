@@ -40,7 +40,7 @@ pub(crate) fn sort_by<T>(v: &mut [T], mut cmp: impl FnMut(&T, &T) -> Ordering) {
 
 /// Exchange `v[i]` and `v[j]` for `i < j`: two disjoint borrows, so the
 /// copies need no `memmove` (slice::swap pulls in 1.6 KiB of it on Cortex-M).
-fn swap<T>(v: &mut [T], i: usize, j: usize) {
+pub(crate) fn swap<T>(v: &mut [T], i: usize, j: usize) {
     let (a, b) = v.split_at_mut(j);
     core::mem::swap(&mut a[i], &mut b[0]);
 }

@@ -94,8 +94,7 @@ fn sort_keys(buf: &[u8], v: &mut [Entry]) {
             start -= 1;
         } else if end > 1 {
             end -= 1;
-            let (a, b) = v.split_at_mut(end);
-            core::mem::swap(&mut a[0], &mut b[0]);
+            crate::heapsort::swap(v, 0, end);
         } else {
             return;
         }
@@ -111,8 +110,7 @@ fn sort_keys(buf: &[u8], v: &mut [Entry]) {
             if big == root {
                 break;
             }
-            let (a, b) = v.split_at_mut(big);
-            core::mem::swap(&mut a[root], &mut b[0]);
+            crate::heapsort::swap(v, root, big);
             root = big;
         }
     }
