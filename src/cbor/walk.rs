@@ -27,8 +27,9 @@ impl<'a> Reader<'a> {
 
     /// [`Reader::walk`] whose failure is a small record of what went wrong
     /// and where (the compact reader's, and the `Error` built from it once,
-    /// out of line).
-    #[inline]
+    /// out of line). With one walk, the call is the walk's own.
+    #[cfg_attr(feature = "alloc", inline)]
+    #[cfg_attr(not(feature = "alloc"), inline(always))]
     pub(crate) fn walk_bad(&mut self, depth: usize, keys: Option<&mut Scratch<'_>>) -> Result<(), Bad> {
         let start = self.pos;
         let r = match keys {
