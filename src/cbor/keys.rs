@@ -171,13 +171,14 @@ pub(crate) fn definite(buf: &[u8], start: usize) -> Option<&[u8]> {
 fn key_cmp(buf: &[u8], a: &Entry, b: &Entry) -> core::cmp::Ordering {
     // (Entries by reference, not copied into every caller's frame.)
     let (a, b) = (core::hint::black_box(a), core::hint::black_box(b));
-    let (ta, tb) = (a[0] >> TAG_SHIFT, b[0] >> TAG_SHIFT);
-    ta.cmp(&tb).then_with(|| match ta {
+    // (Tags as u32: three bits.)
+    let (ta, tb) = ((a[0] >> TAG_SHIFT) as u32, (b[0] >> TAG_SHIFT) as u32);
+    ta.cmp(&tb).then_with(|| match ta as u64 {
         TAG_UINT | TAG_NINT => a[1].cmp(&b[1]),
         _ => {
             // The full reader's fast path: two definite strings.
             #[cfg(feature = "alloc")]
-            if let (TAG_TEXT | TAG_BYTES, Some(x), Some(y)) = (ta, definite(buf, pos(a)), definite(buf, pos(b))) {
+            if let (TAG_TEXT | TAG_BYTES, Some(x), Some(y)) = (ta as u64, definite(buf, pos(a)), definite(buf, pos(b))) {
                 return x.cmp(y);
             }
             content_cmp(buf, Chunks::of(a), Chunks::of(b))
