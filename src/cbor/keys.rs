@@ -130,6 +130,7 @@ const TAG_TEXT: u64 = 1;
 const TAG_BYTES: u64 = 2;
 const TAG_UINT: u64 = 3;
 const TAG_NINT: u64 = 4;
+const _: () = assert!(TAG_NINT == TAG_UINT + MAJOR_NINT as u64 && MAJOR_UINT == 0);
 
 /// A key as a scratch entry: `[tag << 61 | start, end-or-value]`.
 ///
@@ -140,8 +141,8 @@ pub(crate) fn key_entry(buf: &[u8], start: usize, end: usize) -> Entry {
     let tag = match super::decode_head(buf, start) {
         Some((MAJOR_TEXT, _, _)) => TAG_TEXT,
         Some((MAJOR_BYTES, _, _)) => TAG_BYTES,
-        Some((MAJOR_UINT, Some(v), _)) => return [TAG_UINT << TAG_SHIFT | start as u64, v],
-        Some((MAJOR_NINT, Some(v), _)) => return [TAG_NINT << TAG_SHIFT | start as u64, v],
+        // (TAG_NINT is TAG_UINT + 1, as their majors.)
+        Some((m @ (MAJOR_UINT | MAJOR_NINT), Some(v), _)) => return [(TAG_UINT + m as u64) << TAG_SHIFT | start as u64, v],
         _ => TAG_RAW,
     };
     [tag << TAG_SHIFT | start as u64, end as u64]
