@@ -364,7 +364,11 @@ pub(crate) fn decode_head(buf: &[u8], pos: usize) -> Option<(u8, Arg, usize)> {
     let rest = &buf[pos + 1..];
     let (arg, n) = match ai {
         0..=23 => (ai as u64, 0),
-        24 => (*rest.first()? as u64, 1),
+        // (A simple value below 32 in two bytes is not well formed.)
+        24 => match *rest.first()? {
+            v if v < 32 && major == MAJOR_SIMPLE => return None,
+            v => (v as u64, 1),
+        },
         25 => (u16::from_be_bytes(rest.get(..2)?.try_into().ok()?) as u64, 2),
         26 => (u32::from_be_bytes(rest.get(..4)?.try_into().ok()?) as u64, 4),
         27 => (u64::from_be_bytes(rest.get(..8)?.try_into().ok()?), 8),
@@ -373,9 +377,6 @@ pub(crate) fn decode_head(buf: &[u8], pos: usize) -> Option<(u8, Arg, usize)> {
         }
         _ => return None,
     };
-    if major == MAJOR_SIMPLE && ai == 24 && arg < 32 {
-        return None;
-    }
     Some((major, Some(arg), pos + 1 + n))
 }
 

@@ -6,39 +6,41 @@
 
 use core::cmp::Ordering;
 
-/// Sort `v` by `cmp`.
+/// Sort `v` by `cmp`: build a max-heap, then move its root to the end
+/// until one entry is left, sifting the new root down each time (the
+/// greater of it and its children goes up; the first child on a tie).
 pub(crate) fn sort_by<T>(v: &mut [T], mut cmp: impl FnMut(&T, &T) -> Ordering) {
     let n = v.len();
-    for start in (0..n / 2).rev() {
-        sift_down(v, start, n, &mut cmp);
-    }
-    for end in (1..n).rev() {
-        swap(v, 0, end);
-        sift_down(v, 0, end, &mut cmp);
-    }
-}
-
-/// Restore the max-heap below `root` in `v[..end]`.
-fn sift_down<T>(v: &mut [T], mut root: usize, end: usize, cmp: &mut impl FnMut(&T, &T) -> Ordering) {
+    let (mut start, mut end) = (n / 2, n);
     loop {
-        let mut child = 2 * root + 1;
-        if child >= end {
+        if start > 0 {
+            start -= 1;
+        } else if end > 1 {
+            end -= 1;
+            swap(v, 0, end);
+        } else {
             return;
         }
-        if child + 1 < end && cmp(&v[child], &v[child + 1]) == Ordering::Less {
-            child += 1;
+        let mut root = start;
+        loop {
+            let mut big = root;
+            for child in 2 * root + 1..end.min(2 * root + 3) {
+                if cmp(&v[big], &v[child]) == Ordering::Less {
+                    big = child;
+                }
+            }
+            if big == root {
+                break;
+            }
+            swap(v, root, big);
+            root = big;
         }
-        if cmp(&v[root], &v[child]) != Ordering::Less {
-            return;
-        }
-        swap(v, root, child);
-        root = child;
     }
 }
 
 /// Exchange `v[i]` and `v[j]` for `i < j`: two disjoint borrows, so the
 /// copies need no `memmove` (slice::swap pulls in 1.6 KiB of it on Cortex-M).
-fn swap<T>(v: &mut [T], i: usize, j: usize) {
+pub(crate) fn swap<T>(v: &mut [T], i: usize, j: usize) {
     let (a, b) = v.split_at_mut(j);
     core::mem::swap(&mut a[i], &mut b[0]);
 }

@@ -28,7 +28,7 @@ extern crate alloc;
 extern crate std;
 
 /// The scratch used when the caller gives none: growable with `alloc`, a
-/// fixed-capacity `heapless::Vec` in the caller's frame without.
+/// fixed-capacity array in the caller's frame without.
 #[cfg(feature = "alloc")]
 macro_rules! default_scratch {
     () => {

@@ -16,20 +16,26 @@ pub type Entry = [u64; 2];
 pub const DEFAULT_ENTRIES: usize = 128;
 
 enum Buf<'s> {
+    /// A caller's slice; without `alloc` also the built-in scratch, a
+    /// [`Fixed`] in the caller's frame (held by reference, so that every
+    /// `Scratch` stays a few words: it is moved through the validating pass).
     Slice(&'s mut [Entry]),
-    /// The built-in scratch of builds without `alloc`: a fixed-capacity
-    /// vector in the caller's frame, never zero-filled first (held by
-    /// reference, so that every `Scratch` stays a few words: it is moved
-    /// through the validating pass).
-    #[cfg(not(feature = "alloc"))]
-    Fixed(&'s mut Fixed),
     #[cfg(feature = "alloc")]
     Vec(alloc::vec::Vec<Entry>),
 }
 
-/// The built-in scratch's memory without `alloc` ([`DEFAULT_ENTRIES`] entries).
+/// The built-in scratch's memory without `alloc` ([`DEFAULT_ENTRIES`]
+/// entries, zero-filled: a slice like a caller's, so that one kind of
+/// scratch is in the code).
 #[cfg(not(feature = "alloc"))]
-pub(crate) type Fixed = heapless::Vec<Entry, DEFAULT_ENTRIES>;
+pub(crate) struct Fixed([Entry; DEFAULT_ENTRIES]);
+
+#[cfg(not(feature = "alloc"))]
+impl Fixed {
+    pub(crate) fn new() -> Self {
+        Fixed([[0; 2]; DEFAULT_ENTRIES])
+    }
+}
 
 /// A stack of [`Entry`]s.
 pub struct Scratch<'s> {
@@ -47,7 +53,7 @@ impl<'s> Scratch<'s> {
     /// `Fixed::new()`, see `default_scratch!`).
     #[cfg(not(feature = "alloc"))]
     pub(crate) fn fixed(mem: &'s mut Fixed) -> Self {
-        Scratch { buf: Buf::Fixed(mem), len: 0 }
+        Scratch::new(&mut mem.0)
     }
 
     /// Growable scratch.
@@ -79,13 +85,6 @@ impl<'s> Scratch<'s> {
                 };
                 *slot = e;
             }
-            #[cfg(not(feature = "alloc"))]
-            Buf::Fixed(v) => {
-                v.truncate(self.len);
-                if v.push(e).is_err() {
-                    return false;
-                }
-            }
             #[cfg(feature = "alloc")]
             Buf::Vec(v) => {
                 v.truncate(self.len);
@@ -107,11 +106,15 @@ impl<'s> Scratch<'s> {
         let len = self.len;
         match &mut self.buf {
             Buf::Slice(s) => &mut s[start..len],
-            #[cfg(not(feature = "alloc"))]
-            Buf::Fixed(v) => &mut v[start..len],
             #[cfg(feature = "alloc")]
             Buf::Vec(v) => &mut v[start..len],
         }
+    }
+
+    /// Entry `i`, below the length (one bounds check, out of line).
+    #[inline(never)]
+    pub(crate) fn entry(&mut self, i: usize) -> &mut Entry {
+        &mut self.segment(i)[0]
     }
 
     pub(crate) fn truncate(&mut self, start: usize) {

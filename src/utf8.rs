@@ -8,31 +8,35 @@
 
 /// Whether `b` is well-formed UTF-8.
 pub(crate) fn valid(b: &[u8]) -> bool {
-    let mut i = 0;
-    while i < b.len() {
-        let c = b[i];
-        if c < 0x80 {
-            i += 1;
-            continue;
+    // Continuation bytes still needed, and the range of the next one.
+    let (mut need, mut lo, mut hi) = (0, 0x80, 0xbf);
+    for &c in b {
+        if need > 0 {
+            if !(lo..=hi).contains(&c) {
+                return false;
+            }
+            (need, lo, hi) = (need - 1, 0x80, 0xbf);
+        } else if c >= 0x80 {
+            // A lead byte: 1, 2 or 3 continuation bytes (each 0x80..=0xbf),
+            // the first in a narrower range after E0 and F0 (no overlong
+            // forms), ED (no surrogates) and F4 (nothing past U+10FFFF).
+            if !(0xc2..=0xf4).contains(&c) {
+                return false;
+            }
+            need = 1 + (c >= 0xe0) as u32 + (c >= 0xf0) as u32;
+            lo = match c {
+                0xe0 => 0xa0,
+                0xf0 => 0x90,
+                _ => 0x80,
+            };
+            hi = match c {
+                0xed => 0x9f,
+                0xf4 => 0x8f,
+                _ => 0xbf,
+            };
         }
-        // Continuation bytes after the lead, and the range of the first.
-        let (n, lo, hi) = match c {
-            0xc2..=0xdf => (1, 0x80, 0xbf),
-            0xe0 => (2, 0xa0, 0xbf),
-            0xe1..=0xec | 0xee..=0xef => (2, 0x80, 0xbf),
-            0xed => (2, 0x80, 0x9f),
-            0xf0 => (3, 0x90, 0xbf),
-            0xf1..=0xf3 => (3, 0x80, 0xbf),
-            0xf4 => (3, 0x80, 0x8f),
-            _ => return false,
-        };
-        let Some(rest) = b.get(i + 1..i + 1 + n) else { return false };
-        if !(lo..=hi).contains(&rest[0]) || rest[1..].iter().any(|&x| x & 0xc0 != 0x80) {
-            return false;
-        }
-        i += 1 + n;
     }
-    true
+    need == 0
 }
 
 /// `b` as text, when it is well-formed UTF-8.

@@ -94,8 +94,7 @@ fn sort_keys(buf: &[u8], v: &mut [Entry]) {
             start -= 1;
         } else if end > 1 {
             end -= 1;
-            let (a, b) = v.split_at_mut(end);
-            core::mem::swap(&mut a[0], &mut b[0]);
+            crate::heapsort::swap(v, 0, end);
         } else {
             return;
         }
@@ -111,8 +110,7 @@ fn sort_keys(buf: &[u8], v: &mut [Entry]) {
             if big == root {
                 break;
             }
-            let (a, b) = v.split_at_mut(big);
-            core::mem::swap(&mut a[root], &mut b[0]);
+            crate::heapsort::swap(v, root, big);
             root = big;
         }
     }
@@ -132,6 +130,7 @@ const TAG_TEXT: u64 = 1;
 const TAG_BYTES: u64 = 2;
 const TAG_UINT: u64 = 3;
 const TAG_NINT: u64 = 4;
+const _: () = assert!(TAG_NINT == TAG_UINT + MAJOR_NINT as u64 && MAJOR_UINT == 0);
 
 /// A key as a scratch entry: `[tag << 61 | start, end-or-value]`.
 ///
@@ -142,8 +141,8 @@ pub(crate) fn key_entry(buf: &[u8], start: usize, end: usize) -> Entry {
     let tag = match super::decode_head(buf, start) {
         Some((MAJOR_TEXT, _, _)) => TAG_TEXT,
         Some((MAJOR_BYTES, _, _)) => TAG_BYTES,
-        Some((MAJOR_UINT, Some(v), _)) => return [TAG_UINT << TAG_SHIFT | start as u64, v],
-        Some((MAJOR_NINT, Some(v), _)) => return [TAG_NINT << TAG_SHIFT | start as u64, v],
+        // (TAG_NINT is TAG_UINT + 1, as their majors.)
+        Some((m @ (MAJOR_UINT | MAJOR_NINT), Some(v), _)) => return [(TAG_UINT + m as u64) << TAG_SHIFT | start as u64, v],
         _ => TAG_RAW,
     };
     [tag << TAG_SHIFT | start as u64, end as u64]
@@ -159,20 +158,28 @@ fn pos(e: &Entry) -> usize {
 /// indefinite one (the key was walked: it is well formed).
 #[inline]
 pub(crate) fn definite(buf: &[u8], start: usize) -> Option<&[u8]> {
-    match string_head(buf, start)? {
-        (Some(n), at) => buf.get(at..at.checked_add(n)?),
-        (None, _) => None,
+    // Short strings (names) without the head decoder.
+    let ai = (*buf.get(start)? & 0x1f) as usize;
+    if ai < 24 {
+        return buf.get(start + 1..start + 1 + ai);
+    }
+    match super::decode_head(buf, start)? {
+        (_, Some(n), at) => buf.get(at..at.checked_add(usize::try_from(n).ok()?)?),
+        _ => None,
     }
 }
 
 fn key_cmp(buf: &[u8], a: &Entry, b: &Entry) -> core::cmp::Ordering {
-    let (ta, tb) = (a[0] >> TAG_SHIFT, b[0] >> TAG_SHIFT);
-    ta.cmp(&tb).then_with(|| match ta {
+    // (Entries by reference, not copied into every caller's frame.)
+    let (a, b) = (core::hint::black_box(a), core::hint::black_box(b));
+    // (Tags as u32: three bits.)
+    let (ta, tb) = ((a[0] >> TAG_SHIFT) as u32, (b[0] >> TAG_SHIFT) as u32);
+    ta.cmp(&tb).then_with(|| match ta as u64 {
         TAG_UINT | TAG_NINT => a[1].cmp(&b[1]),
         _ => {
             // The full reader's fast path: two definite strings.
             #[cfg(feature = "alloc")]
-            if let (TAG_TEXT | TAG_BYTES, Some(x), Some(y)) = (ta, definite(buf, pos(a)), definite(buf, pos(b))) {
+            if let (TAG_TEXT | TAG_BYTES, Some(x), Some(y)) = (ta as u64, definite(buf, pos(a)), definite(buf, pos(b))) {
                 return x.cmp(y);
             }
             content_cmp(buf, Chunks::of(a), Chunks::of(b))

@@ -59,7 +59,8 @@ fn deep_frames_spill_into_the_scratch() {
     assert!(walk(&keys2).is_ok(), "{keys2:02x?}");
     // Too little scratch: a valid file asks for more, an invalid one says why.
     let small = &mut [[0u64; 2]; 4];
-    assert!(matches!(walk_with(&b, small).unwrap_err().kind(), ErrorKind::ScratchTooSmall { .. }));
+    let e = walk_with(&b, small).unwrap_err();
+    assert_eq!((e.kind(), e.manifest_offset()), (ErrorKind::ScratchTooSmall { needed: 5 }, Some(13)));
     let mut deep = [0x81u8; 1000];
     deep[999] = 0x00;
     assert_eq!(walk_with(&deep, small).unwrap_err().kind(), ErrorKind::TooDeep);
@@ -123,6 +124,26 @@ fn duplicate_keys_are_found_at_any_depth() {
     // same key text in different maps is fine
     let b = [0x82, 0xa1, 0x61, b'a', 0x01, 0xa1, 0x61, b'a', 0x01];
     assert!(walk(&b).is_ok());
+}
+
+/// An indefinite map's state (key or value next) survives a container
+/// inside it, with keys and without: a key after the container's value
+/// is checked, a break in value position refused.
+#[test]
+fn indefinite_maps_resume_after_a_nested_container() {
+    // {_ "a": {_ "b": 0}, "a": 1}
+    let b = [0xbf, 0x61, b'a', 0xbf, 0x61, b'b', 0x00, 0xff, 0x61, b'a', 0x01, 0xff];
+    let e = walk(&b).unwrap_err();
+    assert_eq!((e.kind(), e.manifest_offset()), (ErrorKind::DuplicateKey, Some(8)));
+    // {_ {_ "b": 0}: 0} is fine; {_ {_ "b": 0}} (a break for the value) is not.
+    let ok = [0xbf, 0xbf, 0x61, b'b', 0x00, 0xff, 0x00, 0xff];
+    let bad = [0xbf, 0xbf, 0x61, b'b', 0x00, 0xff, 0xff];
+    assert_eq!(walk(&ok).unwrap(), ok.len());
+    assert!(Reader::new(&ok).walk(0, None).is_ok());
+    for keys in [true, false] {
+        let e = if keys { walk(&bad).unwrap_err() } else { Reader::new(&bad).walk(0, None).unwrap_err() };
+        assert_eq!((e.kind(), e.manifest_offset()), (ErrorKind::CborBadIndefinite, Some(6)));
+    }
 }
 
 #[test]

@@ -27,8 +27,9 @@ impl<'a> Reader<'a> {
 
     /// [`Reader::walk`] whose failure is a small record of what went wrong
     /// and where (the compact reader's, and the `Error` built from it once,
-    /// out of line).
-    #[inline]
+    /// out of line). With one walk, the call is the walk's own.
+    #[cfg_attr(feature = "alloc", inline)]
+    #[cfg_attr(not(feature = "alloc"), inline(always))]
     pub(crate) fn walk_bad(&mut self, depth: usize, keys: Option<&mut Scratch<'_>>) -> Result<(), Bad> {
         let start = self.pos;
         let r = match keys {
@@ -37,6 +38,8 @@ impl<'a> Reader<'a> {
         };
         match r {
             Ok(()) => Ok(()),
+            // (One walk walks again itself.)
+            Err(bad) if ONE_WALK => Err(bad),
             Err(bad) => self.walk_failed(start, depth, bad),
         }
     }
@@ -54,11 +57,32 @@ impl<'a> Reader<'a> {
     }
 
     /// [`Reader::walk`] on `N` words of frames, with keys or without (see
-    /// there; out of line, so that each has its own frame).
+    /// there; out of line, so that each has its own frame). With one walk
+    /// ([`ONE_WALK`]), a full scratch is handled here as
+    /// [`Reader::walk_failed`] does: the item is walked again without keys.
     #[inline(never)]
     fn walk_in<const N: usize, const KEYS: bool>(&mut self, depth: usize, keys: Option<&mut Scratch<'_>>) -> Result<(), Bad> {
         // (Each instance knows whether it has keys: the other's code drops out.)
         let mut keys = if KEYS { keys } else { None };
+        let origin = self.pos;
+        // The full scratch's failure, when walking again.
+        let mut full = None;
+        loop {
+            let Some((at, figure)) = self.walk_once::<N>(depth, keys.as_deref_mut(), full)? else { return Ok(()) };
+            let bad = Bad { what: What::Scratch, at, figure };
+            if !ONE_WALK {
+                return Err(bad);
+            }
+            (full, keys) = (Some(bad), None);
+            self.pos = origin;
+        }
+    }
+
+    /// One walk of [`Reader::walk_in`]: a full scratch returns where, and
+    /// the entries it needed; a success, `full` (the full scratch of the
+    /// walk before) if there is one.
+    #[inline(always)]
+    fn walk_once<const N: usize>(&mut self, depth: usize, mut keys: Option<&mut Scratch<'_>>, full: Option<Bad>) -> Result<Option<(usize, u64)>, Bad> {
         let mut frames = Frames { words: [0; N], sp: 0, spilled: NO_SPILL };
         // The innermost container, kept apart from `frames` (before the
         // first one: a frame that is no map and takes no break).
@@ -125,11 +149,11 @@ impl<'a> Reader<'a> {
                             // its end when it closes (the entry sits just
                             // below this frame's keys, and its spilled frame).
                             if cur.map() && cur.key_next() && !k.try_push_key(self.buf, at, at) {
-                                return fail(What::Scratch, at, k.len() as u64 + 1);
+                                return Ok(Some((at, k.len() as u64 + 1)));
                             }
                         }
                         if !frames.push(keys.as_deref_mut(), &mut cur, Frame { left, seg: flags }) {
-                            return fail(What::Scratch, at, keys.map_or(0, |k| k.len() as u64 + 1));
+                            return Ok(Some((at, keys.map_or(0, |k| k.len() as u64 + 1))));
                         }
                         continue;
                     }
@@ -156,14 +180,14 @@ impl<'a> Reader<'a> {
                     }
                 }
                 if frames.sp == 0 {
-                    return Ok(());
+                    return full.map_or(Ok(None), Err);
                 }
                 if let Some(k) = keys.as_deref_mut() {
                     if cur.map() && cur.key_next() {
                         match closed {
                             None => {
                                 if !k.try_push_key(self.buf, start, self.pos) {
-                                    return fail(What::Scratch, start, k.len() as u64 + 1);
+                                    return Ok(Some((start, k.len() as u64 + 1)));
                                 }
                             }
                             // Its key entry sits just below where it started.
@@ -237,6 +261,9 @@ pub(crate) enum What {
 /// spill (see there).
 pub(crate) const LOCAL_FRAMES: usize = 8;
 
+// With keys, the local frames' two words each fit in either walk's `N`.
+const _: () = assert!(MAX_DEPTH >= 2 * LOCAL_FRAMES);
+
 /// Without `alloc` (firmware), one instance of the walk serves with keys
 /// and without (less code; the walk with keys has a 256-byte frame instead
 /// of 64); with `alloc`, each has its own.
@@ -275,8 +302,9 @@ impl Frame {
         self.seg & !FLAGS
     }
 
-    /// One word, for a walk without keys: a definite count as it is (below
-    /// `isize::MAX`); an indefinite container as its flags, top bit set.
+    /// One word: a definite count as it is (below `isize::MAX`); an
+    /// indefinite container as its flags, top bit set. (All a walk without
+    /// keys keeps; with keys, `seg` is kept too.)
     fn word(self) -> usize {
         if self.left == INDEFINITE {
             MAP | (self.seg & FLAGS) >> 2
@@ -294,13 +322,13 @@ impl Frame {
     }
 }
 
-/// A walk's frames in `N` words: without keys one word each (see
-/// [`Frame::word`]; `N` is [`MAX_DEPTH`]); with keys two (`left`, `seg`)
-/// for the first `N / 2`, deeper ones in the scratch, one entry each,
-/// `[left, flags | the spilled frame below]`, followed by that
-/// container's keys (its `seg` is its entry + 1). The current frame is
-/// the walk's own (in registers): its slot is written when a frame is
-/// pushed above it.
+/// A walk's frames in `N` words: frame `i` in word `i` (see
+/// [`Frame::word`]; without keys, `N` is [`MAX_DEPTH`]); with keys, the
+/// first [`LOCAL_FRAMES`] that way and their `seg` in word `N - 1 - i`,
+/// deeper ones in the scratch, one entry each, `[left, flags | the
+/// spilled frame below]`, followed by that container's keys (its `seg`
+/// is its entry + 1). The current frame is the walk's own (in
+/// registers): its slot is written when a frame is pushed above it.
 struct Frames<const N: usize> {
     words: [usize; N],
     /// Frames in use, local and spilled, the current one included.
@@ -349,7 +377,7 @@ impl<const N: usize> Frames<N> {
             }
             if self.sp >= LOCAL_FRAMES {
                 seg = self.spilled;
-                self.spilled = k.segment(seg)[0][1] as usize & !FLAGS;
+                self.spilled = k.entry(seg)[1] as usize & !FLAGS;
                 k.truncate(seg);
             }
         }
@@ -362,14 +390,15 @@ impl<const N: usize> Frames<N> {
     /// Keep frame `i`, below the current one.
     fn store(&mut self, keys: Option<&mut Scratch<'_>>, i: usize, f: Frame) {
         match keys {
-            None => self.words[i] = f.word(),
-            Some(_) if i < LOCAL_FRAMES => {
-                self.words[2 * i] = f.left;
-                self.words[2 * i + 1] = f.seg;
-            }
-            Some(k) => {
-                let e = &mut k.segment(self.spilled)[0];
+            Some(k) if i >= LOCAL_FRAMES => {
+                let e = k.entry(self.spilled);
                 *e = [f.left as u64, (e[1] as usize & !FLAGS | f.seg & FLAGS) as u64];
+            }
+            _ => {
+                self.words[i] = f.word();
+                if keys.is_some() {
+                    self.words[N - 1 - i] = f.seg;
+                }
             }
         }
     }
@@ -377,11 +406,16 @@ impl<const N: usize> Frames<N> {
     /// Frame `i`, as [`Frames::store`] kept it.
     fn load(&self, keys: Option<&mut Scratch<'_>>, i: usize) -> Frame {
         match keys {
-            None => Frame::of_word(self.words[i]),
-            Some(_) if i < LOCAL_FRAMES => Frame { left: self.words[2 * i], seg: self.words[2 * i + 1] },
-            Some(k) => {
-                let e = k.segment(self.spilled)[0];
+            Some(k) if i >= LOCAL_FRAMES => {
+                let e = *k.entry(self.spilled);
                 Frame { left: e[0] as usize, seg: (self.spilled + 1) | (e[1] as usize & FLAGS) }
+            }
+            _ => {
+                let mut f = Frame::of_word(self.words[i]);
+                if keys.is_some() {
+                    f.seg = self.words[N - 1 - i];
+                }
+                f
             }
         }
     }
