@@ -156,6 +156,25 @@ impl<'a> File<'a> {
     }
 }
 
+/// The `n`th of the NUL-terminated texts in `table` ("" past the last):
+/// the phrase tables of [`Kind::message`] and the C layer's texts (one
+/// copy of the scan in firmware).
+#[doc(hidden)]
+#[inline(never)]
+pub fn nth_text(table: &'static str, mut n: usize) -> &'static str {
+    let mut start = 0;
+    for (i, b) in table.bytes().enumerate() {
+        if b == 0 {
+            if n == 0 {
+                return table.get(start..i).unwrap_or("");
+            }
+            n -= 1;
+            start = i + 1;
+        }
+    }
+    ""
+}
+
 /// Where a v1.x file's manifest lies (start and end): the full reader's
 /// container rules ([`Tail::from_file`]) for the two refusals told apart
 /// here, a broken container ([`Kind::Container`]) and a sound v0.1 or v2

@@ -121,17 +121,7 @@ impl Msg {
 
     /// Its text in the table.
     fn text(self) -> &'static str {
-        let (mut start, mut n) = (0, self as usize);
-        for (i, b) in TEXTS.bytes().enumerate() {
-            if b == 0 {
-                if n == 0 {
-                    return TEXTS.get(start..i).unwrap_or("");
-                }
-                n -= 1;
-                start = i + 1;
-            }
-        }
-        ""
+        ztensor_core::compact::nth_text(TEXTS, self as usize)
     }
 }
 
