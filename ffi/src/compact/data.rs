@@ -17,7 +17,7 @@ use ztensor_core::{Encoding, Format};
 ///
 /// # Safety
 /// `obj` is NULL or readable.
-unsafe fn attributes(h: &zt_file, obj: *const zt_object) -> Result<Map<'static>, Fail> {
+unsafe fn attributes(h: &zt_file, obj: *const zt_object) -> Result<Map<'static>, Msg> {
     if obj.is_null() {
         Ok(h.file.attributes())
     } else {
@@ -110,14 +110,14 @@ unsafe fn component<'a>(
     obj: *const zt_object,
     role: *const c_char,
     role_len: usize,
-) -> Result<(&'a zt_file, Component<'static>, Option<u64>), Fail> {
+) -> Result<(&'a zt_file, Component<'static>, Option<u64>), Msg> {
     // SAFETY: the caller's contract, for every call below.
     unsafe { object(file, obj) }.and_then(|(h, o)| {
         let role = unsafe { text_arg(role, role_len, Msg::RoleNull)? };
         // (A `match`, not `ok_or(..)?`: the component is not copied again.)
         match o.component(role) {
             Some(c) => Ok((h, c, decoded_len(&o, &c))),
-            None => Err(Fail::Text(Msg::NoComponent)),
+            None => Err(Msg::NoComponent),
         }
     })
 }
@@ -204,6 +204,7 @@ pub unsafe extern "C" fn zt_component(
         // SAFETY: the caller's contract, for every call below.
         unsafe { info.write(core::mem::zeroed()) };
         unsafe { component(file, obj, role, role_len).map(|(_, c, decoded)| describe_component(info, &c, decoded)) }
+            .map_err(Fail::Text)
     })
 }
 
