@@ -65,11 +65,22 @@ impl<'a> File<'a> {
     /// [`Status::Unsupported`] (v0.1, v2 or a manifest major other than
     /// 1), [`Status::BufferTooSmall`] (too few slots for this file).
     pub fn open(bytes: &'a [u8], slots: &'a mut [Slot]) -> Result<File<'a>, Fault> {
+        let mut f = core::mem::MaybeUninit::uninit();
+        File::open_in(bytes, slots, &mut f).map(|f| *f)
+    }
+
+    /// [`File::open`] written into `place` (a caller's storage: no copy of
+    /// the `File` from a `Result`); `place` is left as it was on a refusal.
+    pub fn open_in<'p>(
+        bytes: &'a [u8],
+        slots: &'a mut [Slot],
+        place: &'p mut core::mem::MaybeUninit<File<'a>>,
+    ) -> Result<&'p mut File<'a>, Fault> {
         let (start, end) = manifest(bytes)?;
         let m = bytes.get(start..end).unwrap_or(&[]);
         let manifest_offset = start as u64;
         let root = pass::validate(m, manifest_offset, slots)?;
-        let mut f = File {
+        let f = place.write(File {
             bytes,
             m,
             manifest_offset,
@@ -78,8 +89,8 @@ impl<'a> File<'a> {
             count: root.count,
             attributes: root.attributes,
             index: &[],
-        };
-        f.index = view::build_index(&f, slots, root.ordered, root.sorted);
+        });
+        f.index = view::build_index(f, slots, root.ordered, root.sorted);
         Ok(f)
     }
 

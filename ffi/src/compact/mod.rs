@@ -303,14 +303,15 @@ pub unsafe extern "C" fn zt_open_mem_into(
         let slots: &'static mut [Entry] =
             if slot_count == 0 { &mut [] } else { unsafe { core::slice::from_raw_parts_mut(slots.cast(), slot_count) } };
         let h = storage.cast::<zt_file>();
-        // (A `match`, not `?`: the file is written without a copy between.)
-        match File::open(bytes, slots) {
-            // `storage` is large and aligned enough (checked above).
-            Ok(file) => unsafe {
-                h.write(zt_file { file, owner: next_owner() });
-                *out = h;
-            },
-            Err(f) => return Err(Fail::Fault(0, f)),
+        // SAFETY: `storage` is large and aligned enough (checked above);
+        // the file is opened in place (no copy of it from a `Result`).
+        let place = unsafe { &mut *core::ptr::addr_of_mut!((*h).file).cast() };
+        if let Err(f) = File::open_in(bytes, slots, place) {
+            return Err(Fail::Fault(0, f));
+        }
+        unsafe {
+            core::ptr::addr_of_mut!((*h).owner).write(next_owner());
+            *out = h;
         }
         Ok(())
     })
