@@ -99,31 +99,19 @@ pub(crate) fn describe(k: Value<'_>, v: Value<'_>) -> zt_attribute {
     a
 }
 
-/// [`describe`] into `*a` (every field written: the compact build fills
-/// the caller's `zt_attribute` in place, with no copy between).
+/// [`describe`] into `*a`, which is blank (zeroed, or `describe`'s blank:
+/// the fields this value does not set are left as they are; `kind` is
+/// always written): the compact build fills the caller's zeroed
+/// `zt_attribute` in place, with no copy between.
 pub(crate) fn describe_into(a: &mut zt_attribute, k: Value<'_>, v: Value<'_>) {
     let (key, key_len) = match k.as_str() {
         Some(s) => (s.as_ptr().cast(), s.len()),
         None => (core::ptr::null(), 0),
     };
     let (kc, vc) = (k.raw(), v.raw());
-    *a = zt_attribute {
-        key,
-        key_len,
-        key_cbor: kc.as_ptr(),
-        key_cbor_len: kc.len(),
-        cbor: vc.as_ptr(),
-        cbor_len: vc.len(),
-        kind: zt_value_kind::ZT_VALUE_UNDEFINED,
-        has_int: false,
-        bool_value: false,
-        int_value: 0,
-        uint_value: 0,
-        float_value: 0.0,
-        data: core::ptr::null(),
-        data_len: 0,
-        count: 0,
-    };
+    (a.key, a.key_len) = (key, key_len);
+    (a.key_cbor, a.key_cbor_len) = (kc.as_ptr(), kc.len());
+    (a.cbor, a.cbor_len) = (vc.as_ptr(), vc.len());
     let value = v.get();
     if let Some(i) = value.as_i64() {
         a.has_int = true;

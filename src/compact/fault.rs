@@ -52,17 +52,7 @@ impl Kind {
 
     /// A short phrase naming the problem (the doc comments say more).
     pub fn message(self) -> &'static str {
-        let (mut start, mut n) = (0, self as usize);
-        for (i, b) in MESSAGES.bytes().enumerate() {
-            if b == 0 {
-                if n == 0 {
-                    return MESSAGES.get(start..i).unwrap_or("");
-                }
-                n -= 1;
-                start = i + 1;
-            }
-        }
-        ""
+        super::nth_text(MESSAGES, self as usize)
     }
 }
 

@@ -65,11 +65,22 @@ impl<'a> File<'a> {
     /// [`Status::Unsupported`] (v0.1, v2 or a manifest major other than
     /// 1), [`Status::BufferTooSmall`] (too few slots for this file).
     pub fn open(bytes: &'a [u8], slots: &'a mut [Slot]) -> Result<File<'a>, Fault> {
+        let mut f = core::mem::MaybeUninit::uninit();
+        File::open_in(bytes, slots, &mut f).map(|f| *f)
+    }
+
+    /// [`File::open`] written into `place` (a caller's storage: no copy of
+    /// the `File` from a `Result`); `place` is left as it was on a refusal.
+    pub fn open_in<'p>(
+        bytes: &'a [u8],
+        slots: &'a mut [Slot],
+        place: &'p mut core::mem::MaybeUninit<File<'a>>,
+    ) -> Result<&'p mut File<'a>, Fault> {
         let (start, end) = manifest(bytes)?;
         let m = bytes.get(start..end).unwrap_or(&[]);
         let manifest_offset = start as u64;
         let root = pass::validate(m, manifest_offset, slots)?;
-        let mut f = File {
+        let f = place.write(File {
             bytes,
             m,
             manifest_offset,
@@ -78,8 +89,8 @@ impl<'a> File<'a> {
             count: root.count,
             attributes: root.attributes,
             index: &[],
-        };
-        f.index = view::build_index(&f, slots, root.ordered, root.sorted);
+        });
+        f.index = view::build_index(f, slots, root.ordered, root.sorted);
         Ok(f)
     }
 
@@ -154,6 +165,25 @@ impl<'a> File<'a> {
     pub fn verify(&self, options: crate::verify::Options) -> Report {
         verify::run(self, options)
     }
+}
+
+/// The `n`th of the NUL-terminated texts in `table` ("" past the last):
+/// the phrase tables of [`Kind::message`] and the C layer's texts (one
+/// copy of the scan in firmware).
+#[doc(hidden)]
+#[inline(never)]
+pub fn nth_text(table: &'static str, mut n: usize) -> &'static str {
+    let mut start = 0;
+    for (i, b) in table.bytes().enumerate() {
+        if b == 0 {
+            if n == 0 {
+                return table.get(start..i).unwrap_or("");
+            }
+            n -= 1;
+            start = i + 1;
+        }
+    }
+    ""
 }
 
 /// Where a v1.x file's manifest lies (start and end): the full reader's

@@ -17,7 +17,7 @@ use ztensor_core::{Encoding, Format};
 ///
 /// # Safety
 /// `obj` is NULL or readable.
-unsafe fn attributes(h: &zt_file, obj: *const zt_object) -> Result<Map<'static>, Fail> {
+unsafe fn attributes(h: &zt_file, obj: *const zt_object) -> Result<Map<'static>, Msg> {
     if obj.is_null() {
         Ok(h.file.attributes())
     } else {
@@ -110,14 +110,14 @@ unsafe fn component<'a>(
     obj: *const zt_object,
     role: *const c_char,
     role_len: usize,
-) -> Result<(&'a zt_file, Component<'static>, Option<u64>), Fail> {
+) -> Result<(&'a zt_file, Component<'static>, Option<u64>), Msg> {
     // SAFETY: the caller's contract, for every call below.
     unsafe { object(file, obj) }.and_then(|(h, o)| {
         let role = unsafe { text_arg(role, role_len, Msg::RoleNull)? };
         // (A `match`, not `ok_or(..)?`: the component is not copied again.)
         match o.component(role) {
             Some(c) => Ok((h, c, decoded_len(&o, &c))),
-            None => Err(Fail::Text(Msg::NoComponent)),
+            None => Err(Msg::NoComponent),
         }
     })
 }
@@ -142,46 +142,35 @@ fn mul_pow2(n: u64, m: u32) -> Option<u64> {
 }
 
 /// Write the description of `c` (which decodes to `decoded` bytes) to
-/// `*info`, built in place.
+/// `*info`, which the caller zeroed: only the fields that can be other
+/// than zero are written (v1.x: little-endian elements, digests over the
+/// stored bytes, no shards).
 ///
 /// # Safety
 /// `info` is writable.
 unsafe fn describe_component(info: *mut zt_component_info, c: &Component<'_>, decoded: Option<u64>) {
-    let (lt, lt_len) = match c.logical.map(|t| t.name()) {
-        Some(name) => (name.as_ptr().cast(), name.len()),
-        None => (core::ptr::null(), 0),
-    };
-    let (dg, dg_len) = match c.digest {
-        Some(d) => (d.as_ptr().cast(), d.len()),
-        None => (core::ptr::null(), 0),
-    };
-    let raw = c.encoding == Encoding::Raw;
-    let value = zt_component_info {
-        role: c.role.as_ptr().cast(),
-        role_len: c.role.len(),
-        dtype: c_dtype(c.dtype),
-        encoding: if raw { zt_encoding::ZT_ENCODING_RAW } else { zt_encoding::ZT_ENCODING_ZSTD },
-        logical_type: lt,
-        logical_type_len: lt_len,
-        offset: c.offset,
-        length: c.length,
-        uncompressed_length: c.uncompressed_length.unwrap_or(0),
-        has_uncompressed_length: c.uncompressed_length.is_some(),
-        // v1.x elements are little-endian.
-        big_endian: false,
-        has_decoded_length: decoded.is_some(),
-        decoded_length: decoded.unwrap_or(0),
-        digest: dg,
-        digest_len: dg_len,
-        // v1.x digests cover the stored bytes; no shards.
-        digest_over_decoded: false,
-        encoding_id: c.encoding.name().as_ptr().cast(),
-        encoding_id_len: c.encoding.name().len(),
-        shard: core::ptr::null(),
-        shard_len: 0,
-    };
     // SAFETY: the caller's contract.
-    unsafe { info.write(value) };
+    let info = unsafe { &mut *info };
+    (info.role, info.role_len) = (c.role.as_ptr().cast(), c.role.len());
+    info.dtype = c_dtype(c.dtype);
+    if c.encoding != Encoding::Raw {
+        info.encoding = zt_encoding::ZT_ENCODING_ZSTD;
+    }
+    if let Some(name) = c.logical.map(|t| t.name()) {
+        (info.logical_type, info.logical_type_len) = (name.as_ptr().cast(), name.len());
+    }
+    (info.offset, info.length) = (c.offset, c.length);
+    if let Some(n) = c.uncompressed_length {
+        (info.uncompressed_length, info.has_uncompressed_length) = (n, true);
+    }
+    if let Some(n) = decoded {
+        (info.decoded_length, info.has_decoded_length) = (n, true);
+    }
+    if let Some(d) = c.digest {
+        (info.digest, info.digest_len) = (d.as_ptr().cast(), d.len());
+    }
+    let id = c.encoding.name();
+    (info.encoding_id, info.encoding_id_len) = (id.as_ptr().cast(), id.len());
 }
 
 /// The component `role` of an object (the header's `zt_component`).
@@ -204,6 +193,7 @@ pub unsafe extern "C" fn zt_component(
         // SAFETY: the caller's contract, for every call below.
         unsafe { info.write(core::mem::zeroed()) };
         unsafe { component(file, obj, role, role_len).map(|(_, c, decoded)| describe_component(info, &c, decoded)) }
+            .map_err(Fail::Text)
     })
 }
 

@@ -121,17 +121,7 @@ impl Msg {
 
     /// Its text in the table.
     fn text(self) -> &'static str {
-        let (mut start, mut n) = (0, self as usize);
-        for (i, b) in TEXTS.bytes().enumerate() {
-            if b == 0 {
-                if n == 0 {
-                    return TEXTS.get(start..i).unwrap_or("");
-                }
-                n -= 1;
-                start = i + 1;
-            }
-        }
-        ""
+        ztensor_core::compact::nth_text(TEXTS, self as usize)
     }
 }
 
@@ -149,6 +139,12 @@ pub(crate) enum Fail {
     /// of problems verification found, the fault the first (0: not a
     /// verification; it finds at least one when it fails).
     Fault(usize, Fault),
+}
+
+impl From<Msg> for Fail {
+    fn from(m: Msg) -> Fail {
+        Fail::Text(m)
+    }
 }
 
 impl From<Invalid> for Fail {
@@ -221,38 +217,39 @@ fn guard(f: impl FnOnce() -> Result<(), Fail>) -> zt_status {
 ///
 /// # Safety
 /// As `args::bytes_arg`.
-unsafe fn text_arg<'a>(ptr: *const c_char, len: usize, null: Msg) -> Result<&'a [u8], Fail> {
+unsafe fn text_arg<'a>(ptr: *const c_char, len: usize, null: Msg) -> Result<&'a [u8], Msg> {
     // SAFETY: the caller's contract.
-    unsafe { string_arg(ptr, len, null, Msg::TooLong) }.map_err(Fail::Text)
+    unsafe { string_arg(ptr, len, null, Msg::TooLong) }
 }
 
 /// The handle behind `file`.
 ///
 /// # Safety
 /// `file` is NULL or a live handle from `zt_open_mem_into`.
-unsafe fn handle<'a>(file: *const zt_file) -> Result<&'a zt_file, Fail> {
+unsafe fn handle<'a>(file: *const zt_file) -> Result<&'a zt_file, Msg> {
     // SAFETY: the caller's contract.
-    unsafe { file.as_ref() }.ok_or(Fail::Text(Msg::FileNull))
+    unsafe { file.as_ref() }.ok_or(Msg::FileNull)
 }
 
 /// The handle behind `file` and the object `obj` designates, after
 /// checking it is from this handle (one copy of these checks in the code).
 /// Callers use the view inside `map` / `and_then`: taking it out with `?`
-/// copies it through the stack (more code in every caller).
+/// copies it through the stack (more code in every caller). Its refusals
+/// are [`Msg`]s (a word: the results of these helpers are small).
 ///
 /// # Safety
 /// `file` is NULL or a live handle; `obj` is NULL or points to a readable
 /// `zt_object`.
 #[inline(never)]
-unsafe fn object<'a>(file: *const zt_file, obj: *const zt_object) -> Result<(&'a zt_file, Object<'static>), Fail> {
+unsafe fn object<'a>(file: *const zt_file, obj: *const zt_object) -> Result<(&'a zt_file, Object<'static>), Msg> {
     // SAFETY: the caller's contract.
     let h = unsafe { handle(file)? };
     // SAFETY: the caller's contract.
-    let obj = unsafe { obj.as_ref() }.ok_or(Fail::Text(Msg::ObjNull))?;
+    let obj = unsafe { obj.as_ref() }.ok_or(Msg::ObjNull)?;
     if obj.owner != h.owner {
-        return Err(Fail::Text(Msg::ForeignObject));
+        return Err(Msg::ForeignObject);
     }
-    h.file.object(obj.index).map(|o| (h, o)).ok_or(Fail::Text(Msg::ObjectIndex))
+    h.file.object(obj.index).map(|o| (h, o)).ok_or(Msg::ObjectIndex)
 }
 
 impl zt_file {
@@ -306,14 +303,15 @@ pub unsafe extern "C" fn zt_open_mem_into(
         let slots: &'static mut [Entry] =
             if slot_count == 0 { &mut [] } else { unsafe { core::slice::from_raw_parts_mut(slots.cast(), slot_count) } };
         let h = storage.cast::<zt_file>();
-        // (A `match`, not `?`: the file is written without a copy between.)
-        match File::open(bytes, slots) {
-            // `storage` is large and aligned enough (checked above).
-            Ok(file) => unsafe {
-                h.write(zt_file { file, owner: next_owner() });
-                *out = h;
-            },
-            Err(f) => return Err(Fail::Fault(0, f)),
+        // SAFETY: `storage` is large and aligned enough (checked above);
+        // the file is opened in place (no copy of it from a `Result`).
+        let place = unsafe { &mut *core::ptr::addr_of_mut!((*h).file).cast() };
+        if let Err(f) = File::open_in(bytes, slots, place) {
+            return Err(Fail::Fault(0, f));
+        }
+        unsafe {
+            core::ptr::addr_of_mut!((*h).owner).write(next_owner());
+            *out = h;
         }
         Ok(())
     })
@@ -415,7 +413,7 @@ pub unsafe extern "C" fn zt_object_name(
         // SAFETY: the caller's contract, for every call below.
         unsafe { object(file, obj) }.and_then(|(_, o)| {
             if name.is_null() || len.is_null() {
-                return Err(Fail::Text(Msg::NameOrLenNull));
+                return Err(Msg::NameOrLenNull);
             }
             let n = o.name();
             unsafe {
@@ -424,6 +422,7 @@ pub unsafe extern "C" fn zt_object_name(
             }
             Ok(())
         })
+        .map_err(Fail::Text)
     })
 }
 
@@ -457,6 +456,7 @@ pub unsafe extern "C" fn zt_object_get_info(
             info.component_count = o.component_count();
             info.attribute_count = o.attributes().len();
         })
+        .map_err(Fail::Text)
     })
 }
 
@@ -479,10 +479,10 @@ pub unsafe extern "C" fn zt_object_shape(
             let shape = o.shape();
             unsafe { put_opt(ndim, shape.ndim) };
             if cap < shape.ndim {
-                return Err(Fail::Text(Msg::ShapeTooSmall));
+                return Err(Msg::ShapeTooSmall);
             }
             if shape.ndim > 0 && dims.is_null() {
-                return Err(Fail::Text(Msg::DimsNull));
+                return Err(Msg::DimsNull);
             }
             let mut at = dims;
             for d in shape.dims() {
@@ -493,5 +493,6 @@ pub unsafe extern "C" fn zt_object_shape(
             }
             Ok(())
         })
+        .map_err(Fail::Text)
     })
 }
