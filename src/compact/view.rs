@@ -123,8 +123,11 @@ pub(crate) fn name_slot(k: usize, i: usize) -> u64 {
 pub(crate) fn build_index<'a>(f: &File<'a>, slots: &'a mut [Slot], ordered: bool, sorted: bool) -> &'a [Slot] {
     let Some(slots) = slots.get_mut(..f.count) else { return &[] };
     if !sorted {
+        // (`slots` holds `f.count`: `get_mut` keeps a panic out.)
         for (i, (k, _)) in entries(f.m, f.objects, f.count).enumerate() {
-            slots[i][0] = name_slot(k, i);
+            if let Some(s) = slots.get_mut(i) {
+                s[0] = name_slot(k, i);
+            }
         }
         // (Names in ascending order, the usual case: no sort.)
         if !ordered {
