@@ -331,9 +331,9 @@ fn shape(c: &mut Cur<'_>) -> R<(usize, u64, u64)> {
 #[inline(never)]
 fn components(c: &mut Cur<'_>, p: &mut Pass<'_>, known: &mut Known) -> R<()> {
     let mut len = c.container(MAJOR_MAP)?;
-    let seg = p.scratch.len();
-    // The first 8 roles are compared directly; past that, in the scratch.
-    let mut few = [0u32; 8];
+    let (seg, first) = (p.scratch.len(), c.pos);
+    // The first 8 roles are compared directly (the earlier keys read
+    // again); past that, in the scratch.
     let mut n = 0usize;
     while c.more(&mut len) {
         let kpos = c.pos;
@@ -342,17 +342,18 @@ fn components(c: &mut Cur<'_>, p: &mut Pass<'_>, known: &mut Known) -> R<()> {
         if rb.is_empty() {
             return Err(Fault::new(Kind::EmptyName, kpos));
         }
-        if n < few.len() {
-            if few[..n].iter().any(|&k| definite(c.m, k as usize) == Some(rb)) {
-                return Err(Fault::new(Kind::DuplicateKey, kpos));
+        // (A text key's entry needs no end: it compares by content.)
+        let mut push = |k: usize| if p.scratch.try_push_key(c.m, k, k) { Ok(()) } else { Err(Fault::new(Kind::Slots, k)) };
+        if n <= 8 {
+            for (k, _) in super::view::entries(c.m, first, n) {
+                if n == 8 {
+                    push(k)?;
+                } else if definite(c.m, k) == Some(rb) {
+                    return Err(Fault::new(Kind::DuplicateKey, kpos));
+                }
             }
-            few[n] = kpos as u32;
-        } else {
-            // (A text key's entry needs no end: it compares by content.)
-            let mut push = |k: usize| if p.scratch.try_push_key(c.m, k, k) { Ok(()) } else { Err(Fault::new(Kind::Slots, k)) };
-            if n == few.len() {
-                few.iter().try_for_each(|&k| push(k as usize))?;
-            }
+        }
+        if n >= 8 {
             push(kpos)?;
         }
         n += 1;
