@@ -62,11 +62,11 @@ pub(crate) fn validate(m: &[u8], hi: u64, slots: &mut [Entry]) -> R<Root> {
         return Err(Fault::new(Kind::Trailing, c.pos));
     }
     if !root.ordered {
-        unique_names(m, &root, &mut p.scratch)?;
+        sorted_check(m, &root, &mut p.scratch, true)?;
         root.sorted = true;
     }
     if !p.order.ordered() {
-        no_overlap(m, &root, &mut p.scratch)?;
+        sorted_check(m, &root, &mut p.scratch, false)?;
         root.sorted = false;
     }
     Ok(root)
@@ -558,35 +558,32 @@ fn check_format(m: &[u8], shape: (usize, u64, u64), format: Option<Format<'_>>, 
     Ok(())
 }
 
-/// Object names are unique (when they did not come in ascending order):
-/// sorted in the scratch, one slot per object.
+/// With `names`, object names are unique (when they did not come in
+/// ascending order); without, no two blobs partially overlap (when they
+/// did not come in file order). Sorted in the scratch, one slot per object
+/// or per non-empty blob: one function, so one fill, sort and refusal of
+/// too few slots in the code.
 #[inline(never)]
-fn unique_names(m: &[u8], root: &Root, scratch: &mut Scratch<'_>) -> R<()> {
+fn sorted_check(m: &[u8], root: &Root, scratch: &mut Scratch<'_>, names: bool) -> R<()> {
     scratch.truncate(0);
-    for (i, (k, _)) in super::view::entries(m, root.objects, root.count).enumerate() {
-        if !scratch.try_push([super::view::name_slot(k, i), 0]) {
-            return Err(Fault::new(Kind::Slots, root.objects));
-        }
-    }
-    let s = scratch.segment(0);
-    super::view::sort(m, s, true);
-    let name = |e: &Entry| definite(m, (e[0] as u32) as usize);
-    match s.windows(2).find(|w| name(&w[0]) == name(&w[1])) {
-        Some(w) => Err(Fault::new(Kind::DuplicateKey, (w[1][0] as u32) as usize)),
-        None => Ok(()),
-    }
-}
-
-/// No two blobs partially overlap (when they did not come in file order):
-/// sorted in the scratch, one slot per non-empty blob.
-#[inline(never)]
-fn no_overlap(m: &[u8], root: &Root, scratch: &mut Scratch<'_>) -> R<()> {
-    scratch.truncate(0);
-    if let Some(at) = first_component(m, root, &mut |c| c.length > 0 && !scratch.try_push([c.offset, c.offset + c.length])) {
+    let full = if names {
+        let mut all = super::view::entries(m, root.objects, root.count).enumerate();
+        all.any(|(i, (k, _))| !scratch.try_push([super::view::name_slot(k, i), 0])).then_some(root.objects)
+    } else {
+        first_component(m, root, &mut |c| c.length > 0 && !scratch.try_push([c.offset, c.offset + c.length]))
+    };
+    if let Some(at) = full {
         return Err(Fault::new(Kind::Slots, at));
     }
     let s = scratch.segment(0);
-    super::view::sort(m, s, false);
+    super::view::sort(m, s, names);
+    if names {
+        let name = |e: &Entry| definite(m, (e[0] as u32) as usize);
+        return match s.windows(2).find(|w| name(&w[0]) == name(&w[1])) {
+            Some(w) => Err(Fault::new(Kind::DuplicateKey, (w[1][0] as u32) as usize)),
+            None => Ok(()),
+        };
+    }
     let Some((offset, length)) = first_overlap(s) else { return Ok(()) };
     // The fault points at the component whose blob overlaps another.
     let at = first_component(m, root, &mut |c| c.offset == offset && c.length == length);
