@@ -566,34 +566,45 @@ fn check_format(m: &[u8], shape: (usize, u64, u64), format: Option<Format<'_>>, 
 #[inline(never)]
 fn sorted_check(m: &[u8], root: &Root, scratch: &mut Scratch<'_>, names: bool) -> R<()> {
     scratch.truncate(0);
-    let full = if names {
-        let mut all = super::view::entries(m, root.objects, root.count).enumerate();
-        all.any(|(i, (k, _))| !scratch.try_push([super::view::name_slot(k, i), 0])).then_some(root.objects)
-    } else {
-        first_component(m, root, &mut |c| c.length > 0 && !scratch.try_push([c.offset, c.offset + c.length]))
-    };
-    if let Some(at) = full {
-        return Err(Fault::new(Kind::Slots, at));
-    }
-    let s = scratch.segment(0);
-    super::view::sort(m, s, names);
-    if names {
-        let name = |e: &Entry| definite(m, (e[0] as u32) as usize);
-        return match s.windows(2).find(|w| name(&w[0]) == name(&w[1])) {
-            Some(w) => Err(Fault::new(Kind::DuplicateKey, (w[1][0] as u32) as usize)),
-            None => Ok(()),
+    // Once an overlap is found, its blob: the walk of the components runs
+    // again to find its component (where the fault points).
+    let mut overlap = None;
+    loop {
+        let found = if names {
+            let mut all = super::view::entries(m, root.objects, root.count).enumerate();
+            all.any(|(i, (k, _))| !scratch.try_push([super::view::name_slot(k, i), 0])).then_some(root.objects)
+        } else {
+            first_component(m, root, |c| match overlap {
+                Some((offset, length)) => c.offset == offset && c.length == length,
+                None => c.length > 0 && !scratch.try_push([c.offset, c.offset + c.length]),
+            })
         };
+        if overlap.is_some() {
+            return Err(Fault::new(Kind::Overlap, found.unwrap_or(0)));
+        }
+        if let Some(at) = found {
+            return Err(Fault::new(Kind::Slots, at));
+        }
+        let s = scratch.segment(0);
+        super::view::sort(m, s, names);
+        if names {
+            let name = |e: &Entry| definite(m, (e[0] as u32) as usize);
+            return match s.windows(2).find(|w| name(&w[0]) == name(&w[1])) {
+                Some(w) => Err(Fault::new(Kind::DuplicateKey, (w[1][0] as u32) as usize)),
+                None => Ok(()),
+            };
+        }
+        overlap = first_overlap(s);
+        if overlap.is_none() {
+            return Ok(());
+        }
     }
-    let Some((offset, length)) = first_overlap(s) else { return Ok(()) };
-    // The fault points at the component whose blob overlaps another.
-    let at = first_component(m, root, &mut |c| c.offset == offset && c.length == length);
-    Err(Fault::new(Kind::Overlap, at.unwrap_or(0)))
 }
 
 /// The map position of the first component (in manifest order) for which
-/// `stop` says true. One function for both uses: one loop in the code.
-#[inline(never)]
-fn first_component(m: &[u8], root: &Root, stop: &mut dyn FnMut(&super::Component<'_>) -> bool) -> Option<usize> {
+/// `stop` says true ([`sorted_check`]'s one walk of the components, for
+/// both its uses).
+fn first_component(m: &[u8], root: &Root, mut stop: impl FnMut(&super::Component<'_>) -> bool) -> Option<usize> {
     for o in super::view::objects(m, root.objects, root.count, root.version) {
         for c in o.components() {
             if stop(&c) {
