@@ -35,7 +35,7 @@ pub(super) struct Pass<'s> {
     /// Blobs so far in file order, none overlapping.
     order: SpanOrder,
     /// Whether keys are checked (the pass), or a validated map is read (a
-    /// view, with [`fields`]: unknown keys just skipped).
+    /// view, with [`read_fields`]: unknown keys just skipped).
     checking: bool,
 }
 
@@ -365,8 +365,9 @@ fn components(c: &mut Cur<'_>, p: &mut Pass<'_>, known: &mut Known) -> R<()> {
 /// One component map: its fields, then the rules every component obeys.
 #[inline(never)]
 fn component<'a>(c: &mut Cur<'a>, p: &mut Pass<'_>, role: Option<Role>, name: &'a str, known: &mut Known) -> R<()> {
-    let (comp, seen) = fields(c, p, name)?;
-    let start = comp.at;
+    let start = c.pos;
+    let mut comp = Component::blank(name, start);
+    let seen = read_fields(c, p, &mut comp)?;
     const NEEDED: u32 = 1 << ComponentKey::DType as u32 | 1 << ComponentKey::Offset as u32 | 1 << ComponentKey::Length as u32;
     if seen & NEEDED != NEEDED {
         return Err(Fault::new(Kind::Missing, start));
@@ -400,28 +401,11 @@ fn component<'a>(c: &mut Cur<'a>, p: &mut Pass<'_>, role: Option<Role>, name: &'
     Ok(())
 }
 
-/// The fields of the component map at `c` (of role `role`), decoded,
-/// and which known keys it has (bits by [`ComponentKey`]): checked as the
-/// pass checks them, or (`p` viewing) read from a validated manifest.
-#[inline(always)]
-pub(super) fn fields<'a>(c: &mut Cur<'a>, p: &mut Pass<'_>, role: &'a str) -> R<(Component<'a>, u32)> {
-    let mut out = Component {
-        role,
-        dtype: DType::U8,
-        logical: None,
-        encoding: Encoding::Raw,
-        offset: 0,
-        length: 0,
-        uncompressed_length: None,
-        digest: None,
-        at: c.pos,
-    };
-    let seen = read_fields(c, p, &mut out)?;
-    Ok((out, seen))
-}
-
-/// [`fields`] into `out` (in the caller's frame: the walk of an unknown
-/// field's value is the pass's deepest path).
+/// The fields of the component map at `c` into `out` (from
+/// [`Component::blank`]), and which known keys it has (bits by
+/// [`ComponentKey`]): checked as the pass checks them, or (`p` viewing)
+/// read from a validated manifest. Into the caller's frame: the walk of
+/// an unknown field's value is the pass's deepest path.
 #[inline(never)]
 pub(super) fn read_fields<'a>(c: &mut Cur<'a>, p: &mut Pass<'_>, out: &mut Component<'a>) -> R<u32> {
     let mut f = Fields::NEW;

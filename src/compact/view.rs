@@ -302,7 +302,14 @@ pub struct Component<'a> {
     pub at: usize,
 }
 
-impl Component<'_> {
+impl<'a> Component<'a> {
+    /// Before its fields are read: the component of role `role` whose map
+    /// is at `at`.
+    #[inline(always)]
+    pub(crate) fn blank(role: &'a str, at: usize) -> Component<'a> {
+        Component { role, dtype: DType::U8, logical: None, encoding: Encoding::Raw, offset: 0, length: 0, uncompressed_length: None, digest: None, at }
+    }
+
     /// Decoded length in bytes, when known (raw: the stored length).
     pub fn decoded_len(&self) -> Option<u64> {
         match self.encoding {
@@ -340,17 +347,7 @@ impl<'a> Iterator for Components<'a> {
         // (Decoded into the Option returned: `fields` would return it
         // through a Result and a copy.)
         let mut found = None;
-        let out = found.insert(Component {
-            role,
-            dtype: DType::U8,
-            logical: None,
-            encoding: Encoding::Raw,
-            offset: 0,
-            length: 0,
-            uncompressed_length: None,
-            digest: None,
-            at: c.pos,
-        });
+        let out = found.insert(Component::blank(role, c.pos));
         if read_fields(&mut c, &mut Pass::viewing(self.version), out).is_err() {
             found = None;
         }
