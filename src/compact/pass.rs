@@ -35,7 +35,7 @@ pub(super) struct Pass<'s> {
     /// Blobs so far in file order, none overlapping.
     order: SpanOrder,
     /// Whether keys are checked (the pass), or a validated map is read (a
-    /// view, with [`fields`]: unknown keys just skipped).
+    /// view, with [`read_fields`]: unknown keys just skipped).
     checking: bool,
 }
 
@@ -62,11 +62,11 @@ pub(crate) fn validate(m: &[u8], hi: u64, slots: &mut [Entry]) -> R<Root> {
         return Err(Fault::new(Kind::Trailing, c.pos));
     }
     if !root.ordered {
-        unique_names(m, &root, &mut p.scratch)?;
+        sorted_check(m, &root, &mut p.scratch, true)?;
         root.sorted = true;
     }
     if !p.order.ordered() {
-        no_overlap(m, &root, &mut p.scratch)?;
+        sorted_check(m, &root, &mut p.scratch, false)?;
         root.sorted = false;
     }
     Ok(root)
@@ -331,9 +331,9 @@ fn shape(c: &mut Cur<'_>) -> R<(usize, u64, u64)> {
 #[inline(never)]
 fn components(c: &mut Cur<'_>, p: &mut Pass<'_>, known: &mut Known) -> R<()> {
     let mut len = c.container(MAJOR_MAP)?;
-    let seg = p.scratch.len();
-    // The first 8 roles are compared directly; past that, in the scratch.
-    let mut few = [0u32; 8];
+    let (seg, first) = (p.scratch.len(), c.pos);
+    // The first 8 roles are compared directly (the earlier keys read
+    // again); past that, in the scratch.
     let mut n = 0usize;
     while c.more(&mut len) {
         let kpos = c.pos;
@@ -342,17 +342,18 @@ fn components(c: &mut Cur<'_>, p: &mut Pass<'_>, known: &mut Known) -> R<()> {
         if rb.is_empty() {
             return Err(Fault::new(Kind::EmptyName, kpos));
         }
-        if n < few.len() {
-            if few[..n].iter().any(|&k| definite(c.m, k as usize) == Some(rb)) {
-                return Err(Fault::new(Kind::DuplicateKey, kpos));
+        // (A text key's entry needs no end: it compares by content.)
+        let mut push = |k: usize| if p.scratch.try_push_key(c.m, k, k) { Ok(()) } else { Err(Fault::new(Kind::Slots, k)) };
+        if n <= 8 {
+            for (k, _) in super::view::entries(c.m, first, n) {
+                if n == 8 {
+                    push(k)?;
+                } else if definite(c.m, k) == Some(rb) {
+                    return Err(Fault::new(Kind::DuplicateKey, kpos));
+                }
             }
-            few[n] = kpos as u32;
-        } else {
-            // (A text key's entry needs no end: it compares by content.)
-            let mut push = |k: usize| if p.scratch.try_push_key(c.m, k, k) { Ok(()) } else { Err(Fault::new(Kind::Slots, k)) };
-            if n == few.len() {
-                few.iter().try_for_each(|&k| push(k as usize))?;
-            }
+        }
+        if n >= 8 {
             push(kpos)?;
         }
         n += 1;
@@ -364,8 +365,9 @@ fn components(c: &mut Cur<'_>, p: &mut Pass<'_>, known: &mut Known) -> R<()> {
 /// One component map: its fields, then the rules every component obeys.
 #[inline(never)]
 fn component<'a>(c: &mut Cur<'a>, p: &mut Pass<'_>, role: Option<Role>, name: &'a str, known: &mut Known) -> R<()> {
-    let (comp, seen) = fields(c, p, name)?;
-    let start = comp.at;
+    let start = c.pos;
+    let mut comp = Component::blank(name, start);
+    let seen = read_fields(c, p, &mut comp)?;
     const NEEDED: u32 = 1 << ComponentKey::DType as u32 | 1 << ComponentKey::Offset as u32 | 1 << ComponentKey::Length as u32;
     if seen & NEEDED != NEEDED {
         return Err(Fault::new(Kind::Missing, start));
@@ -399,28 +401,11 @@ fn component<'a>(c: &mut Cur<'a>, p: &mut Pass<'_>, role: Option<Role>, name: &'
     Ok(())
 }
 
-/// The fields of the component map at `c` (of role `role`), decoded,
-/// and which known keys it has (bits by [`ComponentKey`]): checked as the
-/// pass checks them, or (`p` viewing) read from a validated manifest.
-#[inline(always)]
-pub(super) fn fields<'a>(c: &mut Cur<'a>, p: &mut Pass<'_>, role: &'a str) -> R<(Component<'a>, u32)> {
-    let mut out = Component {
-        role,
-        dtype: DType::U8,
-        logical: None,
-        encoding: Encoding::Raw,
-        offset: 0,
-        length: 0,
-        uncompressed_length: None,
-        digest: None,
-        at: c.pos,
-    };
-    let seen = read_fields(c, p, &mut out)?;
-    Ok((out, seen))
-}
-
-/// [`fields`] into `out` (in the caller's frame: the walk of an unknown
-/// field's value is the pass's deepest path).
+/// The fields of the component map at `c` into `out` (from
+/// [`Component::blank`]), and which known keys it has (bits by
+/// [`ComponentKey`]): checked as the pass checks them, or (`p` viewing)
+/// read from a validated manifest. Into the caller's frame: the walk of
+/// an unknown field's value is the pass's deepest path.
 #[inline(never)]
 pub(super) fn read_fields<'a>(c: &mut Cur<'a>, p: &mut Pass<'_>, out: &mut Component<'a>) -> R<u32> {
     let mut f = Fields::NEW;
@@ -557,45 +542,53 @@ fn check_format(m: &[u8], shape: (usize, u64, u64), format: Option<Format<'_>>, 
     Ok(())
 }
 
-/// Object names are unique (when they did not come in ascending order):
-/// sorted in the scratch, one slot per object.
+/// With `names`, object names are unique (when they did not come in
+/// ascending order); without, no two blobs partially overlap (when they
+/// did not come in file order). Sorted in the scratch, one slot per object
+/// or per non-empty blob: one function, so one fill, sort and refusal of
+/// too few slots in the code.
 #[inline(never)]
-fn unique_names(m: &[u8], root: &Root, scratch: &mut Scratch<'_>) -> R<()> {
+fn sorted_check(m: &[u8], root: &Root, scratch: &mut Scratch<'_>, names: bool) -> R<()> {
     scratch.truncate(0);
-    for (i, (k, _)) in super::view::entries(m, root.objects, root.count).enumerate() {
-        if !scratch.try_push([super::view::name_slot(k, i), 0]) {
-            return Err(Fault::new(Kind::Slots, root.objects));
+    // Once an overlap is found, its blob: the walk of the components runs
+    // again to find its component (where the fault points).
+    let mut overlap = None;
+    loop {
+        let found = if names {
+            let mut all = super::view::entries(m, root.objects, root.count).enumerate();
+            all.any(|(i, (k, _))| !scratch.try_push([super::view::name_slot(k, i), 0])).then_some(root.objects)
+        } else {
+            first_component(m, root, |c| match overlap {
+                Some((offset, length)) => c.offset == offset && c.length == length,
+                None => c.length > 0 && !scratch.try_push([c.offset, c.offset + c.length]),
+            })
+        };
+        if overlap.is_some() {
+            return Err(Fault::new(Kind::Overlap, found.unwrap_or(0)));
+        }
+        if let Some(at) = found {
+            return Err(Fault::new(Kind::Slots, at));
+        }
+        let s = scratch.segment(0);
+        super::view::sort(m, s, names);
+        if names {
+            let name = |e: &Entry| definite(m, (e[0] as u32) as usize);
+            return match s.windows(2).find(|w| name(&w[0]) == name(&w[1])) {
+                Some(w) => Err(Fault::new(Kind::DuplicateKey, (w[1][0] as u32) as usize)),
+                None => Ok(()),
+            };
+        }
+        overlap = first_overlap(s);
+        if overlap.is_none() {
+            return Ok(());
         }
     }
-    let s = scratch.segment(0);
-    super::view::sort(m, s, true);
-    let name = |e: &Entry| definite(m, (e[0] as u32) as usize);
-    match s.windows(2).find(|w| name(&w[0]) == name(&w[1])) {
-        Some(w) => Err(Fault::new(Kind::DuplicateKey, (w[1][0] as u32) as usize)),
-        None => Ok(()),
-    }
-}
-
-/// No two blobs partially overlap (when they did not come in file order):
-/// sorted in the scratch, one slot per non-empty blob.
-#[inline(never)]
-fn no_overlap(m: &[u8], root: &Root, scratch: &mut Scratch<'_>) -> R<()> {
-    scratch.truncate(0);
-    if let Some(at) = first_component(m, root, &mut |c| c.length > 0 && !scratch.try_push([c.offset, c.offset + c.length])) {
-        return Err(Fault::new(Kind::Slots, at));
-    }
-    let s = scratch.segment(0);
-    super::view::sort(m, s, false);
-    let Some((offset, length)) = first_overlap(s) else { return Ok(()) };
-    // The fault points at the component whose blob overlaps another.
-    let at = first_component(m, root, &mut |c| c.offset == offset && c.length == length);
-    Err(Fault::new(Kind::Overlap, at.unwrap_or(0)))
 }
 
 /// The map position of the first component (in manifest order) for which
-/// `stop` says true. One function for both uses: one loop in the code.
-#[inline(never)]
-fn first_component(m: &[u8], root: &Root, stop: &mut dyn FnMut(&super::Component<'_>) -> bool) -> Option<usize> {
+/// `stop` says true ([`sorted_check`]'s one walk of the components, for
+/// both its uses).
+fn first_component(m: &[u8], root: &Root, mut stop: impl FnMut(&super::Component<'_>) -> bool) -> Option<usize> {
     for o in super::view::objects(m, root.objects, root.count, root.version) {
         for c in o.components() {
             if stop(&c) {

@@ -4,7 +4,7 @@
 use super::cur::Cur;
 use super::pass::{read_fields, Pass};
 use super::File;
-use crate::cbor::{decode_head, len_of, Reader, MAJOR_ARRAY, MAJOR_TEXT};
+use crate::cbor::{decode_head, len_of, Reader, MAJOR_ARRAY, MAJOR_MAP, MAJOR_TEXT};
 use crate::cbor::keys::definite;
 use crate::manifest::schema::ObjectKey;
 use crate::scratch::Entry as Slot;
@@ -43,10 +43,16 @@ pub(crate) fn map_at(m: &[u8], pos: Option<usize>) -> Map<'_> {
 
 /// A map's first entry and entry count (counted when indefinite).
 fn map_entries(m: &[u8], pos: usize) -> (usize, usize) {
+    entries_of(m, pos, MAJOR_MAP)
+}
+
+/// The first item and entry count (counted when indefinite) of the
+/// container at `pos` when of major type `major` (else none): a map's
+/// entries are its key-value pairs. One function for maps and shapes.
+fn entries_of(m: &[u8], pos: usize, major: u8) -> (usize, usize) {
     match decode_head(m, pos) {
-        Some((_, Some(n), first)) => (first, n as usize),
-        Some((_, None, first)) => (first, items(m, first) / 2),
-        None => (0, 0),
+        Some((t, len, first)) if t == major => (first, len.map_or_else(|| items(m, first) >> (major == MAJOR_MAP) as u32, |n| n as usize)),
+        _ => (0, 0),
     }
 }
 
@@ -123,8 +129,11 @@ pub(crate) fn name_slot(k: usize, i: usize) -> u64 {
 pub(crate) fn build_index<'a>(f: &File<'a>, slots: &'a mut [Slot], ordered: bool, sorted: bool) -> &'a [Slot] {
     let Some(slots) = slots.get_mut(..f.count) else { return &[] };
     if !sorted {
+        // (`slots` holds `f.count`: `get_mut` keeps a panic out.)
         for (i, (k, _)) in entries(f.m, f.objects, f.count).enumerate() {
-            slots[i][0] = name_slot(k, i);
+            if let Some(s) = slots.get_mut(i) {
+                s[0] = name_slot(k, i);
+            }
         }
         // (Names in ascending order, the usual case: no sort.)
         if !ordered {
@@ -194,10 +203,7 @@ impl<'a> Object<'a> {
     /// The object's shape.
     pub fn shape(&self) -> Shape<'a> {
         let pos = self.field(ObjectKey::Shape).unwrap_or(0);
-        let (first, ndim) = match decode_head(self.m, pos) {
-            Some((MAJOR_ARRAY, len, first)) => (first, len.map_or_else(|| items(self.m, first), |n| n as usize)),
-            _ => (0, 0),
-        };
+        let (first, ndim) = entries_of(self.m, pos, MAJOR_ARRAY);
         Shape { m: self.m, first, ndim }
     }
 
@@ -296,7 +302,14 @@ pub struct Component<'a> {
     pub at: usize,
 }
 
-impl Component<'_> {
+impl<'a> Component<'a> {
+    /// Before its fields are read: the component of role `role` whose map
+    /// is at `at`.
+    #[inline(always)]
+    pub(crate) fn blank(role: &'a str, at: usize) -> Component<'a> {
+        Component { role, dtype: DType::U8, logical: None, encoding: Encoding::Raw, offset: 0, length: 0, uncompressed_length: None, digest: None, at }
+    }
+
     /// Decoded length in bytes, when known (raw: the stored length).
     pub fn decoded_len(&self) -> Option<u64> {
         match self.encoding {
@@ -334,17 +347,7 @@ impl<'a> Iterator for Components<'a> {
         // (Decoded into the Option returned: `fields` would return it
         // through a Result and a copy.)
         let mut found = None;
-        let out = found.insert(Component {
-            role,
-            dtype: DType::U8,
-            logical: None,
-            encoding: Encoding::Raw,
-            offset: 0,
-            length: 0,
-            uncompressed_length: None,
-            digest: None,
-            at: c.pos,
-        });
+        let out = found.insert(Component::blank(role, c.pos));
         if read_fields(&mut c, &mut Pass::viewing(self.version), out).is_err() {
             found = None;
         }
