@@ -133,11 +133,18 @@ fn sha256_words(bytes: &[u8]) -> [u32; 8] {
     tail[rest.len()] = 0x80;
     let n = if rest.len() < 56 { 64 } else { 128 };
     tail[n - 8..n].copy_from_slice(&((bytes.len() as u64) * 8).to_be_bytes());
-    for b in blocks.chain(tail[..n].chunks_exact(64)) {
+    // (Two loops, not a chain of the two: no chain state in firmware.)
+    let mut block = |b: &[u8]| {
         #[cfg(feature = "alloc")]
         sha2::compress256(&mut state, core::slice::from_ref(sha2::digest::generic_array::GenericArray::from_slice(b)));
         #[cfg(not(feature = "alloc"))]
         compress(&mut state, b);
+    };
+    blocks.for_each(&mut block);
+    let (first, second) = tail.split_at(64);
+    block(first);
+    if n == 128 {
+        block(second);
     }
     state
 }
