@@ -38,9 +38,10 @@ impl<'a> Digest<'a> {
     pub(crate) fn read(s: &'a str) -> Option<Self> {
         let mut w = [0u32; 8];
         Some(match decode(s, &mut w)? {
-            (_, 8) => Digest::Sha256(be_bytes(w)),
-            (_, 1) => Digest::Crc32c(w[7]),
-            (algorithm, _) => Digest::Unknown { algorithm },
+            8 => Digest::Sha256(be_bytes(w)),
+            1 => Digest::Crc32c(w[7]),
+            // (The text before the colon, which decode found.)
+            _ => Digest::Unknown { algorithm: s.split(':').next().unwrap_or(s) },
         })
     }
 
@@ -55,20 +56,27 @@ impl<'a> Digest<'a> {
 }
 
 /// `algorithm:value` with the value's hex digits decoded into the end of
-/// `out` (big-endian words): the algorithm and the digest's width in words
-/// (8 for sha256, 1 for crc32c, 0 for an unknown algorithm); `None` when
-/// malformed. By position, not `split_once`: no char searcher in firmware;
-/// hex by hand, no `hex` crate there.
-fn decode<'a>(s: &'a str, out: &mut [u32; 8]) -> Option<(&'a str, usize)> {
-    let colon = s.bytes().position(|b| b == b':')?;
-    let (alg, value) = (s.get(..colon)?, &s.as_bytes()[colon + 1..]);
-    let (digits, n) = match (alg, value) {
-        ("sha256", _) => (value, 8),
-        ("crc32c", [b'0', b'x' | b'X', rest @ ..]) => (rest, 1),
-        ("crc32c" | "", _) => return None,
-        _ => return Some((alg, 0)),
+/// `out` (big-endian words): the digest's width in words (8 for sha256, 1
+/// for crc32c, 0 for an unknown algorithm, which [`Digest::read`] names);
+/// `None` when malformed. By position, not `split_once`: no char searcher
+/// in firmware; over bytes (`:` is ASCII: no char boundary to check); hex
+/// by hand, no `hex` crate there.
+fn decode(s: &str, out: &mut [u32; 8]) -> Option<usize> {
+    let b = s.as_bytes();
+    let colon = b.iter().position(|&c| c == b':')?;
+    let (alg, value) = (b.get(..colon)?, b.get(colon + 1..)?);
+    let (digits, n) = if alg == b"sha256" {
+        (value, 8)
+    } else if alg == b"crc32c" {
+        match value {
+            [b'0', b'x' | b'X', rest @ ..] => (rest, 1),
+            _ => return None,
+        }
+    } else if alg.is_empty() {
+        return None;
+    } else {
+        return Some(0);
     };
-    // sha256: 64 digits; crc32c: 1 to 8.
     if digits.is_empty() || digits.len() > 8 * n || n == 8 && digits.len() != 64 {
         return None;
     }
@@ -77,7 +85,7 @@ fn decode<'a>(s: &'a str, out: &mut [u32; 8]) -> Option<(&'a str, usize)> {
     for (i, &c) in digits.iter().rev().enumerate() {
         out[7 - i / 8 % 8] |= (c as char).to_digit(16)? << (4 * (i % 8));
     }
-    Some((alg, n))
+    Some(n)
 }
 
 /// Whether `bytes` match the digest `s` (as [`Digest::read`] reads it),
@@ -85,7 +93,7 @@ fn decode<'a>(s: &'a str, out: &mut [u32; 8]) -> Option<(&'a str, usize)> {
 /// an unknown algorithm. The compact reader's check.
 pub(crate) fn check(s: &str, bytes: &[u8]) -> Option<Option<bool>> {
     let mut want = [0u32; 8];
-    Some(match decode(s, &mut want)?.1 {
+    Some(match decode(s, &mut want)? {
         0 => None,
         8 => Some(sha256_words(bytes) == want),
         _ => Some(crc32c(bytes) == want[7]),
@@ -125,11 +133,18 @@ fn sha256_words(bytes: &[u8]) -> [u32; 8] {
     tail[rest.len()] = 0x80;
     let n = if rest.len() < 56 { 64 } else { 128 };
     tail[n - 8..n].copy_from_slice(&((bytes.len() as u64) * 8).to_be_bytes());
-    for b in blocks.chain(tail[..n].chunks_exact(64)) {
+    // (Two loops, not a chain of the two: no chain state in firmware.)
+    let mut block = |b: &[u8]| {
         #[cfg(feature = "alloc")]
         sha2::compress256(&mut state, core::slice::from_ref(sha2::digest::generic_array::GenericArray::from_slice(b)));
         #[cfg(not(feature = "alloc"))]
         compress(&mut state, b);
+    };
+    blocks.for_each(&mut block);
+    let (first, second) = tail.split_at(64);
+    block(first);
+    if n == 128 {
+        block(second);
     }
     state
 }
@@ -342,6 +357,11 @@ mod tests {
         let sha = "sha256:15E2B0D3C33891EBB0F1EF609EC419420C20E320CE94C65FBC8C3312448EB225";
         assert_eq!(Digest::parse(sha).unwrap().matches(b"123456789"), Some(true));
         assert_eq!(Digest::parse("md5:abc").unwrap(), Digest::Unknown { algorithm: "md5" });
+        // The algorithm ends at the first colon, whatever its characters.
+        assert_eq!(Digest::parse("é€:a:b").unwrap(), Digest::Unknown { algorithm: "é€" });
+        assert_eq!(Digest::parse("sha2560:ab").unwrap(), Digest::Unknown { algorithm: "sha2560" });
+        assert_eq!((check("md5:abc", b""), check("crc32c:0xe3069283", b"123456789")), (Some(None), Some(Some(true))));
+        assert_eq!((check("crc32c:0xe3069283", b"12345678"), check("sha25:1", b""), check(":1", b"")), (Some(Some(false)), Some(None), None));
         assert_eq!(Digest::parse("crc32c:0X1").unwrap(), Digest::Crc32c(1));
         let mut want = [0u8; 32];
         want[31] = 0xab;
