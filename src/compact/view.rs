@@ -4,7 +4,7 @@
 use super::cur::Cur;
 use super::pass::{read_fields, Pass};
 use super::File;
-use crate::cbor::{decode_head, len_of, Reader, MAJOR_ARRAY, MAJOR_MAP, MAJOR_TEXT};
+use crate::cbor::{decode_head, Reader, MAJOR_ARRAY, MAJOR_MAP, MAJOR_TEXT};
 use crate::cbor::keys::definite;
 use crate::manifest::schema::ObjectKey;
 use crate::scratch::Entry as Slot;
@@ -33,12 +33,11 @@ pub(crate) fn entries(m: &[u8], first: usize, count: usize) -> impl Iterator<Ite
     })
 }
 
-/// The map whose head is at `pos`; empty for `None`.
+/// The map whose head is at `pos`; empty for `None` or no map there (an
+/// indefinite one's entries counted: [`entries_of`]'s count).
 pub(crate) fn map_at(m: &[u8], pos: Option<usize>) -> Map<'_> {
-    match pos.and_then(|p| decode_head(m, p)) {
-        Some((_, len, first)) => Map::new(m, first, len_of(len)),
-        None => Map::empty(),
-    }
+    let (first, n) = pos.map_or((0, 0), |p| map_entries(m, p));
+    Map::new(m, first, Some(n))
 }
 
 /// A map's first entry and entry count (counted when indefinite).
@@ -214,7 +213,8 @@ impl<'a> Object<'a> {
 
     /// The object's attributes (empty when absent or null).
     pub fn attributes(&self) -> Map<'a> {
-        map_at(self.m, self.field(ObjectKey::Attributes).filter(|&p| self.m.get(p) != Some(&0xf6)))
+        // (Null is no map: empty.)
+        map_at(self.m, self.field(ObjectKey::Attributes))
     }
 
     /// Its components, in manifest order.
