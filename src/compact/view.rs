@@ -41,6 +41,7 @@ pub(crate) fn map_at(m: &[u8], pos: Option<usize>) -> Map<'_> {
 }
 
 /// A map's first entry and entry count (counted when indefinite).
+#[inline(always)]
 fn map_entries(m: &[u8], pos: usize) -> (usize, usize) {
     entries_of(m, pos, MAJOR_MAP)
 }
