@@ -113,7 +113,10 @@ pub(crate) fn objects(m: &[u8], first: usize, count: usize, version: Version) ->
 #[inline(never)]
 pub(crate) fn sort(m: &[u8], v: &mut [Slot], by_name: bool) {
     let name = |s: &Slot| definite(m, (s[0] as u32) as usize).unwrap_or(&[]);
-    crate::heapsort::sort_by(v, |a, b| if by_name { name(a).cmp(name(b)) } else { a.cmp(b) });
+    // (Word 0, then word 1: one 128-bit number, shorter code than the
+    // array's comparison.)
+    let num = |s: &Slot| (s[0] as u128) << 64 | s[1] as u128;
+    crate::heapsort::sort_by(v, |a, b| if by_name { name(a).cmp(name(b)) } else { num(a).cmp(&num(b)) });
 }
 
 /// Word 0 of an object's slot in the name index: its name position `k`
