@@ -150,6 +150,29 @@ mod tests {
         f
     }
 
+    /// Attributes maps, definite or indefinite, read whole; a null
+    /// object attributes map is empty.
+    #[test]
+    fn attribute_maps_definite_indefinite_or_null() {
+        let v = &b"\x67version\x651.2.0"[..];
+        let o = &b"\x67objects\xa1\x61x\xa4\x65shape\x80\x66format\x65xyzzy\x6acomponents\xa0\x6aattributes"[..];
+        let cases: [(&[u8], usize, &[u8], usize); 3] = [
+            (b"\xa2\x61a\x01\x61b\x02", 2, b"\xf6", 0),
+            (b"\xbf\x61a\x01\x61b\x02\xff", 2, b"\xbf\x61c\x03\xff", 1),
+            (b"\xa0", 0, b"\xa1\x61c\x03", 1),
+        ];
+        for (root, k, obj, n) in cases {
+            let m = [&b"\xa3"[..], v, b"\x6aattributes", root, o, obj].concat();
+            let bytes = file(&m);
+            let mut slots = [[0; 2]; 8];
+            let f = File::open(&bytes, &mut slots).unwrap();
+            let a = f.attributes();
+            assert_eq!((a.len(), a.get("b").is_some(), a.iter().count()), (k, k == 2, k), "{m:02x?}");
+            let a = f.object(0).unwrap().attributes();
+            assert_eq!((a.len(), a.get("c").is_some(), a.iter().count()), (n, n == 1, n), "{m:02x?}");
+        }
+    }
+
     /// A manifest cut where an indefinite container's next entry, or a
     /// field that may be null, starts: malformed CBOR at the cut (the
     /// read that follows [`Cur::more`] or [`Cur::null`] fails there).

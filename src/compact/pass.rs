@@ -511,18 +511,19 @@ fn check_format(m: &[u8], shape: (usize, u64, u64), format: Option<Format<'_>>, 
                 }
             }
         }
-        Format::SparseCsr => {
-            if ndim != 2 {
-                return Err(Kind::Shape);
+        // (One reading of the values' count for both.)
+        Format::SparseCsr | Format::SparseCoo => {
+            let csr = matches!(format, Format::SparseCsr);
+            if csr {
+                if ndim != 2 {
+                    return Err(Kind::Shape);
+                }
+                count(Role::Indptr, first.checked_add(1).ok_or(Kind::Overflow)?)?;
             }
-            count(Role::Indptr, first.checked_add(1).ok_or(Kind::Overflow)?)?;
             if let Some(nnz) = known.count(Role::Values) {
-                count(Role::Indices, nnz)?;
-            }
-        }
-        Format::SparseCoo => {
-            if let Some(nnz) = known.count(Role::Values) {
-                count(Role::Coords, (ndim as u64).checked_mul(nnz).ok_or(Kind::Overflow)?)?;
+                // CSR: an index per value; COO: `ndim` coordinates per value.
+                let (r, want) = if csr { (Role::Indices, Some(nnz)) } else { (Role::Coords, (ndim as u64).checked_mul(nnz)) };
+                count(r, want.ok_or(Kind::Overflow)?)?;
             }
         }
         Format::QuantizedGroup => {

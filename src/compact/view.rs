@@ -4,7 +4,7 @@
 use super::cur::Cur;
 use super::pass::{read_fields, Pass};
 use super::File;
-use crate::cbor::{decode_head, len_of, Reader, MAJOR_ARRAY, MAJOR_MAP, MAJOR_TEXT};
+use crate::cbor::{decode_head, Reader, MAJOR_ARRAY, MAJOR_MAP, MAJOR_TEXT};
 use crate::cbor::keys::definite;
 use crate::manifest::schema::ObjectKey;
 use crate::scratch::Entry as Slot;
@@ -33,15 +33,15 @@ pub(crate) fn entries(m: &[u8], first: usize, count: usize) -> impl Iterator<Ite
     })
 }
 
-/// The map whose head is at `pos`; empty for `None`.
+/// The map whose head is at `pos`; empty for `None` or no map there (an
+/// indefinite one's entries counted: [`entries_of`]'s count).
 pub(crate) fn map_at(m: &[u8], pos: Option<usize>) -> Map<'_> {
-    match pos.and_then(|p| decode_head(m, p)) {
-        Some((_, len, first)) => Map::new(m, first, len_of(len)),
-        None => Map::empty(),
-    }
+    let (first, n) = pos.map_or((0, 0), |p| map_entries(m, p));
+    Map::new(m, first, Some(n))
 }
 
 /// A map's first entry and entry count (counted when indefinite).
+#[inline(always)]
 fn map_entries(m: &[u8], pos: usize) -> (usize, usize) {
     entries_of(m, pos, MAJOR_MAP)
 }
@@ -113,7 +113,10 @@ pub(crate) fn objects(m: &[u8], first: usize, count: usize, version: Version) ->
 #[inline(never)]
 pub(crate) fn sort(m: &[u8], v: &mut [Slot], by_name: bool) {
     let name = |s: &Slot| definite(m, (s[0] as u32) as usize).unwrap_or(&[]);
-    crate::heapsort::sort_by(v, |a, b| if by_name { name(a).cmp(name(b)) } else { a.cmp(b) });
+    // (Word 0, then word 1: one 128-bit number, shorter code than the
+    // array's comparison.)
+    let num = |s: &Slot| (s[0] as u128) << 64 | s[1] as u128;
+    crate::heapsort::sort_by(v, |a, b| if by_name { name(a).cmp(name(b)) } else { num(a).cmp(&num(b)) });
 }
 
 /// Word 0 of an object's slot in the name index: its name position `k`
@@ -214,7 +217,8 @@ impl<'a> Object<'a> {
 
     /// The object's attributes (empty when absent or null).
     pub fn attributes(&self) -> Map<'a> {
-        map_at(self.m, self.field(ObjectKey::Attributes).filter(|&p| self.m.get(p) != Some(&0xf6)))
+        // (Null is no map: empty.)
+        map_at(self.m, self.field(ObjectKey::Attributes))
     }
 
     /// Its components, in manifest order.
