@@ -38,11 +38,16 @@ pub(crate) fn sort_by<T>(v: &mut [T], mut cmp: impl FnMut(&T, &T) -> Ordering) {
     }
 }
 
-/// Exchange `v[i]` and `v[j]` for `i < j`: two disjoint borrows, so the
-/// copies need no `memmove` (slice::swap pulls in 1.6 KiB of it on Cortex-M).
+/// Exchange `v[i]` and `v[j]` for `i < j < v.len()` (every caller's; no
+/// panic path for other indices, which change nothing): two disjoint
+/// borrows, so the copies need no `memmove` (slice::swap pulls in 1.6 KiB
+/// of it on Cortex-M).
 pub(crate) fn swap<T>(v: &mut [T], i: usize, j: usize) {
-    let (a, b) = v.split_at_mut(j);
-    core::mem::swap(&mut a[i], &mut b[0]);
+    if let Some((a, [b, ..])) = v.split_at_mut_checked(j) {
+        if let Some(a) = a.get_mut(i) {
+            core::mem::swap(a, b);
+        }
+    }
 }
 
 #[cfg(test)]
