@@ -25,8 +25,11 @@ pub(crate) fn sort_by<T>(v: &mut [T], mut cmp: impl FnMut(&T, &T) -> Ordering) {
         loop {
             let mut big = root;
             for child in 2 * root + 1..end.min(2 * root + 3) {
-                if cmp(&v[big], &v[child]) == Ordering::Less {
-                    big = child;
+                // (Both below `end`: `get`, no panic path.)
+                if let (Some(a), Some(b)) = (v.get(big), v.get(child)) {
+                    if cmp(a, b) == Ordering::Less {
+                        big = child;
+                    }
                 }
             }
             if big == root {
