@@ -25,8 +25,11 @@ pub(crate) fn sort_by<T>(v: &mut [T], mut cmp: impl FnMut(&T, &T) -> Ordering) {
         loop {
             let mut big = root;
             for child in 2 * root + 1..end.min(2 * root + 3) {
-                if cmp(&v[big], &v[child]) == Ordering::Less {
-                    big = child;
+                // (Both below `end`: `get`, no panic path.)
+                if let (Some(a), Some(b)) = (v.get(big), v.get(child)) {
+                    if cmp(a, b) == Ordering::Less {
+                        big = child;
+                    }
                 }
             }
             if big == root {
@@ -38,11 +41,16 @@ pub(crate) fn sort_by<T>(v: &mut [T], mut cmp: impl FnMut(&T, &T) -> Ordering) {
     }
 }
 
-/// Exchange `v[i]` and `v[j]` for `i < j`: two disjoint borrows, so the
-/// copies need no `memmove` (slice::swap pulls in 1.6 KiB of it on Cortex-M).
+/// Exchange `v[i]` and `v[j]` for `i < j < v.len()` (every caller's; no
+/// panic path for other indices, which change nothing): two disjoint
+/// borrows, so the copies need no `memmove` (slice::swap pulls in 1.6 KiB
+/// of it on Cortex-M).
 pub(crate) fn swap<T>(v: &mut [T], i: usize, j: usize) {
-    let (a, b) = v.split_at_mut(j);
-    core::mem::swap(&mut a[i], &mut b[0]);
+    if let Some((a, [b, ..])) = v.split_at_mut_checked(j) {
+        if let Some(a) = a.get_mut(i) {
+            core::mem::swap(a, b);
+        }
+    }
 }
 
 #[cfg(test)]

@@ -60,17 +60,20 @@ impl<'a> Value<'a> {
     pub fn get(&self) -> ValueRef<'a> {
         let Some((major, arg, pos)) = cbor::decode_head(self.buf, self.pos) else { return ValueRef::Undefined };
         let chunks = Chunks { buf: self.buf, pos, len: cbor::len_of(arg) };
-        match (major, arg) {
-            (cbor::MAJOR_UINT, Some(v)) => ValueRef::Uint(v),
-            (cbor::MAJOR_NINT, Some(v)) => ValueRef::NegInt(v),
-            (cbor::MAJOR_BYTES, _) => ValueRef::Bytes(chunks),
-            (cbor::MAJOR_TEXT, _) => ValueRef::Text(chunks),
-            (cbor::MAJOR_ARRAY, len) => ValueRef::Array(Array { buf: self.buf, pos, len: cbor::len_of(len) }),
-            (cbor::MAJOR_MAP, len) => ValueRef::Map(Map::new(self.buf, pos, cbor::len_of(len))),
-            (cbor::MAJOR_TAG, Some(t)) => ValueRef::Tag(t, Value::new(self.buf, pos)),
+        // Integers and tags always have an argument; the one simple item
+        // without (a break) reads as 23, undefined.
+        let v = arg.unwrap_or(23);
+        match major {
+            cbor::MAJOR_UINT => ValueRef::Uint(v),
+            cbor::MAJOR_NINT => ValueRef::NegInt(v),
+            cbor::MAJOR_BYTES => ValueRef::Bytes(chunks),
+            cbor::MAJOR_TEXT => ValueRef::Text(chunks),
+            cbor::MAJOR_ARRAY => ValueRef::Array(Array { buf: self.buf, pos, len: chunks.len }),
+            cbor::MAJOR_MAP => ValueRef::Map(Map::new(self.buf, pos, chunks.len)),
+            cbor::MAJOR_TAG => ValueRef::Tag(v, Value::new(self.buf, pos)),
             // Floats told apart by the argument's width; a simple value under
             // 32 is always in the initial byte.
-            (_, Some(v)) => match pos - self.pos {
+            _ => match pos - self.pos {
                 3 => ValueRef::Float(widen(v as u32, 5, 10)),
                 5 => ValueRef::Float(widen(v as u32, 8, 23)),
                 9 => ValueRef::Float(f64::from_bits(v)),
@@ -81,7 +84,6 @@ impl<'a> Value<'a> {
                     s => ValueRef::Simple(s),
                 },
             },
-            _ => ValueRef::Undefined,
         }
     }
 

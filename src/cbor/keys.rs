@@ -103,8 +103,11 @@ fn sort_keys(buf: &[u8], v: &mut [Entry]) {
         loop {
             let mut big = root;
             for child in 2 * root + 1..end.min(2 * root + 3) {
-                if less(buf, &v[big], &v[child]) {
-                    big = child;
+                // (Both below `end`: `get`, no panic path.)
+                if let (Some(a), Some(b)) = (v.get(big), v.get(child)) {
+                    if less(buf, a, b) {
+                        big = child;
+                    }
                 }
             }
             if big == root {
