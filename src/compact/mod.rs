@@ -3,7 +3,7 @@
 //! The same rules as [`crate::File`] on v1.0–v1.2 files (it accepts and
 //! refuses the same files; `tests/compact.rs` checks that on every fixture,
 //! hostile file and thousands of mutations of them), in less code (the
-//! firmware's C library: 21.8 KiB of flash instead of 44.9): errors are a
+//! firmware's C library: 19.1 KiB of flash instead of 44.9): errors are a
 //! [`Fault`] (a kind and a manifest byte, 8 bytes) instead of an
 //! [`crate::Error`], and the views decode only what is asked.
 //! v0.1 and v2 files are refused as [`Status::Unsupported`]; zstd
