@@ -4,8 +4,11 @@
 # for thumbv7em-none-eabihf, writes the
 # models with our writer, builds the firmware in examples-c/embedded/ with
 # CMake, runs it through ctest on qemu-system-arm -M mps2-an386, and
-# measures the library's budget. Leaves target/embedded/firmware.elf and
-# firmware.map. Its last line:
+# measures the library's budget. Two firmwares from one source:
+# firmware.elf calls only the read path the issue budgets (its flash is the
+# figure), firmware_extras.elf the library's other no-heap functions too.
+# Leaves target/embedded/firmware.elf and firmware.map (and the extras'
+# beside them). Its last line:
 #   embedded: ok flash=<N> ram=<N> stack=<N> heap=0
 # flash: .text + .rodata the link map attributes to libztensor.a;
 # ram: the library's static RAM + the file handle (zt_file_storage);
@@ -57,47 +60,50 @@ cmake -S examples-c/embedded -B "$out/build" -DCMAKE_BUILD_TYPE=MinSizeRel \
     -DCMAKE_TOOLCHAIN_FILE="$PWD/examples-c/embedded/cmake/arm-none-eabi.cmake" \
     -DZT_LIBRARY="$lib" -DZT_MODELS_DIR="$out/models" >/dev/null
 cmake --build "$out/build" >/dev/null
-cp "$out/build/firmware.elf" "$out/build/firmware.map" "$out/"
+cp "$out"/build/firmware{,_extras}.{elf,map} "$out/"
 if ! ctest --test-dir "$out/build" -V >"$out/qemu.log" 2>&1; then
     cat "$out/qemu.log" >&2
     echo "test-embedded: the firmware failed under QEMU" >&2
     exit 1
 fi
-# ctest -V prefixes the test's output with "1: ".
+# ctest -V prefixes the tests' output with "1: " (firmware) and "2: " (extras).
 sed -n 's/^1: //p' "$out/qemu.log" | grep -v '^Test command' || true
+echo "(firmware_extras.elf: $(sed -n 's/^2: model.zt: //p' "$out/qemu.log"))"
 
 echo "--> link-time checks"
-syms=$(arm-none-eabi-nm "$out/firmware.elf")
-bad=$(grep -E ' (malloc|free|calloc|realloc|_sbrk|_malloc_r|_free_r|__rust_alloc|__rust_dealloc|__rust_realloc|__rust_alloc_zeroed|__rg_alloc)$' <<<"$syms" || true)
-if [ -n "$bad" ]; then
-    echo "test-embedded: heap symbols in the firmware:" >&2
-    echo "$bad" >&2
-    exit 1
-fi
-unwind=$(grep -E ' (_Unwind_[A-Za-z_]*|__aeabi_unwind_cpp_pr[0-9]|rust_eh_personality|__gxx_personality_v0)$' <<<"$syms" || true)
-if [ -n "$unwind" ]; then
-    echo "test-embedded: unwinding machinery in the firmware:" >&2
-    echo "$unwind" >&2
-    exit 1
-fi
-# A panic (a bug, never a hostile file: the firmware runs them all) can
-# only end in the C hook: the panic handler is the library's
-# rust_begin_unwind (mangled), which calls zt_panic and nothing else.
-grep -qE ' T zt_panic$' <<<"$syms" || { echo "test-embedded: zt_panic not defined by the firmware" >&2; exit 1; }
-disasm=$(arm-none-eabi-objdump -d --no-show-raw-insn "$out/firmware.elf")
-handler=$(awk '/rust_begin_unwind>:$/{f=1;next} f&&/^$/{exit} f' <<<"$disasm")
-if [ -z "$handler" ]; then
-    echo "test-embedded: no panic handler (rust_begin_unwind) in the firmware" >&2
-    exit 1
-fi
-calls=$(grep -oE '\bbl?(\.w)?\s+[0-9a-f]+ <[^>]+>' <<<"$handler" | sed 's/.*<//; s/>//' | sort -u)
-if [ "$calls" != zt_panic ]; then
-    echo "test-embedded: the panic handler calls [$calls], not just zt_panic:" >&2
-    echo "$handler" >&2
-    exit 1
-fi
-sites=$(grep -cE 'bl\s+[0-9a-f]+ <[^>]*core9panicking' <<<"$disasm" || true)
-echo "no malloc/free/_sbrk/__rust_alloc, no unwinding; the panic handler only calls zt_panic ($sites call sites of core::panicking: bounds checks the optimizer kept)"
+for fw in firmware firmware_extras; do
+    syms=$(arm-none-eabi-nm "$out/$fw.elf")
+    bad=$(grep -E ' (malloc|free|calloc|realloc|_sbrk|_malloc_r|_free_r|__rust_alloc|__rust_dealloc|__rust_realloc|__rust_alloc_zeroed|__rg_alloc)$' <<<"$syms" || true)
+    if [ -n "$bad" ]; then
+        echo "test-embedded: heap symbols in $fw.elf:" >&2
+        echo "$bad" >&2
+        exit 1
+    fi
+    unwind=$(grep -E ' (_Unwind_[A-Za-z_]*|__aeabi_unwind_cpp_pr[0-9]|rust_eh_personality|__gxx_personality_v0)$' <<<"$syms" || true)
+    if [ -n "$unwind" ]; then
+        echo "test-embedded: unwinding machinery in $fw.elf:" >&2
+        echo "$unwind" >&2
+        exit 1
+    fi
+    # A panic (a bug, never a hostile file: the firmware runs them all) can
+    # only end in the C hook: the panic handler is the library's
+    # rust_begin_unwind (mangled), which calls zt_panic and nothing else.
+    grep -qE ' T zt_panic$' <<<"$syms" || { echo "test-embedded: zt_panic not defined by $fw.elf" >&2; exit 1; }
+    disasm=$(arm-none-eabi-objdump -d --no-show-raw-insn "$out/$fw.elf")
+    handler=$(awk '/rust_begin_unwind>:$/{f=1;next} f&&/^$/{exit} f' <<<"$disasm")
+    if [ -z "$handler" ]; then
+        echo "test-embedded: no panic handler (rust_begin_unwind) in $fw.elf" >&2
+        exit 1
+    fi
+    calls=$(grep -oE '\bbl?(\.w)?\s+[0-9a-f]+ <[^>]+>' <<<"$handler" | sed 's/.*<//; s/>//' | sort -u)
+    if [ "$calls" != zt_panic ]; then
+        echo "test-embedded: the panic handler calls [$calls], not just zt_panic:" >&2
+        echo "$handler" >&2
+        exit 1
+    fi
+    sites=$(grep -cE 'bl\s+[0-9a-f]+ <[^>]*core9panicking' <<<"$disasm" || true)
+    echo "$fw.elf: no malloc/free/_sbrk/__rust_alloc, no unwinding; the panic handler only calls zt_panic ($sites call sites of core::panicking: bounds checks the optimizer kept)"
+done
 
 echo "--> budget"
 budget=$(sed -n 's/^1: ZT-BUDGET //p' "$out/qemu.log")
@@ -112,13 +118,17 @@ map=$(python3 scripts/embedded_budget.py "$out/firmware.map" libztensor.a 2>"$ou
 flash=$(field flash "$map")
 static_ram=$(field ram "$map")
 ram=$((static_ram + handle))
-echo "libztensor.a in the firmware: $map"
+echo "libztensor.a in the firmware (the read path): $map"
 echo "where it goes (all in target/embedded/largest.txt):"
 head -8 "$out/largest.txt"
+extras=$(sed -n 's/^2: ZT-BUDGET //p' "$out/qemu.log")
+extras_map=$(python3 scripts/embedded_budget.py "$out/firmware_extras.map" libztensor.a 2>/dev/null)
+echo "libztensor.a in firmware_extras.elf (also zt_version, zt_file_storage_size, zt_file_get_info,"
+echo "  zt_component_read, zt_verify_report, zt_attribute_count/_at, zt_component_at): $extras_map;" \
+    "stack $(field stack "$extras") bytes"
 # The same archive linked with fewer entry points (no firmware around it:
 # only the library's sections count): what the flash figure would be for a
-# firmware that calls less. The figure above is the firmware's, which calls
-# every function below.
+# firmware that calls less.
 read_path() { # label symbol...
     local label=$1; shift
     local us=() s
@@ -129,8 +139,6 @@ read_path() { # label symbol...
     echo "  $label: $(python3 scripts/embedded_budget.py "$out/$label.map" libztensor.a 2>/dev/null | sed 's/ ram=.*//')"
 }
 echo "flash by the functions a firmware calls (the library alone, linked with only those):"
-read_path issue-list zt_open_mem_into zt_object_count zt_object_at zt_find zt_object_name zt_object_shape \
-    zt_object_get_info zt_attribute_find zt_component zt_component_ptr zt_verify zt_status_str zt_last_error
 read_path open-find-ptr-verify zt_open_mem_into zt_find zt_component_ptr zt_verify zt_status_str zt_last_error
 echo "ram: $static_ram static + $handle handle; name index: $slot bytes per object (caller's array)"
 echo "stack: $stack bytes the library uses (each call from its caller's stack pointer); $program_stack bytes from the firmware's main, with the harness's frames"
@@ -157,5 +165,6 @@ check() { # name value goal ceiling
 }
 check flash "$flash" "$FLASH_GOAL" "$FLASH_MAX"
 check stack "$stack" "$STACK_GOAL" "$STACK_MAX"
+check "stack (firmware_extras.elf)" "$(field stack "$extras")" "$STACK_GOAL" "$STACK_MAX"
 [ "$fails" = 0 ] || exit 1
 echo "embedded: ok flash=$flash ram=$ram stack=$stack heap=0"
