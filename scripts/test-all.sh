@@ -74,6 +74,10 @@ else
     warn "cmake not found (apt-get install cmake pkg-config valgrind); C examples NOT run"
 fi
 
+step "compact C layer built with --cfg ztensor_no_texts (numbers instead of phrases in zt_last_error)"
+RUSTFLAGS="${RUSTFLAGS:-} --cfg ztensor_no_texts" cargo test --manifest-path ffi/Cargo.toml --lib compact \
+    --target-dir target/no-texts
+
 step "embedded: no-heap libztensor.a in a Cortex-M4F firmware under QEMU (budget line last)"
 if command -v arm-none-eabi-gcc >/dev/null && command -v qemu-system-arm >/dev/null && command -v cmake >/dev/null \
     && rustup target list --installed 2>/dev/null | grep -qx thumbv7em-none-eabihf; then

@@ -50,6 +50,8 @@ mod plain;
 // signatures, so it is left out of the header.
 mod errors;
 
+mod fault_numbers;
+
 mod dtype;
 
 #[cfg(not(feature = "compact"))]
@@ -100,6 +102,7 @@ pub use dtype::*;
 #[cfg(not(any(feature = "std", feature = "compact")))]
 pub use embedded::*;
 pub use errors::*;
+pub use fault_numbers::*;
 #[cfg(not(feature = "compact"))]
 pub use file::*;
 #[cfg(not(feature = "compact"))]

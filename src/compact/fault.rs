@@ -41,6 +41,11 @@ macro_rules! kinds {
         /// Each kind's phrase, NUL-terminated, in kind order (no table of
         /// pointers: firmware flash).
         const MESSAGES: &str = concat!($($msg, "\0"),*);
+
+        impl Kind {
+            /// How many kinds there are (numbered from 0 in this order).
+            pub const COUNT: usize = [$(Kind::$V),*].len();
+        }
     };
 }
 

@@ -1,7 +1,7 @@
 //! Argument errors (NULLs, objects of other handles, indices, flags): the
 //! compact build refuses what the full library refuses, with its texts.
 
-use super::{last_error, object_key, open_compact, open_std, zeroed};
+use super::{last_error, object_key, open_compact, open_std, refused, said, zeroed};
 use crate as s;
 use crate::compact as c;
 use crate::{zt_attribute, zt_component_info, zt_file_storage, zt_object, zt_object_info, zt_slot, zt_status};
@@ -28,7 +28,7 @@ fn arguments_are_checked_as_by_the_full_library() {
     let (p, n) = (bytes.as_ptr(), bytes.len());
     unsafe {
         assert_eq!(c::zt_open_mem_into(p, n, &mut storage, slots.as_mut_ptr(), 4, null_mut()), inv);
-        assert_eq!(last_error(), "`out` is NULL");
+        assert_eq!(last_error(), refused(c::Msg::OutNull, "`out` is NULL"));
         assert_eq!(c::zt_open_mem_into(p, n, null_mut(), slots.as_mut_ptr(), 4, &mut out), inv);
         assert!(out.is_null());
         out = 1 as *mut _;
@@ -37,10 +37,10 @@ fn arguments_are_checked_as_by_the_full_library() {
         assert_eq!(c::zt_open_mem_into(p, n, &mut storage, null_mut(), 4, &mut out), inv);
         assert_eq!(c::zt_open_mem_into(p, usize::MAX, &mut storage, null_mut(), 0, &mut out), inv);
         assert_eq!(c::zt_open_mem_into(null(), 0, &mut storage, null_mut(), 0, &mut out), ZT_ERR_FORMAT);
-        assert_eq!(last_error(), format!("{} (manifest byte 0)", Kind::Container.message()));
+        assert_eq!(last_error(), format!("{} (manifest byte 0)", said(Kind::Container)));
         // Its names are not in order: their check needs a slot each.
         assert_eq!(c::zt_open_mem_into(p, n, &mut storage, null_mut(), 0, &mut out), ZT_ERR_BUFFER_TOO_SMALL);
-        assert_eq!(last_error(), format!("{} (manifest byte 27)", Kind::Slots.message()));
+        assert_eq!(last_error(), format!("{} (manifest byte 27)", said(Kind::Slots)));
         assert_eq!(c::zt_open_mem_into(p, n, &mut storage, slots.as_mut_ptr(), 2, &mut out), ZT_OK);
         assert!(!out.is_null());
     }
@@ -61,7 +61,7 @@ fn arguments_are_checked_as_by_the_full_library() {
         assert_eq!(c::zt_file_get_info(null(), &mut fi), inv);
         assert_eq!(c::zt_object_at(null(), 0, &mut o), inv);
         assert_eq!(c::zt_find(null(), c"bias".as_ptr(), nul, &mut o), inv);
-        assert_eq!(last_error(), "`file` is NULL");
+        assert_eq!(last_error(), refused(c::Msg::FileNull, "`file` is NULL"));
         assert_eq!(c::zt_attribute_count(null(), null(), &mut n), inv);
         assert_eq!(c::zt_attribute_at(null(), null(), 0, &mut a), inv);
         assert_eq!(c::zt_attribute_find(null(), null(), c"framework".as_ptr(), nul, &mut a), inv);
@@ -97,9 +97,9 @@ fn arguments_are_checked_as_by_the_full_library() {
             }
         }
         assert_eq!(c::zt_object_name(cf, &so, &mut cn, &mut n), inv);
-        assert_eq!(last_error(), "a zt_object from another file (or not from zt_object_at / zt_find)");
+        assert_eq!(last_error(), refused(c::Msg::ForeignObject, "a zt_object from another file (or not from zt_object_at / zt_find)"));
         assert_eq!(c::zt_object_name(cf, &past, &mut cn, &mut n), inv);
-        assert_eq!(last_error(), "object index out of range");
+        assert_eq!(last_error(), refused(c::Msg::ObjectIndex, "object index out of range"));
     }
 
     // Out-parameters, names, indices and flags, each also asked of the full library.
@@ -167,7 +167,7 @@ fn arguments_are_checked_as_by_the_full_library() {
         let mut counts = crate::zt_verify_counts { objects: 9, components: 9, digests_checked: 9, unverifiable: 9, problems: 9 };
         assert_eq!(c::zt_verify_report(cf, 8, &mut counts), inv);
         assert_eq!((counts.objects, counts.problems), (0, 0));
-        assert_eq!(last_error(), "unknown `zt_verify` flag");
+        assert_eq!(last_error(), refused(c::Msg::VerifyFlag, "unknown `zt_verify` flag"));
         assert_eq!(c::zt_verify_report(cf, ZT_VERIFY_ALL | ZT_VERIFY_STRICT, &mut counts), ZT_OK);
         assert_eq!((counts.objects, counts.components, counts.problems), (2, 2, 0));
     }
@@ -208,6 +208,39 @@ fn each_message_has_its_status_and_text() {
     ];
     assert_eq!(c::ALL.len(), texts.len());
     for (&(m, status), text) in c::ALL.iter().zip(texts) {
-        assert_eq!((m.status(), c::Fail::Text(m).record(), last_error()), (status, status, text.to_string()));
+        assert_eq!((m.status(), c::Fail::Text(m).record(), last_error()), (status, status, refused(m, text)));
+    }
+}
+
+/// The header's ZT_FAULT_* and ZT_REFUSAL_* (what `zt_last_error` names in
+/// a build with `--cfg ztensor_no_texts`) are the kinds' and the C
+/// refusals' numbers, all of them, and each one's comment quotes its phrase.
+#[test]
+fn fault_numbers() {
+    use crate::fault_numbers as n;
+    let faults = [(n::ZT_FAULT_CONTAINER, Kind::Container), (n::ZT_FAULT_GENERATION, Kind::Generation), (n::ZT_FAULT_CBOR, Kind::Cbor), (n::ZT_FAULT_UTF8, Kind::Utf8), (n::ZT_FAULT_DEEP, Kind::Deep), (n::ZT_FAULT_DUPLICATE_KEY, Kind::DuplicateKey), (n::ZT_FAULT_SLOTS, Kind::Slots), (n::ZT_FAULT_TRAILING, Kind::Trailing), (n::ZT_FAULT_WRONG_TYPE, Kind::WrongType), (n::ZT_FAULT_MISSING, Kind::Missing), (n::ZT_FAULT_BAD_VERSION, Kind::BadVersion), (n::ZT_FAULT_VERSION, Kind::Version), (n::ZT_FAULT_EMPTY_NAME, Kind::EmptyName), (n::ZT_FAULT_DTYPE, Kind::DType), (n::ZT_FAULT_ENCODING, Kind::Encoding), (n::ZT_FAULT_LOGICAL_TYPE, Kind::LogicalType), (n::ZT_FAULT_MISALIGNED, Kind::Misaligned), (n::ZT_FAULT_OUT_OF_BOUNDS, Kind::OutOfBounds), (n::ZT_FAULT_NO_DECODED_SIZE, Kind::NoDecodedSize), (n::ZT_FAULT_PARTIAL_ELEMENT, Kind::PartialElement), (n::ZT_FAULT_MISSING_COMPONENT, Kind::MissingComponent), (n::ZT_FAULT_INDEX_DTYPE, Kind::IndexDType), (n::ZT_FAULT_COUNT, Kind::Count), (n::ZT_FAULT_LENGTH, Kind::Length), (n::ZT_FAULT_OVERFLOW, Kind::Overflow), (n::ZT_FAULT_SHAPE, Kind::Shape), (n::ZT_FAULT_QUANT_ATTRIBUTE, Kind::QuantAttribute), (n::ZT_FAULT_OVERLAP, Kind::Overlap), (n::ZT_FAULT_BAD_DIGEST, Kind::BadDigest), (n::ZT_FAULT_DIGEST_MISMATCH, Kind::DigestMismatch), (n::ZT_FAULT_UNVERIFIABLE, Kind::Unverifiable), (n::ZT_FAULT_ZSTD, Kind::Zstd), (n::ZT_FAULT_BOOL, Kind::Bool), (n::ZT_FAULT_INDPTR, Kind::Indptr), (n::ZT_FAULT_COLUMN, Kind::Column), (n::ZT_FAULT_COORDINATE, Kind::Coordinate)];
+    let refusals = [(n::ZT_REFUSAL_FILE_NULL, c::Msg::FileNull), (n::ZT_REFUSAL_OBJ_NULL, c::Msg::ObjNull), (n::ZT_REFUSAL_STORAGE_NULL, c::Msg::StorageNull), (n::ZT_REFUSAL_PTR_NULL, c::Msg::PtrNull), (n::ZT_REFUSAL_INFO_NULL, c::Msg::InfoNull), (n::ZT_REFUSAL_DIMS_NULL, c::Msg::DimsNull), (n::ZT_REFUSAL_ATTR_NULL, c::Msg::AttrNull), (n::ZT_REFUSAL_WRITTEN_NULL, c::Msg::WrittenNull), (n::ZT_REFUSAL_DST_NULL, c::Msg::DstNull), (n::ZT_REFUSAL_OUT_NULL, c::Msg::OutNull), (n::ZT_REFUSAL_NAME_NULL, c::Msg::NameNull), (n::ZT_REFUSAL_KEY_NULL, c::Msg::KeyNull), (n::ZT_REFUSAL_ROLE_NULL, c::Msg::RoleNull), (n::ZT_REFUSAL_FOREIGN_OBJECT, c::Msg::ForeignObject), (n::ZT_REFUSAL_OBJECT_INDEX, c::Msg::ObjectIndex), (n::ZT_REFUSAL_LEN_OR_SLOTS, c::Msg::LenOrSlots), (n::ZT_REFUSAL_NAME_OR_LEN_NULL, c::Msg::NameOrLenNull), (n::ZT_REFUSAL_PTR_OR_LEN_NULL, c::Msg::PtrOrLenNull), (n::ZT_REFUSAL_CAP_OVER, c::Msg::CapOver), (n::ZT_REFUSAL_VERIFY_FLAG, c::Msg::VerifyFlag), (n::ZT_REFUSAL_TOO_LONG, c::Msg::TooLong), (n::ZT_REFUSAL_NO_OBJECT, c::Msg::NoObject), (n::ZT_REFUSAL_NO_ATTRIBUTE, c::Msg::NoAttribute), (n::ZT_REFUSAL_NO_COMPONENT, c::Msg::NoComponent), (n::ZT_REFUSAL_SHAPE_TOO_SMALL, c::Msg::ShapeTooSmall), (n::ZT_REFUSAL_COMPONENT_TOO_SMALL, c::Msg::ComponentTooSmall), (n::ZT_REFUSAL_COMPRESSED, c::Msg::Compressed), (n::ZT_REFUSAL_DECLARED_SIZE, c::Msg::DeclaredSize)];
+    assert_eq!((faults.len(), refusals.len()), (Kind::COUNT, c::ALL.len()));
+    let src = include_str!("../../fault_numbers.rs");
+    // Each constant's comment starts with its phrase in quotes.
+    let phrase = |name: &str| {
+        let at = src.find(&format!("pub const {name}:")).unwrap();
+        let doc = src[..at].trim_end().rsplit('\n').next().unwrap();
+        doc.strip_prefix("/// \"").unwrap().split('"').next().unwrap().to_string()
+    };
+    for (i, (value, kind)) in faults.into_iter().enumerate() {
+        assert_eq!((value, kind as u32), (i as u32, i as u32));
+        let name = src.lines().filter_map(|l| l.strip_prefix("pub const ")).nth(i).unwrap().split(':').next().unwrap();
+        assert_eq!(phrase(name), kind.message(), "{name}");
+        c::Fail::Fault(0, ztensor_core::compact::Fault { kind, at: 156 }).record();
+        assert_eq!(last_error(), format!("{} (manifest byte 156)", said(kind)));
+        assert_eq!(said(kind), if cfg!(ztensor_no_texts) { format!("fault {i}") } else { phrase(name) });
+    }
+    for (i, (value, m)) in refusals.into_iter().enumerate() {
+        assert_eq!((value, m as u32, c::ALL[i].0 as u32), (i as u32, i as u32, i as u32));
+        let name = src.lines().filter_map(|l| l.strip_prefix("pub const ")).nth(faults.len() + i).unwrap().split(':').next().unwrap();
+        assert_eq!(c::Fail::Text(m).record(), c::ALL[i].1);
+        assert_eq!(last_error(), refused(m, &phrase(name)), "{name}");
+        assert_eq!(refused(m, ""), if cfg!(ztensor_no_texts) { format!("refusal {i}") } else { String::new() });
     }
 }
