@@ -347,12 +347,12 @@ impl<'a> Iterator for Components<'a> {
         self.left -= 1;
         // The pass's decoding (one copy of it in the code), not checking.
         let mut c = Cur::at(self.m, self.pos);
-        let role = c.str().ok()?;
-        // (Decoded into the Option returned: `fields` would return it
-        // through a Result and a copy.)
+        let role = c.str();
+        // (Decoded into the Option returned: no copy.)
         let mut found = None;
         let out = found.insert(Component::blank(role, c.pos));
-        if read_fields(&mut c, &mut Pass::viewing(self.version), out).is_err() {
+        read_fields(&mut c, &mut Pass::viewing(self.version), out);
+        if c.fault.is_some() {
             found = None;
         }
         self.pos = c.pos;
