@@ -120,7 +120,7 @@ impl<'a> Cur<'a> {
     /// another entry; consumes the break that ends an indefinite one. At
     /// the manifest's end, another (whose read fails there, as a break's
     /// would have). After a fault, none.
-    #[inline(never)]
+    #[inline]
     pub fn more(&mut self, len: &mut Option<usize>) -> bool {
         if self.fault.is_some() {
             return false;

@@ -26,8 +26,9 @@ pub(crate) struct Root {
     pub sorted: bool,
 }
 
-/// State of the pass.
-pub(super) struct Pass<'s> {
+/// State of the pass: the cursor, and what the rules keep.
+pub(super) struct Pass<'a, 's> {
+    pub c: Cur<'a>,
     scratch: Scratch<'s>,
     /// Blobs lie in `[HEADER_LEN, hi)`.
     hi: u64,
@@ -39,25 +40,27 @@ pub(super) struct Pass<'s> {
     checking: bool,
 }
 
-impl Pass<'_> {
-    /// A view's decoding of validated maps of a `version` file.
-    pub(super) fn viewing(version: Version) -> Pass<'static> {
-        Pass { scratch: Scratch::new(&mut []), hi: 0, version, order: SpanOrder::new(), checking: false }
+impl<'a> Pass<'a, 'static> {
+    /// A view's decoding of validated maps of a `version` file, at `pos`
+    /// in the manifest `m`.
+    pub(super) fn viewing(m: &'a [u8], pos: usize, version: Version) -> Self {
+        Pass { c: Cur::at(m, pos), scratch: Scratch::new(&mut []), hi: 0, version, order: SpanOrder::new(), checking: false }
     }
 }
 
 /// Validate the manifest `m` of a file whose manifest starts at `hi`.
 pub(crate) fn validate(m: &[u8], hi: u64, slots: &mut [Entry]) -> R<Root> {
     let mut p = Pass {
+        c: Cur::at(m, 0),
         scratch: Scratch::new(slots),
         hi,
         version: Version::V0_1,
         order: SpanOrder::new(),
         checking: true,
     };
-    let mut c = Cur::at(m, 0);
     let mut root = Root { version: Version::V0_1, objects: 0, count: 0, attributes: None, ordered: false, sorted: false };
-    self::root(&mut c, &mut p, &mut root);
+    self::root(&mut p, &mut root);
+    let c = &mut p.c;
     if c.pos != m.len() {
         c.fail(Kind::Trailing, c.pos);
     }
@@ -88,36 +91,37 @@ impl Fields {
     const NEW: Fields = Fields { len: None, seg: 0, seen: 0, open: false };
 }
 
-impl Pass<'_> {
+impl<'a> Pass<'a, '_> {
     /// Read the next known key of the map `f` (at `depth`; its head first,
     /// when `f` is [`Fields::NEW`]): its index in `names` (the map's
     /// schema keys), a second one refused; unknown fields are handled on
     /// the way. At the map's end (or a fault), its keys found unique, an
     /// index past the names.
     #[inline(never)]
-    fn next(&mut self, c: &mut Cur<'_>, f: &mut Fields, names: &crate::types::Names, depth: usize) -> usize {
+    fn next(&mut self, f: &mut Fields, names: &crate::types::Names, depth: usize) -> usize {
         if !f.open {
-            (f.len, f.seg, f.open) = (c.container(MAJOR_MAP), self.scratch.len(), true);
+            (f.len, f.seg, f.open) = (self.c.container(MAJOR_MAP), self.scratch.len(), true);
         }
-        while c.more(&mut f.len) {
-            let kpos = c.pos;
-            let key = self.key(c, depth);
+        while self.c.more(&mut f.len) {
+            let kpos = self.c.pos;
+            let key = self.key(depth);
             match key.and_then(|b| names.find(b)) {
-                Some(k) if f.seen & (1 << k) != 0 => c.fail(Kind::DuplicateKey, kpos),
+                Some(k) if f.seen & (1 << k) != 0 => self.c.fail(Kind::DuplicateKey, kpos),
                 Some(k) => {
                     f.seen |= 1 << k;
                     return k;
                 }
-                None => self.unknown(c, kpos, key, depth + 1),
+                None => self.unknown(kpos, key, depth + 1),
             }
         }
-        self.pop_keys(c, f.seg);
+        self.pop_keys(f.seg);
         usize::MAX
     }
 
     /// A map key: `Some(bytes)` for definite text; any other key is walked.
     #[inline(always)]
-    fn key<'a>(&mut self, c: &mut Cur<'a>, depth: usize) -> Option<&'a [u8]> {
+    fn key(&mut self, depth: usize) -> Option<&'a [u8]> {
+        let c = &mut self.c;
         if c.peek() >> 5 == MAJOR_TEXT {
             return Some(c.text());
         }
@@ -129,7 +133,8 @@ impl Pass<'_> {
     /// [`Pass::key`]) was just read: its key joins the duplicate check, its
     /// value is walked.
     #[inline(always)]
-    fn unknown(&mut self, c: &mut Cur<'_>, kpos: usize, key: Option<&[u8]>, depth: usize) {
+    fn unknown(&mut self, kpos: usize, key: Option<&[u8]>, depth: usize) {
+        let c = &mut self.c;
         if self.checking {
             if key.is_some_and(|k| !crate::utf8::valid(k)) {
                 c.fail(Kind::Utf8, kpos);
@@ -143,7 +148,8 @@ impl Pass<'_> {
 
     /// A map value, or null (`None`): where it is (its keys checked too).
     #[inline(never)]
-    fn nullable_map(&mut self, c: &mut Cur<'_>, depth: usize) -> Option<usize> {
+    fn nullable_map(&mut self, depth: usize) -> Option<usize> {
+        let c = &mut self.c;
         if c.null() {
             return None;
         }
@@ -157,7 +163,8 @@ impl Pass<'_> {
 
     /// The keys pushed since `seg` are unique (then popped). After a
     /// fault, left as they are (the scratch may hold a walk's frames).
-    fn pop_keys(&mut self, c: &mut Cur<'_>, seg: usize) {
+    fn pop_keys(&mut self, seg: usize) {
+        let c = &mut self.c;
         if c.fault.is_none() {
             if let Some(at) = self.scratch.duplicate(c.m, seg) {
                 c.fail(Kind::DuplicateKey, at);
@@ -168,62 +175,62 @@ impl Pass<'_> {
 
 /// The root map, into `root`: `version`, `attributes`, `objects` (checked
 /// once the version is known, wherever it comes).
-fn root(c: &mut Cur<'_>, p: &mut Pass<'_>, root: &mut Root) {
-    let start = c.pos;
+fn root(p: &mut Pass<'_, '_>, root: &mut Root) {
+    let start = p.c.pos;
     let mut f = Fields::NEW;
     let has = |f: &Fields, k: RootKey| f.seen & 1 << k as u32 != 0;
     let mut deferred = None;
     loop {
-        let k = p.next(c, &mut f, &RootKey::PACKED, 1);
+        let k = p.next(&mut f, &RootKey::PACKED, 1);
         let Some(&k) = RootKey::ALL.get(k) else { break };
         match k {
             RootKey::Version => {
-                let at = c.pos;
-                match Version::parse(c.str()) {
+                let at = p.c.pos;
+                match Version::parse(p.c.str()) {
                     Some(v) if v.major == 1 => p.version = v,
-                    Some(_) => c.fail(Kind::Version, at),
-                    None => c.fail(Kind::BadVersion, at),
+                    Some(_) => p.c.fail(Kind::Version, at),
+                    None => p.c.fail(Kind::BadVersion, at),
                 }
             }
-            RootKey::Attributes => root.attributes = p.nullable_map(c, 1),
+            RootKey::Attributes => root.attributes = p.nullable_map(1),
             RootKey::Objects => {
                 if has(&f, RootKey::Version) {
-                    objects(c, p, root);
+                    objects(p, root);
                 } else {
-                    deferred = Some(c.pos);
-                    c.walk(1, None);
+                    deferred = Some(p.c.pos);
+                    p.c.walk(1, None);
                 }
             }
         }
     }
     // (A key seen was read whole: a version seen is `p.version`.)
     if !has(&f, RootKey::Version) || !has(&f, RootKey::Objects) {
-        return c.fail(Kind::Missing, start);
+        return p.c.fail(Kind::Missing, start);
     }
     if let Some(at) = deferred {
         // (The root map's end is kept: bytes after it are checked last.)
-        let end = c.pos;
-        c.pos = at;
-        objects(c, p, root);
-        c.pos = end;
+        let end = p.c.pos;
+        p.c.pos = at;
+        objects(p, root);
+        p.c.pos = end;
     }
     root.version = p.version;
 }
 
 /// The objects map: each name and object; where it starts, its count,
 /// whether names ascend (into `root`).
-fn objects(c: &mut Cur<'_>, p: &mut Pass<'_>, root: &mut Root) {
-    let mut len = c.container(MAJOR_MAP);
-    let first = c.pos;
+fn objects(p: &mut Pass<'_, '_>, root: &mut Root) {
+    let mut len = p.c.container(MAJOR_MAP);
+    let first = p.c.pos;
     // (Names are not empty: the first is past `prev`'s empty start.)
     let (mut count, mut ordered, mut prev): (usize, bool, &[u8]) = (0, true, &[]);
-    while c.more(&mut len) {
-        let at = c.pos;
-        let name = c.str().as_bytes();
+    while p.c.more(&mut len) {
+        let at = p.c.pos;
+        let name = p.c.str().as_bytes();
         if name.is_empty() {
-            c.fail(Kind::EmptyName, at);
+            p.c.fail(Kind::EmptyName, at);
         }
-        object(c, p);
+        object(p);
         ordered &= prev < name;
         prev = name;
         count += 1;
@@ -285,21 +292,22 @@ impl Known {
 
 /// An object map: its fields, then its format's rules.
 #[inline(never)]
-fn object(c: &mut Cur<'_>, p: &mut Pass<'_>) {
-    let start = c.pos;
+fn object(p: &mut Pass<'_, '_>) {
+    let start = p.c.pos;
     let mut f = Fields::NEW;
     let (mut shape, mut format, mut attributes) = ((0, 0, 0), Some(Format::Dense), None);
     let mut known = Known::new();
     loop {
-        let k = p.next(c, &mut f, &ObjectKey::PACKED, 3);
+        let k = p.next(&mut f, &ObjectKey::PACKED, 3);
         let Some(&k) = ObjectKey::ALL.get(k) else { break };
         match k {
-            ObjectKey::Shape => shape = self::shape(c),
-            ObjectKey::Format => format = Format::known(c.str().as_bytes()),
-            ObjectKey::Attributes => attributes = p.nullable_map(c, 3),
-            ObjectKey::Components => components(c, p, &mut known),
+            ObjectKey::Shape => shape = self::shape(&mut p.c),
+            ObjectKey::Format => format = Format::known(p.c.str().as_bytes()),
+            ObjectKey::Attributes => attributes = p.nullable_map(3),
+            ObjectKey::Components => components(p, &mut known),
         }
     }
+    let c = &mut p.c;
     // (A key seen was read whole.)
     const NEEDED: u32 = 1 << ObjectKey::Shape as u32 | 1 << ObjectKey::Format as u32 | 1 << ObjectKey::Components as u32;
     if f.seen & NEEDED != NEEDED {
@@ -335,58 +343,58 @@ fn shape(c: &mut Cur<'_>) -> (usize, u64, u64) {
 
 /// The components map: each role (unique) and component.
 #[inline(never)]
-fn components(c: &mut Cur<'_>, p: &mut Pass<'_>, known: &mut Known) {
-    let mut len = c.container(MAJOR_MAP);
-    let (seg, first, m) = (p.scratch.len(), c.pos, c.m);
+fn components(p: &mut Pass<'_, '_>, known: &mut Known) {
+    let mut len = p.c.container(MAJOR_MAP);
+    let (seg, first, m) = (p.scratch.len(), p.c.pos, p.c.m);
     // The first 8 roles are compared directly (the earlier keys read
     // again); past that, in the scratch.
     let mut n = 0usize;
-    while c.more(&mut len) {
-        let kpos = c.pos;
-        let name = c.str();
+    while p.c.more(&mut len) {
+        let kpos = p.c.pos;
+        let name = p.c.str();
         let rb = name.as_bytes();
         if rb.is_empty() {
-            c.fail(Kind::EmptyName, kpos);
+            p.c.fail(Kind::EmptyName, kpos);
         }
         // (A text key's entry needs no end: it compares by content.)
-        let mut push = |c: &mut Cur<'_>, k: usize| {
+        let push = |p: &mut Pass<'_, '_>, k: usize| {
             if !p.scratch.try_push_key(m, k, k) {
-                c.fail(Kind::Slots, k);
+                p.c.fail(Kind::Slots, k);
             }
         };
         if n <= 8 {
             for (k, _) in super::view::entries(m, first, n) {
                 if n == 8 {
-                    push(c, k);
+                    push(p, k);
                 } else if definite(m, k) == Some(rb) {
-                    c.fail(Kind::DuplicateKey, kpos);
+                    p.c.fail(Kind::DuplicateKey, kpos);
                 }
             }
         }
         if n >= 8 {
-            push(c, kpos);
+            push(p, kpos);
         }
         n += 1;
-        component(c, p, Role::from_bytes(rb), name, known);
+        component(p, Role::from_bytes(rb), name, known);
     }
-    p.pop_keys(c, seg)
+    p.pop_keys(seg)
 }
 
 /// One component map: its fields, then the rules every component obeys.
 #[inline(never)]
-fn component<'a>(c: &mut Cur<'a>, p: &mut Pass<'_>, role: Option<Role>, name: &'a str, known: &mut Known) {
-    let start = c.pos;
+fn component<'a>(p: &mut Pass<'a, '_>, role: Option<Role>, name: &'a str, known: &mut Known) {
+    let start = p.c.pos;
     let mut comp = Component::blank(name, start);
-    let seen = read_fields(c, p, &mut comp);
+    let seen = read_fields(p, &mut comp);
     if let Err(k) = component_rules(p, &comp, seen, role, known) {
-        c.fail(k, start);
+        p.c.fail(k, start);
     }
 }
 
 /// The rules every component obeys (a fault's kind), then its blob and
 /// role noted.
 #[inline(always)]
-fn component_rules(p: &mut Pass<'_>, comp: &Component<'_>, seen: u32, role: Option<Role>, known: &mut Known) -> Result<(), Kind> {
+fn component_rules(p: &mut Pass<'_, '_>, comp: &Component<'_>, seen: u32, role: Option<Role>, known: &mut Known) -> Result<(), Kind> {
     const NEEDED: u32 = 1 << ComponentKey::DType as u32 | 1 << ComponentKey::Offset as u32 | 1 << ComponentKey::Length as u32;
     if seen & NEEDED != NEEDED {
         return Err(Kind::Missing);
@@ -425,12 +433,13 @@ fn component_rules(p: &mut Pass<'_>, comp: &Component<'_>, seen: u32, role: Opti
 /// read from a validated manifest. Into the caller's frame: the walk of
 /// an unknown field's value is the pass's deepest path.
 #[inline(never)]
-pub(super) fn read_fields<'a>(c: &mut Cur<'a>, p: &mut Pass<'_>, out: &mut Component<'a>) -> u32 {
+pub(super) fn read_fields<'a>(p: &mut Pass<'a, '_>, out: &mut Component<'a>) -> u32 {
     let mut f = Fields::NEW;
     let mut ltype = None;
     loop {
-        let k = p.next(c, &mut f, &ComponentKey::PACKED, 5);
+        let k = p.next(&mut f, &ComponentKey::PACKED, 5);
         let Some(&k) = ComponentKey::ALL.get(k) else { break };
+        let c = &mut p.c;
         let at = c.pos;
         // (Null, for these, is the field absent: one check for all.)
         const NULLABLE: u32 = 1 << ComponentKey::Type as u32
