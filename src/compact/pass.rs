@@ -7,7 +7,7 @@ use crate::cbor::keys::{definite, KeySet};
 use crate::cbor::{decode_head, MAJOR_MAP, MAJOR_TEXT, MAJOR_UINT};
 use crate::container::{ALIGNMENT, HEADER_LEN};
 use crate::manifest::fields::Numel;
-use crate::manifest::rules::{first_overlap, SpanOrder};
+use crate::manifest::rules::SpanOrder;
 use crate::manifest::schema::{ComponentKey, ObjectKey, QuantAttr, Role, RootKey};
 use crate::scratch::{Entry, Scratch};
 use crate::types::{DType, Encoding, Format, LogicalType, Version};
@@ -418,7 +418,7 @@ fn component_rules(p: &mut Pass<'_, '_>, comp: &Component<'_>, seen: u32, role: 
         return Err(Kind::PartialElement);
     }
     if length > 0 {
-        p.order.add(offset, offset + length);
+        in_order(&mut p.order, offset, offset + length);
     }
     if let Some(r) = role {
         let ratio = comp.ratio().unwrap_or(0) as u8;
@@ -612,11 +612,30 @@ fn sorted_check(m: &[u8], root: &Root, scratch: &mut Scratch<'_>, names: bool) -
                 None => Ok(()),
             };
         }
-        overlap = first_overlap(s);
+        // (Sorted by start, non-empty: the blobs are in file order up to
+        // the first that overlaps another, as `first_overlap` finds.)
+        overlap = overlap_in(s);
         if overlap.is_none() {
             return Ok(());
         }
     }
+}
+
+/// Note the non-empty blob `[offset, end)` in `order`: whether every blob
+/// so far came in file order, none overlapping (one copy of the rule for
+/// the pass and [`sorted_check`]).
+#[inline(never)]
+fn in_order(order: &mut SpanOrder, offset: u64, end: u64) -> bool {
+    order.add(offset, end);
+    order.ordered()
+}
+
+/// The first blob of `s` (sorted, non-empty) that overlaps another, as
+/// (offset, length).
+#[inline(always)]
+fn overlap_in(s: &[Entry]) -> Option<(u64, u64)> {
+    let mut order = SpanOrder::new();
+    s.iter().find(|b| !in_order(&mut order, b[0], b[1])).map(|b| (b[0], b[1] - b[0]))
 }
 
 /// The map position of the first component (in manifest order) for which
@@ -631,4 +650,29 @@ fn first_component(m: &[u8], root: &Root, mut stop: impl FnMut(&super::Component
         }
     }
     None
+}
+
+#[cfg(test)]
+mod tests {
+    /// [`super::overlap_in`] finds what `first_overlap` finds, on every
+    /// sorted list of up to four non-empty blobs within 0..5.
+    #[test]
+    fn overlap_in_is_first_overlap() {
+        extern crate alloc;
+        use alloc::vec::Vec;
+        let spans: Vec<[u64; 2]> = (0..5).flat_map(|a| (a + 1..6).map(move |b| [a, b])).collect();
+        let mut lists: Vec<Vec<[u64; 2]>> = alloc::vec![Vec::new()];
+        let (mut checked, mut found) = (0, 0);
+        while let Some(l) = lists.pop() {
+            let want = crate::manifest::rules::first_overlap(&l);
+            assert_eq!(super::overlap_in(&l), want, "{l:?}");
+            (checked, found) = (checked + 1, found + want.is_some() as usize);
+            if l.len() < 4 {
+                for &s in spans.iter().filter(|&&s| l.last().is_none_or(|&p| p <= s)) {
+                    lists.push([&l[..], &[s]].concat());
+                }
+            }
+        }
+        assert!(checked > 1000 && found > 100, "{checked} {found}");
+    }
 }
