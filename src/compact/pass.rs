@@ -507,23 +507,27 @@ const fn roles(rs: &[Role]) -> u32 {
 }
 
 /// The roles of the components a format needs, and those of them that
-/// hold indices (a bit per [`Role`] each).
-fn needs(format: Option<Format<'_>>) -> (u32, u32) {
-    let Some(format) = format else { return (0, 0) };
-    match format {
-        Format::Dense => const { (roles(&[Role::Data]), 0) },
-        Format::SparseCsr => const { (roles(&[Role::Values, Role::Indices, Role::Indptr]), roles(&[Role::Indices, Role::Indptr])) },
-        Format::SparseCoo => const { (roles(&[Role::Values, Role::Coords]), roles(&[Role::Coords])) },
-        Format::QuantizedGroup => const { (roles(&[Role::PackedWeight, Role::Scales, Role::Zeros]), 0) },
-        Format::Other(_) => (0, 0),
-    }
-}
+/// hold indices (a bit per [`Role`] each): by format, in the order of
+/// [`Format`]'s known variants (a table, not a match).
+const NEEDS: [(u32, u32); 4] = [
+    (roles(&[Role::Data]), 0),
+    (roles(&[Role::Values, Role::Indices, Role::Indptr]), roles(&[Role::Indices, Role::Indptr])),
+    (roles(&[Role::Values, Role::Coords]), roles(&[Role::Coords])),
+    (roles(&[Role::PackedWeight, Role::Scales, Role::Zeros]), 0),
+];
 
 /// The rules of the object's format that metadata alone can check.
 #[inline(always)]
 fn check_format(m: &[u8], shape: (usize, u64, u64), format: Option<Format<'_>>, attributes: Option<usize>, known: &Known) -> Result<(), Kind> {
     let (ndim, numel, first) = shape;
-    let (needed, index) = needs(format);
+    let i = match format {
+        Some(Format::Dense) => 0,
+        Some(Format::SparseCsr) => 1,
+        Some(Format::SparseCoo) => 2,
+        Some(Format::QuantizedGroup) => 3,
+        _ => return Ok(()),
+    };
+    let (needed, index) = NEEDS[i];
     let Some(format) = format else { return Ok(()) };
     if needed & !known.has != 0 {
         return Err(Kind::MissingComponent);
