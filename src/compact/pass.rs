@@ -462,25 +462,37 @@ pub(super) fn read_fields<'a>(p: &mut Pass<'a, '_>, out: &mut Component<'a>) -> 
             }
             continue;
         }
-        match k {
-            ComponentKey::DType => {
-                let s = c.text();
-                let parsed = if p.version.minor < 2 { DType::from_v1_1_bytes(s) } else { DType::from_bytes(s).map(|d| (d, None)) };
-                match parsed {
-                    Some(d) => (out.dtype, out.logical) = d,
-                    None => unknown_text(c, s, Kind::DType, at),
-                }
+        // (UTF-8 text kept, for `type` and `digest`; names parsed, for
+        // `dtype` and `encoding`: one read each.)
+        if matches!(k, ComponentKey::Type | ComponentKey::Digest) {
+            let s = Some(c.str());
+            if k == ComponentKey::Type {
+                ltype = s;
+            } else {
+                out.digest = s;
             }
-            ComponentKey::Type => ltype = Some(c.str()),
-            ComponentKey::Encoding => {
-                let s = c.text();
-                match Encoding::from_bytes(s) {
-                    Some(e) => out.encoding = e,
-                    None => unknown_text(c, s, Kind::Encoding, at),
-                }
-            }
-            _ => out.digest = Some(c.str()),
+            continue;
         }
+        let s = c.text();
+        let fault = if k == ComponentKey::DType {
+            let parsed = if p.version.minor < 2 { DType::from_v1_1_bytes(s) } else { DType::from_bytes(s).map(|d| (d, None)) };
+            match parsed {
+                Some(d) => {
+                    (out.dtype, out.logical) = d;
+                    continue;
+                }
+                None => Kind::DType,
+            }
+        } else {
+            match Encoding::from_bytes(s) {
+                Some(e) => {
+                    out.encoding = e;
+                    continue;
+                }
+                None => Kind::Encoding,
+            }
+        };
+        unknown_text(c, s, fault, at);
     }
     // A `type` naming the dtype itself is no logical type; without one, a
     // v1.0/1.1 dtype may imply one.
