@@ -1,5 +1,8 @@
 //! The compact reader's validating pass: the rules of
-//! [`crate::manifest`]'s pass, in the same order, with [`Fault`]s.
+//! [`crate::manifest`]'s pass, in the same order, with [`Fault`]s. Each
+//! read or rule records its fault in the cursor ([`Cur::fail`]: the first
+//! one is kept); no container has another entry after it, so the pass
+//! winds up at once and reports it at the end.
 
 use super::cur::{Cur, R};
 use super::{Fault, Kind};
