@@ -6,92 +6,125 @@ use crate::scratch::Scratch;
 
 pub(crate) type R<T> = Result<T, Fault>;
 
-/// A position in the manifest `m`.
+/// A position in the manifest `m`, and the first fault met there: a read
+/// that fails records its fault (unless one came first) and gives an empty
+/// value, and a container then has no more entries, so that a caller reads
+/// on without checking each read and finds the first fault at the end.
 pub(crate) struct Cur<'a> {
     pub m: &'a [u8],
     pub pos: usize,
+    pub fault: Option<Fault>,
 }
 
 impl<'a> Cur<'a> {
     pub fn at(m: &'a [u8], pos: usize) -> Self {
-        Cur { m, pos }
+        Cur { m, pos, fault: None }
     }
 
-    /// The next byte, not consumed.
-    #[inline]
-    pub fn peek(&self) -> R<u8> {
-        self.m.get(self.pos).copied().ok_or(Fault::new(Kind::Cbor, self.pos))
+    /// Record `kind` at `at`, unless a fault came first.
+    #[inline(never)]
+    pub fn fail(&mut self, kind: Kind, at: usize) {
+        if self.fault.is_none() {
+            self.fault = Some(Fault::new(kind, at));
+        }
     }
 
-    /// The next item head: major type and argument (`None`: indefinite).
+    /// The first fault, if any.
+    pub fn done(&self) -> R<()> {
+        match self.fault {
+            Some(f) => Err(f),
+            None => Ok(()),
+        }
+    }
+
+    /// The next byte, not consumed (at the end: [`Kind::Cbor`], and a break).
     #[inline]
-    fn head(&mut self) -> R<(u8, Option<u64>)> {
-        let (major, arg, end) = decode_head(self.m, self.pos).ok_or(Fault::new(Kind::Cbor, self.pos))?;
-        self.pos = end;
-        Ok((major, arg))
+    pub fn peek(&mut self) -> u8 {
+        match self.m.get(self.pos) {
+            Some(&b) => b,
+            None => {
+                self.fail(Kind::Cbor, self.pos);
+                0xff
+            }
+        }
     }
 
     /// The next item head, of major type `major` (else
-    /// [`Kind::WrongType`] at its start): its argument.
+    /// [`Kind::WrongType`] at its start): its argument (`None`:
+    /// indefinite, or a fault).
     #[inline(never)]
-    fn typed(&mut self, major: u8) -> R<Option<u64>> {
+    fn typed(&mut self, major: u8) -> Option<u64> {
         let start = self.pos;
-        match self.head()? {
-            (m, arg) if m == major => Ok(arg),
-            _ => Err(Fault::new(Kind::WrongType, start)),
+        let Some((m, arg, end)) = decode_head(self.m, start) else {
+            self.fail(Kind::Cbor, start);
+            return None;
+        };
+        self.pos = end;
+        if m != major {
+            self.fail(Kind::WrongType, start);
+            return None;
         }
+        arg
     }
 
     /// A definite-length text's bytes (UTF-8 not checked).
     #[inline(never)]
-    pub fn text(&mut self) -> R<&'a [u8]> {
+    pub fn text(&mut self) -> &'a [u8] {
         let start = self.pos;
-        match self.typed(MAJOR_TEXT)? {
+        match self.typed(MAJOR_TEXT) {
             Some(n) => match usize::try_from(n).ok().and_then(|n| self.m.get(self.pos..self.pos.checked_add(n)?)) {
                 Some(b) => {
                     self.pos += b.len();
-                    Ok(b)
+                    return b;
                 }
-                None => Err(Fault::new(Kind::Cbor, self.pos)),
+                None => self.fail(Kind::Cbor, self.pos),
             },
-            None => Err(Fault::new(Kind::WrongType, start)),
+            // (After a failed head, its fault came first.)
+            None => self.fail(Kind::WrongType, start),
         }
+        &[]
     }
 
     /// A definite-length text, UTF-8 checked.
-    pub fn str(&mut self) -> R<&'a str> {
+    pub fn str(&mut self) -> &'a str {
         let at = self.pos;
-        crate::utf8::str(self.text()?).ok_or(Fault::new(Kind::Utf8, at))
+        crate::utf8::str(self.text()).unwrap_or_else(|| {
+            self.fail(Kind::Utf8, at);
+            ""
+        })
     }
 
     /// An unsigned integer.
     #[inline(never)]
-    pub fn uint(&mut self) -> R<u64> {
+    pub fn uint(&mut self) -> u64 {
         // (An unsigned integer's head always has its value.)
-        Ok(self.typed(MAJOR_UINT)?.unwrap_or(0))
+        self.typed(MAJOR_UINT).unwrap_or(0)
     }
 
     /// A map's (or with `MAJOR_ARRAY`, an array's) entry count: `None`
     /// for indefinite; a count the manifest cannot hold is refused.
     #[inline(never)]
-    pub fn container(&mut self, major: u8) -> R<Option<usize>> {
+    pub fn container(&mut self, major: u8) -> Option<usize> {
         let start = self.pos;
-        let len = self.typed(major)?;
+        let len = self.typed(major);
         // (Each entry takes at least a byte, a map's two: `n` past
         // the bytes left, halved for a map, cannot fit.)
         let fit = (self.m.len() - self.pos) >> (major == MAJOR_MAP) as u32;
         if len.is_some_and(|n| n > fit as u64) {
-            return Err(Fault::new(Kind::Cbor, start));
+            self.fail(Kind::Cbor, start);
         }
-        Ok(len.map(|n| n as usize))
+        len.map(|n| n as usize)
     }
 
     /// Whether a container (of `len` entries left, or indefinite) has
     /// another entry; consumes the break that ends an indefinite one. At
     /// the manifest's end, another (whose read fails there, as a break's
-    /// would have).
+    /// would have). After a fault, none.
     #[inline]
     pub fn more(&mut self, len: &mut Option<usize>) -> bool {
+        if self.fault.is_some() {
+            return false;
+        }
         match len {
             Some(0) => false,
             Some(n) => {
@@ -118,11 +151,11 @@ impl<'a> Cur<'a> {
     /// Walk one item, checked (well-formed, UTF-8, depth, and with keys,
     /// no map with a repeated key).
     #[inline(never)]
-    pub fn walk(&mut self, depth: usize, keys: Option<&mut Scratch<'_>>) -> R<()> {
+    pub fn walk(&mut self, depth: usize, keys: Option<&mut Scratch<'_>>) {
         let mut r = Reader::at(self.m, self.pos);
         let done = r.walk_bad(depth, keys);
         self.pos = r.pos;
-        done.map_err(|bad| {
+        if let Err(bad) = done {
             let kind = match bad.what {
                 What::Utf8 => Kind::Utf8,
                 What::Deep => Kind::Deep,
@@ -130,8 +163,8 @@ impl<'a> Cur<'a> {
                 What::Scratch => Kind::Slots,
                 What::Head | What::Length | What::Indefinite => Kind::Cbor,
             };
-            Fault::new(kind, bad.at)
-        })
+            self.fail(kind, bad.at);
+        }
     }
 }
 
@@ -171,6 +204,27 @@ mod tests {
             let a = f.object(0).unwrap().attributes();
             assert_eq!((a.len(), a.get("c").is_some(), a.iter().count()), (n, n == 1, n), "{m:02x?}");
         }
+    }
+
+    /// Objects before the version are read after the root map, from
+    /// their position: bytes after the root map are still refused at its
+    /// end, after any fault of the objects; and a read that fails is the
+    /// fault even where the reads after it fail too.
+    #[test]
+    fn deferred_objects_then_trailing_bytes_and_the_first_fault_kept() {
+        let v = &b"\x67version\x651.2.0"[..];
+        let obj = &b"\x67objects\xa1\x61x\xa3\x65shape\x80\x66format\x65xyzzy\x6acomponents\xa0"[..];
+        let bad = &b"\x67objects\xa1\x60\xa0"[..];
+        let m = [&b"\xa2"[..], obj, v, b"\x00"].concat();
+        let e = File::open(&file(&m), &mut [[0; 2]; 8]).err();
+        assert_eq!(e.map(|e| (e.kind, e.at as usize)), Some((Kind::Trailing, m.len() - 1)));
+        let m = [&b"\xa2"[..], bad, v, b"\x00"].concat();
+        let e = File::open(&file(&m), &mut [[0; 2]; 8]).err();
+        assert_eq!(e.map(|e| (e.kind, e.at as usize)), Some((Kind::EmptyName, 10)));
+        // A shape of the wrong type, then missing fields: the shape.
+        let m = [&b"\xa2"[..], v, b"\x67objects\xa1\x61x\xa1\x65shape\x61a"].concat();
+        let e = File::open(&file(&m), &mut [[0; 2]; 8]).err();
+        assert_eq!(e.map(|e| (e.kind, e.at as usize)), Some((Kind::WrongType, m.len() - 2)));
     }
 
     /// A manifest cut where an indefinite container's next entry, or a

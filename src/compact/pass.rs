@@ -1,5 +1,8 @@
 //! The compact reader's validating pass: the rules of
-//! [`crate::manifest`]'s pass, in the same order, with [`Fault`]s.
+//! [`crate::manifest`]'s pass, in the same order, with [`Fault`]s. Each
+//! read or rule records its fault in the cursor ([`Cur::fail`]: the first
+//! one is kept); no container has another entry after it, so the pass
+//! winds up at once and reports it at the end.
 
 use super::cur::{Cur, R};
 use super::{Fault, Kind};
@@ -7,7 +10,7 @@ use crate::cbor::keys::{definite, KeySet};
 use crate::cbor::{decode_head, MAJOR_MAP, MAJOR_TEXT, MAJOR_UINT};
 use crate::container::{ALIGNMENT, HEADER_LEN};
 use crate::manifest::fields::Numel;
-use crate::manifest::rules::{first_overlap, SpanOrder};
+use crate::manifest::rules::SpanOrder;
 use crate::manifest::schema::{ComponentKey, ObjectKey, QuantAttr, Role, RootKey};
 use crate::scratch::{Entry, Scratch};
 use crate::types::{DType, Encoding, Format, LogicalType, Version};
@@ -26,8 +29,9 @@ pub(crate) struct Root {
     pub sorted: bool,
 }
 
-/// State of the pass.
-pub(super) struct Pass<'s> {
+/// State of the pass: the cursor, and what the rules keep.
+pub(super) struct Pass<'a, 's> {
+    pub c: Cur<'a>,
     scratch: Scratch<'s>,
     /// Blobs lie in `[HEADER_LEN, hi)`.
     hi: u64,
@@ -39,28 +43,31 @@ pub(super) struct Pass<'s> {
     checking: bool,
 }
 
-impl Pass<'_> {
-    /// A view's decoding of validated maps of a `version` file.
-    pub(super) fn viewing(version: Version) -> Pass<'static> {
-        Pass { scratch: Scratch::new(&mut []), hi: 0, version, order: SpanOrder::new(), checking: false }
+impl<'a> Pass<'a, 'static> {
+    /// A view's decoding of validated maps of a `version` file, at `pos`
+    /// in the manifest `m`.
+    pub(super) fn viewing(m: &'a [u8], pos: usize, version: Version) -> Self {
+        Pass { c: Cur::at(m, pos), scratch: Scratch::new(&mut []), hi: 0, version, order: SpanOrder::new(), checking: false }
     }
 }
 
 /// Validate the manifest `m` of a file whose manifest starts at `hi`.
 pub(crate) fn validate(m: &[u8], hi: u64, slots: &mut [Entry]) -> R<Root> {
     let mut p = Pass {
+        c: Cur::at(m, 0),
         scratch: Scratch::new(slots),
         hi,
         version: Version::V0_1,
         order: SpanOrder::new(),
         checking: true,
     };
-    let mut c = Cur::at(m, 0);
     let mut root = Root { version: Version::V0_1, objects: 0, count: 0, attributes: None, ordered: false, sorted: false };
-    self::root(&mut c, &mut p, &mut root)?;
+    self::root(&mut p, &mut root);
+    let c = &mut p.c;
     if c.pos != m.len() {
-        return Err(Fault::new(Kind::Trailing, c.pos));
+        c.fail(Kind::Trailing, c.pos);
     }
+    c.done()?;
     if !root.ordered {
         sorted_check(m, &root, &mut p.scratch, true)?;
         root.sorted = true;
@@ -78,155 +85,160 @@ struct Fields {
     len: Option<usize>,
     seg: usize,
     seen: u32,
-    /// The known key just read (its index), past them all at the end, or
-    /// [`Fields::UNOPENED`] before the map's head is read.
-    key: usize,
+    /// Whether the map's head was read.
+    open: bool,
 }
 
 impl Fields {
     /// Before the first key: [`Pass::next`] opens the map at the cursor.
-    const UNOPENED: usize = usize::MAX - 1;
-    const NEW: Fields = Fields { len: None, seg: 0, seen: 0, key: Fields::UNOPENED };
+    const NEW: Fields = Fields { len: None, seg: 0, seen: 0, open: false };
 }
 
-impl Pass<'_> {
+impl<'a> Pass<'a, '_> {
     /// Read the next known key of the map `f` (at `depth`; its head first,
     /// when `f` is [`Fields::NEW`]): its index in `names` (the map's
-    /// schema keys) into `f.key`, a second one refused; unknown
-    /// fields are handled on the way. At the map's end, its keys found
-    /// unique, `f.key` is past the names (a result in registers, not
-    /// memory: an `Option` in a `Result` is returned through the stack).
+    /// schema keys), a second one refused; unknown fields are handled on
+    /// the way. At the map's end (or a fault), its keys found unique, an
+    /// index past the names.
     #[inline(never)]
-    fn next(&mut self, c: &mut Cur<'_>, f: &mut Fields, names: &crate::types::Names, depth: usize) -> R<()> {
-        if f.key == Fields::UNOPENED {
-            (f.len, f.seg) = (c.container(MAJOR_MAP)?, self.scratch.len());
+    fn next(&mut self, f: &mut Fields, names: &crate::types::Names, depth: usize) -> usize {
+        if !f.open {
+            (f.len, f.seg, f.open) = (self.c.container(MAJOR_MAP), self.scratch.len(), true);
         }
-        while c.more(&mut f.len) {
-            let kpos = c.pos;
-            let key = self.key(c, depth)?;
+        while self.c.more(&mut f.len) {
+            let kpos = self.c.pos;
+            let key = self.key(depth);
             match key.and_then(|b| names.find(b)) {
-                Some(k) if f.seen & (1 << k) != 0 => return Err(Fault::new(Kind::DuplicateKey, kpos)),
+                Some(k) if f.seen & (1 << k) != 0 => self.c.fail(Kind::DuplicateKey, kpos),
                 Some(k) => {
                     f.seen |= 1 << k;
-                    f.key = k;
-                    return Ok(());
+                    return k;
                 }
-                None => self.unknown(c, kpos, key, depth + 1)?,
+                None => self.unknown(kpos, key, depth + 1),
             }
         }
-        f.key = usize::MAX;
-        self.pop_keys(c.m, f.seg)
+        self.pop_keys(f.seg);
+        usize::MAX
     }
 
     /// A map key: `Some(bytes)` for definite text; any other key is walked.
     #[inline(always)]
-    fn key<'a>(&mut self, c: &mut Cur<'a>, depth: usize) -> R<Option<&'a [u8]>> {
-        if c.peek()? >> 5 == MAJOR_TEXT {
-            return c.text().map(Some);
+    fn key(&mut self, depth: usize) -> Option<&'a [u8]> {
+        let c = &mut self.c;
+        if c.peek() >> 5 == MAJOR_TEXT {
+            return Some(c.text());
         }
-        c.walk(depth, self.checking.then_some(&mut self.scratch))?;
-        Ok(None)
+        c.walk(depth, self.checking.then_some(&mut self.scratch));
+        None
     }
 
     /// An unknown field whose key (at `kpos`; its bytes when text, from
     /// [`Pass::key`]) was just read: its key joins the duplicate check, its
     /// value is walked.
     #[inline(always)]
-    fn unknown(&mut self, c: &mut Cur<'_>, kpos: usize, key: Option<&[u8]>, depth: usize) -> R<()> {
+    fn unknown(&mut self, kpos: usize, key: Option<&[u8]>, depth: usize) {
+        let c = &mut self.c;
         if self.checking {
             if key.is_some_and(|k| !crate::utf8::valid(k)) {
-                return Err(Fault::new(Kind::Utf8, kpos));
+                c.fail(Kind::Utf8, kpos);
             }
             if !self.scratch.try_push_key(c.m, kpos, c.pos) {
-                return Err(Fault::new(Kind::Slots, kpos));
+                c.fail(Kind::Slots, kpos);
             }
         }
         c.walk(depth, self.checking.then_some(&mut self.scratch))
     }
 
-    /// A map value (its keys checked too).
-    fn map_value(&mut self, c: &mut Cur<'_>, depth: usize) -> R<()> {
-        if c.peek()? >> 5 != MAJOR_MAP {
-            return Err(Fault::new(Kind::WrongType, c.pos));
+    /// A map value, or null (`None`): where it is (its keys checked too).
+    #[inline(never)]
+    fn nullable_map(&mut self, depth: usize) -> Option<usize> {
+        let c = &mut self.c;
+        if c.null() {
+            return None;
         }
-        c.walk(depth, Some(&mut self.scratch))
+        let at = c.pos;
+        if c.peek() >> 5 != MAJOR_MAP {
+            c.fail(Kind::WrongType, at);
+        }
+        c.walk(depth, Some(&mut self.scratch));
+        Some(at)
     }
 
-    /// The keys pushed since `seg` are unique (then popped).
-    fn pop_keys(&mut self, m: &[u8], seg: usize) -> R<()> {
-        match self.scratch.duplicate(m, seg) {
-            Some(at) => Err(Fault::new(Kind::DuplicateKey, at)),
-            None => Ok(()),
+    /// The keys pushed since `seg` are unique (then popped). After a
+    /// fault, left as they are (the scratch may hold a walk's frames).
+    fn pop_keys(&mut self, seg: usize) {
+        let c = &mut self.c;
+        if c.fault.is_none() {
+            if let Some(at) = self.scratch.duplicate(c.m, seg) {
+                c.fail(Kind::DuplicateKey, at);
+            }
         }
     }
 }
 
 /// The root map, into `root`: `version`, `attributes`, `objects` (checked
 /// once the version is known, wherever it comes).
-fn root(c: &mut Cur<'_>, p: &mut Pass<'_>, root: &mut Root) -> R<()> {
-    let start = c.pos;
+fn root(p: &mut Pass<'_, '_>, root: &mut Root) {
+    let start = p.c.pos;
     let mut f = Fields::NEW;
     let has = |f: &Fields, k: RootKey| f.seen & 1 << k as u32 != 0;
     let mut deferred = None;
     loop {
-        p.next(c, &mut f, &RootKey::PACKED, 1)?;
-        let Some(&k) = RootKey::ALL.get(f.key) else { break };
+        let k = p.next(&mut f, &RootKey::PACKED, 1);
+        let Some(&k) = RootKey::ALL.get(k) else { break };
         match k {
             RootKey::Version => {
-                let at = c.pos;
-                let v = Version::parse(c.str()?).ok_or(Fault::new(Kind::BadVersion, at))?;
-                if v.major != 1 {
-                    return Err(Fault::new(Kind::Version, at));
-                }
-                p.version = v;
-            }
-            RootKey::Attributes => {
-                if !c.null() {
-                    root.attributes = Some(c.pos);
-                    p.map_value(c, 1)?;
+                let at = p.c.pos;
+                match Version::parse(p.c.str()) {
+                    Some(v) if v.major == 1 => p.version = v,
+                    Some(_) => p.c.fail(Kind::Version, at),
+                    None => p.c.fail(Kind::BadVersion, at),
                 }
             }
+            RootKey::Attributes => root.attributes = p.nullable_map(1),
             RootKey::Objects => {
                 if has(&f, RootKey::Version) {
-                    objects(c, p, root)?;
+                    objects(p, root);
                 } else {
-                    deferred = Some(c.pos);
-                    c.walk(1, None)?;
+                    deferred = Some(p.c.pos);
+                    p.c.walk(1, None);
                 }
             }
         }
     }
     // (A key seen was read whole: a version seen is `p.version`.)
     if !has(&f, RootKey::Version) || !has(&f, RootKey::Objects) {
-        return Err(Fault::new(Kind::Missing, start));
+        return p.c.fail(Kind::Missing, start);
     }
     if let Some(at) = deferred {
-        objects(&mut Cur::at(c.m, at), p, root)?;
+        // (The root map's end is kept: bytes after it are checked last.)
+        let end = p.c.pos;
+        p.c.pos = at;
+        objects(p, root);
+        p.c.pos = end;
     }
     root.version = p.version;
-    Ok(())
 }
 
 /// The objects map: each name and object; where it starts, its count,
 /// whether names ascend (into `root`).
-fn objects(c: &mut Cur<'_>, p: &mut Pass<'_>, root: &mut Root) -> R<()> {
-    let mut len = c.container(MAJOR_MAP)?;
-    let first = c.pos;
+fn objects(p: &mut Pass<'_, '_>, root: &mut Root) {
+    let mut len = p.c.container(MAJOR_MAP);
+    let first = p.c.pos;
     // (Names are not empty: the first is past `prev`'s empty start.)
     let (mut count, mut ordered, mut prev): (usize, bool, &[u8]) = (0, true, &[]);
-    while c.more(&mut len) {
-        let at = c.pos;
-        let name = c.str()?.as_bytes();
+    while p.c.more(&mut len) {
+        let at = p.c.pos;
+        let name = p.c.str().as_bytes();
         if name.is_empty() {
-            return Err(Fault::new(Kind::EmptyName, at));
+            p.c.fail(Kind::EmptyName, at);
         }
-        object(c, p)?;
+        object(p);
         ordered &= prev < name;
         prev = name;
         count += 1;
     }
     (root.objects, root.count, root.ordered) = (first, count, ordered);
-    Ok(())
 }
 
 /// What the format rules need of an object's components of known roles,
@@ -283,116 +295,133 @@ impl Known {
 
 /// An object map: its fields, then its format's rules.
 #[inline(never)]
-fn object(c: &mut Cur<'_>, p: &mut Pass<'_>) -> R<()> {
-    let start = c.pos;
+fn object(p: &mut Pass<'_, '_>) {
+    let start = p.c.pos;
     let mut f = Fields::NEW;
     let (mut shape, mut format, mut attributes) = ((0, 0, 0), Some(Format::Dense), None);
     let mut known = Known::new();
     loop {
-        p.next(c, &mut f, &ObjectKey::PACKED, 3)?;
-        let Some(&k) = ObjectKey::ALL.get(f.key) else { break };
+        let k = p.next(&mut f, &ObjectKey::PACKED, 3);
+        let Some(&k) = ObjectKey::ALL.get(k) else { break };
         match k {
-            ObjectKey::Shape => shape = self::shape(c)?,
-            ObjectKey::Format => format = Format::known(c.str()?.as_bytes()),
-            ObjectKey::Attributes => {
-                if !c.null() {
-                    attributes = Some(c.pos);
-                    p.map_value(c, 3)?;
-                }
-            }
-            ObjectKey::Components => components(c, p, &mut known)?,
+            ObjectKey::Shape => shape = self::shape(&mut p.c),
+            ObjectKey::Format => format = Format::known(p.c.str().as_bytes()),
+            ObjectKey::Attributes => attributes = p.nullable_map(3),
+            ObjectKey::Components => components(p, &mut known),
         }
     }
+    let c = &mut p.c;
     // (A key seen was read whole.)
     const NEEDED: u32 = 1 << ObjectKey::Shape as u32 | 1 << ObjectKey::Format as u32 | 1 << ObjectKey::Components as u32;
     if f.seen & NEEDED != NEEDED {
-        return Err(Fault::new(Kind::Missing, start));
+        return c.fail(Kind::Missing, start);
     }
-    check_format(c.m, shape, format, attributes, &known).map_err(|k| Fault::new(k, start))
+    // (After a fault, the fields may be a part read: no rules.)
+    if c.fault.is_none() {
+        if let Err(k) = check_format(c.m, shape, format, attributes, &known) {
+            c.fail(k, start);
+        }
+    }
 }
 
 /// The shape array: (ndim, checked product ([`Numel`]), first dimension).
-fn shape(c: &mut Cur<'_>) -> R<(usize, u64, u64)> {
+fn shape(c: &mut Cur<'_>) -> (usize, u64, u64) {
     let start = c.pos;
-    let mut len = c.container(crate::cbor::MAJOR_ARRAY)?;
+    let mut len = c.container(crate::cbor::MAJOR_ARRAY);
     let (mut ndim, mut numel, mut first) = (0, Numel::new(), 0);
     while c.more(&mut len) {
-        let d = c.uint()?;
+        let d = c.uint();
         if ndim == 0 {
             first = d;
         }
         numel.push(d);
         ndim += 1;
     }
-    Ok((ndim, numel.value().ok_or(Fault::new(Kind::Overflow, start))?, first))
+    let numel = numel.value().unwrap_or_else(|| {
+        c.fail(Kind::Overflow, start);
+        0
+    });
+    (ndim, numel, first)
 }
 
 /// The components map: each role (unique) and component.
 #[inline(never)]
-fn components(c: &mut Cur<'_>, p: &mut Pass<'_>, known: &mut Known) -> R<()> {
-    let mut len = c.container(MAJOR_MAP)?;
-    let (seg, first) = (p.scratch.len(), c.pos);
+fn components(p: &mut Pass<'_, '_>, known: &mut Known) {
+    let mut len = p.c.container(MAJOR_MAP);
+    let (seg, first, m) = (p.scratch.len(), p.c.pos, p.c.m);
     // The first 8 roles are compared directly (the earlier keys read
     // again); past that, in the scratch.
     let mut n = 0usize;
-    while c.more(&mut len) {
-        let kpos = c.pos;
-        let name = c.str()?;
+    while p.c.more(&mut len) {
+        let kpos = p.c.pos;
+        let name = p.c.str();
         let rb = name.as_bytes();
         if rb.is_empty() {
-            return Err(Fault::new(Kind::EmptyName, kpos));
+            p.c.fail(Kind::EmptyName, kpos);
         }
         // (A text key's entry needs no end: it compares by content.)
-        let mut push = |k: usize| if p.scratch.try_push_key(c.m, k, k) { Ok(()) } else { Err(Fault::new(Kind::Slots, k)) };
+        let push = |p: &mut Pass<'_, '_>, k: usize| {
+            if !p.scratch.try_push_key(m, k, k) {
+                p.c.fail(Kind::Slots, k);
+            }
+        };
         if n <= 8 {
-            for (k, _) in super::view::entries(c.m, first, n) {
+            for (k, _) in super::view::entries(m, first, n) {
                 if n == 8 {
-                    push(k)?;
-                } else if definite(c.m, k) == Some(rb) {
-                    return Err(Fault::new(Kind::DuplicateKey, kpos));
+                    push(p, k);
+                } else if definite(m, k) == Some(rb) {
+                    p.c.fail(Kind::DuplicateKey, kpos);
                 }
             }
         }
         if n >= 8 {
-            push(kpos)?;
+            push(p, kpos);
         }
         n += 1;
-        component(c, p, Role::from_bytes(rb), name, known)?;
+        component(p, Role::from_bytes(rb), name, known);
     }
-    p.pop_keys(c.m, seg)
+    p.pop_keys(seg)
 }
 
 /// One component map: its fields, then the rules every component obeys.
 #[inline(never)]
-fn component<'a>(c: &mut Cur<'a>, p: &mut Pass<'_>, role: Option<Role>, name: &'a str, known: &mut Known) -> R<()> {
-    let start = c.pos;
+fn component<'a>(p: &mut Pass<'a, '_>, role: Option<Role>, name: &'a str, known: &mut Known) {
+    let start = p.c.pos;
     let mut comp = Component::blank(name, start);
-    let seen = read_fields(c, p, &mut comp)?;
+    let seen = read_fields(p, &mut comp);
+    if let Err(k) = component_rules(p, &comp, seen, role, known) {
+        p.c.fail(k, start);
+    }
+}
+
+/// The rules every component obeys (a fault's kind), then its blob and
+/// role noted.
+#[inline(always)]
+fn component_rules(p: &mut Pass<'_, '_>, comp: &Component<'_>, seen: u32, role: Option<Role>, known: &mut Known) -> Result<(), Kind> {
     const NEEDED: u32 = 1 << ComponentKey::DType as u32 | 1 << ComponentKey::Offset as u32 | 1 << ComponentKey::Length as u32;
     if seen & NEEDED != NEEDED {
-        return Err(Fault::new(Kind::Missing, start));
+        return Err(Kind::Missing);
     }
-    let Component { dtype, logical, offset, length, encoding, uncompressed_length: ulen, .. } = comp;
-    let err = |k| Err(Fault::new(k, start));
+    let Component { dtype, logical, offset, length, encoding, uncompressed_length: ulen, .. } = *comp;
     if logical.and_then(|t| t.storage()).is_some_and(|s| s != dtype) {
-        return err(Kind::LogicalType);
+        return Err(Kind::LogicalType);
     }
     if offset % ALIGNMENT != 0 {
-        return err(Kind::Misaligned);
+        return Err(Kind::Misaligned);
     }
     match offset.checked_add(length) {
         Some(end) if offset >= HEADER_LEN && end <= p.hi => {}
-        _ => return err(Kind::OutOfBounds),
+        _ => return Err(Kind::OutOfBounds),
     }
     if encoding == Encoding::Zstd && ulen.is_none() && p.version.minor >= 2 {
-        return err(Kind::NoDecodedSize);
+        return Err(Kind::NoDecodedSize);
     }
     let decoded = comp.decoded_len();
     if decoded.is_some_and(|n| crate::types::rem_pow2(n, dtype.width()) != 0) {
-        return err(Kind::PartialElement);
+        return Err(Kind::PartialElement);
     }
     if length > 0 {
-        p.order.add(offset, offset + length);
+        in_order(&mut p.order, offset, offset + length);
     }
     if let Some(r) = role {
         let ratio = comp.ratio().unwrap_or(0) as u8;
@@ -407,12 +436,13 @@ fn component<'a>(c: &mut Cur<'a>, p: &mut Pass<'_>, role: Option<Role>, name: &'
 /// read from a validated manifest. Into the caller's frame: the walk of
 /// an unknown field's value is the pass's deepest path.
 #[inline(never)]
-pub(super) fn read_fields<'a>(c: &mut Cur<'a>, p: &mut Pass<'_>, out: &mut Component<'a>) -> R<u32> {
+pub(super) fn read_fields<'a>(p: &mut Pass<'a, '_>, out: &mut Component<'a>) -> u32 {
     let mut f = Fields::NEW;
     let mut ltype = None;
     loop {
-        p.next(c, &mut f, &ComponentKey::PACKED, 5)?;
-        let Some(&k) = ComponentKey::ALL.get(f.key) else { break };
+        let k = p.next(&mut f, &ComponentKey::PACKED, 5);
+        let Some(&k) = ComponentKey::ALL.get(k) else { break };
+        let c = &mut p.c;
         let at = c.pos;
         // (Null, for these, is the field absent: one check for all.)
         const NULLABLE: u32 = 1 << ComponentKey::Type as u32
@@ -427,7 +457,7 @@ pub(super) fn read_fields<'a>(c: &mut Cur<'a>, p: &mut Pass<'_>, out: &mut Compo
             | 1 << ComponentKey::Length as u32
             | 1 << ComponentKey::UncompressedLength as u32;
         if UINT & 1 << k as u32 != 0 {
-            let v = c.uint()?;
+            let v = c.uint();
             match k {
                 ComponentKey::Offset => out.offset = v,
                 ComponentKey::Length => out.length = v,
@@ -435,32 +465,50 @@ pub(super) fn read_fields<'a>(c: &mut Cur<'a>, p: &mut Pass<'_>, out: &mut Compo
             }
             continue;
         }
-        match k {
-            ComponentKey::DType => {
-                let s = c.text()?;
-                let parsed = if p.version.minor < 2 { DType::from_v1_1_bytes(s) } else { DType::from_bytes(s).map(|d| (d, None)) };
-                (out.dtype, out.logical) = parsed.ok_or_else(|| unknown_text(s, Kind::DType, at))?;
+        // (UTF-8 text kept, for `type` and `digest`; names parsed, for
+        // `dtype` and `encoding`: one read each.)
+        if matches!(k, ComponentKey::Type | ComponentKey::Digest) {
+            let s = Some(c.str());
+            if k == ComponentKey::Type {
+                ltype = s;
+            } else {
+                out.digest = s;
             }
-            ComponentKey::Type => ltype = Some(c.str()?),
-            ComponentKey::Encoding => {
-                let s = c.text()?;
-                out.encoding = Encoding::from_bytes(s).ok_or_else(|| unknown_text(s, Kind::Encoding, at))?;
-            }
-            _ => out.digest = Some(c.str()?),
+            continue;
         }
+        let s = c.text();
+        let fault = if k == ComponentKey::DType {
+            let parsed = if p.version.minor < 2 { DType::from_v1_1_bytes(s) } else { DType::from_bytes(s).map(|d| (d, None)) };
+            match parsed {
+                Some(d) => {
+                    (out.dtype, out.logical) = d;
+                    continue;
+                }
+                None => Kind::DType,
+            }
+        } else {
+            match Encoding::from_bytes(s) {
+                Some(e) => {
+                    out.encoding = e;
+                    continue;
+                }
+                None => Kind::Encoding,
+            }
+        };
+        unknown_text(c, s, fault, at);
     }
     // A `type` naming the dtype itself is no logical type; without one, a
     // v1.0/1.1 dtype may imply one.
     if let Some(t) = ltype {
         out.logical = (t != out.dtype.name()).then(|| LogicalType::parse(t));
     }
-    Ok(f.seen)
+    f.seen
 }
 
 /// Text that names nothing known: invalid UTF-8 is said first.
 #[cold]
-fn unknown_text(s: &[u8], kind: Kind, at: usize) -> Fault {
-    Fault::new(if crate::utf8::valid(s) { kind } else { Kind::Utf8 }, at)
+fn unknown_text(c: &mut Cur<'_>, s: &[u8], kind: Kind, at: usize) {
+    c.fail(if crate::utf8::valid(s) { kind } else { Kind::Utf8 }, at)
 }
 
 /// A bit per role of `rs`.
@@ -474,23 +522,27 @@ const fn roles(rs: &[Role]) -> u32 {
 }
 
 /// The roles of the components a format needs, and those of them that
-/// hold indices (a bit per [`Role`] each).
-fn needs(format: Option<Format<'_>>) -> (u32, u32) {
-    let Some(format) = format else { return (0, 0) };
-    match format {
-        Format::Dense => const { (roles(&[Role::Data]), 0) },
-        Format::SparseCsr => const { (roles(&[Role::Values, Role::Indices, Role::Indptr]), roles(&[Role::Indices, Role::Indptr])) },
-        Format::SparseCoo => const { (roles(&[Role::Values, Role::Coords]), roles(&[Role::Coords])) },
-        Format::QuantizedGroup => const { (roles(&[Role::PackedWeight, Role::Scales, Role::Zeros]), 0) },
-        Format::Other(_) => (0, 0),
-    }
-}
+/// hold indices (a bit per [`Role`] each): by format, in the order of
+/// [`Format`]'s known variants (a table, not a match).
+const NEEDS: [(u32, u32); 4] = [
+    (roles(&[Role::Data]), 0),
+    (roles(&[Role::Values, Role::Indices, Role::Indptr]), roles(&[Role::Indices, Role::Indptr])),
+    (roles(&[Role::Values, Role::Coords]), roles(&[Role::Coords])),
+    (roles(&[Role::PackedWeight, Role::Scales, Role::Zeros]), 0),
+];
 
 /// The rules of the object's format that metadata alone can check.
 #[inline(always)]
 fn check_format(m: &[u8], shape: (usize, u64, u64), format: Option<Format<'_>>, attributes: Option<usize>, known: &Known) -> Result<(), Kind> {
     let (ndim, numel, first) = shape;
-    let (needed, index) = needs(format);
+    let i = match format {
+        Some(Format::Dense) => 0,
+        Some(Format::SparseCsr) => 1,
+        Some(Format::SparseCoo) => 2,
+        Some(Format::QuantizedGroup) => 3,
+        _ => return Ok(()),
+    };
+    let (needed, index) = NEEDS[i];
     let Some(format) = format else { return Ok(()) };
     if needed & !known.has != 0 {
         return Err(Kind::MissingComponent);
@@ -579,11 +631,30 @@ fn sorted_check(m: &[u8], root: &Root, scratch: &mut Scratch<'_>, names: bool) -
                 None => Ok(()),
             };
         }
-        overlap = first_overlap(s);
+        // (Sorted by start, non-empty: the blobs are in file order up to
+        // the first that overlaps another, as `first_overlap` finds.)
+        overlap = overlap_in(s);
         if overlap.is_none() {
             return Ok(());
         }
     }
+}
+
+/// Note the non-empty blob `[offset, end)` in `order`: whether every blob
+/// so far came in file order, none overlapping (one copy of the rule for
+/// the pass and [`sorted_check`]).
+#[inline(never)]
+fn in_order(order: &mut SpanOrder, offset: u64, end: u64) -> bool {
+    order.add(offset, end);
+    order.ordered()
+}
+
+/// The first blob of `s` (sorted, non-empty) that overlaps another, as
+/// (offset, length).
+#[inline(always)]
+fn overlap_in(s: &[Entry]) -> Option<(u64, u64)> {
+    let mut order = SpanOrder::new();
+    s.iter().find(|b| !in_order(&mut order, b[0], b[1])).map(|b| (b[0], b[1] - b[0]))
 }
 
 /// The map position of the first component (in manifest order) for which
@@ -598,4 +669,29 @@ fn first_component(m: &[u8], root: &Root, mut stop: impl FnMut(&super::Component
         }
     }
     None
+}
+
+#[cfg(test)]
+mod tests {
+    /// [`super::overlap_in`] finds what `first_overlap` finds, on every
+    /// sorted list of up to four non-empty blobs within 0..5.
+    #[test]
+    fn overlap_in_is_first_overlap() {
+        extern crate alloc;
+        use alloc::vec::Vec;
+        let spans: Vec<[u64; 2]> = (0..5).flat_map(|a| (a + 1..6).map(move |b| [a, b])).collect();
+        let mut lists: Vec<Vec<[u64; 2]>> = alloc::vec![Vec::new()];
+        let (mut checked, mut found) = (0, 0);
+        while let Some(l) = lists.pop() {
+            let want = crate::manifest::rules::first_overlap(&l);
+            assert_eq!(super::overlap_in(&l), want, "{l:?}");
+            (checked, found) = (checked + 1, found + want.is_some() as usize);
+            if l.len() < 4 {
+                for &s in spans.iter().filter(|&&s| l.last().is_none_or(|&p| p <= s)) {
+                    lists.push([&l[..], &[s]].concat());
+                }
+            }
+        }
+        assert!(checked > 1000 && found > 100, "{checked} {found}");
+    }
 }

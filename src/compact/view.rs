@@ -1,7 +1,6 @@
 //! The compact reader's views: each decodes, from the validated manifest,
 //! only what it is asked for.
 
-use super::cur::Cur;
 use super::pass::{read_fields, Pass};
 use super::File;
 use crate::cbor::{decode_head, Reader, MAJOR_ARRAY, MAJOR_MAP, MAJOR_TEXT};
@@ -346,16 +345,16 @@ impl<'a> Iterator for Components<'a> {
         }
         self.left -= 1;
         // The pass's decoding (one copy of it in the code), not checking.
-        let mut c = Cur::at(self.m, self.pos);
-        let role = c.str().ok()?;
-        // (Decoded into the Option returned: `fields` would return it
-        // through a Result and a copy.)
+        let mut p = Pass::viewing(self.m, self.pos, self.version);
+        let role = p.c.str();
+        // (Decoded into the Option returned: no copy.)
         let mut found = None;
-        let out = found.insert(Component::blank(role, c.pos));
-        if read_fields(&mut c, &mut Pass::viewing(self.version), out).is_err() {
+        let out = found.insert(Component::blank(role, p.c.pos));
+        read_fields(&mut p, out);
+        if p.c.fault.is_some() {
             found = None;
         }
-        self.pos = c.pos;
+        self.pos = p.c.pos;
         found
     }
 }
