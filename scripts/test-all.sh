@@ -74,9 +74,10 @@ else
     warn "cmake not found (apt-get install cmake pkg-config valgrind); C examples NOT run"
 fi
 
-step "compact C layer built with --cfg ztensor_no_texts (numbers instead of phrases in zt_last_error)"
-RUSTFLAGS="${RUSTFLAGS:-} --cfg ztensor_no_texts" cargo test --manifest-path ffi/Cargo.toml --lib compact \
-    --target-dir target/no-texts
+step "the firmware's cfgs: compact reader with --cfg ztensor_no_v1_1 (v1.2 only), its C layer also with ztensor_no_texts (numbers)"
+RUSTFLAGS="${RUSTFLAGS:-} --cfg ztensor_no_v1_1" cargo test -p ztensor --test compact --target-dir target/firmware-cfgs
+RUSTFLAGS="${RUSTFLAGS:-} --cfg ztensor_no_texts --cfg ztensor_no_v1_1" cargo test --manifest-path ffi/Cargo.toml \
+    --lib compact --target-dir target/firmware-cfgs
 
 step "embedded: no-heap libztensor.a in a Cortex-M4F firmware under QEMU (budget line last)"
 if command -v arm-none-eabi-gcc >/dev/null && command -v qemu-system-arm >/dev/null && command -v cmake >/dev/null \

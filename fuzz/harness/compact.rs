@@ -26,6 +26,10 @@
 //! - `verify` with all checks, digests only, data only, and strict: the
 //!   report's counts and the status class of its first problem.
 //!
+//! Built with `--cfg ztensor_no_v1_1` (the firmware's compact reader
+//! reads v1.2 only), v1.0 and v1.1 files must be refused as unsupported
+//! (`Kind::Version`) instead.
+//!
 //! zstd: the compact reader does not decode zstd data; with data checks
 //! it reports such an object's data as `Unsupported` (what the full reader
 //! built without `alloc` says). For files with a zstd component the
@@ -340,6 +344,20 @@ pub fn differential(bytes: &[u8], alloc: bool) -> Result<(), String> {
     let class_full = full.as_ref().err().map(|e| class_of(e.kind(), false));
     let class_comp = comp.as_ref().err().map(|f| class_fault(f.status()));
     let generation = matches!(layout, Some(Layout::V0 | Layout::V2));
+    // Built with `--cfg ztensor_no_v1_1`, the compact reader refuses v1.0
+    // and v1.1 files as unsupported when it reads their version (before
+    // that, it refuses what it finds as the full reader does).
+    if cfg!(ztensor_no_v1_1) && !generation {
+        let old = full.as_ref().ok().map(|f| f.version().minor < 2);
+        let version = matches!(&comp, Err(f) if f.kind == compact::Kind::Version);
+        match (old, version) {
+            (Some(true), true) | (None, true) => return Ok(()),
+            (Some(true), false) => {
+                return Err(format!("  a v1.0/v1.1 file: compact must refuse it as unsupported\n  compact: {}\n", outcome_c(&comp)))
+            }
+            _ => {}
+        }
+    }
     if generation {
         if class_comp != Some(Class::Unsupported) {
             let _ = writeln!(d.0, "  a {layout:?} file: compact must refuse it as Unsupported");

@@ -190,7 +190,7 @@ fn root(p: &mut Pass<'_, '_>, root: &mut Root) {
             RootKey::Version => {
                 let at = p.c.pos;
                 match Version::parse(p.c.str()) {
-                    Some(v) if v.major == 1 => p.version = v,
+                    Some(v) if v.major == 1 && !(cfg!(ztensor_no_v1_1) && v.minor < 2) => p.version = v,
                     Some(_) => p.c.fail(Kind::Version, at),
                     None => p.c.fail(Kind::BadVersion, at),
                 }
@@ -270,7 +270,7 @@ impl Known {
             self.sized |= bit;
         }
         // (Sparse indices: u64 since v1.2, any integer before.)
-        let index = if v.minor >= 2 { dtype == DType::U64 } else { dtype.is_integer() };
+        let index = if before_1_2(v) { dtype.is_integer() } else { dtype == DType::U64 };
         if index {
             self.index |= bit;
         }
@@ -413,7 +413,7 @@ fn component_rules(p: &mut Pass<'_, '_>, comp: &Component<'_>, seen: u32, role: 
         Some(end) if offset >= HEADER_LEN && end <= p.hi => {}
         _ => return Err(Kind::OutOfBounds),
     }
-    if encoding == Encoding::Zstd && ulen.is_none() && p.version.minor >= 2 {
+    if encoding == Encoding::Zstd && ulen.is_none() && !before_1_2(p.version) {
         return Err(Kind::NoDecodedSize);
     }
     let decoded = comp.decoded_len();
@@ -478,7 +478,7 @@ pub(super) fn read_fields<'a>(p: &mut Pass<'a, '_>, out: &mut Component<'a>) -> 
         }
         let s = c.text();
         let fault = if k == ComponentKey::DType {
-            let parsed = if p.version.minor < 2 { DType::from_v1_1_bytes(s) } else { DType::from_bytes(s).map(|d| (d, None)) };
+            let parsed = if before_1_2(p.version) { DType::from_v1_1_bytes(s) } else { DType::from_bytes(s).map(|d| (d, None)) };
             match parsed {
                 Some(d) => {
                     (out.dtype, out.logical) = d;
@@ -503,6 +503,14 @@ pub(super) fn read_fields<'a>(p: &mut Pass<'a, '_>, out: &mut Component<'a>) -> 
         out.logical = (t != out.dtype.name()).then(|| LogicalType::parse(t));
     }
     f.seen
+}
+
+/// A v1.0 or v1.1 file (some rules differ): never in a build that reads
+/// v1.2 only (`--cfg ztensor_no_v1_1`: the firmware's), which refuses the
+/// others as an unsupported version when it reads theirs.
+#[inline(always)]
+fn before_1_2(v: Version) -> bool {
+    !cfg!(ztensor_no_v1_1) && v.minor < 2
 }
 
 /// Text that names nothing known: invalid UTF-8 is said first.

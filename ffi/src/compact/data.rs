@@ -11,7 +11,7 @@ use core::ffi::c_char;
 use ztensor_core::compact::{Component, Fault, Kind, Map, Object};
 use ztensor_core::read::{MAX_ZSTD_RATIO, ZSTD_MAX_BLOCK};
 use ztensor_core::verify::Options;
-use ztensor_core::{Encoding, Format};
+use ztensor_core::Encoding;
 
 /// The attributes of `obj`, or of the file when `obj` is NULL.
 ///
@@ -125,18 +125,27 @@ unsafe fn component<'a>(
 /// The bytes `c` decodes to, when known: the stored length (raw), the
 /// declared size (zstd) or, where a v1.1 file declares none, the size
 /// shape and type imply for a dense object's `data` (as the full reader).
+#[cfg(not(ztensor_no_v1_1))]
 fn decoded_len(o: &Object<'_>, c: &Component<'_>) -> Option<u64> {
     match c.decoded_len() {
-        None if c.role == "data" && o.format() == Format::Dense => {
+        None if c.role == "data" && o.format() == ztensor_core::Format::Dense => {
             c.ratio().and_then(|r| mul_pow2(o.shape().numel(), (c.dtype.width() * r) as u32))
         }
         n => n,
     }
 }
 
+/// [`decoded_len`] of a build that reads v1.2 only (`--cfg
+/// ztensor_no_v1_1`), where zstd components declare their size.
+#[cfg(ztensor_no_v1_1)]
+fn decoded_len(_: &Object<'_>, c: &Component<'_>) -> Option<u64> {
+    c.decoded_len()
+}
+
 /// `n * m`, `None` on overflow, for an `m` that is a power of two (a width
 /// times a ratio, at most 16): no carry comes up from the low half, so the
 /// product overflows exactly when the high half's does (32 x 32 bits).
+#[cfg(not(ztensor_no_v1_1))]
 fn mul_pow2(n: u64, m: u32) -> Option<u64> {
     ((n >> 32) * m as u64 >> 32 == 0).then(|| n.wrapping_mul(m as u64))
 }
