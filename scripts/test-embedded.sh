@@ -48,12 +48,23 @@ cargo run -q --manifest-path ffi/Cargo.toml --example embedded_model -- "$out/mo
 # compact reader, v1.x files only, zstd not decoded. --cfg ztensor_no_v2
 # leaves the v2 footer out of the container layer it shares with the full
 # reader (454 B); ztensor_no_legacy_v0 and ztensor_no_error_names change
-# nothing in this build (measured). ZT_EMBEDDED_RUSTFLAGS replaces the cfg.
-cfgs=${ZT_EMBEDDED_RUSTFLAGS---cfg ztensor_no_v2}
-echo "--> libztensor.a: --no-default-features --features compact, profile embedded, thumbv7em-none-eabihf, v1.x only"
+# nothing in this build (measured). The lean cfgs: ztensor_no_texts
+# (zt_last_error as numbers) and ztensor_no_v1_1 (v1.2 files only).
+# ZT_EMBEDDED_RUSTFLAGS replaces the firmware's cfgs; the other set is
+# built too, and its read path measured, for comparison.
+base_cfgs="--cfg ztensor_no_v2"
+lean_cfgs="$base_cfgs --cfg ztensor_no_texts --cfg ztensor_no_v1_1"
+cfgs=${ZT_EMBEDDED_RUSTFLAGS-$base_cfgs}
+echo "--> libztensor.a: --no-default-features --features compact, profile embedded, thumbv7em-none-eabihf, $cfgs"
 RUSTFLAGS="${RUSTFLAGS:-} $cfgs" cargo rustc -q --manifest-path ffi/Cargo.toml --lib --crate-type staticlib \
     --no-default-features --features compact --profile embedded --target thumbv7em-none-eabihf
 lib=$PWD/ffi/target/thumbv7em-none-eabihf/embedded/libztensor.a
+if [ "$cfgs" = "$lean_cfgs" ]; then other_cfgs=$base_cfgs; else other_cfgs=$lean_cfgs; fi
+echo "--> for comparison, libztensor.a with $other_cfgs"
+RUSTFLAGS="${RUSTFLAGS:-} $other_cfgs" cargo rustc -q --manifest-path ffi/Cargo.toml --lib --crate-type staticlib \
+    --no-default-features --features compact --profile embedded --target thumbv7em-none-eabihf \
+    --target-dir "$out/other"
+other_lib=$out/other/thumbv7em-none-eabihf/embedded/libztensor.a
 
 echo "--> firmware (CMake, arm-none-eabi) and its run under QEMU (ctest)"
 cmake -S examples-c/embedded -B "$out/build" -DCMAKE_BUILD_TYPE=MinSizeRel \
@@ -129,8 +140,8 @@ echo "  zt_component_read, zt_verify_report, zt_attribute_count/_at, zt_componen
 # The same archive linked with fewer entry points (no firmware around it:
 # only the library's sections count): what the flash figure would be for a
 # firmware that calls less.
-read_path() { # label symbol...
-    local label=$1; shift
+read_path() { # archive label symbol...
+    local lib=$1 label=$2; shift 2
     local us=() s
     for s in "$@" memcpy memset memcmp strlen; do us+=("-Wl,-u,$s"); done
     printf 'void zt_panic(void) { for (;;) {} }\n' >"$out/hook.c"
@@ -139,7 +150,10 @@ read_path() { # label symbol...
     echo "  $label: $(python3 scripts/embedded_budget.py "$out/$label.map" libztensor.a 2>/dev/null | sed 's/ ram=.*//')"
 }
 echo "flash by the functions a firmware calls (the library alone, linked with only those):"
-read_path open-find-ptr-verify zt_open_mem_into zt_find zt_component_ptr zt_verify zt_status_str zt_last_error
+read_path "$lib" open-find-ptr-verify zt_open_mem_into zt_find zt_component_ptr zt_verify zt_status_str zt_last_error
+echo "the firmware's read path (the functions firmware.elf calls) with the other cfgs ($other_cfgs):"
+read_path "$other_lib" other-cfgs zt_open_mem_into zt_object_count zt_object_at zt_find zt_object_name zt_object_shape \
+    zt_object_get_info zt_attribute_find zt_component zt_component_ptr zt_verify zt_status_str zt_last_error
 echo "ram: $static_ram static + $handle handle; name index: $slot bytes per object (caller's array)"
 echo "stack: $stack bytes the library uses (each call from its caller's stack pointer); $program_stack bytes from the firmware's main, with the harness's frames"
 # The painted peak is the measurement; the call graph says where it goes.
