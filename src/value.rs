@@ -57,6 +57,7 @@ impl<'a> Value<'a> {
     }
 
     /// Decode what this value is.
+    #[inline(never)]
     pub fn get(&self) -> ValueRef<'a> {
         let Some((major, arg, pos)) = cbor::decode_head(self.buf, self.pos) else { return ValueRef::Undefined };
         let chunks = Chunks { buf: self.buf, pos, len: cbor::len_of(arg) };
@@ -124,10 +125,11 @@ impl<'a> Value<'a> {
 
     /// As text, when it is one definite-length string.
     pub fn as_str(&self) -> Option<&'a str> {
-        match self.get() {
-            ValueRef::Text(c) => crate::utf8::str(c.contiguous()?),
-            _ => None,
+        // (The head read here, not by `get`: no `ValueRef` built.)
+        if *self.buf.get(self.pos)? >> 5 != cbor::MAJOR_TEXT {
+            return None;
         }
+        crate::utf8::str(cbor::keys::definite(self.buf, self.pos)?)
     }
 
     /// As bytes, when it is one definite-length byte string.
