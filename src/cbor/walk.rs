@@ -83,7 +83,7 @@ impl<'a> Reader<'a> {
     /// walk before) if there is one.
     #[inline(always)]
     fn walk_once<const N: usize>(&mut self, depth: usize, mut keys: Option<&mut Scratch<'_>>, full: Option<Bad>) -> Result<Option<(usize, u64)>, Bad> {
-        let mut frames = Frames { words: [0; N], sp: 0, spilled: NO_SPILL };
+        let mut frames = Frames { words: [0; N], sp: 0 };
         // The innermost container, kept apart from `frames` (before the
         // first one: a frame that is no map and takes no break).
         let mut cur = Frame { left: 0, seg: 0 };
@@ -288,8 +288,6 @@ const MAP: usize = 1 << (usize::BITS - 1);
 const KEY_NEXT: usize = 1 << (usize::BITS - 2);
 const FLAGS: usize = MAP | KEY_NEXT;
 const INDEFINITE: usize = usize::MAX;
-/// No spilled frame below.
-const NO_SPILL: usize = usize::MAX >> 2;
 
 impl Frame {
     fn map(&self) -> bool {
@@ -326,15 +324,13 @@ impl Frame {
 /// [`Frame::word`]; without keys, `N` is [`MAX_DEPTH`]); with keys, the
 /// first [`LOCAL_FRAMES`] that way and their `seg` in word `N - 1 - i`,
 /// deeper ones in the scratch, one entry each, `[left, flags | the
-/// spilled frame below]`, followed by that container's keys (its `seg`
-/// is its entry + 1). The current frame is the walk's own (in
+/// entry of the spilled frame below]`, followed by that container's keys
+/// (its `seg` is its entry + 1). The current frame is the walk's own (in
 /// registers): its slot is written when a frame is pushed above it.
 struct Frames<const N: usize> {
     words: [usize; N],
     /// Frames in use, local and spilled, the current one included.
     sp: usize,
-    /// Scratch index of the top spilled frame, or [`NO_SPILL`].
-    spilled: usize,
 }
 
 impl<const N: usize> Frames<N> {
@@ -347,12 +343,10 @@ impl<const N: usize> Frames<N> {
             self.store(keys.as_deref_mut(), i - 1, *cur);
         }
         if let Some(k) = keys {
-            if i >= LOCAL_FRAMES {
-                let at = k.len();
-                if !k.try_push([0, self.spilled as u64]) {
-                    return false;
-                }
-                self.spilled = at;
+            // (The frame below's entry is just below its keys; the first
+            // spilled frame's link is never read.)
+            if i >= LOCAL_FRAMES && !k.try_push([0, cur.seg().wrapping_sub(1) as u64]) {
+                return false;
             }
             f.seg |= k.len();
         }
@@ -369,6 +363,8 @@ impl<const N: usize> Frames<N> {
     fn pop(&mut self, mut keys: Option<&mut Scratch<'_>>, buf: &[u8], cur: &mut Frame) -> Result<usize, usize> {
         let mut seg = cur.seg();
         self.sp -= 1;
+        // The entry of the spilled frame below, if it is one.
+        let mut below = 0;
         if let Some(k) = keys.as_deref_mut() {
             if cur.map() {
                 if let Some(at) = k.duplicate(buf, seg) {
@@ -376,13 +372,13 @@ impl<const N: usize> Frames<N> {
                 }
             }
             if self.sp >= LOCAL_FRAMES {
-                seg = self.spilled;
-                self.spilled = k.entry(seg)[1] as usize & !FLAGS;
+                seg -= 1;
+                below = k.entry(seg)[1] as usize & !FLAGS;
                 k.truncate(seg);
             }
         }
         if self.sp > 0 {
-            *cur = self.load(keys, self.sp - 1);
+            *cur = self.load(keys, self.sp - 1, below);
         }
         Ok(seg)
     }
@@ -391,7 +387,7 @@ impl<const N: usize> Frames<N> {
     fn store(&mut self, keys: Option<&mut Scratch<'_>>, i: usize, f: Frame) {
         match keys {
             Some(k) if i >= LOCAL_FRAMES => {
-                let e = k.entry(self.spilled);
+                let e = k.entry(f.seg() - 1);
                 *e = [f.left as u64, (e[1] as usize & !FLAGS | f.seg & FLAGS) as u64];
             }
             _ => {
@@ -403,12 +399,12 @@ impl<const N: usize> Frames<N> {
         }
     }
 
-    /// Frame `i`, as [`Frames::store`] kept it.
-    fn load(&self, keys: Option<&mut Scratch<'_>>, i: usize) -> Frame {
+    /// Frame `i`, as [`Frames::store`] kept it (spilled: its entry at `at`).
+    fn load(&self, keys: Option<&mut Scratch<'_>>, i: usize, at: usize) -> Frame {
         match keys {
             Some(k) if i >= LOCAL_FRAMES => {
-                let e = *k.entry(self.spilled);
-                Frame { left: e[0] as usize, seg: (self.spilled + 1) | (e[1] as usize & FLAGS) }
+                let e = *k.entry(at);
+                Frame { left: e[0] as usize, seg: (at + 1) | (e[1] as usize & FLAGS) }
             }
             _ => {
                 let mut f = Frame::of_word(self.words[i]);
