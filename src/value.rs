@@ -406,7 +406,7 @@ impl<'a> Array<'a> {
     /// The items in order.
     pub fn iter(&self) -> impl Iterator<Item = Value<'a>> + 'a {
         let (mut r, mut len) = (Reader::at(self.buf, self.pos), self.len);
-        core::iter::from_fn(move || item(&mut r, &mut len))
+        core::iter::from_fn(move || item(&mut r, &mut len).map(|p| Value::new(r.buf, p)))
     }
 
     /// Number of items (O(1) for definite arrays).
@@ -476,7 +476,7 @@ impl<'a> Map<'a> {
         // views built: the same answer as searching `iter()`.
         let (mut r, mut len) = (Reader::at(self.buf, self.pos), self.len);
         while let Some(k) = item(&mut r, &mut len) {
-            let is_key = match cbor::decode_head(self.buf, k.pos) {
+            let is_key = match cbor::decode_head(self.buf, k) {
                 Some((cbor::MAJOR_TEXT, Some(n), at)) => self.buf.get(at..at.checked_add(n as usize)?) == Some(key.as_bytes()),
                 _ => false,
             };
@@ -503,11 +503,12 @@ impl<'a> Map<'a> {
     }
 }
 
-/// The next item of an array (or key of a map) read by `r` (`len` left),
-/// `None` at its end or a malformed item. Out of line: the iterators and
-/// the counts share one copy.
+/// Where the next item of an array (or key of a map) read by `r` (`len`
+/// left) is, `None` at its end or a malformed item. Out of line: the
+/// iterators and the counts share one copy. (A position, not a `Value`:
+/// returned in registers.)
 #[inline(never)]
-fn item<'a>(r: &mut Reader<'a>, len: &mut Len) -> Option<Value<'a>> {
+fn item(r: &mut Reader<'_>, len: &mut Len) -> Option<usize> {
     // `Reader::more` without building an error (the bytes' end is an end
     // too); 0xff: a break.
     match len {
@@ -519,16 +520,16 @@ fn item<'a>(r: &mut Reader<'a>, len: &mut Len) -> Option<Value<'a>> {
         }
         None => {}
     }
-    let v = Value::new(r.buf, r.pos);
+    let at = r.pos;
     r.skip_item()?;
-    Some(v)
+    Some(at)
 }
 
 /// The next entry of a map read by `r` (`len` entries left), hidden keys
 /// passed over.
 fn entry<'a>(r: &mut Reader<'a>, len: &mut Len, hidden: Option<fn(&[u8]) -> bool>) -> Option<(Value<'a>, Value<'a>)> {
     loop {
-        let k = item(r, len)?;
+        let k = Value::new(r.buf, item(r, len)?);
         let v = Value::new(r.buf, r.pos);
         r.skip_item()?;
         if hidden.is_some_and(|h| k.as_str().is_some_and(|s| h(s.as_bytes()))) {
