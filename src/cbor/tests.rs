@@ -202,6 +202,28 @@ fn rejects_malformed() {
     }
 }
 
+/// A length too large names the length its head claims (a container's
+/// or a string's, in one byte or eight), where the walk refuses it (a
+/// container at its head, a string past it), and the reader stops past
+/// the head, with keys and without.
+#[test]
+fn a_length_too_large_names_its_claim() {
+    for (b, claimed, at, pos) in [
+        (&[0x83, 0x01][..], 3, 0, 1),
+        (&[0x81, 0xb9, 0x01, 0x00, 0x00][..], 256, 1, 4),
+        (&[0x82, 0x00, 0x7b, 0, 0, 0, 1, 0, 0, 0, 0][..], 1 << 32, 11, 11),
+        (&[0xa1, 0x61, b'k', 0x43, 0x01][..], 3, 4, 4),
+    ] {
+        for keys in [false, true] {
+            let mut mem = [[0u64; 2]; 8];
+            let mut scratch = Scratch::new(&mut mem);
+            let mut r = Reader::new(b);
+            let e = r.walk(0, if keys { Some(&mut scratch) } else { None }).unwrap_err();
+            assert_eq!((e.kind(), e.manifest_offset(), r.pos), (ErrorKind::LengthTooLarge { claimed }, Some(at), pos), "{b:02x?}");
+        }
+    }
+}
+
 /// An indefinite string holds definite chunks of its own type, then a
 /// break: a refusal names the offending chunk, and the reader stops there.
 #[test]
