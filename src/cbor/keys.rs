@@ -123,7 +123,8 @@ fn sort_keys(buf: &[u8], v: &mut [Entry]) {
 #[cfg(not(feature = "alloc"))]
 #[inline(always)]
 fn less(buf: &[u8], a: &Entry, b: &Entry) -> bool {
-    key_cmp(buf, a, b).then(a[0].cmp(&b[0])).is_lt()
+    // (Equal keys have one tag: their positions as words.)
+    key_cmp(buf, a, b).then((a[0] as usize).cmp(&(b[0] as usize))).is_lt()
 }
 
 const TAG_SHIFT: u32 = 61;

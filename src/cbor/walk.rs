@@ -139,6 +139,7 @@ impl<'a> Reader<'a> {
                         Some(n) => {
                             let shift = (major == MAJOR_MAP) as u32;
                             if n > (self.remaining() >> shift) as u64 {
+                                // (At the head, as for a string.)
                                 self.pos = at;
                                 return fail(What::Length, at);
                             }
