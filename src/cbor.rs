@@ -361,23 +361,29 @@ impl<'a> Reader<'a> {
 pub(crate) fn decode_head(buf: &[u8], pos: usize) -> Option<(u8, Arg, usize)> {
     let ib = *buf.get(pos)?;
     let (major, ai) = (ib >> 5, ib & 0x1f);
-    let rest = &buf[pos + 1..];
-    let (arg, n) = match ai {
-        0..=23 => (ai as u64, 0),
-        // (A simple value below 32 in two bytes is not well formed.)
-        24 => match *rest.first()? {
-            v if v < 32 && major == MAJOR_SIMPLE => return None,
-            v => (v as u64, 1),
-        },
-        25 => (u16::from_be_bytes(rest.get(..2)?.try_into().ok()?) as u64, 2),
-        26 => (u32::from_be_bytes(rest.get(..4)?.try_into().ok()?) as u64, 4),
-        27 => (u64::from_be_bytes(rest.get(..8)?.try_into().ok()?), 8),
+    let mut end = pos + 1;
+    let arg = match ai {
+        0..=23 => ai as u64,
+        // 1, 2, 4 or 8 bytes, big-endian.
+        24..=27 => {
+            let n = 1 << (ai - 24);
+            let mut v = 0u64;
+            for &b in buf.get(end..end + n)? {
+                v = v << 8 | b as u64;
+            }
+            end += n;
+            // (A simple value below 32 in two bytes is not well formed.)
+            if ai == 24 && v < 32 && major == MAJOR_SIMPLE {
+                return None;
+            }
+            v
+        }
         31 if matches!(major, MAJOR_BYTES | MAJOR_TEXT | MAJOR_ARRAY | MAJOR_MAP | MAJOR_SIMPLE) => {
-            return Some((major, None, pos + 1));
+            return Some((major, None, end));
         }
         _ => return None,
     };
-    Some((major, Some(arg), pos + 1 + n))
+    Some((major, Some(arg), end))
 }
 
 /// Decode a CBOR half-precision float (a NaN keeps its sign and payload:

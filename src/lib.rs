@@ -85,7 +85,7 @@ pub use manifest::schema;
 pub use manifest::view::Objects;
 pub use object::{Component, Components, Object, Shape};
 pub use types::{DType, Encoding, Endian, Format, LogicalType, Version};
-pub use value::{Array, Chunks, Map, Value, ValueRef};
+pub use value::{Array, Chunks, Described, Map, Value, ValueRef};
 
 /// The manifest's validating CBOR walk alone (well-formedness, UTF-8,
 /// nesting depth; duplicate keys when given `keys`), for `benches/open.rs`,

@@ -57,6 +57,7 @@ impl<'a> Value<'a> {
     }
 
     /// Decode what this value is.
+    #[inline(never)]
     pub fn get(&self) -> ValueRef<'a> {
         let Some((major, arg, pos)) = cbor::decode_head(self.buf, self.pos) else { return ValueRef::Undefined };
         let chunks = Chunks { buf: self.buf, pos, len: cbor::len_of(arg) };
@@ -85,6 +86,76 @@ impl<'a> Value<'a> {
                 },
             },
         }
+    }
+
+    /// What the C layer's `zt_attribute` says of this value, read once
+    /// (no [`ValueRef`] built): see [`Described`].
+    #[doc(hidden)]
+    #[inline(never)]
+    pub fn describe(&self) -> Described<'a> {
+        let mut d = Described { kind: 5, has_int: false, bool_value: false, int_value: 0, uint_value: 0, float_value: 0.0, data: None, count: 0 };
+        let Some((major, arg, pos)) = cbor::decode_head(self.buf, self.pos) else { return d };
+        // (As `get` reads it: a break's argument is 23, undefined.)
+        let v = arg.unwrap_or(23);
+        d.kind = match major {
+            cbor::MAJOR_UINT | cbor::MAJOR_NINT => {
+                let neg = major == cbor::MAJOR_NINT;
+                if let Ok(i) = i64::try_from(v) {
+                    d.has_int = true;
+                    d.int_value = if neg { -1 - i } else { i };
+                }
+                d.float_value = int_to_f64(v, neg);
+                d.uint_value = v;
+                major
+            }
+            // Bytes 7, text 6.
+            cbor::MAJOR_BYTES | cbor::MAJOR_TEXT => {
+                d.data = Chunks { buf: self.buf, pos, len: cbor::len_of(arg) }.contiguous();
+                9 - major
+            }
+            // Array 8, map 9: items, entries (counted when indefinite).
+            cbor::MAJOR_ARRAY | cbor::MAJOR_MAP => {
+                d.count = match cbor::len_of(arg) {
+                    Some(n) => n,
+                    None => {
+                        let (mut r, mut len, mut n) = (Reader::at(self.buf, pos), None, 0);
+                        while item(&mut r, &mut len).is_some() {
+                            n += 1;
+                        }
+                        n >> (major == cbor::MAJOR_MAP) as u32
+                    }
+                };
+                major + 4
+            }
+            cbor::MAJOR_TAG => {
+                d.uint_value = v;
+                10
+            }
+            // Floats by the argument's width, as `get`.
+            _ => match pos - self.pos {
+                3 | 5 | 9 => {
+                    d.float_value = match pos - self.pos {
+                        3 => widen(v as u32, 5, 10),
+                        5 => widen(v as u32, 8, 23),
+                        _ => f64::from_bits(v),
+                    };
+                    2
+                }
+                _ => match v as u8 {
+                    b @ (20 | 21) => {
+                        d.bool_value = b == 21;
+                        3
+                    }
+                    22 => 4,
+                    23 => 5,
+                    s => {
+                        d.uint_value = s.into();
+                        11
+                    }
+                },
+            },
+        };
+        d
     }
 
     /// The value without any tags around it.
@@ -124,10 +195,11 @@ impl<'a> Value<'a> {
 
     /// As text, when it is one definite-length string.
     pub fn as_str(&self) -> Option<&'a str> {
-        match self.get() {
-            ValueRef::Text(c) => crate::utf8::str(c.contiguous()?),
-            _ => None,
+        // (The head read here, not by `get`: no `ValueRef` built.)
+        if *self.buf.get(self.pos)? >> 5 != cbor::MAJOR_TEXT {
+            return None;
         }
+        crate::utf8::str(cbor::keys::definite(self.buf, self.pos)?)
     }
 
     /// As bytes, when it is one definite-length byte string.
@@ -158,6 +230,32 @@ impl<'a> Value<'a> {
     pub fn is_null(&self) -> bool {
         matches!(self.get(), ValueRef::Null)
     }
+}
+
+/// A value as the C layer's `zt_attribute` describes it ([`Value::describe`]):
+/// `kind` in the order of its `zt_value_kind` (0 unsigned, 1 negative, 2
+/// float, 3 bool, 4 null, 5 undefined, 6 text, 7 bytes, 8 array, 9 map,
+/// 10 tag, 11 another simple value), the fields as [`ValueRef`] and its
+/// conversions give them, zero (or `None`) where the value has none.
+#[doc(hidden)]
+#[derive(Clone, Copy, Debug)]
+pub struct Described<'a> {
+    /// What the value is (see above).
+    pub kind: u8,
+    /// Whether `int_value` holds the (unsigned or negative) integer.
+    pub has_int: bool,
+    /// `true` / `false`.
+    pub bool_value: bool,
+    /// The integer, when `has_int`.
+    pub int_value: i64,
+    /// An integer's `n`, a tag's number or a simple value.
+    pub uint_value: u64,
+    /// A float, or an integer converted.
+    pub float_value: f64,
+    /// A definite-length string's content.
+    pub data: Option<&'a [u8]>,
+    /// An array's items, a map's entries.
+    pub count: usize,
 }
 
 /// The binary16 or binary32 float `bits` (`eb` exponent, `mb` mantissa
@@ -308,7 +406,7 @@ impl<'a> Array<'a> {
     /// The items in order.
     pub fn iter(&self) -> impl Iterator<Item = Value<'a>> + 'a {
         let (mut r, mut len) = (Reader::at(self.buf, self.pos), self.len);
-        core::iter::from_fn(move || item(&mut r, &mut len))
+        core::iter::from_fn(move || item(&mut r, &mut len).map(|p| Value::new(r.buf, p)))
     }
 
     /// Number of items (O(1) for definite arrays).
@@ -378,7 +476,7 @@ impl<'a> Map<'a> {
         // views built: the same answer as searching `iter()`.
         let (mut r, mut len) = (Reader::at(self.buf, self.pos), self.len);
         while let Some(k) = item(&mut r, &mut len) {
-            let is_key = match cbor::decode_head(self.buf, k.pos) {
+            let is_key = match cbor::decode_head(self.buf, k) {
                 Some((cbor::MAJOR_TEXT, Some(n), at)) => self.buf.get(at..at.checked_add(n as usize)?) == Some(key.as_bytes()),
                 _ => false,
             };
@@ -405,11 +503,12 @@ impl<'a> Map<'a> {
     }
 }
 
-/// The next item of an array (or key of a map) read by `r` (`len` left),
-/// `None` at its end or a malformed item. Out of line: the iterators and
-/// the counts share one copy.
+/// Where the next item of an array (or key of a map) read by `r` (`len`
+/// left) is, `None` at its end or a malformed item. Out of line: the
+/// iterators and the counts share one copy. (A position, not a `Value`:
+/// returned in registers.)
 #[inline(never)]
-fn item<'a>(r: &mut Reader<'a>, len: &mut Len) -> Option<Value<'a>> {
+fn item(r: &mut Reader<'_>, len: &mut Len) -> Option<usize> {
     // `Reader::more` without building an error (the bytes' end is an end
     // too); 0xff: a break.
     match len {
@@ -421,16 +520,16 @@ fn item<'a>(r: &mut Reader<'a>, len: &mut Len) -> Option<Value<'a>> {
         }
         None => {}
     }
-    let v = Value::new(r.buf, r.pos);
+    let at = r.pos;
     r.skip_item()?;
-    Some(v)
+    Some(at)
 }
 
 /// The next entry of a map read by `r` (`len` entries left), hidden keys
 /// passed over.
 fn entry<'a>(r: &mut Reader<'a>, len: &mut Len, hidden: Option<fn(&[u8]) -> bool>) -> Option<(Value<'a>, Value<'a>)> {
     loop {
-        let k = item(r, len)?;
+        let k = Value::new(r.buf, item(r, len)?);
         let v = Value::new(r.buf, r.pos);
         r.skip_item()?;
         if hidden.is_some_and(|h| k.as_str().is_some_and(|s| h(s.as_bytes()))) {

@@ -3,7 +3,7 @@
 //! maps are the core's `Map`).
 
 use core::ffi::c_char;
-use ztensor_core::{Value, ValueRef};
+use ztensor_core::Value;
 
 /// What a CBOR attribute value is.
 #[repr(u32)]
@@ -99,9 +99,10 @@ pub(crate) fn describe(k: Value<'_>, v: Value<'_>) -> zt_attribute {
     a
 }
 
-/// [`describe`] into `*a`, which is blank (zeroed, or `describe`'s blank:
-/// the fields this value does not set are left as they are; `kind` is
-/// always written): the compact build fills the caller's zeroed
+/// [`describe`] into `*a`, which is blank (zeroed, or `describe`'s blank):
+/// the key and CBOR fields, then the value's fields as the core reads
+/// them at once (`Value::describe`: zero where the value sets none, as
+/// the blank has them). The compact build fills the caller's zeroed
 /// `zt_attribute` in place, with no copy between.
 pub(crate) fn describe_into(a: &mut zt_attribute, k: Value<'_>, v: Value<'_>) {
     let (key, key_len) = match k.as_str() {
@@ -112,59 +113,27 @@ pub(crate) fn describe_into(a: &mut zt_attribute, k: Value<'_>, v: Value<'_>) {
     (a.key, a.key_len) = (key, key_len);
     (a.key_cbor, a.key_cbor_len) = (kc.as_ptr(), kc.len());
     (a.cbor, a.cbor_len) = (vc.as_ptr(), vc.len());
-    let value = v.get();
-    if let Some(i) = value.as_i64() {
-        a.has_int = true;
-        a.int_value = i;
-    }
-    if let Some(f) = value.as_f64() {
-        a.float_value = f;
-    }
+    let d = v.describe();
     use zt_value_kind::*;
-    a.kind = match value {
-        ValueRef::Uint(n) => {
-            a.uint_value = n;
-            ZT_VALUE_UINT
-        }
-        ValueRef::NegInt(n) => {
-            a.uint_value = n;
-            ZT_VALUE_NEGINT
-        }
-        ValueRef::Float(_) => ZT_VALUE_FLOAT,
-        ValueRef::Bool(b) => {
-            a.bool_value = b;
-            ZT_VALUE_BOOL
-        }
-        ValueRef::Null => ZT_VALUE_NULL,
-        ValueRef::Undefined => ZT_VALUE_UNDEFINED,
-        ValueRef::Text(c) | ValueRef::Bytes(c) => {
-            if let Some(b) = c.contiguous() {
-                a.data = b.as_ptr();
-                a.data_len = b.len();
-            }
-            if matches!(value, ValueRef::Text(_)) {
-                ZT_VALUE_TEXT
-            } else {
-                ZT_VALUE_BYTES
-            }
-        }
-        ValueRef::Array(x) => {
-            a.count = x.len();
-            ZT_VALUE_ARRAY
-        }
-        ValueRef::Map(m) => {
-            a.count = m.len();
-            ZT_VALUE_MAP
-        }
-        ValueRef::Tag(t, _) => {
-            a.uint_value = t;
-            ZT_VALUE_TAG
-        }
-        ValueRef::Simple(s) => {
-            a.uint_value = s.into();
-            ZT_VALUE_SIMPLE
-        }
+    a.kind = match d.kind {
+        0 => ZT_VALUE_UINT,
+        1 => ZT_VALUE_NEGINT,
+        2 => ZT_VALUE_FLOAT,
+        3 => ZT_VALUE_BOOL,
+        4 => ZT_VALUE_NULL,
+        5 => ZT_VALUE_UNDEFINED,
+        6 => ZT_VALUE_TEXT,
+        7 => ZT_VALUE_BYTES,
+        8 => ZT_VALUE_ARRAY,
+        9 => ZT_VALUE_MAP,
+        10 => ZT_VALUE_TAG,
+        _ => ZT_VALUE_SIMPLE,
     };
+    (a.has_int, a.bool_value, a.int_value) = (d.has_int, d.bool_value, d.int_value);
+    (a.uint_value, a.float_value, a.count) = (d.uint_value, d.float_value, d.count);
+    if let Some(b) = d.data {
+        (a.data, a.data_len) = (b.as_ptr(), b.len());
+    }
 }
 
 #[cfg(all(test, feature = "std"))]
@@ -218,6 +187,10 @@ mod tests {
             ("array", &[0x82, 1, 2], ZT_VALUE_ARRAY, false, false, 0, 0, 0, None, 2),
             ("array_", &[0x9f, 1, 2, 3, 0xff], ZT_VALUE_ARRAY, false, false, 0, 0, 0, None, 3),
             ("map_", &[0xbf, 0x61, b'a', 1, 0x61, b'b', 2, 0xff], ZT_VALUE_MAP, false, false, 0, 0, 0, None, 2),
+            ("map", &[0xa3, 0x61, b'a', 1, 0x61, b'b', 2, 0x61, b'c', 0x80], ZT_VALUE_MAP, false, false, 0, 0, 0, None, 3),
+            ("array0_", &[0x9f, 0xff], ZT_VALUE_ARRAY, false, false, 0, 0, 0, None, 0),
+            ("text_", &[0x78, 0x02, b'h', b'i'], ZT_VALUE_TEXT, false, false, 0, 0, 0, Some(2), 0),
+            ("bytes_", &[0x5f, 0x41, 1, 0xff], ZT_VALUE_BYTES, false, false, 0, 0, 0, None, 0),
             ("tag", &[0xc1, 0x1a, 0x5f, 0x5e, 0x10, 0x00], ZT_VALUE_TAG, false, false, 0, 1, 0, None, 0),
         ];
         let bytes = file(&cases.iter().map(|c| (c.0, c.1)).collect::<Vec<_>>());

@@ -123,7 +123,8 @@ fn sort_keys(buf: &[u8], v: &mut [Entry]) {
 #[cfg(not(feature = "alloc"))]
 #[inline(always)]
 fn less(buf: &[u8], a: &Entry, b: &Entry) -> bool {
-    key_cmp(buf, a, b).then(a[0].cmp(&b[0])).is_lt()
+    // (Equal keys have one tag: their positions as words.)
+    key_cmp(buf, a, b).then((a[0] as usize).cmp(&(b[0] as usize))).is_lt()
 }
 
 const TAG_SHIFT: u32 = 61;
@@ -185,26 +186,17 @@ fn key_cmp(buf: &[u8], a: &Entry, b: &Entry) -> core::cmp::Ordering {
             if let (TAG_TEXT | TAG_BYTES, Some(x), Some(y)) = (ta as u64, definite(buf, pos(a)), definite(buf, pos(b))) {
                 return x.cmp(y);
             }
-            content_cmp(buf, Chunks::of(a), Chunks::of(b))
+            // Byte by byte, chunks and all: byte order, shorter first
+            // (the end, 0, sorts first).
+            let (mut x, mut y) = (Chunks::of(a), Chunks::of(b));
+            loop {
+                let (p, q) = (x.next(buf), y.next(buf));
+                if p != q || p == 0 {
+                    return p.cmp(&q);
+                }
+            }
         }
     })
-}
-
-/// Compare two contents chunk by chunk (a definite string, or a key
-/// compared by its encoded bytes, is one chunk): byte order, shorter first.
-fn content_cmp(buf: &[u8], mut x: Chunks, mut y: Chunks) -> core::cmp::Ordering {
-    loop {
-        let (p, q) = (x.rest(buf), y.rest(buf));
-        let n = p.len().min(q.len());
-        if n == 0 || (x.end | y.end) & MORE == 0 {
-            // One is at its end, or both in their last chunk.
-            return p.cmp(q);
-        }
-        match p[..n].cmp(&q[..n]) {
-            core::cmp::Ordering::Equal => (x.at, y.at) = (x.at + n, y.at + n),
-            o => return o,
-        }
-    }
 }
 
 /// The head of the (well-formed) string item or chunk at `p`: its length
@@ -251,10 +243,10 @@ impl Chunks {
         }
     }
 
-    /// The rest of the current chunk, past any used up: empty at the end.
-    /// (Out of line: one copy, and a small frame under the sort.)
+    /// The next byte of the content plus one, past any chunk used up; 0
+    /// at the end. (Out of line: one copy, and a small frame under the sort.)
     #[inline(never)]
-    fn rest<'b>(&mut self, buf: &'b [u8]) -> &'b [u8] {
+    fn next(&mut self, buf: &[u8]) -> u32 {
         while self.at == HEAD || self.end == self.at | MORE {
             // A definite string (the walk checked an indefinite one's
             // chunks), an indefinite one's first chunk to come, or the break
@@ -266,7 +258,13 @@ impl Chunks {
                 _ => (p, p),
             };
         }
-        buf.get(self.at..self.end & !MORE).unwrap_or(&[])
+        match buf.get(self.at) {
+            Some(&b) if self.at < self.end & !MORE => {
+                self.at += 1;
+                b as u32 + 1
+            }
+            _ => 0,
+        }
     }
 }
 

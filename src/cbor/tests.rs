@@ -69,6 +69,43 @@ fn deep_frames_spill_into_the_scratch() {
     assert_eq!(walk_with(&bad, small).unwrap_err().kind(), ErrorKind::CborInvalid);
 }
 
+/// Spilled indefinite containers, 21 deep, with items after their nested
+/// one: each spilled parent comes back with its keys' start and its state
+/// (a map or not, key or value next), so a repeated key at any level is
+/// found where it is, and none is found where there is none (an array's
+/// equal items, a container key's value).
+#[test]
+fn spilled_parents_resume_with_their_keys() {
+    // Level i: {_ "a": <child>, "b": i} (i % 3 == 0), {_ <child>: 0, "b": i}
+    // (1), [_ <child>, "b", "b"] (2); the innermost {_ "a": 0}.
+    let nested = |dup_at: Option<usize>| {
+        let (mut b, mut at) = (std::vec::Vec::new(), None);
+        for i in 0..21 {
+            b.extend_from_slice(if i % 3 == 0 { &[0xbf, 0x61, b'a'] } else if i % 3 == 1 { &[0xbf] } else { &[0x9f] });
+        }
+        b.extend_from_slice(&[0xbf, 0x61, b'a', 0x00, 0xff]);
+        for i in (0..21).rev() {
+            if dup_at == Some(i) {
+                at = Some(b.len() as u64);
+            }
+            let k = if dup_at == Some(i) { b'a' } else { b'b' };
+            match i % 3 {
+                0 => b.extend_from_slice(&[0x61, k, i as u8, 0xff]),
+                1 => b.extend_from_slice(&[0x00, 0x61, b'b', i as u8, 0xff]),
+                _ => b.extend_from_slice(&[0x61, b'b', 0x61, b'b', 0xff]),
+            }
+        }
+        (b, at)
+    };
+    let (ok, _) = nested(None);
+    assert_eq!(walk(&ok).unwrap(), ok.len());
+    for level in [0, 6, 9, 15, 18] {
+        let (bad, at) = nested(Some(level));
+        let e = walk(&bad).unwrap_err();
+        assert_eq!((e.kind(), e.manifest_offset()), (ErrorKind::DuplicateKey, at), "level {level}");
+    }
+}
+
 /// Without keys, every level up to the limit has its one-word frame.
 #[test]
 fn deep_walks_without_keys() {
@@ -162,6 +199,28 @@ fn rejects_malformed() {
         (&[0x19, 0x01][..], ErrorKind::CborEof),
     ] {
         assert_eq!(walk(b).unwrap_err().kind(), kind, "{b:02x?}");
+    }
+}
+
+/// A length too large names the length its head claims (a container's
+/// or a string's, in one byte or eight), where the walk refuses it (a
+/// container at its head, a string past it), and the reader stops past
+/// the head, with keys and without.
+#[test]
+fn a_length_too_large_names_its_claim() {
+    for (b, claimed, at, pos) in [
+        (&[0x83, 0x01][..], 3, 0, 1),
+        (&[0x81, 0xb9, 0x01, 0x00, 0x00][..], 256, 1, 4),
+        (&[0x82, 0x00, 0x7b, 0, 0, 0, 1, 0, 0, 0, 0][..], 1 << 32, 11, 11),
+        (&[0xa1, 0x61, b'k', 0x43, 0x01][..], 3, 4, 4),
+    ] {
+        for keys in [false, true] {
+            let mut mem = [[0u64; 2]; 8];
+            let mut scratch = Scratch::new(&mut mem);
+            let mut r = Reader::new(b);
+            let e = r.walk(0, if keys { Some(&mut scratch) } else { None }).unwrap_err();
+            assert_eq!((e.kind(), e.manifest_offset(), r.pos), (ErrorKind::LengthTooLarge { claimed }, Some(at), pos), "{b:02x?}");
+        }
     }
 }
 

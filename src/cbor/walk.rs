@@ -18,10 +18,11 @@ impl<'a> Reader<'a> {
     /// holds one entry per level past [`LOCAL_FRAMES`]. When a fixed scratch
     /// runs out, the item is walked again without keys: an invalid item
     /// says what is wrong with it; a valid one, that the scratch is too small.
-    pub fn walk(&mut self, depth: usize, keys: Option<&mut Scratch<'_>>) -> Result<()> {
-        match self.walk_bad(depth, keys) {
+    pub fn walk(&mut self, depth: usize, mut keys: Option<&mut Scratch<'_>>) -> Result<()> {
+        match self.walk_bad(depth, keys.as_deref_mut()) {
             Ok(()) => Ok(()),
-            Err(bad) => self.walk_error(bad),
+            // (A full scratch is as it was then: the walk again has no keys.)
+            Err(bad) => self.walk_error(bad, keys.map_or(0, |k| k.len() as u64 + 1)),
         }
     }
 
@@ -68,8 +69,8 @@ impl<'a> Reader<'a> {
         // The full scratch's failure, when walking again.
         let mut full = None;
         loop {
-            let Some((at, figure)) = self.walk_once::<N>(depth, keys.as_deref_mut(), full)? else { return Ok(()) };
-            let bad = Bad { what: What::Scratch, at, figure };
+            let Some(at) = self.walk_once::<N>(depth, keys.as_deref_mut(), full)? else { return Ok(()) };
+            let bad = Bad { what: What::Scratch, at };
             if !ONE_WALK {
                 return Err(bad);
             }
@@ -78,12 +79,11 @@ impl<'a> Reader<'a> {
         }
     }
 
-    /// One walk of [`Reader::walk_in`]: a full scratch returns where, and
-    /// the entries it needed; a success, `full` (the full scratch of the
-    /// walk before) if there is one.
+    /// One walk of [`Reader::walk_in`]: a full scratch returns where; a
+    /// success, `full` (the full scratch of the walk before) if there is one.
     #[inline(always)]
-    fn walk_once<const N: usize>(&mut self, depth: usize, mut keys: Option<&mut Scratch<'_>>, full: Option<Bad>) -> Result<Option<(usize, u64)>, Bad> {
-        let mut frames = Frames { words: [0; N], sp: 0, spilled: NO_SPILL };
+    fn walk_once<const N: usize>(&mut self, depth: usize, mut keys: Option<&mut Scratch<'_>>, full: Option<Bad>) -> Result<Option<usize>, Bad> {
+        let mut frames = Frames { words: [0; N], sp: 0 };
         // The innermost container, kept apart from `frames` (before the
         // first one: a frame that is no map and takes no break).
         let mut cur = Frame { left: 0, seg: 0 };
@@ -91,11 +91,11 @@ impl<'a> Reader<'a> {
         // major type of the indefinite string whose chunks are being read.
         let mut start = 0;
         let mut chunks = 0;
-        let fail = |what, at, figure| Err(Bad { what, at, figure });
+        let fail = |what, at| Err(Bad { what, at });
         loop {
             // Read one head (tags prefix the item that follows).
             let at = self.pos;
-            let Some((major, arg, end)) = decode_head(self.buf, at) else { return fail(What::Head, at, 0) };
+            let Some((major, arg, end)) = decode_head(self.buf, at) else { return fail(What::Head, at) };
             self.pos = end;
             if chunks == 0 {
                 start = at;
@@ -107,14 +107,19 @@ impl<'a> Reader<'a> {
                 _ if chunks != 0 && (major != chunks || arg.is_none()) => {
                     if (major, arg) != (MAJOR_SIMPLE, None) {
                         self.pos = at;
-                        return fail(What::Indefinite, at, 0);
+                        return fail(What::Indefinite, at);
                     }
                     chunks = 0;
                 }
                 (MAJOR_BYTES | MAJOR_TEXT, Some(n)) => {
-                    let Some(b) = self.take(n) else { return fail(What::Length, end, n) };
+                    let Some(b) = self.take(n) else {
+                        // (At the head: `walk_error` reads the length
+                        // claimed, then stops past the head, at `end`.)
+                        self.pos = at;
+                        return fail(What::Length, end);
+                    };
                     if major == MAJOR_TEXT && !crate::utf8::valid(b) {
-                        return fail(What::Utf8, at, 0);
+                        return fail(What::Utf8, at);
                     }
                     if chunks != 0 {
                         continue;
@@ -134,14 +139,16 @@ impl<'a> Reader<'a> {
                         Some(n) => {
                             let shift = (major == MAJOR_MAP) as u32;
                             if n > (self.remaining() >> shift) as u64 {
-                                return fail(What::Length, at, n);
+                                // (At the head, as for a string.)
+                                self.pos = at;
+                                return fail(What::Length, at);
                             }
                             (n as usize) << shift
                         }
                     };
                     if left != 0 {
                         if depth + frames.sp + 1 > MAX_DEPTH {
-                            return fail(What::Deep, at, 0);
+                            return fail(What::Deep, at);
                         }
                         let flags = if major == MAJOR_MAP { MAP | KEY_NEXT } else { 0 };
                         if let Some(k) = keys.as_deref_mut() {
@@ -149,11 +156,11 @@ impl<'a> Reader<'a> {
                             // its end when it closes (the entry sits just
                             // below this frame's keys, and its spilled frame).
                             if cur.map() && cur.key_next() && !k.try_push_key(self.buf, at, at) {
-                                return Ok(Some((at, k.len() as u64 + 1)));
+                                return Ok(Some(at));
                             }
                         }
                         if !frames.push(keys.as_deref_mut(), &mut cur, Frame { left, seg: flags }) {
-                            return Ok(Some((at, keys.map_or(0, |k| k.len() as u64 + 1))));
+                            return Ok(Some(at));
                         }
                         continue;
                     }
@@ -161,7 +168,7 @@ impl<'a> Reader<'a> {
                 // A break: ends the innermost indefinite container.
                 (MAJOR_SIMPLE, None) => {
                     if cur.left != INDEFINITE || (cur.map() && !cur.key_next()) {
-                        return fail(What::Indefinite, at, 0);
+                        return fail(What::Indefinite, at);
                     }
                     ends = true;
                 }
@@ -176,7 +183,7 @@ impl<'a> Reader<'a> {
                 if ends {
                     match frames.pop(keys.as_deref_mut(), self.buf, &mut cur) {
                         Ok(c) => closed = Some(c),
-                        Err(dup) => return fail(What::Duplicate, dup, 0),
+                        Err(dup) => return fail(What::Duplicate, dup),
                     }
                 }
                 if frames.sp == 0 {
@@ -187,7 +194,7 @@ impl<'a> Reader<'a> {
                         match closed {
                             None => {
                                 if !k.try_push_key(self.buf, start, self.pos) {
-                                    return Ok(Some((start, k.len() as u64 + 1)));
+                                    return Ok(Some(start));
                                 }
                             }
                             // Its key entry sits just below where it started.
@@ -217,31 +224,37 @@ impl<'a> Reader<'a> {
         Some(s)
     }
 
-    /// The `Error` of what a walk found wrong.
+    /// The `Error` of what a walk found wrong (`needed`: the entries a
+    /// full scratch needed). A length too large is read again from its
+    /// head, where the walk stopped, and the reader stops past the head.
     #[cold]
     #[inline(never)]
-    fn walk_error(&self, bad: Bad) -> Result<()> {
+    fn walk_error(&mut self, bad: Bad, needed: u64) -> Result<()> {
         let kind = match bad.what {
             What::Head => return Reader::at(self.buf, bad.at).head_error(),
-            What::Length => ErrorKind::LengthTooLarge { claimed: bad.figure },
+            What::Length => {
+                let (_, claimed, end) = decode_head(self.buf, self.pos).unwrap_or((0, None, self.pos));
+                self.pos = end;
+                ErrorKind::LengthTooLarge { claimed: claimed.unwrap_or(0) }
+            }
             What::Utf8 => ErrorKind::CborInvalidUtf8,
             What::Indefinite => ErrorKind::CborBadIndefinite,
             What::Deep => ErrorKind::TooDeep,
             What::Duplicate => ErrorKind::DuplicateKey,
-            What::Scratch => ErrorKind::ScratchTooSmall { needed: bad.figure },
+            What::Scratch => ErrorKind::ScratchTooSmall { needed },
         };
         Err(Error::at(kind, bad.at))
     }
 }
 
-/// What a walk found wrong, where, and its figure (a length claimed, the
-/// scratch entries needed): small, where an `Error` would take 48 bytes
-/// of every frame it passes through.
+/// What a walk found wrong, and where: small (two words, returned in
+/// registers), where an `Error` would take 48 bytes of every frame it
+/// passes through. (`walk_error` finds the figures: a length claimed,
+/// the scratch entries needed.)
 #[derive(Clone, Copy)]
 pub(crate) struct Bad {
     pub what: What,
     pub at: usize,
-    figure: u64,
 }
 
 /// What a walk found wrong.
@@ -288,8 +301,6 @@ const MAP: usize = 1 << (usize::BITS - 1);
 const KEY_NEXT: usize = 1 << (usize::BITS - 2);
 const FLAGS: usize = MAP | KEY_NEXT;
 const INDEFINITE: usize = usize::MAX;
-/// No spilled frame below.
-const NO_SPILL: usize = usize::MAX >> 2;
 
 impl Frame {
     fn map(&self) -> bool {
@@ -326,15 +337,13 @@ impl Frame {
 /// [`Frame::word`]; without keys, `N` is [`MAX_DEPTH`]); with keys, the
 /// first [`LOCAL_FRAMES`] that way and their `seg` in word `N - 1 - i`,
 /// deeper ones in the scratch, one entry each, `[left, flags | the
-/// spilled frame below]`, followed by that container's keys (its `seg`
-/// is its entry + 1). The current frame is the walk's own (in
+/// entry of the spilled frame below]`, followed by that container's keys
+/// (its `seg` is its entry + 1). The current frame is the walk's own (in
 /// registers): its slot is written when a frame is pushed above it.
 struct Frames<const N: usize> {
     words: [usize; N],
     /// Frames in use, local and spilled, the current one included.
     sp: usize,
-    /// Scratch index of the top spilled frame, or [`NO_SPILL`].
-    spilled: usize,
 }
 
 impl<const N: usize> Frames<N> {
@@ -347,12 +356,10 @@ impl<const N: usize> Frames<N> {
             self.store(keys.as_deref_mut(), i - 1, *cur);
         }
         if let Some(k) = keys {
-            if i >= LOCAL_FRAMES {
-                let at = k.len();
-                if !k.try_push([0, self.spilled as u64]) {
-                    return false;
-                }
-                self.spilled = at;
+            // (The frame below's entry is just below its keys; the first
+            // spilled frame's link is never read.)
+            if i >= LOCAL_FRAMES && !k.try_push([0, cur.seg().wrapping_sub(1) as u64]) {
+                return false;
             }
             f.seg |= k.len();
         }
@@ -369,6 +376,8 @@ impl<const N: usize> Frames<N> {
     fn pop(&mut self, mut keys: Option<&mut Scratch<'_>>, buf: &[u8], cur: &mut Frame) -> Result<usize, usize> {
         let mut seg = cur.seg();
         self.sp -= 1;
+        // The entry of the spilled frame below, if it is one.
+        let mut below = 0;
         if let Some(k) = keys.as_deref_mut() {
             if cur.map() {
                 if let Some(at) = k.duplicate(buf, seg) {
@@ -376,13 +385,13 @@ impl<const N: usize> Frames<N> {
                 }
             }
             if self.sp >= LOCAL_FRAMES {
-                seg = self.spilled;
-                self.spilled = k.entry(seg)[1] as usize & !FLAGS;
+                seg -= 1;
+                below = k.entry(seg)[1] as usize & !FLAGS;
                 k.truncate(seg);
             }
         }
         if self.sp > 0 {
-            *cur = self.load(keys, self.sp - 1);
+            *cur = self.load(keys, self.sp - 1, below);
         }
         Ok(seg)
     }
@@ -391,7 +400,7 @@ impl<const N: usize> Frames<N> {
     fn store(&mut self, keys: Option<&mut Scratch<'_>>, i: usize, f: Frame) {
         match keys {
             Some(k) if i >= LOCAL_FRAMES => {
-                let e = k.entry(self.spilled);
+                let e = k.entry(f.seg() - 1);
                 *e = [f.left as u64, (e[1] as usize & !FLAGS | f.seg & FLAGS) as u64];
             }
             _ => {
@@ -403,12 +412,12 @@ impl<const N: usize> Frames<N> {
         }
     }
 
-    /// Frame `i`, as [`Frames::store`] kept it.
-    fn load(&self, keys: Option<&mut Scratch<'_>>, i: usize) -> Frame {
+    /// Frame `i`, as [`Frames::store`] kept it (spilled: its entry at `at`).
+    fn load(&self, keys: Option<&mut Scratch<'_>>, i: usize, at: usize) -> Frame {
         match keys {
             Some(k) if i >= LOCAL_FRAMES => {
-                let e = *k.entry(self.spilled);
-                Frame { left: e[0] as usize, seg: (self.spilled + 1) | (e[1] as usize & FLAGS) }
+                let e = *k.entry(at);
+                Frame { left: e[0] as usize, seg: (at + 1) | (e[1] as usize & FLAGS) }
             }
             _ => {
                 let mut f = Frame::of_word(self.words[i]);
