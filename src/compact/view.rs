@@ -260,6 +260,16 @@ impl<'a> Shape<'a> {
         (0..self.ndim).map(move |_| dim(m, &mut at))
     }
 
+    /// The next dimension, taken off the front (0 when none is left):
+    /// the data rules' walk of the shape, without an iterator.
+    pub(crate) fn pop(&mut self) -> u64 {
+        if self.ndim == 0 {
+            return 0;
+        }
+        self.ndim -= 1;
+        dim(self.m, &mut self.first)
+    }
+
     /// The product of the dimensions (1 for a scalar; validated not to overflow).
     pub fn numel(&self) -> u64 {
         // Validated at open by `Numel`'s rule: the product does not
