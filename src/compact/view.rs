@@ -256,18 +256,27 @@ pub struct Shape<'a> {
 impl<'a> Shape<'a> {
     /// The dimensions.
     pub fn dims(&self) -> impl Iterator<Item = u64> + 'a {
-        let (m, mut at) = (self.m, self.first);
-        (0..self.ndim).map(move |_| dim(m, &mut at))
+        let mut s = *self;
+        (0..self.ndim).map(move |_| s.pop())
     }
 
-    /// The next dimension, taken off the front (0 when none is left):
-    /// the data rules' walk of the shape, without an iterator.
+    /// The next dimension, taken off the front (0 when none is left, or
+    /// when not an unsigned integer). Out of line: the shape's readers
+    /// (dims, numel, the data rules) share one copy.
+    #[inline(never)]
     pub(crate) fn pop(&mut self) -> u64 {
         if self.ndim == 0 {
             return 0;
         }
         self.ndim -= 1;
-        dim(self.m, &mut self.first)
+        let at = self.first;
+        // (An unsigned integer ends with its head.)
+        let (d, next) = match decode_head(self.m, at) {
+            Some((0, Some(v), next)) => (v, next),
+            _ => (0, skip(self.m, at)),
+        };
+        self.first = next;
+        d
     }
 
     /// The product of the dimensions (1 for a scalar; validated not to overflow).
@@ -275,22 +284,12 @@ impl<'a> Shape<'a> {
         // Validated at open by `Numel`'s rule: the product does not
         // overflow unless a dimension is 0, and then the wrapping product
         // is 0 too (a factor of 0 makes it 0 whatever came before).
-        let mut at = self.first;
-        (0..self.ndim).fold(1, |n: u64, _| n.wrapping_mul(dim(self.m, &mut at)))
+        let (mut s, mut n) = (*self, 1u64);
+        while s.ndim > 0 {
+            n = n.wrapping_mul(s.pop());
+        }
+        n
     }
-}
-
-/// The dimension at `*at` (0 when not an unsigned integer), and `*at` to
-/// the next (an unsigned integer ends with its head). Out of line: the
-/// shape's readers share one copy.
-#[inline(never)]
-fn dim(m: &[u8], at: &mut usize) -> u64 {
-    let (d, next) = match decode_head(m, *at) {
-        Some((0, Some(v), next)) => (v, next),
-        _ => (0, skip(m, *at)),
-    };
-    *at = next;
-    d
 }
 
 /// One component of an object, decoded.
