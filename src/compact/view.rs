@@ -105,7 +105,8 @@ fn object_of(m: &[u8], version: Version, name: usize) -> Object<'_> {
 
 /// Every object, in manifest order.
 pub(crate) fn objects(m: &[u8], first: usize, count: usize, version: Version) -> impl Iterator<Item = Object<'_>> + '_ {
-    entries(m, first, count).map(move |(k, _)| object_of(m, version, k))
+    // (The entry's value is the object map: no second skip of the name.)
+    entries(m, first, count).map(move |(name, body)| Object { m, version, name, body })
 }
 
 /// Sort slots: by the name whose position is in the low half of word 0,
