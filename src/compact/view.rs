@@ -92,21 +92,19 @@ fn text(m: &[u8], pos: usize) -> &str {
 pub struct Object<'a> {
     m: &'a [u8],
     version: Version,
-    /// The name's position (decoded when asked for).
+    /// The name's position (decoded when asked for; the object map
+    /// follows it, found when a field is asked for).
     name: usize,
-    /// The object map's head.
-    body: usize,
 }
 
 /// The object whose name is at `name` (its map follows).
 fn object_of(m: &[u8], version: Version, name: usize) -> Object<'_> {
-    Object { m, version, name, body: skip(m, name) }
+    Object { m, version, name }
 }
 
 /// Every object, in manifest order.
 pub(crate) fn objects(m: &[u8], first: usize, count: usize, version: Version) -> impl Iterator<Item = Object<'_>> + '_ {
-    // (The entry's value is the object map: no second skip of the name.)
-    entries(m, first, count).map(move |(name, body)| Object { m, version, name, body })
+    entries(m, first, count).map(move |(k, _)| object_of(m, version, k))
 }
 
 /// Sort slots: by the name whose position is in the low half of word 0,
@@ -201,7 +199,7 @@ impl<'a> Object<'a> {
     }
 
     fn field(&self, key: ObjectKey) -> Option<usize> {
-        field(self.m, self.body, key.name())
+        field(self.m, skip(self.m, self.name), key.name())
     }
 
     /// The object's shape.
