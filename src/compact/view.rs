@@ -107,11 +107,18 @@ pub(crate) fn objects(m: &[u8], first: usize, count: usize, version: Version) ->
     entries(m, first, count).map(move |(k, _)| object_of(m, version, k))
 }
 
+/// The bytes of the name (definite text) at `k`. Out of line: the sort's
+/// and the search's comparisons share it.
+#[inline(never)]
+fn name_at(m: &[u8], k: usize) -> &[u8] {
+    definite(m, k).unwrap_or(&[])
+}
+
 /// Sort slots: by the name whose position is in the low half of word 0,
 /// or (`by_name` false) as numbers. One function, so one sort in the code.
 #[inline(never)]
 pub(crate) fn sort(m: &[u8], v: &mut [Slot], by_name: bool) {
-    let name = |s: &Slot| definite(m, (s[0] as u32) as usize).unwrap_or(&[]);
+    let name = |s: &Slot| name_at(m, (s[0] as u32) as usize);
     // (Word 0, then word 1: one 128-bit number, shorter code than the
     // array's comparison.)
     let num = |s: &Slot| (s[0] as u128) << 64 | s[1] as u128;
@@ -169,16 +176,15 @@ pub(crate) fn object<'a>(f: &File<'a>, index: usize) -> Option<Object<'a>> {
 /// definite text: the pass checked them).
 pub(crate) fn locate(f: &File<'_>, name: &[u8]) -> Option<(usize, usize)> {
     let m = f.m;
-    let name_at = |k: usize| definite(m, k).unwrap_or(&[]);
     if f.index.is_empty() {
-        return entries(m, f.objects, f.count).map(|(k, _)| k).enumerate().find(|&(_, k)| name_at(k) == name);
+        return entries(m, f.objects, f.count).map(|(k, _)| k).enumerate().find(|&(_, k)| name_at(m, k) == name);
     }
     // A binary search over word 0 of the slots (names in byte order).
     let mut slots = f.index;
     while let Some(mid) = slots.get(slots.len() / 2) {
         let s = mid[0];
         let k = (s as u32) as usize;
-        slots = match name_at(k).cmp(name) {
+        slots = match name_at(m, k).cmp(name) {
             Ordering::Less => &slots[slots.len() / 2 + 1..],
             Ordering::Greater => &slots[..slots.len() / 2],
             Ordering::Equal => return Some(((s >> 32) as usize, k)),
