@@ -206,7 +206,8 @@ impl<'a> Object<'a> {
     }
 
     fn field(&self, key: ObjectKey) -> Option<usize> {
-        field(self.m, skip(self.m, self.name), key.name())
+        // (The name from the packed list: no table of the key's names.)
+        field(self.m, skip(self.m, self.name), ObjectKey::PACKED.get(key as usize))
     }
 
     /// The object's shape.
