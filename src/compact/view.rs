@@ -37,7 +37,8 @@ pub(crate) fn entries(m: &[u8], first: usize, count: usize) -> impl Iterator<Ite
 /// The map whose head is at `pos`; empty for `None` or no map there (an
 /// indefinite one's entries counted: [`entries_of`]'s count).
 pub(crate) fn map_at(m: &[u8], pos: Option<usize>) -> Map<'_> {
-    let (first, n) = pos.map_or((0, 0), |p| map_entries(m, p));
+    // (None as a position past the manifest: no head there, no branch.)
+    let (first, n) = map_entries(m, pos.unwrap_or(usize::MAX));
     Map::new(m, first, Some(n))
 }
 
@@ -205,32 +206,33 @@ impl<'a> Object<'a> {
         text(self.m, self.name)
     }
 
-    fn field(&self, key: ObjectKey) -> Option<usize> {
+    /// The value of the field `key`; when absent, a position past the
+    /// manifest (no item there: each view reads it as empty).
+    fn field(&self, key: ObjectKey) -> usize {
         // (The name from the packed list: no table of the key's names.)
-        field(self.m, skip(self.m, self.name), ObjectKey::PACKED.get(key as usize))
+        field(self.m, skip(self.m, self.name), ObjectKey::PACKED.get(key as usize)).unwrap_or(usize::MAX)
     }
 
     /// The object's shape.
     pub fn shape(&self) -> Shape<'a> {
-        let pos = self.field(ObjectKey::Shape).unwrap_or(0);
-        let (first, ndim) = entries_of(self.m, pos, MAJOR_ARRAY);
+        let (first, ndim) = entries_of(self.m, self.field(ObjectKey::Shape), MAJOR_ARRAY);
         Shape { m: self.m, first, ndim }
     }
 
     /// The format's name (`dense`, ..., or another).
     pub fn format(&self) -> Format<'a> {
-        Format::parse(text(self.m, self.field(ObjectKey::Format).unwrap_or(0)))
+        Format::parse(text(self.m, self.field(ObjectKey::Format)))
     }
 
     /// The object's attributes (empty when absent or null).
     pub fn attributes(&self) -> Map<'a> {
         // (Null is no map: empty.)
-        map_at(self.m, self.field(ObjectKey::Attributes))
+        map_at(self.m, Some(self.field(ObjectKey::Attributes)))
     }
 
     /// Its components, in manifest order.
     pub fn components(&self) -> Components<'a> {
-        let (first, left) = self.field(ObjectKey::Components).map_or((0, 0), |p| map_entries(self.m, p));
+        let (first, left) = map_entries(self.m, self.field(ObjectKey::Components));
         Components { m: self.m, version: self.version, pos: first, left }
     }
 
