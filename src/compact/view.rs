@@ -81,7 +81,7 @@ fn text_key(m: &[u8], k: usize) -> Option<&[u8]> {
 /// The value of the field `key` (text) of the map at `pos`.
 pub(crate) fn field(m: &[u8], pos: usize, key: &str) -> Option<usize> {
     let (first, n) = map_entries(m, pos);
-    entries(m, first, n).find(|&(k, _)| text_key(m, k) == Some(key.as_bytes())).map(|(_, v)| v)
+    entries(m, first, n).find(|&(k, _)| text_key(m, k).is_some_and(|t| t == key.as_bytes())).map(|(_, v)| v)
 }
 
 /// Definite text at `pos` (validated UTF-8 where the pass checked it).
