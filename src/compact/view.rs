@@ -278,11 +278,12 @@ impl<'a> Shape<'a> {
             return 0;
         }
         self.ndim -= 1;
-        let at = self.first;
-        // (An unsigned integer ends with its head.)
-        let (d, next) = match decode_head(self.m, at) {
+        // (An unsigned integer ends with its head; the pass checked that
+        // each dimension is one. Anything else ends the walk: past the
+        // manifest, where the dimensions left read as 0.)
+        let (d, next) = match decode_head(self.m, self.first) {
             Some((0, Some(v), next)) => (v, next),
-            _ => (0, skip(self.m, at)),
+            _ => (0, usize::MAX),
         };
         self.first = next;
         d
