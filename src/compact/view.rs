@@ -169,7 +169,8 @@ pub(crate) fn object<'a>(f: &File<'a>, index: usize) -> Option<Object<'a>> {
     // (The name's position first: no view built for the objects before it.)
     let name = match f.index.get(index) {
         Some(s) => s[1] as usize,
-        None => entries(f.m, f.objects, f.count).nth(index)?.0,
+        // (Past `index` entries: below the count, checked above.)
+        None => (0..index).fold(f.objects, |k, _| skip(f.m, skip(f.m, k))),
     };
     Some(object_of(f.m, f.version, name))
 }
