@@ -180,7 +180,15 @@ pub(crate) fn object<'a>(f: &File<'a>, index: usize) -> Option<Object<'a>> {
 pub(crate) fn locate(f: &File<'_>, name: &[u8]) -> Option<(usize, usize)> {
     let m = f.m;
     if f.index.is_empty() {
-        return entries(m, f.objects, f.count).map(|(k, _)| k).enumerate().find(|&(_, k)| name_at(m, k) == name);
+        // (A scan: each name, then past its object.)
+        let mut k = f.objects;
+        for i in 0..f.count {
+            if name_at(m, k) == name {
+                return Some((i, k));
+            }
+            k = skip(m, skip(m, k));
+        }
+        return None;
     }
     // A binary search over word 0 of the slots (names in byte order).
     let mut slots = f.index;
