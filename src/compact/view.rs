@@ -140,11 +140,11 @@ pub(crate) fn name_slot(k: usize, i: usize) -> u64 {
 pub(crate) fn build_index<'a>(f: &File<'a>, slots: &'a mut [Slot], ordered: bool, sorted: bool) -> &'a [Slot] {
     let Some(slots) = slots.get_mut(..f.count) else { return &[] };
     if !sorted {
-        // (`slots` holds `f.count`: `get_mut` keeps a panic out.)
-        for (i, (k, _)) in entries(f.m, f.objects, f.count).enumerate() {
-            if let Some(s) = slots.get_mut(i) {
-                s[0] = name_slot(k, i);
-            }
+        // (One slot per object: each name, then past its object.)
+        let mut k = f.objects;
+        for (i, s) in slots.iter_mut().enumerate() {
+            s[0] = name_slot(k, i);
+            k = skip(f.m, skip(f.m, k));
         }
         // (Names in ascending order, the usual case: no sort.)
         if !ordered {
