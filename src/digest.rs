@@ -170,17 +170,19 @@ const K: [u32; 64] = [
 #[inline(never)]
 fn compress(state: &mut [u32; 8], block: &[u8]) {
     let mut w = [0u32; 16];
-    for (w, b) in w.iter_mut().zip(block.chunks_exact(4)) {
-        *w = u32::from_be_bytes([b[0], b[1], b[2], b[3]]);
-    }
     let mut s = *state;
     for i in 0..64 {
-        if i >= 16 {
-            let (w1, w14) = (w[(i + 1) % 16], w[(i + 14) % 16]);
-            let s0 = w1.rotate_right(7) ^ w1.rotate_right(18) ^ w1 >> 3;
-            let s1 = w14.rotate_right(17) ^ w14.rotate_right(19) ^ w14 >> 10;
-            w[i % 16] = w[i % 16].wrapping_add(s0).wrapping_add(w[(i + 9) % 16]).wrapping_add(s1);
-        }
+        // The block's words in the first 16 rounds (read as they are
+        // needed: no loop of their own), then the schedule.
+        w[i % 16] = match block.get(4 * i..4 * i + 4) {
+            Some(&[a, b, c, d]) if i < 16 => u32::from_be_bytes([a, b, c, d]),
+            _ => {
+                let (w1, w14) = (w[(i + 1) % 16], w[(i + 14) % 16]);
+                let s0 = w1.rotate_right(7) ^ w1.rotate_right(18) ^ w1 >> 3;
+                let s1 = w14.rotate_right(17) ^ w14.rotate_right(19) ^ w14 >> 10;
+                w[i % 16].wrapping_add(s0).wrapping_add(w[(i + 9) % 16]).wrapping_add(s1)
+            }
+        };
         let [a, b, c, d, e, f, g, h] = s;
         let s1 = e.rotate_right(6) ^ e.rotate_right(11) ^ e.rotate_right(25);
         let ch = (e & f) ^ (!e & g);

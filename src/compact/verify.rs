@@ -124,21 +124,21 @@ fn format_data(f: &File<'_>, o: &Object<'_>) -> Result<(), (Kind, usize)> {
 fn ints_ok(bytes: &[u8], dtype: DType, kind: Kind, nnz: usize, o: &Object<'_>) -> bool {
     let w = dtype.width() as usize;
     let signed = matches!(dtype, DType::I8 | DType::I16 | DType::I32 | DType::I64);
-    let mut dims = o.shape().dims();
+    let mut dims = o.shape();
     // Runs of `run` elements below the next dimension (columns: the second,
     // in one run), `left` of the current one to go (no remainder);
     // usize::MAX: no more runs.
     let (mut lo, mut hi, mut left, run) = match kind {
         Kind::Indptr => (0, 1, usize::MAX, 0),
         Kind::Column => {
-            dims.next();
+            dims.pop();
             (0, 0, 0, usize::MAX)
         }
         _ => (0, 0, if nnz == 0 { usize::MAX } else { 0 }, nnz),
     };
     for e in bytes.chunks_exact(w) {
         if left == 0 {
-            hi = dims.next().unwrap_or(0);
+            hi = dims.pop();
             left = run;
         }
         left -= 1;

@@ -13,10 +13,11 @@ use core::cmp::Ordering;
 
 /// The end of the (validated) item at `pos`.
 pub(crate) fn skip(m: &[u8], pos: usize) -> usize {
+    // (Through skip_item: one call site of the walk for both.)
     let mut r = Reader::at(m, pos);
-    match r.walk_bad(0, None) {
-        Ok(()) => r.pos,
-        Err(_) => m.len(),
+    match r.skip_item() {
+        Some(()) => r.pos,
+        None => m.len(),
     }
 }
 
@@ -35,7 +36,8 @@ pub(crate) fn entries(m: &[u8], first: usize, count: usize) -> impl Iterator<Ite
 /// The map whose head is at `pos`; empty for `None` or no map there (an
 /// indefinite one's entries counted: [`entries_of`]'s count).
 pub(crate) fn map_at(m: &[u8], pos: Option<usize>) -> Map<'_> {
-    let (first, n) = pos.map_or((0, 0), |p| map_entries(m, p));
+    // (None as a position past the manifest: no head there, no branch.)
+    let (first, n) = map_entries(m, pos.unwrap_or(usize::MAX));
     Map::new(m, first, Some(n))
 }
 
@@ -78,7 +80,7 @@ fn text_key(m: &[u8], k: usize) -> Option<&[u8]> {
 /// The value of the field `key` (text) of the map at `pos`.
 pub(crate) fn field(m: &[u8], pos: usize, key: &str) -> Option<usize> {
     let (first, n) = map_entries(m, pos);
-    entries(m, first, n).find(|&(k, _)| text_key(m, k) == Some(key.as_bytes())).map(|(_, v)| v)
+    entries(m, first, n).find(|&(k, _)| text_key(m, k).is_some_and(|t| t == key.as_bytes())).map(|(_, v)| v)
 }
 
 /// Definite text at `pos` (validated UTF-8 where the pass checked it).
@@ -91,15 +93,14 @@ fn text(m: &[u8], pos: usize) -> &str {
 pub struct Object<'a> {
     m: &'a [u8],
     version: Version,
-    /// The name's position (decoded when asked for).
+    /// The name's position (decoded when asked for; the object map
+    /// follows it, found when a field is asked for).
     name: usize,
-    /// The object map's head.
-    body: usize,
 }
 
 /// The object whose name is at `name` (its map follows).
 fn object_of(m: &[u8], version: Version, name: usize) -> Object<'_> {
-    Object { m, version, name, body: skip(m, name) }
+    Object { m, version, name }
 }
 
 /// Every object, in manifest order.
@@ -107,11 +108,18 @@ pub(crate) fn objects(m: &[u8], first: usize, count: usize, version: Version) ->
     entries(m, first, count).map(move |(k, _)| object_of(m, version, k))
 }
 
+/// The bytes of the name (definite text) at `k`. Out of line: the sort's
+/// and the search's comparisons share it.
+#[inline(never)]
+fn name_at(m: &[u8], k: usize) -> &[u8] {
+    definite(m, k).unwrap_or(&[])
+}
+
 /// Sort slots: by the name whose position is in the low half of word 0,
 /// or (`by_name` false) as numbers. One function, so one sort in the code.
 #[inline(never)]
 pub(crate) fn sort(m: &[u8], v: &mut [Slot], by_name: bool) {
-    let name = |s: &Slot| definite(m, (s[0] as u32) as usize).unwrap_or(&[]);
+    let name = |s: &Slot| name_at(m, (s[0] as u32) as usize);
     // (Word 0, then word 1: one 128-bit number, shorter code than the
     // array's comparison.)
     let num = |s: &Slot| (s[0] as u128) << 64 | s[1] as u128;
@@ -131,11 +139,11 @@ pub(crate) fn name_slot(k: usize, i: usize) -> u64 {
 pub(crate) fn build_index<'a>(f: &File<'a>, slots: &'a mut [Slot], ordered: bool, sorted: bool) -> &'a [Slot] {
     let Some(slots) = slots.get_mut(..f.count) else { return &[] };
     if !sorted {
-        // (`slots` holds `f.count`: `get_mut` keeps a panic out.)
-        for (i, (k, _)) in entries(f.m, f.objects, f.count).enumerate() {
-            if let Some(s) = slots.get_mut(i) {
-                s[0] = name_slot(k, i);
-            }
+        // (One slot per object: each name, then past its object.)
+        let mut k = f.objects;
+        for (i, s) in slots.iter_mut().enumerate() {
+            s[0] = name_slot(k, i);
+            k = skip(f.m, skip(f.m, k));
         }
         // (Names in ascending order, the usual case: no sort.)
         if !ordered {
@@ -160,7 +168,8 @@ pub(crate) fn object<'a>(f: &File<'a>, index: usize) -> Option<Object<'a>> {
     // (The name's position first: no view built for the objects before it.)
     let name = match f.index.get(index) {
         Some(s) => s[1] as usize,
-        None => entries(f.m, f.objects, f.count).nth(index)?.0,
+        // (Past `index` entries: below the count, checked above.)
+        None => (0..index).fold(f.objects, |k, _| skip(f.m, skip(f.m, k))),
     };
     Some(object_of(f.m, f.version, name))
 }
@@ -169,16 +178,23 @@ pub(crate) fn object<'a>(f: &File<'a>, index: usize) -> Option<Object<'a>> {
 /// definite text: the pass checked them).
 pub(crate) fn locate(f: &File<'_>, name: &[u8]) -> Option<(usize, usize)> {
     let m = f.m;
-    let name_at = |k: usize| definite(m, k).unwrap_or(&[]);
     if f.index.is_empty() {
-        return entries(m, f.objects, f.count).map(|(k, _)| k).enumerate().find(|&(_, k)| name_at(k) == name);
+        // (A scan: each name, then past its object.)
+        let mut k = f.objects;
+        for i in 0..f.count {
+            if name_at(m, k) == name {
+                return Some((i, k));
+            }
+            k = skip(m, skip(m, k));
+        }
+        return None;
     }
     // A binary search over word 0 of the slots (names in byte order).
     let mut slots = f.index;
     while let Some(mid) = slots.get(slots.len() / 2) {
         let s = mid[0];
         let k = (s as u32) as usize;
-        slots = match name_at(k).cmp(name) {
+        slots = match name_at(m, k).cmp(name) {
             Ordering::Less => &slots[slots.len() / 2 + 1..],
             Ordering::Greater => &slots[..slots.len() / 2],
             Ordering::Equal => return Some(((s >> 32) as usize, k)),
@@ -198,31 +214,33 @@ impl<'a> Object<'a> {
         text(self.m, self.name)
     }
 
-    fn field(&self, key: ObjectKey) -> Option<usize> {
-        field(self.m, self.body, key.name())
+    /// The value of the field `key`; when absent, a position past the
+    /// manifest (no item there: each view reads it as empty).
+    fn field(&self, key: ObjectKey) -> usize {
+        // (The name from the packed list: no table of the key's names.)
+        field(self.m, skip(self.m, self.name), ObjectKey::PACKED.get(key as usize)).unwrap_or(usize::MAX)
     }
 
     /// The object's shape.
     pub fn shape(&self) -> Shape<'a> {
-        let pos = self.field(ObjectKey::Shape).unwrap_or(0);
-        let (first, ndim) = entries_of(self.m, pos, MAJOR_ARRAY);
+        let (first, ndim) = entries_of(self.m, self.field(ObjectKey::Shape), MAJOR_ARRAY);
         Shape { m: self.m, first, ndim }
     }
 
     /// The format's name (`dense`, ..., or another).
     pub fn format(&self) -> Format<'a> {
-        Format::parse(text(self.m, self.field(ObjectKey::Format).unwrap_or(0)))
+        Format::parse(text(self.m, self.field(ObjectKey::Format)))
     }
 
     /// The object's attributes (empty when absent or null).
     pub fn attributes(&self) -> Map<'a> {
         // (Null is no map: empty.)
-        map_at(self.m, self.field(ObjectKey::Attributes))
+        map_at(self.m, Some(self.field(ObjectKey::Attributes)))
     }
 
     /// Its components, in manifest order.
     pub fn components(&self) -> Components<'a> {
-        let (first, left) = self.field(ObjectKey::Components).map_or((0, 0), |p| map_entries(self.m, p));
+        let (first, left) = map_entries(self.m, self.field(ObjectKey::Components));
         Components { m: self.m, version: self.version, pos: first, left }
     }
 
@@ -255,8 +273,28 @@ pub struct Shape<'a> {
 impl<'a> Shape<'a> {
     /// The dimensions.
     pub fn dims(&self) -> impl Iterator<Item = u64> + 'a {
-        let (m, mut at) = (self.m, self.first);
-        (0..self.ndim).map(move |_| dim(m, &mut at))
+        let mut s = *self;
+        (0..self.ndim).map(move |_| s.pop())
+    }
+
+    /// The next dimension, taken off the front (0 when none is left, or
+    /// when not an unsigned integer). Out of line: the shape's readers
+    /// (dims, numel, the data rules) share one copy.
+    #[inline(never)]
+    pub(crate) fn pop(&mut self) -> u64 {
+        if self.ndim == 0 {
+            return 0;
+        }
+        self.ndim -= 1;
+        // (An unsigned integer ends with its head; the pass checked that
+        // each dimension is one. Anything else ends the walk: past the
+        // manifest, where the dimensions left read as 0.)
+        let (d, next) = match decode_head(self.m, self.first) {
+            Some((0, Some(v), next)) => (v, next),
+            _ => (0, usize::MAX),
+        };
+        self.first = next;
+        d
     }
 
     /// The product of the dimensions (1 for a scalar; validated not to overflow).
@@ -264,22 +302,12 @@ impl<'a> Shape<'a> {
         // Validated at open by `Numel`'s rule: the product does not
         // overflow unless a dimension is 0, and then the wrapping product
         // is 0 too (a factor of 0 makes it 0 whatever came before).
-        let mut at = self.first;
-        (0..self.ndim).fold(1, |n: u64, _| n.wrapping_mul(dim(self.m, &mut at)))
+        let (mut s, mut n) = (*self, 1u64);
+        while s.ndim > 0 {
+            n = n.wrapping_mul(s.pop());
+        }
+        n
     }
-}
-
-/// The dimension at `*at` (0 when not an unsigned integer), and `*at` to
-/// the next (an unsigned integer ends with its head). Out of line: the
-/// shape's readers share one copy.
-#[inline(never)]
-fn dim(m: &[u8], at: &mut usize) -> u64 {
-    let (d, next) = match decode_head(m, *at) {
-        Some((0, Some(v), next)) => (v, next),
-        _ => (0, skip(m, *at)),
-    };
-    *at = next;
-    d
 }
 
 /// One component of an object, decoded.
