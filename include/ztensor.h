@@ -213,7 +213,7 @@ void zt_panic(void);
 #define ZT_FAULT_BAD_VERSION 10
 
 /**
- * "unsupported version": A major version other than 1.
+ * "unsupported version": A major version other than 1 (or, built with `--cfg ztensor_no_v1_1`, a v1.0 or v1.1 file).
  */
 #define ZT_FAULT_VERSION 11
 
