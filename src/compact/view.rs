@@ -111,7 +111,7 @@ pub(crate) fn objects(m: &[u8], first: usize, count: usize, version: Version) ->
 /// The bytes of the name (definite text) at `k`. Out of line: the sort's
 /// and the search's comparisons share it.
 #[inline(never)]
-fn name_at(m: &[u8], k: usize) -> &[u8] {
+pub(crate) fn name_at(m: &[u8], k: usize) -> &[u8] {
     definite(m, k).unwrap_or(&[])
 }
 
