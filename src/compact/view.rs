@@ -238,6 +238,13 @@ impl<'a> Object<'a> {
         map_at(self.m, Some(self.field(ObjectKey::Attributes)))
     }
 
+    /// How many attributes it has ([`Object::attributes`]' length: the
+    /// map's head read, an indefinite map's entries counted, as for the
+    /// view; no `Map` built and no `Map::len`).
+    pub fn attribute_count(&self) -> usize {
+        map_entries(self.m, self.field(ObjectKey::Attributes)).1
+    }
+
     /// Its components, in manifest order.
     pub fn components(&self) -> Components<'a> {
         let (first, left) = map_entries(self.m, self.field(ObjectKey::Components));
