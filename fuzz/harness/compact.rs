@@ -251,6 +251,7 @@ fn views(f: &File<'_>, c: &compact::File<'_>, budget: usize, d: &mut Diffs) {
         d.eq(format_args!("{name:?}: format"), fo.format(), co.format());
         d.eq(format_args!("{name:?}: attributes"), entries(&fo.attributes()), entries(&co.attributes()));
         d.eq(format_args!("{name:?}: attributes len"), fo.attributes().len(), co.attributes().len());
+        d.eq(format_args!("{name:?}: attribute count"), fo.attributes().len(), co.attribute_count());
         let fc: Vec<Comp<'_>> = fo
             .components()
             .map(|c| (c.role(), c.dtype(), c.logical_type(), c.encoding(), c.offset(), c.length(), c.uncompressed_length(), c.digest()))

@@ -6,7 +6,7 @@
 
 use super::cur::{Cur, R};
 use super::{Fault, Kind};
-use crate::cbor::keys::{definite, KeySet};
+use crate::cbor::keys::KeySet;
 use crate::cbor::{decode_head, MAJOR_MAP, MAJOR_TEXT, MAJOR_UINT};
 use crate::container::{ALIGNMENT, HEADER_LEN};
 use crate::manifest::fields::Numel;
@@ -369,7 +369,7 @@ fn components(p: &mut Pass<'_, '_>, known: &mut Known) {
             for (k, _) in super::view::entries(m, first, n) {
                 if n == 8 {
                     push(p, k);
-                } else if definite(m, k) == Some(rb) {
+                } else if super::view::name_at(m, k) == rb {
                     p.c.fail(Kind::DuplicateKey, kpos);
                 }
             }
@@ -633,7 +633,7 @@ fn sorted_check(m: &[u8], root: &Root, scratch: &mut Scratch<'_>, names: bool) -
         let s = scratch.segment(0);
         super::view::sort(m, s, names);
         if names {
-            let name = |e: &Entry| definite(m, (e[0] as u32) as usize);
+            let name = |e: &Entry| super::view::name_at(m, (e[0] as u32) as usize);
             return match s.windows(2).find(|w| name(&w[0]) == name(&w[1])) {
                 Some(w) => Err(Fault::new(Kind::DuplicateKey, (w[1][0] as u32) as usize)),
                 None => Ok(()),

@@ -111,7 +111,7 @@ pub(crate) fn objects(m: &[u8], first: usize, count: usize, version: Version) ->
 /// The bytes of the name (definite text) at `k`. Out of line: the sort's
 /// and the search's comparisons share it.
 #[inline(never)]
-fn name_at(m: &[u8], k: usize) -> &[u8] {
+pub(crate) fn name_at(m: &[u8], k: usize) -> &[u8] {
     definite(m, k).unwrap_or(&[])
 }
 
@@ -236,6 +236,13 @@ impl<'a> Object<'a> {
     pub fn attributes(&self) -> Map<'a> {
         // (Null is no map: empty.)
         map_at(self.m, Some(self.field(ObjectKey::Attributes)))
+    }
+
+    /// How many attributes it has ([`Object::attributes`]' length: the
+    /// map's head read, an indefinite map's entries counted, as for the
+    /// view; no `Map` built and no `Map::len`).
+    pub fn attribute_count(&self) -> usize {
+        map_entries(self.m, self.field(ObjectKey::Attributes)).1
     }
 
     /// Its components, in manifest order.

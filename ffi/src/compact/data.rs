@@ -99,24 +99,26 @@ pub unsafe extern "C" fn zt_attribute_find(
     })
 }
 
-/// The handle, the component `role` of the object `obj`, and the bytes it
+/// The handle, the component `role` of the object `obj` (decoded into
+/// the caller's `slot`: no copy of it into the result), and the bytes it
 /// decodes to when known.
 ///
 /// # Safety
 /// `file` NULL or live, `obj` NULL or readable, `role` valid for
 /// `role_len` bytes or NUL-terminated.
-unsafe fn component<'a>(
+unsafe fn component<'a, 's>(
     file: *const zt_file,
     obj: *const zt_object,
     role: *const c_char,
     role_len: usize,
-) -> Result<(&'a zt_file, Component<'static>, Option<u64>), Msg> {
+    slot: &'s mut Option<Component<'static>>,
+) -> Result<(&'a zt_file, &'s Component<'static>, Option<u64>), Msg> {
     // SAFETY: the caller's contract, for every call below.
     unsafe { object(file, obj) }.and_then(|(h, o)| {
         let role = unsafe { text_arg(role, role_len, Msg::RoleNull)? };
-        // (A `match`, not `ok_or(..)?`: the component is not copied again.)
-        match o.component(role) {
-            Some(c) => Ok((h, c, decoded_len(&o, &c))),
+        *slot = o.component(role);
+        match slot {
+            Some(c) => Ok((h, &*c, decoded_len(&o, c))),
             None => Err(Msg::NoComponent),
         }
     })
@@ -201,7 +203,7 @@ pub unsafe extern "C" fn zt_component(
         }
         // SAFETY: the caller's contract, for every call below.
         unsafe { info.write(core::mem::zeroed()) };
-        unsafe { component(file, obj, role, role_len).map(|(_, c, decoded)| describe_component(info, &c, decoded)) }
+        unsafe { component(file, obj, role, role_len, &mut None).map(|(_, c, decoded)| describe_component(info, c, decoded)) }
             .map_err(Fail::Text)
     })
 }
@@ -255,7 +257,8 @@ pub unsafe extern "C" fn zt_component_ptr(
             ptr.write(core::ptr::null());
             len.write(0);
         }
-        let (h, c, _) = unsafe { component(file, obj, role, role_len)? };
+        let slot = &mut None;
+        let (h, c, _) = unsafe { component(file, obj, role, role_len, slot)? };
         if c.encoding != Encoding::Raw {
             return Err(Fail::Text(Msg::Compressed));
         }
@@ -296,7 +299,8 @@ pub unsafe extern "C" fn zt_component_read(
         }
         // SAFETY: the caller's contract, for every call below.
         unsafe { written.write(0) };
-        let (h, c, decoded) = unsafe { component(file, obj, role, role_len)? };
+        let slot = &mut None;
+        let (h, c, decoded) = unsafe { component(file, obj, role, role_len, slot)? };
         let raw = c.encoding == Encoding::Raw;
         if let Some(n) = decoded {
             // A declared size the stored bytes cannot produce is refused

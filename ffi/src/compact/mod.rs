@@ -471,7 +471,7 @@ pub unsafe extern "C" fn zt_object_get_info(
             let shape = o.shape();
             (info.ndim, info.numel) = (shape.ndim, shape.numel());
             info.component_count = o.component_count();
-            info.attribute_count = o.attributes().len();
+            info.attribute_count = o.attribute_count();
         })
         .map_err(Fail::Text)
     })
