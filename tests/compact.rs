@@ -736,7 +736,6 @@ mod hostile {
     pub(crate) use super::common::*;
     use super::host_order::{host_can_view, typed_read_and_view, NOT_HOST_ORDER};
     use super::observe;
-    use std::time::{Duration, Instant};
     use ztensor::{DType, Encoding, Endian, Error, ErrorKind, File, Format, LogicalType, Tail, MAX_DEPTH};
 
     include!("hostile/harness.rs");

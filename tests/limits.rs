@@ -1,5 +1,5 @@
 #![cfg(feature = "std")]
-//! Limits at scale: hostile sizes are refused, or handled, in bounded time
+//! Limits at scale: hostile sizes are refused, or handled, in bounded work
 //! and memory.
 //!
 //! Memory is measured two ways:
@@ -12,16 +12,16 @@
 //!   the bound there is a constant plus the manifest size.
 //!
 //! The tests take a lock for their whole run so that one test's
-//! allocations never show in another's measurement. Times are asserted
-//! with generous margins (debug builds, shared CI machines); the measured
-//! figures are printed (`cargo test --test limits -- --nocapture`).
+//! allocations never show in another's measurement. No test reads a clock:
+//! work is bounded by where a refusal stopped and by the heap (see
+//! `measure`); the measured figures are printed (`cargo test --test limits
+//! -- --nocapture`).
 
 #![allow(clippy::result_large_err)]
 
 use std::alloc::{GlobalAlloc, Layout, System};
 use std::sync::atomic::{AtomicUsize, Ordering::Relaxed};
 use std::sync::Mutex;
-use std::time::{Duration, Instant};
 use ztensor::{ErrorKind, File, Tail};
 
 // ============================================================== counting allocator
@@ -77,18 +77,26 @@ fn serial() -> std::sync::MutexGuard<'static, ()> {
     LOCK.lock().unwrap_or_else(|e| e.into_inner())
 }
 
-/// Run `f`; returns its result, the peak heap above the starting point, and the time.
-fn measure<R>(f: impl FnOnce() -> R) -> (R, usize, Duration) {
+/// Run `f`; returns its result and the peak heap above the starting point.
+///
+/// No test here reads a clock (a timed assertion fails on a slow or emulated
+/// host though nothing is wrong): a refusal's work is bounded by where the
+/// single-pass reader stopped (`stopped_within`), an open's by its heap, and
+/// open times are measured in `benches/`.
+fn measure<R>(f: impl FnOnce() -> R) -> (R, usize) {
     let base = CUR.load(Relaxed);
     PEAK.store(base, Relaxed);
-    let t = Instant::now();
     let r = f();
-    let el = t.elapsed();
-    (r, PEAK.load(Relaxed).saturating_sub(base), el)
+    (r, PEAK.load(Relaxed).saturating_sub(base))
 }
 
-/// Time allowed for an operation that should be instant (debug build, busy machine).
-const QUICK: Duration = Duration::from_secs(2);
+/// The refusal came within the manifest's first `bound` bytes: the reader,
+/// one pass that stops at the first fault, did not walk what follows.
+#[track_caller]
+fn stopped_within(name: &str, e: &ztensor::Error, bound: u64) {
+    let off = e.manifest_offset().unwrap_or_else(|| panic!("{name}: no manifest offset: {e}"));
+    assert!(off < bound, "{name}: refused at manifest byte {off}, past {bound}: {e}");
+}
 
 // ============================================================== builders
 
@@ -168,9 +176,10 @@ fn one_gib_manifest_claim() {
     ] {
         let mut f = good.clone();
         f[n - 16..n - 8].copy_from_slice(&size.to_le_bytes());
-        let (k, heap, t) = measure(|| kind(&f));
+        // Refused from the footer, before any manifest byte is read.
+        let (k, heap) = measure(|| kind(&f));
         assert_eq!(k, want);
-        assert!(heap < 4096 && t < QUICK, "{heap} bytes, {t:?}");
+        assert!(heap < 4096, "{heap} bytes");
     }
     // From the footer alone, a 1 GiB manifest in a large enough file is
     // located (the spec's cap), one byte more is refused.
@@ -213,7 +222,7 @@ fn one_gib_manifest_on_disk() {
     assert!(pos < base + (1 << 20) + 8 * 1024, "positional: {pos} KiB: more than the manifest plus 8 MiB");
 }
 
-/// One million objects: opens in bounded time, lookups work, and the heap
+/// One million objects: opens, lookups work, and the heap
 /// used to open it is a constant plus a few words per object.
 #[test]
 fn one_million_objects() {
@@ -222,9 +231,9 @@ fn one_million_objects() {
     // Names in descending order, so the unordered paths (sort, overlap check) run.
     let bytes = many_objects(n, |i| format!("t{:07}", n - 1 - i));
     let manifest_len = Tail::from_file(&bytes).unwrap().manifest_len as usize;
-    let (f, heap, t) = measure(|| File::parse(&bytes).unwrap());
+    let (f, heap) = measure(|| File::parse(&bytes).unwrap());
     println!(
-        "1M objects: manifest {} MiB, open {t:?}, peak heap {} MiB = {:.1} bytes/object",
+        "1M objects: manifest {} MiB, peak heap {} MiB = {:.1} bytes/object",
         manifest_len >> 20,
         heap >> 20,
         heap as f64 / n as f64
@@ -238,11 +247,11 @@ fn one_million_objects() {
     // bytes of blob span per non-empty component, with Vec doubling slack.
     let bound = 64 * 1024 + 80 * n;
     assert!(heap <= bound, "peak heap {heap} > {bound}");
-    assert!(t < Duration::from_secs(60), "{t:?}");
 }
 
 /// 100 000 levels of nesting, in every place a value can be: refused as
-/// too deep, quickly, without recursion (no stack overflow), without heap.
+/// too deep where the limit is crossed (within the manifest's first bytes),
+/// without recursion (no stack overflow), without heap.
 #[test]
 fn deep_nesting() {
     let _g = serial();
@@ -267,14 +276,16 @@ fn deep_nesting() {
     e.head(5, 2).text("version").text("1.2.0").text("objects").raw(&arrays);
     cases.push(("objects", v1(&[], &e.0)));
     for (name, file) in &cases {
-        let (r, heap, t) = measure(|| File::parse(file).map(|_| ()));
+        let (r, heap) = measure(|| File::parse(file).map(|_| ()));
         let e = r.expect_err(name);
         let objects_case = *name == "objects";
         assert!(
             e.kind() == ErrorKind::TooDeep || (objects_case && matches!(e.kind(), ErrorKind::WrongType { .. })),
             "{name}: {e}"
         );
-        assert!(t < QUICK, "{name}: {t:?}");
+        // A level takes at most 6 bytes (`mixed`); what stands before the
+        // nesting, under 128.
+        stopped_within(name, &e, 128 + 6 * (ztensor::MAX_DEPTH as u64 + 1));
         // Nothing grows with the depth: only the name positions reserved
         // from the manifest size (see `peak_heap_of_hostile_files`).
         assert!(heap <= 64 * 1024 + reserved(file), "{name}: {heap} bytes of heap");
@@ -295,10 +306,11 @@ fn deep_tag_chain_is_refused() {
     let mut tags = vec![0xc6u8; 100_000];
     tags.push(0);
     for (name, file) in [("root field", root_with(&tags)), ("attribute", attrs_with(&tags))] {
-        let (r, heap, t) = measure(|| File::parse(&file).map(|_| ()));
-        assert!(t < QUICK && heap <= 64 * 1024 + reserved(&file), "{name}: {t:?}, {heap} bytes");
+        let (r, heap) = measure(|| File::parse(&file).map(|_| ()));
+        assert!(heap <= 64 * 1024 + reserved(&file), "{name}: {heap} bytes");
         let e = r.expect_err(&format!("a 100k-deep tag chain in a {name} was accepted (MAX_DEPTH = {})", ztensor::MAX_DEPTH));
         assert_eq!(e.kind(), ErrorKind::TooDeep, "{name}: {e}");
+        stopped_within(name, &e, 128 + ztensor::MAX_DEPTH as u64 + 1);
     }
 }
 
@@ -336,12 +348,15 @@ fn huge_claimed_lengths() {
         v0.extend((a.len() as u64).to_le_bytes());
         cases.push(("v0 tensors".into(), v0));
         for (name, file) in &cases {
-            let (k, heap, t) = measure(|| kind(file));
+            // The files are a few dozen bytes: a reader that consumed input
+            // per claimed item stops at their end; the heap bound shows that
+            // nothing was sized from the claim.
+            let (k, heap) = measure(|| kind(file));
             assert!(
                 matches!(k, ErrorKind::LengthTooLarge { .. } | ErrorKind::CborEof),
                 "{name} ({n}): {k:?}"
             );
-            assert!(t < QUICK && heap < 4096, "{name}: {t:?}, {heap} bytes");
+            assert!(heap < 4096, "{name}: {heap} bytes");
         }
     }
 }
@@ -355,16 +370,15 @@ fn peak_heap_of_hostile_files() {
     // `keys`: entries of the largest map (the duplicate-key check keeps one
     // 16-byte entry per key of the maps being checked).
     let mut check = |name: &str, bytes: &[u8], keys: usize| {
-        let (r, heap, t) = measure(|| File::parse(bytes).map(|f| f.len()));
+        let (r, heap) = measure(|| File::parse(bytes).map(|f| f.len()));
         let objects = *r.as_ref().unwrap_or(&0);
         let manifest = Tail::from_file(bytes).map_or(0, |t| t.manifest_len as usize);
         // positions are preallocated from the manifest size (1 per 64 bytes,
         // at most 2^20 of 12 bytes); the rest grows with objects and keys
         // (Vec doubling: up to twice the entries, plus the copy while growing).
         let bound = 64 * 1024 + 80 * objects + reserved(bytes) + 48 * keys;
-        rows.push(format!("{name:<28} manifest {manifest:>9} B  objects {objects:>7}  peak heap {heap:>9} B  {t:?}"));
+        rows.push(format!("{name:<28} manifest {manifest:>9} B  objects {objects:>7}  peak heap {heap:>9} B"));
         assert!(heap <= bound, "{name}: peak heap {heap} > {bound}");
-        assert!(t < Duration::from_secs(30), "{name}: {t:?}");
     };
     check("empty", &many_objects(0, |_| unreachable!()), 0);
     check("1k objects", &many_objects(1000, |i| format!("o{i}")), 0);

@@ -14,7 +14,6 @@ mod host_order;
 
 use common::*;
 use host_order::{host_can_view, typed_read_and_view, NOT_HOST_ORDER};
-use std::time::{Duration, Instant};
 use ztensor::{
     DType, Encoding, Endian, Error, ErrorKind, File, Format, LogicalType, Tail, MAX_DEPTH,
 };
