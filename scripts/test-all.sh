@@ -9,7 +9,10 @@ set -euo pipefail
 cd "$(dirname "$0")/.."
 
 warn() { printf '\n!!!!!!!! WARNING: %s !!!!!!!!\n\n' "$*" >&2; [ "${ZT_STRICT:-0}" != 1 ] || exit 1; }
-step() { printf '\n==> %s\n' "$*"; }
+# Each step's wall time, printed as a table at the end (README "Testing").
+started=$SECONDS step_at=$SECONDS step_name="" timings=()
+lap() { [ -z "$step_name" ] || timings+=("$(printf '%5d s  %s' $((SECONDS - step_at)) "$step_name")"); step_at=$SECONDS; }
+step() { lap; step_name="$*"; printf '\n==> %s\n' "$*"; }
 
 step "reference implementation (PyPI ztensor==1.2.3) for the interoperability tests"
 if [ -z "${ZT_REFERENCE_PYTHON:-}" ]; then
@@ -32,6 +35,14 @@ if [ -z "${ZT_REFERENCE_V2_PYTHON:-}" ]; then
     export ZT_REFERENCE_V2_PYTHON="$venv2/bin/python"
 fi
 "$ZT_REFERENCE_V2_PYTHON" -c 'import importlib.metadata as m; print("reference ztensor (v2)", m.version("ztensor"))'
+
+step "Miri (scripts/miri.sh), started beside the steps below: it interprets one test at a time, so it mostly takes the core the builds leave idle; its log is printed at the end"
+miri_log=target/miri.log
+mkdir -p target
+setsid bash scripts/miri.sh > "$miri_log" 2>&1 &
+miri_job=$!
+# A failing step ends the run: take Miri down with it.
+trap 'kill -- -$miri_job 2>/dev/null || true' EXIT
 
 step "architecture: the core's normal dependencies; no file under src/ over 700 lines"
 deps="$(cargo tree -p ztensor -e normal --prefix none --format '{p}' | cut -d' ' -f1 | sort -u)"
@@ -93,5 +104,16 @@ fi
 step "doc tests and docs build"
 cargo doc -p ztensor --no-deps -q
 
+step "Miri: waiting for scripts/miri.sh (started at the beginning)"
+miri_status=0
+wait "$miri_job" || miri_status=$?
+trap - EXIT
+cat "$miri_log"
+[ "$miri_status" = 0 ] || { echo "Miri failed (exit $miri_status); its log is above and in $miri_log" >&2; exit 1; }
+
+lap
 echo
+echo "step times (wall; Miri's own time is in its log above):"
+printf '  %s\n' "${timings[@]}"
+printf '%7d s  in all\n' $((SECONDS - started))
 echo "ALL TEST STEPS PASSED"
