@@ -90,7 +90,7 @@
 /*
  * Two builds of the library share this header. The full one (the default,
  * ZT_STD) declares everything. The no-heap one for firmware (the ffi crate
- * without its `std` feature; README "Embedded") reads files from memory
+ * without its `std` feature; docs/embedded.md) reads files from memory
  * into caller storage: define ZT_NO_STD before including this header and
  * only what it offers is declared. Declarations marked
  * `#if defined(ZT_STD)` are the full library's only, `#if !defined(ZT_STD)`
@@ -156,326 +156,6 @@ void zt_panic(void);
  * Patch version of this library.
  */
 #define ZT_VERSION_PATCH 0
-
-/**
- * "bad container": Magic, footer or manifest size wrong.
- */
-#define ZT_FAULT_CONTAINER 0
-
-/**
- * "not a v1.x file": A v0.1 or v2 file.
- */
-#define ZT_FAULT_GENERATION 1
-
-/**
- * "malformed CBOR": Malformed CBOR: a bad head, a length past the manifest, a misplaced break.
- */
-#define ZT_FAULT_CBOR 2
-
-/**
- * "invalid UTF-8": Text that is not UTF-8.
- */
-#define ZT_FAULT_UTF8 3
-
-/**
- * "nested too deep": Nesting past `MAX_DEPTH`.
- */
-#define ZT_FAULT_DEEP 4
-
-/**
- * "duplicate key or name": A map key or object name twice.
- */
-#define ZT_FAULT_DUPLICATE_KEY 5
-
-/**
- * "too few slots": The slots ran out.
- */
-#define ZT_FAULT_SLOTS 6
-
-/**
- * "bytes after manifest": Bytes after the manifest's root item.
- */
-#define ZT_FAULT_TRAILING 7
-
-/**
- * "field of wrong type": A field of the wrong CBOR type.
- */
-#define ZT_FAULT_WRONG_TYPE 8
-
-/**
- * "field missing": A required field is absent.
- */
-#define ZT_FAULT_MISSING 9
-
-/**
- * "bad version": `version` is not `MAJOR.MINOR[.PATCH]`.
- */
-#define ZT_FAULT_BAD_VERSION 10
-
-/**
- * "unsupported version": A major version other than 1 (or, built with `--cfg ztensor_no_v1_1`, a v1.0 or v1.1 file).
- */
-#define ZT_FAULT_VERSION 11
-
-/**
- * "empty name or role": An empty object name or role.
- */
-#define ZT_FAULT_EMPTY_NAME 12
-
-/**
- * "unknown dtype": A dtype outside the 13 (and v1.1's spellings).
- */
-#define ZT_FAULT_DTYPE 13
-
-/**
- * "unknown encoding": An encoding other than raw and zstd.
- */
-#define ZT_FAULT_ENCODING 14
-
-/**
- * "type/dtype mismatch": A logical type on the wrong dtype.
- */
-#define ZT_FAULT_LOGICAL_TYPE 15
-
-/**
- * "offset not 64-aligned": An offset that is not a multiple of 64.
- */
-#define ZT_FAULT_MISALIGNED 16
-
-/**
- * "blob out of bounds": A blob outside `[8, manifest)`.
- */
-#define ZT_FAULT_OUT_OF_BOUNDS 17
-
-/**
- * "no uncompressed_length": A v1.2 zstd component without `uncompressed_length`.
- */
-#define ZT_FAULT_NO_DECODED_SIZE 18
-
-/**
- * "partial element": A size that is not whole elements.
- */
-#define ZT_FAULT_PARTIAL_ELEMENT 19
-
-/**
- * "component missing": A component the format needs is absent.
- */
-#define ZT_FAULT_MISSING_COMPONENT 20
-
-/**
- * "bad index dtype": A sparse index component of the wrong dtype.
- */
-#define ZT_FAULT_INDEX_DTYPE 21
-
-/**
- * "count mismatch": Element counts of sparse components disagree.
- */
-#define ZT_FAULT_COUNT 22
-
-/**
- * "length mismatch": Dense data of the wrong size.
- */
-#define ZT_FAULT_LENGTH 23
-
-/**
- * "size overflow": A size that overflows.
- */
-#define ZT_FAULT_OVERFLOW 24
-
-/**
- * "CSR shape not 2-D": `sparse_csr` without a 2-D shape.
- */
-#define ZT_FAULT_SHAPE 25
-
-/**
- * "bad quantization attribute": `quantized_group` attributes of the wrong type.
- */
-#define ZT_FAULT_QUANT_ATTRIBUTE 26
-
-/**
- * "blobs overlap": Two blobs partially overlap.
- */
-#define ZT_FAULT_OVERLAP 27
-
-/**
- * "bad digest": A malformed digest string.
- */
-#define ZT_FAULT_BAD_DIGEST 28
-
-/**
- * "digest mismatch": A digest that does not match.
- */
-#define ZT_FAULT_DIGEST_MISMATCH 29
-
-/**
- * "unverifiable digest": A digest of an unknown algorithm (a problem only when strict).
- */
-#define ZT_FAULT_UNVERIFIABLE 30
-
-/**
- * "zstd not decoded": zstd data, which this build does not decode.
- */
-#define ZT_FAULT_ZSTD 31
-
-/**
- * "bool not 0/1": A bool byte other than 0 or 1.
- */
-#define ZT_FAULT_BOOL 32
-
-/**
- * "bad CSR indptr": CSR `indptr` not from 0, rising, to nnz (or a negative one).
- */
-#define ZT_FAULT_INDPTR 33
-
-/**
- * "CSR column out of range": A CSR column index past the columns (or negative).
- */
-#define ZT_FAULT_COLUMN 34
-
-/**
- * "COO coordinate out of range": A COO coordinate outside the shape (or negative).
- */
-#define ZT_FAULT_COORDINATE 35
-
-/**
- * "`file` is NULL" (`ZT_ERR_INVALID_ARGUMENT`).
- */
-#define ZT_REFUSAL_FILE_NULL 0
-
-/**
- * "`obj` is NULL" (`ZT_ERR_INVALID_ARGUMENT`).
- */
-#define ZT_REFUSAL_OBJ_NULL 1
-
-/**
- * "`storage` is NULL" (`ZT_ERR_INVALID_ARGUMENT`).
- */
-#define ZT_REFUSAL_STORAGE_NULL 2
-
-/**
- * "`ptr` is NULL" (`ZT_ERR_INVALID_ARGUMENT`).
- */
-#define ZT_REFUSAL_PTR_NULL 3
-
-/**
- * "`info` is NULL" (`ZT_ERR_INVALID_ARGUMENT`).
- */
-#define ZT_REFUSAL_INFO_NULL 4
-
-/**
- * "`dims` is NULL" (`ZT_ERR_INVALID_ARGUMENT`).
- */
-#define ZT_REFUSAL_DIMS_NULL 5
-
-/**
- * "`attr` is NULL" (`ZT_ERR_INVALID_ARGUMENT`).
- */
-#define ZT_REFUSAL_ATTR_NULL 6
-
-/**
- * "`written` is NULL" (`ZT_ERR_INVALID_ARGUMENT`).
- */
-#define ZT_REFUSAL_WRITTEN_NULL 7
-
-/**
- * "`dst` is NULL" (`ZT_ERR_INVALID_ARGUMENT`).
- */
-#define ZT_REFUSAL_DST_NULL 8
-
-/**
- * "`out` is NULL" (`ZT_ERR_INVALID_ARGUMENT`).
- */
-#define ZT_REFUSAL_OUT_NULL 9
-
-/**
- * "`name` is NULL" (`ZT_ERR_INVALID_ARGUMENT`).
- */
-#define ZT_REFUSAL_NAME_NULL 10
-
-/**
- * "`key` is NULL" (`ZT_ERR_INVALID_ARGUMENT`).
- */
-#define ZT_REFUSAL_KEY_NULL 11
-
-/**
- * "`role` is NULL" (`ZT_ERR_INVALID_ARGUMENT`).
- */
-#define ZT_REFUSAL_ROLE_NULL 12
-
-/**
- * "a zt_object from another file (or not from zt_object_at / zt_find)" (`ZT_ERR_INVALID_ARGUMENT`).
- */
-#define ZT_REFUSAL_FOREIGN_OBJECT 13
-
-/**
- * "object index out of range" (`ZT_ERR_INVALID_ARGUMENT`).
- */
-#define ZT_REFUSAL_OBJECT_INDEX 14
-
-/**
- * "`len` or `slot_count` out of range" (`ZT_ERR_INVALID_ARGUMENT`).
- */
-#define ZT_REFUSAL_LEN_OR_SLOTS 15
-
-/**
- * "`name` or `len` is NULL" (`ZT_ERR_INVALID_ARGUMENT`).
- */
-#define ZT_REFUSAL_NAME_OR_LEN_NULL 16
-
-/**
- * "`ptr` or `len` is NULL" (`ZT_ERR_INVALID_ARGUMENT`).
- */
-#define ZT_REFUSAL_PTR_OR_LEN_NULL 17
-
-/**
- * "`cap` is over PTRDIFF_MAX" (`ZT_ERR_INVALID_ARGUMENT`).
- */
-#define ZT_REFUSAL_CAP_OVER 18
-
-/**
- * "unknown `zt_verify` flag" (`ZT_ERR_INVALID_ARGUMENT`).
- */
-#define ZT_REFUSAL_VERIFY_FLAG 19
-
-/**
- * "a string length is over PTRDIFF_MAX (and is not ZT_NUL_TERMINATED)" (`ZT_ERR_INVALID_ARGUMENT`).
- */
-#define ZT_REFUSAL_TOO_LONG 20
-
-/**
- * "no object with that name" (`ZT_ERR_NOT_FOUND`).
- */
-#define ZT_REFUSAL_NO_OBJECT 21
-
-/**
- * "no attribute with that key" (`ZT_ERR_NOT_FOUND`).
- */
-#define ZT_REFUSAL_NO_ATTRIBUTE 22
-
-/**
- * "no component with that role" (`ZT_ERR_NOT_FOUND`).
- */
-#define ZT_REFUSAL_NO_COMPONENT 23
-
-/**
- * "buffer too small for the shape" (`ZT_ERR_BUFFER_TOO_SMALL`).
- */
-#define ZT_REFUSAL_SHAPE_TOO_SMALL 24
-
-/**
- * "buffer too small for the component" (`ZT_ERR_BUFFER_TOO_SMALL`).
- */
-#define ZT_REFUSAL_COMPONENT_TOO_SMALL 25
-
-/**
- * "no zero-copy view: the component is compressed" (`ZT_ERR_NOT_ZERO_COPY`).
- */
-#define ZT_REFUSAL_COMPRESSED 26
-
-/**
- * "declared size exceeds what the zstd data can hold" (`ZT_ERR_CORRUPT_DATA`).
- */
-#define ZT_REFUSAL_DECLARED_SIZE 27
 
 #if defined(ZT_STD)
 /**
@@ -2932,5 +2612,337 @@ zt_status zt_writer_set_attribute_cbor(struct zt_writer *writer,
 #ifdef __cplusplus
 }  // extern "C"
 #endif  // __cplusplus
+
+/*
+ * Firmware (no-heap build) only.
+ *
+ * The numbers zt_last_error() gives instead of phrases in the firmware's
+ * compact build with `--cfg ztensor_no_texts` (docs/embedded.md):
+ * "fault N (manifest byte B)" names a ZT_FAULT_* (the reader's refusal, or
+ * the first problem verification found), "refusal N" a ZT_REFUSAL_* (the C
+ * layer's own: an argument, a name not found, a buffer too small). Each
+ * one's comment is the phrase the builds with texts give. Host programs
+ * never see them.
+ */
+
+/**
+ * "bad container": Magic, footer or manifest size wrong.
+ */
+#define ZT_FAULT_CONTAINER 0
+
+/**
+ * "not a v1.x file": A v0.1 or v2 file.
+ */
+#define ZT_FAULT_GENERATION 1
+
+/**
+ * "malformed CBOR": Malformed CBOR: a bad head, a length past the manifest, a misplaced break.
+ */
+#define ZT_FAULT_CBOR 2
+
+/**
+ * "invalid UTF-8": Text that is not UTF-8.
+ */
+#define ZT_FAULT_UTF8 3
+
+/**
+ * "nested too deep": Nesting past `MAX_DEPTH`.
+ */
+#define ZT_FAULT_DEEP 4
+
+/**
+ * "duplicate key or name": A map key or object name twice.
+ */
+#define ZT_FAULT_DUPLICATE_KEY 5
+
+/**
+ * "too few slots": The slots ran out.
+ */
+#define ZT_FAULT_SLOTS 6
+
+/**
+ * "bytes after manifest": Bytes after the manifest's root item.
+ */
+#define ZT_FAULT_TRAILING 7
+
+/**
+ * "field of wrong type": A field of the wrong CBOR type.
+ */
+#define ZT_FAULT_WRONG_TYPE 8
+
+/**
+ * "field missing": A required field is absent.
+ */
+#define ZT_FAULT_MISSING 9
+
+/**
+ * "bad version": `version` is not `MAJOR.MINOR[.PATCH]`.
+ */
+#define ZT_FAULT_BAD_VERSION 10
+
+/**
+ * "unsupported version": A major version other than 1 (or, built with `--cfg ztensor_no_v1_1`, a v1.0 or v1.1 file).
+ */
+#define ZT_FAULT_VERSION 11
+
+/**
+ * "empty name or role": An empty object name or role.
+ */
+#define ZT_FAULT_EMPTY_NAME 12
+
+/**
+ * "unknown dtype": A dtype outside the 13 (and v1.1's spellings).
+ */
+#define ZT_FAULT_DTYPE 13
+
+/**
+ * "unknown encoding": An encoding other than raw and zstd.
+ */
+#define ZT_FAULT_ENCODING 14
+
+/**
+ * "type/dtype mismatch": A logical type on the wrong dtype.
+ */
+#define ZT_FAULT_LOGICAL_TYPE 15
+
+/**
+ * "offset not 64-aligned": An offset that is not a multiple of 64.
+ */
+#define ZT_FAULT_MISALIGNED 16
+
+/**
+ * "blob out of bounds": A blob outside `[8, manifest)`.
+ */
+#define ZT_FAULT_OUT_OF_BOUNDS 17
+
+/**
+ * "no uncompressed_length": A v1.2 zstd component without `uncompressed_length`.
+ */
+#define ZT_FAULT_NO_DECODED_SIZE 18
+
+/**
+ * "partial element": A size that is not whole elements.
+ */
+#define ZT_FAULT_PARTIAL_ELEMENT 19
+
+/**
+ * "component missing": A component the format needs is absent.
+ */
+#define ZT_FAULT_MISSING_COMPONENT 20
+
+/**
+ * "bad index dtype": A sparse index component of the wrong dtype.
+ */
+#define ZT_FAULT_INDEX_DTYPE 21
+
+/**
+ * "count mismatch": Element counts of sparse components disagree.
+ */
+#define ZT_FAULT_COUNT 22
+
+/**
+ * "length mismatch": Dense data of the wrong size.
+ */
+#define ZT_FAULT_LENGTH 23
+
+/**
+ * "size overflow": A size that overflows.
+ */
+#define ZT_FAULT_OVERFLOW 24
+
+/**
+ * "CSR shape not 2-D": `sparse_csr` without a 2-D shape.
+ */
+#define ZT_FAULT_SHAPE 25
+
+/**
+ * "bad quantization attribute": `quantized_group` attributes of the wrong type.
+ */
+#define ZT_FAULT_QUANT_ATTRIBUTE 26
+
+/**
+ * "blobs overlap": Two blobs partially overlap.
+ */
+#define ZT_FAULT_OVERLAP 27
+
+/**
+ * "bad digest": A malformed digest string.
+ */
+#define ZT_FAULT_BAD_DIGEST 28
+
+/**
+ * "digest mismatch": A digest that does not match.
+ */
+#define ZT_FAULT_DIGEST_MISMATCH 29
+
+/**
+ * "unverifiable digest": A digest of an unknown algorithm (a problem only when strict).
+ */
+#define ZT_FAULT_UNVERIFIABLE 30
+
+/**
+ * "zstd not decoded": zstd data, which this build does not decode.
+ */
+#define ZT_FAULT_ZSTD 31
+
+/**
+ * "bool not 0/1": A bool byte other than 0 or 1.
+ */
+#define ZT_FAULT_BOOL 32
+
+/**
+ * "bad CSR indptr": CSR `indptr` not from 0, rising, to nnz (or a negative one).
+ */
+#define ZT_FAULT_INDPTR 33
+
+/**
+ * "CSR column out of range": A CSR column index past the columns (or negative).
+ */
+#define ZT_FAULT_COLUMN 34
+
+/**
+ * "COO coordinate out of range": A COO coordinate outside the shape (or negative).
+ */
+#define ZT_FAULT_COORDINATE 35
+
+/**
+ * "`file` is NULL" (`ZT_ERR_INVALID_ARGUMENT`).
+ */
+#define ZT_REFUSAL_FILE_NULL 0
+
+/**
+ * "`obj` is NULL" (`ZT_ERR_INVALID_ARGUMENT`).
+ */
+#define ZT_REFUSAL_OBJ_NULL 1
+
+/**
+ * "`storage` is NULL" (`ZT_ERR_INVALID_ARGUMENT`).
+ */
+#define ZT_REFUSAL_STORAGE_NULL 2
+
+/**
+ * "`ptr` is NULL" (`ZT_ERR_INVALID_ARGUMENT`).
+ */
+#define ZT_REFUSAL_PTR_NULL 3
+
+/**
+ * "`info` is NULL" (`ZT_ERR_INVALID_ARGUMENT`).
+ */
+#define ZT_REFUSAL_INFO_NULL 4
+
+/**
+ * "`dims` is NULL" (`ZT_ERR_INVALID_ARGUMENT`).
+ */
+#define ZT_REFUSAL_DIMS_NULL 5
+
+/**
+ * "`attr` is NULL" (`ZT_ERR_INVALID_ARGUMENT`).
+ */
+#define ZT_REFUSAL_ATTR_NULL 6
+
+/**
+ * "`written` is NULL" (`ZT_ERR_INVALID_ARGUMENT`).
+ */
+#define ZT_REFUSAL_WRITTEN_NULL 7
+
+/**
+ * "`dst` is NULL" (`ZT_ERR_INVALID_ARGUMENT`).
+ */
+#define ZT_REFUSAL_DST_NULL 8
+
+/**
+ * "`out` is NULL" (`ZT_ERR_INVALID_ARGUMENT`).
+ */
+#define ZT_REFUSAL_OUT_NULL 9
+
+/**
+ * "`name` is NULL" (`ZT_ERR_INVALID_ARGUMENT`).
+ */
+#define ZT_REFUSAL_NAME_NULL 10
+
+/**
+ * "`key` is NULL" (`ZT_ERR_INVALID_ARGUMENT`).
+ */
+#define ZT_REFUSAL_KEY_NULL 11
+
+/**
+ * "`role` is NULL" (`ZT_ERR_INVALID_ARGUMENT`).
+ */
+#define ZT_REFUSAL_ROLE_NULL 12
+
+/**
+ * "a zt_object from another file (or not from zt_object_at / zt_find)" (`ZT_ERR_INVALID_ARGUMENT`).
+ */
+#define ZT_REFUSAL_FOREIGN_OBJECT 13
+
+/**
+ * "object index out of range" (`ZT_ERR_INVALID_ARGUMENT`).
+ */
+#define ZT_REFUSAL_OBJECT_INDEX 14
+
+/**
+ * "`len` or `slot_count` out of range" (`ZT_ERR_INVALID_ARGUMENT`).
+ */
+#define ZT_REFUSAL_LEN_OR_SLOTS 15
+
+/**
+ * "`name` or `len` is NULL" (`ZT_ERR_INVALID_ARGUMENT`).
+ */
+#define ZT_REFUSAL_NAME_OR_LEN_NULL 16
+
+/**
+ * "`ptr` or `len` is NULL" (`ZT_ERR_INVALID_ARGUMENT`).
+ */
+#define ZT_REFUSAL_PTR_OR_LEN_NULL 17
+
+/**
+ * "`cap` is over PTRDIFF_MAX" (`ZT_ERR_INVALID_ARGUMENT`).
+ */
+#define ZT_REFUSAL_CAP_OVER 18
+
+/**
+ * "unknown `zt_verify` flag" (`ZT_ERR_INVALID_ARGUMENT`).
+ */
+#define ZT_REFUSAL_VERIFY_FLAG 19
+
+/**
+ * "a string length is over PTRDIFF_MAX (and is not ZT_NUL_TERMINATED)" (`ZT_ERR_INVALID_ARGUMENT`).
+ */
+#define ZT_REFUSAL_TOO_LONG 20
+
+/**
+ * "no object with that name" (`ZT_ERR_NOT_FOUND`).
+ */
+#define ZT_REFUSAL_NO_OBJECT 21
+
+/**
+ * "no attribute with that key" (`ZT_ERR_NOT_FOUND`).
+ */
+#define ZT_REFUSAL_NO_ATTRIBUTE 22
+
+/**
+ * "no component with that role" (`ZT_ERR_NOT_FOUND`).
+ */
+#define ZT_REFUSAL_NO_COMPONENT 23
+
+/**
+ * "buffer too small for the shape" (`ZT_ERR_BUFFER_TOO_SMALL`).
+ */
+#define ZT_REFUSAL_SHAPE_TOO_SMALL 24
+
+/**
+ * "buffer too small for the component" (`ZT_ERR_BUFFER_TOO_SMALL`).
+ */
+#define ZT_REFUSAL_COMPONENT_TOO_SMALL 25
+
+/**
+ * "no zero-copy view: the component is compressed" (`ZT_ERR_NOT_ZERO_COPY`).
+ */
+#define ZT_REFUSAL_COMPRESSED 26
+
+/**
+ * "declared size exceeds what the zstd data can hold" (`ZT_ERR_CORRUPT_DATA`).
+ */
+#define ZT_REFUSAL_DECLARED_SIZE 27
 
 #endif  /* ZTENSOR_H */

@@ -1,5 +1,5 @@
 #!/usr/bin/env bash
-# The embedded C library on a Cortex-M4F, under QEMU (README "Embedded"):
+# The embedded C library on a Cortex-M4F, under QEMU (docs/embedded.md):
 # builds libztensor.a without `std`, with `compact` (the compact reader)
 # and the firmware's cfgs (v1.2 files only, zt_last_error as numbers), for
 # thumbv7em-none-eabihf, writes the
@@ -46,7 +46,7 @@ mkdir -p "$out"
 echo "--> models (ffi example embedded_model, our writer)"
 cargo run -q --manifest-path ffi/Cargo.toml --example embedded_model -- "$out/models"
 
-# --features compact: the compact build (README "Embedded"): the core's
+# --features compact: the compact build (docs/embedded.md): the core's
 # compact reader, v1.x files only, zstd not decoded. --cfg ztensor_no_v2
 # leaves the v2 footer out of the container layer it shares with the full
 # reader (454 B); ztensor_no_legacy_v0 and ztensor_no_error_names change

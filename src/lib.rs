@@ -87,6 +87,17 @@ pub use object::{Component, Components, Object, Shape};
 pub use types::{DType, Encoding, Endian, Format, LogicalType, Version};
 pub use value::{Array, Chunks, Described, Map, Value, ValueRef};
 
+/// The ```rust blocks of README.md, compiled and run by `cargo test --doc`
+/// (on files the repository ships; paths relative to the crate root).
+#[cfg(all(doctest, feature = "std"))]
+#[doc = include_str!("../README.md")]
+pub struct ReadmeDoctests;
+
+/// The ```rust blocks of docs/rust.md, tested the same way.
+#[cfg(all(doctest, feature = "std"))]
+#[doc = include_str!("../docs/rust.md")]
+pub struct RustDocDoctests;
+
 /// The manifest's validating CBOR walk alone (well-formedness, UTF-8,
 /// nesting depth; duplicate keys when given `keys`), for `benches/open.rs`,
 /// which times it against minicbor's `Decoder` as the token layer. Not API.

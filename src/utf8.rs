@@ -2,7 +2,7 @@
 //! `core::str::from_utf8` (Unicode's well-formed byte sequences: no
 //! overlong forms, no surrogates, nothing past U+10FFFF) without its
 //! 256-byte table and word-at-a-time paths, which cost firmware flash
-//! (README "Embedded"). The tests compare it with core's on every
+//! (docs/embedded.md). The tests compare it with core's on every
 //! sequence of up to three bytes and on random text.
 #![allow(unsafe_code)] // one conversion, after validation (see `str`)
 

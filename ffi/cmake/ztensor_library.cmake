@@ -7,16 +7,22 @@
 # Needs ZT_ROOT (the repository) and ZT_VERSION; options:
 #   ZT_CARGO_TARGET_DIR   cargo's target directory (default: $CARGO_TARGET_DIR, else <build>/cargo)
 #   ZT_CARGO_PROFILE      release (default) or dev
-#   ZT_CARGO_JOBS         cargo -j (default 2)
+#   ZT_CARGO_JOBS         cargo -j (default: $CARGO_BUILD_JOBS when set, else 2;
+#                         read at the first configure, then cached: -DZT_CARGO_JOBS=N changes it)
 #   ZT_LINK_STATIC        ztensor::ztensor is the static library
-if(DEFINED ENV{CARGO_TARGET_DIR} AND NOT "$ENV{CARGO_TARGET_DIR}" STREQUAL "")
-  set(_zt_default_target "$ENV{CARGO_TARGET_DIR}")
-else()
-  set(_zt_default_target "${CMAKE_BINARY_DIR}/cargo")
-endif()
+# out = the environment variable `env` when set and not empty, else `fallback`.
+function(_zt_env_or out env fallback)
+  if(DEFINED ENV{${env}} AND NOT "$ENV{${env}}" STREQUAL "")
+    set(${out} "$ENV{${env}}" PARENT_SCOPE)
+  else()
+    set(${out} "${fallback}" PARENT_SCOPE)
+  endif()
+endfunction()
+_zt_env_or(_zt_default_target CARGO_TARGET_DIR "${CMAKE_BINARY_DIR}/cargo")
 set(ZT_CARGO_TARGET_DIR "${_zt_default_target}" CACHE PATH "cargo target directory for the Rust library")
 set(ZT_CARGO_PROFILE "release" CACHE STRING "cargo profile for the Rust library (release or dev)")
-set(ZT_CARGO_JOBS "2" CACHE STRING "cargo -j")
+_zt_env_or(_zt_default_jobs CARGO_BUILD_JOBS 2)
+set(ZT_CARGO_JOBS "${_zt_default_jobs}" CACHE STRING "cargo -j (default: $CARGO_BUILD_JOBS, else 2)")
 option(ZT_LINK_STATIC "ztensor::ztensor links libztensor.a" OFF)
 
 set(THREADS_PREFER_PTHREAD_FLAG ON)

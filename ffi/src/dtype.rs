@@ -46,7 +46,7 @@ pub(crate) fn dtype_of(v: u32) -> Option<DType> {
 ///
 /// Ownership: a static NUL-terminated string; never free it.
 /// Thread-safety: safe from any thread.
-// Not in the compact build (README "Embedded"), nor `zt_dtype_size`.
+// Not in the compact build (docs/embedded.md), nor `zt_dtype_size`.
 #[cfg(not(feature = "compact"))]
 #[no_mangle]
 pub extern "C" fn zt_dtype_name(dtype: u32) -> *const c_char {

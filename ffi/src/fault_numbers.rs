@@ -1,5 +1,5 @@
 //! The numbers `zt_last_error()` gives instead of phrases in a compact
-//! build with `--cfg ztensor_no_texts` (README "Embedded"): `fault N
+//! build with `--cfg ztensor_no_texts` (docs/embedded.md): `fault N
 //! (manifest byte B)` names a `ZT_FAULT_*` (the reader's refusal or the
 //! first problem verification found), `refusal N` a `ZT_REFUSAL_*` (the C
 //! layer's own: an argument, a name not found, a buffer too small). Each

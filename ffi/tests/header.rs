@@ -1,21 +1,68 @@
 //! `include/ztensor.h` is generated from this crate by cbindgen and
 //! committed. This test regenerates it and fails when the committed copy
 //! is stale; `ZT_BLESS=1 cargo test --manifest-path ffi/Cargo.toml --test header` rewrites it.
+//!
+//! The header reads host-first: cbindgen writes every constant before the
+//! types and functions, so the firmware-only numbers (`ZT_FAULT_*`,
+//! `ZT_REFUSAL_*`: what `zt_last_error` says in the no-texts firmware
+//! build) would open the file. [`generate`] writes them in a second pass
+//! and places them last, after cbindgen.toml's `trailer` (their heading),
+//! inside the include guard.
 
-use std::path::PathBuf;
+use std::path::{Path, PathBuf};
+
+/// Constants only the firmware (no-heap, compact) build's users need.
+const FIRMWARE_ONLY: [&str; 2] = ["ZT_FAULT_", "ZT_REFUSAL_"];
+
+fn firmware_only(name: &str) -> bool {
+    FIRMWARE_ONLY.iter().any(|p| name.starts_with(p))
+}
+
+/// The header as ffi/src and cbindgen.toml make it.
+fn generate(crate_dir: &Path) -> String {
+    let config = cbindgen::Config::from_file(crate_dir.join("cbindgen.toml")).expect("read ffi/cbindgen.toml");
+    let build = |config: cbindgen::Config| {
+        cbindgen::Builder::new().with_crate(crate_dir).with_config(config).generate().expect("cbindgen failed")
+    };
+
+    // Pass 1: the firmware-only constants alone (no preamble, guard or includes).
+    let mut bare = config.clone();
+    bare.header = None;
+    bare.include_guard = None;
+    bare.autogen_warning = None;
+    bare.no_includes = true;
+    bare.sys_includes.clear();
+    bare.includes.clear();
+    bare.after_includes = None;
+    bare.trailer = None;
+    let mut firmware = build(bare);
+    firmware.constants.retain(|c| firmware_only(&c.export_name));
+    firmware.items.clear();
+    firmware.globals.clear();
+    firmware.functions.clear();
+    assert!(firmware.constants.len() >= 40, "found only {} firmware-only constants", firmware.constants.len());
+    let mut text = Vec::new();
+    firmware.write(&mut text);
+    let text = String::from_utf8(text).expect("header is UTF-8");
+
+    // Pass 2: everything else; the guard written by hand so that the
+    // trailer (heading + pass 1) stays inside it.
+    let mut host = config;
+    let guard = host.include_guard.take().expect("cbindgen.toml sets include_guard");
+    let heading = host.trailer.take().expect("cbindgen.toml's trailer: the firmware section's heading");
+    host.header = Some(format!("{}\n\n#ifndef {guard}\n#define {guard}", host.header.take().unwrap_or_default()));
+    host.trailer = Some(format!("{heading}\n\n{}\n\n#endif  /* {guard} */\n", text.trim()));
+    let mut main = build(host);
+    main.constants.retain(|c| !firmware_only(&c.export_name));
+    let mut fresh = Vec::new();
+    main.write(&mut fresh);
+    String::from_utf8(fresh).expect("header is UTF-8")
+}
 
 #[test]
 fn committed_header_is_up_to_date() {
     let crate_dir = PathBuf::from(env!("CARGO_MANIFEST_DIR"));
-    let config = cbindgen::Config::from_file(crate_dir.join("cbindgen.toml")).expect("read ffi/cbindgen.toml");
-    let mut fresh = Vec::new();
-    cbindgen::Builder::new()
-        .with_crate(&crate_dir)
-        .with_config(config)
-        .generate()
-        .expect("cbindgen failed")
-        .write(&mut fresh);
-    let fresh = String::from_utf8(fresh).expect("header is UTF-8");
+    let fresh = generate(&crate_dir);
 
     let path = crate_dir.join("../include/ztensor.h");
     if std::env::var_os("ZT_BLESS").is_some_and(|v| v != "0") {
