@@ -511,6 +511,16 @@ void zt_panic(void);
  */
 #define ZT_VERIFY_STRICT 4
 
+#if defined(ZT_STD)
+/**
+ * The largest `ndim` the `zt_writer_add_*` functions take: a shape of
+ * format v2 has at most 64 dimensions (§3.3), and v1.2 writers keep to
+ * the same bound. A larger `ndim` is `ZT_ERR_INVALID_ARGUMENT`, refused
+ * before `shape` is read.
+ */
+#define ZT_MAX_NDIM 64
+#endif
+
 /**
  * Result of every fallible call. `ZT_OK` is 0; everything else is an error
  * whose detail `zt_last_error()` gives. Values are stable: new ones may be
@@ -1513,7 +1523,8 @@ typedef struct zt_verify_counts {
  * `ZT_ERR_INVALID_ARGUMENT`, `zt_last_error()` naming them: v2 options
  * (alignment, xxh3, zstd-seekable, frame or shard size) with v1.2;
  * canonical form with an alignment, a digest other than xxh3,
- * compression or shards; an alignment that is not a power of two ≥ 4096;
+ * compression or shards; an alignment that is not a power of two from
+ * 4096 to 1 GiB;
  * CRC-32C or v1.2's zstd with v2.
  */
 typedef struct zt_writer_options {
@@ -1531,7 +1542,9 @@ typedef struct zt_writer_options {
   uint32_t canonical;
   /**
    * v2, not canonical: blobs start at multiples of this power of two
-   * ≥ 4096; 0 for 4096 (65536 in canonical form).
+   * from 4096 to 1 GiB; 0 for 4096 (65536 in canonical form). The
+   * padding before each blob is left as a hole in the file where the
+   * file system allows.
    */
   uint64_t alignment;
   /**
@@ -2462,8 +2475,9 @@ zt_status zt_writer_options_init(struct zt_writer_options *options);
  * Its data is written (compressed and hashed as `opts` says; NULL for the
  * defaults) before the call returns. Errors, with nothing of the object
  * recorded and the writer still usable:
- * `ZT_ERR_INVALID_ARGUMENT` for NULL pointers, a name that is not UTF-8 or
- * a value that is not of its enum; `ZT_ERR_FORMAT` when the object would
+ * `ZT_ERR_INVALID_ARGUMENT` for NULL pointers, a name that is not UTF-8,
+ * a value that is not of its enum or `ndim` over `ZT_MAX_NDIM` (64,
+ * refused before `shape` is read); `ZT_ERR_FORMAT` when the object would
  * make an invalid file (length does not match the shape, duplicate or
  * empty name, logical type that does not suit the dtype, malformed
  * attribute CBOR...), with the rule in `zt_last_error()`; `ZT_ERR_IO`

@@ -531,7 +531,7 @@ public:
         o_.canonical = yes ? ZT_CANONICAL_YES : ZT_CANONICAL_NO;
         return *this;
     }
-    /// v2: blobs at multiples of `bytes` (a power of two >= 4096).
+    /// v2: blobs at multiples of `bytes` (a power of two from 4096 to 1 GiB).
     WriterOptions &alignment(std::uint64_t bytes) {
         o_.alignment = bytes;
         return *this;

@@ -188,7 +188,7 @@ pub struct ConvertArgs {
     /// --align, --compress, --digest or --shard-size is given)
     #[arg(long, value_name = "VERSION", value_parser = ["1.2", "2"])]
     pub format_version: Option<String>,
-    /// v2: place blobs at multiples of BYTES (a power of two >= 4096;
+    /// v2: place blobs at multiples of BYTES (a power of two from 4096 to 1G;
     /// non-canonical; without it non-canonical files use 65536, as canonical ones)
     #[arg(long, value_name = "BYTES", value_parser = size)]
     pub align: Option<u64>,
