@@ -241,8 +241,9 @@ public:
 
     /// `view<T>`, or nothing for every reason no such view exists: no
     /// component `role` (sparse objects have none called "data"), `T` does
-    /// not match the dtype, the data is compressed, big-endian, misaligned
-    /// or the file positional. Only a broken handle throws.
+    /// not match the dtype, the data is compressed, big-endian, misaligned,
+    /// in a v2 data shard (another file) or the file positional. Only a
+    /// broken handle throws.
     template <class T>
     std::optional<Span<const T>> try_view(std::string_view role = "data") const {
         zt_component_info c;
