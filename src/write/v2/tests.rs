@@ -392,8 +392,8 @@ fn alignment_over_1_gib_is_refused_when_the_writer_is_made() {
 }
 
 /// A part declaring more bytes than any file can hold is refused before
-/// anything is written (checked offsets, no overflow), and the writer
-/// stays usable (audit "Hardening v2", M1).
+/// anything is written (checked offsets, no overflow), in words, and the
+/// writer stays usable (audit "Hardening v2", M1 and messages).
 #[test]
 fn a_part_too_large_for_any_file_is_refused() {
     for opts in [Options::canonical(), Options::non_canonical(MAX_ALIGN)] {
@@ -401,6 +401,10 @@ fn a_part_too_large_for_any_file_is_refused() {
         let huge = u64::MAX - 10;
         let e = w.add(NewObject::dense("a", &[huge], DType::U8, crate::write::Data::from_chunks(huge, [&[1u8][..]]))).unwrap_err();
         assert!(matches!(&e.kind, Kind::Rule(r) if r.kind == crate::v2::Kind::BlobOutOfBounds), "{e:?}");
+        assert_eq!(
+            alloc::string::ToString::to_string(&e),
+            "object \"a\", part \"data\": a v2 reader would refuse it: blob lies outside its file's data region"
+        );
         assert_eq!(w.position(), 0, "nothing written");
         w.add_dense("b", &[1], DType::U8, &[1u8][..]).unwrap();
         let bytes = w.finish().unwrap();
