@@ -191,6 +191,16 @@ void zt_panic(void);
  */
 #define ZT_VERIFY_STRICT 4
 
+#if defined(ZT_STD)
+/**
+ * The largest `ndim` the `zt_writer_add_*` functions take: a shape of
+ * format v2 has at most 64 dimensions (§3.3), and v1.2 writers keep to
+ * the same bound. A larger `ndim` is `ZT_ERR_INVALID_ARGUMENT`, refused
+ * before `shape` is read.
+ */
+#define ZT_MAX_NDIM 64
+#endif
+
 /**
  * Result of every fallible call. `ZT_OK` is 0; everything else is an error
  * whose detail `zt_last_error()` gives. Values are stable: new ones may be
@@ -1193,7 +1203,8 @@ typedef struct zt_verify_counts {
  * `ZT_ERR_INVALID_ARGUMENT`, `zt_last_error()` naming them: v2 options
  * (alignment, xxh3, zstd-seekable, frame or shard size) with v1.2;
  * canonical form with an alignment, a digest other than xxh3,
- * compression or shards; an alignment that is not a power of two ≥ 4096;
+ * compression or shards; an alignment that is not a power of two from
+ * 4096 to 1 GiB;
  * CRC-32C or v1.2's zstd with v2.
  */
 typedef struct zt_writer_options {
@@ -1211,7 +1222,9 @@ typedef struct zt_writer_options {
   uint32_t canonical;
   /**
    * v2, not canonical: blobs start at multiples of this power of two
-   * ≥ 4096; 0 for 4096 (65536 in canonical form).
+   * from 4096 to 1 GiB; 0 for 4096 (65536 in canonical form). The
+   * padding before each blob is left as a hole in the file where the
+   * file system allows.
    */
   uint64_t alignment;
   /**
@@ -1856,7 +1869,8 @@ zt_status zt_component_at(const struct zt_file *file,
  * `zt_open`, the pointer is 64-byte aligned.
  *
  * `ZT_ERR_NOT_ZERO_COPY` when the component is zstd-compressed, its
- * elements are big-endian (v0.1) or the host is, or the file was opened
+ * elements are big-endian (v0.1) or the host is, it is a v2 part in a
+ * data shard (another file, outside the mapping), or the file was opened
  * with `ZT_OPEN_POSITIONAL`: use `zt_component_read` then. On failure
  * `*ptr` is NULL and `*len` 0.
  *
@@ -2142,8 +2156,9 @@ zt_status zt_writer_options_init(struct zt_writer_options *options);
  * Its data is written (compressed and hashed as `opts` says; NULL for the
  * defaults) before the call returns. Errors, with nothing of the object
  * recorded and the writer still usable:
- * `ZT_ERR_INVALID_ARGUMENT` for NULL pointers, a name that is not UTF-8 or
- * a value that is not of its enum; `ZT_ERR_FORMAT` when the object would
+ * `ZT_ERR_INVALID_ARGUMENT` for NULL pointers, a name that is not UTF-8,
+ * a value that is not of its enum or `ndim` over `ZT_MAX_NDIM` (64,
+ * refused before `shape` is read); `ZT_ERR_FORMAT` when the object would
  * make an invalid file (length does not match the shape, duplicate or
  * empty name, logical type that does not suit the dtype, malformed
  * attribute CBOR...), with the rule in `zt_last_error()`; `ZT_ERR_IO`

@@ -241,8 +241,9 @@ public:
 
     /// `view<T>`, or nothing for every reason no such view exists: no
     /// component `role` (sparse objects have none called "data"), `T` does
-    /// not match the dtype, the data is compressed, big-endian, misaligned
-    /// or the file positional. Only a broken handle throws.
+    /// not match the dtype, the data is compressed, big-endian, misaligned,
+    /// in a v2 data shard (another file) or the file positional. Only a
+    /// broken handle throws.
     template <class T>
     std::optional<Span<const T>> try_view(std::string_view role = "data") const {
         zt_component_info c;
@@ -531,7 +532,7 @@ public:
         o_.canonical = yes ? ZT_CANONICAL_YES : ZT_CANONICAL_NO;
         return *this;
     }
-    /// v2: blobs at multiples of `bytes` (a power of two >= 4096).
+    /// v2: blobs at multiples of `bytes` (a power of two from 4096 to 1 GiB).
     WriterOptions &alignment(std::uint64_t bytes) {
         o_.alignment = bytes;
         return *this;

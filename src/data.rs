@@ -56,9 +56,13 @@ impl<'a> Component<'a> {
 
 impl<'a> Component<'a> {
     /// Why the stored bytes cannot be used in place as elements: the
-    /// component is compressed, or its elements are not in the host's byte
-    /// order (v0.1 big-endian data, or a big-endian host). `None` when they can.
+    /// component is compressed, its elements are not in the host's byte
+    /// order (v0.1 big-endian data, or a big-endian host), or it is a v2
+    /// part in a data shard (another file). `None` when they can.
     pub fn zero_copy_refusal(&self) -> Option<&'static str> {
+        if self.in_data_shard() {
+            return Some("the part is in a data shard, another file than the one mapped; read it into a buffer");
+        }
         if self.encoding != Encoding::Raw {
             return Some("the component is compressed");
         }

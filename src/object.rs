@@ -402,11 +402,21 @@ impl<'a> Component<'a> {
         self.fields
     }
 
+    /// Whether this v2 part's bytes are in a data shard, another file than
+    /// the one whose bytes this view holds.
+    pub(crate) fn in_data_shard(&self) -> bool {
+        self.shard().is_some() && self.data.is_none()
+    }
+
     /// The stored bytes, zero-copy. Fails with [`ErrorKind::NoData`] when
-    /// only the manifest was parsed.
+    /// only the manifest was parsed, and with [`ErrorKind::Unsupported`]
+    /// for a v2 part in a data shard (read it through a reader opened by
+    /// path, which finds the shard beside the file).
     pub fn stored_bytes(&self) -> Result<&'a [u8]> {
-        if self.shard().is_some() && self.data.is_none() {
-            return Err(self.error(ErrorKind::Unsupported { what: "the part is in a shard: open the file with fs::Reader" }));
+        if self.in_data_shard() {
+            return Err(self.error(ErrorKind::Unsupported {
+                what: "the part is in a data shard, another file: open the file by its path to read it",
+            }));
         }
         let data = self.data.ok_or_else(|| self.error(ErrorKind::NoData))?;
         // Bounds were validated at open.

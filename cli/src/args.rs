@@ -68,7 +68,10 @@ pub struct IdArgs {
 Summarize zTensor files: each file's version, then every object (name,
 shape, format, attributes) and every component (role, dtype and logical
 type, encoding, stored and decoded size, compression ratio, digest
-algorithm), with totals at the end. '-' reads a file from stdin.",
+algorithm), with totals at the end. Attributes are shown in compact JSON,
+long values shortened and their length shown ('<67108864 bytes: 00 01
+...>', '<N bytes of text: \"...\"...>', '[1,2,...,... (N items)]'); --json
+gives them whole. '-' reads a file from stdin.",
     after_help = "\
 JSON (--json): one object per file:
   {\"version\", \"attributes\", \"objects\": [{\"name\", \"shape\", \"format\",
@@ -188,7 +191,7 @@ pub struct ConvertArgs {
     /// --align, --compress, --digest or --shard-size is given)
     #[arg(long, value_name = "VERSION", value_parser = ["1.2", "2"])]
     pub format_version: Option<String>,
-    /// v2: place blobs at multiples of BYTES (a power of two >= 4096;
+    /// v2: place blobs at multiples of BYTES (a power of two from 4096 to 1G;
     /// non-canonical; without it non-canonical files use 65536, as canonical ones)
     #[arg(long, value_name = "BYTES", value_parser = size)]
     pub align: Option<u64>,

@@ -146,7 +146,7 @@ fn to_text(label: &str, file: &File<'_>) -> String {
         tail.manifest_offset,
     );
     if !file.attributes().is_empty() {
-        let _ = writeln!(s, "attributes: {}", json::map_to_string(file.attributes()));
+        let _ = writeln!(s, "attributes: {}", json::map_to_brief(file.attributes()));
     }
 
     let mut rows = Vec::new();
@@ -155,7 +155,7 @@ fn to_text(label: &str, file: &File<'_>) -> String {
         let attrs = o.attributes();
         rows.push(Row::Object {
             title: format!("{}  {}  {}", out::name(o.name()), shape(&o), o.format()),
-            attributes: (!attrs.is_empty()).then(|| json::map_to_string(attrs)),
+            attributes: (!attrs.is_empty()).then(|| json::map_to_brief(attrs)),
         });
         for c in o.components() {
             comps += 1;

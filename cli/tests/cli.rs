@@ -308,6 +308,51 @@ fn cbor_attributes_map_to_json() {
     std::fs::remove_file(path).unwrap();
 }
 
+/// Audit "Hardening v2", L4: `zt info` shows long attribute values (byte
+/// strings, text, arrays, at file and object level) shortened with their
+/// length, so a 1 MiB attribute makes a short line, not megabytes of hex;
+/// `zt info --json` keeps every value whole.
+#[test]
+fn info_text_shortens_long_attributes_and_json_keeps_them() {
+    use ztensor::write::v2::{NewObject, Writer};
+    use ztensor::write::AttrValue;
+    let blob: Vec<u8> = (0..(1u32 << 20) + 1).map(|i| i as u8).collect();
+    let text = "é".repeat(1 << 19) + "z";
+    let list: Vec<AttrValue> = (0..100_000u64).map(AttrValue::Uint).collect();
+    let path = scratch("long-attrs.zt");
+    let mut w = Writer::create(&path).unwrap();
+    w.set_attribute("blob", AttrValue::Bytes(blob.clone())).unwrap();
+    w.set_attribute("list", list).unwrap();
+    w.set_attribute("short", "kept whole").unwrap();
+    w.set_attribute("text", text.as_str()).unwrap();
+    let o = NewObject::dense("w", &[1], ztensor::v2::types::DType::U8, &[1u8][..]).attribute("blob", blob.as_slice());
+    w.add(o).unwrap();
+    w.finish().unwrap();
+    let path = path.display().to_string();
+
+    let o = zt(&["info", &path]);
+    assert_eq!(code(&o), 0, "{}", stderr(&o));
+    let out = stdout(&o);
+    for line in out.lines() {
+        assert!(line.chars().count() <= 600, "a line of {} chars: {:.200}…", line.chars().count(), line);
+    }
+    let file_attrs = out.lines().find(|l| l.starts_with("attributes: ")).unwrap();
+    let object_attrs = out.lines().find(|l| l.trim_start().starts_with("attributes: ")).unwrap();
+    assert!(file_attrs.contains("1048577 bytes: 00 01 02 03"), "{file_attrs}");
+    assert!(file_attrs.contains("100000 items"), "{file_attrs}");
+    assert!(file_attrs.contains("[0,1,2,3"), "{file_attrs}");
+    assert!(file_attrs.contains("1048577 bytes of text: \"éééé"), "{file_attrs}");
+    assert!(file_attrs.contains("\"short\":\"kept whole\""), "{file_attrs}");
+    assert!(object_attrs.contains("1048577 bytes: 00 01 02 03"), "{object_attrs}");
+
+    let j = info_json(&path);
+    assert_eq!(j["attributes"]["blob"].as_str().unwrap(), hex::encode(&blob));
+    assert_eq!(j["attributes"]["text"].as_str().unwrap(), text);
+    assert_eq!(j["attributes"]["list"].as_array().unwrap().len(), 100_000);
+    assert_eq!(j["objects"][0]["attributes"]["blob"].as_str().unwrap(), hex::encode(&blob));
+    std::fs::remove_file(path).unwrap();
+}
+
 #[test]
 fn unknown_digest_algorithm_is_a_warning() {
     let path = write_scratch("md5.zt", &hand_made(&[0xa0], Some("md5:0123456789abcdef")));

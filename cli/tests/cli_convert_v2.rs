@@ -177,6 +177,9 @@ fn v2_options_are_checked() {
     refused(&["convert", i, o, "--format-version", "2", "--digest", "crc32c"], "v1 only");
     refused(&["convert", i, o, "--format-version", "2", "--align", "1000"], "power of two");
     refused(&["convert", i, o, "--format-version", "2", "--align", "2048"], "power of two");
+    // At most 1 GiB: the padding before each blob is up to --align bytes (audit M1).
+    refused(&["convert", i, o, "--format-version", "2", "--align", "2G"], "1 GiB");
+    refused(&["convert", i, o, "--format-version", "2", "--align", "9223372036854775808"], "1 GiB");
     refused(&["convert", i, o, "--format-version", "3"], "--format-version");
     refused(&["convert", i, o, "--format-version", "2", "--shard-size", "0"], "positive byte count");
     // The default is still v1.2, and the npy input converts to v2 too.

@@ -164,7 +164,8 @@ pub unsafe extern "C" fn zt_component_at(
 /// `zt_open`, the pointer is 64-byte aligned.
 ///
 /// `ZT_ERR_NOT_ZERO_COPY` when the component is zstd-compressed, its
-/// elements are big-endian (v0.1) or the host is, or the file was opened
+/// elements are big-endian (v0.1) or the host is, it is a v2 part in a
+/// data shard (another file, outside the mapping), or the file was opened
 /// with `ZT_OPEN_POSITIONAL`: use `zt_component_read` then. On failure
 /// `*ptr` is NULL and `*len` 0.
 ///

@@ -743,6 +743,8 @@ fn invalid_option_combinations_are_refused_by_name() {
         (zt_writer_options { canonical: yes, shard_size: 1 << 20, ..v2 }, "shard_size"),
         (zt_writer_options { alignment: 3000, ..v2 }, "power of two"),
         (zt_writer_options { alignment: 2048, ..v2 }, "power of two"),
+        (zt_writer_options { alignment: 1 << 31, ..v2 }, "1 GiB"),
+        (zt_writer_options { alignment: 1 << 63, ..v2 }, "1 GiB"),
         (zt_writer_options { digest: zt_writer_digest::ZT_WRITER_DIGEST_CRC32C as u32, ..v2 }, "CRC32C"),
         (zt_writer_options { compression: zt_encoding::ZT_ENCODING_ZSTD as u32, ..v2 }, "ZSTD_SEEKABLE"),
         (
@@ -873,4 +875,81 @@ fn v1_2_writer_options_are_defaults_for_objects() {
     let (a, b) = (std::fs::read(&a).unwrap(), std::fs::read(&b).unwrap());
     assert!(a == b);
     assert_eq!(&a[..8], b"ZTEN1000", "a v1.2 file");
+}
+
+/// `zt_writer_add_dense` of `data` as `u8` elements (`ndim` as given, the
+/// shape read from `shape` for that many values).
+fn add_u8(w: *mut zt_writer, name: &str, shape: &[u64], ndim: usize, data: &[u8]) -> zt_status {
+    let (n, nl) = s(name);
+    let u8 = zt_dtype::ZT_DTYPE_U8 as u32;
+    unsafe { zt_writer_add_dense(w, n, nl, u8, shape.as_ptr(), ndim, data.as_ptr().cast(), data.len(), null()) }
+}
+
+/// Audit "Hardening v2", M1: the padding before each blob and before the
+/// manifest (up to `alignment - 1` bytes, alignment at most 1 GiB) is
+/// left as holes in the file, as the Rust writer's file sink leaves it,
+/// not written as zeros.
+#[cfg(unix)]
+#[test]
+fn padding_is_left_as_holes() {
+    use std::os::unix::fs::MetadataExt;
+    let dir = temp_dir("holes");
+    // A file system that stores holes (most do; tmpfs and ext4 do).
+    let probe = dir.join("probe");
+    {
+        use std::io::{Seek, SeekFrom, Write};
+        let mut f = std::fs::File::create(&probe).unwrap();
+        f.seek(SeekFrom::Start(16 << 20)).unwrap();
+        f.write_all(b"x").unwrap();
+    }
+    if std::fs::metadata(&probe).unwrap().blocks() * 512 >= 16 << 20 {
+        eprintln!("skipped: {} does not store holes", dir.display());
+        return;
+    }
+    let path = dir.join("aligned.zt");
+    let align = 16u64 << 20;
+    let o = zt_writer_options { alignment: align, ..v2_options() };
+    let mut want = BTreeMap::new();
+    let mut w = null_mut();
+    ok(unsafe { zt_writer_create_with_options(cpath(&path).as_ptr(), &o, &mut w) });
+    for (i, name) in (0u8..).zip(["a", "b", "c"]) {
+        ok(add_u8(w, name, &[8], 1, &[i; 8]));
+        want.insert(name, vec![("data", vec![i; 8])]);
+    }
+    ok(unsafe { zt_writer_finish(w) });
+    let m = std::fs::metadata(&path).unwrap();
+    assert!(m.len() > 3 * align, "blobs at multiples of 16 MiB: {} bytes", m.len());
+    let stored = m.blocks() * 512;
+    assert!(stored < 1 << 20, "{stored} bytes of {} stored: the padding was written", m.len());
+    read_back_through_the_c_abi(&path, &want);
+    std::fs::remove_dir_all(dir).unwrap();
+}
+
+/// Audit "Hardening v2", M1: a rank over 64 (the format's limit, §3.3) is
+/// refused before the shape is read or anything allocated: `ndim` 2^40
+/// with a shape of two values would otherwise read 8 TiB past it. The
+/// refusal leaves the writer usable.
+#[test]
+fn rank_over_64_is_refused_before_the_shape_is_read() {
+    let dir = temp_dir("rank");
+    for (version, file) in [(v2_options(), "v2.zt"), (options(), "v1.zt")] {
+        let path = dir.join(file);
+        let mut w = null_mut();
+        ok(unsafe { zt_writer_create_with_options(cpath(&path).as_ptr(), &version, &mut w) });
+        for ndim in [1 << 40, 65, usize::MAX] {
+            assert_eq!(add_u8(w, "a", &[1, 1], ndim, &[1]), zt_status::ZT_ERR_INVALID_ARGUMENT, "ndim {ndim}");
+            assert!(last_error().contains("64"), "{}", last_error());
+        }
+        let (shape, values, coords) = ([1u64, 1], [1u8], [0u64, 0]);
+        let st = unsafe {
+            let u8 = zt_dtype::ZT_DTYPE_U8 as u32;
+            let (v, c) = (values.as_ptr().cast(), coords.as_ptr());
+            zt_writer_add_sparse_coo(w, c"c".as_ptr(), 1, u8, shape.as_ptr(), 1 << 40, v, 1, c, 2, null())
+        };
+        assert_eq!(st, zt_status::ZT_ERR_INVALID_ARGUMENT);
+        ok(add_u8(w, "a", &[1; 64], 64, &[1]));
+        ok(unsafe { zt_writer_finish(w) });
+        read_back_through_the_c_abi(&path, &BTreeMap::from([("a", vec![("data", vec![1u8])])]));
+    }
+    std::fs::remove_dir_all(dir).unwrap();
 }

@@ -2,6 +2,7 @@
 //! exact rule a hostile file breaks. (To be mapped onto the crate's
 //! `ErrorKind` when the reader is wired into `File`.)
 
+use super::errors::{to_crate, Sizes};
 use core::fmt;
 
 /// The rule a v2 file broke.
@@ -164,15 +165,94 @@ impl Error {
     }
 }
 
+/// One line: the rule in words (the phrase of the crate's [`ErrorKind`] for
+/// the same rule, [`to_crate`]), the context in parentheses unless the
+/// phrase names it already, and the manifest byte.
+///
+/// [`ErrorKind`]: crate::ErrorKind
 impl fmt::Display for Error {
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
-        write!(f, "zTensor v2: {:?}", self.kind)?;
-        if !self.context.is_empty() {
+        let mut phrase = Phrase::default();
+        fmt::write(&mut phrase, format_args!("{}", Words(self)))?;
+        f.write_str(phrase.as_str())?;
+        if !self.context.is_empty() && !phrase.as_str().contains(self.context) {
             write!(f, " ({})", self.context)?;
         }
         if let Some(o) = self.offset {
             write!(f, " at manifest byte {o}")?;
         }
+        Ok(())
+    }
+}
+
+/// The rule of an error in words, without its context or offset.
+struct Words<'e>(&'e Error);
+
+impl fmt::Display for Words<'_> {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        let ctx = self.0.context;
+        match (self.0.kind, ctx) {
+            // The crate's phrases of these carry sizes a v2 error does not hold.
+            (Kind::TooShort, _) => f.write_str("file shorter than 48 bytes (the magic and the footer)"),
+            (Kind::UnsupportedVersion, _) => f.write_str("the footer's format version is not 2"),
+            (Kind::ManifestTooLarge, _) => f.write_str("manifest length exceeds the 1 GiB limit"),
+            (Kind::ManifestOutOfBounds, _) => {
+                f.write_str("manifest range outside [4096, file size - 40) or not a multiple of 4096")
+            }
+            (Kind::ManifestLengthMismatch, _) => f.write_str("the bytes given are not the footer's manifest range"),
+            (Kind::CborTrailingBytes, _) => f.write_str("bytes after the manifest's root item"),
+            (Kind::ScratchTooSmall, _) => f.write_str("the validation scratch is too small for this manifest"),
+            // Where v2's rule differs from v1.x's.
+            (Kind::CborTooDeep, _) => write!(f, "CBOR nesting deeper than {} levels from the root", super::cbor::MAX_DEPTH),
+            (Kind::BadDigest, _) => f.write_str("malformed digest (expected xxh3: or sha256: and lowercase hex of its length)"),
+            (Kind::DigestMismatch, "shard") => {
+                f.write_str("the shard file's digest is not the shard table's: the shard is corrupt or another file")
+            }
+            (Kind::DigestMismatch, _) => f.write_str("digest mismatch: the part's decoded bytes are corrupt"),
+            (Kind::NotAvailable, _) => {
+                f.write_str("the part's bytes are not available here (in a data shard, or encoded without a decoder)")
+            }
+            // The crate's phrases of these name the context: without one, say so.
+            (Kind::MissingField, "") => f.write_str("a required field is missing"),
+            (Kind::LayoutParts, "") => f.write_str("the parts are not the ones the layout requires"),
+            (Kind::LayoutAttribute, "") => f.write_str("a layout attribute is missing, of the wrong type, or out of range"),
+            (Kind::Seekable, "") => f.write_str("invalid zt.zstd-seekable/1 stream"),
+            (Kind::Unsupported, "") => f.write_str("unsupported: needs a registered type, layout or encoding"),
+            (Kind::WrongType, "") => f.write_str("a field has the wrong CBOR type"),
+            (Kind::WrongType, field) => write!(f, "field `{field}` has the wrong CBOR type"),
+            (Kind::ShardMismatch, "size") => f.write_str("the shard file's size is not the shard table's"),
+            (Kind::ShardMismatch, "magic") => f.write_str("the shard file is not a zTensor v2 file (magic)"),
+            _ => write!(f, "{}", to_crate(Error { offset: None, ..*self.0 }, Sizes::default()).kind()),
+        }
+    }
+}
+
+/// The first bytes of a phrase, kept to see whether it names the context
+/// (no allocation: the phrases are shorter; a longer one is cut).
+struct Phrase {
+    buf: [u8; 160],
+    len: usize,
+}
+
+impl Default for Phrase {
+    fn default() -> Self {
+        Phrase { buf: [0; 160], len: 0 }
+    }
+}
+
+impl Phrase {
+    fn as_str(&self) -> &str {
+        let b = &self.buf[..self.len];
+        // Cut on a character boundary if the phrase was cut.
+        core::str::from_utf8(b).unwrap_or_else(|e| core::str::from_utf8(&b[..e.valid_up_to()]).unwrap_or(""))
+    }
+}
+
+impl fmt::Write for Phrase {
+    fn write_str(&mut self, s: &str) -> fmt::Result {
+        let n = s.len().min(self.buf.len() - self.len);
+        self.buf[self.len..self.len + n].copy_from_slice(&s.as_bytes()[..n]);
+        self.len += n;
         Ok(())
     }
 }

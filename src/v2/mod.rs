@@ -34,7 +34,7 @@ pub mod types;
 
 pub use error::{Error, Kind, Result};
 pub use layout::Profile;
-pub use manifest::{AttrValue, Attributes, Manifest, Object, Objects, Shard, Shards};
+pub use manifest::{AttrValue, Attributes, Manifest, Object, Objects, Shard, Shards, MAX_RANK};
 pub use part::{Digest, Part};
 pub use spans::Span;
 

@@ -531,3 +531,46 @@ fn shorter(n: &str) -> String {
     s.pop();
     s
 }
+
+/// Every rule's message is a phrase, never the Rust name of its kind
+/// (audit "Hardening v2": "BlobOutOfBounds", "DigestMismatch (shard)").
+#[test]
+fn messages_say_the_rule_in_words() {
+    assert_eq!(Error::new(Kind::BlobOutOfBounds).to_string(), "blob lies outside its file's data region");
+    assert_eq!(
+        Error::field(Kind::BlobOutOfBounds, 77, "blob").to_string(),
+        "blob lies outside its file's data region at manifest byte 77"
+    );
+    let dir = std::path::Path::new(DIR).join("sharded");
+    let root = fs::read(dir.join("model.zt")).unwrap();
+    let m = open(&root).unwrap();
+    let s1 = m.shards().next().unwrap();
+    let mut bytes = fs::read(dir.join("model-00001-of-00002.zt")).unwrap();
+    bytes[5000] ^= 1;
+    assert_eq!(
+        shard::verify(&s1, &bytes).unwrap_err().to_string(),
+        "the shard file's digest is not the shard table's: the shard is corrupt or another file"
+    );
+    use Kind::*;
+    let all = [
+        TooShort, BadMagic, UnsupportedVersion, ManifestTooLarge, ManifestOutOfBounds, BadDataShardFooter,
+        ManifestHashMismatch, ManifestLengthMismatch, CborTruncated, CborInvalid, CborNonShortest, CborIndefinite,
+        CborTag, CborSimple, CborNonCanonicalFloat, CborUnsortedKeys, CborDuplicateKey, CborTrailingBytes,
+        CborTooDeep, CborInvalidUtf8, WrongType, MissingField, BadName, EmptyParts, RankTooLarge, ShapeOverflow,
+        UnknownDtype, BlobNotPair, BlobMisaligned, BlobBelowFloor, BlobOutOfBounds, BlobOverlap,
+        EncodingLengthPair, BadDigest, UnknownShard, BadShardName, BadShardSize, ShardMismatch, ShardMissing,
+        TypeDtypeMismatch, LayoutParts, LayoutPartType, LayoutRank, LayoutAttribute, SizeMismatch, BoolValue,
+        F4OddNibble, CsrIndptr, CsrIndices, CooOutOfRange, CooDuplicate, Seekable, DecodedLength, DigestMismatch,
+        NotAvailable, ScratchTooSmall, Unsupported,
+    ];
+    for kind in all {
+        for context in ["", "shape", "size", "shard"] {
+            let s = Error { kind, offset: Some(9), context }.to_string();
+            let name = format!("{kind:?}");
+            assert!(!s.contains(&name), "{kind:?}: {s}");
+            assert!(s.ends_with(" at manifest byte 9") && !s.contains("``") && !s.contains("0 bytes"), "{kind:?}: {s}");
+            assert!(!s.contains(":  ") && !s.contains(": (") && !s.contains("  "), "{kind:?}: {s}");
+            assert!(s.contains(context), "{kind:?} does not name {context:?}: {s}");
+        }
+    }
+}

@@ -17,7 +17,7 @@ use super::DigestOpt;
 use crate::args::{ConvertArgs, DigestArg};
 use crate::{input, temp, Fail};
 use std::path::{Path, PathBuf};
-use ztensor::write::v2::{DigestAlg, Encoding, Error, Kind, NewObject, NewPart, Options, Writer, CANONICAL_ALIGN};
+use ztensor::write::v2::{is_valid_align, DigestAlg, Encoding, Error, Kind, NewObject, NewPart, Options, Writer, CANONICAL_ALIGN};
 use ztensor::write::{AttrValue, Checksum, FileSink};
 use ztensor::{File, Format, Value, ValueRef};
 
@@ -54,8 +54,8 @@ impl Plan {
             Options::canonical()
         } else {
             let align = a.align.unwrap_or(CANONICAL_ALIGN);
-            if !align.is_power_of_two() || align < 4096 {
-                return Err(usage("--align must be a power of two >= 4096"));
+            if !is_valid_align(align) {
+                return Err(usage("--align must be a power of two from 4096 to 1 GiB"));
             }
             let mut o = Options::non_canonical(align).digest(digest.unwrap_or_default());
             if let Some(s) = a.shard_size {

@@ -1,6 +1,7 @@
 //! Argument helpers of the write entry points: strings, byte buffers,
 //! index arrays, shapes, dtypes.
 
+use super::ZT_MAX_NDIM;
 use crate::dtype::dtype_of;
 use crate::guard::Fail;
 use crate::handle::bytes_arg;
@@ -113,19 +114,21 @@ pub(super) unsafe fn slice_arg<'a, T>(ptr: *const T, count: usize, what: &'stati
     Ok(unsafe { core::slice::from_raw_parts(ptr, count) })
 }
 
-/// A shape: `ndim` dimensions (NULL allowed for a scalar).
+/// A shape: `ndim` dimensions (NULL allowed for a scalar), at most
+/// [`ZT_MAX_NDIM`]: checked before the shape is read or anything allocated,
+/// so a wrong `ndim` (2^40) never reads or allocates terabytes.
 ///
 /// # Safety
 /// `ptr` is NULL or valid for `ndim` `u64`.
 pub(super) unsafe fn shape_arg(ptr: *const u64, ndim: usize) -> Result<Vec<u64>, Fail> {
+    if ndim > ZT_MAX_NDIM {
+        return Err(Fail::invalid("`ndim` is over ZT_MAX_NDIM (64), the largest rank of a zTensor shape"));
+    }
     if ndim == 0 {
         return Ok(Vec::new());
     }
     if ptr.is_null() {
         return Err(Fail::invalid("`shape` is NULL"));
-    }
-    if ndim > isize::MAX as usize / 8 {
-        return Err(Fail::invalid("`ndim` is too large"));
     }
     // SAFETY: valid for `ndim` u64 by the caller's contract; read unaligned
     // so that any address works.

@@ -32,6 +32,13 @@ use ztensor_core::write::v2::{self as v2, Kind as V2Kind};
 use ztensor_core::write::{AttrValue, FileSink, NewObject, Sink, Writer};
 use ztensor_core::{Error as CoreError, ErrorKind};
 
+/// The largest `ndim` the `zt_writer_add_*` functions take: a shape of
+/// format v2 has at most 64 dimensions (§3.3), and v1.2 writers keep to
+/// the same bound. A larger `ndim` is `ZT_ERR_INVALID_ARGUMENT`, refused
+/// before `shape` is read.
+pub const ZT_MAX_NDIM: usize = 64;
+const _: () = assert!(ZT_MAX_NDIM as u64 == ztensor_core::v2::MAX_RANK);
+
 // ===================================================================== the handle
 
 /// A writer of one new zTensor file (opaque): `zt_writer_create` (v1.2)
@@ -99,6 +106,12 @@ impl Sink for Publishing {
     /// Canonical v2 form confirms a shared blob by reading it back.
     fn read_at(&mut self, offset: u64, buf: &mut [u8]) -> Result<bool, CoreError> {
         let r = self.sink.read_at(offset, buf);
+        self.keep(r)
+    }
+
+    /// v2 padding (up to the alignment, at most 1 GiB) becomes a hole.
+    fn skip_zeros(&mut self, n: u64) -> Result<bool, CoreError> {
+        let r = self.sink.skip_zeros(n);
         self.keep(r)
     }
 

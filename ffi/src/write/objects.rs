@@ -58,8 +58,9 @@ pub(super) fn v2_object<'a>(
 /// Its data is written (compressed and hashed as `opts` says; NULL for the
 /// defaults) before the call returns. Errors, with nothing of the object
 /// recorded and the writer still usable:
-/// `ZT_ERR_INVALID_ARGUMENT` for NULL pointers, a name that is not UTF-8 or
-/// a value that is not of its enum; `ZT_ERR_FORMAT` when the object would
+/// `ZT_ERR_INVALID_ARGUMENT` for NULL pointers, a name that is not UTF-8,
+/// a value that is not of its enum or `ndim` over `ZT_MAX_NDIM` (64,
+/// refused before `shape` is read); `ZT_ERR_FORMAT` when the object would
 /// make an invalid file (length does not match the shape, duplicate or
 /// empty name, logical type that does not suit the dtype, malformed
 /// attribute CBOR...), with the rule in `zt_last_error()`; `ZT_ERR_IO`

@@ -5,7 +5,7 @@
 use super::descriptors::{seekable, zstd_level, V1Defaults, V2Defaults};
 use crate::guard::Fail;
 use crate::zt_status;
-use ztensor_core::write::v2::{DigestAlg, Encoding, Options, CANONICAL_ALIGN};
+use ztensor_core::write::v2::{is_valid_align, DigestAlg, Encoding, Options, CANONICAL_ALIGN};
 use ztensor_core::write::{Checksum, Compression};
 
 /// The format version a writer writes (`zt_writer_options.format_version`).
@@ -64,7 +64,8 @@ pub enum zt_writer_digest {
 /// `ZT_ERR_INVALID_ARGUMENT`, `zt_last_error()` naming them: v2 options
 /// (alignment, xxh3, zstd-seekable, frame or shard size) with v1.2;
 /// canonical form with an alignment, a digest other than xxh3,
-/// compression or shards; an alignment that is not a power of two ≥ 4096;
+/// compression or shards; an alignment that is not a power of two from
+/// 4096 to 1 GiB;
 /// CRC-32C or v1.2's zstd with v2.
 #[repr(C)]
 #[derive(Clone, Copy, Debug)]
@@ -76,7 +77,9 @@ pub struct zt_writer_options {
     /// A `zt_canonical` (v2).
     pub canonical: u32,
     /// v2, not canonical: blobs start at multiples of this power of two
-    /// ≥ 4096; 0 for 4096 (65536 in canonical form).
+    /// from 4096 to 1 GiB; 0 for 4096 (65536 in canonical form). The
+    /// padding before each blob is left as a hole in the file where the
+    /// file system allows.
     pub alignment: u64,
     /// A `zt_writer_digest`.
     pub digest: u32,
@@ -261,8 +264,8 @@ fn v2(o: &zt_writer_options, level: i32) -> Result<Settings, Fail> {
         Options::canonical()
     } else {
         let align = if o.alignment == 0 { ztensor_core::v2::container::BLOB_ALIGN } else { o.alignment };
-        if !align.is_power_of_two() || align < ztensor_core::v2::container::BLOB_ALIGN {
-            return Err(refuse("`alignment` must be a power of two >= 4096"));
+        if !is_valid_align(align) {
+            return Err(refuse("`alignment` must be a power of two from 4096 to 1 GiB (1073741824)"));
         }
         let opts = Options::non_canonical(align).digest(digest);
         if o.shard_size != 0 {

@@ -4,7 +4,7 @@
 use super::cbor;
 #[cfg(feature = "std")]
 use super::shard;
-use super::{align_up, Encoding, Error, Kind, NewPart, Plan, Result};
+use super::{align_up, end_of, Encoding, Error, Kind, NewPart, Plan, Result};
 use crate::v2::container::{FOOTER_LEN, MAGIC, VERSION};
 use alloc::collections::BTreeMap;
 use alloc::string::String;
@@ -151,7 +151,7 @@ pub(super) fn object_entry(
 /// The reader's verdict on manifest `m` placed after `end` bytes of blobs.
 pub(super) fn check_manifest_after(m: &[u8], align: u64, end: u64) -> Result<()> {
     let at = align_up(end, align)?;
-    let file_len = at + m.len() as u64 + FOOTER_LEN;
+    let file_len = end_of(end_of(at, m.len() as u64)?, FOOTER_LEN)?;
     let f = footer(at, m);
     crate::v2::Manifest::parse_tail(&f, m, file_len).map(drop).map_err(|e| Error::new(Kind::Rule(e)))
 }

@@ -31,10 +31,10 @@
 //! `ztensor.Writer(path)` (tested against PyPI `ztensor` 2.1.2 in
 //! `tests/writer_v2.rs`).
 //!
-//! **Non-canonical** ([`Options::non_canonical`]): any power-of-two
-//! alignment ≥ 4096, digests `xxh3`, `sha256` or none (over decoded bytes),
-//! `zt.zstd-seekable/1` parts, objects in any order (blobs in the order
-//! added).
+//! **Non-canonical** ([`Options::non_canonical`]): a power-of-two
+//! alignment from 4096 to 1 GiB ([`MAX_ALIGN`]), digests `xxh3`, `sha256`
+//! or none (over decoded bytes), `zt.zstd-seekable/1` parts, objects in
+//! any order (blobs in the order added).
 //!
 //! Every object is checked before any of its bytes is written by the
 //! reader itself ([`crate::v2::Manifest`]): its manifest entry, with the
@@ -73,7 +73,7 @@ mod xxh3;
 
 pub use error::{Error, Kind, Result};
 pub use object::{Encoding, NewObject, NewPart};
-pub use options::{DigestAlg, Options, CANONICAL_ALIGN};
+pub use options::{is_valid_align, DigestAlg, Options, CANONICAL_ALIGN, MAX_ALIGN};
 
 use digest::Digester;
 use xxh3::{blob_key, full_hash, PREFIX};
@@ -154,8 +154,18 @@ impl<S: Sink> core::fmt::Debug for Writer<S> {
     }
 }
 
+/// A blob or manifest past the largest offset a file can have.
+fn out_of_bounds() -> Error {
+    Error::new(Kind::Rule(crate::v2::Error { kind: crate::v2::Kind::BlobOutOfBounds, offset: None, context: "" }))
+}
+
 fn align_up(v: u64, a: u64) -> Result<u64> {
-    v.checked_next_multiple_of(a).ok_or(Error::new(Kind::Rule(crate::v2::Error { kind: crate::v2::Kind::BlobOutOfBounds, offset: None, context: "" })))
+    v.checked_next_multiple_of(a).ok_or_else(out_of_bounds)
+}
+
+/// `a + b`, or [`out_of_bounds`] past `u64::MAX`.
+fn end_of(a: u64, b: u64) -> Result<u64> {
+    a.checked_add(b).ok_or_else(out_of_bounds)
 }
 
 fn is_nfc(s: &str) -> bool {
@@ -347,7 +357,7 @@ impl<S: Sink> Writer<S> {
                 at = align_up(place.end, self.opts.align)?;
             }
         }
-        place.end = at + len;
+        place.end = end_of(at, len)?;
         Ok((place.shard, at))
     }
 
@@ -416,10 +426,11 @@ impl<S: Sink> Writer<S> {
         let (value, _) = object_entry(&obj.shape, &obj.layout, &attrs, &obj.parts, &plans, &provisional)?;
         // The reader's verdict on the object alone, at its real offsets
         // (data shards as large as the blobs in them need).
+        // (Each `offset + length` fits in u64: `take` checked it.)
         let mut table: BTreeMap<u32, u64> = BTreeMap::new();
         for p in plans.iter().filter(|p| p.shard != 0) {
             let e = table.entry(p.shard).or_insert(0);
-            *e = (*e).max(p.offset + p.length + FOOTER_LEN);
+            *e = (*e).max(end_of(p.offset + p.length, FOOTER_LEN)?);
         }
         let root_end = plans.iter().filter(|p| p.shard == 0).map(|p| p.offset + p.length).max().unwrap_or(0);
         let m = root_with(&[(key.clone(), value)], &BTreeMap::new(), &table)?;

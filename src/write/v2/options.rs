@@ -5,6 +5,17 @@ use super::{Error, Kind, Result};
 /// Canonical placement (§6.3 rule 2).
 pub const CANONICAL_ALIGN: u64 = 65536;
 
+/// The largest alignment a writer takes: 1 GiB. The padding before each
+/// blob and before the manifest is up to `align - 1` bytes, so an
+/// unbounded alignment (2^63) would make `finish` pad without end.
+pub const MAX_ALIGN: u64 = 1 << 30;
+
+/// Whether `align` is an alignment the writer takes: a power of two from
+/// the format's 4096 (§2.4) to [`MAX_ALIGN`].
+pub const fn is_valid_align(align: u64) -> bool {
+    align.is_power_of_two() && align >= crate::v2::container::BLOB_ALIGN && align <= MAX_ALIGN
+}
+
 /// Which digest each part carries (over its decoded bytes).
 #[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
 pub enum DigestAlg {
@@ -38,8 +49,9 @@ impl Options {
         Options { canonical: true, align: CANONICAL_ALIGN, digest: DigestAlg::Xxh3, shard_size: None }
     }
 
-    /// Non-canonical: blobs at multiples of `align` (a power of two ≥ 4096),
-    /// `xxh3` digests unless [`Self::digest`] says otherwise.
+    /// Non-canonical: blobs at multiples of `align` (a power of two from
+    /// 4096 to 1 GiB, [`is_valid_align`]: others are refused when the writer
+    /// is made), `xxh3` digests unless [`Self::digest`] says otherwise.
     pub const fn non_canonical(align: u64) -> Self {
         Options { canonical: false, align, digest: DigestAlg::Xxh3, shard_size: None }
     }
@@ -69,8 +81,8 @@ impl Options {
     }
 
     pub(super) fn check(&self) -> Result<()> {
-        if !self.align.is_power_of_two() || self.align < crate::v2::container::BLOB_ALIGN {
-            return Err(Error::new(Kind::Option("alignment must be a power of two >= 4096")));
+        if !is_valid_align(self.align) {
+            return Err(Error::new(Kind::Option("alignment must be a power of two from 4096 to 1 GiB")));
         }
         if self.canonical && self.shard_size.is_some() {
             return Err(Error::new(Kind::Option("canonical form is single-file: no shards")));

@@ -213,7 +213,7 @@ fn error_messages_name_the_object_part_and_rule() {
     );
     assert_eq!(
         msg(Writer::with_options(Vec::new(), Options::non_canonical(100)).unwrap_err()),
-        "the writer's options do not allow this: alignment must be a power of two >= 4096"
+        "the writer's options do not allow this: alignment must be a power of two from 4096 to 1 GiB"
     );
 }
 
@@ -370,4 +370,44 @@ fn streamed_duplicates_are_shared_in_files() {
     let got = std::fs::read(&path).unwrap();
     assert!(got == want, "streamed parts give other bytes in a file ({} vs {})", got.len(), want.len());
     check_reads_back(&got, &objs);
+}
+
+/// Alignment is bounded (audit "Hardening v2", M1): a power of two from
+/// 4096 to 1 GiB, refused when the writer is made, so padding (at most
+/// `align - 1` bytes before a blob or the manifest) stays bounded.
+#[test]
+fn alignment_over_1_gib_is_refused_when_the_writer_is_made() {
+    for align in [1 << 31, 1 << 40, 1 << 63] {
+        let e = Writer::with_options(Vec::new(), Options::non_canonical(align)).unwrap_err();
+        assert!(matches!(e.kind, Kind::Option(m) if m.contains("1 GiB")), "{align}: {e}");
+    }
+    assert!(Writer::with_options(Vec::new(), Options::non_canonical(1 << 30)).is_ok());
+    #[cfg(feature = "std")]
+    {
+        let dir = tempfile::tempdir().unwrap();
+        let e = Writer::create_with(dir.path().join("a.zt"), Options::non_canonical(1 << 63)).unwrap_err();
+        assert!(matches!(e.kind, Kind::Option(m) if m.contains("1 GiB")), "{e}");
+        assert_eq!(std::fs::read_dir(dir.path()).unwrap().count(), 0, "nothing is created");
+    }
+}
+
+/// A part declaring more bytes than any file can hold is refused before
+/// anything is written (checked offsets, no overflow), in words, and the
+/// writer stays usable (audit "Hardening v2", M1 and messages).
+#[test]
+fn a_part_too_large_for_any_file_is_refused() {
+    for opts in [Options::canonical(), Options::non_canonical(MAX_ALIGN)] {
+        let mut w = Writer::with_options(Vec::new(), opts).unwrap();
+        let huge = u64::MAX - 10;
+        let e = w.add(NewObject::dense("a", &[huge], DType::U8, crate::write::Data::from_chunks(huge, [&[1u8][..]]))).unwrap_err();
+        assert!(matches!(&e.kind, Kind::Rule(r) if r.kind == crate::v2::Kind::BlobOutOfBounds), "{e:?}");
+        assert_eq!(
+            alloc::string::ToString::to_string(&e),
+            "object \"a\", part \"data\": a v2 reader would refuse it: blob lies outside its file's data region"
+        );
+        assert_eq!(w.position(), 0, "nothing written");
+        w.add_dense("b", &[1], DType::U8, &[1u8][..]).unwrap();
+        let bytes = w.finish().unwrap();
+        assert_eq!(Manifest::parse(&bytes).unwrap().len(), 1);
+    }
 }
