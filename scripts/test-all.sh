@@ -39,7 +39,7 @@ fi
 step "Miri (scripts/miri.sh), started beside the steps below: it interprets one test at a time, so it mostly takes the core the builds leave idle; its log is printed at the end"
 miri_log=target/miri.log
 mkdir -p target
-setsid bash scripts/miri.sh > "$miri_log" 2>&1 &
+CARGO_BUILD_JOBS=1 setsid bash scripts/miri.sh > "$miri_log" 2>&1 &
 miri_job=$!
 # A failing step ends the run: take Miri down with it.
 trap 'kill -- -$miri_job 2>/dev/null || true' EXIT

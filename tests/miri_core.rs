@@ -6,7 +6,9 @@
 //! `ztensor::fs::Reader` (file I/O needs `-Zmiri-disable-isolation`; memory
 //! maps are not supported by Miri, so `Mode::Mmap` is skipped under it).
 //!
-//! Also runs (quickly) on the normal toolchain as part of `cargo test`.
+//! Runs on the normal toolchain as part of `cargo test`. `scripts/miri.sh`
+//! runs only `fs_reader` under Miri (the other tests reach no unsafe code
+//! of ours; the C ABI tests in `ffi/tests/miri_abi/` cover the rest).
 
 #[path = "../fuzz/harness/mod.rs"]
 mod harness;

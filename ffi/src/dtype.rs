@@ -98,7 +98,7 @@ pub(crate) fn c_dtype(d: DType) -> zt_dtype {
     }
 }
 
-#[cfg(test)]
+#[cfg(all(test, not(feature = "compact")))]
 mod tests {
     use super::*;
 

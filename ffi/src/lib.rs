@@ -15,7 +15,8 @@
 //! - strings are borrowed pointer + length, valid while the file is open.
 // Without `std`: the no-heap build for firmware (`embedded.rs`); with
 // `compact` too, the compact one (`compact/`).
-#![cfg_attr(not(feature = "std"), no_std)]
+// (Its own tests link std, also in the no-heap builds: `miri_no_heap` below.)
+#![cfg_attr(all(not(feature = "std"), not(test)), no_std)]
 #![allow(non_camel_case_types)]
 // `Fail` carries the core error inline (no allocation on error paths, as in
 // the core); its size only matters on the cold path.
@@ -86,7 +87,7 @@ mod write;
 /// build, whose tests compare it with the full reader.
 ///
 /// cbindgen:ignore
-#[cfg(any(feature = "compact", test))]
+#[cfg(any(feature = "compact", all(test, feature = "std")))]
 mod compact;
 
 #[cfg(not(feature = "compact"))]
@@ -97,6 +98,8 @@ pub use bare::{zt_file_storage, zt_slot};
 pub use compact::*;
 #[cfg(not(feature = "compact"))]
 pub use component::*;
+#[cfg(feature = "std")]
+pub use convert::*;
 use core::ffi::c_char;
 pub use dtype::*;
 #[cfg(not(any(feature = "std", feature = "compact")))]
@@ -139,6 +142,19 @@ pub const ZT_NUL_TERMINATED: usize = usize::MAX;
 pub extern "C" fn zt_version() -> *const c_char {
     concat!(env!("CARGO_PKG_VERSION"), "\0").as_ptr().cast()
 }
+
+/// The no-heap builds' C ABI tests (`scripts/miri.sh` runs them under
+/// Miri), beside `tests/miri_abi/`, whose read checks they share: in the
+/// library's own test build, as an integration test cannot link these
+/// builds (their cdylib and staticlib need the firmware's panic handler).
+///
+/// cbindgen:ignore
+#[cfg(all(test, not(feature = "std")))]
+#[path = "../tests/miri_abi/no_heap.rs"]
+mod miri_no_heap;
+// The shared checks name this crate `ztensor`, as the integration tests do.
+#[cfg(all(test, not(feature = "std")))]
+extern crate self as ztensor;
 
 #[cfg(all(test, feature = "std"))]
 mod tests {

@@ -48,7 +48,7 @@ impl Truncating<'_> {
     /// Append the decimal digits of `n`, by 32-bit division (a hardware
     /// instruction on Cortex-M3 and up: smaller than `put_u64`'s); the
     /// leading digits first, as room allows (at most 10 calls deep).
-    #[cfg(any(test, feature = "compact"))]
+    #[cfg(any(all(test, feature = "std"), feature = "compact"))]
     pub(crate) fn put_u32(&mut self, n: u32) {
         if n >= 10 {
             self.put_u32(n / 10);

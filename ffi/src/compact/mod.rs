@@ -14,7 +14,8 @@
 //! exported symbols, for `tests.rs`, which compares it with the full reader.
 
 mod data;
-#[cfg(test)]
+// (They compare it with the full library: the std build's.)
+#[cfg(all(test, feature = "std"))]
 mod tests;
 
 pub use data::*;
@@ -59,7 +60,7 @@ macro_rules! msgs {
         const TEXTS: &str = concat!($($text, "\0",)*);
 
         /// Every [`Msg`] with its status, for the tests.
-        #[cfg(test)]
+        #[cfg(all(test, feature = "std"))]
         pub(crate) const ALL: &[(Msg, zt_status)] = &[$((Msg::$name, zt_status::$status),)*];
     };
 }
