@@ -489,19 +489,25 @@ static void test_verify_on_read(void) {
         CHECK(!checked);
         zt_close(f);
 
-        /* An unknown algorithm: counted, and an error only when strict. */
+        /* An unknown algorithm: counted, and the file is not verified
+         * (zt_verify) unless ZT_VERIFY_ALLOW_UNVERIFIABLE; zt_component_verify
+         * still fails only when strict. */
         zt_verify_counts c;
         CHECK_STATUS(zt_open(unknown, flags, &f), ZT_OK);
         CHECK_STATUS(zt_find(f, "x", 1, &ox), ZT_OK);
         CHECK_STATUS(zt_component_verify(f, &ox, "data", 4, 0, &checked), ZT_OK);
         CHECK(!checked);
         CHECK_STATUS(zt_component_verify(f, &ox, "data", 4, ZT_VERIFY_STRICT, NULL), ZT_ERR_UNSUPPORTED);
-        CHECK_STATUS(zt_verify_report(f, 0, &c), ZT_OK);
-        CHECK(c.objects == 1 && c.components == 1 && c.unverifiable == 1 && c.digests_checked == 0 && c.problems == 0);
+        CHECK_STATUS(zt_verify_report(f, 0, &c), ZT_ERR_UNSUPPORTED);
+        CHECK(c.objects == 1 && c.components == 1 && c.unverifiable == 1 && c.digests_checked == 0 && c.problems == 1);
+        CHECK(strstr(zt_last_error(), "(object \"x\", component \"data\")") != NULL);
+        CHECK_STATUS(zt_verify_report(f, ZT_VERIFY_ALLOW_UNVERIFIABLE, &c), ZT_OK);
+        CHECK(c.unverifiable == 1 && c.problems == 0);
         CHECK_STATUS(zt_verify_report(f, ZT_VERIFY_ALL | ZT_VERIFY_STRICT, &c), ZT_ERR_UNSUPPORTED);
         CHECK(c.unverifiable == 1 && c.problems == 1);
         CHECK_STATUS(zt_verify(f, ZT_VERIFY_STRICT), ZT_ERR_UNSUPPORTED);
-        CHECK_STATUS(zt_verify(f, 8), ZT_ERR_INVALID_ARGUMENT);
+        CHECK_STATUS(zt_verify(f, ZT_VERIFY_STRICT | ZT_VERIFY_ALLOW_UNVERIFIABLE), ZT_ERR_INVALID_ARGUMENT);
+        CHECK_STATUS(zt_verify(f, 16), ZT_ERR_INVALID_ARGUMENT);
         zt_close(f);
     }
 }

@@ -186,10 +186,22 @@ void zt_panic(void);
 /**
  * `zt_verify` flag: a digest whose algorithm this library does not know
  * is a problem (`ZT_ERR_UNSUPPORTED`), not only a count in
- * `zt_verify_counts.unverifiable`. Combine with the others
- * (`ZT_VERIFY_ALL | ZT_VERIFY_STRICT`); alone it means all checks, strict.
+ * `zt_verify_counts.unverifiable`. This is now `zt_verify`'s default (the
+ * flag is accepted there and changes nothing); for `zt_component_verify`
+ * it still makes a component without a checkable digest an error.
+ * Combine with the others (`ZT_VERIFY_ALL | ZT_VERIFY_STRICT`); alone it
+ * means all checks, strict.
  */
 #define ZT_VERIFY_STRICT 4
+
+/**
+ * `zt_verify` flag: a digest whose algorithm this library does not know
+ * is only counted in `zt_verify_counts.unverifiable` (a warning), not a
+ * problem: `zt_verify` may then return `ZT_OK` for a file some of whose
+ * parts were not checked. Refused together with `ZT_VERIFY_STRICT`.
+ * Alone it means all checks, unverifiable digests allowed.
+ */
+#define ZT_VERIFY_ALLOW_UNVERIFIABLE 8
 
 #if defined(ZT_STD)
 /**
@@ -1182,7 +1194,8 @@ typedef struct zt_verify_counts {
    */
   size_t unverifiable;
   /**
-   * Problems found (with `ZT_VERIFY_STRICT`, unverifiable digests too).
+   * Problems found (unverifiable digests too, unless
+   * `ZT_VERIFY_ALLOW_UNVERIFIABLE`).
    */
   size_t problems;
 } zt_verify_counts;
@@ -1983,18 +1996,26 @@ zt_status zt_component_verify(const struct zt_file *file,
 
 /**
  * Deep check of the whole file, O(data): with `ZT_VERIFY_DIGESTS`, every
- * component's digest over its stored bytes (an unknown algorithm is
- * counted and skipped, or a problem with `ZT_VERIFY_STRICT`); with
+ * component's digest over its stored bytes (a digest of an unknown
+ * algorithm cannot be checked: it is counted, and is a problem unless
+ * `ZT_VERIFY_ALLOW_UNVERIFIABLE`, so a file with a part that could not be
+ * checked is never reported as verified); with
  * `ZT_VERIFY_DATA`, every component decodes to its declared length and the
  * format's rules hold for the values (CSR `indptr` monotone and within
  * bounds, COO coordinates inside the shape, bool bytes 0 or 1).
- * `flags = 0` means `ZT_VERIFY_ALL` (digests and data, not strict).
+ * `flags = 0` means `ZT_VERIFY_ALL` (digests and data, unverifiable
+ * digests are problems). `ZT_VERIFY_STRICT` is accepted and is the
+ * default; it is refused with `ZT_VERIFY_ALLOW_UNVERIFIABLE`
+ * (`ZT_ERR_INVALID_ARGUMENT`).
  *
  * `ZT_OK` when nothing is wrong. Otherwise the status of the first
  * problem (`ZT_ERR_DIGEST_MISMATCH`, `ZT_ERR_CORRUPT_DATA`,
- * `ZT_ERR_FORMAT` for a malformed digest, `ZT_ERR_UNSUPPORTED` for an
- * unknown digest algorithm in strict mode, `ZT_ERR_IO`) and
- * `zt_last_error()` says how many problems there are and what the first is.
+ * `ZT_ERR_FORMAT` for a malformed digest, `ZT_ERR_UNSUPPORTED` for a
+ * digest of an unknown algorithm (not checked: the file opens and reads,
+ * but is not verified; with `ZT_VERIFY_ALLOW_UNVERIFIABLE` such a digest is
+ * only counted and the status may be `ZT_OK`), `ZT_ERR_IO`) and
+ * `zt_last_error()` says how many problems there are and what the first is
+ * (for an unverifiable digest: its object and component).
  * The file checked is the one the handle reads: in positional mode its
  * bytes are read through the handle's descriptor (never re-opened by path,
  * never mapped: a file truncated meanwhile gives `ZT_ERR_IO`).
@@ -2012,7 +2033,9 @@ zt_status zt_verify(const struct zt_file *file, uint32_t flags);
  * receives the numbers of objects, components, checked and unverifiable
  * digests and problems, also when the status is not `ZT_OK` (zeroed when
  * the arguments are refused). An engine that requires every digest to be
- * checked tests `counts.unverifiable == 0`, or passes `ZT_VERIFY_STRICT`.
+ * checked needs nothing more (unverifiable digests are problems by
+ * default); with `ZT_VERIFY_ALLOW_UNVERIFIABLE` it tests
+ * `counts.unverifiable == 0`.
  *
  * Ownership: nothing to free. Thread-safety: safe on a shared handle.
  *

@@ -108,7 +108,7 @@ pub enum ErrorKind {
     /// A digest does not match the stored bytes.
     DigestMismatch,
     /// A digest names an algorithm this library does not know, so it could
-    /// not be checked (a problem only in strict verification).
+    /// not be checked (a problem unless verification allows unverifiable digests).
     UnverifiableDigest,
     /// Data violates the format (bad CSR/COO indices, bool bytes, ...).
     BadData { what: &'static str },

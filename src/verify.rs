@@ -28,12 +28,28 @@ pub struct Options {
     pub data: bool,
     /// A digest whose algorithm this library does not know is a problem
     /// ([`ErrorKind::UnverifiableDigest`]), not only a count in the report.
+    /// On by default ([`Options::ALL`]): a file with a part that could not
+    /// be checked is never reported as verified. `false` (see
+    /// [`Options::allow_unverifiable`]) makes such digests a count and a
+    /// [`Finding::Unverifiable`] only.
     pub strict: bool,
 }
 
 impl Options {
-    /// Digests and data rules, not strict.
-    pub const ALL: Options = Options { digests: true, data: true, strict: false };
+    /// Digests and data rules, strict: an unknown digest algorithm is a problem.
+    pub const ALL: Options = Options { digests: true, data: true, strict: true };
+
+    /// These options with unverifiable digests allowed: counted in
+    /// [`Report::unverifiable`] and handed over as [`Finding::Unverifiable`],
+    /// but not problems.
+    ///
+    /// ```
+    /// let o = ztensor::verify::Options::ALL.allow_unverifiable();
+    /// assert!(!o.strict && o.digests && o.data);
+    /// ```
+    pub const fn allow_unverifiable(self) -> Options {
+        Options { strict: false, ..self }
+    }
 }
 
 impl Default for Options {
@@ -48,7 +64,8 @@ pub enum Finding<'r, 'a> {
     /// Something is wrong; the error names the object and component.
     Problem(Error),
     /// A digest whose algorithm is unknown: not checked (also a
-    /// [`Finding::Problem`] in strict mode).
+    /// [`Finding::Problem`], [`ErrorKind::UnverifiableDigest`], unless
+    /// [`Options::allow_unverifiable`]).
     Unverifiable {
         /// The object.
         object: &'r Object<'a>,
@@ -68,7 +85,7 @@ pub struct Report {
     pub digests_checked: usize,
     /// Digests whose algorithm is unknown (not checked).
     pub unverifiable: usize,
-    /// Problems found (with `strict`, unverifiable digests are among them).
+    /// Problems found (unverifiable digests are among them, unless allowed).
     pub problems: usize,
     /// The first problem found.
     pub first_problem: Option<Error>,
@@ -216,10 +233,12 @@ impl<'a> File<'a> {
     }
 
     /// Deep check of the whole file: every digest and every object's data
-    /// ([`Object::check_data`]). Calls `problem` once per problem found (an
-    /// unknown digest algorithm is reported through `unverifiable`, not as a
-    /// problem). Returns the number of problems. [`File::verify_with`] is the
-    /// same with options and a [`Report`].
+    /// ([`Object::check_data`]). Calls `problem` once per problem found. A
+    /// digest of an unknown algorithm is reported through `unverifiable`
+    /// *and* as a problem ([`ErrorKind::UnverifiableDigest`]): a file with a
+    /// part that could not be checked is not verified. Returns the number of
+    /// problems. [`File::verify_with`] is the same with options (among them
+    /// [`Options::allow_unverifiable`]) and a [`Report`].
     pub fn verify(&self, mut problem: impl FnMut(Error), mut unverifiable: impl FnMut(&Object<'a>, &Component<'a>)) -> usize {
         self.verify_with(Options::ALL, |f| match f {
             Finding::Problem(e) => problem(e),

@@ -79,20 +79,51 @@ fn problems_are_counted_and_the_first_kept() {
     assert_eq!(f.verify(|_| {}, |_, _| {}), 2);
 }
 
-#[test]
-fn unknown_digest_is_counted_and_a_problem_only_when_strict() {
-    let bytes = two_objects(&[0, 3], "blake3:00");
-    let f = File::parse(&bytes).unwrap();
-    let (r, problems, unverifiable) = collect(|on| f.verify_with(Options::ALL, on));
+/// The default (`Options::ALL`) never reports a file with an unknown digest
+/// algorithm as verified; `allow_unverifiable` makes it a count only.
+fn unverifiable_is_a_problem_unless_allowed(f: &File<'_>, object: &str, role: &str) {
+    for opts in [Options::ALL, Options::default(), Options { strict: true, ..Options::ALL }] {
+        let (r, problems, unverifiable) = collect(|on| f.verify_with(opts, on));
+        assert!(!r.is_ok(), "{opts:?}");
+        assert_eq!((r.problems, r.unverifiable, unverifiable), (1, 1, 1));
+        let e = r.first_problem.unwrap();
+        assert_eq!(e.kind(), ErrorKind::UnverifiableDigest);
+        assert_eq!((e.object().unwrap().as_str(), e.role().unwrap().as_str()), (object, role));
+        assert_eq!(problems.len(), 1);
+    }
+    // The callback form: a problem too, and the part handed to `unverifiable`.
+    let (mut problems, mut unverifiable) = (Vec::new(), Vec::new());
+    let n = f.verify(|e| problems.push(e.kind()), |o, c| unverifiable.push((o.name().to_string(), c.role().to_string())));
+    assert_eq!((n, problems), (1, vec![ErrorKind::UnverifiableDigest]));
+    assert_eq!(unverifiable, vec![(object.to_string(), role.to_string())]);
+    let (r, problems, unverifiable) = collect(|on| f.verify_with(Options::ALL.allow_unverifiable(), on));
     assert!(r.is_ok(), "{problems:?}");
     assert_eq!((r.unverifiable, unverifiable), (1, 1));
-    let strict = Options { strict: true, ..Options::ALL };
-    let (r, problems, unverifiable) = collect(|on| f.verify_with(strict, on));
-    assert_eq!((r.problems, r.unverifiable, unverifiable), (1, 1, 1));
-    let e = r.first_problem.unwrap();
-    assert_eq!(e.kind(), ErrorKind::UnverifiableDigest);
-    assert_eq!((e.object().unwrap().as_str(), e.role().unwrap().as_str()), ("d", "data"));
-    assert_eq!(problems.len(), 1);
+}
+
+#[test]
+fn unknown_v1_digest_is_counted_and_a_problem_unless_allowed() {
+    let bytes = two_objects(&[0, 3], "md5:0123456789abcdef0123456789abcdef");
+    let f = File::parse(&bytes).unwrap();
+    // The file opens and its data reads.
+    assert_eq!(f.require("d").unwrap().data().unwrap().to_vec().unwrap(), b"abcd");
+    unverifiable_is_a_problem_unless_allowed(&f, "d", "data");
+}
+
+#[test]
+fn unregistered_v2_digest_is_counted_and_a_problem_unless_allowed() {
+    let path = concat!(env!("CARGO_MANIFEST_DIR"), "/tests/fixtures/v2/hostile/s_digest_other_alg.zt");
+    let bytes = std::fs::read(path).unwrap();
+    let f = File::parse(&bytes).unwrap();
+    // The file opens and its data reads.
+    assert_eq!(f.require("w").unwrap().data().unwrap().to_vec().unwrap().len(), 8);
+    unverifiable_is_a_problem_unless_allowed(&f, "w", "data");
+    // Through a positional reader too.
+    let r = Reader::open_with(path, Mode::Positional).unwrap();
+    let report = r.file().verify_from(&r, Options::ALL, |_| {});
+    assert_eq!((report.problems, report.unverifiable), (1, 1));
+    let report = r.file().verify_from(&r, Options::ALL.allow_unverifiable(), |_| {});
+    assert_eq!((report.problems, report.unverifiable), (0, 1));
 }
 
 #[test]

@@ -131,7 +131,7 @@ pub struct CatArgs {
 /// Check structure, digests and decoding
 #[derive(Args)]
 #[command(
-    override_usage = "zt verify [--strict] FILE...",
+    override_usage = "zt verify [--allow-unverifiable] FILE...",
     help_template = CMD_HELP,
     long_about = "\
 Check zTensor files: their structure (header, footer, manifest, layout
@@ -140,14 +140,18 @@ decodes to its declared length, CSR indptr starts at 0, never decreases
 and ends at the number of values, CSR/COO indices lie inside the shape,
 bool bytes are 0 or 1. '-' reads a file from stdin.",
     after_help = "\
-Each problem is printed as one 'zt: FILE: ...' line on stderr; a digest
-with an algorithm zt does not know is a warning there, not a problem,
-unless --strict is given. The verdict of each file goes to stdout:
+Each problem is printed as one 'zt: FILE: ...' line on stderr. A digest
+with an algorithm zt does not know cannot be checked: the file is not
+verified (a problem naming the object and component), unless
+--allow-unverifiable is given (then a warning). The verdict of each file goes to stdout:
 'FILE: OK (...)' or 'FILE: FAILED (...)'.
 Exit status: 0 when every file checks out, 1 otherwise.",
 )]
 pub struct VerifyArgs {
-    /// A digest zt cannot check (unknown algorithm) is a problem, not a warning
+    /// A digest zt cannot check (unknown algorithm) is a warning, not a problem
+    #[arg(long, conflicts_with = "strict")]
+    pub allow_unverifiable: bool,
+    /// A digest zt cannot check is a problem: the default now (accepted, no effect)
     #[arg(long)]
     pub strict: bool,
     /// zTensor files ('-': stdin)

@@ -1,11 +1,14 @@
-//! `zt verify [--strict] FILE...`: structure, then the core's
+//! `zt verify [--allow-unverifiable] FILE...`: structure, then the core's
 //! [`File::verify_with`]: digests, and the data rules of
 //! `Object::check_data` (decoded lengths, CSR/COO indices, bool bytes).
 //!
 //! Output: each problem is one `zt: FILE: <problem>` line on **stderr**, each
 //! warning one `zt: FILE: warning: <what>` line on stderr; the verdict is one
 //! line on **stdout**: `FILE: OK (...)` or `FILE: FAILED (N problems)`.
-//! With `--strict`, a digest zt cannot check is a problem, not a warning.
+//! A digest zt cannot check (unknown algorithm) is a problem naming its
+//! object and component, so the file is not verified (exit 1); with
+//! `--allow-unverifiable` it is a warning. `--strict` (the old opt-in to
+//! that default) is accepted and changes nothing.
 
 use crate::args::VerifyArgs;
 use crate::{input, out, Fail};
@@ -80,7 +83,7 @@ fn check_from<'a>(file: &File<'a>, reader: Option<&ztensor::fs::Reader>, r: &mut
 
 /// Verify every file; each gets its verdict line.
 pub fn run(a: &VerifyArgs) -> Result<(), Fail> {
-    crate::each_file(&a.files, |path| one(path, a.strict))
+    crate::each_file(&a.files, |path| one(path, !a.allow_unverifiable))
 }
 
 fn one(path: &Path, strict: bool) -> Result<(), Fail> {

@@ -192,9 +192,18 @@ pub const ZT_VERIFY_DATA: u32 = 2;
 pub const ZT_VERIFY_ALL: u32 = 3;
 /// `zt_verify` flag: a digest whose algorithm this library does not know
 /// is a problem (`ZT_ERR_UNSUPPORTED`), not only a count in
-/// `zt_verify_counts.unverifiable`. Combine with the others
-/// (`ZT_VERIFY_ALL | ZT_VERIFY_STRICT`); alone it means all checks, strict.
+/// `zt_verify_counts.unverifiable`. This is now `zt_verify`'s default (the
+/// flag is accepted there and changes nothing); for `zt_component_verify`
+/// it still makes a component without a checkable digest an error.
+/// Combine with the others (`ZT_VERIFY_ALL | ZT_VERIFY_STRICT`); alone it
+/// means all checks, strict.
 pub const ZT_VERIFY_STRICT: u32 = 4;
+/// `zt_verify` flag: a digest whose algorithm this library does not know
+/// is only counted in `zt_verify_counts.unverifiable` (a warning), not a
+/// problem: `zt_verify` may then return `ZT_OK` for a file some of whose
+/// parts were not checked. Refused together with `ZT_VERIFY_STRICT`.
+/// Alone it means all checks, unverifiable digests allowed.
+pub const ZT_VERIFY_ALLOW_UNVERIFIABLE: u32 = 8;
 
 /// What `zt_verify_report` looked at and found.
 #[repr(C)]
@@ -207,7 +216,8 @@ pub struct zt_verify_counts {
     pub digests_checked: usize,
     /// Digests whose algorithm this library does not know: NOT checked.
     pub unverifiable: usize,
-    /// Problems found (with `ZT_VERIFY_STRICT`, unverifiable digests too).
+    /// Problems found (unverifiable digests too, unless
+    /// `ZT_VERIFY_ALLOW_UNVERIFIABLE`).
     pub problems: usize,
 }
 

@@ -3,22 +3,31 @@
 
 use crate::guard::{guard, Detail, Fail};
 use crate::handle::{handle, put_opt, zt_file};
-use crate::{zt_status, zt_verify_counts, ZT_VERIFY_ALL, ZT_VERIFY_DIGESTS, ZT_VERIFY_DATA, ZT_VERIFY_STRICT};
+use crate::{zt_status, zt_verify_counts, ZT_VERIFY_ALL, ZT_VERIFY_DIGESTS, ZT_VERIFY_DATA, ZT_VERIFY_STRICT,
+    ZT_VERIFY_ALLOW_UNVERIFIABLE};
 use ztensor_core::verify::{Options, Report};
 
 /// Deep check of the whole file, O(data): with `ZT_VERIFY_DIGESTS`, every
-/// component's digest over its stored bytes (an unknown algorithm is
-/// counted and skipped, or a problem with `ZT_VERIFY_STRICT`); with
+/// component's digest over its stored bytes (a digest of an unknown
+/// algorithm cannot be checked: it is counted, and is a problem unless
+/// `ZT_VERIFY_ALLOW_UNVERIFIABLE`, so a file with a part that could not be
+/// checked is never reported as verified); with
 /// `ZT_VERIFY_DATA`, every component decodes to its declared length and the
 /// format's rules hold for the values (CSR `indptr` monotone and within
 /// bounds, COO coordinates inside the shape, bool bytes 0 or 1).
-/// `flags = 0` means `ZT_VERIFY_ALL` (digests and data, not strict).
+/// `flags = 0` means `ZT_VERIFY_ALL` (digests and data, unverifiable
+/// digests are problems). `ZT_VERIFY_STRICT` is accepted and is the
+/// default; it is refused with `ZT_VERIFY_ALLOW_UNVERIFIABLE`
+/// (`ZT_ERR_INVALID_ARGUMENT`).
 ///
 /// `ZT_OK` when nothing is wrong. Otherwise the status of the first
 /// problem (`ZT_ERR_DIGEST_MISMATCH`, `ZT_ERR_CORRUPT_DATA`,
-/// `ZT_ERR_FORMAT` for a malformed digest, `ZT_ERR_UNSUPPORTED` for an
-/// unknown digest algorithm in strict mode, `ZT_ERR_IO`) and
-/// `zt_last_error()` says how many problems there are and what the first is.
+/// `ZT_ERR_FORMAT` for a malformed digest, `ZT_ERR_UNSUPPORTED` for a
+/// digest of an unknown algorithm (not checked: the file opens and reads,
+/// but is not verified; with `ZT_VERIFY_ALLOW_UNVERIFIABLE` such a digest is
+/// only counted and the status may be `ZT_OK`), `ZT_ERR_IO`) and
+/// `zt_last_error()` says how many problems there are and what the first is
+/// (for an unverifiable digest: its object and component).
 /// The file checked is the one the handle reads: in positional mode its
 /// bytes are read through the handle's descriptor (never re-opened by path,
 /// never mapped: a file truncated meanwhile gives `ZT_ERR_IO`).
@@ -38,7 +47,9 @@ pub unsafe extern "C" fn zt_verify(file: *const zt_file, flags: u32) -> zt_statu
 /// receives the numbers of objects, components, checked and unverifiable
 /// digests and problems, also when the status is not `ZT_OK` (zeroed when
 /// the arguments are refused). An engine that requires every digest to be
-/// checked tests `counts.unverifiable == 0`, or passes `ZT_VERIFY_STRICT`.
+/// checked needs nothing more (unverifiable digests are problems by
+/// default); with `ZT_VERIFY_ALLOW_UNVERIFIABLE` it tests
+/// `counts.unverifiable == 0`.
 ///
 /// Ownership: nothing to free. Thread-safety: safe on a shared handle.
 ///
@@ -55,14 +66,18 @@ pub unsafe extern "C" fn zt_verify_report(
         // SAFETY: the caller's contract, for every call below.
         unsafe { put_opt(counts, zero) };
         let h = unsafe { handle(file)? };
-        if flags & !(ZT_VERIFY_ALL | ZT_VERIFY_STRICT) != 0 {
+        if flags & !(ZT_VERIFY_ALL | ZT_VERIFY_STRICT | ZT_VERIFY_ALLOW_UNVERIFIABLE) != 0 {
             return Err(Fail::invalid("unknown `zt_verify` flag"));
+        }
+        let allow = flags & ZT_VERIFY_ALLOW_UNVERIFIABLE != 0;
+        if allow && flags & ZT_VERIFY_STRICT != 0 {
+            return Err(Fail::invalid("`ZT_VERIFY_STRICT` with `ZT_VERIFY_ALLOW_UNVERIFIABLE`"));
         }
         let checks = if flags & ZT_VERIFY_ALL == 0 { ZT_VERIFY_ALL } else { flags };
         let options = Options {
             digests: checks & ZT_VERIFY_DIGESTS != 0,
             data: checks & ZT_VERIFY_DATA != 0,
-            strict: flags & ZT_VERIFY_STRICT != 0,
+            strict: !allow,
         };
         let r = h.verify(options);
         let c = zt_verify_counts {

@@ -122,7 +122,7 @@ kinds! {
     BadDigest = Format, "bad digest";
     /// A digest that does not match.
     DigestMismatch = DigestMismatch, "digest mismatch";
-    /// A digest of an unknown algorithm (a problem only when strict).
+    /// A digest of an unknown algorithm (a problem unless allowed: strict, the default).
     Unverifiable = Unsupported, "unverifiable digest";
     /// zstd data, which this build does not decode.
     Zstd = Unsupported, "zstd not decoded";

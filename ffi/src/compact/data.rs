@@ -6,7 +6,7 @@ use crate::args::{put, put_opt};
 use crate::dtype::c_dtype;
 use crate::value::describe_into;
 use crate::{zt_attribute, zt_component_info, zt_encoding, zt_object, zt_status, zt_verify_counts};
-use crate::{ZT_VERIFY_ALL, ZT_VERIFY_DATA, ZT_VERIFY_DIGESTS, ZT_VERIFY_STRICT};
+use crate::{ZT_VERIFY_ALL, ZT_VERIFY_ALLOW_UNVERIFIABLE, ZT_VERIFY_DATA, ZT_VERIFY_DIGESTS, ZT_VERIFY_STRICT};
 use core::ffi::c_char;
 use ztensor_core::compact::{Component, Fault, Kind, Map, Object};
 use ztensor_core::read::{MAX_ZSTD_RATIO, ZSTD_MAX_BLOCK};
@@ -360,14 +360,17 @@ pub unsafe extern "C" fn zt_verify_report(
         // SAFETY: the caller's contract, for every call below.
         unsafe { put_opt(counts, zero) };
         let h = unsafe { handle(file)? };
-        if flags & !(ZT_VERIFY_ALL | ZT_VERIFY_STRICT) != 0 {
+        let allow = flags & ZT_VERIFY_ALLOW_UNVERIFIABLE != 0;
+        if flags & !(ZT_VERIFY_ALL | ZT_VERIFY_STRICT | ZT_VERIFY_ALLOW_UNVERIFIABLE) != 0
+            || (allow && flags & ZT_VERIFY_STRICT != 0)
+        {
             return Err(Fail::Text(Msg::VerifyFlag));
         }
         let checks = if flags & ZT_VERIFY_ALL == 0 { ZT_VERIFY_ALL } else { flags };
         let options = Options {
             digests: checks & ZT_VERIFY_DIGESTS != 0,
             data: checks & ZT_VERIFY_DATA != 0,
-            strict: flags & ZT_VERIFY_STRICT != 0,
+            strict: !allow,
         };
         let r = h.file.verify(options);
         let c = zt_verify_counts {

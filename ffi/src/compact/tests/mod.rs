@@ -15,7 +15,7 @@ mod files;
 use crate as s;
 use crate::compact as c;
 use crate::{zt_attribute, zt_component_info, zt_file_storage, zt_object, zt_object_info, zt_slot, zt_status};
-use crate::{ZT_NUL_TERMINATED, ZT_VERIFY_ALL, ZT_VERIFY_DATA, ZT_VERIFY_DIGESTS, ZT_VERIFY_STRICT};
+use crate::{ZT_NUL_TERMINATED, ZT_VERIFY_ALL, ZT_VERIFY_ALLOW_UNVERIFIABLE, ZT_VERIFY_DATA, ZT_VERIFY_DIGESTS, ZT_VERIFY_STRICT};
 use core::ffi::c_char;
 use core::ptr::{null, null_mut};
 use std::ffi::CStr;
@@ -320,7 +320,11 @@ unsafe fn compare_open(l: &str, sf: *mut s::zt_file, cf: *mut c::zt_file, stride
 /// for each object that has zstd data, `ZT_ERR_UNSUPPORTED`).
 unsafe fn compare_verify(l: &str, sf: *mut s::zt_file, cf: *mut c::zt_file, zstd: bool) {
     let flag_sets = [0, ZT_VERIFY_DIGESTS, ZT_VERIFY_DATA, ZT_VERIFY_ALL, ZT_VERIFY_STRICT, ZT_VERIFY_DIGESTS | ZT_VERIFY_STRICT];
-    for flags in flag_sets.into_iter().chain([ZT_VERIFY_ALL | ZT_VERIFY_STRICT, 8]) {
+    let more = [ZT_VERIFY_ALL | ZT_VERIFY_STRICT, ZT_VERIFY_ALLOW_UNVERIFIABLE, ZT_VERIFY_ALL | ZT_VERIFY_ALLOW_UNVERIFIABLE];
+    // Refused: an unknown flag, and strict with allow-unverifiable.
+    let refused = [16, ZT_VERIFY_STRICT | ZT_VERIFY_ALLOW_UNVERIFIABLE];
+    for flags in flag_sets.into_iter().chain(more).chain(refused) {
+        let bad = refused.contains(&flags);
         let (mut sc, mut cc) = (zeroed::<crate::zt_verify_counts>(), zeroed::<crate::zt_verify_counts>());
         let ss = unsafe { s::zt_verify_report(sf, flags, &mut sc) };
         let cs = unsafe { c::zt_verify_report(cf, flags, &mut cc) };
@@ -330,13 +334,13 @@ unsafe fn compare_verify(l: &str, sf: *mut s::zt_file, cf: *mut c::zt_file, zstd
         let l = format!("{l}: verify flags {flags}: std {ss:?} {}, compact {cs:?} {}", sc.problems, cc.problems);
         assert_eq!(counts(&sc), counts(&cc), "{l}");
         let data = flags & ZT_VERIFY_ALL == 0 || flags & ZT_VERIFY_DATA != 0;
-        if zstd && data && flags != 8 {
+        if zstd && data && !bad {
             assert!(cs != ZT_OK && (cs == ss || cs == ZT_ERR_UNSUPPORTED), "{l}");
             assert!(cc.problems >= sc.problems.max(1), "{l}");
         } else {
             assert_eq!((ss, sc.problems), (cs, cc.problems), "{l}");
         }
-        if cs != ZT_OK && flags != 8 {
+        if cs != ZT_OK && !bad {
             let count = format!("{} problem{} found; first: ", cc.problems, if cc.problems == 1 { "" } else { "s" });
             assert!(message.starts_with(&count) && message.ends_with(')'), "{l}: {message}");
         }
@@ -492,7 +496,13 @@ fn files_by_hand_say_the_same_through_both_builds() {
     // Digests: 2 good, 2 mismatches, 1 malformed, 1 of an unknown algorithm.
     let (_, b) = files.iter().find(|(n, _)| n == "digests").unwrap();
     let h = open_compact(b, 64);
-    for (flags, want, problems) in [(ZT_VERIFY_DIGESTS, ZT_ERR_DIGEST_MISMATCH, 3), (ZT_VERIFY_DIGESTS | ZT_VERIFY_STRICT, ZT_ERR_DIGEST_MISMATCH, 4)] {
+    // The unknown algorithm is a problem unless allowed (strict: the default).
+    let allowed = ZT_VERIFY_DIGESTS | ZT_VERIFY_ALLOW_UNVERIFIABLE;
+    for (flags, want, problems) in [
+        (allowed, ZT_ERR_DIGEST_MISMATCH, 3),
+        (ZT_VERIFY_DIGESTS, ZT_ERR_DIGEST_MISMATCH, 4),
+        (ZT_VERIFY_DIGESTS | ZT_VERIFY_STRICT, ZT_ERR_DIGEST_MISMATCH, 4),
+    ] {
         let mut counts = zeroed::<crate::zt_verify_counts>();
         assert_eq!(unsafe { c::zt_verify_report(h.f, flags, &mut counts) }, want);
         assert_eq!((counts.objects, counts.digests_checked, counts.unverifiable, counts.problems), (6, 2, 1, problems));
