@@ -185,7 +185,7 @@ pub fn verification() {
         invalid(zt_verify_report(null(), 0, &mut counts), "`file` is NULL");
         assert_eq!(zero(&counts), (0, 0, 0, 0, 0), "zeroed when refused");
         counts = garbage();
-        invalid(zt_verify_report(h.ptr(), 8, &mut counts), "unknown `zt_verify` flag");
+        invalid(zt_verify_report(h.ptr(), 0x10, &mut counts), "unknown `zt_verify` flag");
         assert_eq!(zero(&counts), (0, 0, 0, 0, 0));
         invalid(zt_verify(null(), 0), "`file` is NULL");
         invalid(zt_verify(h.ptr(), 0x10), "unknown `zt_verify` flag");

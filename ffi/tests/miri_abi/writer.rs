@@ -153,7 +153,7 @@ pub fn dense_objects() {
     invalid(dense(w, b"\xff", f32_, shape, 2, data, null()), "`name` is NULL or not UTF-8");
     invalid(dense(w, b"x", 13, shape, 2, data, null()), "`dtype` is not a zt_dtype");
     invalid(dense(w, b"x", f32_, null(), 2, data, null()), "`shape` is NULL");
-    invalid(dense(w, b"x", f32_, shape, usize::MAX / 4, data, null()), "`ndim` is too large");
+    invalid(dense(w, b"x", f32_, shape, usize::MAX / 4, data, null()), "`ndim` is over ZT_MAX_NDIM (64)");
     invalid(dense(w, b"x", f32_, shape, 2, (null(), 24), null()), "`data` is NULL");
     invalid(dense(w, b"x", f32_, shape, 2, (data.0, NUL), null()), "`data` is NULL");
     expect(dense(w, b"x", f32_, shape, 2, (data.0, 20), null()), ZT_ERR_FORMAT, "");
