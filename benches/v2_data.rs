@@ -46,7 +46,9 @@ use ztensor::write::v2 as w2;
 const MIB: usize = 1 << 20;
 
 fn env_usize(name: &str, default: usize) -> usize {
-    std::env::var(name).ok().map_or(default, |v| v.parse().unwrap_or_else(|_| panic!("{name}: an integer")))
+    std::env::var(name).ok().map_or(default, |v| {
+        v.parse().unwrap_or_else(|_| panic!("{name}: an integer"))
+    })
 }
 
 fn rounds() -> usize {
@@ -138,7 +140,11 @@ fn gib_s(bytes: u64, ns: f64) -> f64 {
 }
 
 fn print_pairs(pairs: &[Pair]) {
-    let clock = if cpu_clock() { "thread CPU time" } else { "wall time" };
+    let clock = if cpu_clock() {
+        "thread CPU time"
+    } else {
+        "wall time"
+    };
     println!("\nInterleaved pairs ({} rounds each, {clock}; ratio = theirs / ours, ≥ 1: ours is as fast):\n", rounds());
     println!("| what | ours | theirs | ours (fastest) | theirs (fastest) | theirs/ours fastest | theirs/ours median | goal |");
     println!("|---|---|---|---|---|---|---|---|");
@@ -193,7 +199,10 @@ fn verify_parts(total_mib: usize) -> Vec<(String, usize)> {
     }
     let small = [256, 1024, 4096, 16384];
     for i in 0..scale(2000) {
-        v.push((format!("blk.{:03}.norm.{}.weight", i / 20, i % 20), small[i % small.len()]));
+        v.push((
+            format!("blk.{:03}.norm.{}.weight", i / 20, i % 20),
+            small[i % small.len()],
+        ));
     }
     v.sort();
     v
@@ -206,7 +215,8 @@ fn write_verify_file(path: &Path, parts: &[(String, usize)]) {
     let mut w = w2::Writer::create(path).unwrap();
     for (name, len) in parts {
         rng.fill(&mut buf[..*len]);
-        w.add_dense(name, &[(*len / 4) as u64], DType::F32, &buf[..*len]).unwrap();
+        w.add_dense(name, &[(*len / 4) as u64], DType::F32, &buf[..*len])
+            .unwrap();
     }
     w.finish().unwrap();
 }
@@ -217,7 +227,11 @@ fn part_table(r: &Reader) -> Vec<(u64, usize, u64)> {
     for o in r.file().objects() {
         for c in o.components() {
             let hex = c.digest().unwrap().strip_prefix("xxh3:").unwrap();
-            t.push((c.offset(), c.length() as usize, u64::from_str_radix(hex, 16).unwrap()));
+            t.push((
+                c.offset(),
+                c.length() as usize,
+                u64::from_str_radix(hex, 16).unwrap(),
+            ));
         }
     }
     t
@@ -234,7 +248,10 @@ fn ours_verify_from(r: &Reader, n: usize) {
 }
 
 fn xxh3_mapped(map: &[u8], table: &[(u64, usize, u64)]) {
-    let bad = table.iter().filter(|&&(o, l, h)| xxhash_rust::xxh3::xxh3_64(&map[o as usize..o as usize + l]) != h).count();
+    let bad = table
+        .iter()
+        .filter(|&&(o, l, h)| xxhash_rust::xxh3::xxh3_64(&map[o as usize..o as usize + l]) != h)
+        .count();
     assert_eq!(black_box(bad), 0);
 }
 
@@ -255,8 +272,16 @@ fn read_floor(map: &[u8], table: &[(u64, usize, u64)]) {
     let mut sum = 0u64;
     for &(o, l, _) in table {
         let b = &map[o as usize..o as usize + l];
-        let words = b.chunks_exact(8).fold(0u64, |a, c| a.wrapping_add(u64::from_le_bytes(c.try_into().unwrap())));
-        sum = sum.wrapping_add(words).wrapping_add(b.chunks_exact(8).remainder().iter().map(|&x| x as u64).sum::<u64>());
+        let words = b.chunks_exact(8).fold(0u64, |a, c| {
+            a.wrapping_add(u64::from_le_bytes(c.try_into().unwrap()))
+        });
+        sum = sum.wrapping_add(words).wrapping_add(
+            b.chunks_exact(8)
+                .remainder()
+                .iter()
+                .map(|&x| x as u64)
+                .sum::<u64>(),
+        );
     }
     black_box(sum);
 }
@@ -303,7 +328,10 @@ fn bench_verify(dir: &Path, pairs: &mut Vec<Pair>) {
     let table = part_table(&map);
     assert_eq!(table.len(), n);
     let up_map = ztensor_up2::Source::open(&path).unwrap();
-    let up_pos = ztensor_up2::Source::options().map(false).open(&path).unwrap();
+    let up_pos = ztensor_up2::Source::options()
+        .map(false)
+        .open(&path)
+        .unwrap();
     let mut buf = vec![1u8; parts.iter().map(|p| p.1).max().unwrap()];
 
     // Everyone agrees (and the page cache is warm).
@@ -318,29 +346,42 @@ fn bench_verify(dir: &Path, pairs: &mut Vec<Pair>) {
     upstream_verify(&up_pos, n);
 
     let mapped = map.file().bytes().unwrap();
-    let what = format!("verify {:.2} GiB, {n} parts", bytes as f64 / (1u64 << 30) as f64);
+    let what = format!(
+        "verify {:.2} GiB, {n} parts",
+        bytes as f64 / (1u64 << 30) as f64
+    );
     paired(
         pairs,
         &what,
         bytes,
         ("ours/verify_with (mmap)", || ours_verify(&map, n)),
-        ("xxhash-rust/xxh3_64 (same mapping)", || xxh3_mapped(mapped, &table)),
+        ("xxhash-rust/xxh3_64 (same mapping)", || {
+            xxh3_mapped(mapped, &table)
+        }),
         "≥ 0.9",
     );
     paired(
         pairs,
         &what,
         bytes,
-        ("xxhash-rust/Xxh3Default::update (same mapping)", || xxh3_streaming(mapped, &table)),
-        ("xxhash-rust/xxh3_64 (same mapping)", || xxh3_mapped(mapped, &table)),
+        ("xxhash-rust/Xxh3Default::update (same mapping)", || {
+            xxh3_streaming(mapped, &table)
+        }),
+        ("xxhash-rust/xxh3_64 (same mapping)", || {
+            xxh3_mapped(mapped, &table)
+        }),
         "(the two floors)",
     );
     paired(
         pairs,
         &what,
         bytes,
-        ("ours/verify_from(reader, mmap)", || ours_verify_from(&map, n)),
-        ("xxhash-rust/xxh3_64 (same mapping)", || xxh3_mapped(mapped, &table)),
+        ("ours/verify_from(reader, mmap)", || {
+            ours_verify_from(&map, n)
+        }),
+        ("xxhash-rust/xxh3_64 (same mapping)", || {
+            xxh3_mapped(mapped, &table)
+        }),
         "≥ 0.9",
     );
     paired(
@@ -348,7 +389,9 @@ fn bench_verify(dir: &Path, pairs: &mut Vec<Pair>) {
         &what,
         bytes,
         ("ours/verify_with (mmap)", || ours_verify(&map, n)),
-        ("upstream/Tensor::verify (mmap)", || upstream_verify(&up_map, n)),
+        ("upstream/Tensor::verify (mmap)", || {
+            upstream_verify(&up_map, n)
+        }),
         "≥ 1.5",
     );
     paired(
@@ -356,31 +399,45 @@ fn bench_verify(dir: &Path, pairs: &mut Vec<Pair>) {
         &what,
         bytes,
         ("ours/verify_with (mmap)", || ours_verify(&map, n)),
-        ("read floor: u64 sum over the same mapping", || read_floor(mapped, &table)),
+        ("read floor: u64 sum over the same mapping", || {
+            read_floor(mapped, &table)
+        }),
         "(ceiling)",
     );
     paired(
         pairs,
         &what,
         bytes,
-        ("ours/verify_from(reader, positional)", || ours_verify_from(&pos, n)),
-        ("read_exact_at+xxh3_64 (one buffer)", || xxh3_pread(&file, &mut buf, &table)),
+        ("ours/verify_from(reader, positional)", || {
+            ours_verify_from(&pos, n)
+        }),
+        ("read_exact_at+xxh3_64 (one buffer)", || {
+            xxh3_pread(&file, &mut buf, &table)
+        }),
         "≥ 0.9",
     );
     paired(
         pairs,
         &what,
         bytes,
-        ("ours/verify_from(reader, positional)", || ours_verify_from(&pos, n)),
-        ("upstream/Tensor::verify (map(false))", || upstream_verify(&up_pos, n)),
+        ("ours/verify_from(reader, positional)", || {
+            ours_verify_from(&pos, n)
+        }),
+        ("upstream/Tensor::verify (map(false))", || {
+            upstream_verify(&up_pos, n)
+        }),
         "≥ 1.5",
     );
     paired(
         pairs,
         &what,
         bytes,
-        ("ours/open+verify_with (mmap)", || ours_verify(&Reader::open(&path).unwrap(), n)),
-        ("upstream/open+Tensor::verify (mmap)", || upstream_verify(&ztensor_up2::Source::open(&path).unwrap(), n)),
+        ("ours/open+verify_with (mmap)", || {
+            ours_verify(&Reader::open(&path).unwrap(), n)
+        }),
+        ("upstream/open+Tensor::verify (mmap)", || {
+            upstream_verify(&ztensor_up2::Source::open(&path).unwrap(), n)
+        }),
         "≥ 1.5",
     );
     drop((map, pos, raw, up_map, up_pos));
@@ -403,22 +460,38 @@ fn f32_signal(bytes: usize) -> Vec<u8> {
 }
 
 fn bench_seekable(dir: &Path, pairs: &mut Vec<Pair>) {
-    assert_eq!(ztensor::zstd::BACKEND, "libzstd", "the bench crate enables ztensor's `libzstd` feature");
+    assert_eq!(
+        ztensor::zstd::BACKEND,
+        "libzstd",
+        "the bench crate enables ztensor's `libzstd` feature"
+    );
     let size = env_usize("ZT_BENCH_SEEKABLE_MIB", 256) * MIB;
     let data = f32_signal(size);
     for frame in [MIB as u32, 16 * MIB as u32] {
         let path = dir.join(format!("seekable-{frame}.zt"));
         let mut w = w2::Writer::create_with(&path, w2::Options::non_canonical(4096)).unwrap();
         let enc = w2::Encoding::ZstdSeekable { level: 3, frame };
-        w.add(w2::NewObject::new("x", &[(size / 4) as u64], "dense").part(w2::NewPart::new("data", DType::F32, &data[..]).encoding(enc)))
-            .unwrap();
+        w.add(
+            w2::NewObject::new("x", &[(size / 4) as u64], "dense")
+                .part(w2::NewPart::new("data", DType::F32, &data[..]).encoding(enc)),
+        )
+        .unwrap();
         w.finish().unwrap();
         let r = Reader::open(&path).unwrap();
         let c = r.file().require("x").unwrap().data().unwrap();
         let encoded = c.stored_bytes().unwrap();
         let t = ztensor::v2::seekable::SeekTable::parse(encoded, size as u64).unwrap();
-        let what = format!("seekable {} MiB, {} frames of {} MiB", size / MIB, t.len(), frame as usize / MIB);
-        eprintln!("{what}: encoded {} bytes, ratio {:.2}", encoded.len(), size as f64 / encoded.len() as f64);
+        let what = format!(
+            "seekable {} MiB, {} frames of {} MiB",
+            size / MIB,
+            t.len(),
+            frame as usize / MIB
+        );
+        eprintln!(
+            "{what}: encoded {} bytes, ratio {:.2}",
+            encoded.len(),
+            size as f64 / encoded.len() as f64
+        );
 
         // Everyone decodes the same frames to the same bytes.
         let mut out = vec![0u8; size];
@@ -435,10 +508,18 @@ fn bench_seekable(dir: &Path, pairs: &mut Vec<Pair>) {
             pairs,
             &what,
             size as u64,
-            ("ours/read_into", || _ = black_box(c.read_into(black_box(&mut out[..])).unwrap())),
-            ("libzstd/decompressDCtx (one call, same buffer size)", || {
-                _ = black_box(dctx.decompress(black_box(&mut o2[..]), black_box(encoded)).unwrap())
+            ("ours/read_into", || {
+                _ = black_box(c.read_into(black_box(&mut out[..])).unwrap())
             }),
+            (
+                "libzstd/decompressDCtx (one call, same buffer size)",
+                || {
+                    _ = black_box(
+                        dctx.decompress(black_box(&mut o2[..]), black_box(encoded))
+                            .unwrap(),
+                    )
+                },
+            ),
             "≥ 0.95",
         );
         paired(
@@ -446,7 +527,11 @@ fn bench_seekable(dir: &Path, pairs: &mut Vec<Pair>) {
             &what,
             size as u64,
             ("ours/to_vec", || drop(black_box(c.to_vec().unwrap()))),
-            ("zstd::bulk::decompress (new Vec)", || drop(black_box(zstd::bulk::decompress(black_box(encoded), size).unwrap()))),
+            ("zstd::bulk::decompress (new Vec)", || {
+                drop(black_box(
+                    zstd::bulk::decompress(black_box(encoded), size).unwrap(),
+                ))
+            }),
             "≥ 0.95",
         );
         drop(r);
@@ -455,7 +540,10 @@ fn bench_seekable(dir: &Path, pairs: &mut Vec<Pair>) {
 }
 
 fn main() {
-    let dir = tempfile::Builder::new().prefix("zt-bench-v2data-").tempdir().unwrap();
+    let dir = tempfile::Builder::new()
+        .prefix("zt-bench-v2data-")
+        .tempdir()
+        .unwrap();
     eprintln!("temp dir: {}", dir.path().display());
     let mut pairs = Vec::new();
     let only = std::env::var("ZT_BENCH_ONLY").unwrap_or_default();

@@ -9,7 +9,10 @@ use ztensor::{ErrorKind, File};
 fn good() -> Vec<u8> {
     let mut b = Blobs::new();
     let off = b.add(&[0u8; 16]);
-    v1_file(&b, &encode(&manifest("1.2.0", [("w", dense("f32", &[4], off, 16))])))
+    v1_file(
+        &b,
+        &encode(&manifest("1.2.0", [("w", dense("f32", &[4], off, 16))])),
+    )
 }
 
 #[test]
@@ -19,8 +22,14 @@ fn a_truncated_file_says_its_footer_is_missing() {
         let e = File::parse(&f[..cut]).unwrap_err();
         assert_eq!(e.kind(), ErrorKind::BadMagic, "{cut}");
         let msg = e.to_string();
-        assert!(msg.starts_with("footer missing"), "{cut}: {msg}");
-        assert!(msg.contains("ZTEN1000") && msg.contains("truncated"), "{cut}: {msg}");
+        assert!(
+            msg.starts_with("truncated v1.x file") && msg.contains("footer missing"),
+            "{cut}: {msg}"
+        );
+        assert!(
+            msg.contains("ZTEN1000") && msg.contains("truncated"),
+            "{cut}: {msg}"
+        );
         assert!(!msg.contains("not a zTensor file"), "{cut}: {msg}");
     }
 }
@@ -29,28 +38,105 @@ fn a_truncated_file_says_its_footer_is_missing() {
 fn a_foreign_file_is_still_not_a_ztensor_file() {
     let mut f = good();
     f[..8].copy_from_slice(b"PK\x03\x04\0\0\0\0");
-    assert!(File::parse(&f).unwrap_err().to_string().starts_with("bad magic: not a zTensor file"));
+    assert!(File::parse(&f)
+        .unwrap_err()
+        .to_string()
+        .starts_with("bad magic: not a zTensor file"));
 }
 
 #[test]
 fn unknown_dtype_and_encoding_name_the_value() {
     let mut b = Blobs::new();
     let off = b.add(&[0u8; 16]);
-    let f = v1_file(&b, &encode(&manifest("1.2.0", [("w", dense("f31", &[4], off, 16))])));
+    let f = v1_file(
+        &b,
+        &encode(&manifest("1.2.0", [("w", dense("f31", &[4], off, 16))])),
+    );
     let e = File::parse(&f).unwrap_err();
     assert_eq!(e.kind(), ErrorKind::UnknownDType);
     assert_eq!(e.value().unwrap().as_str(), "f31");
-    assert!(e.to_string().starts_with("unknown dtype \"f31\" (object \"w\", component \"data\""), "{e}");
+    assert!(
+        e.to_string()
+            .starts_with("unknown dtype \"f31\" (object \"w\", component \"data\""),
+        "{e}"
+    );
 
     let c = comp_with("f32", off, 16, [("encoding", text("lz4"))]);
-    let f = v1_file(&b, &encode(&manifest("1.2.0", [("w", obj(&[4], "dense", [("data", c)]))])));
+    let f = v1_file(
+        &b,
+        &encode(&manifest(
+            "1.2.0",
+            [("w", obj(&[4], "dense", [("data", c)]))],
+        )),
+    );
     let e = File::parse(&f).unwrap_err();
     assert_eq!(e.kind(), ErrorKind::UnknownEncoding);
-    assert!(e.to_string().starts_with("unknown encoding \"lz4\" (expected raw or zstd)"), "{e}");
+    assert!(
+        e.to_string()
+            .starts_with("unknown encoding \"lz4\" (expected raw or zstd)"),
+        "{e}"
+    );
 
     // v0.1 names its dtypes differently; the message quotes what the file says.
-    let f = v0_file(&b, &encode(&arr([v0_tensor("t", "float31", &[4], off, 16)])));
+    let f = v0_file(
+        &b,
+        &encode(&arr([v0_tensor("t", "float31", &[4], off, 16)])),
+    );
     let e = File::parse(&f).unwrap_err();
     assert_eq!(e.kind(), ErrorKind::UnknownDType);
-    assert!(e.to_string().starts_with("unknown dtype \"float31\""), "{e}");
+    assert!(
+        e.to_string().starts_with("unknown dtype \"float31\""),
+        "{e}"
+    );
+}
+
+#[test]
+fn a_truncated_v2_file_says_so_with_its_size() {
+    let f = std::fs::read(concat!(
+        env!("CARGO_MANIFEST_DIR"),
+        "/tests/fixtures/v2/valid/tied.zt"
+    ))
+    .unwrap();
+    // Shorter than magic + footer (FileTooSmall), and long enough but cut
+    // inside the data, the manifest or the footer (BadMagic): all "truncated".
+    for cut in [8, 20, 47, 48, f.len() / 2, f.len() - 41, f.len() - 1] {
+        let e = File::parse(&f[..cut]).unwrap_err();
+        let want = if cut < 48 {
+            ErrorKind::FileTooSmall { len: cut as u64 }
+        } else {
+            ErrorKind::BadMagic
+        };
+        assert_eq!(e.kind(), want, "{cut}");
+        let msg = e.to_string();
+        assert!(
+            msg.starts_with("truncated v2 file") && msg.contains(&format!("{cut} bytes")),
+            "{cut}: {msg}"
+        );
+        assert!(!msg.contains("not a zTensor file"), "{cut}: {msg}");
+    }
+    // The same through a positional reader, which reads only both ends.
+    let dir = tempfile::tempdir().unwrap();
+    let p = dir.path().join("cut.zt");
+    std::fs::write(&p, &f[..f.len() - 1]).unwrap();
+    let e = ztensor::fs::Reader::open_with(&p, ztensor::fs::Mode::Positional)
+        .err()
+        .unwrap();
+    assert!(e.to_string().starts_with("truncated v2 file"), "{e}");
+}
+
+#[test]
+fn a_v1_file_shorter_than_its_footer_is_truncated() {
+    let f = good();
+    for cut in [8, 12, 16] {
+        let e = File::parse(&f[..cut]).unwrap_err();
+        assert_eq!(
+            e.kind(),
+            ErrorKind::FileTooSmall { len: cut as u64 },
+            "{cut}"
+        );
+        assert!(
+            e.to_string().starts_with("truncated v1.x file"),
+            "{cut}: {e}"
+        );
+    }
 }
