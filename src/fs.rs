@@ -263,12 +263,13 @@ impl Reader {
     /// Decode a component into `out` (little-endian elements); returns the bytes written.
     pub fn read_into(&self, c: &Component<'_>, out: &mut [u8]) -> Result<usize, Error> {
         match (self.by_position(c), c.encoding()) {
-            (true, Encoding::Raw)
-                if c.endian() == crate::Endian::Little
-                    && c.is_decodable()
-                    && c.v2_part().is_none() =>
-            {
-                self.read_stored_into(c, out)
+            // Raw little-endian bytes are their decoded form: read them
+            // straight into `out`, then check a v2 part's byte rules there
+            // (Appendix A), as `Component::read_into` does.
+            (true, Encoding::Raw) if c.endian() == crate::Endian::Little && c.is_decodable() => {
+                let n = self.read_stored_into(c, out)?;
+                c.check_v2_bytes(&out[..n])?;
+                Ok(n)
             }
             (true, _) => {
                 let stored = self.stored(c)?;
@@ -314,6 +315,14 @@ impl Reader {
 
     /// Decode a component into a new `Vec` (little-endian elements).
     pub fn to_vec(&self, c: &Component<'_>) -> Result<Vec<u8>, Error> {
+        if self.by_position(c)
+            && c.encoding() == Encoding::Raw
+            && c.endian() == crate::Endian::Little
+        {
+            let mut v = std::vec![0u8; c.length() as usize];
+            self.read_into(c, &mut v)?;
+            return Ok(v);
+        }
         if self.by_position(c) {
             let stored = self.stored(c)?;
             return Ok(c.with_stored(&stored).to_vec()?);

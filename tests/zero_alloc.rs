@@ -171,3 +171,39 @@ fn name_index_over_caller_storage_finds_every_name_without_allocating() {
         assert_eq!(allocs() - before, 0, "{name}: the name index allocated");
     }
 }
+
+/// A positional read of a raw part (v1.2 and v2 alike) goes straight into
+/// the caller's buffer: no temporary copy on the heap (issue #32).
+#[test]
+#[cfg(feature = "std")]
+fn positional_raw_reads_allocate_nothing() {
+    use ztensor::fs::{Mode, Reader};
+    let dir = env!("CARGO_MANIFEST_DIR");
+    for path in [
+        "tests/fixtures/v2/valid/types_canonical.zt",
+        "tests/fixtures/v1.2/dense_all_dtypes.zt",
+    ] {
+        let r = Reader::open_with(format!("{dir}/{path}"), Mode::Positional).unwrap();
+        let mut read = 0;
+        for o in r.file().objects() {
+            for c in o.components() {
+                if c.encoding() != ztensor::Encoding::Raw || c.endian() != ztensor::Endian::Little {
+                    continue;
+                }
+                let mut out = vec![0u8; c.length() as usize];
+                let before = allocs();
+                let n = r.read_into(&c, &mut out).unwrap();
+                assert_eq!(allocs(), before, "{path}: {}/{}", o.name(), c.role());
+                assert_eq!(
+                    out,
+                    r.to_vec(&c).unwrap(),
+                    "{path}: {}/{}",
+                    o.name(),
+                    c.role()
+                );
+                read += n;
+            }
+        }
+        assert!(read > 0, "{path}: no raw part read");
+    }
+}

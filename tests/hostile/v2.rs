@@ -145,3 +145,24 @@ fn every_v2_rule_through_file() {
     }
     assert_eq!(checked, files.len());
 }
+
+/// Appendix A's byte rules hold for reads by position too, which read a raw
+/// part straight into the caller's buffer and check it there.
+#[test]
+#[cfg(feature = "std")]
+fn byte_rules_hold_for_positional_reads() {
+    use ztensor::fs::{Mode, Reader};
+    for (name, what) in [
+        ("t_bool_value.zt", "bool"),
+        ("t_f4_odd_nibble.zt", "f4_e2m1"),
+    ] {
+        for mode in [Mode::Mmap, Mode::Positional] {
+            let r = Reader::open_with(format!("{DIR}/hostile/{name}"), mode).unwrap();
+            let c = r.file().get("w").unwrap().components().next().unwrap();
+            let mut out = vec![0u8; c.length() as usize];
+            let e = r.read_into(&c, &mut out).unwrap_err();
+            assert!(e.to_string().contains(what), "{name} {mode:?}: {e}");
+            assert!(r.to_vec(&c).is_err(), "{name} {mode:?}");
+        }
+    }
+}
