@@ -4,9 +4,9 @@
 //! Two backends with the same contract:
 //!
 //! - [`pure`]: ruzstd (pure Rust, `no_std` + `alloc`). Always built; the
-//!   default.
-//! - `libzstd` (feature `libzstd`, needs `std`): the zstd C library,
-//!   several times faster.
+//!   backend without `std`, or with `std` and `default-features = false`.
+//! - `libzstd` (feature `libzstd`, on by default, needs `std`): the zstd C
+//!   library, several times faster.
 //!
 //! [`decode_into`], [`decode_sized`] and [`decode_to_vec`] use libzstd when
 //! the feature is on and ruzstd otherwise;

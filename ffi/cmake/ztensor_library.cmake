@@ -10,6 +10,9 @@
 #   ZT_CARGO_JOBS         cargo -j (default: $CARGO_BUILD_JOBS when set, else 2;
 #                         read at the first configure, then cached: -DZT_CARGO_JOBS=N changes it)
 #   ZT_LINK_STATIC        ztensor::ztensor is the static library
+#   ZT_LIBZSTD            zstd through the zstd C library (ON, the default: vendored
+#                         and linked into libztensor, no system package); OFF builds
+#                         the pure-Rust decoder (ruzstd), several times slower
 # out = the environment variable `env` when set and not empty, else `fallback`.
 function(_zt_env_or out env fallback)
   if(DEFINED ENV{${env}} AND NOT "$ENV{${env}}" STREQUAL "")
@@ -24,6 +27,12 @@ set(ZT_CARGO_PROFILE "release" CACHE STRING "cargo profile for the Rust library 
 _zt_env_or(_zt_default_jobs CARGO_BUILD_JOBS 2)
 set(ZT_CARGO_JOBS "${_zt_default_jobs}" CACHE STRING "cargo -j (default: $CARGO_BUILD_JOBS, else 2)")
 option(ZT_LINK_STATIC "ztensor::ztensor links libztensor.a" OFF)
+option(ZT_LIBZSTD "zstd through the zstd C library (OFF: pure-Rust ruzstd)" ON)
+if(ZT_LIBZSTD)
+  set(_zt_features "")
+else()
+  set(_zt_features --no-default-features --features std)
+endif()
 
 set(THREADS_PREFER_PTHREAD_FLAG ON)
 find_package(Threads REQUIRED)
@@ -52,7 +61,7 @@ if(NOT TARGET ztensor_cargo)
   add_custom_target(ztensor_cargo ALL
     COMMAND ${CMAKE_COMMAND} -E env "CARGO_TARGET_DIR=${ZT_CARGO_TARGET_DIR}"
             "${CARGO_EXECUTABLE}" build --manifest-path "${ZT_ROOT}/ffi/Cargo.toml"
-            --profile "${ZT_CARGO_PROFILE}" --lib -j "${ZT_CARGO_JOBS}"
+            --profile "${ZT_CARGO_PROFILE}" --lib -j "${ZT_CARGO_JOBS}" ${_zt_features}
     ${_zt_soname_link}
     BYPRODUCTS "${ZT_LIB_DIR}/${ZT_SHARED_NAME}" "${ZT_LIB_DIR}/${ZT_STATIC_NAME}"
     WORKING_DIRECTORY "${ZT_ROOT}/ffi"

@@ -1,8 +1,8 @@
 //! zstd compression of one component as one frame, streamed: input is
 //! pulled a block at a time and output handed on as it is produced.
 //!
-//! Backends: ruzstd (pure Rust, `no_std` + `alloc`; the default) or, with
-//! the `libzstd` feature, the zstd C library. ruzstd implements only its
+//! Backends: the zstd C library (feature `libzstd`, on by default with
+//! `std`) or ruzstd (pure Rust, `no_std` + `alloc`). ruzstd implements only its
 //! "fastest" strategy (about zstd level 1), so with it every level gives
 //! the same output; libzstd honours the level (1..=22, negative for faster).
 //! Frames carry no content size and no checksum, like the reference's.
