@@ -19,7 +19,10 @@
 //!   `zstd` crate decoding the very same frames: one `ZSTD_decompressDCtx`
 //!   over the whole encoded part into the same buffer (libzstd skips the seek
 //!   table's skippable frame and checks every frame's content checksum), and
-//!   `zstd::bulk::decompress` into a new `Vec`.
+//!   `zstd::bulk::decompress` into a new `Vec`; `to_vec` against upstream's
+//!   Rust reader (`Part::bytes`, a new `Vec`), and against upstream's Python
+//!   package (`Tensor.tobytes()` of ztensor 2.1.2, timed in its own process,
+//!   when `ZT_REFERENCE_V2_PYTHON` names its Python).
 //!
 //! * `positional` — the same 64 f32 tensors of 4 MiB (256 MiB) in a
 //!   canonical v2 file and in a v1.2 file (our writers), read by position
@@ -543,9 +546,95 @@ fn bench_seekable(dir: &Path, pairs: &mut Vec<Pair>) {
             }),
             "≥ 0.95",
         );
+        let up = ztensor_up2::Source::open(&path).unwrap();
+        let up_part = up.tensor("x").unwrap().data().unwrap();
+        assert!(*up_part.bytes().unwrap() == data[..]);
+        paired(
+            pairs,
+            &what,
+            size as u64,
+            ("ours/to_vec", || drop(black_box(c.to_vec().unwrap()))),
+            ("upstream/Part::bytes (mmap)", || {
+                drop(black_box(up_part.bytes().unwrap()))
+            }),
+            "≥ 1.1",
+        );
+        python_pair(pairs, &what, &path, size, || {
+            drop(black_box(c.to_vec().unwrap()))
+        });
         drop(r);
         std::fs::remove_file(&path).unwrap();
     }
+}
+
+/// Upstream's Python package (`ZT_REFERENCE_V2_PYTHON`, ztensor 2.1.2)
+/// decoding the part `x` of `path` (`Tensor.tobytes()`), timed inside
+/// Python (process CPU time, or wall time with `ZT_BENCH_CLOCK=wall`),
+/// against `ours` timed here for as many rounds: not interleaved (another
+/// process), so run it on a quiet machine. Skipped, with a line, without
+/// the variable.
+fn python_pair(
+    pairs: &mut Vec<Pair>,
+    what: &str,
+    path: &Path,
+    size: usize,
+    mut ours: impl FnMut(),
+) {
+    let Ok(python) = std::env::var("ZT_REFERENCE_V2_PYTHON") else {
+        eprintln!("{what}: upstream Python SKIPPED (set ZT_REFERENCE_V2_PYTHON to a Python with ztensor==2.1.2)");
+        return;
+    };
+    const SCRIPT: &str = "
+import sys, time, ztensor
+path, rounds, size, cpu = sys.argv[1], int(sys.argv[2]), int(sys.argv[3]), sys.argv[4] == 'cpu'
+clock = time.process_time_ns if cpu else time.perf_counter_ns
+t = ztensor.open(path).get('x')
+assert len(t.tobytes()) == size
+ts = []
+for _ in range(rounds):
+    c = clock(); b = t.tobytes(); ts.append(clock() - c); del b
+print(' '.join(map(str, ts)))
+";
+    let rounds = rounds().max(1);
+    let out = std::process::Command::new(&python)
+        .args(["-c", SCRIPT])
+        .arg(path)
+        .args([rounds.to_string(), size.to_string()])
+        .arg(if cpu_clock() { "cpu" } else { "wall" })
+        .output()
+        .unwrap();
+    assert!(out.status.success(), "{}", String::from_utf8_lossy(&out.stderr));
+    let mut theirs: Vec<f64> = String::from_utf8(out.stdout)
+        .unwrap()
+        .split_whitespace()
+        .map(|t| t.parse().unwrap())
+        .collect();
+    ours();
+    let mut mine: Vec<f64> = (0..rounds)
+        .map(|_| {
+            let t = now_ns();
+            ours();
+            (now_ns() - t) as f64
+        })
+        .collect();
+    mine.sort_by(f64::total_cmp);
+    theirs.sort_by(f64::total_cmp);
+    let p = Pair {
+        what: what.to_owned(),
+        ours: "ours/to_vec",
+        theirs: "upstream Python 2.1.2/Tensor.tobytes",
+        goal: "≥ 1.5",
+        bytes: size as u64,
+        min: (mine[0], theirs[0]),
+        median: (mine[rounds / 2], theirs[rounds / 2]),
+    };
+    eprintln!(
+        "{what}: ours/to_vec {:.2} ms vs upstream Python {:.2} ms (fastest): theirs/ours {:.3}",
+        p.min.0 / 1e6,
+        p.min.1 / 1e6,
+        p.min.1 / p.min.0
+    );
+    pairs.push(p);
 }
 
 /// `len` pre-touched bytes starting `shift` bytes past a page boundary.
