@@ -4,9 +4,10 @@
 
 /// Capacity of the message buffer, NUL included. Longer messages are cut
 /// (on a character boundary). A plain array rather than
-/// `heapless::String`: C needs a stable NUL-terminated buffer, and
-/// `heapless::String` refuses a write that does not fit instead of cutting
-/// it, so it would not remove the `Truncating` writer below.
+/// `heapless::String` (the crate is not a dependency): C needs a stable
+/// NUL-terminated buffer, and `heapless::String` refuses a write that does
+/// not fit instead of cutting it, so it would not remove the `Truncating`
+/// writer below.
 #[cfg(feature = "std")]
 pub(crate) const LAST_ERROR_CAP: usize = 512;
 /// The no-heap builds keep one short message (static RAM is scarce there).
