@@ -54,9 +54,7 @@ fn big() -> bool {
 }
 
 fn rounds() -> usize {
-    std::env::var("ZT_BENCH_ROUNDS")
-        .ok()
-        .map_or(15, |v| v.parse().expect("ZT_BENCH_ROUNDS: an integer"))
+    std::env::var("ZT_BENCH_ROUNDS").ok().map_or(15, |v| v.parse().expect("ZT_BENCH_ROUNDS: an integer"))
 }
 
 /// One interleaved comparison: `theirs / ours` time.
@@ -136,10 +134,7 @@ fn print_pairs(pairs: &[Pair]) {
     if pairs.is_empty() {
         return;
     }
-    println!(
-        "\nInterleaved pairs ({} rounds each, thread CPU time):\n",
-        rounds()
-    );
+    println!("\nInterleaved pairs ({} rounds each, thread CPU time):\n", rounds());
     println!("| what | ours | theirs | ours (fastest) | theirs (fastest) | theirs/ours fastest | theirs/ours median | goal |");
     println!("|---|---|---|---|---|---|---|---|");
     for p in pairs {
@@ -311,23 +306,14 @@ fn text(bytes: usize) -> Vec<u8> {
 fn zt_file(dtype: DType, bytes: &[u8], c: Compression, sum: Checksum) -> Vec<u8> {
     let n = bytes.len() as u64 / dtype.width() as u64;
     let mut w = Writer::new(Vec::new());
-    w.add(
-        NewObject::dense("x", &[n], dtype, bytes)
-            .compression(c)
-            .checksum(sum),
-    )
-    .unwrap();
+    w.add(NewObject::dense("x", &[n], dtype, bytes).compression(c).checksum(sum)).unwrap();
     w.finish().unwrap()
 }
 
 // ------------------------------------------------------------ (a) zstd
 
 fn bench_zstd<M: Measurement>(c: &mut Criterion<M>, pairs: &mut Vec<Pair>) {
-    assert_eq!(
-        ztensor::zstd::BACKEND,
-        "libzstd",
-        "the bench crate enables ztensor's `libzstd` feature"
-    );
+    assert_eq!(ztensor::zstd::BACKEND, "libzstd", "the bench crate enables ztensor's `libzstd` feature");
     let sets: [(&str, usize, fn(usize) -> Vec<u8>, DType); 4] = [
         ("f32", MIB, f32_signal, DType::F32),
         ("f32", 16 * MIB, f32_signal, DType::F32),
@@ -341,11 +327,7 @@ fn bench_zstd<M: Measurement>(c: &mut Criterion<M>, pairs: &mut Vec<Pair>) {
         let comp = file.require("x").unwrap().data().unwrap();
         let frame = comp.stored_bytes().unwrap();
         let name = format!("zstd/{kind}-{}MiB", size / MIB);
-        eprintln!(
-            "{name}: frame {} bytes, ratio {:.2}",
-            frame.len(),
-            size as f64 / frame.len() as f64
-        );
+        eprintln!("{name}: frame {} bytes, ratio {:.2}", frame.len(), size as f64 / frame.len() as f64);
 
         // Everyone decodes the same frame to the same bytes.
         let mut out = vec![0u8; size];
@@ -353,24 +335,13 @@ fn bench_zstd<M: Measurement>(c: &mut Criterion<M>, pairs: &mut Vec<Pair>) {
         assert!(out == data);
         assert!(comp.to_vec().unwrap() == data);
         out.fill(0);
-        assert_eq!(
-            ztensor::zstd::pure::decode_into(frame, &mut out).unwrap(),
-            size
-        );
+        assert_eq!(ztensor::zstd::pure::decode_into(frame, &mut out).unwrap(), size);
         assert!(out == data);
         out.fill(0);
-        assert_eq!(
-            ruzstd::decoding::FrameDecoder::new()
-                .decode_all(frame, &mut out)
-                .unwrap(),
-            size
-        );
+        assert_eq!(ruzstd::decoding::FrameDecoder::new().decode_all(frame, &mut out).unwrap(), size);
         assert!(out == data);
         out.fill(0);
-        assert_eq!(
-            zstd::bulk::decompress_to_buffer(frame, &mut out[..]).unwrap(),
-            size
-        );
+        assert_eq!(zstd::bulk::decompress_to_buffer(frame, &mut out[..]).unwrap(), size);
         assert!(out == data);
         assert!(zstd::bulk::decompress(frame, size).unwrap() == data);
 
@@ -378,14 +349,9 @@ fn bench_zstd<M: Measurement>(c: &mut Criterion<M>, pairs: &mut Vec<Pair>) {
         paired(
             pairs,
             &name,
-            ("ours/read_into", || {
-                _ = black_box(comp.read_into(black_box(&mut out[..])).unwrap())
-            }),
+            ("ours/read_into", || _ = black_box(comp.read_into(black_box(&mut out[..])).unwrap())),
             ("libzstd/decompress_to_buffer", || {
-                _ = black_box(
-                    zstd::bulk::decompress_to_buffer(black_box(frame), black_box(&mut o2[..]))
-                        .unwrap(),
-                )
+                _ = black_box(zstd::bulk::decompress_to_buffer(black_box(frame), black_box(&mut o2[..])).unwrap())
             }),
             "≥ 0.95",
         );
@@ -393,27 +359,18 @@ fn bench_zstd<M: Measurement>(c: &mut Criterion<M>, pairs: &mut Vec<Pair>) {
             pairs,
             &name,
             ("ours/to_vec", || drop(black_box(comp.to_vec().unwrap()))),
-            ("libzstd/decompress", || {
-                drop(black_box(
-                    zstd::bulk::decompress(black_box(frame), size).unwrap(),
-                ))
-            }),
+            ("libzstd/decompress", || drop(black_box(zstd::bulk::decompress(black_box(frame), size).unwrap()))),
             "≥ 0.95",
         );
         paired(
             pairs,
             &name,
             ("ours-ruzstd/decode_into", || {
-                _ = black_box(
-                    ztensor::zstd::pure::decode_into(black_box(frame), black_box(&mut out[..]))
-                        .unwrap(),
-                )
+                _ = black_box(ztensor::zstd::pure::decode_into(black_box(frame), black_box(&mut out[..])).unwrap())
             }),
             ("ruzstd/decode_all", || {
                 _ = black_box(
-                    ruzstd::decoding::FrameDecoder::new()
-                        .decode_all(black_box(frame), black_box(&mut o2[..]))
-                        .unwrap(),
+                    ruzstd::decoding::FrameDecoder::new().decode_all(black_box(frame), black_box(&mut o2[..])).unwrap(),
                 )
             }),
             "≈ 1",
@@ -427,33 +384,24 @@ fn bench_zstd<M: Measurement>(c: &mut Criterion<M>, pairs: &mut Vec<Pair>) {
         } else {
             g.sample_size(30);
         }
-        g.warm_up_time(Duration::from_millis(500))
-            .measurement_time(Duration::from_secs(3));
+        g.warm_up_time(Duration::from_millis(500)).measurement_time(Duration::from_secs(3));
 
         g.bench_function(BenchmarkId::new("ours", "read_into"), |b| {
             b.iter(|| black_box(&comp).read_into(black_box(&mut out[..])).unwrap())
         });
-        g.bench_function(BenchmarkId::new("ours", "to_vec"), |b| {
-            b.iter(|| black_box(&comp).to_vec().unwrap())
-        });
+        g.bench_function(BenchmarkId::new("ours", "to_vec"), |b| b.iter(|| black_box(&comp).to_vec().unwrap()));
         g.bench_function(BenchmarkId::new("libzstd", "decompress_to_buffer"), |b| {
-            b.iter(|| {
-                zstd::bulk::decompress_to_buffer(black_box(frame), black_box(&mut out[..])).unwrap()
-            })
+            b.iter(|| zstd::bulk::decompress_to_buffer(black_box(frame), black_box(&mut out[..])).unwrap())
         });
         g.bench_function(BenchmarkId::new("libzstd", "decompress"), |b| {
             b.iter(|| zstd::bulk::decompress(black_box(frame), size).unwrap())
         });
         g.bench_function(BenchmarkId::new("ours-ruzstd", "decode_into"), |b| {
-            b.iter(|| {
-                ztensor::zstd::pure::decode_into(black_box(frame), black_box(&mut out[..])).unwrap()
-            })
+            b.iter(|| ztensor::zstd::pure::decode_into(black_box(frame), black_box(&mut out[..])).unwrap())
         });
         g.bench_function(BenchmarkId::new("ruzstd", "decode_all"), |b| {
             b.iter(|| {
-                ruzstd::decoding::FrameDecoder::new()
-                    .decode_all(black_box(frame), black_box(&mut out[..]))
-                    .unwrap()
+                ruzstd::decoding::FrameDecoder::new().decode_all(black_box(frame), black_box(&mut out[..])).unwrap()
             })
         });
         g.finish();
@@ -476,34 +424,28 @@ fn bench_sha256<M: Measurement>(c: &mut Criterion<M>, pairs: &mut Vec<Pair>) {
         let comp = file.require("x").unwrap().data().unwrap();
         let stored = comp.stored_bytes().unwrap();
         assert_eq!(comp.verify_digest().unwrap(), ztensor::digest::Verified::Ok);
-        let hex: String = sha2::Sha256::digest(stored)
-            .iter()
-            .map(|b| format!("{b:02x}"))
-            .collect();
+        let hex: String = sha2::Sha256::digest(stored).iter().map(|b| format!("{b:02x}")).collect();
         assert_eq!(comp.digest().unwrap(), format!("sha256:{hex}"));
         paired(
             pairs,
             &format!("sha256/{}MiB", size / MIB),
-            ("ours/verify_digest", || {
-                _ = black_box(comp.verify_digest().unwrap())
-            }),
-            ("sha2/digest", || {
-                _ = black_box(sha2::Sha256::digest(black_box(stored)))
-            }),
+            ("ours/verify_digest", || _ = black_box(comp.verify_digest().unwrap())),
+            ("sha2/digest", || _ = black_box(sha2::Sha256::digest(black_box(stored)))),
             "≥ 0.9",
         );
 
         let mut g = c.benchmark_group(format!("sha256/{}MiB", size / MIB));
         g.throughput(Throughput::Bytes(size as u64));
         g.sample_size(10).sampling_mode(SamplingMode::Flat);
-        g.warm_up_time(Duration::from_millis(500))
-            .measurement_time(Duration::from_secs(if size > 16 * MIB { 6 } else { 3 }));
+        g.warm_up_time(Duration::from_millis(500)).measurement_time(Duration::from_secs(if size > 16 * MIB {
+            6
+        } else {
+            3
+        }));
         g.bench_function(BenchmarkId::new("ours", "verify_digest"), |b| {
             b.iter(|| black_box(&comp).verify_digest().unwrap())
         });
-        g.bench_function(BenchmarkId::new("sha2", "digest"), |b| {
-            b.iter(|| sha2::Sha256::digest(black_box(stored)))
-        });
+        g.bench_function(BenchmarkId::new("sha2", "digest"), |b| b.iter(|| sha2::Sha256::digest(black_box(stored))));
         g.finish();
     }
 }
@@ -515,13 +457,7 @@ fn bench_read<M: Measurement>(c: &mut Criterion<M>, dir: &Path, pairs: &mut Vec<
     let data = f32_signal(size);
     let path = dir.join("read.zt");
     let mut w = Writer::create(&path).unwrap();
-    w.add(NewObject::dense(
-        "x",
-        &[(size / 4) as u64],
-        DType::F32,
-        &data[..],
-    ))
-    .unwrap();
+    w.add(NewObject::dense("x", &[(size / 4) as u64], DType::F32, &data[..])).unwrap();
     w.finish().unwrap();
 
     let pos = Reader::open_with(&path, Mode::Positional).unwrap();
@@ -549,15 +485,9 @@ fn bench_read<M: Measurement>(c: &mut Criterion<M>, dir: &Path, pairs: &mut Vec<
         pairs,
         "read/64MiB",
         ("ours/positional_read_into", || {
-            _ = black_box(
-                pos.read_into(black_box(&pc), black_box(&mut out[..]))
-                    .unwrap(),
-            )
+            _ = black_box(pos.read_into(black_box(&pc), black_box(&mut out[..])).unwrap())
         }),
-        ("std/read_exact_at", || {
-            f.read_exact_at(black_box(&mut o2[..]), black_box(offset))
-                .unwrap()
-        }),
+        ("std/read_exact_at", || f.read_exact_at(black_box(&mut o2[..]), black_box(offset)).unwrap()),
         "≥ 0.9",
     );
     drop(o2);
@@ -565,25 +495,15 @@ fn bench_read<M: Measurement>(c: &mut Criterion<M>, dir: &Path, pairs: &mut Vec<
     let mut g = c.benchmark_group("read/64MiB");
     g.throughput(Throughput::Bytes(size as u64));
     g.sample_size(20).sampling_mode(SamplingMode::Flat);
-    g.warm_up_time(Duration::from_secs(1))
-        .measurement_time(Duration::from_secs(4));
+    g.warm_up_time(Duration::from_secs(1)).measurement_time(Duration::from_secs(4));
     g.bench_function(BenchmarkId::new("ours", "positional_read_into"), |b| {
-        b.iter(|| {
-            pos.read_into(black_box(&pc), black_box(&mut out[..]))
-                .unwrap()
-        })
+        b.iter(|| pos.read_into(black_box(&pc), black_box(&mut out[..])).unwrap())
     });
     g.bench_function(BenchmarkId::new("std", "read_exact_at"), |b| {
-        b.iter(|| {
-            f.read_exact_at(black_box(&mut out[..]), black_box(offset))
-                .unwrap()
-        })
+        b.iter(|| f.read_exact_at(black_box(&mut out[..]), black_box(offset)).unwrap())
     });
     g.bench_function(BenchmarkId::new("ours", "mmap_read_into"), |b| {
-        b.iter(|| {
-            map.read_into(black_box(&mc), black_box(&mut out[..]))
-                .unwrap()
-        })
+        b.iter(|| map.read_into(black_box(&mc), black_box(&mut out[..])).unwrap())
     });
     g.finish();
 }
@@ -618,13 +538,8 @@ fn sparse_file(path: &Path, size: u64) {
     let part = size / 4;
     for i in 0..4 {
         let zeros = std::io::repeat(0).take(part);
-        w.add(NewObject::dense(
-            format!("layer.{i}.weight"),
-            &[part],
-            DType::U8,
-            Data::from_reader(part, zeros),
-        ))
-        .unwrap();
+        w.add(NewObject::dense(format!("layer.{i}.weight"), &[part], DType::U8, Data::from_reader(part, zeros)))
+            .unwrap();
     }
     w.finish().unwrap();
 }
@@ -668,22 +583,12 @@ fn bench_open<M: Measurement>(c: &mut Criterion<M>, dir: &Path, pairs: &mut Vec<
     for (i, (&(_, label), path)) in sizes.iter().zip(&paths).enumerate() {
         for (&(_, small), small_path) in sizes.iter().zip(&paths).take(i) {
             for mode in [Mode::Mmap, Mode::Positional] {
-                let m = if mode == Mode::Mmap {
-                    "mmap"
-                } else {
-                    "positional"
-                };
+                let m = if mode == Mode::Mmap { "mmap" } else { "positional" };
                 paired(
                     pairs,
                     &format!("open {m}: {label} vs {small}"),
-                    (label, || {
-                        drop(black_box(Reader::open_with(black_box(path), mode).unwrap()))
-                    }),
-                    (small, || {
-                        drop(black_box(
-                            Reader::open_with(black_box(small_path), mode).unwrap(),
-                        ))
-                    }),
+                    (label, || drop(black_box(Reader::open_with(black_box(path), mode).unwrap()))),
+                    (small, || drop(black_box(Reader::open_with(black_box(small_path), mode).unwrap()))),
                     "≈ 1",
                 );
             }
@@ -692,17 +597,12 @@ fn bench_open<M: Measurement>(c: &mut Criterion<M>, dir: &Path, pairs: &mut Vec<
     for (&(_, label), path) in sizes.iter().zip(&paths) {
         let mut g = c.benchmark_group(format!("open/{label}"));
         g.sample_size(50);
-        g.warm_up_time(Duration::from_millis(500))
-            .measurement_time(Duration::from_secs(2));
-        g.bench_function(BenchmarkId::new("ours", "mmap"), |b| {
-            b.iter(|| Reader::open(black_box(path)).unwrap())
-        });
+        g.warm_up_time(Duration::from_millis(500)).measurement_time(Duration::from_secs(2));
+        g.bench_function(BenchmarkId::new("ours", "mmap"), |b| b.iter(|| Reader::open(black_box(path)).unwrap()));
         g.bench_function(BenchmarkId::new("ours", "positional"), |b| {
             b.iter(|| Reader::open_with(black_box(path), Mode::Positional).unwrap())
         });
-        g.bench_function(BenchmarkId::new("raw", "mmap"), |b| {
-            b.iter(|| raw_mmap(black_box(path)))
-        });
+        g.bench_function(BenchmarkId::new("raw", "mmap"), |b| b.iter(|| raw_mmap(black_box(path))));
         g.finish();
     }
     for p in paths {
@@ -713,10 +613,7 @@ fn bench_open<M: Measurement>(c: &mut Criterion<M>, dir: &Path, pairs: &mut Vec<
 // ----------------------------------------------------------------- main
 
 fn bench_all<M: Measurement>(c: &mut Criterion<M>) {
-    let dir = tempfile::Builder::new()
-        .prefix("zt-bench-data-")
-        .tempdir()
-        .unwrap();
+    let dir = tempfile::Builder::new().prefix("zt-bench-data-").tempdir().unwrap();
     let mut pairs = Vec::new();
     bench_zstd(c, &mut pairs);
     bench_sha256(c, &mut pairs);
@@ -728,9 +625,7 @@ fn bench_all<M: Measurement>(c: &mut Criterion<M>) {
 fn main() {
     match std::env::var("ZT_BENCH_CLOCK").as_deref() {
         Ok("cpu") => {
-            let mut c = Criterion::default()
-                .with_measurement(CpuTime::new())
-                .configure_from_args();
+            let mut c = Criterion::default().with_measurement(CpuTime::new()).configure_from_args();
             bench_all(&mut c);
             c.final_summary();
         }

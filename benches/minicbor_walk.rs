@@ -48,13 +48,7 @@ struct Frame {
 pub fn walk(buf: &[u8], mut keys: Option<&mut Vec<Key>>) -> Result<usize, WalkError> {
     let max_depth = ztensor::MAX_DEPTH;
     let mut d = Decoder::new(buf);
-    let empty = Frame {
-        left: Some(0),
-        map: false,
-        key_next: false,
-        item_start: 0,
-        seg: 0,
-    };
+    let empty = Frame { left: Some(0), map: false, key_next: false, item_start: 0, seg: 0 };
     let mut stack = [empty; ztensor::MAX_DEPTH];
     let mut sp = 0usize;
     let mut item_start = 0usize;
@@ -64,24 +58,10 @@ pub fn walk(buf: &[u8], mut keys: Option<&mut Vec<Key>>) -> Result<usize, WalkEr
         // The content of a definite string item that is not tagged: its key form.
         let mut content: Option<Key> = None;
         match d.datatype()? {
-            Type::U8
-            | Type::U16
-            | Type::U32
-            | Type::U64
-            | Type::I8
-            | Type::I16
-            | Type::I32
-            | Type::I64
-            | Type::Int => {
+            Type::U8 | Type::U16 | Type::U32 | Type::U64 | Type::I8 | Type::I16 | Type::I32 | Type::I64 | Type::Int => {
                 d.int()?;
             }
-            Type::Bool
-            | Type::Null
-            | Type::Undefined
-            | Type::Simple
-            | Type::F16
-            | Type::F32
-            | Type::F64 => {
+            Type::Bool | Type::Null | Type::Undefined | Type::Simple | Type::F16 | Type::F32 | Type::F64 => {
                 d.skip()?;
             }
             Type::Bytes => {
@@ -117,13 +97,7 @@ pub fn walk(buf: &[u8], mut keys: Option<&mut Vec<Key>>) -> Result<usize, WalkEr
                     if sp + 1 > max_depth {
                         return Err(WalkError::TooDeep);
                     }
-                    stack[sp] = Frame {
-                        left,
-                        map,
-                        key_next: true,
-                        item_start,
-                        seg: keys.as_ref().map_or(0, |k| k.len()),
-                    };
+                    stack[sp] = Frame { left, map, key_next: true, item_start, seg: keys.as_ref().map_or(0, |k| k.len()) };
                     sp += 1;
                     done = false;
                 }
@@ -133,13 +107,7 @@ pub fn walk(buf: &[u8], mut keys: Option<&mut Vec<Key>>) -> Result<usize, WalkEr
                 if sp + 1 > max_depth {
                     return Err(WalkError::TooDeep);
                 }
-                stack[sp] = Frame {
-                    left: Some(1),
-                    map: false,
-                    key_next: false,
-                    item_start,
-                    seg: keys.as_ref().map_or(0, |k| k.len()),
-                };
+                stack[sp] = Frame { left: Some(1), map: false, key_next: false, item_start, seg: keys.as_ref().map_or(0, |k| k.len()) };
                 sp += 1;
                 done = false;
             }

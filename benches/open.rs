@@ -74,12 +74,7 @@ fn sizes() -> Vec<usize> {
     match std::env::var("ZT_BENCH_SIZES") {
         Ok(s) if !s.trim().is_empty() => s
             .split(',')
-            .map(|t| {
-                t.trim()
-                    .replace('_', "")
-                    .parse()
-                    .expect("ZT_BENCH_SIZES: comma-separated integers")
-            })
+            .map(|t| t.trim().replace('_', "").parse().expect("ZT_BENCH_SIZES: comma-separated integers"))
             .collect(),
         _ => vec![1_000, 10_000, 100_000, 1_000_000],
     }
@@ -117,21 +112,12 @@ fn build(n: usize) -> Inputs {
     // .safetensors with the same names, shapes and bytes.
     let blobs: Vec<u8> = (0..n).flat_map(values).flat_map(f32::to_le_bytes).collect();
     let views = blobs.chunks_exact(ELEMS * 4).enumerate().map(|(i, bytes)| {
-        (
-            name(i),
-            safetensors::tensor::TensorView::new(safetensors::Dtype::F32, vec![ELEMS], bytes)
-                .unwrap(),
-        )
+        (name(i), safetensors::tensor::TensorView::new(safetensors::Dtype::F32, vec![ELEMS], bytes).unwrap())
     });
     let st = safetensors::serialize(views, None).expect("serialize .safetensors");
     drop(blobs);
 
-    let inputs = Inputs {
-        zt_path,
-        zt,
-        manifest,
-        st,
-    };
+    let inputs = Inputs { zt_path, zt, manifest, st };
     check(n, &inputs);
     inputs
 }
@@ -145,10 +131,7 @@ fn check(n: usize, inp: &Inputs) {
     assert_eq!(ours.len(), n);
     assert_eq!(ours.objects().count(), n);
     let o = ours.get(&last).expect("ours: last object");
-    assert_eq!(
-        o.data().unwrap().as_slice::<f32>().unwrap(),
-        &values(n - 1)[..]
-    );
+    assert_eq!(o.data().unwrap().as_slice::<f32>().unwrap(), &values(n - 1)[..]);
 
     let r = ztensor_ref::Reader::open(&inp.zt_path).expect("ref: open");
     assert_eq!(r.tensors().len(), n);
@@ -167,24 +150,16 @@ fn check(n: usize, inp: &Inputs) {
     // Both walks take the whole manifest, and both find a duplicate key.
     let m = &inp.zt[inp.manifest.clone()];
     let mut scratch = vec![[0u64; 2]; n + 64];
-    let hand = ztensor::__bench_walk(m, Some(&mut ztensor::scratch::Scratch::new(&mut scratch)))
-        .expect("walk/hand");
+    let hand = ztensor::__bench_walk(m, Some(&mut ztensor::scratch::Scratch::new(&mut scratch))).expect("walk/hand");
     let mini = minicbor_walk::walk(m, Some(&mut Vec::new())).expect("walk/minicbor");
     assert_eq!((hand, mini), (m.len(), m.len()));
     let hand = ztensor::__bench_walk(m, None).expect("walk/hand");
     let mini = minicbor_walk::walk(m, None).expect("walk/minicbor");
     assert_eq!((hand, mini), (m.len(), m.len()));
     let dup = [0xa2, 0x61, b'a', 0x01, 0x61, b'a', 0x02];
-    let e = ztensor::__bench_walk(
-        &dup,
-        Some(&mut ztensor::scratch::Scratch::new(&mut scratch)),
-    )
-    .unwrap_err();
+    let e = ztensor::__bench_walk(&dup, Some(&mut ztensor::scratch::Scratch::new(&mut scratch))).unwrap_err();
     assert_eq!(e.kind(), ztensor::ErrorKind::DuplicateKey);
-    assert_eq!(
-        minicbor_walk::walk(&dup, Some(&mut Vec::new())),
-        Err(minicbor_walk::WalkError::DuplicateKey)
-    );
+    assert_eq!(minicbor_walk::walk(&dup, Some(&mut Vec::new())), Err(minicbor_walk::WalkError::DuplicateKey));
 }
 
 fn bench_open<M: Measurement>(c: &mut Criterion<M>) {
@@ -209,8 +184,7 @@ fn bench_open<M: Measurement>(c: &mut Criterion<M>) {
                 .warm_up_time(Duration::from_millis(500))
                 .measurement_time(Duration::from_secs(if n >= 1_000_000 { 4 } else { 2 }));
         } else {
-            g.warm_up_time(Duration::from_millis(500))
-                .measurement_time(Duration::from_secs(2));
+            g.warm_up_time(Duration::from_millis(500)).measurement_time(Duration::from_secs(2));
         }
 
         let zt = &inp.zt[..];
@@ -268,9 +242,7 @@ fn bench_open<M: Measurement>(c: &mut Criterion<M>) {
 fn main() {
     match std::env::var("ZT_BENCH_CLOCK").as_deref() {
         Ok("cpu") => {
-            let mut c = Criterion::default()
-                .with_measurement(CpuTime::new())
-                .configure_from_args();
+            let mut c = Criterion::default().with_measurement(CpuTime::new()).configure_from_args();
             bench_open(&mut c);
             c.final_summary();
         }

@@ -32,15 +32,10 @@ use std::time::Instant;
 
 /// Upstream writes the file: 16 floats per object, 4 KiB placement.
 fn write(path: &Path, n: usize) {
-    let mut w = ztensor_up2::write::Options::default()
-        .canonical(false)
-        .align(4096)
-        .create(path)
-        .unwrap();
+    let mut w = ztensor_up2::write::Options::default().canonical(false).align(4096).create(path).unwrap();
     let data: Vec<u8> = (0..16).flat_map(|i| (i as f32).to_le_bytes()).collect();
     for i in 0..n {
-        w.add(format!("t{i:06}"), [16u64], ztensor_up2::DType::F32, &data)
-            .unwrap();
+        w.add(format!("t{i:06}"), [16u64], ztensor_up2::DType::F32, &data).unwrap();
     }
     w.finish().unwrap();
 }
@@ -101,10 +96,7 @@ fn env_list(name: &str) -> Option<Vec<usize>> {
 }
 
 fn main() {
-    let args: Vec<usize> = std::env::args()
-        .skip(1)
-        .filter_map(|a| a.parse().ok())
-        .collect();
+    let args: Vec<usize> = std::env::args().skip(1).filter_map(|a| a.parse().ok()).collect();
     let sizes = match env_list("ZT_BENCH_SIZES") {
         Some(s) if !s.is_empty() => s,
         _ if !args.is_empty() => args,
@@ -115,12 +107,8 @@ fn main() {
         Ok("cpu") | Err(_) => true,
         Ok(other) => panic!("ZT_BENCH_CLOCK={other}: expected `cpu` or `wall`"),
     };
-    let rounds: Option<usize> = std::env::var("ZT_BENCH_ROUNDS")
-        .ok()
-        .and_then(|v| v.parse().ok());
-    let profile: Option<usize> = std::env::var("ZT_BENCH_PROFILE")
-        .ok()
-        .and_then(|v| v.parse().ok());
+    let rounds: Option<usize> = std::env::var("ZT_BENCH_ROUNDS").ok().and_then(|v| v.parse().ok());
+    let profile: Option<usize> = std::env::var("ZT_BENCH_PROFILE").ok().and_then(|v| v.parse().ok());
     if std::env::var("ZT_BENCH_SETTLE").as_deref() == Ok("0") {
         SETTLE.store(false, std::sync::atomic::Ordering::Relaxed);
     }
@@ -162,10 +150,7 @@ fn main() {
             b.push(time(cpu, || theirs(&path, n)));
             a.push(time(cpu, || ours(&path, n)));
         }
-        let (fa, fb) = (
-            a.iter().copied().fold(f64::INFINITY, f64::min),
-            b.iter().copied().fold(f64::INFINITY, f64::min),
-        );
+        let (fa, fb) = (a.iter().copied().fold(f64::INFINITY, f64::min), b.iter().copied().fold(f64::INFINITY, f64::min));
         let (ma, mb) = (median(&mut a), median(&mut b));
         println!(
             "| {n} | {rounds} | {} | {} | {:.1}x | {} | {} | {:.1}x | {:.0} | {:.0} |",

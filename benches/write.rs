@@ -96,39 +96,22 @@ struct Case {
 
 impl Case {
     fn new(id: &'static str, count: usize, elems: usize) -> Case {
-        let names = if count == 1 {
-            vec!["weight".to_string()]
-        } else {
-            (0..count).map(|i| format!("layer.{i}.weight")).collect()
-        };
-        let data = (0..count * elems)
-            .map(|i| (i % 16_777_213) as f32 * 0.5)
-            .collect();
-        let mut c = Case {
-            id,
-            names,
-            elems,
-            data,
-            tail: Vec::new(),
-        };
+        let names = if count == 1 { vec!["weight".to_string()] } else { (0..count).map(|i| format!("layer.{i}.weight")).collect() };
+        let data = (0..count * elems).map(|i| (i % 16_777_213) as f32 * 0.5).collect();
+        let mut c = Case { id, names, elems, data, tail: Vec::new() };
         let mut file = add_all(&c, Writer::new(Vec::new()));
         c.tail = file.split_off(c.data_end() as usize);
         c
     }
 
     fn tensors(&self) -> impl Iterator<Item = (&str, &[f32])> {
-        self.names
-            .iter()
-            .map(String::as_str)
-            .zip(self.data.chunks_exact(self.elems))
+        self.names.iter().map(String::as_str).zip(self.data.chunks_exact(self.elems))
     }
 
     /// Bytes before the manifest in a file of ours (or ztensor 1.2.3's).
     fn data_end(&self) -> u64 {
         let len = (self.elems * 4) as u64;
-        self.names
-            .iter()
-            .fold(HEADER, |pos, _| pos.next_multiple_of(ALIGN) + len)
+        self.names.iter().fold(HEADER, |pos, _| pos.next_multiple_of(ALIGN) + len)
     }
 }
 
@@ -155,10 +138,7 @@ fn ours_create(c: &Case, path: &Path) {
 
 fn ours_iosink(c: &Case, path: &Path) {
     let f = File::create(path).unwrap();
-    drop(add_all(
-        c,
-        Writer::new(IoSink::new(BufWriter::with_capacity(BUF, f))),
-    ));
+    drop(add_all(c, Writer::new(IoSink::new(BufWriter::with_capacity(BUF, f)))));
 }
 
 fn ref_create(c: &Case, path: &Path) {
@@ -171,13 +151,9 @@ fn ref_create(c: &Case, path: &Path) {
 }
 
 fn safetensors_file(c: &Case, path: &Path) {
-    let views = c.tensors().map(|(name, t)| {
-        (
-            name,
-            safetensors::tensor::TensorView::new(safetensors::Dtype::F32, vec![c.elems], bytes(t))
-                .unwrap(),
-        )
-    });
+    let views = c
+        .tensors()
+        .map(|(name, t)| (name, safetensors::tensor::TensorView::new(safetensors::Dtype::F32, vec![c.elems], bytes(t)).unwrap()));
     safetensors::serialize_to_file(views, None, path).unwrap();
 }
 
@@ -215,10 +191,7 @@ fn plain_durable(c: &Case, path: &Path) {
     f.sync_all().unwrap();
     drop(f);
     fs::rename(&tmp, path).unwrap();
-    File::open(path.parent().unwrap())
-        .unwrap()
-        .sync_all()
-        .unwrap();
+    File::open(path.parent().unwrap()).unwrap().sync_all().unwrap();
 }
 
 type Contestant = (&'static str, &'static str, &'static str, fn(&Case, &Path));
@@ -227,12 +200,7 @@ const CONTESTANTS: &[Contestant] = &[
     ("ours", "create", "zt", ours_create),
     ("ours", "iosink", "zt", ours_iosink),
     ("ref", "create", "zt", ref_create),
-    (
-        "safetensors",
-        "serialize_to_file",
-        "safetensors",
-        safetensors_file,
-    ),
+    ("safetensors", "serialize_to_file", "safetensors", safetensors_file),
     ("plain", "bufwriter", "bin", plain),
     ("plain", "bufwriter+fsync+rename", "bin", plain_durable),
     ("plain", "bufwriter+manifest", "zt", plain_manifest),
@@ -266,16 +234,7 @@ fn check(dir: &Path, c: &Case) {
     assert!(ours == read(1), "ours/create and ours/iosink differ");
     let ours_file = ztensor::File::parse(&ours).expect("ours: parse");
     assert_eq!(ours_file.len(), n);
-    assert_eq!(
-        ours_file
-            .require(last_name)
-            .unwrap()
-            .data()
-            .unwrap()
-            .as_slice::<f32>()
-            .unwrap(),
-        last
-    );
+    assert_eq!(ours_file.require(last_name).unwrap().data().unwrap().as_slice::<f32>().unwrap(), last);
     let mlen = u64::from_le_bytes(ours[ours.len() - 16..ours.len() - 8].try_into().unwrap());
     let ours_end = ours.len() as u64 - 16 - mlen;
     assert_eq!(ours_end, c.data_end());
@@ -283,16 +242,7 @@ fn check(dir: &Path, c: &Case) {
     let r = read(2);
     let ref_file = ztensor::File::parse(&r).expect("ours: parse ztensor 1.2.3's file");
     assert_eq!(ref_file.len(), n);
-    assert_eq!(
-        ref_file
-            .require(last_name)
-            .unwrap()
-            .data()
-            .unwrap()
-            .as_slice::<f32>()
-            .unwrap(),
-        last
-    );
+    assert_eq!(ref_file.require(last_name).unwrap().data().unwrap().as_slice::<f32>().unwrap(), last);
     let rmlen = u64::from_le_bytes(r[r.len() - 16..r.len() - 8].try_into().unwrap());
 
     let s = read(3);
@@ -301,17 +251,9 @@ fn check(dir: &Path, c: &Case) {
     assert_eq!(st.tensor(last_name).unwrap().data(), bytes(last));
 
     for i in [4, 5] {
-        assert_eq!(
-            fs::metadata(path_of(dir, c, &CONTESTANTS[i]))
-                .unwrap()
-                .len(),
-            ours_end
-        );
+        assert_eq!(fs::metadata(path_of(dir, c, &CONTESTANTS[i])).unwrap().len(), ours_end);
     }
-    assert!(
-        read(6) == ours,
-        "plain/bufwriter+manifest differs from ours"
-    );
+    assert!(read(6) == ours, "plain/bufwriter+manifest differs from ours");
     eprintln!(
         "write/{}: {n} tensors; ours {} bytes (manifest {mlen}), ztensor 1.2.3 {} bytes (manifest {rmlen}), \
          safetensors {} bytes, plain {ours_end} bytes",
@@ -328,18 +270,10 @@ fn check(dir: &Path, c: &Case) {
 // --- interleaved pairs -----------------------------------------------------
 
 /// (ours, theirs, goal) by index in `CONTESTANTS`.
-const PAIRS: &[(usize, usize, &str)] = &[
-    (1, 4, "≥ 0.9"),
-    (0, 5, "≥ 0.9"),
-    (1, 6, ""),
-    (1, 2, ""),
-    (1, 3, ""),
-];
+const PAIRS: &[(usize, usize, &str)] = &[(1, 4, "≥ 0.9"), (0, 5, "≥ 0.9"), (1, 6, ""), (1, 2, ""), (1, 3, "")];
 
 fn rounds() -> usize {
-    std::env::var("ZT_BENCH_ROUNDS")
-        .ok()
-        .map_or(11, |v| v.parse().expect("ZT_BENCH_ROUNDS: an integer"))
+    std::env::var("ZT_BENCH_ROUNDS").ok().map_or(11, |v| v.parse().expect("ZT_BENCH_ROUNDS: an integer"))
 }
 
 /// One interleaved comparison: times in ns of the fastest and median rounds.
@@ -382,14 +316,7 @@ fn paired(dir: &Path, case: &Case, pairs: &mut Vec<Pair>) {
         }
         a.sort_by(f64::total_cmp);
         b.sort_by(f64::total_cmp);
-        let p = Pair {
-            case: case.id,
-            ours,
-            theirs,
-            goal,
-            min: (a[0], b[0]),
-            median: (a[rounds / 2], b[rounds / 2]),
-        };
+        let p = Pair { case: case.id, ours, theirs, goal, min: (a[0], b[0]), median: (a[rounds / 2], b[rounds / 2]) };
         eprintln!(
             "paired {}: {} vs {}: theirs/ours {:.3} (fastest), {:.3} (median)",
             case.id,
@@ -410,10 +337,7 @@ fn print_pairs(pairs: &[Pair]) {
     if pairs.is_empty() {
         return;
     }
-    println!(
-        "\nInterleaved pairs ({} rounds each, thread CPU time):\n",
-        rounds()
-    );
+    println!("\nInterleaved pairs ({} rounds each, thread CPU time):\n", rounds());
     println!("| case | ours | theirs | ours (fastest) | theirs (fastest) | theirs/ours fastest | theirs/ours median | goal |");
     println!("|---|---|---|---|---|---|---|---|");
     for p in pairs {
@@ -481,30 +405,16 @@ fn main() {
 
     let t = std::time::Instant::now();
     let only = std::env::var("ZT_BENCH_CASES").ok();
-    let cases: Vec<Case> = [
-        ("1x256MiB", 1, 64 << 20),
-        ("10000x16KiB", 10_000, 4096),
-        ("100000x64B", 100_000, 16),
-    ]
-    .into_iter()
-    .filter(|(id, ..)| {
-        only.as_deref()
-            .is_none_or(|o| o.split(',').any(|x| x == *id))
-    })
-    .map(|(id, count, elems)| Case::new(id, count, elems))
-    .collect();
-    assert!(
-        !cases.is_empty(),
-        "ZT_BENCH_CASES matches no case (1x256MiB, 10000x16KiB, 100000x64B)"
-    );
+    let cases: Vec<Case> = [("1x256MiB", 1, 64 << 20), ("10000x16KiB", 10_000, 4096), ("100000x64B", 100_000, 16)]
+        .into_iter()
+        .filter(|(id, ..)| only.as_deref().is_none_or(|o| o.split(',').any(|x| x == *id)))
+        .map(|(id, count, elems)| Case::new(id, count, elems))
+        .collect();
+    assert!(!cases.is_empty(), "ZT_BENCH_CASES matches no case (1x256MiB, 10000x16KiB, 100000x64B)");
     for c in &cases {
         check(&dir.0, c);
     }
-    eprintln!(
-        "write: setup + check {:.1?} in {}",
-        t.elapsed(),
-        dir.0.display()
-    );
+    eprintln!("write: setup + check {:.1?} in {}", t.elapsed(), dir.0.display());
 
     let mut pairs = Vec::new();
     for c in &cases {
@@ -513,9 +423,7 @@ fn main() {
 
     for &clock in clocks {
         if clock == "cpu" {
-            let mut c = Criterion::default()
-                .with_measurement(CpuTime::new())
-                .configure_from_args();
+            let mut c = Criterion::default().with_measurement(CpuTime::new()).configure_from_args();
             bench_write(&mut c, clock, &dir.0, &cases);
             c.final_summary();
         } else {

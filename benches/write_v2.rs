@@ -88,12 +88,7 @@ fn fill(len: usize, seed: u64) -> Vec<u8> {
 
 fn tensor(name: String, shape: &[u64], f16: bool, seed: u64) -> Tensor {
     let len = shape.iter().product::<u64>() * if f16 { 2 } else { 4 };
-    Tensor {
-        name,
-        shape: shape.to_vec(),
-        f16,
-        bytes: fill(len as usize, seed),
-    }
+    Tensor { name, shape: shape.to_vec(), f16, bytes: fill(len as usize, seed) }
 }
 
 fn case(id: &'static str) -> Case {
@@ -109,38 +104,14 @@ fn case(id: &'static str) -> Case {
             for l in 0..12u64 {
                 let s = l * 16 + 1;
                 for (j, p) in ["q", "k", "v", "o"].iter().enumerate() {
-                    tensors.push(tensor(
-                        format!("layers.{l:02}.attn.{p}.weight"),
-                        &[1024, 1024],
-                        true,
-                        s + j as u64,
-                    ));
+                    tensors.push(tensor(format!("layers.{l:02}.attn.{p}.weight"), &[1024, 1024], true, s + j as u64));
                 }
                 for (j, p) in ["gate", "up", "down"].iter().enumerate() {
-                    let shape: &[u64] = if *p == "down" {
-                        &[1024, 2816]
-                    } else {
-                        &[2816, 1024]
-                    };
-                    tensors.push(tensor(
-                        format!("layers.{l:02}.mlp.{p}.weight"),
-                        shape,
-                        true,
-                        s + 4 + j as u64,
-                    ));
+                    let shape: &[u64] = if *p == "down" { &[1024, 2816] } else { &[2816, 1024] };
+                    tensors.push(tensor(format!("layers.{l:02}.mlp.{p}.weight"), shape, true, s + 4 + j as u64));
                 }
-                tensors.push(tensor(
-                    format!("layers.{l:02}.norm1.weight"),
-                    &[1024],
-                    false,
-                    s + 7,
-                ));
-                tensors.push(tensor(
-                    format!("layers.{l:02}.norm2.weight"),
-                    &[1024],
-                    false,
-                    s + 8,
-                ));
+                tensors.push(tensor(format!("layers.{l:02}.norm1.weight"), &[1024], false, s + 7));
+                tensors.push(tensor(format!("layers.{l:02}.norm2.weight"), &[1024], false, s + 8));
             }
             tensors.push(tensor("norm.weight".into(), &[1024], false, 999));
         }
@@ -169,29 +140,17 @@ fn ours(c: &Case, path: &Path) {
 fn upstream(c: &Case, path: &Path) {
     let mut w = ztensor_up2::Writer::create(path).unwrap();
     for t in &c.tensors {
-        let d = if t.f16 {
-            ztensor_up2::DType::F16
-        } else {
-            ztensor_up2::DType::F32
-        };
-        w.add(t.name.as_str(), t.shape.clone(), d, &t.bytes)
-            .unwrap();
+        let d = if t.f16 { ztensor_up2::DType::F16 } else { ztensor_up2::DType::F32 };
+        w.add(t.name.as_str(), t.shape.clone(), d, &t.bytes).unwrap();
     }
     w.finish().unwrap();
 }
 
 fn safetensors_file(c: &Case, path: &Path) {
     let views = c.tensors.iter().map(|t| {
-        let d = if t.f16 {
-            safetensors::Dtype::F16
-        } else {
-            safetensors::Dtype::F32
-        };
+        let d = if t.f16 { safetensors::Dtype::F16 } else { safetensors::Dtype::F32 };
         let shape = t.shape.iter().map(|&x| x as usize).collect();
-        (
-            t.name.as_str(),
-            safetensors::tensor::TensorView::new(d, shape, &t.bytes).unwrap(),
-        )
+        (t.name.as_str(), safetensors::tensor::TensorView::new(d, shape, &t.bytes).unwrap())
     });
     safetensors::serialize_to_file(views, None, path).unwrap();
 }
@@ -207,12 +166,8 @@ fn plain_xxh3(c: &Case, path: &Path) {
 
 type Contestant = (&'static str, fn(&Case, &Path));
 
-const CONTESTANTS: &[Contestant] = &[
-    ("ours", ours),
-    ("upstream", upstream),
-    ("safetensors", safetensors_file),
-    ("plain+xxh3", plain_xxh3),
-];
+const CONTESTANTS: &[Contestant] =
+    &[("ours", ours), ("upstream", upstream), ("safetensors", safetensors_file), ("plain+xxh3", plain_xxh3)];
 
 // --- setup and check -------------------------------------------------------
 
@@ -253,11 +208,7 @@ fn check(dir: &Path, c: &Case) {
         (CONTESTANTS[k].1)(c, &path_of(dir, c, k));
     }
     let (o, u) = (path_of(dir, c, 0), path_of(dir, c, 1));
-    assert!(
-        same_file(&o, &u),
-        "{}: ours and upstream's files differ",
-        c.id
-    );
+    assert!(same_file(&o, &u), "{}: ours and upstream's files differ", c.id);
     let bytes = fs::read(&o).unwrap();
     let r = ztensor::v2::Manifest::parse(&bytes).expect("ours: parse");
     assert_eq!(r.len(), c.tensors.len());
@@ -286,19 +237,14 @@ fn check(dir: &Path, c: &Case) {
 // --- interleaved rounds ----------------------------------------------------
 
 fn rounds() -> usize {
-    std::env::var("ZT_BENCH_ROUNDS")
-        .ok()
-        .map_or(5, |v| v.parse().expect("ZT_BENCH_ROUNDS: an integer"))
+    std::env::var("ZT_BENCH_ROUNDS").ok().map_or(5, |v| v.parse().expect("ZT_BENCH_ROUNDS: an integer"))
 }
 
 /// Per contestant: sorted CPU and wall times (ns) of its rounds.
 fn run(dir: &Path, c: &Case) -> Vec<(Vec<f64>, Vec<f64>)> {
     let n = CONTESTANTS.len();
     let only = std::env::var("ZT_BENCH_ONLY").ok();
-    let on = |k: usize| {
-        only.as_deref()
-            .is_none_or(|o| o.split(',').any(|x| x == CONTESTANTS[k].0))
-    };
+    let on = |k: usize| only.as_deref().is_none_or(|o| o.split(',').any(|x| x == CONTESTANTS[k].0));
     let mut times = vec![(Vec::new(), Vec::new()); n];
     for r in 0..rounds() {
         for i in 0..n {
@@ -326,17 +272,9 @@ fn main() {
     let dir = Dir(std::env::temp_dir().join(format!("zt-bench-write-v2-{}", std::process::id())));
     fs::create_dir_all(&dir.0).expect("create temp dir");
     let only = std::env::var("ZT_BENCH_CASES").ok();
-    let ids: Vec<&'static str> = ["large", "mixed", "small"]
-        .into_iter()
-        .filter(|id| {
-            only.as_deref()
-                .is_none_or(|o| o.split(',').any(|x| x == *id))
-        })
-        .collect();
-    assert!(
-        !ids.is_empty(),
-        "ZT_BENCH_CASES matches no case (large, mixed, small)"
-    );
+    let ids: Vec<&'static str> =
+        ["large", "mixed", "small"].into_iter().filter(|id| only.as_deref().is_none_or(|o| o.split(',').any(|x| x == *id))).collect();
+    assert!(!ids.is_empty(), "ZT_BENCH_CASES matches no case (large, mixed, small)");
     let mut rows = Vec::new();
     for id in ids {
         let t = Instant::now();
@@ -354,14 +292,7 @@ fn main() {
     println!("|---|---|---|---|---|---|---|---|---|");
     for (id, bytes, times) in &rows {
         let gbs: Vec<f64> = times.iter().map(|t| *bytes as f64 / med(&t.0)).collect();
-        let cell = |k: usize| {
-            format!(
-                "{:.2} GB/s ({:.0} ms; wall {:.0} ms)",
-                gbs[k],
-                med(&times[k].0) / 1e6,
-                med(&times[k].1) / 1e6
-            )
-        };
+        let cell = |k: usize| format!("{:.2} GB/s ({:.0} ms; wall {:.0} ms)", gbs[k], med(&times[k].0) / 1e6, med(&times[k].1) / 1e6);
         println!(
             "| {id} | {bytes} | {} | {} | {} | {} | {:.2} | {:.2} | {:.2} |",
             cell(0),
@@ -375,17 +306,8 @@ fn main() {
     }
     println!("\nFastest rounds (CPU): ");
     for (id, bytes, times) in &rows {
-        let s: Vec<String> = times
-            .iter()
-            .zip(CONTESTANTS)
-            .map(|(t, k)| {
-                format!(
-                    "{} {:.2} GB/s",
-                    k.0,
-                    t.0.first().map_or(f64::NAN, |&x| *bytes as f64 / x)
-                )
-            })
-            .collect();
+        let s: Vec<String> =
+            times.iter().zip(CONTESTANTS).map(|(t, k)| format!("{} {:.2} GB/s", k.0, t.0.first().map_or(f64::NAN, |&x| *bytes as f64 / x))).collect();
         println!("  {id}: {}", s.join(", "));
     }
 }

@@ -14,8 +14,7 @@ const READ_LIMIT: u64 = 16 << 20;
 
 /// A file of this process and thread to hold the input.
 fn scratch_path() -> PathBuf {
-    let id = format!("{:?}", std::thread::current().id())
-        .replace(|c: char| !c.is_ascii_alphanumeric(), "");
+    let id = format!("{:?}", std::thread::current().id()).replace(|c: char| !c.is_ascii_alphanumeric(), "");
     std::env::temp_dir().join(format!("zt-fuzz-reads-{}-{id}.zt", std::process::id()))
 }
 
@@ -28,29 +27,19 @@ fn kind(e: ztensor::fs::Error) -> ErrorKind {
 }
 
 /// A component's stored bytes, and its decoded bytes when its size is declared and small.
-type Bytes = (
-    Result<Vec<u8>, ErrorKind>,
-    Option<Result<Vec<u8>, ErrorKind>>,
-);
+type Bytes = (Result<Vec<u8>, ErrorKind>, Option<Result<Vec<u8>, ErrorKind>>);
 
 /// One component's [`Bytes`] through a reader.
 fn from_reader(r: &Reader, c: &Component<'_>) -> Bytes {
     let mut stored = vec![0u8; c.length().min(READ_LIMIT) as usize];
     let stored = match c.length() <= READ_LIMIT {
-        true => r
-            .read_stored_into(c, &mut stored)
-            .map(|n| stored[..n].to_vec())
-            .map_err(kind),
+        true => r.read_stored_into(c, &mut stored).map(|n| stored[..n].to_vec()).map_err(kind),
         false => Err(ErrorKind::Io),
     };
     let decoded = match c.plausible_len() {
         Ok(Some(n)) if n <= READ_LIMIT => {
             let mut out = vec![0u8; n as usize];
-            Some(
-                r.read_into(c, &mut out)
-                    .map(|k| out[..k].to_vec())
-                    .map_err(kind),
-            )
+            Some(r.read_into(c, &mut out).map(|k| out[..k].to_vec()).map_err(kind))
         }
         _ => None,
     };
@@ -66,11 +55,7 @@ fn from_memory(c: &Component<'_>) -> Bytes {
     let decoded = match c.plausible_len() {
         Ok(Some(n)) if n <= READ_LIMIT => {
             let mut out = vec![0u8; n as usize];
-            Some(
-                c.read_into(&mut out)
-                    .map(|k| out[..k].to_vec())
-                    .map_err(|e| e.kind()),
-            )
+            Some(c.read_into(&mut out).map(|k| out[..k].to_vec()).map_err(|e| e.kind()))
         }
         _ => None,
     };
@@ -79,14 +64,7 @@ fn from_memory(c: &Component<'_>) -> Bytes {
 
 /// What a report says, comparably.
 fn summary(r: &Report) -> (usize, usize, usize, usize, usize, Option<ErrorKind>) {
-    (
-        r.objects,
-        r.components,
-        r.digests_checked,
-        r.unverifiable,
-        r.problems,
-        r.first_problem.map(|e| e.kind()),
-    )
+    (r.objects, r.components, r.digests_checked, r.unverifiable, r.problems, r.first_problem.map(|e| e.kind()))
 }
 
 /// Read `data` as a file three ways and compare everything.
@@ -102,11 +80,7 @@ pub fn read_modes(data: &[u8]) {
     let mapped = Reader::open_with(&path, Mode::Mmap);
     let positional = Reader::open_with(&path, Mode::Positional);
     let memory = File::parse(data);
-    let opened = (
-        mapped.as_ref().err().map(|_| ()),
-        positional.as_ref().err().map(|_| ()),
-        memory.as_ref().err().map(|_| ()),
-    );
+    let opened = (mapped.as_ref().err().map(|_| ()), positional.as_ref().err().map(|_| ()), memory.as_ref().err().map(|_| ()));
     match (mapped, positional, memory) {
         (Ok(m), Ok(p), Ok(f)) => compare(&m, &p, &f),
         (Err(m), Err(p), Err(f)) => {
@@ -116,9 +90,7 @@ pub fn read_modes(data: &[u8]) {
             assert_eq!(m, f, "mmap and memory refuse differently");
             let _ = p;
         }
-        (Err(m), Ok(_), Err(f)) => {
-            assert_eq!(kind(m), f.kind(), "mmap and memory refuse differently")
-        }
+        (Err(m), Ok(_), Err(f)) => assert_eq!(kind(m), f.kind(), "mmap and memory refuse differently"),
         _ => panic!("the modes disagree on opening: {opened:?}"),
     }
     let _ = std::fs::remove_file(&path);
@@ -126,54 +98,20 @@ pub fn read_modes(data: &[u8]) {
 
 fn compare(m: &Reader, p: &Reader, f: &File<'_>) {
     let (fm, fp) = (m.file(), p.file());
-    assert_eq!(
-        (fm.len(), fp.len()),
-        (f.len(), f.len()),
-        "object counts differ"
-    );
+    assert_eq!((fm.len(), fp.len()), (f.len(), f.len()), "object counts differ");
     for ((om, op), of) in fm.objects().zip(fp.objects()).zip(f.objects()) {
-        assert!(
-            om.name() == of.name() && op.name() == of.name(),
-            "names differ"
-        );
+        assert!(om.name() == of.name() && op.name() == of.name(), "names differ");
         for ((cm, cp), cf) in om.components().zip(op.components()).zip(of.components()) {
             let want = from_memory(&cf);
-            assert_eq!(
-                from_reader(m, &cm),
-                want,
-                "mmap and memory read {:?}/{} differently",
-                of.name(),
-                cf.role()
-            );
-            assert_eq!(
-                from_reader(p, &cp),
-                want,
-                "positional and memory read {:?}/{} differently",
-                of.name(),
-                cf.role()
-            );
-            let (zm, zf) = (
-                m.zero_copy(&cm).map_err(kind),
-                cf.zero_copy_bytes().map_err(|e| e.kind()),
-            );
+            assert_eq!(from_reader(m, &cm), want, "mmap and memory read {:?}/{} differently", of.name(), cf.role());
+            assert_eq!(from_reader(p, &cp), want, "positional and memory read {:?}/{} differently", of.name(), cf.role());
+            let (zm, zf) = (m.zero_copy(&cm).map_err(kind), cf.zero_copy_bytes().map_err(|e| e.kind()));
             assert_eq!(zm, zf, "zero-copy differs");
             assert!(p.zero_copy(&cp).is_err(), "positional mode lent memory");
         }
     }
-    let options = Options {
-        digests: true,
-        data: true,
-        strict: false,
-    };
+    let options = Options { digests: true, data: true, strict: false };
     let rf = summary(&f.verify_with(options, |_| {}));
-    assert_eq!(
-        summary(&fm.verify_from(m, options, |_| {})),
-        rf,
-        "mmap and memory verify differently"
-    );
-    assert_eq!(
-        summary(&fp.verify_from(p, options, |_| {})),
-        rf,
-        "positional and memory verify differently"
-    );
+    assert_eq!(summary(&fm.verify_from(m, options, |_| {})), rf, "mmap and memory verify differently");
+    assert_eq!(summary(&fp.verify_from(p, options, |_| {})), rf, "positional and memory verify differently");
 }

@@ -86,23 +86,16 @@ pub fn to_f64(from: Source, src: &[u8], out: &mut [f64]) -> Result<usize> {
 pub fn convert_into(from: Source, to: DType, src: &[u8], out: &mut [u8]) -> Result<usize> {
     let width = from.width();
     if src.len() % width != 0 {
-        return Err(Error::new(ErrorKind::PartialElement {
-            length: src.len() as u64,
-            width: width as u64,
-        }));
+        return Err(Error::new(ErrorKind::PartialElement { length: src.len() as u64, width: width as u64 }));
     }
     let n = src.len() / width;
     let needed = n as u64 * to.width();
     if !matches!(to, DType::F32 | DType::F64) {
         return Err(Error::new(ErrorKind::TypeMismatch));
     }
-    let out = out
-        .get_mut(..needed as usize)
-        .ok_or(Error::new(ErrorKind::BufferTooSmall { needed }))?;
+    let out = out.get_mut(..needed as usize).ok_or(Error::new(ErrorKind::BufferTooSmall { needed }))?;
     if from == Source::Plain(DType::Bool) && src.iter().any(|&b| b > 1) {
-        return Err(Error::new(ErrorKind::BadData {
-            what: "bool byte other than 0 or 1",
-        }));
+        return Err(Error::new(ErrorKind::BadData { what: "bool byte other than 0 or 1" }));
     }
     if to == DType::F32 {
         convert::<f32>(from, src, out);
@@ -132,9 +125,7 @@ impl Target for f32 {
         let b = x.to_bits();
         if x.is_nan() {
             // Sign, quiet bit and the payload's top bits, by bit operations.
-            return f32::from_bits(
-                (b >> 32) as u32 & 0x8000_0000 | 0x7fc0_0000 | (b >> 29) as u32 & 0x007f_ffff,
-            );
+            return f32::from_bits((b >> 32) as u32 & 0x8000_0000 | 0x7fc0_0000 | (b >> 29) as u32 & 0x007f_ffff);
         }
         x as f32
     }
@@ -182,12 +173,8 @@ fn convert<T: Target>(from: Source, src: &[u8], out: &mut [u8]) {
     match from {
         Source::Plain(DType::F64) => each(src, out, |b| T::from_f64(f64::from_le_bytes(b))),
         Source::Plain(DType::F32) => each(src, out, |b| T::from_f32(f32::from_le_bytes(b))),
-        Source::Plain(DType::F16) => {
-            each(src, out, |b| T::from_f32(f16_to_f32(u16::from_le_bytes(b))))
-        }
-        Source::Plain(DType::BF16) => each(src, out, |b| {
-            T::from_f32(bf16_to_f32(u16::from_le_bytes(b)))
-        }),
+        Source::Plain(DType::F16) => each(src, out, |b| T::from_f32(f16_to_f32(u16::from_le_bytes(b)))),
+        Source::Plain(DType::BF16) => each(src, out, |b| T::from_f32(bf16_to_f32(u16::from_le_bytes(b)))),
         // An integer converts with one rounding whatever its width.
         Source::Plain(DType::I64) => each(src, out, |b| T::from_i64(i64::from_le_bytes(b))),
         Source::Plain(DType::I32) => each(src, out, |b| T::from_i64(i32::from_le_bytes(b).into())),
@@ -196,13 +183,9 @@ fn convert<T: Target>(from: Source, src: &[u8], out: &mut [u8]) {
         Source::Plain(DType::U64) => each(src, out, |b| T::from_u64(u64::from_le_bytes(b))),
         Source::Plain(DType::U32) => each(src, out, |b| T::from_u64(u32::from_le_bytes(b).into())),
         Source::Plain(DType::U16) => each(src, out, |b| T::from_u64(u16::from_le_bytes(b).into())),
-        Source::Plain(DType::U8 | DType::Bool) => {
-            each(src, out, |b: [u8; 1]| T::from_u64(b[0].into()))
-        }
+        Source::Plain(DType::U8 | DType::Bool) => each(src, out, |b: [u8; 1]| T::from_u64(b[0].into())),
         Source::F8E4M3Fn => each(src, out, |b: [u8; 1]| T::from_f32(f8_e4m3fn(b[0]))),
-        Source::F8E5M2 => each(src, out, |b: [u8; 1]| {
-            T::from_f32(f16_to_f32(u16::from(b[0]) << 8))
-        }),
+        Source::F8E5M2 => each(src, out, |b: [u8; 1]| T::from_f32(f16_to_f32(u16::from(b[0]) << 8))),
         Source::F8E4M3Fnuz => each(src, out, |b: [u8; 1]| T::from_f32(fnuz(b[0], 3, 8))),
         Source::F8E5M2Fnuz => each(src, out, |b: [u8; 1]| T::from_f32(fnuz(b[0], 2, 16))),
     }
@@ -272,11 +255,8 @@ impl<'a> Component<'a> {
     /// How conversion reads this component's elements
     /// ([`ErrorKind::Unsupported`] for an unknown logical type).
     pub fn source(&self) -> Result<Source> {
-        Source::of(self.dtype, self.logical_type()).ok_or_else(|| {
-            self.error(ErrorKind::Unsupported {
-                what: "converting elements of an unknown logical type",
-            })
-        })
+        Source::of(self.dtype, self.logical_type())
+            .ok_or_else(|| self.error(ErrorKind::Unsupported { what: "converting elements of an unknown logical type" }))
     }
 
     /// Decode and convert every element to `f32` (see the module docs).
@@ -322,18 +302,10 @@ mod tests {
             if reference.is_nan() {
                 assert!(ours.is_nan(), "{h:#x}");
                 assert_eq!(ours.to_bits() >> 31, u32::from(h >> 15), "sign of {h:#x}");
-                assert_eq!(
-                    ours.to_bits() & 0x7f_ffff,
-                    u32::from(h & 0x3ff) << 13,
-                    "payload of {h:#x}"
-                );
+                assert_eq!(ours.to_bits() & 0x7f_ffff, u32::from(h & 0x3ff) << 13, "payload of {h:#x}");
             } else {
                 assert_eq!(ours as f64, reference, "{h:#x}");
-                assert_eq!(
-                    ours.is_sign_negative(),
-                    reference.is_sign_negative(),
-                    "{h:#x}"
-                );
+                assert_eq!(ours.is_sign_negative(), reference.is_sign_negative(), "{h:#x}");
             }
         }
     }
@@ -381,12 +353,7 @@ mod tests {
     fn fp8_codes_increase_and_mirror() {
         // Positive codes decode in increasing order up to the first NaN or
         // infinity, and each negative code is its positive code negated.
-        for from in [
-            Source::F8E4M3Fn,
-            Source::F8E5M2,
-            Source::F8E4M3Fnuz,
-            Source::F8E5M2Fnuz,
-        ] {
+        for from in [Source::F8E4M3Fn, Source::F8E5M2, Source::F8E4M3Fnuz, Source::F8E5M2Fnuz] {
             let mut last = -1.0f32;
             for b in 0..0x80u8 {
                 let v = fp8(from, b);
@@ -396,11 +363,7 @@ mod tests {
                 assert!(v > last, "{from:?} {b:#x}: {v} after {last}");
                 last = v;
                 if b != 0 || !matches!(from, Source::F8E4M3Fnuz | Source::F8E5M2Fnuz) {
-                    assert_eq!(
-                        fp8(from, b | 0x80).to_bits(),
-                        (-v).to_bits(),
-                        "{from:?} {b:#x}"
-                    );
+                    assert_eq!(fp8(from, b | 0x80).to_bits(), (-v).to_bits(), "{from:?} {b:#x}");
                 }
             }
         }
@@ -410,52 +373,20 @@ mod tests {
     fn integers_and_wide_floats_round_to_nearest() {
         assert_eq!(one(Source::Plain(DType::I8), &[0xff]), -1.0);
         assert_eq!(one(Source::Plain(DType::U8), &[0xff]), 255.0);
-        assert_eq!(
-            one(Source::Plain(DType::I16), &(-300i16).to_le_bytes()),
-            -300.0
-        );
-        assert_eq!(
-            one(Source::Plain(DType::U16), &60000u16.to_le_bytes()),
-            60000.0
-        );
-        assert_eq!(
-            one(Source::Plain(DType::I32), &16_777_217i32.to_le_bytes()),
-            16_777_216.0
-        );
-        assert_eq!(
-            one(Source::Plain(DType::U32), &u32::MAX.to_le_bytes()),
-            4_294_967_296.0
-        );
-        assert_eq!(
-            one(Source::Plain(DType::I64), &i64::MIN.to_le_bytes()),
-            -9.223372e18
-        );
-        assert_eq!(
-            one(Source::Plain(DType::U64), &u64::MAX.to_le_bytes()),
-            1.8446744e19
-        );
-        assert_eq!(
-            one(Source::Plain(DType::F64), &0.1f64.to_le_bytes()),
-            0.1f32
-        );
-        assert_eq!(
-            one(Source::Plain(DType::F64), &1e300f64.to_le_bytes()),
-            f32::INFINITY
-        );
+        assert_eq!(one(Source::Plain(DType::I16), &(-300i16).to_le_bytes()), -300.0);
+        assert_eq!(one(Source::Plain(DType::U16), &60000u16.to_le_bytes()), 60000.0);
+        assert_eq!(one(Source::Plain(DType::I32), &16_777_217i32.to_le_bytes()), 16_777_216.0);
+        assert_eq!(one(Source::Plain(DType::U32), &u32::MAX.to_le_bytes()), 4_294_967_296.0);
+        assert_eq!(one(Source::Plain(DType::I64), &i64::MIN.to_le_bytes()), -9.223372e18);
+        assert_eq!(one(Source::Plain(DType::U64), &u64::MAX.to_le_bytes()), 1.8446744e19);
+        assert_eq!(one(Source::Plain(DType::F64), &0.1f64.to_le_bytes()), 0.1f32);
+        assert_eq!(one(Source::Plain(DType::F64), &1e300f64.to_le_bytes()), f32::INFINITY);
         // An f64 NaN keeps its sign and top payload bits, quieted.
         let nan = f64::from_bits(0xfff0_0000_2000_0000 | 1 << 51);
-        assert_eq!(
-            one(Source::Plain(DType::F64), &nan.to_le_bytes()).to_bits(),
-            0xffc0_0001
-        );
+        assert_eq!(one(Source::Plain(DType::F64), &nan.to_le_bytes()).to_bits(), 0xffc0_0001);
         // Integers go to f64 exactly where f64 holds them.
         let mut wide = [0f64; 1];
-        to_f64(
-            Source::Plain(DType::I32),
-            &16_777_217i32.to_le_bytes(),
-            &mut wide,
-        )
-        .unwrap();
+        to_f64(Source::Plain(DType::I32), &16_777_217i32.to_le_bytes(), &mut wide).unwrap();
         assert_eq!(wide[0], 16_777_217.0);
         let h = 0xfd01u16; // an f16 NaN with a payload: f64 keeps it
         to_f64(Source::Plain(DType::F16), &h.to_le_bytes(), &mut wide).unwrap();
@@ -465,10 +396,7 @@ mod tests {
     #[test]
     fn bool_is_zero_or_one() {
         let mut out = [0f32; 3];
-        assert_eq!(
-            to_f32(Source::Plain(DType::Bool), &[0, 1, 1], &mut out).unwrap(),
-            3
-        );
+        assert_eq!(to_f32(Source::Plain(DType::Bool), &[0, 1, 1], &mut out).unwrap(), 3);
         assert_eq!(out, [0.0, 1.0, 1.0]);
         let e = to_f32(Source::Plain(DType::Bool), &[0, 2, 1], &mut out).unwrap_err();
         assert!(matches!(e.kind(), ErrorKind::BadData { .. }));
@@ -478,48 +406,23 @@ mod tests {
     fn sizes_are_checked() {
         let mut out = [0f32; 1];
         let e = to_f32(Source::Plain(DType::F16), &[0, 0, 0], &mut out).unwrap_err();
-        assert_eq!(
-            e.kind(),
-            ErrorKind::PartialElement {
-                length: 3,
-                width: 2
-            }
-        );
+        assert_eq!(e.kind(), ErrorKind::PartialElement { length: 3, width: 2 });
         let e = to_f32(Source::Plain(DType::F16), &[0, 0, 0, 0], &mut out).unwrap_err();
         assert_eq!(e.kind(), ErrorKind::BufferTooSmall { needed: 8 });
         let mut bytes = [0u8; 16];
-        let e =
-            convert_into(Source::Plain(DType::F16), DType::I32, &[0, 0], &mut bytes).unwrap_err();
+        let e = convert_into(Source::Plain(DType::F16), DType::I32, &[0, 0], &mut bytes).unwrap_err();
         assert_eq!(e.kind(), ErrorKind::TypeMismatch);
         // Unaligned output: host-order bytes anywhere.
-        assert_eq!(
-            convert_into(
-                Source::Plain(DType::F16),
-                DType::F32,
-                &[0, 0x3c],
-                &mut bytes[1..5]
-            )
-            .unwrap(),
-            1
-        );
+        assert_eq!(convert_into(Source::Plain(DType::F16), DType::F32, &[0, 0x3c], &mut bytes[1..5]).unwrap(), 1);
         assert_eq!(f32::from_ne_bytes(bytes[1..5].try_into().unwrap()), 1.0);
     }
 
     #[test]
     fn sources_follow_the_logical_type() {
-        assert_eq!(
-            Source::of(DType::U8, Some(LogicalType::F8E5M2)),
-            Some(Source::F8E5M2)
-        );
-        assert_eq!(
-            Source::of(DType::F32, Some(LogicalType::Complex64)),
-            Some(Source::Plain(DType::F32))
-        );
+        assert_eq!(Source::of(DType::U8, Some(LogicalType::F8E5M2)), Some(Source::F8E5M2));
+        assert_eq!(Source::of(DType::F32, Some(LogicalType::Complex64)), Some(Source::Plain(DType::F32)));
         assert_eq!(Source::of(DType::U8, Some(LogicalType::Other("mx4"))), None);
-        assert_eq!(
-            Source::of(DType::BF16, None),
-            Some(Source::Plain(DType::BF16))
-        );
+        assert_eq!(Source::of(DType::BF16, None), Some(Source::Plain(DType::BF16)));
     }
 
     #[cfg(feature = "alloc")]

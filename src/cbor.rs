@@ -116,11 +116,7 @@ impl<'a> Reader<'a> {
             Some(ai @ 24..=27) => self.remaining() <= 1 << (ai - 24),
             Some(_) => false,
         };
-        let kind = if truncated {
-            ErrorKind::CborEof
-        } else {
-            ErrorKind::CborInvalid
-        };
+        let kind = if truncated { ErrorKind::CborEof } else { ErrorKind::CborInvalid };
         Err(self.err(kind))
     }
 
@@ -200,13 +196,10 @@ impl<'a> Reader<'a> {
         let (v, n) = match b.get(start) {
             Some(&ib @ 0x00..=0x17) => (ib as u64, 1),
             Some(&0x18) if start + 2 <= b.len() => (b[start + 1] as u64, 2),
-            Some(&0x19) if start + 3 <= b.len() => {
-                (u16::from_be_bytes([b[start + 1], b[start + 2]]) as u64, 3)
+            Some(&0x19) if start + 3 <= b.len() => (u16::from_be_bytes([b[start + 1], b[start + 2]]) as u64, 3),
+            Some(&0x1a) if start + 5 <= b.len() => {
+                (u32::from_be_bytes([b[start + 1], b[start + 2], b[start + 3], b[start + 4]]) as u64, 5)
             }
-            Some(&0x1a) if start + 5 <= b.len() => (
-                u32::from_be_bytes([b[start + 1], b[start + 2], b[start + 3], b[start + 4]]) as u64,
-                5,
-            ),
             _ => return self.uint_slow(field),
         };
         self.pos = start + n;
@@ -264,15 +257,7 @@ impl<'a> Reader<'a> {
                 // Checked: at most the bytes that remain, so it fits a usize.
                 Ok(len.map(|n| n as usize))
             }
-            _ => Err(self.wrong(
-                start,
-                field,
-                if want == MAJOR_MAP {
-                    "a map"
-                } else {
-                    "an array"
-                },
-            )),
+            _ => Err(self.wrong(start, field, if want == MAJOR_MAP { "a map" } else { "an array" })),
         }
     }
 
@@ -280,9 +265,7 @@ impl<'a> Reader<'a> {
     #[inline]
     fn check_count(&self, len: Arg, per: u64, start: usize) -> Result<()> {
         if let Some(n) = len {
-            if n.checked_mul(per)
-                .map_or(true, |b| b > self.remaining() as u64)
-            {
+            if n.checked_mul(per).map_or(true, |b| b > self.remaining() as u64) {
                 return Err(Error::at(ErrorKind::LengthTooLarge { claimed: n }, start));
             }
         }
@@ -395,11 +378,7 @@ pub(crate) fn decode_head(buf: &[u8], pos: usize) -> Option<(u8, Arg, usize)> {
             }
             v
         }
-        31 if matches!(
-            major,
-            MAJOR_BYTES | MAJOR_TEXT | MAJOR_ARRAY | MAJOR_MAP | MAJOR_SIMPLE
-        ) =>
-        {
+        31 if matches!(major, MAJOR_BYTES | MAJOR_TEXT | MAJOR_ARRAY | MAJOR_MAP | MAJOR_SIMPLE) => {
             return Some((major, None, end));
         }
         _ => return None,

@@ -44,9 +44,7 @@ fn decoded<'a>(c: &Component<'a>) -> Result<Stored<'a>> {
         }
         #[cfg(not(feature = "alloc"))]
         Encoding::Zstd | Encoding::ZstdSeekable | Encoding::Unknown => {
-            Err(c.error(ErrorKind::Unsupported {
-                what: "zstd decoding needs the `alloc` feature",
-            }))
+            Err(c.error(ErrorKind::Unsupported { what: "zstd decoding needs the `alloc` feature" }))
         }
     }
 }
@@ -69,17 +67,13 @@ fn ints<'b>(c: &Component<'_>, bytes: &'b [u8]) -> Result<impl Iterator<Item = O
             b[..w].copy_from_slice(e);
         }
         let v = u64::from_le_bytes(b);
-        let negative = matches!(dtype, DType::I8 | DType::I16 | DType::I32 | DType::I64)
-            && (b[w - 1] & 0x80) != 0;
+        let negative = matches!(dtype, DType::I8 | DType::I16 | DType::I32 | DType::I64) && (b[w - 1] & 0x80) != 0;
         (!negative).then_some(v)
     }))
 }
 
 /// Number of logical elements of `c` (decoding it when no size is declared).
-fn logical_len<'a, 's>(
-    c: &Component<'a>,
-    load: &impl Fn(&Component<'a>) -> Result<Stored<'s>>,
-) -> Result<u64> {
+fn logical_len<'a, 's>(c: &Component<'a>, load: &impl Fn(&Component<'a>) -> Result<Stored<'s>>) -> Result<u64> {
     let per = c.dtype().width() * c.logical_type().and_then(|t| t.ratio()).unwrap_or(1);
     let n = match c.decoded_len() {
         Some(n) => n,
@@ -93,9 +87,7 @@ fn logical_len<'a, 's>(
 }
 
 fn bad(o: &Object<'_>, c: &Component<'_>, what: &'static str) -> Error {
-    Error::new(ErrorKind::BadData { what })
-        .in_object(o.name())
-        .in_component(c.role())
+    Error::new(ErrorKind::BadData { what }).in_object(o.name()).in_component(c.role())
 }
 
 impl<'a> Object<'a> {
@@ -134,16 +126,11 @@ pub(crate) fn component_data(o: &Object<'_>, c: &Component<'_>) -> Result<()> {
             .map_err(|e| in_obj(e.in_component(c.role())))?;
             if let Some(expected) = c.decoded_len() {
                 if n != expected {
-                    return Err(in_obj(c.error(ErrorKind::LengthMismatch {
-                        expected,
-                        actual: n,
-                    })));
+                    return Err(in_obj(c.error(ErrorKind::LengthMismatch { expected, actual: n })));
                 }
             } else if crate::types::rem_pow2(n, c.dtype().width()) != 0 {
                 let width = c.dtype().width();
-                return Err(in_obj(
-                    c.error(ErrorKind::PartialElement { length: n, width }),
-                ));
+                return Err(in_obj(c.error(ErrorKind::PartialElement { length: n, width })));
             }
             if !bools {
                 return Err(bad(o, c, "bool byte other than 0 or 1"));
@@ -151,15 +138,11 @@ pub(crate) fn component_data(o: &Object<'_>, c: &Component<'_>) -> Result<()> {
         }
         #[cfg(not(feature = "alloc"))]
         Encoding::Zstd => {
-            return Err(in_obj(c.error(ErrorKind::Unsupported {
-                what: "zstd decoding needs the `alloc` feature",
-            })));
+            return Err(in_obj(c.error(ErrorKind::Unsupported { what: "zstd decoding needs the `alloc` feature" })));
         }
         // v2 parts are checked by `crate::v2::verify`, never here.
         Encoding::ZstdSeekable | Encoding::Unknown => {
-            return Err(in_obj(c.error(ErrorKind::Unsupported {
-                what: "v2 encodings in a v1 check",
-            })));
+            return Err(in_obj(c.error(ErrorKind::Unsupported { what: "v2 encodings in a v1 check" })));
         }
     }
     Ok(())
@@ -169,10 +152,7 @@ pub(crate) fn component_data(o: &Object<'_>, c: &Component<'_>) -> Result<()> {
 /// Out of line without `alloc`: inlined into the verify loop, its three
 /// components and their views added to the loop's frame.
 #[cfg_attr(not(feature = "alloc"), inline(never))]
-pub(crate) fn format_data<'a, 's>(
-    o: &Object<'a>,
-    load: &impl Fn(&Component<'a>) -> Result<Stored<'s>>,
-) -> Result<()> {
+pub(crate) fn format_data<'a, 's>(o: &Object<'a>, load: &impl Fn(&Component<'a>) -> Result<Stored<'s>>) -> Result<()> {
     match o.format() {
         Format::SparseCsr => check_csr(o, load),
         Format::SparseCoo => check_coo(o, load),
@@ -184,10 +164,7 @@ pub(crate) fn format_data<'a, 's>(
 // without `alloc`): three `Component`s in one frame set the firmware's
 // stack peak.
 
-fn check_csr<'a, 's>(
-    o: &Object<'a>,
-    load: &impl Fn(&Component<'a>) -> Result<Stored<'s>>,
-) -> Result<()> {
+fn check_csr<'a, 's>(o: &Object<'a>, load: &impl Fn(&Component<'a>) -> Result<Stored<'s>>) -> Result<()> {
     let nnz = values_len(o, load)?;
     csr_indptr(o, load, nnz)?;
     csr_indices(o, load, o.shape().dim(1).unwrap_or(0))
@@ -195,20 +172,13 @@ fn check_csr<'a, 's>(
 
 /// The number of (logical) values of a sparse object.
 #[cfg_attr(not(feature = "alloc"), inline(never))]
-fn values_len<'a, 's>(
-    o: &Object<'a>,
-    load: &impl Fn(&Component<'a>) -> Result<Stored<'s>>,
-) -> Result<u64> {
+fn values_len<'a, 's>(o: &Object<'a>, load: &impl Fn(&Component<'a>) -> Result<Stored<'s>>) -> Result<u64> {
     logical_len(&o.require(Role::Values.name())?, load)
 }
 
 /// CSR `indptr` starts at 0, never decreases and ends at `nnz`.
 #[cfg_attr(not(feature = "alloc"), inline(never))]
-fn csr_indptr<'a, 's>(
-    o: &Object<'a>,
-    load: &impl Fn(&Component<'a>) -> Result<Stored<'s>>,
-    nnz: u64,
-) -> Result<()> {
+fn csr_indptr<'a, 's>(o: &Object<'a>, load: &impl Fn(&Component<'a>) -> Result<Stored<'s>>, nnz: u64) -> Result<()> {
     let indptr = o.require(Role::Indptr.name())?;
     let ps = load(&indptr)?;
     let p = decoded(&indptr.with_stored(ps.get()))?;
@@ -223,22 +193,14 @@ fn csr_indptr<'a, 's>(
         prev = Some(v);
     }
     if prev.unwrap_or(0) != nnz {
-        return Err(bad(
-            o,
-            &indptr,
-            "CSR indptr does not end at the number of values",
-        ));
+        return Err(bad(o, &indptr, "CSR indptr does not end at the number of values"));
     }
     Ok(())
 }
 
 /// CSR column indices are below the column count.
 #[cfg_attr(not(feature = "alloc"), inline(never))]
-fn csr_indices<'a, 's>(
-    o: &Object<'a>,
-    load: &impl Fn(&Component<'a>) -> Result<Stored<'s>>,
-    cols: u64,
-) -> Result<()> {
+fn csr_indices<'a, 's>(o: &Object<'a>, load: &impl Fn(&Component<'a>) -> Result<Stored<'s>>, cols: u64) -> Result<()> {
     let indices = o.require(Role::Indices.name())?;
     let is = load(&indices)?;
     let i = decoded(&indices.with_stored(is.get()))?;
@@ -250,21 +212,14 @@ fn csr_indices<'a, 's>(
     Ok(())
 }
 
-fn check_coo<'a, 's>(
-    o: &Object<'a>,
-    load: &impl Fn(&Component<'a>) -> Result<Stored<'s>>,
-) -> Result<()> {
+fn check_coo<'a, 's>(o: &Object<'a>, load: &impl Fn(&Component<'a>) -> Result<Stored<'s>>) -> Result<()> {
     let nnz = values_len(o, load)?;
     coo_coords(o, load, nnz)
 }
 
 /// COO coordinates lie inside the shape.
 #[cfg_attr(not(feature = "alloc"), inline(never))]
-fn coo_coords<'a, 's>(
-    o: &Object<'a>,
-    load: &impl Fn(&Component<'a>) -> Result<Stored<'s>>,
-    nnz: u64,
-) -> Result<()> {
+fn coo_coords<'a, 's>(o: &Object<'a>, load: &impl Fn(&Component<'a>) -> Result<Stored<'s>>, nnz: u64) -> Result<()> {
     let coords = o.require(Role::Coords.name())?;
     let cs = load(&coords)?;
     let b = decoded(&coords.with_stored(cs.get()))?;

@@ -61,22 +61,15 @@ impl Tail {
     /// without it, a footer that is not `ZTEN1000` is only a guess at v0.1,
     /// and a bad size there means "not a zTensor file".
     fn locate(footer: &[u8], file_len: u64, header: Option<Layout>) -> Result<Tail> {
-        if footer.ends_with(&crate::v2::container::MAGIC)
-            && matches!(header, None | Some(Layout::V2))
-        {
+        if footer.ends_with(&crate::v2::container::MAGIC) && matches!(header, None | Some(Layout::V2)) {
             return Tail::v2(footer, file_len);
         }
-        let Some(f) = footer
-            .last_chunk::<16>()
-            .filter(|_| file_len >= HEADER_LEN + 9)
-        else {
+        let Some(f) = footer.last_chunk::<16>().filter(|_| file_len >= HEADER_LEN + 9) else {
             return Err(Error::new(ErrorKind::FileTooSmall { len: file_len }));
         };
         let le = |b: &[u8]| u64::from_le_bytes(b.try_into().unwrap_or([0; 8]));
         let (layout, size, trailer) = match header {
-            Some(Layout::V0) if f[8..] == MAGIC_V1 => {
-                return Err(Error::new(ErrorKind::MagicMismatch))
-            }
+            Some(Layout::V0) if f[8..] == MAGIC_V1 => return Err(Error::new(ErrorKind::MagicMismatch)),
             Some(Layout::V0) => (Layout::V0, le(&f[8..]), 8),
             _ if f[8..] == MAGIC_V1 => (Layout::V1, le(&f[..8]), FOOTER_LEN),
             // The header names a generation but its footer magic is gone:
@@ -86,11 +79,7 @@ impl Tail {
         };
         let guessed = layout == Layout::V0 && header.is_none();
         if size > MAX_MANIFEST_LEN {
-            return Err(Error::new(if guessed {
-                ErrorKind::BadMagic
-            } else {
-                ErrorKind::ManifestTooLarge { size }
-            }));
+            return Err(Error::new(if guessed { ErrorKind::BadMagic } else { ErrorKind::ManifestTooLarge { size } }));
         }
         // header + manifest + trailer must fit; checked arithmetic throughout.
         let need = HEADER_LEN + trailer + size;
@@ -101,25 +90,14 @@ impl Tail {
                 ErrorKind::ManifestOutOfBounds { size, file_len }
             }));
         }
-        Ok(Tail {
-            layout,
-            file_len,
-            manifest_offset: file_len - trailer - size,
-            manifest_len: size,
-        })
+        Ok(Tail { layout, file_len, manifest_offset: file_len - trailer - size, manifest_len: size })
     }
 
     /// Locate the manifest in a whole file, checking header and footer magic.
     pub fn from_file(bytes: &[u8]) -> Result<Tail> {
         let len = bytes.len() as u64;
-        let header = bytes
-            .get(..8)
-            .ok_or_else(|| Error::new(ErrorKind::FileTooSmall { len }))?;
-        Self::from_header_and_footer(
-            header,
-            &bytes[bytes.len().saturating_sub(MAX_FOOTER_LEN as usize)..],
-            len,
-        )
+        let header = bytes.get(..8).ok_or_else(|| Error::new(ErrorKind::FileTooSmall { len }))?;
+        Self::from_header_and_footer(header, &bytes[bytes.len().saturating_sub(MAX_FOOTER_LEN as usize)..], len)
     }
 
     /// Locate the manifest from the file's first 8 bytes and its last
@@ -134,13 +112,8 @@ impl Tail {
             Some(h) if h == MAGIC_V0 => Layout::V0,
             // v2 §2: the magic at offset 0 and at the end of the 40-byte footer.
             Some(h) if h == crate::v2::container::MAGIC => {
-                let whole = file_len >= crate::v2::container::MIN_FILE_LEN
-                    && footer.ends_with(&crate::v2::container::MAGIC);
-                return if whole || !READS_V2 {
-                    Tail::v2(footer, file_len)
-                } else {
-                    Err(Error::truncated(Layout::V2, file_len))
-                };
+                let whole = file_len >= crate::v2::container::MIN_FILE_LEN && footer.ends_with(&crate::v2::container::MAGIC);
+                return if whole || !READS_V2 { Tail::v2(footer, file_len) } else { Err(Error::truncated(Layout::V2, file_len)) };
             }
             Some(_) => return Err(Error::new(ErrorKind::BadMagic)),
             None => return Err(Error::new(ErrorKind::FileTooSmall { len: file_len })),
@@ -167,14 +140,8 @@ impl Tail {
             // Refused here, so that the v2 footer's checks stay out of the build.
             return Err(Error::new(ErrorKind::UnsupportedVersion { major: 2 }));
         }
-        let f = crate::v2::container::Footer::parse(footer, file_len)
-            .map_err(|e| to_crate(e, Sizes::of_footer(footer, file_len)))?;
-        Ok(Tail {
-            layout: Layout::V2,
-            file_len,
-            manifest_offset: f.manifest_offset,
-            manifest_len: f.manifest_length,
-        })
+        let f = crate::v2::container::Footer::parse(footer, file_len).map_err(|e| to_crate(e, Sizes::of_footer(footer, file_len)))?;
+        Ok(Tail { layout: Layout::V2, file_len, manifest_offset: f.manifest_offset, manifest_len: f.manifest_length })
     }
 
     /// Check the file's first 8 bytes against this tail's layout.
@@ -221,57 +188,34 @@ mod tests {
     fn locates_v1_manifest() {
         let (f, n) = v1(&[0xa0], 56);
         let t = Tail::from_file(&f[..n]).unwrap();
-        assert_eq!(
-            (t.layout, t.manifest_offset, t.manifest_len),
-            (Layout::V1, 64, 1)
-        );
+        assert_eq!((t.layout, t.manifest_offset, t.manifest_len), (Layout::V1, 64, 1));
         assert_eq!(Tail::from_footer(&f[n - 16..n], n as u64).unwrap(), t);
     }
 
     #[test]
     fn rejects_bad_containers() {
         let (mut f, n) = v1(&[0xa0], 0);
-        assert_eq!(
-            Tail::from_file(&f[..7]).unwrap_err().kind(),
-            ErrorKind::FileTooSmall { len: 7 }
-        );
+        assert_eq!(Tail::from_file(&f[..7]).unwrap_err().kind(), ErrorKind::FileTooSmall { len: 7 });
         f[n - 1] = b'X';
-        assert_eq!(
-            Tail::from_file(&f[..n]).unwrap_err().kind(),
-            ErrorKind::BadMagic
-        );
-        assert!(Tail::from_file(&f[..n])
-            .unwrap_err()
-            .to_string()
-            .starts_with("truncated v1.x file"));
+        assert_eq!(Tail::from_file(&f[..n]).unwrap_err().kind(), ErrorKind::BadMagic);
+        assert!(Tail::from_file(&f[..n]).unwrap_err().to_string().starts_with("truncated v1.x file"));
         let (mut f, n) = v1(&[0xa0], 0);
         f[0] = b'Q';
-        assert_eq!(
-            Tail::from_file(&f[..n]).unwrap_err().kind(),
-            ErrorKind::BadMagic
-        );
+        assert_eq!(Tail::from_file(&f[..n]).unwrap_err().kind(), ErrorKind::BadMagic);
         let (mut f, n) = v1(&[0xa0], 0);
         f[n - 16..n - 8].copy_from_slice(&(MAX_MANIFEST_LEN + 1).to_le_bytes());
         assert_eq!(
             Tail::from_file(&f[..n]).unwrap_err().kind(),
-            ErrorKind::ManifestTooLarge {
-                size: MAX_MANIFEST_LEN + 1
-            }
+            ErrorKind::ManifestTooLarge { size: MAX_MANIFEST_LEN + 1 }
         );
         f[n - 16..n - 8].copy_from_slice(&1000u64.to_le_bytes());
         assert_eq!(
             Tail::from_file(&f[..n]).unwrap_err().kind(),
-            ErrorKind::ManifestOutOfBounds {
-                size: 1000,
-                file_len: n as u64
-            }
+            ErrorKind::ManifestOutOfBounds { size: 1000, file_len: n as u64 }
         );
         let (mut f, n) = v1(&[0xa0], 0);
         f[..8].copy_from_slice(&MAGIC_V0);
-        assert_eq!(
-            Tail::from_file(&f[..n]).unwrap_err().kind(),
-            ErrorKind::MagicMismatch
-        );
+        assert_eq!(Tail::from_file(&f[..n]).unwrap_err().kind(), ErrorKind::MagicMismatch);
     }
 
     #[test]
@@ -281,29 +225,16 @@ mod tests {
             let e = Tail::from_file(&f[..cut]).unwrap_err();
             assert_eq!(e.kind(), ErrorKind::BadMagic, "{cut}");
             let msg = e.to_string();
-            assert!(
-                msg.starts_with("truncated v1.x file") && msg.contains(&format!("{cut} bytes")),
-                "{cut}: {msg}"
-            );
+            assert!(msg.starts_with("truncated v1.x file") && msg.contains(&format!("{cut} bytes")), "{cut}: {msg}");
         }
         // The same from the two ends alone (positional readers).
-        let e =
-            Tail::from_header_and_footer(&f[..8], &f[n - 1 - 16..n - 1], n as u64 - 1).unwrap_err();
-        assert!(
-            e.to_string().starts_with("truncated v1.x file") && e.to_string().contains("magic"),
-            "{e}"
-        );
-        assert_eq!(
-            Tail::from_header_and_footer(&f[..8], &f[n - 16..n], n as u64).unwrap(),
-            Tail::from_file(&f[..n]).unwrap()
-        );
+        let e = Tail::from_header_and_footer(&f[..8], &f[n - 1 - 16..n - 1], n as u64 - 1).unwrap_err();
+        assert!(e.to_string().starts_with("truncated v1.x file") && e.to_string().contains("magic"), "{e}");
+        assert_eq!(Tail::from_header_and_footer(&f[..8], &f[n - 16..n], n as u64).unwrap(), Tail::from_file(&f[..n]).unwrap());
         // A header that is not zTensor's is still "not a zTensor file".
         let mut g = f;
         g[..8].copy_from_slice(b"PK\x03\x04\0\0\0\0");
-        assert!(Tail::from_file(&g[..n])
-            .unwrap_err()
-            .to_string()
-            .contains("not a zTensor file"));
+        assert!(Tail::from_file(&g[..n]).unwrap_err().to_string().contains("not a zTensor file"));
     }
 
     #[test]
@@ -313,15 +244,9 @@ mod tests {
         f[8] = 0x80;
         f[9] = 1;
         let t = Tail::from_file(&f).unwrap();
-        assert_eq!(
-            (t.layout, t.manifest_offset, t.manifest_len),
-            (Layout::V0, 8, 1)
-        );
+        assert_eq!((t.layout, t.manifest_offset, t.manifest_len), (Layout::V0, 8, 1));
         assert!(t.check_header(&f[..8]).is_ok());
-        assert_eq!(
-            t.check_header(&MAGIC_V1).unwrap_err().kind(),
-            ErrorKind::MagicMismatch
-        );
+        assert_eq!(t.check_header(&MAGIC_V1).unwrap_err().kind(), ErrorKind::MagicMismatch);
     }
 }
 
@@ -335,11 +260,7 @@ mod v2_gate_tests {
     use crate::File;
 
     fn v2_file() -> std::vec::Vec<u8> {
-        std::fs::read(concat!(
-            env!("CARGO_MANIFEST_DIR"),
-            "/tests/fixtures/v2/valid/tied.zt"
-        ))
-        .unwrap()
+        std::fs::read(concat!(env!("CARGO_MANIFEST_DIR"), "/tests/fixtures/v2/valid/tied.zt")).unwrap()
     }
 
     #[cfg(not(ztensor_no_v2))]
@@ -352,10 +273,6 @@ mod v2_gate_tests {
     #[test]
     fn v2_files_are_refused_without_the_v2_reader() {
         let e = File::parse(&v2_file()).unwrap_err();
-        assert_eq!(
-            e.kind(),
-            crate::ErrorKind::UnsupportedVersion { major: 2 },
-            "{e:?}"
-        );
+        assert_eq!(e.kind(), crate::ErrorKind::UnsupportedVersion { major: 2 }, "{e:?}");
     }
 }

@@ -41,9 +41,7 @@ impl<'a> Digest<'a> {
             8 => Digest::Sha256(be_bytes(w)),
             1 => Digest::Crc32c(w[7]),
             // (The text before the colon, which decode found.)
-            _ => Digest::Unknown {
-                algorithm: s.split(':').next().unwrap_or(s),
-            },
+            _ => Digest::Unknown { algorithm: s.split(':').next().unwrap_or(s) },
         })
     }
 
@@ -128,10 +126,8 @@ fn be_bytes(words: [u32; 8]) -> [u8; 32] {
 /// blocks, then the padded tail (no streaming buffer: less code).
 fn sha256_into(bytes: &[u8], state: &mut [u32; 8]) {
     // The initial state copied from one table (not eight literal loads).
-    static H: [u32; 8] = [
-        0x6a09e667, 0xbb67ae85, 0x3c6ef372, 0xa54ff53a, 0x510e527f, 0x9b05688c, 0x1f83d9ab,
-        0x5be0cd19,
-    ];
+    static H: [u32; 8] =
+        [0x6a09e667, 0xbb67ae85, 0x3c6ef372, 0xa54ff53a, 0x510e527f, 0x9b05688c, 0x1f83d9ab, 0x5be0cd19];
     *state = H;
     // The tail and 0x80 (at most 64 bytes), zeros and the length in bits
     // at the end of the first block or of a second.
@@ -147,10 +143,7 @@ fn sha256_into(bytes: &[u8], state: &mut [u32; 8]) {
     // (Two loops, not a chain of the two: no chain state in firmware.)
     let mut block = |b: &[u8]| {
         #[cfg(feature = "alloc")]
-        sha2::compress256(
-            state,
-            core::slice::from_ref(sha2::digest::generic_array::GenericArray::from_slice(b)),
-        );
+        sha2::compress256(state, core::slice::from_ref(sha2::digest::generic_array::GenericArray::from_slice(b)));
         #[cfg(not(feature = "alloc"))]
         compress(state, b);
     };
@@ -165,14 +158,14 @@ fn sha256_into(bytes: &[u8], state: &mut [u32; 8]) {
 /// The SHA-256 round constants.
 #[cfg_attr(feature = "alloc", allow(dead_code))]
 const K: [u32; 64] = [
-    0x428a2f98, 0x71374491, 0xb5c0fbcf, 0xe9b5dba5, 0x3956c25b, 0x59f111f1, 0x923f82a4, 0xab1c5ed5,
-    0xd807aa98, 0x12835b01, 0x243185be, 0x550c7dc3, 0x72be5d74, 0x80deb1fe, 0x9bdc06a7, 0xc19bf174,
-    0xe49b69c1, 0xefbe4786, 0x0fc19dc6, 0x240ca1cc, 0x2de92c6f, 0x4a7484aa, 0x5cb0a9dc, 0x76f988da,
-    0x983e5152, 0xa831c66d, 0xb00327c8, 0xbf597fc7, 0xc6e00bf3, 0xd5a79147, 0x06ca6351, 0x14292967,
-    0x27b70a85, 0x2e1b2138, 0x4d2c6dfc, 0x53380d13, 0x650a7354, 0x766a0abb, 0x81c2c92e, 0x92722c85,
-    0xa2bfe8a1, 0xa81a664b, 0xc24b8b70, 0xc76c51a3, 0xd192e819, 0xd6990624, 0xf40e3585, 0x106aa070,
-    0x19a4c116, 0x1e376c08, 0x2748774c, 0x34b0bcb5, 0x391c0cb3, 0x4ed8aa4a, 0x5b9cca4f, 0x682e6ff3,
-    0x748f82ee, 0x78a5636f, 0x84c87814, 0x8cc70208, 0x90befffa, 0xa4506ceb, 0xbef9a3f7, 0xc67178f2,
+    0x428a2f98, 0x71374491, 0xb5c0fbcf, 0xe9b5dba5, 0x3956c25b, 0x59f111f1, 0x923f82a4, 0xab1c5ed5, 0xd807aa98,
+    0x12835b01, 0x243185be, 0x550c7dc3, 0x72be5d74, 0x80deb1fe, 0x9bdc06a7, 0xc19bf174, 0xe49b69c1, 0xefbe4786,
+    0x0fc19dc6, 0x240ca1cc, 0x2de92c6f, 0x4a7484aa, 0x5cb0a9dc, 0x76f988da, 0x983e5152, 0xa831c66d, 0xb00327c8,
+    0xbf597fc7, 0xc6e00bf3, 0xd5a79147, 0x06ca6351, 0x14292967, 0x27b70a85, 0x2e1b2138, 0x4d2c6dfc, 0x53380d13,
+    0x650a7354, 0x766a0abb, 0x81c2c92e, 0x92722c85, 0xa2bfe8a1, 0xa81a664b, 0xc24b8b70, 0xc76c51a3, 0xd192e819,
+    0xd6990624, 0xf40e3585, 0x106aa070, 0x19a4c116, 0x1e376c08, 0x2748774c, 0x34b0bcb5, 0x391c0cb3, 0x4ed8aa4a,
+    0x5b9cca4f, 0x682e6ff3, 0x748f82ee, 0x78a5636f, 0x84c87814, 0x8cc70208, 0x90befffa, 0xa4506ceb, 0xbef9a3f7,
+    0xc67178f2,
 ];
 
 /// The SHA-256 compression of one 64-byte block: the no-heap (firmware)
@@ -193,32 +186,16 @@ fn compress(state: &mut [u32; 8], block: &[u8]) {
                 let (w1, w14) = (w[(i + 1) % 16], w[(i + 14) % 16]);
                 let s0 = w1.rotate_right(7) ^ w1.rotate_right(18) ^ w1 >> 3;
                 let s1 = w14.rotate_right(17) ^ w14.rotate_right(19) ^ w14 >> 10;
-                w[i % 16]
-                    .wrapping_add(s0)
-                    .wrapping_add(w[(i + 9) % 16])
-                    .wrapping_add(s1)
+                w[i % 16].wrapping_add(s0).wrapping_add(w[(i + 9) % 16]).wrapping_add(s1)
             }
         };
         let [a, b, c, d, e, f, g, h] = s;
         let s1 = e.rotate_right(6) ^ e.rotate_right(11) ^ e.rotate_right(25);
         let ch = (e & f) ^ (!e & g);
-        let t1 = h
-            .wrapping_add(s1)
-            .wrapping_add(ch)
-            .wrapping_add(K[i])
-            .wrapping_add(w[i % 16]);
+        let t1 = h.wrapping_add(s1).wrapping_add(ch).wrapping_add(K[i]).wrapping_add(w[i % 16]);
         let s0 = a.rotate_right(2) ^ a.rotate_right(13) ^ a.rotate_right(22);
         let maj = (a & b) ^ (a & c) ^ (b & c);
-        s = [
-            t1.wrapping_add(s0).wrapping_add(maj),
-            a,
-            b,
-            c,
-            d.wrapping_add(t1),
-            e,
-            f,
-            g,
-        ];
+        s = [t1.wrapping_add(s0).wrapping_add(maj), a, b, c, d.wrapping_add(t1), e, f, g];
     }
     for (x, y) in state.iter_mut().zip(s) {
         *x = x.wrapping_add(y);
@@ -246,8 +223,7 @@ impl Default for Crc32c {
 }
 
 #[cfg(all(feature = "alloc", not(feature = "std")))]
-static CASTAGNOLI: crc::Crc<u32, crc::Table<1>> =
-    crc::Crc::<u32, crc::Table<1>>::new(&crc::CRC_32_ISCSI);
+static CASTAGNOLI: crc::Crc<u32, crc::Table<1>> = crc::Crc::<u32, crc::Table<1>>::new(&crc::CRC_32_ISCSI);
 
 /// CRC-32C four bits at a time through a 16-entry table (64 bytes of flash
 /// instead of 1 KiB): the no-heap (firmware) build's CRC. Takes and gives
@@ -317,9 +293,7 @@ impl<'a> Component<'a> {
     /// `Ok(Verified::Ok)` on a match, `NoDigest` / `Unverifiable` when there
     /// is nothing to check; a malformed digest or a mismatch is an error.
     pub fn verify_digest(&self) -> Result<Verified> {
-        let Some(d) = self.digest else {
-            return Ok(Verified::NoDigest);
-        };
+        let Some(d) = self.digest else { return Ok(Verified::NoDigest) };
         let d = Digest::parse(d).map_err(|e| e.in_component(self.role))?;
         match d.matches(self.stored_bytes()?) {
             None => Ok(Verified::Unverifiable),
@@ -340,21 +314,14 @@ mod tests {
         use sha2::Digest as _;
         let data: [u8; 300] = core::array::from_fn(|i| (i * 7 + 3) as u8);
         for n in 0..data.len() {
-            assert_eq!(
-                sha256(&data[..n])[..],
-                sha2::Sha256::digest(&data[..n])[..],
-                "length {n}"
-            );
+            assert_eq!(sha256(&data[..n])[..], sha2::Sha256::digest(&data[..n])[..], "length {n}");
         }
     }
 
     #[test]
     fn rolled_compression_equals_sha2s() {
         use sha2::digest::generic_array::GenericArray;
-        let mut mine = [
-            0x6a09e667, 0xbb67ae85, 0x3c6ef372, 0xa54ff53a, 0x510e527f, 0x9b05688c, 0x1f83d9ab,
-            0x5be0cd19,
-        ];
+        let mut mine = [0x6a09e667, 0xbb67ae85, 0x3c6ef372, 0xa54ff53a, 0x510e527f, 0x9b05688c, 0x1f83d9ab, 0x5be0cd19];
         let mut theirs = mine;
         for i in 0..200usize {
             let block: [u8; 64] = core::array::from_fn(|j| (i * 61 + j * j * 7 + 13) as u8);
@@ -372,11 +339,7 @@ mod tests {
             assert_eq!(crc32c_nibbles(0, &data[..n]), crc32c(&data[..n]), "n = {n}");
             for cut in [0, n / 3, n] {
                 let first = crc32c_nibbles(0, &data[..cut]);
-                assert_eq!(
-                    crc32c_nibbles(first, &data[cut..n]),
-                    crc32c(&data[..n]),
-                    "n = {n}, cut = {cut}"
-                );
+                assert_eq!(crc32c_nibbles(first, &data[cut..n]), crc32c(&data[..n]), "n = {n}, cut = {cut}");
             }
         }
     }
@@ -397,80 +360,23 @@ mod tests {
 
     #[test]
     fn parses_digests() {
-        assert_eq!(
-            Digest::parse("crc32c:0xE3069283").unwrap(),
-            Digest::Crc32c(0xe306_9283)
-        );
-        assert_eq!(
-            Digest::parse("crc32c:0xe3069283")
-                .unwrap()
-                .matches(b"123456789"),
-            Some(true)
-        );
+        assert_eq!(Digest::parse("crc32c:0xE3069283").unwrap(), Digest::Crc32c(0xe306_9283));
+        assert_eq!(Digest::parse("crc32c:0xe3069283").unwrap().matches(b"123456789"), Some(true));
         let sha = "sha256:15E2B0D3C33891EBB0F1EF609EC419420C20E320CE94C65FBC8C3312448EB225";
-        assert_eq!(
-            Digest::parse(sha).unwrap().matches(b"123456789"),
-            Some(true)
-        );
-        assert_eq!(
-            Digest::parse("md5:abc").unwrap(),
-            Digest::Unknown { algorithm: "md5" }
-        );
+        assert_eq!(Digest::parse(sha).unwrap().matches(b"123456789"), Some(true));
+        assert_eq!(Digest::parse("md5:abc").unwrap(), Digest::Unknown { algorithm: "md5" });
         // The algorithm ends at the first colon, whatever its characters.
-        assert_eq!(
-            Digest::parse("é€:a:b").unwrap(),
-            Digest::Unknown { algorithm: "é€" }
-        );
-        assert_eq!(
-            Digest::parse("sha2560:ab").unwrap(),
-            Digest::Unknown {
-                algorithm: "sha2560"
-            }
-        );
-        assert_eq!(
-            (
-                check("md5:abc", b""),
-                check("crc32c:0xe3069283", b"123456789")
-            ),
-            (Some(None), Some(Some(true)))
-        );
-        assert_eq!(
-            (
-                check("crc32c:0xe3069283", b"12345678"),
-                check("sha25:1", b""),
-                check(":1", b"")
-            ),
-            (Some(Some(false)), Some(None), None)
-        );
+        assert_eq!(Digest::parse("é€:a:b").unwrap(), Digest::Unknown { algorithm: "é€" });
+        assert_eq!(Digest::parse("sha2560:ab").unwrap(), Digest::Unknown { algorithm: "sha2560" });
+        assert_eq!((check("md5:abc", b""), check("crc32c:0xe3069283", b"123456789")), (Some(None), Some(Some(true))));
+        assert_eq!((check("crc32c:0xe3069283", b"12345678"), check("sha25:1", b""), check(":1", b"")), (Some(Some(false)), Some(None), None));
         assert_eq!(Digest::parse("crc32c:0X1").unwrap(), Digest::Crc32c(1));
         let mut want = [0u8; 32];
         want[31] = 0xab;
-        assert_eq!(
-            Digest::parse(&format!("sha256:{}AB", "0".repeat(62))).unwrap(),
-            Digest::Sha256(want)
-        );
-        let (short, long, nonhex) = (
-            format!("sha256:{}", "a".repeat(63)),
-            format!("sha256:{}", "a".repeat(65)),
-            format!("sha256:{}", "g".repeat(64)),
-        );
-        for bad in [
-            "sha256",
-            "sha256:12",
-            "crc32c:1234",
-            "crc32c:0x",
-            "crc32c:0xZZ",
-            "crc32c:0x123456789",
-            ":ab",
-            &short,
-            &long,
-            &nonhex,
-        ] {
-            assert_eq!(
-                Digest::parse(bad).unwrap_err().kind(),
-                ErrorKind::BadDigest,
-                "{bad}"
-            );
+        assert_eq!(Digest::parse(&format!("sha256:{}AB", "0".repeat(62))).unwrap(), Digest::Sha256(want));
+        let (short, long, nonhex) = (format!("sha256:{}", "a".repeat(63)), format!("sha256:{}", "a".repeat(65)), format!("sha256:{}", "g".repeat(64)));
+        for bad in ["sha256", "sha256:12", "crc32c:1234", "crc32c:0x", "crc32c:0xZZ", "crc32c:0x123456789", ":ab", &short, &long, &nonhex] {
+            assert_eq!(Digest::parse(bad).unwrap_err().kind(), ErrorKind::BadDigest, "{bad}");
         }
     }
 }

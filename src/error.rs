@@ -46,10 +46,7 @@ pub enum ErrorKind {
     /// A required field is absent.
     MissingField { field: &'static str },
     /// A field has the wrong CBOR type.
-    WrongType {
-        field: &'static str,
-        expected: &'static str,
-    },
+    WrongType { field: &'static str, expected: &'static str },
     /// `version` is not `MAJOR.MINOR[.PATCH]`.
     BadVersion,
     /// The manifest's major version is not 1.
@@ -65,11 +62,7 @@ pub enum ErrorKind {
     /// A component offset is not a multiple of 64.
     Misaligned { offset: u64 },
     /// A component does not lie between the header and the manifest.
-    OutOfBounds {
-        offset: u64,
-        length: u64,
-        limit: u64,
-    },
+    OutOfBounds { offset: u64, length: u64, limit: u64 },
     /// Two components share part, but not all, of a byte range.
     Overlap { offset: u64, length: u64 },
     /// The product of the shape (times the element width) overflows `u64`.
@@ -220,11 +213,7 @@ impl Name {
         }
         let mut buf = [0u8; NAME_CAP];
         buf[..end].copy_from_slice(&s.as_bytes()[..end]);
-        Name {
-            buf,
-            len: end as u8,
-            truncated: end < s.len(),
-        }
+        Name { buf, len: end as u8, truncated: end < s.len() }
     }
 
     /// The kept text.
@@ -241,23 +230,13 @@ impl Name {
 
 impl fmt::Debug for Name {
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
-        write!(
-            f,
-            "{:?}{}",
-            self.as_str(),
-            if self.truncated { "…" } else { "" }
-        )
+        write!(f, "{:?}{}", self.as_str(), if self.truncated { "…" } else { "" })
     }
 }
 
 impl fmt::Display for Name {
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
-        write!(
-            f,
-            "{}{}",
-            self.as_str(),
-            if self.truncated { "…" } else { "" }
-        )
+        write!(f, "{}{}", self.as_str(), if self.truncated { "…" } else { "" })
     }
 }
 
@@ -284,10 +263,7 @@ enum Detail {
     Value(Name),
     /// The header magic names a generation, but the file is too short for
     /// that generation's footer or does not end with its footer magic.
-    Truncated {
-        layout: crate::container::Layout,
-        len: u64,
-    },
+    Truncated { layout: crate::container::Layout, len: u64 },
 }
 
 /// `Result` with this crate's [`Error`].
@@ -296,24 +272,12 @@ pub type Result<T, E = Error> = core::result::Result<T, E>;
 impl Error {
     /// An error of `kind` with no location yet.
     pub const fn new(kind: ErrorKind) -> Self {
-        Error {
-            kind,
-            offset: NO_OFFSET,
-            object: None,
-            role: None,
-            detail: Detail::None,
-        }
+        Error { kind, offset: NO_OFFSET, object: None, role: None, detail: Detail::None }
     }
 
     /// An error of `kind` at manifest byte `offset`.
     pub(crate) const fn at(kind: ErrorKind, offset: usize) -> Self {
-        Error {
-            kind,
-            offset: stored_offset(offset),
-            object: None,
-            role: None,
-            detail: Detail::None,
-        }
+        Error { kind, offset: stored_offset(offset), object: None, role: None, detail: Detail::None }
     }
 
     /// A file of `len` bytes whose header magic names `layout` but which
@@ -326,11 +290,7 @@ impl Error {
             crate::container::Layout::V2 => crate::v2::container::MIN_FILE_LEN,
             _ => crate::container::HEADER_LEN + 9,
         };
-        let kind = if len < smallest {
-            ErrorKind::FileTooSmall { len }
-        } else {
-            ErrorKind::BadMagic
-        };
+        let kind = if len < smallest { ErrorKind::FileTooSmall { len } } else { ErrorKind::BadMagic };
         let mut e = Error::new(kind);
         e.detail = Detail::Truncated { layout, len };
         e
@@ -519,11 +479,7 @@ impl fmt::Display for Error {
         match (&self.detail, self.kind) {
             (Detail::Truncated { layout, len }, _) => {
                 let (generation, magic, footer) = match layout {
-                    crate::container::Layout::V2 => (
-                        "v2",
-                        "v2 magic (\\x89ZT2)",
-                        crate::v2::container::FOOTER_LEN,
-                    ),
+                    crate::container::Layout::V2 => ("v2", "v2 magic (\\x89ZT2)", crate::v2::container::FOOTER_LEN),
                     _ => ("v1.x", "ZTEN1000 magic", crate::container::FOOTER_LEN),
                 };
                 write!(
@@ -532,20 +488,13 @@ impl fmt::Display for Error {
                 )?
             }
             (Detail::Value(v), ErrorKind::UnknownDType) => write!(f, "unknown dtype {v:?}")?,
-            (Detail::Value(v), ErrorKind::UnknownEncoding) => {
-                write!(f, "unknown encoding {v:?} (expected raw or zstd)")?
-            }
+            (Detail::Value(v), ErrorKind::UnknownEncoding) => write!(f, "unknown encoding {v:?} (expected raw or zstd)")?,
             (Detail::Value(v), kind) => write!(f, "{kind}: {v:?}")?,
             (Detail::None, kind) => fmt::Display::fmt(&kind, f)?,
         }
         let mut sep = " (";
         if let Some(o) = &self.object {
-            write!(
-                f,
-                "{sep}object {:?}{}",
-                o.as_str(),
-                if o.is_truncated() { "…" } else { "" }
-            )?;
+            write!(f, "{sep}object {:?}{}", o.as_str(), if o.is_truncated() { "…" } else { "" })?;
             sep = ", ";
         }
         if let Some(r) = &self.role {
@@ -604,47 +553,27 @@ mod tests {
     #[cfg(not(ztensor_no_error_names))]
     #[test]
     fn messages_name_the_offending_value() {
-        let e = Error::at(ErrorKind::UnknownDType, 7)
-            .with_value("f31")
-            .in_object("w");
-        assert_eq!(
-            e.to_string(),
-            "unknown dtype \"f31\" (object \"w\", manifest byte 7)"
-        );
+        let e = Error::at(ErrorKind::UnknownDType, 7).with_value("f31").in_object("w");
+        assert_eq!(e.to_string(), "unknown dtype \"f31\" (object \"w\", manifest byte 7)");
         assert_eq!(e.value().unwrap().as_str(), "f31");
         let e = Error::new(ErrorKind::UnknownEncoding).with_value("lz4");
-        assert_eq!(
-            e.to_string(),
-            "unknown encoding \"lz4\" (expected raw or zstd)"
-        );
-        assert_eq!(
-            Error::new(ErrorKind::UnknownDType).to_string(),
-            "unknown dtype"
-        );
+        assert_eq!(e.to_string(), "unknown encoding \"lz4\" (expected raw or zstd)");
+        assert_eq!(Error::new(ErrorKind::UnknownDType).to_string(), "unknown dtype");
     }
 
     #[test]
     fn offsets_are_kept_and_first_wins() {
         let e = Error::at(ErrorKind::CborEof, 120).or_at(7);
         assert_eq!(e.manifest_offset(), Some(120));
-        assert_eq!(
-            Error::new(ErrorKind::CborEof).or_at(7).manifest_offset(),
-            Some(7)
-        );
+        assert_eq!(Error::new(ErrorKind::CborEof).or_at(7).manifest_offset(), Some(7));
         assert_eq!(Error::new(ErrorKind::CborEof).manifest_offset(), None);
-        assert_eq!(
-            Error::at(ErrorKind::CborEof, (1 << 30) + 5).manifest_offset(),
-            Some((1 << 30) + 5)
-        );
+        assert_eq!(Error::at(ErrorKind::CborEof, (1 << 30) + 5).manifest_offset(), Some((1 << 30) + 5));
     }
 
     #[cfg(ztensor_no_error_names)]
     #[test]
     fn no_names_are_kept_with_no_error_names() {
-        let e = Error::at(ErrorKind::UnknownDType, 7)
-            .with_value("f31")
-            .in_object("w")
-            .in_component("data");
+        let e = Error::at(ErrorKind::UnknownDType, 7).with_value("f31").in_object("w").in_component("data");
         assert!(e.object().is_none() && e.role().is_none() && e.value().is_none());
         assert_eq!(e.to_string(), "unknown dtype (manifest byte 7)");
     }
@@ -655,26 +584,17 @@ mod tests {
         let e = Error::truncated(Layout::V1, 100);
         assert_eq!(e.kind(), ErrorKind::BadMagic);
         assert!(e.to_string().starts_with("truncated v1.x file"), "{e}");
-        assert!(
-            e.to_string().contains("100 bytes") && e.to_string().contains("16-byte footer"),
-            "{e}"
-        );
+        assert!(e.to_string().contains("100 bytes") && e.to_string().contains("16-byte footer"), "{e}");
         assert!(!e.to_string().contains("not a zTensor file"));
         let e = Error::truncated(Layout::V2, 47);
         assert_eq!(e.kind(), ErrorKind::FileTooSmall { len: 47 });
-        assert!(
-            e.to_string().starts_with("truncated v2 file")
-                && e.to_string().contains("40-byte footer"),
-            "{e}"
-        );
+        assert!(e.to_string().starts_with("truncated v2 file") && e.to_string().contains("40-byte footer"), "{e}");
     }
 
     #[cfg(not(ztensor_no_error_names))]
     #[test]
     fn first_location_wins() {
-        let e = Error::new(ErrorKind::NotFound)
-            .in_object("a")
-            .in_object("b");
+        let e = Error::new(ErrorKind::NotFound).in_object("a").in_object("b");
         assert_eq!(e.object().unwrap().as_str(), "a");
     }
 }

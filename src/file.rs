@@ -62,12 +62,7 @@ impl<'a> File<'a> {
             }
             return Self::parse_v2(bytes, None);
         }
-        Self::parse_parts(
-            manifest_slice(bytes, &tail),
-            tail,
-            Some(bytes),
-            default_scratch!(),
-        )
+        Self::parse_parts(manifest_slice(bytes, &tail), tail, Some(bytes), default_scratch!())
     }
 
     /// [`File::parse`] with caller-provided scratch: never allocates.
@@ -77,24 +72,14 @@ impl<'a> File<'a> {
             if !crate::container::READS_V2 {
                 return Err(Error::new(ErrorKind::UnsupportedVersion { major: 2 }));
             }
-            let sizes =
-                crate::v2::errors::Sizes::of_footer(&bytes[bytes.len() - 40..], bytes.len() as u64);
-            let m = crate::v2::Manifest::parse_with_entries(bytes, scratch).map_err(|e| match e
-                .kind
-            {
-                crate::v2::Kind::ScratchTooSmall => Error::new(ErrorKind::ScratchTooSmall {
-                    needed: 2 * (scratch.len() as u64 + 1),
-                }),
+            let sizes = crate::v2::errors::Sizes::of_footer(&bytes[bytes.len() - 40..], bytes.len() as u64);
+            let m = crate::v2::Manifest::parse_with_entries(bytes, scratch).map_err(|e| match e.kind {
+                crate::v2::Kind::ScratchTooSmall => Error::new(ErrorKind::ScratchTooSmall { needed: 2 * (scratch.len() as u64 + 1) }),
                 _ => crate::v2::errors::to_crate(e, sizes),
             })?;
             return Ok(Self::from_v2(m, Some(bytes), crate::v2::wire::names(&m)));
         }
-        Self::parse_parts(
-            manifest_slice(bytes, &tail),
-            tail,
-            Some(bytes),
-            Scratch::new(scratch),
-        )
+        Self::parse_parts(manifest_slice(bytes, &tail), tail, Some(bytes), Scratch::new(scratch))
     }
 
     /// Validate from the tail alone: the file's last 16 bytes, the manifest
@@ -128,29 +113,19 @@ impl<'a> File<'a> {
                 return Err(Error::new(ErrorKind::UnsupportedVersion { major: 2 }));
             }
             let Some(d) = data else {
-                return Err(Error::new(ErrorKind::Unsupported {
-                    what: "a v2 manifest without its footer: use File::parse_tail",
-                }));
+                return Err(Error::new(ErrorKind::Unsupported { what: "a v2 manifest without its footer: use File::parse_tail" }));
             };
             return Self::parse_v2(d, None);
         }
         if let Some(d) = data {
             if d.len() as u64 != tail.file_len {
-                return Err(Error::new(ErrorKind::ManifestOutOfBounds {
-                    size: tail.manifest_len,
-                    file_len: d.len() as u64,
-                }));
+                return Err(Error::new(ErrorKind::ManifestOutOfBounds { size: tail.manifest_len, file_len: d.len() as u64 }));
             }
         }
         Self::parse_parts(manifest, tail, data, default_scratch!())
     }
 
-    fn parse_parts(
-        manifest: &'a [u8],
-        tail: Tail,
-        data: Option<&'a [u8]>,
-        scratch: Scratch<'_>,
-    ) -> Result<Self> {
+    fn parse_parts(manifest: &'a [u8], tail: Tail, data: Option<&'a [u8]>, scratch: Scratch<'_>) -> Result<Self> {
         if manifest.len() as u64 != tail.manifest_len {
             return Err(Error::new(ErrorKind::ManifestLengthMismatch {
                 expected: tail.manifest_len,
@@ -185,17 +160,12 @@ impl<'a> File<'a> {
         use crate::v2::errors::{to_crate, Sizes};
         let sizes = Sizes::of_footer(&bytes[bytes.len().saturating_sub(40)..], bytes.len() as u64);
         let m = match spans {
-            Some(s) => {
-                crate::v2::Manifest::parse_with(bytes, s).map(|m| (m, crate::v2::wire::names(&m)))
-            }
+            Some(s) => crate::v2::Manifest::parse_with(bytes, s).map(|m| (m, crate::v2::wire::names(&m))),
             #[cfg(feature = "alloc")]
             None => crate::v2::Manifest::parse_indexed(bytes),
             #[cfg(not(feature = "alloc"))]
-            None => crate::v2::Manifest::parse_with(
-                bytes,
-                &mut [crate::v2::Span::default(); crate::scratch::DEFAULT_ENTRIES],
-            )
-            .map(|m| (m, ())),
+            None => crate::v2::Manifest::parse_with(bytes, &mut [crate::v2::Span::default(); crate::scratch::DEFAULT_ENTRIES])
+                .map(|m| (m, ())),
         };
         let (m, names) = m.map_err(|e| to_crate(e, sizes))?;
         Ok(Self::from_v2(m, Some(bytes), names))
@@ -216,12 +186,10 @@ impl<'a> File<'a> {
         )
         .map(|m| (m, ()));
         let (m, names) = m.map_err(|e| match e.kind {
-            crate::v2::Kind::ManifestLengthMismatch => {
-                Error::new(ErrorKind::ManifestLengthMismatch {
-                    expected: sizes.manifest_len,
-                    actual: manifest.len() as u64,
-                })
-            }
+            crate::v2::Kind::ManifestLengthMismatch => Error::new(ErrorKind::ManifestLengthMismatch {
+                expected: sizes.manifest_len,
+                actual: manifest.len() as u64,
+            }),
             _ => to_crate(e, sizes),
         })?;
         Ok(Self::from_v2(m, None, names))
@@ -229,31 +197,16 @@ impl<'a> File<'a> {
 
     /// The views over a validated v2 manifest and its objects' positions.
     #[cfg_attr(not(feature = "alloc"), allow(unused_variables))]
-    fn from_v2(
-        m: crate::v2::Manifest<'a>,
-        data: Option<&'a [u8]>,
-        names: crate::v2::wire::Names,
-    ) -> Self {
+    fn from_v2(m: crate::v2::Manifest<'a>, data: Option<&'a [u8]>, names: crate::v2::wire::Names) -> Self {
         let buf = m.bytes();
         let f = m.footer();
-        let ctx = Ctx {
-            buf,
-            data,
-            version: Version::V2,
-        };
+        let ctx = Ctx { buf, data, version: Version::V2 };
         let count = m.len();
         let objects = (m.objects_pos(), Some(count));
         File {
             ctx,
-            tail: Tail {
-                layout: Layout::V2,
-                file_len: f.file_len,
-                manifest_offset: f.manifest_offset,
-                manifest_len: f.manifest_length,
-            },
-            attributes: m
-                .attributes()
-                .map_or(Map::empty(), |a| crate::v2::wire::map_at(buf, a.pos)),
+            tail: Tail { layout: Layout::V2, file_len: f.file_len, manifest_offset: f.manifest_offset, manifest_len: f.manifest_length },
+            attributes: m.attributes().map_or(Map::empty(), |a| crate::v2::wire::map_at(buf, a.pos)),
             fields: crate::v2::wire::map_at(buf, 0),
             objects,
             count,
@@ -339,11 +292,7 @@ impl<'a> File<'a> {
         let it = (0..self.count).filter_map(move |i| Some(self.index.position(i)?.name(buf)));
         #[cfg(not(feature = "alloc"))]
         let it = {
-            let (v0, mut r, mut len) = (
-                self.ctx.v0(),
-                Reader::at(buf, self.objects.0),
-                self.objects.1,
-            );
+            let (v0, mut r, mut len) = (self.ctx.v0(), Reader::at(buf, self.objects.0), self.objects.1);
             let ctx = self.ctx;
             core::iter::from_fn(move || {
                 if !r.more(&mut len).ok()? {
@@ -388,8 +337,7 @@ impl<'a> File<'a> {
 
     /// [`File::get`], or a [`ErrorKind::NotFound`] error naming the object.
     pub fn require(&self, name: &str) -> Result<Object<'a>> {
-        self.get(name)
-            .ok_or_else(|| Error::new(ErrorKind::NotFound).in_object(name))
+        self.get(name).ok_or_else(|| Error::new(ErrorKind::NotFound).in_object(name))
     }
 
     /// Decode the object at a position recorded during validation.
@@ -449,9 +397,7 @@ impl<'f, 'a, 's> NameIndex<'f, 'a, 's> {
     /// Index every object of `file`; `slots` needs one entry per object.
     pub fn build(file: &'f File<'a>, slots: &'s mut [Slot]) -> Result<Self> {
         if slots.len() < file.len() {
-            return Err(Error::new(ErrorKind::ScratchTooSmall {
-                needed: file.len() as u64,
-            }));
+            return Err(Error::new(ErrorKind::ScratchTooSmall { needed: file.len() as u64 }));
         }
         let slots = &mut slots[..file.len()];
         for (i, (p, s)) in file.positions().zip(slots.iter_mut()).enumerate() {
@@ -471,32 +417,15 @@ impl<'f, 'a, 's> NameIndex<'f, 'a, 's> {
     /// `alloc` decodes the `i` objects before it.
     pub fn object(&self, i: usize) -> Option<Object<'a>> {
         let s = self.slots.iter().find(|s| s[3] as usize == i)?;
-        self.file.object_at(
-            ObjPos {
-                body: s[0],
-                name_start: s[1],
-                name_len: s[2],
-            },
-            i,
-        )
+        self.file.object_at(ObjPos { body: s[0], name_start: s[1], name_len: s[2] }, i)
     }
 
     /// The object called `name`.
     pub fn get(&self, name: &str) -> Option<Object<'a>> {
         let buf = self.file.manifest_bytes();
         let key = |s: &Slot| &buf[s[1] as usize..(s[1] + s[2]) as usize];
-        let i = self
-            .slots
-            .binary_search_by(|s| key(s).cmp(name.as_bytes()))
-            .ok()?;
+        let i = self.slots.binary_search_by(|s| key(s).cmp(name.as_bytes())).ok()?;
         let s = self.slots[i];
-        self.file.object_at(
-            ObjPos {
-                body: s[0],
-                name_start: s[1],
-                name_len: s[2],
-            },
-            s[3] as usize,
-        )
+        self.file.object_at(ObjPos { body: s[0], name_start: s[1], name_len: s[2] }, s[3] as usize)
     }
 }

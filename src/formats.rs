@@ -96,8 +96,7 @@ impl<'a> Coo<'a> {
     pub fn dim_u64(&self, d: usize) -> Result<&'a [u64]> {
         let all = self.coords_u64()?;
         let nnz = all.len() / self.ndim.max(1);
-        all.get(d * nnz..(d + 1) * nnz)
-            .ok_or_else(|| self.coords.error(ErrorKind::NotFound))
+        all.get(d * nnz..(d + 1) * nnz).ok_or_else(|| self.coords.error(ErrorKind::NotFound))
     }
 
     /// All coordinates, decoded: any host byte order, encoding and integer dtype.
@@ -129,10 +128,7 @@ fn index_vec(c: &Component<'_>) -> Result<alloc::vec::Vec<u64>> {
     if !dtype.is_integer() {
         return Err(c.error(ErrorKind::IndexDType));
     }
-    let signed = matches!(
-        dtype,
-        crate::DType::I8 | crate::DType::I16 | crate::DType::I32 | crate::DType::I64
-    );
+    let signed = matches!(dtype, crate::DType::I8 | crate::DType::I16 | crate::DType::I32 | crate::DType::I64);
     let w = dtype.width() as usize;
     // `to_vec` yields little-endian elements on every host.
     let bytes = c.to_vec()?;
@@ -142,9 +138,7 @@ fn index_vec(c: &Component<'_>) -> Result<alloc::vec::Vec<u64>> {
             let mut b = [0u8; 8];
             b[..w].copy_from_slice(e);
             if signed && e[w - 1] & 0x80 != 0 {
-                return Err(c.error(ErrorKind::BadData {
-                    what: "negative index",
-                }));
+                return Err(c.error(ErrorKind::BadData { what: "negative index" }));
             }
             Ok(u64::from_le_bytes(b))
         })
@@ -174,11 +168,7 @@ pub struct GgufBlocks<'a> {
 }
 
 fn wrong_format(o: &Object<'_>, expected: &'static str) -> Error {
-    Error::new(ErrorKind::WrongType {
-        field: "format",
-        expected,
-    })
-    .in_object(o.name())
+    Error::new(ErrorKind::WrongType { field: "format", expected }).in_object(o.name())
 }
 
 impl<'a> Object<'a> {
@@ -195,9 +185,7 @@ impl<'a> Object<'a> {
 
     /// The parts of a `sparse_csr` (v1.x) or `zt.sparse_csr/1` (v2) object.
     pub fn csr(&self) -> Result<Csr<'a>> {
-        if self.format() != Format::SparseCsr
-            && !matches!(self.profile(), Some(Profile::Csr { .. }))
-        {
+        if self.format() != Format::SparseCsr && !matches!(self.profile(), Some(Profile::Csr { .. })) {
             return Err(wrong_format(self, "sparse_csr"));
         }
         Ok(Csr {
@@ -211,16 +199,10 @@ impl<'a> Object<'a> {
 
     /// The parts of a `sparse_coo` (v1.x) or `zt.sparse_coo/1` (v2) object.
     pub fn coo(&self) -> Result<Coo<'a>> {
-        if self.format() != Format::SparseCoo
-            && !matches!(self.profile(), Some(Profile::Coo { .. }))
-        {
+        if self.format() != Format::SparseCoo && !matches!(self.profile(), Some(Profile::Coo { .. })) {
             return Err(wrong_format(self, "sparse_coo"));
         }
-        Ok(Coo {
-            ndim: self.shape().ndim(),
-            values: self.require(Role::Values.name())?,
-            coords: self.require(Role::Coords.name())?,
-        })
+        Ok(Coo { ndim: self.shape().ndim(), values: self.require(Role::Values.name())?, coords: self.require(Role::Coords.name())? })
     }
 
     /// `bits`, `group_size` and `packing` of a `quantized_group` object
@@ -254,15 +236,7 @@ impl<'a> Object<'a> {
     /// The block constants of a v2 `gguf.<type>/1` object.
     pub fn gguf(&self) -> Result<GgufBlocks<'a>> {
         match self.profile() {
-            Some(Profile::Gguf {
-                ty,
-                elems_per_block,
-                block_bytes,
-            }) => Ok(GgufBlocks {
-                ty,
-                elems_per_block,
-                block_bytes,
-            }),
+            Some(Profile::Gguf { ty, elems_per_block, block_bytes }) => Ok(GgufBlocks { ty, elems_per_block, block_bytes }),
             _ => Err(wrong_format(self, "gguf.<type>/1")),
         }
     }

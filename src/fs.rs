@@ -33,8 +33,8 @@ use crate::object::Component;
 use crate::types::Encoding;
 use std::fmt;
 use std::path::{Path, PathBuf};
-use std::string::String;
 use std::sync::{Arc, Mutex};
+use std::string::String;
 use std::vec::Vec;
 
 /// How a [`Reader`] reads the file.
@@ -156,25 +156,16 @@ impl Reader {
                 let map = unsafe { memmap2::Mmap::map(&f)? };
                 Ok(Reader::new(Owned::try_new(Backing::Map(map), parse)?, path))
             }
-            Mode::Mmap => Err(Error::Format(crate::Error::new(ErrorKind::FileTooSmall {
-                len,
-            }))),
+            Mode::Mmap => Err(Error::Format(crate::Error::new(ErrorKind::FileTooSmall { len }))),
             Mode::Positional => {
                 let (tail, manifest, footer) = read_tail(&f, len)?;
-                Ok(Reader::new(
-                    Owned::try_new(Backing::Positional(manifest, tail, f, footer), parse)?,
-                    path,
-                ))
+                Ok(Reader::new(Owned::try_new(Backing::Positional(manifest, tail, f, footer), parse)?, path))
             }
         }
     }
 
     fn new(owned: Owned, path: &Path) -> Reader {
-        Reader {
-            owned,
-            path: path.to_path_buf(),
-            shards: Mutex::new(Vec::new()),
-        }
+        Reader { owned, path: path.to_path_buf(), shards: Mutex::new(Vec::new()) }
     }
 
     /// The v2 shard file called `name`: found beside the root, its size and
@@ -186,16 +177,11 @@ impl Reader {
             return Ok(f.clone());
         }
         let missing = || Error::Format(crate::Error::new(ErrorKind::ShardMissing).with_value(name));
-        let entry = self
-            .file()
-            .v2()
-            .and_then(|m| m.shards().find(|s| s.name == name))
-            .ok_or_else(missing)?;
+        let entry = self.file().v2().and_then(|m| m.shards().find(|s| s.name == name)).ok_or_else(missing)?;
         let path = crate::v2::shard::locate(&self.path, &entry).map_err(|_| missing())?;
         let f = std::fs::File::open(&path)?;
         let len = f.metadata()?.len();
-        let mismatch =
-            || Error::Format(crate::Error::new(ErrorKind::ShardMismatch).with_value(name));
+        let mismatch = || Error::Format(crate::Error::new(ErrorKind::ShardMismatch).with_value(name));
         if len != entry.size || len < MAX_FOOTER_LEN + HEADER_LEN {
             return Err(mismatch());
         }
@@ -205,9 +191,8 @@ impl Reader {
         if !crate::v2::container::has_magic(&head) {
             return Err(mismatch());
         }
-        crate::v2::container::Footer::parse(&footer, len).map_err(|e| {
-            Error::Format(to_crate(e, Sizes::of_footer(&footer, len)).with_value(name))
-        })?;
+        crate::v2::container::Footer::parse(&footer, len)
+            .map_err(|e| Error::Format(to_crate(e, Sizes::of_footer(&footer, len)).with_value(name)))?;
         let f = Arc::new(f);
         open.push((name.into(), f.clone()));
         Ok(f)
@@ -239,9 +224,7 @@ impl Reader {
     pub fn zero_copy<'f>(&'f self, c: &Component<'f>) -> Result<&'f [u8], Error> {
         if let Backing::Positional(..) = self.owned.borrow_owner() {
             let reason = "the file was opened for positional reads";
-            return Err(Error::Format(
-                crate::Error::new(ErrorKind::NotZeroCopy { reason }).in_component(c.role()),
-            ));
+            return Err(Error::Format(crate::Error::new(ErrorKind::NotZeroCopy { reason }).in_component(c.role())));
         }
         Ok(c.zero_copy_bytes()?)
     }
@@ -249,9 +232,7 @@ impl Reader {
     /// The component's stored bytes into `out` (which must hold `length` bytes).
     pub fn read_stored_into(&self, c: &Component<'_>, out: &mut [u8]) -> Result<usize, Error> {
         let n = c.length() as usize;
-        let dst = out
-            .get_mut(..n)
-            .ok_or_else(|| crate::Error::new(ErrorKind::BufferTooSmall { needed: n as u64 }))?;
+        let dst = out.get_mut(..n).ok_or_else(|| crate::Error::new(ErrorKind::BufferTooSmall { needed: n as u64 }))?;
         match (self.owned.borrow_owner(), c.shard()) {
             (_, Some(name)) => read_exact_at(&*self.shard(name)?, dst, c.offset())?,
             (Backing::Positional(_, _, f, _), None) => read_exact_at(f, dst, c.offset())?,
@@ -283,12 +264,7 @@ impl Reader {
     /// [`Component::read_range_into`]). In positional mode and for parts in
     /// shards, only those bytes of a raw component, and only the seek table
     /// and the covering frames of a `zt.zstd-seekable/1` part, are read.
-    pub fn read_range_into(
-        &self,
-        c: &Component<'_>,
-        start: u64,
-        out: &mut [u8],
-    ) -> Result<usize, Error> {
+    pub fn read_range_into(&self, c: &Component<'_>, start: u64, out: &mut [u8]) -> Result<usize, Error> {
         if !self.by_position(c) {
             return Ok(c.read_range_into(start, out)?);
         }
@@ -303,9 +279,7 @@ impl Reader {
         };
         let mut io = None;
         let r = c.read_range_by(start, out, None, |off, buf| {
-            read_exact_at(f, buf, c.offset() + off)
-                .map_err(|e| io = Some(e))
-                .is_ok()
+            read_exact_at(f, buf, c.offset() + off).map_err(|e| io = Some(e)).is_ok()
         });
         match (r, io) {
             (_, Some(e)) => Err(Error::Io(e)),
@@ -315,10 +289,7 @@ impl Reader {
 
     /// Decode a component into a new `Vec` (little-endian elements).
     pub fn to_vec(&self, c: &Component<'_>) -> Result<Vec<u8>, Error> {
-        if self.by_position(c)
-            && c.encoding() == Encoding::Raw
-            && c.endian() == crate::Endian::Little
-        {
+        if self.by_position(c) && c.encoding() == Encoding::Raw && c.endian() == crate::Endian::Little {
             let mut v = std::vec![0u8; c.length() as usize];
             self.read_into(c, &mut v)?;
             return Ok(v);
@@ -366,18 +337,12 @@ impl Reader {
 
 impl fmt::Debug for Reader {
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
-        f.debug_struct("Reader")
-            .field("mode", &self.mode())
-            .field("file", self.file())
-            .finish()
+        f.debug_struct("Reader").field("mode", &self.mode()).field("file", self.file()).finish()
     }
 }
 
 fn not_regular() -> Error {
-    Error::Io(std::io::Error::new(
-        std::io::ErrorKind::InvalidInput,
-        "not a regular file",
-    ))
+    Error::Io(std::io::Error::new(std::io::ErrorKind::InvalidInput, "not a regular file"))
 }
 
 /// Read and check the footer and header of a file of `len` bytes, then read
@@ -385,9 +350,7 @@ fn not_regular() -> Error {
 /// Also returns the file's last bytes (up to a v2 footer's 40).
 pub(crate) fn read_tail(f: &std::fs::File, len: u64) -> Result<(Tail, Vec<u8>, Vec<u8>), Error> {
     if len < HEADER_LEN + 9 {
-        return Err(Error::Format(crate::Error::new(ErrorKind::FileTooSmall {
-            len,
-        })));
+        return Err(Error::Format(crate::Error::new(ErrorKind::FileTooSmall { len })));
     }
     let mut head = [0u8; HEADER_LEN as usize];
     read_exact_at(f, &mut head, 0)?;
@@ -406,11 +369,7 @@ pub(crate) fn read_exact_at(f: &std::fs::File, buf: &mut [u8], offset: u64) -> s
 }
 
 #[cfg(windows)]
-pub(crate) fn read_exact_at(
-    f: &std::fs::File,
-    mut buf: &mut [u8],
-    mut offset: u64,
-) -> std::io::Result<()> {
+pub(crate) fn read_exact_at(f: &std::fs::File, mut buf: &mut [u8], mut offset: u64) -> std::io::Result<()> {
     while !buf.is_empty() {
         match std::os::windows::fs::FileExt::seek_read(f, buf, offset)? {
             0 => return Err(std::io::ErrorKind::UnexpectedEof.into()),
@@ -432,23 +391,15 @@ mod tests {
     fn rle_bomb(blocks: usize) -> Vec<u8> {
         let stored = 6 + 4 * blocks;
         let mut m = std::vec![0xa2, 0x67];
-        m.extend_from_slice(
-            b"version\x651.1.0\x67objects\xa1\x64blob\xa3\x65shape\x80\x66format\x66opaque",
-        );
-        m.extend_from_slice(
-            b"\x6acomponents\xa1\x64blob\xa4\x65dtype\x62u8\x66offset\x18\x40\x66length\x1a",
-        );
+        m.extend_from_slice(b"version\x651.1.0\x67objects\xa1\x64blob\xa3\x65shape\x80\x66format\x66opaque");
+        m.extend_from_slice(b"\x6acomponents\xa1\x64blob\xa4\x65dtype\x62u8\x66offset\x18\x40\x66length\x1a");
         m.extend_from_slice(&(stored as u32).to_be_bytes());
         m.extend_from_slice(b"\x68encoding\x64zstd");
         let mut f = b"ZTEN1000".to_vec();
         f.resize(64, 0);
         f.extend_from_slice(&[0x28, 0xb5, 0x2f, 0xfd, 0x00, 0x38]);
         for i in 0..blocks {
-            f.extend_from_slice(if i + 1 == blocks {
-                &[3, 0, 0x10, 1]
-            } else {
-                &[2, 0, 0x10, 1]
-            });
+            f.extend_from_slice(if i + 1 == blocks { &[3, 0, 0x10, 1] } else { &[2, 0, 0x10, 1] });
         }
         f.extend_from_slice(&m);
         f.extend_from_slice(&(m.len() as u64).to_le_bytes());
@@ -457,24 +408,17 @@ mod tests {
     }
 
     #[test]
-    #[cfg_attr(
-        miri,
-        ignore = "Miri cannot map files, and decoding 8 MiB interpreted takes too long"
-    )]
+    #[cfg_attr(miri, ignore = "Miri cannot map files, and decoding 8 MiB interpreted takes too long")]
     fn undeclared_sizes_are_measured_in_every_mode() {
         let bytes = rle_bomb(64);
-        let path =
-            std::env::temp_dir().join(std::format!("zt-fs-measure-{}.zt", std::process::id()));
+        let path = std::env::temp_dir().join(std::format!("zt-fs-measure-{}.zt", std::process::id()));
         std::fs::write(&path, &bytes).unwrap();
         let want = 64 * 131_072;
         let mem = File::parse(&bytes).unwrap();
         let c = mem.get("blob").unwrap().component("blob").unwrap();
         assert_eq!(c.plausible_len().unwrap(), None);
         assert_eq!(c.measure_decoded_len(u64::MAX).unwrap(), want);
-        assert_eq!(
-            c.measure_decoded_len(want - 1).unwrap_err().kind(),
-            ErrorKind::DecodedTooLarge { limit: want - 1 }
-        );
+        assert_eq!(c.measure_decoded_len(want - 1).unwrap_err().kind(), ErrorKind::DecodedTooLarge { limit: want - 1 });
         for mode in [Mode::Mmap, Mode::Positional] {
             let r = Reader::open_with(&path, mode).unwrap();
             let c = r.file().get("blob").unwrap().component("blob").unwrap();
@@ -489,9 +433,7 @@ mod tests {
         let dir = std::env::temp_dir();
         for mode in [Mode::Mmap, Mode::Positional] {
             match Reader::open_with(&dir, mode) {
-                Err(Error::Io(e)) => {
-                    assert_eq!(std::string::ToString::to_string(&e), "not a regular file")
-                }
+                Err(Error::Io(e)) => assert_eq!(std::string::ToString::to_string(&e), "not a regular file"),
                 other => panic!("{other:?}"),
             }
         }

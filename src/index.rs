@@ -15,11 +15,7 @@ impl ObjPos {
     /// The position of the object at `body` whose name `name` lies in `buf`.
     pub(crate) fn of(buf: &[u8], body: usize, name: &str) -> ObjPos {
         let start = name.as_ptr() as usize - buf.as_ptr() as usize;
-        ObjPos {
-            body: body as u32,
-            name_start: start as u32,
-            name_len: name.len() as u32,
-        }
+        ObjPos { body: body as u32, name_start: start as u32, name_len: name.len() as u32 }
     }
 
     /// The name's bytes.
@@ -75,36 +71,19 @@ pub(crate) struct Index {
 impl Index {
     /// An index of no objects.
     pub fn empty() -> Index {
-        Index {
-            positions: alloc::vec::Vec::new(),
-            by_hash: alloc::vec::Vec::new(),
-            sorted: true,
-            by_len: false,
-        }
+        Index { positions: alloc::vec::Vec::new(), by_hash: alloc::vec::Vec::new(), sorted: true, by_len: false }
     }
 
     /// Build the index; on a duplicate object name, the position of the
     /// later of two objects that share it. When the names are already in
     /// strictly ascending order (`sorted`, as most writers emit them),
     /// lookups binary-search the names themselves: nothing to build.
-    pub fn build(
-        buf: &[u8],
-        positions: alloc::vec::Vec<ObjPos>,
-        sorted: bool,
-    ) -> Result<Index, ObjPos> {
+    pub fn build(buf: &[u8], positions: alloc::vec::Vec<ObjPos>, sorted: bool) -> Result<Index, ObjPos> {
         if sorted {
-            return Ok(Index {
-                positions,
-                by_hash: alloc::vec::Vec::new(),
-                sorted,
-                by_len: false,
-            });
+            return Ok(Index { positions, by_hash: alloc::vec::Vec::new(), sorted, by_len: false });
         }
-        let mut by_hash: alloc::vec::Vec<(u64, u32)> = positions
-            .iter()
-            .enumerate()
-            .map(|(i, p)| (hash(name(buf, p)), i as u32))
-            .collect();
+        let mut by_hash: alloc::vec::Vec<(u64, u32)> =
+            positions.iter().enumerate().map(|(i, p)| (hash(name(buf, p)), i as u32)).collect();
         // Integer sort first; then order each run of equal hashes by name, so
         // that (hash, name) is sorted even when an adversary makes hashes collide.
         crate::sort::sort_by_key(&mut by_hash, |e| e.0);
@@ -122,24 +101,14 @@ impl Index {
             }
             i = j;
         }
-        Ok(Index {
-            positions,
-            by_hash,
-            sorted,
-            by_len: false,
-        })
+        Ok(Index { positions, by_hash, sorted, by_len: false })
     }
 
     /// The index of a v2 manifest's objects: their names are unique and in
     /// deterministic CBOR key order (the CBOR pass checked both), so
     /// lookups binary-search (length, name): nothing to build.
     pub fn key_ordered(positions: alloc::vec::Vec<ObjPos>) -> Index {
-        Index {
-            positions,
-            by_hash: alloc::vec::Vec::new(),
-            sorted: true,
-            by_len: true,
-        }
+        Index { positions, by_hash: alloc::vec::Vec::new(), sorted: true, by_len: true }
     }
 
     pub fn position(&self, i: usize) -> Option<ObjPos> {
@@ -150,23 +119,15 @@ impl Index {
     pub fn find(&self, buf: &[u8], n: &str) -> Option<usize> {
         if self.by_len {
             let key = (n.len(), n.as_bytes());
-            return self
-                .positions
-                .binary_search_by(|p| (p.name_len as usize, name(buf, p)).cmp(&key))
-                .ok();
+            return self.positions.binary_search_by(|p| (p.name_len as usize, name(buf, p)).cmp(&key)).ok();
         }
         if self.sorted {
-            return self
-                .positions
-                .binary_search_by(|p| name(buf, p).cmp(n.as_bytes()))
-                .ok();
+            return self.positions.binary_search_by(|p| name(buf, p).cmp(n.as_bytes())).ok();
         }
         let h = hash(n.as_bytes());
         let key = |e: &(u64, u32)| (e.0, name(buf, &self.positions[e.1 as usize]));
-        let i = self
-            .by_hash
-            .binary_search_by(|e| key(e).cmp(&(h, n.as_bytes())))
-            .ok()?;
+        let i = self.by_hash.binary_search_by(|e| key(e).cmp(&(h, n.as_bytes()))).ok()?;
         Some(self.by_hash[i].1 as usize)
     }
 }
+

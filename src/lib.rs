@@ -19,8 +19,7 @@
 //! # Ok(()) }
 //! ```
 #![no_std]
-#![deny(unsafe_code)]
-// allowed only in `fs` (memory maps), `write::names` (a prefetch hint), `xxh3` (AVX2) and `utf8` (text after validation)
+#![deny(unsafe_code)] // allowed only in `fs` (memory maps), `write::names` (a prefetch hint), `xxh3` (AVX2) and `utf8` (text after validation)
 #![warn(missing_docs)]
 
 #[cfg(feature = "alloc")]
@@ -54,9 +53,9 @@ mod error;
 mod file;
 mod formats;
 // (The compact reader sorts with it in every build.)
+mod heapsort;
 #[cfg(feature = "std")]
 pub mod fs;
-mod heapsort;
 mod index;
 mod manifest;
 mod object;
@@ -69,10 +68,10 @@ mod utf8;
 #[doc(hidden)]
 pub mod v2;
 mod value;
+mod xxh3;
 pub mod verify;
 #[cfg(feature = "alloc")]
 pub mod write;
-mod xxh3;
 #[cfg(feature = "alloc")]
 pub mod zstd;
 

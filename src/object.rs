@@ -2,9 +2,9 @@
 
 use crate::cbor::{Len, Reader};
 use crate::error::{Error, ErrorKind, Result};
+use crate::manifest::Ctx;
 use crate::manifest::schema::Role;
 use crate::manifest::view::component_v1;
-use crate::manifest::Ctx;
 use crate::types::{DType, Encoding, Endian, Format, LogicalType};
 use crate::value::Map;
 
@@ -73,22 +73,12 @@ impl<'a> Object<'a> {
             _ => None,
         };
         match self.comps {
-            Comps::Map { pos, len } => Components {
-                ctx: self.ctx,
-                r: Reader::at(self.ctx.buf, pos),
-                len,
-                single: None,
-                dense,
-                owner: None,
-            },
-            Comps::Single { pos } => Components {
-                ctx: self.ctx,
-                r: Reader::at(&[], 0),
-                len: Some(0),
-                single: Some(pos),
-                dense,
-                owner: None,
-            },
+            Comps::Map { pos, len } => {
+                Components { ctx: self.ctx, r: Reader::at(self.ctx.buf, pos), len, single: None, dense, owner: None }
+            }
+            Comps::Single { pos } => {
+                Components { ctx: self.ctx, r: Reader::at(&[], 0), len: Some(0), single: Some(pos), dense, owner: None }
+            }
             Comps::Parts { pos, left } => Components {
                 ctx: self.ctx,
                 r: Reader::at(self.ctx.buf, pos),
@@ -116,11 +106,8 @@ impl<'a> Object<'a> {
 
     /// The component with this role, or a [`ErrorKind::NotFound`] error naming object and role.
     pub fn require(&self, role: &str) -> Result<Component<'a>> {
-        self.component(role).ok_or_else(|| {
-            Error::new(ErrorKind::NotFound)
-                .in_object(self.name)
-                .in_component(role)
-        })
+        self.component(role)
+            .ok_or_else(|| Error::new(ErrorKind::NotFound).in_object(self.name).in_component(role))
     }
 
     /// The `data` component of a dense object.
@@ -175,9 +162,7 @@ impl<'a> Components<'a> {
     /// A v2 `f4_e2m1` part with the element count its final-nibble rule needs.
     fn with_elements(&self, mut c: Component<'a>) -> Component<'a> {
         #[cfg(not(ztensor_no_v2))]
-        if let (Some(LogicalType::F4E2M1), Some(v), Some(owner)) =
-            (c.logical, c.v2.as_mut(), self.owner)
-        {
+        if let (Some(LogicalType::F4E2M1), Some(v), Some(owner)) = (c.logical, c.v2.as_mut(), self.owner) {
             v.elements = crate::v2::view::elements(self.ctx.buf, owner, c.role);
         }
         #[cfg(ztensor_no_v2)]
@@ -207,10 +192,7 @@ impl<'a> Iterator for Components<'a> {
         let role = self.r.text("role").ok()?;
         let mut c = component_v1(self.ctx, &mut self.r, role).ok()?;
         if let (Some(numel), true) = (self.dense, role == Role::Data.name()) {
-            c.implied_len = c
-                .logical
-                .map_or(Some(1), |t| t.ratio())
-                .and_then(|r| numel.checked_mul(c.dtype.width() * r));
+            c.implied_len = c.logical.map_or(Some(1), |t| t.ratio()).and_then(|r| numel.checked_mul(c.dtype.width() * r));
         }
         Some(c)
     }
@@ -364,10 +346,7 @@ impl<'a> Component<'a> {
 
     /// Number of stored elements once decoded, when known.
     pub fn element_count(&self) -> Option<u64> {
-        Some(crate::types::div_pow2(
-            self.decoded_len()?,
-            self.dtype.width(),
-        ))
+        Some(crate::types::div_pow2(self.decoded_len()?, self.dtype.width()))
     }
 
     /// Digest string (`"sha256:..."`, `"crc32c:0x..."`, v2's `"xxh3:..."`), if
@@ -442,13 +421,7 @@ impl<'a> Component<'a> {
         let data = self.data.ok_or_else(|| self.error(ErrorKind::NoData))?;
         // Bounds were validated at open.
         data.get(self.offset as usize..(self.offset + self.length) as usize)
-            .ok_or_else(|| {
-                self.error(ErrorKind::OutOfBounds {
-                    offset: self.offset,
-                    length: self.length,
-                    limit: data.len() as u64,
-                })
-            })
+            .ok_or_else(|| self.error(ErrorKind::OutOfBounds { offset: self.offset, length: self.length, limit: data.len() as u64 }))
     }
 
     /// This component, reading its stored bytes from `stored` (fetched by
@@ -497,11 +470,7 @@ impl<'a> Component<'a> {
     /// a byte range to read, for readers that take components.
     #[cfg(feature = "std")]
     pub(crate) fn span(data: Option<&'a [u8]>, offset: u64, length: u64) -> Component<'a> {
-        Component {
-            offset,
-            length,
-            ..Component::blank(data, "", Map::empty())
-        }
+        Component { offset, length, ..Component::blank(data, "", Map::empty()) }
     }
 
     pub(crate) fn error(&self, kind: ErrorKind) -> Error {

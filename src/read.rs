@@ -37,10 +37,7 @@ impl<'a> Component<'a> {
     pub fn plausible_len(&self) -> Result<Option<u64>> {
         let n = self.decoded_len();
         if let (Encoding::Zstd | Encoding::ZstdSeekable, Some(n)) = (self.encoding, n) {
-            let max = self
-                .length
-                .saturating_mul(MAX_ZSTD_RATIO)
-                .saturating_add(ZSTD_MAX_BLOCK);
+            let max = self.length.saturating_mul(MAX_ZSTD_RATIO).saturating_add(ZSTD_MAX_BLOCK);
             if n > max {
                 return Err(self.error(ErrorKind::DecodedTooLarge { limit: max }));
             }
@@ -80,11 +77,9 @@ impl<'a> Component<'a> {
         let stored = self.stored_bytes()?;
         let n = match self.encoding {
             Encoding::Raw => {
-                let dst = out.get_mut(..stored.len()).ok_or_else(|| {
-                    self.error(ErrorKind::BufferTooSmall {
-                        needed: stored.len() as u64,
-                    })
-                })?;
+                let dst = out
+                    .get_mut(..stored.len())
+                    .ok_or_else(|| self.error(ErrorKind::BufferTooSmall { needed: stored.len() as u64 }))?;
                 dst.copy_from_slice(stored);
                 stored.len()
             }
@@ -104,17 +99,13 @@ impl<'a> Component<'a> {
             return Err(self.unknown_encoding());
         }
         if !self.is_decodable() {
-            return Err(self.error(ErrorKind::Unsupported {
-                what: "decoding a type this library does not know",
-            }));
+            return Err(self.error(ErrorKind::Unsupported { what: "decoding a type this library does not know" }));
         }
         Ok(())
     }
 
     fn unknown_encoding(&self) -> crate::Error {
-        self.error(ErrorKind::Unsupported {
-            what: "decoding an encoding this library does not know",
-        })
+        self.error(ErrorKind::Unsupported { what: "decoding an encoding this library does not know" })
     }
 
     /// Appendix A's byte rules on a v2 part's decoded bytes: `bool` bytes
@@ -139,8 +130,7 @@ impl<'a> Component<'a> {
             _ => return Ok(()),
         };
         if crate::container::READS_V2 {
-            crate::v2::data::check_logical(t, n, bytes)
-                .map_err(|e| crate::Error::from(e).in_component(self.role))?;
+            crate::v2::data::check_logical(t, n, bytes).map_err(|e| crate::Error::from(e).in_component(self.role))?;
         }
         Ok(())
     }
@@ -149,19 +139,14 @@ impl<'a> Component<'a> {
     #[cfg(feature = "alloc")]
     fn unseekable_into(&self, stored: &[u8], out: &mut [u8]) -> Result<usize> {
         let n = self.plausible_len()?.unwrap_or(0);
-        let dst = out
-            .get_mut(..n as usize)
-            .ok_or_else(|| self.error(ErrorKind::BufferTooSmall { needed: n }))?;
-        crate::v2::seekable::decode_into(stored, n, dst)
-            .map_err(|e| crate::Error::from(e).in_component(self.role))?;
+        let dst = out.get_mut(..n as usize).ok_or_else(|| self.error(ErrorKind::BufferTooSmall { needed: n }))?;
+        crate::v2::seekable::decode_into(stored, n, dst).map_err(|e| crate::Error::from(e).in_component(self.role))?;
         Ok(n as usize)
     }
 
     #[cfg(not(feature = "alloc"))]
     fn unseekable_into(&self, _stored: &[u8], _out: &mut [u8]) -> Result<usize> {
-        Err(self.error(ErrorKind::Unsupported {
-            what: "zstd decoding needs the `alloc` feature",
-        }))
+        Err(self.error(ErrorKind::Unsupported { what: "zstd decoding needs the `alloc` feature" }))
     }
 
     #[cfg(feature = "alloc")]
@@ -172,24 +157,17 @@ impl<'a> Component<'a> {
             let n = crate::zstd::decode_into(stored, out).map_err(|e| e.in_component(self.role))?;
             return self.whole_elements(n as u64).map(|()| n);
         };
-        let dst = out
-            .get_mut(..expected as usize)
-            .ok_or_else(|| self.error(ErrorKind::BufferTooSmall { needed: expected }))?;
+        let dst = out.get_mut(..expected as usize).ok_or_else(|| self.error(ErrorKind::BufferTooSmall { needed: expected }))?;
         let n = crate::zstd::decode_into(stored, dst).map_err(|e| e.in_component(self.role))?;
         if n as u64 != expected {
-            return Err(self.error(ErrorKind::LengthMismatch {
-                expected,
-                actual: n as u64,
-            }));
+            return Err(self.error(ErrorKind::LengthMismatch { expected, actual: n as u64 }));
         }
         Ok(n)
     }
 
     #[cfg(not(feature = "alloc"))]
     fn unzstd_into(&self, _stored: &[u8], _out: &mut [u8]) -> Result<usize> {
-        Err(self.error(ErrorKind::Unsupported {
-            what: "zstd decoding needs the `alloc` feature",
-        }))
+        Err(self.error(ErrorKind::Unsupported { what: "zstd decoding needs the `alloc` feature" }))
     }
 
     /// Decode into a new `Vec` (little-endian elements).
@@ -208,32 +186,24 @@ impl<'a> Component<'a> {
         self.check_decodable()?;
         let stored = self.stored_bytes()?;
         let mut v = match (self.encoding, self.plausible_len()?) {
-            (_, Some(n)) if n > limit => {
-                return Err(self.error(ErrorKind::DecodedTooLarge { limit }))
-            }
+            (_, Some(n)) if n > limit => return Err(self.error(ErrorKind::DecodedTooLarge { limit })),
             (Encoding::Raw, _) => stored.to_vec(),
             (Encoding::Zstd, Some(n)) => {
                 // One allocation of exactly `n`, not zeroed first with libzstd.
-                let v = crate::zstd::decode_sized(stored, n as usize)
-                    .map_err(|e| e.in_component(self.role))?;
+                let v = crate::zstd::decode_sized(stored, n as usize).map_err(|e| e.in_component(self.role))?;
                 if v.len() as u64 != n {
-                    return Err(self.error(ErrorKind::LengthMismatch {
-                        expected: n,
-                        actual: v.len() as u64,
-                    }));
+                    return Err(self.error(ErrorKind::LengthMismatch { expected: n, actual: v.len() as u64 }));
                 }
                 v
             }
             (Encoding::Zstd, None) => {
-                let v = crate::zstd::decode_to_vec(stored, limit)
-                    .map_err(|e| e.in_component(self.role))?;
+                let v = crate::zstd::decode_to_vec(stored, limit).map_err(|e| e.in_component(self.role))?;
                 self.whole_elements(v.len() as u64)?;
                 v
             }
             (Encoding::ZstdSeekable, n) => {
                 // The seek table first (its frames must account for `n` before `n` is allocated), then every frame.
-                crate::v2::seekable::decode_to_vec(stored, n.unwrap_or(0))
-                    .map_err(|e| crate::Error::from(e).in_component(self.role))?
+                crate::v2::seekable::decode_to_vec(stored, n.unwrap_or(0)).map_err(|e| crate::Error::from(e).in_component(self.role))?
             }
             (Encoding::Unknown, _) => return Err(self.unknown_encoding()),
         };
@@ -254,8 +224,7 @@ impl<'a> Component<'a> {
         }
         self.check_decodable()?;
         let stored = self.stored_bytes()?;
-        let n = crate::zstd::for_each_chunk(stored, limit, |_| Ok(()))
-            .map_err(|e| e.in_component(self.role))?;
+        let n = crate::zstd::for_each_chunk(stored, limit, |_| Ok(())).map_err(|e| e.in_component(self.role))?;
         self.whole_elements(n)?;
         Ok(n)
     }
@@ -279,13 +248,7 @@ impl<'a> Component<'a> {
             }
             Err(_) => false,
         })
-        .map_err(|e| {
-            if e.kind() == ErrorKind::NoData {
-                stored.err().unwrap_or(e)
-            } else {
-                e
-            }
-        })
+        .map_err(|e| if e.kind() == ErrorKind::NoData { stored.err().unwrap_or(e) } else { e })
     }
 
     /// [`Component::read_range_into`] reading the stored bytes through
@@ -308,20 +271,11 @@ impl<'a> Component<'a> {
         let size = self.plausible_len()?.unwrap_or(0);
         let length = out.len() as u64;
         if start.checked_add(length).map_or(true, |e| e > size) {
-            return Err(self.error(ErrorKind::RangeOutOfBounds {
-                start,
-                length,
-                size,
-            }));
+            return Err(self.error(ErrorKind::RangeOutOfBounds { start, length, size }));
         }
         let width = self.dtype.width();
-        if self.endian == Endian::Big
-            && (crate::types::rem_pow2(start, width) != 0
-                || crate::types::rem_pow2(length, width) != 0)
-        {
-            return Err(self.error(ErrorKind::Unsupported {
-                what: "a byte range of big-endian elements must hold whole elements",
-            }));
+        if self.endian == Endian::Big && (crate::types::rem_pow2(start, width) != 0 || crate::types::rem_pow2(length, width) != 0) {
+            return Err(self.error(ErrorKind::Unsupported { what: "a byte range of big-endian elements must hold whole elements" }));
         }
         if out.is_empty() {
             return Ok(0);
@@ -336,9 +290,7 @@ impl<'a> Component<'a> {
             #[cfg(not(feature = "alloc"))]
             Encoding::ZstdSeekable => {
                 let _ = whole;
-                return Err(self.error(ErrorKind::Unsupported {
-                    what: "zstd decoding needs the `alloc` feature",
-                }));
+                return Err(self.error(ErrorKind::Unsupported { what: "zstd decoding needs the `alloc` feature" }));
             }
             _ if !read_at(start, out) => return Err(self.error(ErrorKind::NoData)),
             _ => {}
@@ -350,12 +302,7 @@ impl<'a> Component<'a> {
 
     /// A range of a v1 `zstd` component: its one frame decoded whole.
     #[cfg(feature = "alloc")]
-    fn zstd_range(
-        &self,
-        start: u64,
-        out: &mut [u8],
-        mut read_at: impl FnMut(u64, &mut [u8]) -> bool,
-    ) -> Result<usize> {
+    fn zstd_range(&self, start: u64, out: &mut [u8], mut read_at: impl FnMut(u64, &mut [u8]) -> bool) -> Result<usize> {
         let mut all = alloc::vec![0u8; 0];
         if !out.is_empty() || start > 0 {
             let mut stored = alloc::vec![0u8; self.length as usize];
@@ -365,31 +312,15 @@ impl<'a> Component<'a> {
             all = self.with_stored(&stored).to_vec()?;
         }
         let size = all.len() as u64;
-        let src = start
-            .checked_add(out.len() as u64)
-            .filter(|&e| e <= size)
-            .map(|e| &all[start as usize..e as usize]);
-        let src = src.ok_or_else(|| {
-            self.error(ErrorKind::RangeOutOfBounds {
-                start,
-                length: out.len() as u64,
-                size,
-            })
-        })?;
+        let src = start.checked_add(out.len() as u64).filter(|&e| e <= size).map(|e| &all[start as usize..e as usize]);
+        let src = src.ok_or_else(|| self.error(ErrorKind::RangeOutOfBounds { start, length: out.len() as u64, size }))?;
         out.copy_from_slice(src);
         Ok(out.len())
     }
 
     #[cfg(not(feature = "alloc"))]
-    fn zstd_range(
-        &self,
-        _start: u64,
-        _out: &mut [u8],
-        _read_at: impl FnMut(u64, &mut [u8]) -> bool,
-    ) -> Result<usize> {
-        Err(self.error(ErrorKind::Unsupported {
-            what: "zstd decoding needs the `alloc` feature",
-        }))
+    fn zstd_range(&self, _start: u64, _out: &mut [u8], _read_at: impl FnMut(u64, &mut [u8]) -> bool) -> Result<usize> {
+        Err(self.error(ErrorKind::Unsupported { what: "zstd decoding needs the `alloc` feature" }))
     }
 
     /// Decode into a typed buffer, whatever its alignment; elements come out

@@ -46,10 +46,7 @@ pub struct Scratch<'s> {
 impl<'s> Scratch<'s> {
     /// Scratch over a caller's slice: never allocates.
     pub fn new(slice: &'s mut [Entry]) -> Self {
-        Scratch {
-            buf: Buf::Slice(slice),
-            len: 0,
-        }
+        Scratch { buf: Buf::Slice(slice), len: 0 }
     }
 
     /// The built-in scratch without `alloc`, over `mem` (the caller's
@@ -62,10 +59,7 @@ impl<'s> Scratch<'s> {
     /// Growable scratch.
     #[cfg(feature = "alloc")]
     pub fn growable() -> Self {
-        Scratch {
-            buf: Buf::Vec(alloc::vec::Vec::new()),
-            len: 0,
-        }
+        Scratch { buf: Buf::Vec(alloc::vec::Vec::new()), len: 0 }
     }
 
     pub(crate) fn len(&self) -> usize {
@@ -105,9 +99,7 @@ impl<'s> Scratch<'s> {
     #[cold]
     #[inline(never)]
     fn full(&self) -> Result<()> {
-        Err(Error::new(ErrorKind::ScratchTooSmall {
-            needed: self.len as u64 + 1,
-        }))
+        Err(Error::new(ErrorKind::ScratchTooSmall { needed: self.len as u64 + 1 }))
     }
 
     pub(crate) fn segment(&mut self, start: usize) -> &mut [Entry] {

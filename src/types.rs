@@ -66,9 +66,7 @@ impl Names {
     #[cfg_attr(feature = "alloc", inline(always))]
     pub(crate) fn get(&self, i: usize) -> &'static str {
         let at = |k: usize| self.starts.get(k).map_or(0, |&s| s as usize);
-        self.list
-            .get(at(i)..at(i + 1).saturating_sub(1))
-            .unwrap_or("")
+        self.list.get(at(i)..at(i + 1).saturating_sub(1)).unwrap_or("")
     }
 
     /// The index of the name `b` (with `alloc`, inlined: over a constant
@@ -83,10 +81,7 @@ impl Names {
         assert!(N + 1 == self.starts.len());
         let (mut out, mut i) = ([""; N], 0);
         while i < N {
-            let (head, _) = self
-                .list
-                .as_bytes()
-                .split_at(self.starts[i + 1] as usize - 1);
+            let (head, _) = self.list.as_bytes().split_at(self.starts[i + 1] as usize - 1);
             out[i] = match core::str::from_utf8(head.split_at(self.starts[i] as usize).1) {
                 Ok(s) => s,
                 Err(_) => panic!("names are UTF-8"),
@@ -139,9 +134,7 @@ impl DType {
     }
 
     /// The v1.2 names, in the order of [`Self::ALL`].
-    const NAMES: Names = packed!(
-        "f64", "f32", "f16", "bf16", "i64", "i32", "i16", "i8", "u64", "u32", "u16", "u8", "bool"
-    );
+    const NAMES: Names = packed!("f64", "f32", "f16", "bf16", "i64", "i32", "i16", "i8", "u64", "u32", "u16", "u8", "bool");
 
     /// The v1.2 name (`"f32"`, `"u8"`, ...).
     pub fn name(self) -> &'static str {
@@ -167,9 +160,7 @@ impl DType {
     pub(crate) fn from_v1_1_bytes(s: &[u8]) -> Option<(DType, Option<LogicalType<'static>>)> {
         use LogicalType as L;
         match LogicalType::known(s) {
-            Some(t @ (L::F8E4M3Fn | L::F8E5M2 | L::Complex64 | L::Complex128)) => {
-                Some((t.storage()?, Some(t)))
-            }
+            Some(t @ (L::F8E4M3Fn | L::F8E5M2 | L::Complex64 | L::Complex128)) => Some((t.storage()?, Some(t))),
             _ if s == b"f8_e4m3" => Some((DType::U8, Some(L::F8E4M3Fn))),
             _ => Some((DType::from_bytes(s)?, None)),
         }
@@ -199,14 +190,7 @@ impl DType {
     pub const fn is_integer(self) -> bool {
         matches!(
             self,
-            DType::I64
-                | DType::I32
-                | DType::I16
-                | DType::I8
-                | DType::U64
-                | DType::U32
-                | DType::U16
-                | DType::U8
+            DType::I64 | DType::I32 | DType::I16 | DType::I8 | DType::U64 | DType::U32 | DType::U16 | DType::U8
         )
     }
 }
@@ -308,17 +292,8 @@ impl<'a> LogicalType<'a> {
 
 /// The known logical types' names, in declaration order: v1.x registers
 /// the first six.
-const LOGICAL: Names = packed!(
-    "f8_e4m3fn",
-    "f8_e5m2",
-    "f8_e4m3fnuz",
-    "f8_e5m2fnuz",
-    "complex64",
-    "complex128",
-    "bool",
-    "f8_e8m0",
-    "f4_e2m1"
-);
+const LOGICAL: Names =
+    packed!("f8_e4m3fn", "f8_e5m2", "f8_e4m3fnuz", "f8_e5m2fnuz", "complex64", "complex128", "bool", "f8_e8m0", "f4_e2m1");
 
 impl From<crate::v2::types::Logical> for LogicalType<'_> {
     fn from(l: crate::v2::types::Logical) -> Self {
@@ -460,23 +435,11 @@ pub struct Version {
 
 impl Version {
     /// The legacy `ZTEN0001` format.
-    pub const V0_1: Version = Version {
-        major: 0,
-        minor: 1,
-        patch: 0,
-    };
+    pub const V0_1: Version = Version { major: 0, minor: 1, patch: 0 };
     /// Container format 2.
-    pub const V2: Version = Version {
-        major: 2,
-        minor: 0,
-        patch: 0,
-    };
+    pub const V2: Version = Version { major: 2, minor: 0, patch: 0 };
     /// The version this crate writes.
-    pub const V1_2: Version = Version {
-        major: 1,
-        minor: 2,
-        patch: 0,
-    };
+    pub const V1_2: Version = Version { major: 1, minor: 2, patch: 0 };
 
     /// Parse `MAJOR.MINOR[.PATCH]` (decimal digits only, each at most 65535).
     ///
@@ -502,11 +465,7 @@ impl Version {
         if parts < 2 {
             return None;
         }
-        Some(Version {
-            major: n[0],
-            minor: n[1],
-            patch: n[2],
-        })
+        Some(Version { major: n[0], minor: n[1], patch: n[2] })
     }
 
     /// Whether this is a v1.x file at or above `minor`.
@@ -546,10 +505,7 @@ mod tests {
     #[test]
     fn names_are_the_spec_s_and_parse_back() {
         use LogicalType as L;
-        let dtypes = [
-            "f64", "f32", "f16", "bf16", "i64", "i32", "i16", "i8", "u64", "u32", "u16", "u8",
-            "bool",
-        ];
+        let dtypes = ["f64", "f32", "f16", "bf16", "i64", "i32", "i16", "i8", "u64", "u32", "u16", "u8", "bool"];
         for (d, n) in DType::ALL.into_iter().zip(dtypes) {
             assert_eq!((d.name(), DType::from_bytes(n.as_bytes())), (n, Some(d)));
         }
@@ -566,71 +522,30 @@ mod tests {
             (L::Other("int4"), "int4"),
         ];
         for (i, (t, n)) in logical.into_iter().enumerate() {
-            assert_eq!(
-                (t.name(), L::parse(n)),
-                (n, if i < 6 || i == 9 { t } else { L::Other(n) })
-            );
+            assert_eq!((t.name(), L::parse(n)), (n, if i < 6 || i == 9 { t } else { L::Other(n) }));
         }
-        let formats = [
-            (Format::Dense, "dense"),
-            (Format::SparseCsr, "sparse_csr"),
-            (Format::SparseCoo, "sparse_coo"),
-            (Format::QuantizedGroup, "quantized_group"),
-            (Format::Other("x"), "x"),
-        ];
+        let formats = [(Format::Dense, "dense"), (Format::SparseCsr, "sparse_csr"), (Format::SparseCoo, "sparse_coo"), (Format::QuantizedGroup, "quantized_group"), (Format::Other("x"), "x")];
         for (f, n) in formats {
             assert_eq!((f.name(), Format::parse(n)), (n, f));
         }
         for (e, n) in [(Encoding::Raw, "raw"), (Encoding::Zstd, "zstd")] {
             assert_eq!((e.name(), Encoding::from_name(n)), (n, Some(e)));
         }
-        for bad in [
-            "",
-            "f6",
-            "f64\0",
-            "f64\0f32",
-            "\0",
-            "Raw",
-            "zstd-seekable",
-            "unknown",
-        ] {
-            assert_eq!(
-                (
-                    DType::from_name(bad),
-                    Format::known(bad.as_bytes()),
-                    Encoding::from_name(bad)
-                ),
-                (None, None, None),
-                "{bad:?}"
-            );
+        for bad in ["", "f6", "f64\0", "f64\0f32", "\0", "Raw", "zstd-seekable", "unknown"] {
+            assert_eq!((DType::from_name(bad), Format::known(bad.as_bytes()), Encoding::from_name(bad)), (None, None, None), "{bad:?}");
             assert_eq!(L::parse(bad), L::Other(bad));
         }
     }
 
     #[test]
     fn v1_1_dtypes_normalize() {
-        assert_eq!(
-            DType::from_v1_1("f8_e4m3"),
-            Some((DType::U8, Some(LogicalType::F8E4M3Fn)))
-        );
-        assert_eq!(
-            DType::from_v1_1("complex128"),
-            Some((DType::F64, Some(LogicalType::Complex128)))
-        );
+        assert_eq!(DType::from_v1_1("f8_e4m3"), Some((DType::U8, Some(LogicalType::F8E4M3Fn))));
+        assert_eq!(DType::from_v1_1("complex128"), Some((DType::F64, Some(LogicalType::Complex128))));
         assert_eq!(DType::from_v1_1("i16"), Some((DType::I16, None)));
         assert_eq!(DType::from_v1_1("f8"), None);
-        assert_eq!(
-            DType::from_v1_1("f8_e4m3fn"),
-            Some((DType::U8, Some(LogicalType::F8E4M3Fn)))
-        );
-        assert_eq!(
-            DType::from_v1_1("f8_e5m2"),
-            Some((DType::U8, Some(LogicalType::F8E5M2)))
-        );
-        assert_eq!(
-            DType::from_v1_1("complex64"),
-            Some((DType::F32, Some(LogicalType::Complex64)))
-        );
+        assert_eq!(DType::from_v1_1("f8_e4m3fn"), Some((DType::U8, Some(LogicalType::F8E4M3Fn))));
+        assert_eq!(DType::from_v1_1("f8_e5m2"), Some((DType::U8, Some(LogicalType::F8E5M2))));
+        assert_eq!(DType::from_v1_1("complex64"), Some((DType::F32, Some(LogicalType::Complex64))));
         assert_eq!(DType::from_v1_1("bool"), Some((DType::Bool, None)));
         // v1.1 named no AMD FP8 dtype, nor v2's logical types.
         for t in ["f8_e4m3fnuz", "f8_e5m2fnuz", "f8_e8m0", "f4_e2m1"] {
@@ -642,11 +557,7 @@ mod tests {
     #[test]
     fn widths_are_the_names_bits() {
         for d in DType::ALL {
-            let bits: u64 = d
-                .name()
-                .trim_start_matches(|c: char| c.is_ascii_alphabetic())
-                .parse()
-                .unwrap_or(8);
+            let bits: u64 = d.name().trim_start_matches(|c: char| c.is_ascii_alphabetic()).parse().unwrap_or(8);
             assert_eq!(d.width() * 8, bits, "{d:?}");
         }
     }
@@ -655,18 +566,7 @@ mod tests {
     #[test]
     fn widths_and_ratios_are_powers_of_two() {
         use LogicalType as L;
-        let all = [
-            L::F8E4M3Fn,
-            L::F8E5M2,
-            L::F8E4M3Fnuz,
-            L::F8E5M2Fnuz,
-            L::Complex64,
-            L::Complex128,
-            L::Bool,
-            L::F8E8M0,
-            L::F4E2M1,
-            L::Other("x"),
-        ];
+        let all = [L::F8E4M3Fn, L::F8E5M2, L::F8E4M3Fnuz, L::F8E5M2Fnuz, L::Complex64, L::Complex128, L::Bool, L::F8E8M0, L::F4E2M1, L::Other("x")];
         for d in DType::ALL {
             for t in all {
                 let per = d.width() * t.ratio().unwrap_or(1);
@@ -681,56 +581,11 @@ mod tests {
 
     #[test]
     fn versions() {
-        assert_eq!(
-            Version::parse("1.2.0"),
-            Some(Version {
-                major: 1,
-                minor: 2,
-                patch: 0
-            })
-        );
-        assert_eq!(
-            Version::parse("1.1"),
-            Some(Version {
-                major: 1,
-                minor: 1,
-                patch: 0
-            })
-        );
-        assert_eq!(
-            Version::parse("65535.0.65535"),
-            Some(Version {
-                major: 65535,
-                minor: 0,
-                patch: 65535
-            })
-        );
-        assert_eq!(
-            Version::parse("00001.02"),
-            Some(Version {
-                major: 1,
-                minor: 2,
-                patch: 0
-            })
-        );
-        for bad in [
-            "",
-            ".",
-            "1",
-            "1.",
-            ".1",
-            "1..2",
-            "1.x",
-            "1.2.3.4",
-            "1.2.",
-            "+1.2",
-            "1.2.-3",
-            "1.2 ",
-            "65536.0",
-            "1.000000",
-            "99999999.0",
-            "1\u{0660}.2",
-        ] {
+        assert_eq!(Version::parse("1.2.0"), Some(Version { major: 1, minor: 2, patch: 0 }));
+        assert_eq!(Version::parse("1.1"), Some(Version { major: 1, minor: 1, patch: 0 }));
+        assert_eq!(Version::parse("65535.0.65535"), Some(Version { major: 65535, minor: 0, patch: 65535 }));
+        assert_eq!(Version::parse("00001.02"), Some(Version { major: 1, minor: 2, patch: 0 }));
+        for bad in ["", ".", "1", "1.", ".1", "1..2", "1.x", "1.2.3.4", "1.2.", "+1.2", "1.2.-3", "1.2 ", "65536.0", "1.000000", "99999999.0", "1\u{0660}.2"] {
             assert_eq!(Version::parse(bad), None, "{bad}");
         }
     }

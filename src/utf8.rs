@@ -59,10 +59,7 @@ mod tests {
     }
 
     #[test]
-    #[cfg_attr(
-        miri,
-        ignore = "16 M sequences: too slow under Miri (the random test runs there)"
-    )]
+    #[cfg_attr(miri, ignore = "16 M sequences: too slow under Miri (the random test runs there)")]
     fn agrees_with_core_on_every_short_sequence() {
         same(&[]);
         for a in 0..=255u8 {
@@ -105,13 +102,7 @@ mod tests {
             for (i, v) in buf[..n].iter_mut().enumerate() {
                 let w = next();
                 // Mostly plausible UTF-8 bytes, so that long valid runs occur.
-                *v = if i % 5 == 0 {
-                    w as u8
-                } else {
-                    [
-                        0x41, 0xc3, 0xa9, 0xe2, 0x82, 0xac, 0xf0, 0x9f, 0x98, 0x80, 0xed, 0xbf,
-                    ][(w % 12) as usize]
-                };
+                *v = if i % 5 == 0 { w as u8 } else { [0x41, 0xc3, 0xa9, 0xe2, 0x82, 0xac, 0xf0, 0x9f, 0x98, 0x80, 0xed, 0xbf][(w % 12) as usize] };
             }
             same(&buf[..n]);
         }

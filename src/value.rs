@@ -52,25 +52,15 @@ impl<'a> Value<'a> {
     /// The encoded CBOR bytes of this value.
     pub fn raw(&self) -> &'a [u8] {
         let mut r = Reader::at(self.buf, self.pos);
-        let end = if r.skip_item().is_some() {
-            r.pos
-        } else {
-            self.pos
-        };
+        let end = if r.skip_item().is_some() { r.pos } else { self.pos };
         &self.buf[self.pos..end]
     }
 
     /// Decode what this value is.
     #[inline(never)]
     pub fn get(&self) -> ValueRef<'a> {
-        let Some((major, arg, pos)) = cbor::decode_head(self.buf, self.pos) else {
-            return ValueRef::Undefined;
-        };
-        let chunks = Chunks {
-            buf: self.buf,
-            pos,
-            len: cbor::len_of(arg),
-        };
+        let Some((major, arg, pos)) = cbor::decode_head(self.buf, self.pos) else { return ValueRef::Undefined };
+        let chunks = Chunks { buf: self.buf, pos, len: cbor::len_of(arg) };
         // Integers and tags always have an argument; the one simple item
         // without (a break) reads as 23, undefined.
         let v = arg.unwrap_or(23);
@@ -79,11 +69,7 @@ impl<'a> Value<'a> {
             cbor::MAJOR_NINT => ValueRef::NegInt(v),
             cbor::MAJOR_BYTES => ValueRef::Bytes(chunks),
             cbor::MAJOR_TEXT => ValueRef::Text(chunks),
-            cbor::MAJOR_ARRAY => ValueRef::Array(Array {
-                buf: self.buf,
-                pos,
-                len: chunks.len,
-            }),
+            cbor::MAJOR_ARRAY => ValueRef::Array(Array { buf: self.buf, pos, len: chunks.len }),
             cbor::MAJOR_MAP => ValueRef::Map(Map::new(self.buf, pos, chunks.len)),
             cbor::MAJOR_TAG => ValueRef::Tag(v, Value::new(self.buf, pos)),
             // Floats told apart by the argument's width; a simple value under
@@ -107,19 +93,8 @@ impl<'a> Value<'a> {
     #[doc(hidden)]
     #[inline(never)]
     pub fn describe(&self) -> Described<'a> {
-        let mut d = Described {
-            kind: 5,
-            has_int: false,
-            bool_value: false,
-            int_value: 0,
-            uint_value: 0,
-            float_value: 0.0,
-            data: None,
-            count: 0,
-        };
-        let Some((major, arg, pos)) = cbor::decode_head(self.buf, self.pos) else {
-            return d;
-        };
+        let mut d = Described { kind: 5, has_int: false, bool_value: false, int_value: 0, uint_value: 0, float_value: 0.0, data: None, count: 0 };
+        let Some((major, arg, pos)) = cbor::decode_head(self.buf, self.pos) else { return d };
         // (As `get` reads it: a break's argument is 23, undefined.)
         let v = arg.unwrap_or(23);
         d.kind = match major {
@@ -135,12 +110,7 @@ impl<'a> Value<'a> {
             }
             // Bytes 7, text 6.
             cbor::MAJOR_BYTES | cbor::MAJOR_TEXT => {
-                d.data = Chunks {
-                    buf: self.buf,
-                    pos,
-                    len: cbor::len_of(arg),
-                }
-                .contiguous();
+                d.data = Chunks { buf: self.buf, pos, len: cbor::len_of(arg) }.contiguous();
                 9 - major
             }
             // Array 8, map 9: items, entries (counted when indefinite).
@@ -318,11 +288,7 @@ fn int_to_f64(n: u64, neg: bool) -> f64 {
     // sign is set in the bits (no float negation).
     let (n, carry) = n.overflowing_add(neg.into());
     let sign = u64::from(neg) << 63;
-    let (mut hi, mut lo, mut e) = (
-        (n >> 32) as u32 | u32::from(carry) << 31,
-        n as u32,
-        1085 + u32::from(carry),
-    );
+    let (mut hi, mut lo, mut e) = ((n >> 32) as u32 | u32::from(carry) << 31, n as u32, 1085 + u32::from(carry));
     if hi == 0 {
         if lo == 0 {
             return 0.0;
@@ -470,20 +436,11 @@ pub struct Map<'a> {
 
 impl<'a> Map<'a> {
     pub(crate) fn new(buf: &'a [u8], pos: usize, len: Len) -> Self {
-        Map {
-            buf,
-            pos,
-            len,
-            hidden: None,
-        }
+        Map { buf, pos, len, hidden: None }
     }
 
     /// The view of the (well-formed) map whose head is at `pos`.
-    pub(crate) fn read(
-        buf: &'a [u8],
-        pos: usize,
-        field: &'static str,
-    ) -> crate::error::Result<Self> {
+    pub(crate) fn read(buf: &'a [u8], pos: usize, field: &'static str) -> crate::error::Result<Self> {
         let mut h = Reader::at(buf, pos);
         let len = h.map(field)?;
         Ok(Map::new(buf, h.pos, len))
@@ -495,12 +452,7 @@ impl<'a> Map<'a> {
     }
 
     pub(crate) fn empty() -> Self {
-        Map {
-            buf: &[],
-            pos: 0,
-            len: Some(0),
-            hidden: None,
-        }
+        Map { buf: &[], pos: 0, len: Some(0), hidden: None }
     }
 
     pub(crate) fn hiding(mut self, hidden: fn(&[u8]) -> bool) -> Self {
@@ -525,9 +477,7 @@ impl<'a> Map<'a> {
         let (mut r, mut len) = (Reader::at(self.buf, self.pos), self.len);
         while let Some(k) = item(&mut r, &mut len) {
             let is_key = match cbor::decode_head(self.buf, k) {
-                Some((cbor::MAJOR_TEXT, Some(n), at)) => {
-                    self.buf.get(at..at.checked_add(n as usize)?) == Some(key.as_bytes())
-                }
+                Some((cbor::MAJOR_TEXT, Some(n), at)) => self.buf.get(at..at.checked_add(n as usize)?) == Some(key.as_bytes()),
                 _ => false,
             };
             if is_key {
@@ -577,11 +527,7 @@ fn item(r: &mut Reader<'_>, len: &mut Len) -> Option<usize> {
 
 /// The next entry of a map read by `r` (`len` entries left), hidden keys
 /// passed over.
-fn entry<'a>(
-    r: &mut Reader<'a>,
-    len: &mut Len,
-    hidden: Option<fn(&[u8]) -> bool>,
-) -> Option<(Value<'a>, Value<'a>)> {
+fn entry<'a>(r: &mut Reader<'a>, len: &mut Len, hidden: Option<fn(&[u8]) -> bool>) -> Option<(Value<'a>, Value<'a>)> {
     loop {
         let k = Value::new(r.buf, item(r, len)?);
         let v = Value::new(r.buf, r.pos);
@@ -622,11 +568,7 @@ mod tests {
         // sign/exponent pairs; every one runs natively.)
         let stride = if cfg!(miri) { 61 } else { 1 };
         for h in (0..=u16::MAX).step_by(stride) {
-            assert_eq!(
-                widen(h.into(), 5, 10).to_bits(),
-                cbor::f16_to_f64(h).to_bits(),
-                "{h:#06x}"
-            );
+            assert_eq!(widen(h.into(), 5, 10).to_bits(), cbor::f16_to_f64(h).to_bits(), "{h:#06x}");
         }
         // Every sign and exponent, with mantissas of every leading-zero
         // count (subnormals), every width of ones, and a stride through the rest.
@@ -635,11 +577,7 @@ mod tests {
         for se in (0..512u32).step_by(if cfg!(miri) { 37 } else { 1 }) {
             for m in mantissas.clone() {
                 let b = se << 23 | m;
-                assert_eq!(
-                    widen(b, 8, 23).to_bits(),
-                    cbor::f32_to_f64(f32::from_bits(b)).to_bits(),
-                    "{b:#010x}"
-                );
+                assert_eq!(widen(b, 8, 23).to_bits(), cbor::f32_to_f64(f32::from_bits(b)).to_bits(), "{b:#010x}");
             }
         }
     }
@@ -647,23 +585,11 @@ mod tests {
     #[test]
     fn int_to_f64_rounds_as_the_cast() {
         let check = |n: u64| {
-            assert_eq!(
-                int_to_f64(n, false).to_bits(),
-                (n as f64).to_bits(),
-                "{n:#x}"
-            );
-            assert_eq!(
-                int_to_f64(n, true).to_bits(),
-                (-((u128::from(n) + 1) as f64)).to_bits(),
-                "-1 - {n:#x}"
-            );
+            assert_eq!(int_to_f64(n, false).to_bits(), (n as f64).to_bits(), "{n:#x}");
+            assert_eq!(int_to_f64(n, true).to_bits(), (-((u128::from(n) + 1) as f64)).to_bits(), "-1 - {n:#x}");
         };
         // (Under Miri, interpreted: fewer of each; all of them natively.)
-        let (small, near, random) = if cfg!(miri) {
-            (1 << 8, 20, 1 << 8)
-        } else {
-            (1 << 16, 2050, 1 << 20)
-        };
+        let (small, near, random) = if cfg!(miri) { (1 << 8, 20, 1 << 8) } else { (1 << 16, 2050, 1 << 20) };
         (0..small).for_each(check);
         // Around every power of two, and ties (even and odd) at every magnitude.
         for k in 0..64 {
@@ -672,24 +598,13 @@ mod tests {
                 check((1u64 << k).wrapping_sub(d));
                 check(u64::MAX >> k ^ d);
             }
-            for x in [
-                0x400u64,
-                0x401,
-                0x3ff,
-                0xc00,
-                0xbff,
-                0xc01,
-                0x1_0000_0400,
-                0x1f_ffff_ffff_fc00,
-            ] {
+            for x in [0x400u64, 0x401, 0x3ff, 0xc00, 0xbff, 0xc01, 0x1_0000_0400, 0x1f_ffff_ffff_fc00] {
                 check(x << k.min(x.leading_zeros()));
             }
         }
         let mut x = 0x9e37_79b9_7f4a_7c15u64;
         for _ in 0..random {
-            x = x
-                .wrapping_mul(6_364_136_223_846_793_005)
-                .wrapping_add(1_442_695_040_888_963_407);
+            x = x.wrapping_mul(6_364_136_223_846_793_005).wrapping_add(1_442_695_040_888_963_407);
             check(x);
             check(x >> (x % 64));
         }
@@ -708,15 +623,9 @@ mod tests {
         assert!(matches!(get(&[0xf3]), ValueRef::Simple(19)));
         assert!(matches!(get(&[0xf8, 0x20]), ValueRef::Simple(32)));
         assert!(matches!(get(&[0xf8, 0xff]), ValueRef::Simple(255)));
-        assert!(
-            matches!(get(&[0xf8, 0x14]), ValueRef::Undefined),
-            "a two-byte simple under 32 is invalid"
-        );
+        assert!(matches!(get(&[0xf8, 0x14]), ValueRef::Undefined), "a two-byte simple under 32 is invalid");
         assert!(matches!(get(&[0xff]), ValueRef::Undefined), "a stray break");
-        assert!(
-            matches!(get(&[0xf9, 0x3c]), ValueRef::Undefined),
-            "truncated"
-        );
+        assert!(matches!(get(&[0xf9, 0x3c]), ValueRef::Undefined), "truncated");
         let bits = |b: &[u8]| match get(b) {
             ValueRef::Float(f) => f.to_bits(),
             other => panic!("{other:?}"),
@@ -725,27 +634,17 @@ mod tests {
         assert_eq!(bits(&[0xf9, 0xfd, 0x01]), 0xfff4_0400_0000_0000);
         assert_eq!(bits(&[0xf9, 0x00, 0x01]), 5.960464477539063e-8f64.to_bits());
         assert_eq!(bits(&[0xfa, 0xff, 0x80, 0x00, 0x01]), 0xfff0_0000_2000_0000);
-        assert_eq!(
-            bits(&[0xfa, 0x00, 0x00, 0x00, 0x01]),
-            (f32::from_bits(1) as f64).to_bits()
-        );
-        assert_eq!(
-            bits(&[0xfb, 0x7f, 0xf0, 0, 0, 0, 0, 0, 1]),
-            0x7ff0_0000_0000_0001
-        );
-        assert_eq!(
-            Value::new(&[0xfa, 0xbf, 0xc0, 0, 0], 0).as_f64(),
-            Some(-1.5)
-        );
+        assert_eq!(bits(&[0xfa, 0x00, 0x00, 0x00, 0x01]), (f32::from_bits(1) as f64).to_bits());
+        assert_eq!(bits(&[0xfb, 0x7f, 0xf0, 0, 0, 0, 0, 0, 1]), 0x7ff0_0000_0000_0001);
+        assert_eq!(Value::new(&[0xfa, 0xbf, 0xc0, 0, 0], 0).as_f64(), Some(-1.5));
     }
 
     #[test]
     fn decodes_every_kind() {
         // {"i": -5, "f": 1.5 (half), "t": true, "n": null, "b": h'0102', "a": [1, "x"], "g": 1(7)}
         let b = [
-            0xa7, 0x61, b'i', 0x24, 0x61, b'f', 0xf9, 0x3e, 0x00, 0x61, b't', 0xf5, 0x61, b'n',
-            0xf6, 0x61, b'b', 0x42, 1, 2, 0x61, b'a', 0x82, 0x01, 0x61, b'x', 0x61, b'g', 0xc1,
-            0x07,
+            0xa7, 0x61, b'i', 0x24, 0x61, b'f', 0xf9, 0x3e, 0x00, 0x61, b't', 0xf5, 0x61, b'n', 0xf6, 0x61,
+            b'b', 0x42, 1, 2, 0x61, b'a', 0x82, 0x01, 0x61, b'x', 0x61, b'g', 0xc1, 0x07,
         ];
         let m = Value::new(&b, 0).as_map().unwrap();
         assert_eq!(m.len(), 7);
@@ -769,8 +668,8 @@ mod tests {
     fn hidden_keys_are_definite_text_keys_only() {
         // {"name": 1, "x": 2, h'6e616d65': 3, (_ "name"): 4}, "name" hidden.
         let b = [
-            0xa4, 0x64, b'n', b'a', b'm', b'e', 1, 0x61, b'x', 2, 0x44, b'n', b'a', b'm', b'e', 3,
-            0x7f, 0x64, b'n', b'a', b'm', b'e', 0xff, 4,
+            0xa4, 0x64, b'n', b'a', b'm', b'e', 1, 0x61, b'x', 2, 0x44, b'n', b'a', b'm', b'e', 3, 0x7f, 0x64, b'n',
+            b'a', b'm', b'e', 0xff, 4,
         ];
         let m = Value::new(&b, 0).as_map().unwrap().hiding(|k| k == b"name");
         assert_eq!(m.len(), 3);
@@ -783,9 +682,7 @@ mod tests {
     #[test]
     fn indefinite_strings_and_maps() {
         // {_ "k": (_ "ab", "c")}
-        let b = [
-            0xbf, 0x61, b'k', 0x7f, 0x62, b'a', b'b', 0x61, b'c', 0xff, 0xff,
-        ];
+        let b = [0xbf, 0x61, b'k', 0x7f, 0x62, b'a', b'b', 0x61, b'c', 0xff, 0xff];
         let m = Value::new(&b, 0).as_map().unwrap();
         assert_eq!(m.len(), 1);
         let v = m.get("k").unwrap();

@@ -16,8 +16,7 @@ const PIECE: u64 = 1 << 20;
 
 /// Reads a component's stored bytes piece by piece, in order, handing each
 /// to the callback (positional sources: no buffer of the part's size).
-pub(crate) type PieceReader<'r, 'a> =
-    &'r dyn Fn(&Component<'a>, &mut dyn FnMut(&[u8])) -> Result<()>;
+pub(crate) type PieceReader<'r, 'a> = &'r dyn Fn(&Component<'a>, &mut dyn FnMut(&[u8])) -> Result<()>;
 
 /// What a verification checks.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
@@ -38,11 +37,7 @@ pub struct Options {
 
 impl Options {
     /// Digests and data rules, strict: an unknown digest algorithm is a problem.
-    pub const ALL: Options = Options {
-        digests: true,
-        data: true,
-        strict: true,
-    };
+    pub const ALL: Options = Options { digests: true, data: true, strict: true };
 
     /// These options with unverifiable digests allowed: counted in
     /// [`Report::unverifiable`] and handed over as [`Finding::Unverifiable`],
@@ -53,10 +48,7 @@ impl Options {
     /// assert!(!o.strict && o.digests && o.data);
     /// ```
     pub const fn allow_unverifiable(self) -> Options {
-        Options {
-            strict: false,
-            ..self
-        }
+        Options { strict: false, ..self }
     }
 }
 
@@ -145,11 +137,7 @@ impl Source for [u8] {
         let src = usize::try_from(offset)
             .ok()
             .and_then(|o| self.get(o..o.checked_add(out.len())?))
-            .ok_or(Error::new(ErrorKind::OutOfBounds {
-                offset,
-                length: len,
-                limit: self.len() as u64,
-            }))?;
+            .ok_or(Error::new(ErrorKind::OutOfBounds { offset, length: len, limit: self.len() as u64 }))?;
         out.copy_from_slice(src);
         Ok(())
     }
@@ -204,31 +192,20 @@ impl<'a> File<'a> {
     /// bytes are elsewhere. `source` must hold the file this one was parsed
     /// from.
     #[cfg(feature = "alloc")]
-    pub fn verify_from<S: Source + ?Sized>(
-        &self,
-        source: &S,
-        options: Options,
-        on: impl FnMut(Finding<'_, 'a>),
-    ) -> Report {
+    pub fn verify_from<S: Source + ?Sized>(&self, source: &S, options: Options, on: impl FnMut(Finding<'_, 'a>)) -> Report {
         let load = |c: &Component<'a>| -> Result<Stored<'_>> {
             let len = c.length();
             match source.bytes().filter(|_| c.shard().is_none()) {
                 Some(b) => {
                     let end = c.offset().checked_add(len).filter(|&e| e <= b.len() as u64);
                     let end = end.ok_or_else(|| {
-                        c.error(ErrorKind::OutOfBounds {
-                            offset: c.offset(),
-                            length: len,
-                            limit: b.len() as u64,
-                        })
+                        c.error(ErrorKind::OutOfBounds { offset: c.offset(), length: len, limit: b.len() as u64 })
                     })?;
                     Ok(Stored::Borrowed(&b[c.offset() as usize..end as usize]))
                 }
                 None => {
                     let mut v = alloc::vec![0u8; len as usize];
-                    source
-                        .read_component(c, &mut v)
-                        .map_err(|e| e.in_component(c.role()))?;
+                    source.read_component(c, &mut v).map_err(|e| e.in_component(c.role()))?;
                     Ok(Stored::Owned(v))
                 }
             }
@@ -242,9 +219,7 @@ impl<'a> File<'a> {
             buf.resize(PIECE.min(len) as usize, 0);
             while at < len {
                 let n = PIECE.min(len - at) as usize;
-                source
-                    .read_at(c.offset() + at, &mut buf[..n])
-                    .map_err(|e| e.in_component(c.role()))?;
+                source.read_at(c.offset() + at, &mut buf[..n]).map_err(|e| e.in_component(c.role()))?;
                 f(&buf[..n]);
                 at += n as u64;
             }
@@ -264,11 +239,7 @@ impl<'a> File<'a> {
     /// part that could not be checked is not verified. Returns the number of
     /// problems. [`File::verify_with`] is the same with options (among them
     /// [`Options::allow_unverifiable`]) and a [`Report`].
-    pub fn verify(
-        &self,
-        mut problem: impl FnMut(Error),
-        mut unverifiable: impl FnMut(&Object<'a>, &Component<'a>),
-    ) -> usize {
+    pub fn verify(&self, mut problem: impl FnMut(Error), mut unverifiable: impl FnMut(&Object<'a>, &Component<'a>)) -> usize {
         self.verify_with(Options::ALL, |f| match f {
             Finding::Problem(e) => problem(e),
             Finding::Unverifiable { object, component } => unverifiable(object, component),
@@ -337,8 +308,7 @@ fn component<'a, 's>(
         Err(e) => {
             if digest {
                 // A malformed digest is named before unreadable bytes.
-                let parsed =
-                    Digest::parse(c.digest().unwrap_or("")).map_err(|p| p.in_component(c.role()));
+                let parsed = Digest::parse(c.digest().unwrap_or("")).map_err(|p| p.in_component(c.role()));
                 r.problem(in_obj(parsed.err().unwrap_or(e)), on);
             }
             if data {
@@ -354,10 +324,7 @@ fn component<'a, 's>(
             Ok(Verified::NoDigest) => {}
             Ok(Verified::Unverifiable) => {
                 r.unverifiable += 1;
-                on(Finding::Unverifiable {
-                    object: o,
-                    component: c,
-                });
+                on(Finding::Unverifiable { object: o, component: c });
                 if opt.strict {
                     r.problem(in_obj(c.error(ErrorKind::UnverifiableDigest)), on);
                 }

@@ -54,11 +54,7 @@ use crate::error::{Error, ErrorKind, Result};
 use alloc::vec::Vec;
 
 /// The backend behind this module's top-level functions: `"libzstd"` or `"ruzstd"`.
-pub const BACKEND: &str = if cfg!(feature = "libzstd") {
-    "libzstd"
-} else {
-    "ruzstd"
-};
+pub const BACKEND: &str = if cfg!(feature = "libzstd") { "libzstd" } else { "ruzstd" };
 
 /// Decode `input` into `out`, returning the bytes written. More output than
 /// `out` holds is an error ([`ErrorKind::DecodedTooLarge`]), found while decoding.
@@ -163,13 +159,7 @@ impl FrameDecoder {
             out.resize(start + max.min(out.capacity() - start), 0);
             pure::decode_frame_into(frame, &mut out[start..])
         };
-        let n = n.and_then(|n| {
-            if n > max {
-                Err(Error::new(ErrorKind::DecodedTooLarge { limit: max as u64 }))
-            } else {
-                Ok(n)
-            }
-        });
+        let n = n.and_then(|n| if n > max { Err(Error::new(ErrorKind::DecodedTooLarge { limit: max as u64 })) } else { Ok(n) });
         out.truncate(start + *n.as_ref().unwrap_or(&0));
         n
     }
@@ -178,16 +168,13 @@ impl FrameDecoder {
 /// The content checksum a frame's header announces: its last 4 bytes (the
 /// low 32 bits of the XXH64 of its content), or `None` without the flag.
 fn content_checksum(frame: &[u8]) -> Option<u32> {
-    let flagged =
-        frame.len() >= 9 && frame[..4] == [0x28, 0xb5, 0x2f, 0xfd] && frame[4] & 0x04 != 0;
+    let flagged = frame.len() >= 9 && frame[..4] == [0x28, 0xb5, 0x2f, 0xfd] && frame[4] & 0x04 != 0;
     let t = frame.len().wrapping_sub(4);
     flagged.then(|| u32::from_le_bytes([frame[t], frame[t + 1], frame[t + 2], frame[t + 3]]))
 }
 
 /// Gather what a `for_each_chunk` hands out into one `Vec`.
-fn collect(
-    each: impl FnOnce(&mut dyn FnMut(&[u8]) -> Result<()>) -> Result<u64>,
-) -> Result<Vec<u8>> {
+fn collect(each: impl FnOnce(&mut dyn FnMut(&[u8]) -> Result<()>) -> Result<u64>) -> Result<Vec<u8>> {
     let mut out = Vec::new();
     each(&mut |c: &[u8]| {
         out.extend_from_slice(c);
@@ -223,11 +210,7 @@ pub fn check_frame_header(input: &[u8]) -> Result<()> {
         let n = [1usize, 2, 4, 8][fcs_flag as usize];
         let b = input.get(at..at + n).ok_or_else(corrupt)?;
         let v = b.iter().rev().fold(0u64, |a, &x| (a << 8) | u64::from(x));
-        if n == 2 {
-            v + 256
-        } else {
-            v
-        }
+        if n == 2 { v + 256 } else { v }
     } else {
         let w = *input.get(5).ok_or_else(corrupt)?;
         let base = 1u64 << (10 + (w >> 3));
@@ -253,10 +236,7 @@ pub mod pure {
 
     /// Run the frames of `input` through `drain`, which receives the decoder
     /// after each step and must take what it can.
-    fn frames(
-        mut input: &[u8],
-        mut drain: impl FnMut(&mut FrameDecoder) -> Result<()>,
-    ) -> Result<()> {
+    fn frames(mut input: &[u8], mut drain: impl FnMut(&mut FrameDecoder) -> Result<()>) -> Result<()> {
         let mut dec = FrameDecoder::new();
         if input.is_empty() {
             return Err(corrupt());
@@ -265,18 +245,14 @@ pub mod pure {
             super::check_frame_header(input)?;
             match dec.init(&mut input) {
                 Ok(()) => {}
-                Err(FrameDecoderError::ReadFrameHeaderError(ReadFrameHeaderError::SkipFrame {
-                    length,
-                    ..
-                })) => {
+                Err(FrameDecoderError::ReadFrameHeaderError(ReadFrameHeaderError::SkipFrame { length, .. })) => {
                     input = input.get(length as usize..).ok_or_else(corrupt)?;
                     continue;
                 }
                 Err(_) => return Err(corrupt()),
             }
             loop {
-                dec.decode_blocks(&mut input, BlockDecodingStrategy::UptoBytes(STEP))
-                    .map_err(|_| corrupt())?;
+                dec.decode_blocks(&mut input, BlockDecodingStrategy::UptoBytes(STEP)).map_err(|_| corrupt())?;
                 drain(&mut dec)?;
                 if dec.is_finished() {
                     break;
@@ -308,9 +284,7 @@ pub mod pure {
     pub fn decode_frame_into(frame: &[u8], out: &mut [u8]) -> Result<usize> {
         let n = decode_into(frame, out)?;
         match super::content_checksum(frame) {
-            Some(sum) if sum != xxhash_rust::xxh64::xxh64(&out[..n], 0) as u32 => {
-                Err(Error::new(ErrorKind::ZstdChecksum))
-            }
+            Some(sum) if sum != xxhash_rust::xxh64::xxh64(&out[..n], 0) as u32 => Err(Error::new(ErrorKind::ZstdChecksum)),
             _ => Ok(n),
         }
     }
@@ -329,11 +303,7 @@ pub mod pure {
     }
 
     /// [`super::for_each_chunk`] with ruzstd.
-    pub fn for_each_chunk(
-        input: &[u8],
-        limit: u64,
-        mut f: impl FnMut(&[u8]) -> Result<()>,
-    ) -> Result<u64> {
+    pub fn for_each_chunk(input: &[u8], limit: u64, mut f: impl FnMut(&[u8]) -> Result<()>) -> Result<u64> {
         let mut stage = alloc::vec![0u8; 1 << 17];
         let mut total = 0u64;
         frames(input, |dec| loop {
@@ -378,18 +348,13 @@ pub mod libzstd {
         if input.is_empty() {
             return Err(corrupt());
         }
-        DCtx::try_create()
-            .ok_or_else(corrupt)?
-            .decompress(out, input)
-            .map_err(|code| error_of(code, limit))
+        DCtx::try_create().ok_or_else(corrupt)?.decompress(out, input).map_err(|code| error_of(code, limit))
     }
 
     /// The error of a libzstd decompression error code, output room `limit`.
     fn error_of(code: usize, limit: usize) -> Error {
         if dst_too_small(code) {
-            Error::new(ErrorKind::DecodedTooLarge {
-                limit: limit as u64,
-            })
+            Error::new(ErrorKind::DecodedTooLarge { limit: limit as u64 })
         } else if code.wrapping_neg() == ZSTD_ErrorCode::ZSTD_error_checksum_wrong as usize {
             Error::new(ErrorKind::ZstdChecksum)
         } else {
@@ -417,16 +382,9 @@ pub mod libzstd {
             }
         }
 
-        fn run<C: WriteBuf + ?Sized>(
-            &mut self,
-            frame: &[u8],
-            out: &mut C,
-            limit: usize,
-        ) -> Result<usize> {
+        fn run<C: WriteBuf + ?Sized>(&mut self, frame: &[u8], out: &mut C, limit: usize) -> Result<usize> {
             Self::one_frame(frame)?;
-            self.0
-                .decompress(out, frame)
-                .map_err(|code| error_of(code, limit))
+            self.0.decompress(out, frame).map_err(|code| error_of(code, limit))
         }
 
         /// [`super::FrameDecoder::decode_into`].
@@ -438,12 +396,7 @@ pub mod libzstd {
         /// [`super::FrameDecoder::decode_append`]: into the spare capacity,
         /// never zeroed (a `Cursor` at the end of `out`; zstd-safe sets the
         /// length to what was written). The caller checks `max`.
-        pub fn decode_append(
-            &mut self,
-            frame: &[u8],
-            out: &mut Vec<u8>,
-            max: usize,
-        ) -> Result<usize> {
+        pub fn decode_append(&mut self, frame: &[u8], out: &mut Vec<u8>, max: usize) -> Result<usize> {
             let start = out.len();
             let mut cur = std::io::Cursor::new(out);
             cur.set_position(start as u64);
@@ -469,11 +422,7 @@ pub mod libzstd {
     }
 
     /// [`super::for_each_chunk`] with libzstd's streaming API.
-    pub fn for_each_chunk(
-        input: &[u8],
-        limit: u64,
-        mut f: impl FnMut(&[u8]) -> Result<()>,
-    ) -> Result<u64> {
+    pub fn for_each_chunk(input: &[u8], limit: u64, mut f: impl FnMut(&[u8]) -> Result<()>) -> Result<u64> {
         if input.is_empty() {
             return Err(corrupt());
         }
@@ -484,9 +433,7 @@ pub mod libzstd {
         loop {
             let before = inb.pos();
             let mut outb = OutBuffer::around(&mut stage[..]);
-            let hint = dctx
-                .decompress_stream(&mut outb, &mut inb)
-                .map_err(|code| error_of(code, usize::MAX))?;
+            let hint = dctx.decompress_stream(&mut outb, &mut inb).map_err(|code| error_of(code, usize::MAX))?;
             let n = outb.pos();
             total += n as u64;
             if total > limit {
@@ -512,8 +459,8 @@ mod tests {
 
     // `printf 'hello hello hello hello\n' | zstd --no-check`
     const HELLO: &[u8] = &[
-        0x28, 0xb5, 0x2f, 0xfd, 0x00, 0x58, 0x6d, 0x00, 0x00, 0x38, 0x68, 0x65, 0x6c, 0x6c, 0x6f,
-        0x20, 0x0a, 0x01, 0x00, 0x99, 0x4b, 0x11,
+        0x28, 0xb5, 0x2f, 0xfd, 0x00, 0x58, 0x6d, 0x00, 0x00, 0x38, 0x68, 0x65, 0x6c, 0x6c, 0x6f, 0x20, 0x0a, 0x01,
+        0x00, 0x99, 0x4b, 0x11,
     ];
     /// A skippable frame with 3 bytes of payload.
     const SKIP: &[u8] = &[0x50, 0x2a, 0x4d, 0x18, 0x03, 0x00, 0x00, 0x00, 1, 2, 3];
@@ -527,29 +474,16 @@ mod tests {
         // The reserved bit set.
         let mut reserved = AAAA.to_vec();
         reserved[4] |= 0x08;
-        assert_eq!(
-            pure::decode_to_vec(&reserved, 100).unwrap_err().kind(),
-            ErrorKind::Decompress
-        );
+        assert_eq!(pure::decode_to_vec(&reserved, 100).unwrap_err().kind(), ErrorKind::Decompress);
         // A 2 GiB window (exponent 21): refused in the first frame, as in later ones.
         let mut wide = AAAA.to_vec();
         wide[5] = 21 << 3;
-        assert_eq!(
-            pure::decode_to_vec(&wide, 100).unwrap_err().kind(),
-            ErrorKind::Decompress
-        );
+        assert_eq!(pure::decode_to_vec(&wide, 100).unwrap_err().kind(), ErrorKind::Decompress);
         let second = [AAAA, &wide[..]].concat();
-        assert_eq!(
-            pure::decode_to_vec(&second, 100).unwrap_err().kind(),
-            ErrorKind::Decompress
-        );
+        assert_eq!(pure::decode_to_vec(&second, 100).unwrap_err().kind(), ErrorKind::Decompress);
         // 96 MiB (64 + 4 × 8) is allowed, 104 MiB is not; a single-segment
         // frame's content size counts as its window.
-        assert_eq!(
-            check_frame_header(&[0x28, 0xb5, 0x2f, 0xfd, 0x00, (16 << 3) | 4])
-                .map_err(|e| e.kind()),
-            Ok(())
-        );
+        assert_eq!(check_frame_header(&[0x28, 0xb5, 0x2f, 0xfd, 0x00, (16 << 3) | 4]).map_err(|e| e.kind()), Ok(()));
         assert!(check_frame_header(&[0x28, 0xb5, 0x2f, 0xfd, 0x00, (16 << 3) | 5]).is_err());
         let fcs = (200u32 << 20).to_le_bytes();
         let single = [0x28, 0xb5, 0x2f, 0xfd, 0xa0, fcs[0], fcs[1], fcs[2], fcs[3]];
@@ -568,18 +502,8 @@ mod tests {
     fn backends() -> Vec<B> {
         #[allow(unused_mut)]
         let mut v = alloc::vec![
-            B {
-                name: "default",
-                into: decode_into,
-                sized: decode_sized,
-                to_vec: decode_to_vec
-            },
-            B {
-                name: "ruzstd",
-                into: pure::decode_into,
-                sized: pure::decode_sized,
-                to_vec: pure::decode_to_vec
-            },
+            B { name: "default", into: decode_into, sized: decode_sized, to_vec: decode_to_vec },
+            B { name: "ruzstd", into: pure::decode_into, sized: pure::decode_sized, to_vec: pure::decode_to_vec },
         ];
         #[cfg(feature = "libzstd")]
         v.push(B {
@@ -593,78 +517,33 @@ mod tests {
 
     #[test]
     fn backend_name() {
-        assert_eq!(
-            BACKEND,
-            if cfg!(feature = "libzstd") {
-                "libzstd"
-            } else {
-                "ruzstd"
-            }
-        );
+        assert_eq!(BACKEND, if cfg!(feature = "libzstd") { "libzstd" } else { "ruzstd" });
     }
 
     #[test]
     fn decodes_within_bounds() {
-        for B {
-            name,
-            into,
-            sized,
-            to_vec,
-        } in backends()
-        {
+        for B { name, into, sized, to_vec } in backends() {
             let mut out = [0u8; 24];
             let n = into(HELLO, &mut out).unwrap();
             assert_eq!(&out[..n], b"hello hello hello hello\n", "{name}");
-            assert_eq!(
-                to_vec(HELLO, 24).unwrap(),
-                b"hello hello hello hello\n",
-                "{name}"
-            );
-            assert_eq!(
-                sized(HELLO, 24).unwrap(),
-                b"hello hello hello hello\n",
-                "{name}"
-            );
+            assert_eq!(to_vec(HELLO, 24).unwrap(), b"hello hello hello hello\n", "{name}");
+            assert_eq!(sized(HELLO, 24).unwrap(), b"hello hello hello hello\n", "{name}");
             // More room: fewer bytes written, no error.
             let mut out = [0u8; 100];
             assert_eq!(into(HELLO, &mut out).unwrap(), 24, "{name}");
-            assert_eq!(
-                sized(HELLO, 100).unwrap(),
-                b"hello hello hello hello\n",
-                "{name}"
-            );
+            assert_eq!(sized(HELLO, 100).unwrap(), b"hello hello hello hello\n", "{name}");
         }
     }
 
     #[test]
     fn stops_at_the_limit() {
-        for B {
-            name,
-            into,
-            sized,
-            to_vec,
-        } in backends()
-        {
+        for B { name, into, sized, to_vec } in backends() {
             for limit in [0, 10, 23] {
                 let mut out = alloc::vec![0u8; limit];
-                let want = ErrorKind::DecodedTooLarge {
-                    limit: limit as u64,
-                };
-                assert_eq!(
-                    into(HELLO, &mut out).unwrap_err().kind(),
-                    want,
-                    "{name} {limit}"
-                );
-                assert_eq!(
-                    sized(HELLO, limit).unwrap_err().kind(),
-                    want,
-                    "{name} {limit}"
-                );
-                assert_eq!(
-                    to_vec(HELLO, limit as u64).unwrap_err().kind(),
-                    want,
-                    "{name} {limit}"
-                );
+                let want = ErrorKind::DecodedTooLarge { limit: limit as u64 };
+                assert_eq!(into(HELLO, &mut out).unwrap_err().kind(), want, "{name} {limit}");
+                assert_eq!(sized(HELLO, limit).unwrap_err().kind(), want, "{name} {limit}");
+                assert_eq!(to_vec(HELLO, limit as u64).unwrap_err().kind(), want, "{name} {limit}");
             }
         }
     }
@@ -678,13 +557,7 @@ mod tests {
         two.extend_from_slice(HELLO);
         let mut want = b"hello hello hello hello\n".to_vec();
         want.extend_from_slice(b"hello hello hello hello\n");
-        for B {
-            name,
-            into,
-            sized,
-            to_vec,
-        } in backends()
-        {
+        for B { name, into, sized, to_vec } in backends() {
             let mut out = [0u8; 48];
             assert_eq!(into(&two, &mut out).unwrap(), 48, "{name}");
             assert_eq!(&out[..], &want[..], "{name}");
@@ -692,11 +565,7 @@ mod tests {
             assert_eq!(sized(&two, 48).unwrap(), want, "{name}");
             let mut out = [0u8; 47];
             let too_large = ErrorKind::DecodedTooLarge { limit: 47 };
-            assert_eq!(
-                into(&two, &mut out).unwrap_err().kind(),
-                too_large,
-                "{name}"
-            );
+            assert_eq!(into(&two, &mut out).unwrap_err().kind(), too_large, "{name}");
             assert_eq!(to_vec(&two, 47).unwrap_err().kind(), too_large, "{name}");
             assert_eq!(sized(&two, 47).unwrap_err().kind(), too_large, "{name}");
             // Only a skippable frame: nothing decoded.
@@ -714,30 +583,12 @@ mod tests {
         let mut tail = HELLO.to_vec();
         tail.extend_from_slice(&[0xde, 0xad, 0xbe, 0xef, 0, 0, 0, 0]);
         let cuts = [0, 3, 8, HELLO.len() - 5, HELLO.len() - 1].map(|cut| &HELLO[..cut]);
-        for B {
-            name,
-            into,
-            sized,
-            to_vec,
-        } in backends()
-        {
+        for B { name, into, sized, to_vec } in backends() {
             for input in cuts.iter().copied().chain([&bad[..], &tail[..]]) {
                 let mut out = [0u8; 64];
-                assert_eq!(
-                    into(input, &mut out).unwrap_err().kind(),
-                    ErrorKind::Decompress,
-                    "{name} {input:x?}"
-                );
-                assert_eq!(
-                    sized(input, 64).unwrap_err().kind(),
-                    ErrorKind::Decompress,
-                    "{name} {input:x?}"
-                );
-                assert_eq!(
-                    to_vec(input, 64).unwrap_err().kind(),
-                    ErrorKind::Decompress,
-                    "{name} {input:x?}"
-                );
+                assert_eq!(into(input, &mut out).unwrap_err().kind(), ErrorKind::Decompress, "{name} {input:x?}");
+                assert_eq!(sized(input, 64).unwrap_err().kind(), ErrorKind::Decompress, "{name} {input:x?}");
+                assert_eq!(to_vec(input, 64).unwrap_err().kind(), ErrorKind::Decompress, "{name} {input:x?}");
             }
         }
     }
@@ -748,9 +599,8 @@ mod tests {
     #[test]
     fn backends_agree_on_large_frames() {
         use ::zstd::stream::raw::CParameter;
-        let data: Vec<u8> = (0..3_000_000u32)
-            .map(|i| (i.wrapping_mul(2654435761) >> 29) as u8 ^ (i / 1000) as u8)
-            .collect();
+        let data: Vec<u8> =
+            (0..3_000_000u32).map(|i| (i.wrapping_mul(2654435761) >> 29) as u8 ^ (i / 1000) as u8).collect();
         for (level, sized) in [(1, false), (3, false), (3, true), (19, false)] {
             let mut c = ::zstd::bulk::Compressor::new(level).unwrap();
             c.set_parameter(CParameter::ContentSizeFlag(sized)).unwrap();
@@ -760,10 +610,7 @@ mod tests {
             assert_eq!(pure::decode_into(&frame, &mut a).unwrap(), data.len());
             assert_eq!(libzstd::decode_into(&frame, &mut b).unwrap(), data.len());
             assert!(a == data && b == data, "level {level} sized {sized}");
-            assert_eq!(
-                libzstd::decode_to_vec(&frame, data.len() as u64).unwrap(),
-                data
-            );
+            assert_eq!(libzstd::decode_to_vec(&frame, data.len() as u64).unwrap(), data);
             assert_eq!(libzstd::decode_sized(&frame, data.len()).unwrap(), data);
             let short = data.len() as u64 - 1;
             assert_eq!(
@@ -771,9 +618,7 @@ mod tests {
                 ErrorKind::DecodedTooLarge { limit: short }
             );
             assert_eq!(
-                libzstd::decode_sized(&frame, data.len() - 1)
-                    .unwrap_err()
-                    .kind(),
+                libzstd::decode_sized(&frame, data.len() - 1).unwrap_err().kind(),
                 ErrorKind::DecodedTooLarge { limit: short }
             );
             let mut small = alloc::vec![0u8; data.len() - 1];

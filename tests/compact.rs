@@ -34,10 +34,10 @@
 
 #[path = "common/mod.rs"]
 mod common;
-#[path = "../fuzz/harness/compact.rs"]
-mod diff;
 #[path = "host_order/mod.rs"]
 mod host_order;
+#[path = "../fuzz/harness/compact.rs"]
+mod diff;
 
 use std::path::{Path, PathBuf};
 use std::sync::atomic::{AtomicUsize, Ordering};
@@ -63,10 +63,7 @@ fn zt_files() -> Vec<PathBuf> {
 }
 
 fn short(p: &Path) -> String {
-    p.strip_prefix(env!("CARGO_MANIFEST_DIR"))
-        .unwrap_or(p)
-        .display()
-        .to_string()
+    p.strip_prefix(env!("CARGO_MANIFEST_DIR")).unwrap_or(p).display().to_string()
 }
 
 /// Inputs checked, and those the compact reader opened (all tests of this
@@ -82,11 +79,7 @@ fn check(name: &str, bytes: &[u8], fails: &mut Vec<String>) {
         OPENED.fetch_add(1, Ordering::Relaxed);
     }
     if let Err(e) = diff::differential(bytes, cfg!(feature = "alloc")) {
-        let shown = if bytes.len() <= 2048 {
-            diff::hex(bytes, 2048)
-        } else {
-            format!("({} bytes)", bytes.len())
-        };
+        let shown = if bytes.len() <= 2048 { diff::hex(bytes, 2048) } else { format!("({} bytes)", bytes.len()) };
         fails.push(format!("{name}:\n{e}  file: {shown}"));
     }
 }
@@ -105,11 +98,7 @@ fn report(what: &str, inputs: usize, fails: &[String]) {
         panic!(
             "{} of {inputs} {what} inputs: the compact and full readers disagree{}\n\n{}",
             fails.len(),
-            if fails.len() > 20 {
-                " (the first 20 shown)"
-            } else {
-                ""
-            },
+            if fails.len() > 20 { " (the first 20 shown)" } else { "" },
             shown.join("\n")
         );
     }
@@ -148,9 +137,7 @@ impl Rng {
 
 /// FNV-1a of the bytes: a seed that depends on the input only.
 fn seed_of(b: &[u8]) -> u64 {
-    b.iter().fold(0xcbf2_9ce4_8422_2325u64, |h, &x| {
-        (h ^ x as u64).wrapping_mul(0x100_0000_01b3)
-    })
+    b.iter().fold(0xcbf2_9ce4_8422_2325u64, |h, &x| (h ^ x as u64).wrapping_mul(0x100_0000_01b3))
 }
 
 /// One CBOR item of a manifest.
@@ -190,22 +177,13 @@ fn items(m: &[u8]) -> Vec<Item> {
         }
         let (major, ai, arg, len) = head(m, pos)?;
         let me = out.len();
-        out.push(Item {
-            pos,
-            head: len,
-            major,
-            arg,
-            end: pos + len,
-            children: Vec::new(),
-        });
+        out.push(Item { pos, head: len, major, arg, end: pos + len, children: Vec::new() });
         let mut at = pos + len;
         let mut kids = Vec::new();
         match (major, arg) {
             (0 | 1, Some(_)) => {}
             (2 | 3, Some(n)) => {
-                at = at
-                    .checked_add(usize::try_from(n).ok()?)
-                    .filter(|&e| e <= m.len())?;
+                at = at.checked_add(usize::try_from(n).ok()?).filter(|&e| e <= m.len())?;
             }
             (2 | 3, None) => {
                 while *m.get(at)? != 0xff {
@@ -274,39 +252,30 @@ fn splice(m: &[u8], range: std::ops::Range<usize>, with: &[u8]) -> Vec<u8> {
 /// Head bytes worth trying: every type's short forms, reserved values,
 /// indefinite heads, breaks, simple values and floats.
 const HEADS: &[u8] = &[
-    0x00, 0x01, 0x17, 0x18, 0x19, 0x1a, 0x1b, 0x1c, 0x1f, 0x20, 0x38, 0x3b, 0x40, 0x41, 0x58, 0x5b,
-    0x5f, 0x60, 0x61, 0x63, 0x78, 0x7b, 0x7f, 0x80, 0x81, 0x98, 0x9b, 0x9f, 0xa0, 0xa1, 0xa2, 0xb8,
-    0xbb, 0xbf, 0xc0, 0xc2, 0xd8, 0xdb, 0xf4, 0xf5, 0xf6, 0xf7, 0xf8, 0xf9, 0xfa, 0xfb, 0xfc, 0xff,
+    0x00, 0x01, 0x17, 0x18, 0x19, 0x1a, 0x1b, 0x1c, 0x1f, 0x20, 0x38, 0x3b, 0x40, 0x41, 0x58, 0x5b, 0x5f, 0x60, 0x61, 0x63,
+    0x78, 0x7b, 0x7f, 0x80, 0x81, 0x98, 0x9b, 0x9f, 0xa0, 0xa1, 0xa2, 0xb8, 0xbb, 0xbf, 0xc0, 0xc2, 0xd8, 0xdb, 0xf4, 0xf5,
+    0xf6, 0xf7, 0xf8, 0xf9, 0xfa, 0xfb, 0xfc, 0xff,
 ];
 
 /// One mutation of the v1.x file `bytes` (manifest at `moff..moff+mlen`,
 /// items `its`): the mutated file and what was done.
 fn mutate(bytes: &[u8], moff: usize, m: &[u8], its: &[Item], rng: &mut Rng) -> (Vec<u8>, String) {
     let item = |rng: &mut Rng| rng.pick(its).cloned();
-    let maps: Vec<&Item> = its
-        .iter()
-        .filter(|i| i.major == 5 && !i.children.is_empty())
-        .collect();
+    let maps: Vec<&Item> = its.iter().filter(|i| i.major == 5 && !i.children.is_empty()).collect();
     for _ in 0..8 {
         match rng.below(17) {
             0 if !m.is_empty() => {
                 let (at, bit) = (rng.below(m.len()), rng.below(8));
                 let mut m2 = m.to_vec();
                 m2[at] ^= 1 << bit;
-                return (
-                    rewrap(bytes, moff, &m2),
-                    format!("manifest byte {at} bit {bit} flipped"),
-                );
+                return (rewrap(bytes, moff, &m2), format!("manifest byte {at} bit {bit} flipped"));
             }
             1 => {
                 let Some(it) = item(rng) else { continue };
                 let b = HEADS[rng.below(HEADS.len())];
                 let mut m2 = m.to_vec();
                 m2[it.pos] = b;
-                return (
-                    rewrap(bytes, moff, &m2),
-                    format!("head at {} {:02x} -> {b:02x}", it.pos, m[it.pos]),
-                );
+                return (rewrap(bytes, moff, &m2), format!("head at {} {:02x} -> {b:02x}", it.pos, m[it.pos]));
             }
             2 => {
                 let n = rng.below(bytes.len());
@@ -314,10 +283,7 @@ fn mutate(bytes: &[u8], moff: usize, m: &[u8], its: &[Item], rng: &mut Rng) -> (
             }
             3 if !m.is_empty() => {
                 let n = rng.below(m.len());
-                return (
-                    rewrap(bytes, moff, &m[..n]),
-                    format!("manifest truncated to {n} bytes"),
-                );
+                return (rewrap(bytes, moff, &m[..n]), format!("manifest truncated to {n} bytes"));
             }
             4 => {
                 // Duplicate a map entry (the count bumped).
@@ -327,24 +293,14 @@ fn mutate(bytes: &[u8], moff: usize, m: &[u8], its: &[Item], rng: &mut Rng) -> (
                 let (k, v) = (&its[mp.children[2 * e]], &its[mp.children[2 * e + 1]]);
                 let entry = &m[k.pos..v.end];
                 let mut m2 = splice(m, v.end..v.end, entry);
-                m2 = splice(
-                    &m2,
-                    mp.pos..mp.pos + mp.head,
-                    &head_bytes(5, n.saturating_add(1)),
-                );
-                return (
-                    rewrap(bytes, moff, &m2),
-                    format!("map at {} entry {e} (key at {}) duplicated", mp.pos, k.pos),
-                );
+                m2 = splice(&m2, mp.pos..mp.pos + mp.head, &head_bytes(5, n.saturating_add(1)));
+                return (rewrap(bytes, moff, &m2), format!("map at {} entry {e} (key at {}) duplicated", mp.pos, k.pos));
             }
             5 if m.len() > 1 => {
                 let (a, b) = (rng.below(m.len()), rng.below(m.len()));
                 let mut m2 = m.to_vec();
                 m2.swap(a, b);
-                return (
-                    rewrap(bytes, moff, &m2),
-                    format!("manifest bytes {a} and {b} swapped"),
-                );
+                return (rewrap(bytes, moff, &m2), format!("manifest bytes {a} and {b} swapped"));
             }
             6 => {
                 // A new value for an integer (offsets, lengths, dimensions).
@@ -364,17 +320,11 @@ fn mutate(bytes: &[u8], moff: usize, m: &[u8], its: &[Item], rng: &mut Rng) -> (
                     _ => bytes.len() as u64,
                 };
                 let m2 = splice(m, it.pos..it.end, &head_bytes(0, new));
-                return (
-                    rewrap(bytes, moff, &m2),
-                    format!("integer at {} {v} -> {new}", it.pos),
-                );
+                return (rewrap(bytes, moff, &m2), format!("integer at {} {v} -> {new}", it.pos));
             }
             7 => {
                 // A text, byte string, array or map length changed.
-                let sized: Vec<&Item> = its
-                    .iter()
-                    .filter(|i| (2..=5).contains(&i.major) && i.arg.is_some())
-                    .collect();
+                let sized: Vec<&Item> = its.iter().filter(|i| (2..=5).contains(&i.major) && i.arg.is_some()).collect();
                 let Some(it) = rng.pick(&sized) else { continue };
                 let n = it.arg.unwrap();
                 let new = match rng.below(4) {
@@ -384,10 +334,7 @@ fn mutate(bytes: &[u8], moff: usize, m: &[u8], its: &[Item], rng: &mut Rng) -> (
                     _ => 0,
                 };
                 let m2 = splice(m, it.pos..it.pos + it.head, &head_bytes(it.major, new));
-                return (
-                    rewrap(bytes, moff, &m2),
-                    format!("length at {} (major {}) {n} -> {new}", it.pos, it.major),
-                );
+                return (rewrap(bytes, moff, &m2), format!("length at {} (major {}) {n} -> {new}", it.pos, it.major));
             }
             8 if moff > 8 => {
                 // A data byte (digests, bool bytes, sparse indices).
@@ -404,22 +351,11 @@ fn mutate(bytes: &[u8], moff: usize, m: &[u8], its: &[Item], rng: &mut Rng) -> (
             9 => {
                 // A text replaced by another of the manifest (dtypes,
                 // formats, roles, names, keys).
-                let texts: Vec<&Item> = its
-                    .iter()
-                    .filter(|i| i.major == 3 && i.arg.is_some())
-                    .collect();
-                let (Some(a), Some(b)) = (rng.pick(&texts), rng.pick(&texts)) else {
-                    continue;
-                };
+                let texts: Vec<&Item> = its.iter().filter(|i| i.major == 3 && i.arg.is_some()).collect();
+                let (Some(a), Some(b)) = (rng.pick(&texts), rng.pick(&texts)) else { continue };
                 let m2 = splice(m, a.pos..a.end, &m[b.pos..b.end]);
                 let shown = String::from_utf8_lossy(&m[b.pos + b.head..b.end]).into_owned();
-                return (
-                    rewrap(bytes, moff, &m2),
-                    format!(
-                        "text at {} replaced by the one at {} ({shown:?})",
-                        a.pos, b.pos
-                    ),
-                );
+                return (rewrap(bytes, moff, &m2), format!("text at {} replaced by the one at {} ({shown:?})", a.pos, b.pos));
             }
             10 => {
                 // A map entry deleted (the count lowered).
@@ -430,24 +366,16 @@ fn mutate(bytes: &[u8], moff: usize, m: &[u8], its: &[Item], rng: &mut Rng) -> (
                 let mut m2 = splice(m, k.pos..v.end, &[]);
                 m2 = splice(&m2, mp.pos..mp.pos + mp.head, &head_bytes(5, n - 1));
                 let key = String::from_utf8_lossy(&m[k.pos..k.end]).into_owned();
-                return (
-                    rewrap(bytes, moff, &m2),
-                    format!("map at {} entry {e} (key {key:?}) deleted", mp.pos),
-                );
+                return (rewrap(bytes, moff, &m2), format!("map at {} entry {e} (key {key:?}) deleted", mp.pos));
             }
             11 => {
                 // An item replaced by another (of the same manifest).
-                let (Some(a), Some(b)) = (item(rng), item(rng)) else {
-                    continue;
-                };
+                let (Some(a), Some(b)) = (item(rng), item(rng)) else { continue };
                 if b.pos <= a.pos && a.end <= b.end {
                     continue;
                 }
                 let m2 = splice(m, a.pos..a.end, &m[b.pos..b.end]);
-                return (
-                    rewrap(bytes, moff, &m2),
-                    format!("item at {} replaced by the item at {}", a.pos, b.pos),
-                );
+                return (rewrap(bytes, moff, &m2), format!("item at {} replaced by the item at {}", a.pos, b.pos));
             }
             12 => {
                 // The container: the footer's size or a magic byte.
@@ -455,11 +383,7 @@ fn mutate(bytes: &[u8], moff: usize, m: &[u8], its: &[Item], rng: &mut Rng) -> (
                 let n = f.len();
                 return match rng.below(4) {
                     0 => {
-                        let s = (m.len() as u64).wrapping_add(if rng.below(2) == 0 {
-                            1
-                        } else {
-                            u64::MAX
-                        });
+                        let s = (m.len() as u64).wrapping_add(if rng.below(2) == 0 { 1 } else { u64::MAX });
                         f[n - 16..n - 8].copy_from_slice(&s.to_le_bytes());
                         (f, format!("footer size {} -> {s}", m.len()))
                     }
@@ -481,24 +405,7 @@ fn mutate(bytes: &[u8], moff: usize, m: &[u8], its: &[Item], rng: &mut Rng) -> (
                 // An entry added to a map: an unknown key or a known one.
                 let Some(mp) = rng.pick(&maps) else { continue };
                 let Some(n) = mp.arg else { continue };
-                const KEYS: &[&str] = &[
-                    "x",
-                    "version",
-                    "objects",
-                    "attributes",
-                    "shape",
-                    "format",
-                    "components",
-                    "dtype",
-                    "offset",
-                    "length",
-                    "encoding",
-                    "digest",
-                    "type",
-                    "uncompressed_length",
-                    "data",
-                    "",
-                ];
+                const KEYS: &[&str] = &["x", "version", "objects", "attributes", "shape", "format", "components", "dtype", "offset", "length", "encoding", "digest", "type", "uncompressed_length", "data", ""];
                 let key = KEYS[rng.below(KEYS.len())];
                 let mut entry = common::ctext(key);
                 match item(rng) {
@@ -507,22 +414,12 @@ fn mutate(bytes: &[u8], moff: usize, m: &[u8], its: &[Item], rng: &mut Rng) -> (
                 }
                 let at = its[*mp.children.last().unwrap()].end;
                 let mut m2 = splice(m, at..at, &entry);
-                m2 = splice(
-                    &m2,
-                    mp.pos..mp.pos + mp.head,
-                    &head_bytes(5, n.saturating_add(1)),
-                );
-                return (
-                    rewrap(bytes, moff, &m2),
-                    format!("map at {}: entry {key:?} added", mp.pos),
-                );
+                m2 = splice(&m2, mp.pos..mp.pos + mp.head, &head_bytes(5, n.saturating_add(1)));
+                return (rewrap(bytes, moff, &m2), format!("map at {}: entry {key:?} added", mp.pos));
             }
             14 => {
                 // A definite container made indefinite.
-                let conts: Vec<&Item> = its
-                    .iter()
-                    .filter(|i| (2..=5).contains(&i.major) && i.arg.is_some())
-                    .collect();
+                let conts: Vec<&Item> = its.iter().filter(|i| (2..=5).contains(&i.major) && i.arg.is_some()).collect();
                 let Some(it) = rng.pick(&conts) else { continue };
                 if it.major <= 3 {
                     // A string as one chunk of an indefinite one.
@@ -530,17 +427,11 @@ fn mutate(bytes: &[u8], moff: usize, m: &[u8], its: &[Item], rng: &mut Rng) -> (
                     chunk.insert(0, it.major << 5 | 31);
                     chunk.push(0xff);
                     let m2 = splice(m, it.pos..it.end, &chunk);
-                    return (
-                        rewrap(bytes, moff, &m2),
-                        format!("string at {} made indefinite", it.pos),
-                    );
+                    return (rewrap(bytes, moff, &m2), format!("string at {} made indefinite", it.pos));
                 }
                 let mut m2 = splice(m, it.end..it.end, &[0xff]);
                 m2 = splice(&m2, it.pos..it.pos + it.head, &[it.major << 5 | 31]);
-                return (
-                    rewrap(bytes, moff, &m2),
-                    format!("container at {} made indefinite", it.pos),
-                );
+                return (rewrap(bytes, moff, &m2), format!("container at {} made indefinite", it.pos));
             }
             16 => {
                 // Two entries of a map swapped (names out of order, blobs
@@ -554,32 +445,17 @@ fn mutate(bytes: &[u8], moff: usize, m: &[u8], its: &[Item], rng: &mut Rng) -> (
                 }
                 let ea = its[mp.children[2 * a]].pos..its[mp.children[2 * a + 1]].end;
                 let eb = its[mp.children[2 * b]].pos..its[mp.children[2 * b + 1]].end;
-                let m2 = [
-                    &m[..ea.start],
-                    &m[eb.clone()],
-                    &m[ea.end..eb.start],
-                    &m[ea.clone()],
-                    &m[eb.end..],
-                ]
-                .concat();
-                return (
-                    rewrap(bytes, moff, &m2),
-                    format!("map at {}: entries {a} and {b} swapped", mp.pos),
-                );
+                let m2 = [&m[..ea.start], &m[eb.clone()], &m[ea.end..eb.start], &m[ea.clone()], &m[eb.end..]].concat();
+                return (rewrap(bytes, moff, &m2), format!("map at {}: entries {a} and {b} swapped", mp.pos));
             }
             _ => {
                 // An integer or length in a longer head than needed.
                 let Some(it) = item(rng) else { continue };
-                let (Some(n), true) = (it.arg, it.major <= 6) else {
-                    continue;
-                };
+                let (Some(n), true) = (it.arg, it.major <= 6) else { continue };
                 let mut h = vec![it.major << 5 | 27];
                 h.extend_from_slice(&n.to_be_bytes());
                 let m2 = splice(m, it.pos..it.pos + it.head, &h);
-                return (
-                    rewrap(bytes, moff, &m2),
-                    format!("head at {} widened to 9 bytes", it.pos),
-                );
+                return (rewrap(bytes, moff, &m2), format!("head at {} widened to 9 bytes", it.pos));
             }
         }
     }
@@ -592,9 +468,7 @@ fn mutate(bytes: &[u8], moff: usize, m: &[u8], its: &[Item], rng: &mut Rng) -> (
 
 /// `n` mutations of `bytes` (a v1.x file; none for other files), checked.
 fn check_mutations(name: &str, bytes: &[u8], n: usize, fails: &mut Vec<String>) -> usize {
-    let Ok(tail) = ztensor::Tail::from_file(bytes) else {
-        return 0;
-    };
+    let Ok(tail) = ztensor::Tail::from_file(bytes) else { return 0 };
     if tail.layout != ztensor::Layout::V1 {
         return 0;
     }
@@ -617,9 +491,7 @@ fn check_mutations(name: &str, bytes: &[u8], n: usize, fails: &mut Vec<String>) 
 
 /// A mutation of a mutated file, when it still has a v1.x container.
 fn mutate_again(bytes: &[u8], rng: &mut Rng) -> Option<(Vec<u8>, String)> {
-    let tail = ztensor::Tail::from_file(bytes)
-        .ok()
-        .filter(|t| t.layout == ztensor::Layout::V1)?;
+    let tail = ztensor::Tail::from_file(bytes).ok().filter(|t| t.layout == ztensor::Layout::V1)?;
     let moff = tail.manifest_offset as usize;
     let m = &bytes[moff..moff + tail.manifest_len as usize];
     Some(mutate(bytes, moff, m, &items(m), rng))
@@ -634,10 +506,7 @@ const MUTATIONS: usize = if cfg!(feature = "alloc") { 1000 } else { 250 };
 const MUTATIONS_BIG: usize = 4;
 
 fn mutations(default: usize, per_fixture: bool) -> usize {
-    match std::env::var("ZT_COMPACT_MUTATIONS")
-        .ok()
-        .and_then(|v| v.parse::<usize>().ok())
-    {
+    match std::env::var("ZT_COMPACT_MUTATIONS").ok().and_then(|v| v.parse::<usize>().ok()) {
         Some(n) if per_fixture => n,
         Some(n) => n / 10,
         None => default,
@@ -648,11 +517,7 @@ fn mutations(default: usize, per_fixture: bool) -> usize {
 #[test]
 fn every_fixture_file() {
     let files = zt_files();
-    assert!(
-        files.len() >= 300,
-        "only {} .zt files found under tests/",
-        files.len()
-    );
+    assert!(files.len() >= 300, "only {} .zt files found under tests/", files.len());
     let mut fails = Vec::new();
     for p in &files {
         check(&short(p), &std::fs::read(p).unwrap(), &mut fails);
@@ -666,11 +531,7 @@ fn fixture_mutations() {
     let (mut inputs, mut fails) = (0, Vec::new());
     for p in zt_files() {
         let bytes = std::fs::read(&p).unwrap();
-        let n = if bytes.len() > 1 << 20 {
-            MUTATIONS_BIG
-        } else {
-            mutations(MUTATIONS, true)
-        };
+        let n = if bytes.len() > 1 << 20 { MUTATIONS_BIG } else { mutations(MUTATIONS, true) };
         inputs += check_mutations(&short(&p), &bytes, n, &mut fails);
     }
     assert!(inputs >= 20 * mutations(MUTATIONS, true), "{inputs}");
@@ -681,9 +542,7 @@ fn fixture_mutations() {
 /// and both outcomes (opened, refused) occur.
 #[test]
 fn mutations_reach_both_outcomes() {
-    let bytes =
-        std::fs::read(Path::new(env!("CARGO_MANIFEST_DIR")).join("tests/fixtures/v1.2/sparse.zt"))
-            .unwrap();
+    let bytes = std::fs::read(Path::new(env!("CARGO_MANIFEST_DIR")).join("tests/fixtures/v1.2/sparse.zt")).unwrap();
     let tail = ztensor::Tail::from_file(&bytes).unwrap();
     let moff = tail.manifest_offset as usize;
     let m = &bytes[moff..moff + tail.manifest_len as usize];
@@ -698,19 +557,14 @@ fn mutations_reach_both_outcomes() {
             Err(_) => refused += 1,
         }
     }
-    assert!(
-        opened > 30 && refused > 100,
-        "opened {opened}, refused {refused}"
-    );
+    assert!(opened > 30 && refused > 100, "opened {opened}, refused {refused}");
 }
 
 // ============================================================== faults
 
 /// FNV-1a, continued from `h`.
 fn fnv(h: u64, bytes: &[u8]) -> u64 {
-    bytes
-        .iter()
-        .fold(h, |h, &x| (h ^ x as u64).wrapping_mul(0x100_0000_01b3))
+    bytes.iter().fold(h, |h, &x| (h ^ x as u64).wrapping_mul(0x100_0000_01b3))
 }
 
 /// What the compact reader says of `bytes`, exactly, folded into `h`: for
@@ -725,31 +579,16 @@ fn fold_answers(mut h: u64, bytes: &[u8]) -> u64 {
         match File::open(bytes, &mut slots) {
             Err(e) => h = fnv(h, &[&[1, e.kind as u8][..], &e.at.to_le_bytes()].concat()),
             Ok(f) => {
-                h = fnv(
-                    h,
-                    &[&[2, f.indexed() as u8][..], &(f.len() as u64).to_le_bytes()].concat(),
-                );
+                h = fnv(h, &[&[2, f.indexed() as u8][..], &(f.len() as u64).to_le_bytes()].concat());
                 if n == ample {
                     for strict in [false, true] {
-                        let r: Report = f.verify(ztensor::verify::Options {
-                            strict,
-                            ..ztensor::verify::Options::ALL
-                        });
+                        let r: Report = f.verify(ztensor::verify::Options { strict, ..ztensor::verify::Options::ALL });
                         let first = r.first.map_or([0; 5], |e| {
                             let a = e.at.to_le_bytes();
                             [e.kind as u8 + 1, a[0], a[1], a[2], a[3]]
                         });
-                        let counts = [
-                            r.objects,
-                            r.components,
-                            r.digests_checked,
-                            r.unverifiable,
-                            r.problems,
-                        ];
-                        let counts: Vec<u8> = counts
-                            .iter()
-                            .flat_map(|c| (*c as u64).to_le_bytes())
-                            .collect();
+                        let counts = [r.objects, r.components, r.digests_checked, r.unverifiable, r.problems];
+                        let counts: Vec<u8> = counts.iter().flat_map(|c| (*c as u64).to_le_bytes()).collect();
                         h = fnv(fnv(h, &counts), &first);
                     }
                 }
@@ -762,11 +601,7 @@ fn fold_answers(mut h: u64, bytes: &[u8]) -> u64 {
 /// The golden answers: `tests/compact_faults.txt`; built with `--cfg
 /// ztensor_no_v1_1` (v1.0 and v1.1 refused: the firmware's reader),
 /// `tests/compact_faults_v1_2.txt`.
-const FAULTS: &str = if cfg!(ztensor_no_v1_1) {
-    "tests/compact_faults_v1_2.txt"
-} else {
-    "tests/compact_faults.txt"
-};
+const FAULTS: &str = if cfg!(ztensor_no_v1_1) { "tests/compact_faults_v1_2.txt" } else { "tests/compact_faults.txt" };
 
 /// Mutations per fixture in the fingerprints (a few for the 2.8 MB one).
 const FAULT_MUTATIONS: usize = 1500;
@@ -787,25 +622,12 @@ fn fault_fingerprints() {
         let bytes = std::fs::read(&p).unwrap();
         let mut h = fold_answers(0xcbf2_9ce4_8422_2325, &bytes);
         let mut n = 1;
-        if let Ok(tail) = ztensor::Tail::from_file(&bytes)
-            .map_err(|_| ())
-            .and_then(|t| {
-                if t.layout == ztensor::Layout::V1 {
-                    Ok(t)
-                } else {
-                    Err(())
-                }
-            })
-        {
+        if let Ok(tail) = ztensor::Tail::from_file(&bytes).map_err(|_| ()).and_then(|t| if t.layout == ztensor::Layout::V1 { Ok(t) } else { Err(()) }) {
             let moff = tail.manifest_offset as usize;
             let m = &bytes[moff..moff + tail.manifest_len as usize];
             let its = items(m);
             let mut rng = Rng::new(seed_of(&bytes));
-            let count = if bytes.len() > 1 << 20 {
-                MUTATIONS_BIG
-            } else {
-                FAULT_MUTATIONS
-            };
+            let count = if bytes.len() > 1 << 20 { MUTATIONS_BIG } else { FAULT_MUTATIONS };
             for _ in 0..count {
                 let (f, _) = mutate(&bytes, moff, m, &its, &mut rng);
                 h = fold_answers(h, &f);
@@ -821,14 +643,8 @@ fn fault_fingerprints() {
         return;
     }
     let want = std::fs::read_to_string(&path).unwrap_or_default();
-    let want: std::collections::HashMap<&str, &str> = want
-        .lines()
-        .filter_map(|l| Some((l.get(22..)?, l.get(..21)?)))
-        .collect();
-    let changed: Vec<&String> = lines
-        .iter()
-        .filter(|l| want.get(&l[22..]) != Some(&&l[..21]))
-        .collect();
+    let want: std::collections::HashMap<&str, &str> = want.lines().filter_map(|l| Some((l.get(22..)?, l.get(..21)?))).collect();
+    let changed: Vec<&String> = lines.iter().filter(|l| want.get(&l[22..]) != Some(&&l[..21])).collect();
     assert!(
         changed.is_empty(),
         "the compact reader's answers changed on {} of {} files (or a file is new; {FAULTS} has {}):\n{}\n\
@@ -838,11 +654,7 @@ fn fault_fingerprints() {
         want.len(),
         changed.iter().take(20).map(|l| l.as_str()).collect::<Vec<_>>().join("\n")
     );
-    assert_eq!(
-        want.len(),
-        lines.len(),
-        "{FAULTS} lists files no longer under tests/: rerun with ZT_BLESS=1"
-    );
+    assert_eq!(want.len(), lines.len(), "{FAULTS} lists files no longer under tests/: rerun with ZT_BLESS=1");
 }
 
 // ============================================================== findings
@@ -863,18 +675,9 @@ fn v1(m: &[u8]) -> Vec<u8> {
 #[test]
 fn deferred_objects_with_invalid_utf8_and_an_unsupported_version() {
     let mut fails = Vec::new();
-    for objects in [
-        &b"\xa1\x61\xff\x00"[..],
-        b"\xa1\x61a\x61\xff",
-        b"\x61\xff",
-        b"\xa1\x61a\xa1\x61\xff\x00",
-    ] {
+    for objects in [&b"\xa1\x61\xff\x00"[..], b"\xa1\x61a\x61\xff", b"\x61\xff", b"\xa1\x61a\xa1\x61\xff\x00"] {
         let m = [&b"\xa2\x67objects"[..], objects, b"\x67version\x652.0.0"].concat();
-        check(
-            &format!("manifest {}", diff::hex(&m, 100)),
-            &v1(&m),
-            &mut fails,
-        );
+        check(&format!("manifest {}", diff::hex(&m, 100)), &v1(&m), &mut fails);
     }
     report("deferred-UTF-8", 4, &fails);
 }
@@ -901,10 +704,7 @@ fn empty_key_in_a_schema_map() {
             check("", &f, &mut fails);
             fails
         }) {
-            Ok(f) => fails.extend(
-                f.into_iter()
-                    .map(|e| format!("manifest {}{e}", diff::hex(m, 200))),
-            ),
+            Ok(f) => fails.extend(f.into_iter().map(|e| format!("manifest {}{e}", diff::hex(m, 200)))),
             Err(_) => fails.push(format!("manifest {}: a reader panicked", diff::hex(m, 200))),
         }
     }
@@ -921,12 +721,7 @@ const HOSTILE_MUTATIONS: usize = if cfg!(feature = "alloc") { 100 } else { 25 };
 fn observe(bytes: &[u8]) {
     let mut fails = Vec::new();
     check("hostile file", bytes, &mut fails);
-    check_mutations(
-        "hostile file",
-        bytes,
-        mutations(HOSTILE_MUTATIONS, false),
-        &mut fails,
-    );
+    check_mutations("hostile file", bytes, mutations(HOSTILE_MUTATIONS, false), &mut fails);
     if !fails.is_empty() {
         panic!(
             "{} disagreement(s) of the compact and full readers on this hostile file (or its mutations):\n\n{}",
@@ -941,9 +736,7 @@ mod hostile {
     pub(crate) use super::common::*;
     use super::host_order::{host_can_view, typed_read_and_view, NOT_HOST_ORDER};
     use super::observe;
-    use ztensor::{
-        DType, Encoding, Endian, Error, ErrorKind, File, Format, LogicalType, Tail, MAX_DEPTH,
-    };
+    use ztensor::{DType, Encoding, Endian, Error, ErrorKind, File, Format, LogicalType, Tail, MAX_DEPTH};
 
     include!("hostile/harness.rs");
 
@@ -953,9 +746,7 @@ mod hostile {
     fn overlap_fault_points_at_a_component_map() {
         let bytes = two_blobs(128, 128, 64, 128, 256);
         let mut slots = vec![[0u64; 2]; 64];
-        let e = ztensor::compact::File::open(&bytes, &mut slots)
-            .err()
-            .expect("overlapping blobs refused");
+        let e = ztensor::compact::File::open(&bytes, &mut slots).err().expect("overlapping blobs refused");
         assert_eq!(e.kind, ztensor::compact::Kind::Overlap);
         let m = manifest_of(&bytes);
         let at = e.at as usize;
@@ -964,14 +755,8 @@ mod hostile {
         // root's or an object's map.
         assert_eq!(m[at] >> 5, 5, "byte {at} of the manifest is not a map head");
         let entries = &m[at..(at + 40).min(m.len())];
-        assert!(
-            entries.windows(7).any(|w| w == b"\x66offset"),
-            "no `offset` in the map at {at}"
-        );
-        assert!(
-            !entries[1..].starts_with(b"\x65shape"),
-            "the map at {at} is an object's: {entries:02x?}"
-        );
+        assert!(entries.windows(7).any(|w| w == b"\x66offset"), "no `offset` in the map at {at}");
+        assert!(!entries[1..].starts_with(b"\x65shape"), "the map at {at} is an object's: {entries:02x?}");
     }
 
     /// A map counting more entries than the bytes left can hold (two bytes
@@ -979,11 +764,7 @@ mod hostile {
     /// head, before its entries are read.
     #[test]
     fn container_counts_past_the_bytes_left_fault_at_the_head() {
-        let open = |m: &[u8]| {
-            ztensor::compact::File::open(&v1_file(&Blobs::new(), m), &mut [])
-                .err()
-                .map(|e| (e.kind, e.at))
-        };
+        let open = |m: &[u8]| ztensor::compact::File::open(&v1_file(&Blobs::new(), m), &mut []).err().map(|e| (e.kind, e.at));
         let cbor = ztensor::compact::Kind::Cbor;
         // Three entries, five bytes: at least six needed.
         assert_eq!(open(&[0xa3, 0x61, b'a', 0x01, 0x61, b'b']), Some((cbor, 0)));
@@ -1004,48 +785,25 @@ mod hostile {
     fn too_few_slots_for_roles_point_at_a_role() {
         let mut b = Blobs::new();
         let o = b.add_len(4);
-        let comps: Vec<(String, Value)> = (0..10)
-            .map(|i| (format!("r{i}"), comp("u8", o, 4)))
-            .collect();
-        let m = manifest(
-            "1.2.0",
-            [(
-                "x",
-                obj(
-                    &[4],
-                    "custom_x",
-                    comps.iter().map(|(k, v)| (k.as_str(), v.clone())),
-                ),
-            )],
-        );
+        let comps: Vec<(String, Value)> = (0..10).map(|i| (format!("r{i}"), comp("u8", o, 4))).collect();
+        let m = manifest("1.2.0", [("x", obj(&[4], "custom_x", comps.iter().map(|(k, v)| (k.as_str(), v.clone()))))]);
         let bytes = v1_file(&b, &encode(&m));
-        let role = |i: u8| {
-            manifest_of(&bytes)
-                .windows(3)
-                .position(|w| w == [0x62, b'r', b'0' + i])
-                .unwrap() as u32
-        };
+        let role = |i: u8| manifest_of(&bytes).windows(3).position(|w| w == [0x62, b'r', b'0' + i]).unwrap() as u32;
         for (k, at) in [(0, role(0)), (7, role(7)), (8, role(8)), (9, role(9))] {
             let mut slots = vec![[0u64; 2]; k];
-            let e = ztensor::compact::File::open(&bytes, &mut slots)
-                .err()
-                .expect("too few slots");
-            assert_eq!(
-                (e.kind, e.at),
-                (ztensor::compact::Kind::Slots, at),
-                "{k} slots"
-            );
+            let e = ztensor::compact::File::open(&bytes, &mut slots).err().expect("too few slots");
+            assert_eq!((e.kind, e.at), (ztensor::compact::Kind::Slots, at), "{k} slots");
         }
         assert!(ztensor::compact::File::open(&bytes, &mut [[0u64; 2]; 10]).is_ok());
     }
 
-    mod accepted;
-    mod cbor;
     mod container;
-    mod data;
+    mod cbor;
     mod duplicates;
-    mod errors;
-    mod formats;
     mod schema;
+    mod formats;
+    mod data;
+    mod accepted;
+    mod errors;
     mod v2;
 }

@@ -28,12 +28,7 @@ fn docs() -> Vec<(PathBuf, String)> {
 
 /// Statements that were true once and are not any more: the code reads
 /// v0.1, v1.1, v1.2 and v2, and writes v1.2 (the default) and v2.
-const STALE: [&str; 4] = [
-    "We write v1.2 only",
-    "reads v0.1 and v1.x",
-    "writes v1.2 only",
-    "and the one it writes",
-];
+const STALE: [&str; 4] = ["We write v1.2 only", "reads v0.1 and v1.x", "writes v1.2 only", "and the one it writes"];
 
 #[test]
 fn no_stale_statements() {
@@ -47,37 +42,22 @@ fn no_stale_statements() {
             }
         }
     }
-    assert!(
-        found.is_empty(),
-        "stale statements (the code reads v0.1-v2, writes v1.2 and v2):\n{}",
-        found.join("\n")
-    );
+    assert!(found.is_empty(), "stale statements (the code reads v0.1-v2, writes v1.2 and v2):\n{}", found.join("\n"));
 }
 
 #[test]
 fn readme_is_at_most_300_lines() {
     let n = read(&root().join("README.md")).lines().count();
-    assert!(
-        n <= 300,
-        "README.md has {n} lines; keep it at 300 or fewer (move details to docs/)"
-    );
+    assert!(n <= 300, "README.md has {n} lines; keep it at 300 or fewer (move details to docs/)");
 }
 
 #[test]
 fn readme_testing_section_is_at_most_30_lines() {
     let readme = read(&root().join("README.md"));
-    let start = readme
-        .find("\n## Testing\n")
-        .expect("README.md has a `## Testing` section")
-        + 1;
-    let end = readme[start + 1..]
-        .find("\n## ")
-        .map_or(readme.len(), |i| start + 1 + i);
+    let start = readme.find("\n## Testing\n").expect("README.md has a `## Testing` section") + 1;
+    let end = readme[start + 1..].find("\n## ").map_or(readme.len(), |i| start + 1 + i);
     let n = readme[start..end].trim_end().lines().count();
-    assert!(
-        n <= 30,
-        "README.md's Testing section has {n} lines (heading included); keep it at 30 or fewer"
-    );
+    assert!(n <= 30, "README.md's Testing section has {n} lines (heading included); keep it at 30 or fewer");
 }
 
 /// The two commands at the very top stay true: the file the first one
@@ -85,28 +65,14 @@ fn readme_testing_section_is_at_most_30_lines() {
 #[test]
 fn readme_opens_with_the_two_commands() {
     let readme = read(&root().join("README.md"));
-    let block = readme
-        .split("```sh\n")
-        .nth(1)
-        .and_then(|b| b.split("```").next())
-        .expect("a ```sh block");
-    assert!(
-        readme.find("```sh\n") < readme.find("\n## "),
-        "the commands come before the first section"
-    );
+    let block = readme.split("```sh\n").nth(1).and_then(|b| b.split("```").next()).expect("a ```sh block");
+    assert!(readme.find("```sh\n") < readme.find("\n## "), "the commands come before the first section");
     let lines: Vec<&str> = block.lines().collect();
     assert_eq!(lines.len(), 2, "two commands: {block}");
     let inspect = lines[0].split('#').next().unwrap().trim();
-    let file = inspect
-        .strip_prefix("cargo run --release -p ztensor-cli -- info ")
-        .expect("first: zt info of a shipped file");
-    assert!(
-        root().join(file).is_file(),
-        "{file} is not in the repository"
-    );
-    assert!(
-        lines[1].starts_with("bash scripts/test-all.sh"),
-        "second: the test command"
-    );
+    let file =
+        inspect.strip_prefix("cargo run --release -p ztensor-cli -- info ").expect("first: zt info of a shipped file");
+    assert!(root().join(file).is_file(), "{file} is not in the repository");
+    assert!(lines[1].starts_with("bash scripts/test-all.sh"), "second: the test command");
     assert!(root().join("scripts/test-all.sh").is_file());
 }

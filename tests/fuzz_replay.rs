@@ -102,17 +102,10 @@ fn fuzz_dir() -> PathBuf {
 }
 
 fn files_in(dir: &Path) -> Vec<PathBuf> {
-    let Ok(rd) = std::fs::read_dir(dir) else {
-        return Vec::new();
-    };
+    let Ok(rd) = std::fs::read_dir(dir) else { return Vec::new() };
     let mut v: Vec<PathBuf> = rd
         .filter_map(|e| e.ok().map(|e| e.path()))
-        .filter(|p| {
-            p.is_file()
-                && !p
-                    .file_name()
-                    .is_some_and(|n| n.to_string_lossy().starts_with('.'))
-        })
+        .filter(|p| p.is_file() && !p.file_name().is_some_and(|n| n.to_string_lossy().starts_with('.')))
         .collect();
     v.sort();
     v
@@ -125,11 +118,7 @@ fn replay(f: fn(&[u8]), files: &[PathBuf]) -> Vec<(String, String)> {
         let bytes = std::fs::read(p).unwrap();
         let mut outcome = Ok(());
         let peak = peak_heap(|| outcome = catch_unwind(AssertUnwindSafe(|| f(&bytes))));
-        let name = p
-            .strip_prefix(fuzz_dir())
-            .unwrap_or(p)
-            .display()
-            .to_string();
+        let name = p.strip_prefix(fuzz_dir()).unwrap_or(p).display().to_string();
         if let Err(e) = outcome {
             let msg = e
                 .downcast_ref::<String>()
@@ -138,10 +127,7 @@ fn replay(f: fn(&[u8]), files: &[PathBuf]) -> Vec<(String, String)> {
                 .unwrap_or_default();
             failures.push((name, msg));
         } else if peak > HEAP_CAP {
-            failures.push((
-                name,
-                format!("peak heap {} MiB > {} MiB", peak >> 20, HEAP_CAP >> 20),
-            ));
+            failures.push((name, format!("peak heap {} MiB > {} MiB", peak >> 20, HEAP_CAP >> 20)));
         }
     }
     failures
@@ -153,14 +139,7 @@ fn summarize(failures: &[(String, String)]) -> String {
     for (name, msg) in failures {
         let key: String = msg.lines().next().unwrap_or("").chars().take(200).collect();
         // Group messages that differ only in numbers and quoted names.
-        let norm: String = key
-            .split('"')
-            .step_by(2)
-            .collect::<Vec<_>>()
-            .join("\"…\"")
-            .chars()
-            .filter(|c| !c.is_ascii_digit())
-            .collect();
+        let norm: String = key.split('"').step_by(2).collect::<Vec<_>>().join("\"…\"").chars().filter(|c| !c.is_ascii_digit()).collect();
         match groups.iter_mut().find(|(k, _)| *k == norm) {
             Some((_, v)) => v.push(name),
             None => groups.push((norm, vec![name])),
@@ -168,23 +147,14 @@ fn summarize(failures: &[(String, String)]) -> String {
     }
     groups
         .iter()
-        .map(|(k, v)| {
-            format!(
-                "  {} input(s): {k}\n    e.g. {}",
-                v.len(),
-                v.iter().take(3).copied().collect::<Vec<_>>().join(", ")
-            )
-        })
+        .map(|(k, v)| format!("  {} input(s): {k}\n    e.g. {}", v.len(), v.iter().take(3).copied().collect::<Vec<_>>().join(", ")))
         .collect::<Vec<_>>()
         .join("\n")
 }
 
 fn replay_target(name: &str) {
     install_hook();
-    let (_, f) = harness::TARGETS
-        .iter()
-        .find(|(n, _)| *n == name)
-        .expect("target");
+    let (_, f) = harness::TARGETS.iter().find(|(n, _)| *n == name).expect("target");
     let corpus = fuzz_dir().join("corpus").join(name);
     let files = files_in(&corpus);
     assert!(
@@ -201,11 +171,7 @@ fn replay_target(name: &str) {
     let mut failures = replay(*f, &files);
     failures.extend(replay(*f, &regressions));
     QUIET.with(|q| q.set(false));
-    eprintln!(
-        "{name}: replayed {} corpus + {} regression inputs",
-        files.len(),
-        regressions.len()
-    );
+    eprintln!("{name}: replayed {} corpus + {} regression inputs", files.len(), regressions.len());
     assert!(
         failures.is_empty(),
         "{} of the {name} inputs fail (ZT_REPLAY_VERBOSE=1 for every panic in full; \
@@ -302,10 +268,7 @@ fn v2_open_generates_files_that_open() {
         }
     }
     assert!(built > 2000, "{built}");
-    assert!(
-        opened > 50 && with_parts > 20,
-        "built {built}, opened {opened}, with parts {with_parts}"
-    );
+    assert!(opened > 50 && with_parts > 20, "built {built}, opened {opened}, with parts {with_parts}");
 }
 
 /// Every target has a corpus directory and the harness lists every target.
@@ -313,18 +276,12 @@ fn v2_open_generates_files_that_open() {
 fn every_target_has_a_corpus() {
     let targets: Vec<&str> = harness::TARGETS.iter().map(|(n, _)| *n).collect();
     for t in &targets {
-        assert!(
-            !files_in(&fuzz_dir().join("corpus").join(t)).is_empty(),
-            "no corpus for {t}"
-        );
+        assert!(!files_in(&fuzz_dir().join("corpus").join(t)).is_empty(), "no corpus for {t}");
     }
     for e in std::fs::read_dir(fuzz_dir().join("fuzz_targets")).unwrap() {
         let p = e.unwrap().path();
         let stem = p.file_stem().unwrap().to_string_lossy().to_string();
-        assert!(
-            targets.contains(&stem.as_str()),
-            "fuzz target {stem} is not in harness::TARGETS"
-        );
+        assert!(targets.contains(&stem.as_str()), "fuzz target {stem} is not in harness::TARGETS");
     }
 }
 
@@ -370,10 +327,7 @@ mod seeds {
                 if !name.ends_with(".zt") || name == "many_objects.zt" {
                     continue; // 2.8 MB: too big for a seed
                 }
-                out.push((
-                    format!("{v}-{}", name.trim_end_matches(".zt")),
-                    std::fs::read(&p).unwrap(),
-                ));
+                out.push((format!("{v}-{}", name.trim_end_matches(".zt")), std::fs::read(&p).unwrap()));
             }
         }
         out
@@ -390,114 +344,40 @@ mod seeds {
     fn hostile_v1() -> Vec<(String, Vec<u8>)> {
         let d = |v: &str, o: Value| v1_file(&blobs16(), &encode(&manifest(v, [("w", o)])));
         let mut out = vec![
-            (
-                "empty12".into(),
-                v1_manifest_only(&encode(&manifest("1.2.0", []))),
-            ),
+            ("empty12".into(), v1_manifest_only(&encode(&manifest("1.2.0", [])))),
             ("dense".into(), d("1.2.0", dense("f32", &[4], 64, 16))),
             ("dense11".into(), d("1.1.0", dense("f32", &[4], 64, 16))),
             ("misaligned".into(), d("1.2.0", dense("f32", &[4], 65, 16))),
             ("oob".into(), d("1.2.0", dense("f32", &[4], 64, 1 << 40))),
-            (
-                "overflow".into(),
-                d("1.2.0", dense("f32", &[4], u64::MAX - 63, 16)),
-            ),
-            (
-                "shape_overflow".into(),
-                d("1.2.0", dense("f32", &[1 << 32, 1 << 32], 64, 16)),
-            ),
-            (
-                "len_mismatch".into(),
-                d("1.2.0", dense("f32", &[5], 64, 16)),
-            ),
-            (
-                "unknown_dtype".into(),
-                d("1.2.0", dense("f31", &[4], 64, 16)),
-            ),
+            ("overflow".into(), d("1.2.0", dense("f32", &[4], u64::MAX - 63, 16))),
+            ("shape_overflow".into(), d("1.2.0", dense("f32", &[1 << 32, 1 << 32], 64, 16))),
+            ("len_mismatch".into(), d("1.2.0", dense("f32", &[5], 64, 16))),
+            ("unknown_dtype".into(), d("1.2.0", dense("f31", &[4], 64, 16))),
             ("big_array_claim".into(), {
-                let m = Cbor::new()
-                    .map(2)
-                    .text("version")
-                    .text("1.2.0")
-                    .text("objects")
-                    .map(1)
-                    .text("w")
-                    .map(1)
-                    .text("shape")
-                    .head(4, 1 << 36)
-                    .build();
+                let m = Cbor::new().map(2).text("version").text("1.2.0").text("objects").map(1).text("w")
+                    .map(1).text("shape").head(4, 1 << 36).build();
                 v1_manifest_only(&m)
             }),
             ("deep".into(), {
-                let m = Cbor::new()
-                    .map(3)
-                    .text("version")
-                    .text("1.2.0")
-                    .text("objects")
-                    .map(0)
-                    .text("x")
-                    .nested_arrays(200, false)
-                    .build();
+                let m = Cbor::new().map(3).text("version").text("1.2.0").text("objects").map(0)
+                    .text("x").nested_arrays(200, false).build();
                 v1_manifest_only(&m)
             }),
             ("deep_indef".into(), {
-                let m = Cbor::new()
-                    .map(3)
-                    .text("version")
-                    .text("1.2.0")
-                    .text("objects")
-                    .map(0)
-                    .text("x")
-                    .nested_arrays(60, true)
-                    .build();
+                let m = Cbor::new().map(3).text("version").text("1.2.0").text("objects").map(0)
+                    .text("x").nested_arrays(60, true).build();
                 v1_manifest_only(&m)
             }),
             ("indef_everything".into(), {
-                let m = Cbor::new()
-                    .map_indef()
-                    .text("version")
-                    .text("1.2.0")
-                    .text("attributes")
-                    .map_indef()
-                    .text("t")
-                    .text_indef()
-                    .text("ab")
-                    .text("c")
-                    .brk()
-                    .text("b")
-                    .bytes_indef()
-                    .bytes(b"x")
-                    .brk()
-                    .brk()
-                    .text("objects")
-                    .map_indef()
-                    .text("w")
-                    .map_indef()
-                    .text("shape")
-                    .arr_indef()
-                    .uint(4)
-                    .brk()
-                    .text("format")
-                    .text("dense")
-                    .text("components")
-                    .map_indef()
-                    .text("data")
-                    .value(&comp("f32", 64, 16))
-                    .brk()
-                    .brk()
-                    .brk()
-                    .brk()
-                    .build();
+                let m = Cbor::new().map_indef().text("version").text("1.2.0").text("attributes").map_indef()
+                    .text("t").text_indef().text("ab").text("c").brk().text("b").bytes_indef().bytes(b"x").brk()
+                    .brk().text("objects").map_indef().text("w").map_indef().text("shape").arr_indef().uint(4)
+                    .brk().text("format").text("dense").text("components").map_indef().text("data")
+                    .value(&comp("f32", 64, 16)).brk().brk().brk().brk().build();
                 v1_file(&blobs16(), &m)
             }),
             ("dup_names".into(), {
-                let m = manifest(
-                    "1.2.0",
-                    [
-                        ("w", dense("f32", &[4], 64, 16)),
-                        ("w", dense("f32", &[4], 64, 16)),
-                    ],
-                );
+                let m = manifest("1.2.0", [("w", dense("f32", &[4], 64, 16)), ("w", dense("f32", &[4], 64, 16))]);
                 v1_file(&blobs16(), &encode(&m))
             }),
             ("tied_unordered".into(), {
@@ -506,81 +386,37 @@ mod seeds {
                 b.add_len(16);
                 let m = manifest(
                     "1.2.0",
-                    [
-                        ("z", dense("f32", &[4], 128, 16)),
-                        ("a", dense("f32", &[4], 64, 16)),
-                        ("b", dense("f32", &[4], 64, 16)),
-                    ],
+                    [("z", dense("f32", &[4], 128, 16)), ("a", dense("f32", &[4], 64, 16)), ("b", dense("f32", &[4], 64, 16))],
                 );
                 v1_file(&b, &encode(&m))
             }),
             ("overlap".into(), {
                 let mut b = Blobs::new();
                 b.add_len(200);
-                let m = manifest(
-                    "1.2.0",
-                    [
-                        ("a", dense("f32", &[32], 64, 128)),
-                        ("b", dense("f32", &[4], 128, 16)),
-                    ],
-                );
+                let m = manifest("1.2.0", [("a", dense("f32", &[32], 64, 128)), ("b", dense("f32", &[4], 128, 16))]);
                 v1_file(&b, &encode(&m))
             }),
             ("zstd_bomb_claim".into(), {
                 let mut b = Blobs::new();
                 let frame = harness::zstd_rle_frame(7, 1 << 20, 1 << 20);
                 let off = b.add(&frame);
-                let c = comp_with(
-                    "u8",
-                    off,
-                    frame.len() as u64,
-                    [
-                        ("encoding", text("zstd")),
-                        ("uncompressed_length", uint(1 << 40)),
-                    ],
-                );
-                v1_file(
-                    &b,
-                    &encode(&manifest(
-                        "1.2.0",
-                        [("z", obj(&[1 << 40], "dense", [("data", c)]))],
-                    )),
-                )
+                let c = comp_with("u8", off, frame.len() as u64, [("encoding", text("zstd")), ("uncompressed_length", uint(1 << 40))]);
+                v1_file(&b, &encode(&manifest("1.2.0", [("z", obj(&[1 << 40], "dense", [("data", c)]))])))
             }),
             ("zstd_ok".into(), {
                 let mut b = Blobs::new();
                 let content: Vec<u8> = (0..64u8).collect();
                 let frame = harness::zstd_raw_frame(&content);
                 let off = b.add(&frame);
-                let c = comp_with(
-                    "f32",
-                    off,
-                    frame.len() as u64,
-                    [
-                        ("encoding", text("zstd")),
-                        ("uncompressed_length", uint(64)),
-                    ],
-                );
-                v1_file(
-                    &b,
-                    &encode(&manifest(
-                        "1.2.0",
-                        [("z", obj(&[16], "dense", [("data", c)]))],
-                    )),
-                )
+                let c = comp_with("f32", off, frame.len() as u64, [("encoding", text("zstd")), ("uncompressed_length", uint(64))]);
+                v1_file(&b, &encode(&manifest("1.2.0", [("z", obj(&[16], "dense", [("data", c)]))])))
             }),
             ("zstd11_no_len".into(), {
                 let mut b = Blobs::new();
                 let frame = harness::zstd_rle_frame(1, 4096, 4096);
                 let off = b.add(&frame);
                 let c = comp_with("u8", off, frame.len() as u64, [("encoding", text("zstd"))]);
-                v1_file(
-                    &b,
-                    &encode(&manifest(
-                        "1.1.0",
-                        [("z", obj(&[4096], "dense", [("data", c)]))],
-                    )),
-                )
+                v1_file(&b, &encode(&manifest("1.1.0", [("z", obj(&[4096], "dense", [("data", c)]))])))
             }),
             ("digests".into(), {
                 let mut b = Blobs::new();
@@ -589,28 +425,8 @@ mod seeds {
                 let m = manifest(
                     "1.2.0",
                     [
-                        (
-                            "c",
-                            obj(
-                                &[4],
-                                "dense",
-                                [(
-                                    "data",
-                                    comp_with("f32", 64, 16, [("digest", text("crc32c:0x1234"))]),
-                                )],
-                            ),
-                        ),
-                        (
-                            "s",
-                            obj(
-                                &[4],
-                                "dense",
-                                [(
-                                    "data",
-                                    comp_with("f32", 128, 16, [("digest", text("md5:00"))]),
-                                )],
-                            ),
-                        ),
+                        ("c", obj(&[4], "dense", [("data", comp_with("f32", 64, 16, [("digest", text("crc32c:0x1234"))]))])),
+                        ("s", obj(&[4], "dense", [("data", comp_with("f32", 128, 16, [("digest", text("md5:00"))]))])),
                     ],
                 );
                 v1_file(&b, &encode(&m))
@@ -623,11 +439,7 @@ mod seeds {
                 let o = obj(
                     &[2, 3],
                     "sparse_csr",
-                    [
-                        ("values", comp("f32", v, 8)),
-                        ("indices", comp("u64", i, 16)),
-                        ("indptr", comp("u64", p, 24)),
-                    ],
+                    [("values", comp("f32", v, 8)), ("indices", comp("u64", i, 16)), ("indptr", comp("u64", p, 24))],
                 );
                 v1_file(&b, &encode(&manifest("1.2.0", [("m", o)])))
             }),
@@ -635,30 +447,16 @@ mod seeds {
                 let mut b = Blobs::new();
                 let v = b.add_len(8);
                 let c = b.add(&[0xeeu8; 32]);
-                let o = obj(
-                    &[2, 3],
-                    "sparse_coo",
-                    [
-                        ("values", comp("f32", v, 8)),
-                        ("coords", comp("u64", c, 32)),
-                    ],
-                );
+                let o = obj(&[2, 3], "sparse_coo", [("values", comp("f32", v, 8)), ("coords", comp("u64", c, 32))]);
                 v1_file(&b, &encode(&manifest("1.2.0", [("m", o)])))
             }),
             ("bool_bad".into(), {
                 let mut b = Blobs::new();
                 let v = b.add(&[0, 1, 2, 3]);
-                v1_file(
-                    &b,
-                    &encode(&manifest("1.2.0", [("b", dense("bool", &[4], v, 4))])),
-                )
+                v1_file(&b, &encode(&manifest("1.2.0", [("b", dense("bool", &[4], v, 4))])))
             }),
             ("unknown_format".into(), {
-                let o = obj(
-                    &[3],
-                    "my_format",
-                    [("blob", comp_with("u8", 64, 16, [("type", text("int4"))]))],
-                );
+                let o = obj(&[3], "my_format", [("blob", comp_with("u8", 64, 16, [("type", text("int4"))]))]);
                 v1_file(&blobs16(), &encode(&manifest("1.2.0", [("x", o)])))
             }),
             ("zero_len_at_manifest".into(), {
@@ -666,13 +464,7 @@ mod seeds {
                 let end = b.end().next_multiple_of(64);
                 let mut b2 = b.clone();
                 b2.pad();
-                let m = manifest(
-                    "1.2.0",
-                    [
-                        ("w", dense("f32", &[4], 64, 16)),
-                        ("e", dense("f32", &[0], end, 0)),
-                    ],
-                );
+                let m = manifest("1.2.0", [("w", dense("f32", &[4], 64, 16)), ("e", dense("f32", &[0], end, 0))]);
                 v1_file(&b2, &encode(&m))
             }),
         ];
@@ -683,10 +475,7 @@ mod seeds {
         let names: Vec<(String, Value)> = many;
         let m = map_any([
             (text("version"), text("1.2.0")),
-            (
-                text("objects"),
-                map_any(names.into_iter().map(|(k, v)| (text(&k), v))),
-            ),
+            (text("objects"), map_any(names.into_iter().map(|(k, v)| (text(&k), v)))),
         ]);
         out.push(("unsorted_300".into(), v1_manifest_only(&encode(&m))));
         out
@@ -695,14 +484,7 @@ mod seeds {
     fn hostile_v0() -> Vec<(String, Vec<u8>)> {
         let one = |t: Value| v0_file(&blobs16(), &encode(&arr([t])));
         let mut big = v0_tensor("t", "float32", &[4], 64, 16);
-        push(
-            &mut big,
-            [
-                ("data_endianness", text("big")),
-                ("checksum", text("crc32c:0x0")),
-                ("note", text("x")),
-            ],
-        );
+        push(&mut big, [("data_endianness", text("big")), ("checksum", text("crc32c:0x0")), ("note", text("x"))]);
         let mut z = Blobs::new();
         let frame = harness::zstd_raw_frame(&[1, 2, 3, 4, 5, 6, 7, 8]);
         let off = z.add(&frame);
@@ -710,26 +492,11 @@ mod seeds {
         set(&mut zt, "encoding", text("zstd"));
         vec![
             ("v0_empty".into(), v0_file(&Blobs::new(), &encode(&arr([])))),
-            (
-                "v0_one".into(),
-                one(v0_tensor("t", "float32", &[4], 64, 16)),
-            ),
+            ("v0_one".into(), one(v0_tensor("t", "float32", &[4], 64, 16))),
             ("v0_big_endian".into(), one(big)),
             ("v0_zstd".into(), v0_file(&z, &encode(&arr([zt])))),
-            (
-                "v0_dup".into(),
-                v0_file(
-                    &blobs16(),
-                    &encode(&arr([
-                        v0_tensor("t", "uint8", &[16], 64, 16),
-                        v0_tensor("t", "uint8", &[16], 64, 16),
-                    ])),
-                ),
-            ),
-            (
-                "v0_bad_dtype".into(),
-                one(v0_tensor("t", "f32", &[4], 64, 16)),
-            ),
+            ("v0_dup".into(), v0_file(&blobs16(), &encode(&arr([v0_tensor("t", "uint8", &[16], 64, 16), v0_tensor("t", "uint8", &[16], 64, 16)])))),
+            ("v0_bad_dtype".into(), one(v0_tensor("t", "f32", &[4], 64, 16))),
         ]
     }
 
@@ -737,46 +504,14 @@ mod seeds {
     fn written() -> Vec<(String, Vec<u8>)> {
         let mut w = Writer::new(Vec::new());
         w.set_attribute("framework", "seed").unwrap();
-        w.set_attribute(
-            "nested",
-            AttrValue::map([
-                (
-                    "a",
-                    AttrValue::from(vec![AttrValue::from(1.5), AttrValue::Null]),
-                ),
-                ("b", AttrValue::NegInt(7)),
-            ]),
-        )
-        .unwrap();
+        w.set_attribute("nested", AttrValue::map([("a", AttrValue::from(vec![AttrValue::from(1.5), AttrValue::Null])), ("b", AttrValue::NegInt(7))])).unwrap();
         w.add_slice("bias", &[2], &[0.5f32, -0.5]).unwrap();
-        w.add(
-            NewObject::sparse_csr_slices("csr", [2, 3], &[1.0f64, 2.0], &[0, 2], &[0, 1, 2])
-                .compression(Compression::ZSTD)
-                .checksum(Checksum::Crc32c),
-        )
-        .unwrap();
-        w.add(
-            NewObject::sparse_coo_slices("coo", &[2, 2], &[1i32, 2], &[0, 1, 1, 0])
-                .checksum(Checksum::Sha256),
-        )
-        .unwrap();
-        w.add(
-            NewObject::dense("fp8", &[3], DType::U8, &[0x38u8, 0x40, 0xb8][..])
-                .logical_type(LogicalType::F8E4M3Fn),
-        )
-        .unwrap();
-        w.add(
-            NewObject::dense_slice("c64", &[1], &[1.0f32, 2.0])
-                .logical_type(LogicalType::Complex64),
-        )
-        .unwrap();
-        w.add(
-            NewObject::dense("zeros", &[256], DType::U8, vec![0u8; 256])
-                .compression(Compression::ZSTD),
-        )
-        .unwrap();
-        w.add(NewObject::dense("scalar", &[], DType::Bool, &[1u8][..]).attribute("k", "v"))
-            .unwrap();
+        w.add(NewObject::sparse_csr_slices("csr", [2, 3], &[1.0f64, 2.0], &[0, 2], &[0, 1, 2]).compression(Compression::ZSTD).checksum(Checksum::Crc32c)).unwrap();
+        w.add(NewObject::sparse_coo_slices("coo", &[2, 2], &[1i32, 2], &[0, 1, 1, 0]).checksum(Checksum::Sha256)).unwrap();
+        w.add(NewObject::dense("fp8", &[3], DType::U8, &[0x38u8, 0x40, 0xb8][..]).logical_type(LogicalType::F8E4M3Fn)).unwrap();
+        w.add(NewObject::dense_slice("c64", &[1], &[1.0f32, 2.0]).logical_type(LogicalType::Complex64)).unwrap();
+        w.add(NewObject::dense("zeros", &[256], DType::U8, vec![0u8; 256]).compression(Compression::ZSTD)).unwrap();
+        w.add(NewObject::dense("scalar", &[], DType::Bool, &[1u8][..]).attribute("k", "v")).unwrap();
         vec![("written".into(), w.finish().unwrap())]
     }
 
@@ -784,10 +519,7 @@ mod seeds {
         // Deterministic pseudo-random inputs for the arbitrary-driven targets.
         let mut s = 0x2545_f491_4f6c_dd1du64;
         let mut out = Vec::new();
-        for (i, n) in [0usize, 8, 32, 64, 128, 256, 512, 1024, 2048, 4096]
-            .into_iter()
-            .enumerate()
-        {
+        for (i, n) in [0usize, 8, 32, 64, 128, 256, 512, 1024, 2048, 4096].into_iter().enumerate() {
             let b: Vec<u8> = (0..n)
                 .map(|_| {
                     s ^= s << 13;
@@ -831,11 +563,7 @@ mod seeds {
         // v2: whole files (one per rule group, and small valid ones).
         let v2 = std::path::Path::new(env!("CARGO_MANIFEST_DIR")).join("tests/fixtures/v2");
         for rel in V2_SEEDS {
-            write(
-                "v2_open",
-                &rel.replace('/', "-"),
-                &std::fs::read(v2.join(rel)).unwrap(),
-            );
+            write("v2_open", &rel.replace('/', "-"), &std::fs::read(v2.join(rel)).unwrap());
         }
     }
 

@@ -94,13 +94,8 @@ fn measure<R>(f: impl FnOnce() -> R) -> (R, usize) {
 /// one pass that stops at the first fault, did not walk what follows.
 #[track_caller]
 fn stopped_within(name: &str, e: &ztensor::Error, bound: u64) {
-    let off = e
-        .manifest_offset()
-        .unwrap_or_else(|| panic!("{name}: no manifest offset: {e}"));
-    assert!(
-        off < bound,
-        "{name}: refused at manifest byte {off}, past {bound}: {e}"
-    );
+    let off = e.manifest_offset().unwrap_or_else(|| panic!("{name}: no manifest offset: {e}"));
+    assert!(off < bound, "{name}: refused at manifest byte {off}, past {bound}: {e}");
 }
 
 // ============================================================== builders
@@ -123,25 +118,11 @@ fn v1(data_after_header: &[u8], manifest: &[u8]) -> Vec<u8> {
 /// (weight tying), in manifest order `names(i)`.
 fn many_objects(n: usize, names: impl Fn(usize) -> String) -> Vec<u8> {
     let mut e = Cbor::new();
-    e.head(5, 2)
-        .text("version")
-        .text("1.2.0")
-        .text("objects")
-        .head(5, n as u64);
+    e.head(5, 2).text("version").text("1.2.0").text("objects").head(5, n as u64);
     let mut obj = Cbor::new();
-    obj.head(5, 3)
-        .text("shape")
-        .head(4, 1)
-        .uint(64)
-        .text("format")
-        .text("dense");
+    obj.head(5, 3).text("shape").head(4, 1).uint(64).text("format").text("dense");
     obj.text("components").head(5, 1).text("data").head(5, 3);
-    obj.text("dtype")
-        .text("u8")
-        .text("offset")
-        .uint(64)
-        .text("length")
-        .uint(64);
+    obj.text("dtype").text("u8").text("offset").uint(64).text("length").uint(64);
     let obj = obj.0;
     for i in 0..n {
         e.text(&names(i)).raw(&obj);
@@ -154,39 +135,18 @@ fn many_objects(n: usize, names: impl Fn(usize) -> String) -> Vec<u8> {
 /// A manifest whose root map has an extra field `x` holding `value`.
 fn root_with(value: &[u8]) -> Vec<u8> {
     let mut e = Cbor::new();
-    e.head(5, 3)
-        .text("version")
-        .text("1.2.0")
-        .text("objects")
-        .head(5, 0)
-        .text("x")
-        .raw(value);
+    e.head(5, 3).text("version").text("1.2.0").text("objects").head(5, 0).text("x").raw(value);
     v1(&[], &e.0)
 }
 
 /// A one-object manifest whose object attribute `k` is `value`.
 fn attrs_with(value: &[u8]) -> Vec<u8> {
     let mut e = Cbor::new();
-    e.head(5, 2)
-        .text("version")
-        .text("1.2.0")
-        .text("objects")
-        .head(5, 1)
-        .text("w");
-    e.head(5, 4)
-        .text("shape")
-        .head(4, 1)
-        .uint(0)
-        .text("format")
-        .text("dense");
+    e.head(5, 2).text("version").text("1.2.0").text("objects").head(5, 1).text("w");
+    e.head(5, 4).text("shape").head(4, 1).uint(0).text("format").text("dense");
     e.text("attributes").head(5, 1).text("k").raw(value);
     e.text("components").head(5, 1).text("data").head(5, 3);
-    e.text("dtype")
-        .text("u8")
-        .text("offset")
-        .uint(64)
-        .text("length")
-        .uint(0);
+    e.text("dtype").text("u8").text("offset").uint(64).text("length").uint(0);
     v1(&[0u8; 56], &e.0)
 }
 
@@ -197,10 +157,7 @@ fn reserved(file: &[u8]) -> usize {
 }
 
 fn kind(bytes: &[u8]) -> ErrorKind {
-    File::parse(bytes)
-        .map(|f| panic!("accepted: {f:?}"))
-        .unwrap_err()
-        .kind()
+    File::parse(bytes).map(|f| panic!("accepted: {f:?}")).unwrap_err().kind()
 }
 
 // ============================================================== tests
@@ -209,29 +166,12 @@ fn kind(bytes: &[u8]) -> ErrorKind {
 #[test]
 fn one_gib_manifest_claim() {
     let _g = serial();
-    let good = v1(
-        &[],
-        &[
-            0xa2, 0x67, b'v', b'e', b'r', b's', b'i', b'o', b'n', 0x65, b'1', b'.', b'2', b'.',
-            b'0', 0x67, b'o', b'b', b'j', b'e', b'c', b't', b's', 0xa0,
-        ],
-    );
+    let good = v1(&[], &[0xa2, 0x67, b'v', b'e', b'r', b's', b'i', b'o', b'n', 0x65, b'1', b'.', b'2', b'.', b'0', 0x67, b'o', b'b', b'j', b'e', b'c', b't', b's', 0xa0]);
     File::parse(&good).unwrap();
     let n = good.len();
     for (size, want) in [
-        (
-            1u64 << 30,
-            ErrorKind::ManifestOutOfBounds {
-                size: 1 << 30,
-                file_len: n as u64,
-            },
-        ),
-        (
-            (1 << 30) + 1,
-            ErrorKind::ManifestTooLarge {
-                size: (1 << 30) + 1,
-            },
-        ),
+        (1u64 << 30, ErrorKind::ManifestOutOfBounds { size: 1 << 30, file_len: n as u64 }),
+        ((1 << 30) + 1, ErrorKind::ManifestTooLarge { size: (1 << 30) + 1 }),
         (u64::MAX, ErrorKind::ManifestTooLarge { size: u64::MAX }),
     ] {
         let mut f = good.clone();
@@ -251,12 +191,8 @@ fn one_gib_manifest_claim() {
     let t = Tail::from_footer(&footer(1 << 30), (1 << 30) + 24).unwrap();
     assert_eq!((t.manifest_offset, t.manifest_len), (8, 1 << 30));
     assert_eq!(
-        Tail::from_footer(&footer((1 << 30) + 1), 1 << 40)
-            .unwrap_err()
-            .kind(),
-        ErrorKind::ManifestTooLarge {
-            size: (1 << 30) + 1
-        }
+        Tail::from_footer(&footer((1 << 30) + 1), 1 << 40).unwrap_err().kind(),
+        ErrorKind::ManifestTooLarge { size: (1 << 30) + 1 }
     );
 }
 
@@ -282,14 +218,8 @@ fn one_gib_manifest_on_disk() {
     let mmap = child_hwm("open-mmap", &path);
     let pos = child_hwm("open-positional", &path);
     println!("1 GiB manifest claim on disk: baseline {base} KiB, mmap {mmap} KiB, positional {pos} KiB (peak RSS)");
-    assert!(
-        mmap < base + 8 * 1024,
-        "mmap: {mmap} KiB vs baseline {base} KiB"
-    );
-    assert!(
-        pos < base + (1 << 20) + 8 * 1024,
-        "positional: {pos} KiB: more than the manifest plus 8 MiB"
-    );
+    assert!(mmap < base + 8 * 1024, "mmap: {mmap} KiB vs baseline {base} KiB");
+    assert!(pos < base + (1 << 20) + 8 * 1024, "positional: {pos} KiB: more than the manifest plus 8 MiB");
 }
 
 /// One million objects: opens, lookups work, and the heap
@@ -311,10 +241,7 @@ fn one_million_objects() {
     assert_eq!(f.len(), n);
     assert_eq!(f.get("t0000000").unwrap().index(), n - 1);
     assert_eq!(f.get("t0999999").unwrap().index(), 0);
-    assert_eq!(
-        f.object(123_456).unwrap().name(),
-        format!("t{:07}", n - 1 - 123_456)
-    );
+    assert_eq!(f.object(123_456).unwrap().name(), format!("t{:07}", n - 1 - 123_456));
     assert!(f.get("t1000000").is_none());
     // Per object: 12-byte position + 16-byte (hash, index) entry, and 16
     // bytes of blob span per non-empty component, with Vec doubling slack.
@@ -340,30 +267,20 @@ fn deep_nesting() {
     maps.push(0);
     let mut mixed = rep(&[0x81, 0xa1, 0x61, b'k', 0xd8, 0x20]);
     mixed.push(0);
-    for (name, v) in [
-        ("arrays", &arrays),
-        ("indefinite", &indef),
-        ("maps", &maps),
-        ("mixed", &mixed),
-    ] {
+    for (name, v) in [("arrays", &arrays), ("indefinite", &indef), ("maps", &maps), ("mixed", &mixed)] {
         cases.push((name, root_with(v)));
         cases.push((name, attrs_with(v)));
     }
     // As the objects map itself and as a shape.
     let mut e = Cbor::new();
-    e.head(5, 2)
-        .text("version")
-        .text("1.2.0")
-        .text("objects")
-        .raw(&arrays);
+    e.head(5, 2).text("version").text("1.2.0").text("objects").raw(&arrays);
     cases.push(("objects", v1(&[], &e.0)));
     for (name, file) in &cases {
         let (r, heap) = measure(|| File::parse(file).map(|_| ()));
         let e = r.expect_err(name);
         let objects_case = *name == "objects";
         assert!(
-            e.kind() == ErrorKind::TooDeep
-                || (objects_case && matches!(e.kind(), ErrorKind::WrongType { .. })),
+            e.kind() == ErrorKind::TooDeep || (objects_case && matches!(e.kind(), ErrorKind::WrongType { .. })),
             "{name}: {e}"
         );
         // A level takes at most 6 bytes (`mixed`); what stands before the
@@ -371,10 +288,7 @@ fn deep_nesting() {
         stopped_within(name, &e, 128 + 6 * (ztensor::MAX_DEPTH as u64 + 1));
         // Nothing grows with the depth: only the name positions reserved
         // from the manifest size (see `peak_heap_of_hostile_files`).
-        assert!(
-            heap <= 64 * 1024 + reserved(file),
-            "{name}: {heap} bytes of heap"
-        );
+        assert!(heap <= 64 * 1024 + reserved(file), "{name}: {heap} bytes of heap");
     }
     println!("100k-deep nesting: {} cases refused", cases.len());
 }
@@ -391,16 +305,10 @@ fn deep_tag_chain_is_refused() {
     let _g = serial();
     let mut tags = vec![0xc6u8; 100_000];
     tags.push(0);
-    for (name, file) in [
-        ("root field", root_with(&tags)),
-        ("attribute", attrs_with(&tags)),
-    ] {
+    for (name, file) in [("root field", root_with(&tags)), ("attribute", attrs_with(&tags))] {
         let (r, heap) = measure(|| File::parse(&file).map(|_| ()));
         assert!(heap <= 64 * 1024 + reserved(&file), "{name}: {heap} bytes");
-        let e = r.expect_err(&format!(
-            "a 100k-deep tag chain in a {name} was accepted (MAX_DEPTH = {})",
-            ztensor::MAX_DEPTH
-        ));
+        let e = r.expect_err(&format!("a 100k-deep tag chain in a {name} was accepted (MAX_DEPTH = {})", ztensor::MAX_DEPTH));
         assert_eq!(e.kind(), ErrorKind::TooDeep, "{name}: {e}");
         stopped_within(name, &e, 128 + ztensor::MAX_DEPTH as u64 + 1);
     }
@@ -424,30 +332,13 @@ fn huge_claimed_lengths() {
         }
         // The objects map, a shape, a name.
         let mut e = Cbor::new();
-        e.head(5, 2)
-            .text("version")
-            .text("1.2.0")
-            .text("objects")
-            .head(5, n);
+        e.head(5, 2).text("version").text("1.2.0").text("objects").head(5, n);
         cases.push(("objects".into(), v1(&[], &e.0)));
         let mut e = Cbor::new();
-        e.head(5, 2)
-            .text("version")
-            .text("1.2.0")
-            .text("objects")
-            .head(5, 1)
-            .text("w")
-            .head(5, 3)
-            .text("shape")
-            .head(4, n);
+        e.head(5, 2).text("version").text("1.2.0").text("objects").head(5, 1).text("w").head(5, 3).text("shape").head(4, n);
         cases.push(("shape".into(), v1(&[], &e.0)));
         let mut e = Cbor::new();
-        e.head(5, 2)
-            .text("version")
-            .text("1.2.0")
-            .text("objects")
-            .head(5, 1)
-            .head(3, n);
+        e.head(5, 2).text("version").text("1.2.0").text("objects").head(5, 1).head(3, n);
         cases.push(("name".into(), v1(&[], &e.0)));
         // The root map itself, and a v0.1 array of tensors.
         cases.push(("root".into(), v1(&[], &claim(5, n))));
@@ -486,23 +377,13 @@ fn peak_heap_of_hostile_files() {
         // at most 2^20 of 12 bytes); the rest grows with objects and keys
         // (Vec doubling: up to twice the entries, plus the copy while growing).
         let bound = 64 * 1024 + 80 * objects + reserved(bytes) + 48 * keys;
-        rows.push(format!(
-            "{name:<28} manifest {manifest:>9} B  objects {objects:>7}  peak heap {heap:>9} B"
-        ));
+        rows.push(format!("{name:<28} manifest {manifest:>9} B  objects {objects:>7}  peak heap {heap:>9} B"));
         assert!(heap <= bound, "{name}: peak heap {heap} > {bound}");
     };
     check("empty", &many_objects(0, |_| unreachable!()), 0);
     check("1k objects", &many_objects(1000, |i| format!("o{i}")), 0);
-    check(
-        "100k objects",
-        &many_objects(100_000, |i| format!("o{i}")),
-        0,
-    );
-    check(
-        "100k objects, unsorted",
-        &many_objects(100_000, |i| format!("o{}", 99_999 - i)),
-        0,
-    );
+    check("100k objects", &many_objects(100_000, |i| format!("o{i}")), 0);
+    check("100k objects, unsorted", &many_objects(100_000, |i| format!("o{}", 99_999 - i)), 0);
     // 1 MiB of text in one attribute.
     let mut big = Cbor::new();
     big.text(&"x".repeat(1 << 20));
@@ -522,15 +403,7 @@ fn peak_heap_of_hostile_files() {
     check("200k keys, duplicates", &attrs_with(&m.0), 200_000);
     // 200k-element shape.
     let mut e = Cbor::new();
-    e.head(5, 2)
-        .text("version")
-        .text("1.2.0")
-        .text("objects")
-        .head(5, 1)
-        .text("w")
-        .head(5, 3)
-        .text("shape")
-        .head(4, 200_000);
+    e.head(5, 2).text("version").text("1.2.0").text("objects").head(5, 1).text("w").head(5, 3).text("shape").head(4, 200_000);
     for _ in 0..200_000 {
         e.uint(1);
     }
@@ -551,17 +424,14 @@ fn child_hwm(what: &str, path: &std::path::Path) -> u64 {
         .output()
         .unwrap();
     let s = String::from_utf8_lossy(&out.stdout);
-    let line = s
-        .lines()
-        .find_map(|l| l.strip_prefix("VMHWM_KB="))
-        .unwrap_or_else(|| {
-            panic!(
+    let line = s.lines().find_map(|l| l.strip_prefix("VMHWM_KB=")).unwrap_or_else(|| {
+        panic!(
             "child {what}: no VMHWM line ({}; under an emulator such as qemu-user the test binary \
              cannot re-run itself, and scripts/test-s390x.sh skips this test)\n{s}\n{}",
             out.status,
             String::from_utf8_lossy(&out.stderr)
         )
-        });
+    });
     line.trim().parse().unwrap()
 }
 
@@ -574,9 +444,7 @@ fn vm_hwm_kb() -> u64 {
 /// Entry point of the child process (does nothing in a normal run).
 #[test]
 fn child_entry() {
-    let Ok(what) = std::env::var("ZT_LIMITS_CHILD") else {
-        return;
-    };
+    let Ok(what) = std::env::var("ZT_LIMITS_CHILD") else { return };
     let path = std::env::var_os("ZT_LIMITS_PATH").unwrap();
     use ztensor::fs::{Mode, Reader};
     let r = match what.as_str() {
@@ -609,12 +477,6 @@ fn one_million_objects_rss() {
     // Mapped pages of the manifest count in RSS once touched: both modes are
     // bounded by the manifest plus ~80 bytes per object plus a constant.
     let per_object_kb = 80 * n as u64 / 1024;
-    assert!(
-        mmap <= base + manifest_kb + per_object_kb + 8 * 1024,
-        "mmap {mmap} KiB"
-    );
-    assert!(
-        pos <= base + manifest_kb + per_object_kb + 8 * 1024,
-        "positional {pos} KiB"
-    );
+    assert!(mmap <= base + manifest_kb + per_object_kb + 8 * 1024, "mmap {mmap} KiB");
+    assert!(pos <= base + manifest_kb + per_object_kb + 8 * 1024, "positional {pos} KiB");
 }

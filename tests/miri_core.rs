@@ -30,10 +30,7 @@ impl Aligned {
         let mut words = vec![[0u64; 8]; b.len().div_ceil(64)];
         let dst: &mut [u8] = bytemuck_bytes(&mut words);
         dst[..b.len()].copy_from_slice(b);
-        Aligned {
-            words,
-            len: b.len(),
-        }
+        Aligned { words, len: b.len() }
     }
     fn bytes(&self) -> &[u8] {
         let all: &[u8] = zerocopy::IntoBytes::as_bytes(&self.words[..]);
@@ -46,37 +43,16 @@ fn bytemuck_bytes(w: &mut [[u64; 8]]) -> &mut [u8] {
 }
 
 const FIXTURES: &[(&str, &[u8])] = &[
-    (
-        "v1.2/dense_all_dtypes",
-        include_bytes!("fixtures/v1.2/dense_all_dtypes.zt"),
-    ),
+    ("v1.2/dense_all_dtypes", include_bytes!("fixtures/v1.2/dense_all_dtypes.zt")),
     ("v1.2/zstd", include_bytes!("fixtures/v1.2/zstd.zt")),
-    (
-        "v1.2/checksums",
-        include_bytes!("fixtures/v1.2/checksums.zt"),
-    ),
+    ("v1.2/checksums", include_bytes!("fixtures/v1.2/checksums.zt")),
     ("v1.2/sparse", include_bytes!("fixtures/v1.2/sparse.zt")),
-    (
-        "v1.2/attributes",
-        include_bytes!("fixtures/v1.2/attributes.zt"),
-    ),
-    (
-        "v1.2/fp8_complex",
-        include_bytes!("fixtures/v1.2/fp8_complex.zt"),
-    ),
-    (
-        "v1.2/quantized",
-        include_bytes!("fixtures/v1.2/quantized.zt"),
-    ),
-    (
-        "v1.2/scalars_zero_size",
-        include_bytes!("fixtures/v1.2/scalars_zero_size.zt"),
-    ),
+    ("v1.2/attributes", include_bytes!("fixtures/v1.2/attributes.zt")),
+    ("v1.2/fp8_complex", include_bytes!("fixtures/v1.2/fp8_complex.zt")),
+    ("v1.2/quantized", include_bytes!("fixtures/v1.2/quantized.zt")),
+    ("v1.2/scalars_zero_size", include_bytes!("fixtures/v1.2/scalars_zero_size.zt")),
     ("v1.1/zstd", include_bytes!("fixtures/v1.1/zstd.zt")),
-    (
-        "v0.1/dense_all_dtypes",
-        include_bytes!("fixtures/v0.1/dense_all_dtypes.zt"),
-    ),
+    ("v0.1/dense_all_dtypes", include_bytes!("fixtures/v0.1/dense_all_dtypes.zt")),
     ("v0.1/empty", include_bytes!("fixtures/v0.1/empty.zt")),
 ];
 
@@ -153,11 +129,7 @@ fn zero_copy_views_and_typed_reads() {
             let e = c.as_slice::<f64>().unwrap_err();
             assert!(matches!(e.kind(), ErrorKind::NotZeroCopy { .. }), "{e}");
             // A big-endian host refuses for the byte order before looking at the address.
-            let reason = if host_can_view::<f64>() {
-                "the data is not aligned for this type in memory"
-            } else {
-                NOT_HOST_ORDER_REASON
-            };
+            let reason = if host_can_view::<f64>() { "the data is not aligned for this type in memory" } else { NOT_HOST_ORDER_REASON };
             assert_eq!(e.kind(), ErrorKind::NotZeroCopy { reason }, "{e}");
             // Typed reads do not care where the bytes are.
             typed_read::<f64>(&c);
@@ -172,9 +144,7 @@ fn zstd_decoding_and_digests() {
         let mut n = 0;
         for o in f.objects() {
             for c in o.components() {
-                let v = c
-                    .to_vec()
-                    .unwrap_or_else(|e| panic!("{name}/{}: {e}", o.name()));
+                let v = c.to_vec().unwrap_or_else(|e| panic!("{name}/{}: {e}", o.name()));
                 if let Some(d) = c.decoded_len() {
                     assert_eq!(v.len() as u64, d);
                 }
@@ -192,12 +162,7 @@ fn zstd_decoding_and_digests() {
 fn hostile_inputs() {
     // Corrupt every byte of a small file in turn: never UB, never a panic.
     // (Under Miri: a file without zstd, every 127th byte.)
-    let base = fixture(if cfg!(miri) {
-        "v1.2/attributes"
-    } else {
-        "v1.2/zstd"
-    })
-    .1;
+    let base = fixture(if cfg!(miri) { "v1.2/attributes" } else { "v1.2/zstd" }).1;
     let step = if cfg!(miri) { 127 } else { 3 };
     let mut f = base.to_vec();
     for i in (0..f.len()).step_by(step) {
@@ -234,29 +199,13 @@ fn writer_round_trip() {
     use ztensor::write::{Checksum, Compression, NewObject, Writer};
     let mut w = Writer::new(Vec::new());
     w.add_slice("a", &[2, 2], &[1.0f32, 2.0, 3.0, 4.0]).unwrap();
-    w.add(
-        NewObject::sparse_csr_slices("m", [2, 3], &[1.0f64, 2.0], &[0, 2], &[0, 1, 2])
-            .compression(Compression::ZSTD)
-            .checksum(Checksum::Sha256),
-    )
-    .unwrap();
+    w.add(NewObject::sparse_csr_slices("m", [2, 3], &[1.0f64, 2.0], &[0, 2], &[0, 1, 2]).compression(Compression::ZSTD).checksum(Checksum::Sha256)).unwrap();
     let bytes = w.finish().unwrap();
     let a = Aligned::new(&bytes);
     let f = File::parse(a.bytes()).unwrap();
     harness::walk_file(&f, Some(a.bytes()));
-    assert_eq!(
-        typed_read_and_view::<f32>(&f.require("a").unwrap().data().unwrap()),
-        [1.0, 2.0, 3.0, 4.0]
-    );
-    assert_eq!(
-        f.require("m")
-            .unwrap()
-            .require("values")
-            .unwrap()
-            .to_vec_of::<f64>()
-            .unwrap(),
-        [1.0, 2.0]
-    );
+    assert_eq!(typed_read_and_view::<f32>(&f.require("a").unwrap().data().unwrap()), [1.0, 2.0, 3.0, 4.0]);
+    assert_eq!(f.require("m").unwrap().require("values").unwrap().to_vec_of::<f64>().unwrap(), [1.0, 2.0]);
 }
 
 /// Positional reads through `ztensor::fs::Reader` (and the memory map, except under Miri).
@@ -271,11 +220,7 @@ fn fs_reader() {
     std::fs::create_dir_all(&dir).unwrap();
     let path = dir.join("zstd.zt");
     std::fs::write(&path, fixture("v1.2/zstd").1).unwrap();
-    let modes: &[Mode] = if cfg!(miri) {
-        &[Mode::Positional]
-    } else {
-        &[Mode::Positional, Mode::Mmap]
-    };
+    let modes: &[Mode] = if cfg!(miri) { &[Mode::Positional] } else { &[Mode::Positional, Mode::Mmap] };
     for &mode in modes {
         let r = Reader::open_with(&path, mode).unwrap();
         assert_eq!(r.mode(), mode);
@@ -301,10 +246,7 @@ fn v2_files() {
     const OK: &[(&str, &[u8])] = &[
         ("c_valid", include_bytes!("fixtures/v2/hostile/c_valid.zt")),
         ("z_ok", include_bytes!("fixtures/v2/hostile/z_ok.zt")),
-        (
-            "t_f4_odd_ok",
-            include_bytes!("fixtures/v2/hostile/t_f4_odd_ok.zt"),
-        ),
+        ("t_f4_odd_ok", include_bytes!("fixtures/v2/hostile/t_f4_odd_ok.zt")),
         ("coo_ok", include_bytes!("fixtures/v2/hostile/coo_ok.zt")),
         ("s_tied", include_bytes!("fixtures/v2/hostile/s_tied.zt")),
     ];
@@ -316,31 +258,15 @@ fn v2_files() {
         for o in f.objects() {
             for c in o.components() {
                 if c.encoding() == Encoding::Raw && c.dtype() == DType::U8 {
-                    assert_eq!(
-                        c.as_slice::<u8>().unwrap().len() as u64,
-                        c.length(),
-                        "{name}"
-                    );
+                    assert_eq!(c.as_slice::<u8>().unwrap().len() as u64, c.length(), "{name}");
                 }
             }
         }
     }
     const BAD: &[(&str, &[u8], ErrorKind)] = &[
-        (
-            "c_hash_mismatch",
-            include_bytes!("fixtures/v2/hostile/c_hash_mismatch.zt"),
-            ErrorKind::ManifestHashMismatch,
-        ),
-        (
-            "cbor_depth_33",
-            include_bytes!("fixtures/v2/hostile/cbor_depth_33.zt"),
-            ErrorKind::TooDeep,
-        ),
-        (
-            "s_overlap_partial",
-            include_bytes!("fixtures/v2/hostile/s_overlap_partial.zt"),
-            ErrorKind::BlobOverlap,
-        ),
+        ("c_hash_mismatch", include_bytes!("fixtures/v2/hostile/c_hash_mismatch.zt"), ErrorKind::ManifestHashMismatch),
+        ("cbor_depth_33", include_bytes!("fixtures/v2/hostile/cbor_depth_33.zt"), ErrorKind::TooDeep),
+        ("s_overlap_partial", include_bytes!("fixtures/v2/hostile/s_overlap_partial.zt"), ErrorKind::BlobOverlap),
     ];
     for (name, bytes, kind) in BAD {
         assert_eq!(File::parse(bytes).unwrap_err().kind(), *kind, "{name}");

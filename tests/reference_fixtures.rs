@@ -80,12 +80,7 @@ fn every_reference_fixture_reads_bit_identically() {
             let name = e["name"].as_str().unwrap();
             assert_eq!(obj.name(), name, "{label}");
             let ctx = format!("{label} / {name}");
-            let shape: Vec<u64> = e["shape"]
-                .as_array()
-                .unwrap()
-                .iter()
-                .map(|d| d.as_u64().unwrap())
-                .collect();
+            let shape: Vec<u64> = e["shape"].as_array().unwrap().iter().map(|d| d.as_u64().unwrap()).collect();
             assert_eq!(obj.shape().to_vec(), shape, "{ctx}");
             assert_eq!(obj.format().name(), e["format"].as_str().unwrap(), "{ctx}");
             // Lookup by name finds the same object.
@@ -93,44 +88,16 @@ fn every_reference_fixture_reads_bit_identically() {
             let comps = e["components"].as_object().unwrap();
             assert_eq!(obj.component_count(), comps.len(), "{ctx}");
             for (role, ce) in comps {
-                let c = obj
-                    .component(role)
-                    .unwrap_or_else(|| panic!("{ctx}: no {role}"));
-                assert_eq!(
-                    c.dtype(),
-                    dtype_of(ce["dtype"].as_str().unwrap(), v0),
-                    "{ctx}/{role}"
-                );
-                assert_eq!(
-                    c.logical_type().map(|t| t.name()),
-                    ce["type"].as_str(),
-                    "{ctx}/{role}"
-                );
-                assert_eq!(
-                    c.encoding().name(),
-                    ce["encoding"].as_str().unwrap(),
-                    "{ctx}/{role}"
-                );
-                let decoded = c
-                    .to_vec()
-                    .unwrap_or_else(|err| panic!("{ctx}/{role}: {err}"));
-                assert_eq!(
-                    decoded.len() as u64,
-                    ce["decoded_len"].as_u64().unwrap(),
-                    "{ctx}/{role}"
-                );
-                assert_eq!(
-                    hex::encode(Sha256::digest(&decoded)),
-                    ce["sha256"].as_str().unwrap(),
-                    "{ctx}/{role}"
-                );
+                let c = obj.component(role).unwrap_or_else(|| panic!("{ctx}: no {role}"));
+                assert_eq!(c.dtype(), dtype_of(ce["dtype"].as_str().unwrap(), v0), "{ctx}/{role}");
+                assert_eq!(c.logical_type().map(|t| t.name()), ce["type"].as_str(), "{ctx}/{role}");
+                assert_eq!(c.encoding().name(), ce["encoding"].as_str().unwrap(), "{ctx}/{role}");
+                let decoded = c.to_vec().unwrap_or_else(|err| panic!("{ctx}/{role}: {err}"));
+                assert_eq!(decoded.len() as u64, ce["decoded_len"].as_u64().unwrap(), "{ctx}/{role}");
+                assert_eq!(hex::encode(Sha256::digest(&decoded)), ce["sha256"].as_str().unwrap(), "{ctx}/{role}");
                 // Every digest the reference wrote verifies.
                 if c.digest().is_some() {
-                    assert_eq!(
-                        c.verify_digest().unwrap(),
-                        ztensor::digest::Verified::Ok,
-                        "{ctx}/{role}"
-                    );
+                    assert_eq!(c.verify_digest().unwrap(), ztensor::digest::Verified::Ok, "{ctx}/{role}");
                 }
                 checked_components += 1;
             }
@@ -165,9 +132,7 @@ fn tail_only_parse_lists_the_same_objects() {
 }
 
 fn open(rel: &str) -> (Vec<u8>, Json) {
-    let p = Path::new(env!("CARGO_MANIFEST_DIR"))
-        .join("tests/fixtures")
-        .join(rel);
+    let p = Path::new(env!("CARGO_MANIFEST_DIR")).join("tests/fixtures").join(rel);
     (std::fs::read(&p).unwrap(), expected(&p))
 }
 
@@ -201,10 +166,7 @@ fn typed_zero_copy_views_of_raw_data() {
         assert_eq!(got, n, "{}", obj.name());
         if c.dtype() == DType::F32 {
             // The element type is checked before anything else, on any host.
-            assert_eq!(
-                c.as_slice::<u32>().unwrap_err().kind(),
-                ErrorKind::TypeMismatch
-            );
+            assert_eq!(c.as_slice::<u32>().unwrap_err().kind(), ErrorKind::TypeMismatch);
         }
         seen += 1;
     }
@@ -226,10 +188,7 @@ fn zero_copy_is_refused_where_it_would_be_wrong() {
         .flat_map(|o| o.components().collect::<Vec<_>>())
         .find(|c| c.encoding() == Encoding::Zstd && c.dtype() == DType::U8)
         .unwrap();
-    assert!(matches!(
-        z.as_slice::<u8>().unwrap_err().kind(),
-        ErrorKind::NotZeroCopy { .. }
-    ));
+    assert!(matches!(z.as_slice::<u8>().unwrap_err().kind(), ErrorKind::NotZeroCopy { .. }));
     // A view at an odd address is refused, never silently misread.
     let (bytes, _) = open("v1.2/dense_all_dtypes.zt");
     let mut shifted = vec![0u8; bytes.len() + 8];
@@ -242,18 +201,12 @@ fn zero_copy_is_refused_where_it_would_be_wrong() {
     }
     shifted[at..at + bytes.len()].copy_from_slice(&bytes);
     let file = File::parse(&shifted[at..at + bytes.len()]).unwrap();
-    let c = file
-        .objects()
-        .map(|o| o.data().unwrap())
-        .find(|c| c.dtype() == DType::F32)
-        .unwrap();
+    let c = file.objects().map(|o| o.data().unwrap()).find(|c| c.dtype() == DType::F32).unwrap();
     let refusal = c.as_slice::<f32>().unwrap_err().kind();
     assert!(matches!(refusal, ErrorKind::NotZeroCopy { .. }));
     // A big-endian host refuses for the byte order before looking at the address.
     let expected = if host_can_view::<f32>() {
-        ErrorKind::NotZeroCopy {
-            reason: "the data is not aligned for this type in memory",
-        }
+        ErrorKind::NotZeroCopy { reason: "the data is not aligned for this type in memory" }
     } else {
         NOT_HOST_ORDER
     };
@@ -266,25 +219,16 @@ fn fp8_and_complex_logical_types() {
     let (bytes, _) = open("v1.2/fp8_complex.zt");
     let file = File::parse(&bytes).unwrap();
     let c = file.require("complex64").unwrap().data().unwrap();
-    assert_eq!(
-        (c.dtype(), c.logical_type()),
-        (DType::F32, Some(LogicalType::Complex64))
-    );
+    assert_eq!((c.dtype(), c.logical_type()), (DType::F32, Some(LogicalType::Complex64)));
     let f = file.require("f8_e4m3fn").unwrap().data().unwrap();
-    assert_eq!(
-        (f.dtype(), f.logical_type()),
-        (DType::U8, Some(LogicalType::F8E4M3Fn))
-    );
+    assert_eq!((f.dtype(), f.logical_type()), (DType::U8, Some(LogicalType::F8E4M3Fn)));
 }
 
 #[test]
 fn sparse_and_quantized_objects() {
     let (bytes, _) = open("v1.2/quantized.zt");
     let file = File::parse(&bytes).unwrap();
-    let q = file
-        .objects()
-        .find(|o| o.format() == Format::QuantizedGroup)
-        .unwrap();
+    let q = file.objects().find(|o| o.format() == Format::QuantizedGroup).unwrap();
     assert!(q.attributes().get("bits").unwrap().as_u64().is_some());
     for role in ["packed_weight", "scales", "zeros"] {
         assert!(q.component(role).is_some());

@@ -23,40 +23,20 @@ fn hex(b: &[u8]) -> String {
 /// A part of the record, compared with the component of the same role.
 fn check_component(c: &ztensor::Component<'_>, want: &serde_json::Value, ctx: &str) {
     assert_eq!(c.dtype().name(), want["dtype"], "{ctx}");
-    assert_eq!(
-        c.logical_type().map(|t| t.name()),
-        want["type"].as_str(),
-        "{ctx}"
-    );
-    assert_eq!(
-        c.encoding_id(),
-        want["encoding"].as_str().unwrap_or("raw"),
-        "{ctx}"
-    );
+    assert_eq!(c.logical_type().map(|t| t.name()), want["type"].as_str(), "{ctx}");
+    assert_eq!(c.encoding_id(), want["encoding"].as_str().unwrap_or("raw"), "{ctx}");
     assert_eq!(c.decoded_len(), want["decoded_length"].as_u64(), "{ctx}");
-    assert!(
-        c.digest().unwrap().starts_with("xxh3:") && c.digest_covers_decoded(),
-        "{ctx}"
-    );
-    let known = !want["type"]
-        .as_str()
-        .is_some_and(|t| t.starts_with("vendor."));
+    assert!(c.digest().unwrap().starts_with("xxh3:") && c.digest_covers_decoded(), "{ctx}");
+    let known = !want["type"].as_str().is_some_and(|t| t.starts_with("vendor."));
     if !known {
         // An unknown type opens; decoding it is refused, its bytes stay reachable.
         let e = c.to_vec().unwrap_err();
-        assert!(
-            matches!(e.kind(), ErrorKind::Unsupported { .. }),
-            "{ctx}: {e}"
-        );
+        assert!(matches!(e.kind(), ErrorKind::Unsupported { .. }), "{ctx}: {e}");
         assert_eq!(c.stored_bytes().unwrap().len() as u64, c.length(), "{ctx}");
         return;
     }
     let bytes = c.to_vec().unwrap_or_else(|e| panic!("{ctx}: {e}"));
-    assert_eq!(
-        hex(&Sha256::digest(&bytes)),
-        want["sha256"].as_str().unwrap(),
-        "{ctx}: sha256 of decoded bytes"
-    );
+    assert_eq!(hex(&Sha256::digest(&bytes)), want["sha256"].as_str().unwrap(), "{ctx}: sha256 of decoded bytes");
     let mut out = vec![0u8; bytes.len()];
     assert_eq!(c.read_into(&mut out).unwrap(), bytes.len(), "{ctx}");
     assert_eq!(out, bytes, "{ctx}");
@@ -66,11 +46,7 @@ fn check_component(c: &ztensor::Component<'_>, want: &serde_json::Value, ctx: &s
         Encoding::Raw if cfg!(target_endian = "little") || c.dtype().width() == 1 => {
             assert_eq!(c.zero_copy_bytes().unwrap(), &bytes[..], "{ctx}")
         }
-        Encoding::Raw => assert_eq!(
-            c.zero_copy_bytes().unwrap_err().kind(),
-            host_order::NOT_HOST_ORDER,
-            "{ctx}"
-        ),
+        Encoding::Raw => assert_eq!(c.zero_copy_bytes().unwrap_err().kind(), host_order::NOT_HOST_ORDER, "{ctx}"),
         Encoding::ZstdSeekable => assert!(c.zero_copy_bytes().is_err(), "{ctx}"),
         e => panic!("{ctx}: encoding {e:?}"),
     }
@@ -108,11 +84,7 @@ fn reads_upstream_v2_files_bit_identically() {
             for (i, o) in f.objects().enumerate() {
                 assert_eq!(o.name(), format!("t{i:05}"), "{name}");
                 assert_eq!(f.get(o.name()).unwrap().index(), i, "{name}");
-                check_component(
-                    &o.data().unwrap(),
-                    &cycle[i % cycle.len()],
-                    &format!("{name}/{}", o.name()),
-                );
+                check_component(&o.data().unwrap(), &cycle[i % cycle.len()], &format!("{name}/{}", o.name()));
                 parts += 1;
             }
             continue;
@@ -120,27 +92,12 @@ fn reads_upstream_v2_files_bit_identically() {
         let objs = rec["objects"].as_object().unwrap();
         assert_eq!(f.len(), objs.len(), "{name}");
         for (oname, want) in objs {
-            let o = f
-                .get(oname)
-                .unwrap_or_else(|| panic!("{name}: no object {oname}"));
+            let o = f.get(oname).unwrap_or_else(|| panic!("{name}: no object {oname}"));
             assert_eq!(o.name(), oname);
-            assert_eq!(
-                o.format().name(),
-                want["layout"].as_str().unwrap(),
-                "{name}/{oname}"
-            );
-            let shape: Vec<u64> = want["shape"]
-                .as_array()
-                .unwrap()
-                .iter()
-                .map(|d| d.as_u64().unwrap())
-                .collect();
+            assert_eq!(o.format().name(), want["layout"].as_str().unwrap(), "{name}/{oname}");
+            let shape: Vec<u64> = want["shape"].as_array().unwrap().iter().map(|d| d.as_u64().unwrap()).collect();
             assert_eq!(o.shape().to_vec(), shape, "{name}/{oname}");
-            assert_eq!(
-                o.shape().numel(),
-                shape.iter().product::<u64>(),
-                "{name}/{oname}"
-            );
+            assert_eq!(o.shape().numel(), shape.iter().product::<u64>(), "{name}/{oname}");
             let want_parts = want["parts"].as_object().unwrap();
             assert_eq!(o.component_count(), want_parts.len(), "{name}/{oname}");
             for (role, pw) in want_parts {
@@ -158,30 +115,16 @@ fn reads_upstream_v2_files_bit_identically() {
 fn typed_zero_copy_and_attributes() {
     let bytes = fs::read(format!("{DIR}/valid/convert.zt")).unwrap();
     let f = File::parse(&bytes).unwrap();
-    let o = f
-        .objects()
-        .find(|o| o.data().is_ok_and(|c| c.dtype() == ztensor::DType::F32))
-        .unwrap();
+    let o = f.objects().find(|o| o.data().is_ok_and(|c| c.dtype() == ztensor::DType::F32)).unwrap();
     let c = o.data().unwrap();
     let typed = host_order::typed_read::<f32>(&c);
     assert_eq!(typed.len() as u64, o.shape().numel());
     if let Some(v) = host_order::zero_copy(c.as_slice::<f32>()) {
         let bits = |x: &[f32]| x.iter().map(|f| f.to_bits()).collect::<Vec<_>>();
-        assert_eq!(
-            bits(v),
-            bits(&typed),
-            "the view and the typed read agree bit for bit (NaNs too)"
-        );
-        assert_eq!(
-            v.as_ptr() as usize - bytes.as_ptr() as usize,
-            c.offset() as usize,
-            "zero-copy"
-        );
+        assert_eq!(bits(v), bits(&typed), "the view and the typed read agree bit for bit (NaNs too)");
+        assert_eq!(v.as_ptr() as usize - bytes.as_ptr() as usize, c.offset() as usize, "zero-copy");
     }
-    assert!(matches!(
-        c.as_slice::<i64>().unwrap_err().kind(),
-        ErrorKind::TypeMismatch
-    ));
+    assert!(matches!(c.as_slice::<i64>().unwrap_err().kind(), ErrorKind::TypeMismatch));
     let bytes = fs::read(format!("{DIR}/valid/types_canonical.zt")).unwrap();
     let f = File::parse(&bytes).unwrap();
     assert!(!f.attributes().is_empty());
@@ -196,10 +139,7 @@ fn content_digest_ignores_placement() {
     assert_ne!(a.tail().manifest_offset, b.tail().manifest_offset);
     assert_eq!(a.content_digest().unwrap(), b.content_digest().unwrap());
     let c = read("tied.zt");
-    assert_ne!(
-        File::parse(&c).unwrap().content_digest(),
-        a.content_digest()
-    );
+    assert_ne!(File::parse(&c).unwrap().content_digest(), a.content_digest());
 }
 
 #[test]
@@ -231,31 +171,20 @@ fn fs_reader_reads_v2_files_in_both_modes() {
     for name in ["types_canonical.zt", "zstd_seekable.zt", "csr_u64.zt"] {
         let objs = m["files"][name]["objects"].as_object().unwrap();
         for mode in [Mode::Mmap, Mode::Positional] {
-            let r = Reader::open_with(format!("{DIR}/valid/{name}"), mode)
-                .unwrap_or_else(|e| panic!("{name}: {e}"));
+            let r = Reader::open_with(format!("{DIR}/valid/{name}"), mode).unwrap_or_else(|e| panic!("{name}: {e}"));
             assert_eq!(r.file().version(), Version::V2);
             for (oname, want) in objs {
                 let o = r.file().get(oname).unwrap();
                 for (role, pw) in want["parts"].as_object().unwrap() {
                     let c = o.require(role).unwrap();
-                    let v = r
-                        .to_vec(&c)
-                        .unwrap_or_else(|e| panic!("{name}/{oname}/{role} {mode:?}: {e}"));
-                    assert_eq!(
-                        hex(&Sha256::digest(&v)),
-                        pw["sha256"].as_str().unwrap(),
-                        "{name}/{oname}/{role} {mode:?}"
-                    );
+                    let v = r.to_vec(&c).unwrap_or_else(|e| panic!("{name}/{oname}/{role} {mode:?}: {e}"));
+                    assert_eq!(hex(&Sha256::digest(&v)), pw["sha256"].as_str().unwrap(), "{name}/{oname}/{role} {mode:?}");
                     let mut out = vec![0u8; v.len()];
                     assert_eq!(r.read_into(&c, &mut out).unwrap(), v.len());
                     assert_eq!(out, v);
                 }
             }
-            let report = r
-                .file()
-                .verify_from(&r, ztensor::verify::Options::ALL, |x| {
-                    panic!("{name} {mode:?}: {x:?}")
-                });
+            let report = r.file().verify_from(&r, ztensor::verify::Options::ALL, |x| panic!("{name} {mode:?}: {x:?}"));
             assert_eq!(report.digests_checked, report.components, "{name} {mode:?}");
         }
     }
@@ -273,20 +202,10 @@ fn fs_reader_reads_parts_from_shards() {
             for (oname, w) in objs {
                 let c = r.file().get(oname).unwrap().data().unwrap();
                 assert_eq!(c.shard(), w["shard"].as_str(), "{root}/{oname}");
-                let v = r
-                    .to_vec(&c)
-                    .unwrap_or_else(|e| panic!("{root}/{oname} {mode:?}: {e}"));
-                assert_eq!(
-                    hex(&Sha256::digest(&v)),
-                    w["sha256"].as_str().unwrap(),
-                    "{root}/{oname} {mode:?}"
-                );
+                let v = r.to_vec(&c).unwrap_or_else(|e| panic!("{root}/{oname} {mode:?}: {e}"));
+                assert_eq!(hex(&Sha256::digest(&v)), w["sha256"].as_str().unwrap(), "{root}/{oname} {mode:?}");
             }
-            let report = r
-                .file()
-                .verify_from(&r, ztensor::verify::Options::ALL, |x| {
-                    panic!("{root} {mode:?}: {x:?}")
-                });
+            let report = r.file().verify_from(&r, ztensor::verify::Options::ALL, |x| panic!("{root} {mode:?}: {x:?}"));
             assert!(report.digests_checked >= objs.len(), "{root} {mode:?}");
         }
     }
@@ -311,12 +230,7 @@ fn a_missing_shard_fails_reads_of_its_parts_not_the_open() {
         }
     }
     assert_eq!(missing, 1);
-    let report = r
-        .file()
-        .verify_from(&r, ztensor::verify::Options::ALL, |_| {});
+    let report = r.file().verify_from(&r, ztensor::verify::Options::ALL, |_| {});
     assert_eq!(report.problems, 1);
-    assert_eq!(
-        report.first_problem.unwrap().kind(),
-        ErrorKind::ShardMissing
-    );
+    assert_eq!(report.first_problem.unwrap().kind(), ErrorKind::ShardMissing);
 }

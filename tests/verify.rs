@@ -30,19 +30,13 @@ fn two_objects(indices: &[u64], digest: &str) -> Vec<u8> {
         ],
     );
     let od = b.add(b"abcd");
-    let d = obj(
-        &[4],
-        "dense",
-        [("data", comp_with("u8", od, 4, [("digest", text(digest))]))],
-    );
+    let d = obj(&[4], "dense", [("data", comp_with("u8", od, 4, [("digest", text(digest))]))]);
     v1_file(&b, &encode(&manifest("1.2.0", [("m", m), ("d", d)])))
 }
 
 const ABCD_CRC: &str = "crc32c:0x92c80a31";
 
-fn collect(
-    f: impl FnOnce(&mut dyn FnMut(Finding<'_, '_>)) -> Report,
-) -> (Report, Vec<String>, usize) {
+fn collect(f: impl FnOnce(&mut dyn FnMut(Finding<'_, '_>)) -> Report) -> (Report, Vec<String>, usize) {
     let (mut problems, mut unverifiable) = (Vec::new(), 0);
     let r = f(&mut |x| match x {
         Finding::Problem(e) => problems.push(e.to_string()),
@@ -57,16 +51,7 @@ fn a_good_file_reports_its_counts() {
     let f = File::parse(&bytes).unwrap();
     let (r, problems, _) = collect(|on| f.verify_with(Options::ALL, on));
     assert!(r.is_ok(), "{problems:?}");
-    assert_eq!(
-        (
-            r.objects,
-            r.components,
-            r.digests_checked,
-            r.unverifiable,
-            r.problems
-        ),
-        (2, 4, 1, 0, 0)
-    );
+    assert_eq!((r.objects, r.components, r.digests_checked, r.unverifiable, r.problems), (2, 4, 1, 0, 0));
     assert_eq!(r.first_problem, None);
 }
 
@@ -80,33 +65,15 @@ fn problems_are_counted_and_the_first_kept() {
     assert_eq!(r.problems, 2, "{problems:?}");
     assert_eq!(problems.len(), 2);
     let first = r.first_problem.unwrap();
-    assert_eq!(
-        first.kind(),
-        ErrorKind::BadData {
-            what: "CSR column index out of range"
-        }
-    );
+    assert_eq!(first.kind(), ErrorKind::BadData { what: "CSR column index out of range" });
     assert_eq!(first.object().unwrap().as_str(), "m");
     // Options select the checks.
-    let digests = Options {
-        data: false,
-        ..Options::ALL
-    };
+    let digests = Options { data: false, ..Options::ALL };
     let r = f.verify_with(digests, |_| {});
-    assert_eq!(
-        (r.problems, r.first_problem.unwrap().kind()),
-        (1, ErrorKind::DigestMismatch)
-    );
-    let data = Options {
-        digests: false,
-        ..Options::ALL
-    };
+    assert_eq!((r.problems, r.first_problem.unwrap().kind()), (1, ErrorKind::DigestMismatch));
+    let data = Options { digests: false, ..Options::ALL };
     assert_eq!(f.verify_with(data, |_| {}).problems, 1);
-    let none = Options {
-        digests: false,
-        data: false,
-        strict: false,
-    };
+    let none = Options { digests: false, data: false, strict: false };
     assert!(f.verify_with(none, |_| {}).is_ok());
     // The callback form counts the same.
     assert_eq!(f.verify(|_| {}, |_, _| {}), 2);
@@ -115,35 +82,21 @@ fn problems_are_counted_and_the_first_kept() {
 /// The default (`Options::ALL`) never reports a file with an unknown digest
 /// algorithm as verified; `allow_unverifiable` makes it a count only.
 fn unverifiable_is_a_problem_unless_allowed(f: &File<'_>, object: &str, role: &str) {
-    for opts in [
-        Options::ALL,
-        Options::default(),
-        Options {
-            strict: true,
-            ..Options::ALL
-        },
-    ] {
+    for opts in [Options::ALL, Options::default(), Options { strict: true, ..Options::ALL }] {
         let (r, problems, unverifiable) = collect(|on| f.verify_with(opts, on));
         assert!(!r.is_ok(), "{opts:?}");
         assert_eq!((r.problems, r.unverifiable, unverifiable), (1, 1, 1));
         let e = r.first_problem.unwrap();
         assert_eq!(e.kind(), ErrorKind::UnverifiableDigest);
-        assert_eq!(
-            (e.object().unwrap().as_str(), e.role().unwrap().as_str()),
-            (object, role)
-        );
+        assert_eq!((e.object().unwrap().as_str(), e.role().unwrap().as_str()), (object, role));
         assert_eq!(problems.len(), 1);
     }
     // The callback form: a problem too, and the part handed to `unverifiable`.
     let (mut problems, mut unverifiable) = (Vec::new(), Vec::new());
-    let n = f.verify(
-        |e| problems.push(e.kind()),
-        |o, c| unverifiable.push((o.name().to_string(), c.role().to_string())),
-    );
+    let n = f.verify(|e| problems.push(e.kind()), |o, c| unverifiable.push((o.name().to_string(), c.role().to_string())));
     assert_eq!((n, problems), (1, vec![ErrorKind::UnverifiableDigest]));
     assert_eq!(unverifiable, vec![(object.to_string(), role.to_string())]);
-    let (r, problems, unverifiable) =
-        collect(|on| f.verify_with(Options::ALL.allow_unverifiable(), on));
+    let (r, problems, unverifiable) = collect(|on| f.verify_with(Options::ALL.allow_unverifiable(), on));
     assert!(r.is_ok(), "{problems:?}");
     assert_eq!((r.unverifiable, unverifiable), (1, 1));
 }
@@ -153,40 +106,23 @@ fn unknown_v1_digest_is_counted_and_a_problem_unless_allowed() {
     let bytes = two_objects(&[0, 3], "md5:0123456789abcdef0123456789abcdef");
     let f = File::parse(&bytes).unwrap();
     // The file opens and its data reads.
-    assert_eq!(
-        f.require("d").unwrap().data().unwrap().to_vec().unwrap(),
-        b"abcd"
-    );
+    assert_eq!(f.require("d").unwrap().data().unwrap().to_vec().unwrap(), b"abcd");
     unverifiable_is_a_problem_unless_allowed(&f, "d", "data");
 }
 
 #[test]
 fn unregistered_v2_digest_is_counted_and_a_problem_unless_allowed() {
-    let path = concat!(
-        env!("CARGO_MANIFEST_DIR"),
-        "/tests/fixtures/v2/hostile/s_digest_other_alg.zt"
-    );
+    let path = concat!(env!("CARGO_MANIFEST_DIR"), "/tests/fixtures/v2/hostile/s_digest_other_alg.zt");
     let bytes = std::fs::read(path).unwrap();
     let f = File::parse(&bytes).unwrap();
     // The file opens and its data reads.
-    assert_eq!(
-        f.require("w")
-            .unwrap()
-            .data()
-            .unwrap()
-            .to_vec()
-            .unwrap()
-            .len(),
-        8
-    );
+    assert_eq!(f.require("w").unwrap().data().unwrap().to_vec().unwrap().len(), 8);
     unverifiable_is_a_problem_unless_allowed(&f, "w", "data");
     // Through a positional reader too.
     let r = Reader::open_with(path, Mode::Positional).unwrap();
     let report = r.file().verify_from(&r, Options::ALL, |_| {});
     assert_eq!((report.problems, report.unverifiable), (1, 1));
-    let report = r
-        .file()
-        .verify_from(&r, Options::ALL.allow_unverifiable(), |_| {});
+    let report = r.file().verify_from(&r, Options::ALL.allow_unverifiable(), |_| {});
     assert_eq!((report.problems, report.unverifiable), (0, 1));
 }
 
@@ -198,19 +134,11 @@ fn a_tail_parsed_file_verifies_through_a_slice_source() {
     let r = manifest_range(&bytes);
     let f = File::parse_tail(&bytes[bytes.len() - 16..], &bytes[r], bytes.len() as u64).unwrap();
     let from = f.verify_from(&bytes[..], Options::ALL, |_| {});
-    let whole = File::parse(&bytes)
-        .unwrap()
-        .verify_with(Options::ALL, |_| {});
+    let whole = File::parse(&bytes).unwrap().verify_with(Options::ALL, |_| {});
     assert_eq!(from, whole);
     assert_eq!(from.problems, 2);
     // Without a source, every component's bytes are missing.
-    assert_eq!(
-        f.verify_with(Options::ALL, |_| {})
-            .first_problem
-            .unwrap()
-            .kind(),
-        ErrorKind::NoData
-    );
+    assert_eq!(f.verify_with(Options::ALL, |_| {}).first_problem.unwrap().kind(), ErrorKind::NoData);
 }
 
 #[test]
@@ -226,26 +154,16 @@ fn a_positional_reader_is_verified_through_its_descriptor() {
         let r = Reader::open_with(&path, mode).unwrap();
         let report = r.file().verify_from(&r, Options::ALL, |_| {});
         assert_eq!(report.problems, 2, "{mode:?}");
-        assert_eq!(
-            report,
-            File::parse(&bad).unwrap().verify_with(Options::ALL, |_| {})
-        );
+        assert_eq!(report, File::parse(&bad).unwrap().verify_with(Options::ALL, |_| {}));
     }
     // A good file with the same manifest put in place under a positional
     // handle does not change what the handle verifies: it holds the old file.
     let r = Reader::open_with(&path, Mode::Positional).unwrap();
     let other = dir.path().join("good.zt");
-    std::fs::File::create(&other)
-        .unwrap()
-        .write_all(&good)
-        .unwrap();
+    std::fs::File::create(&other).unwrap().write_all(&good).unwrap();
     std::fs::rename(&other, &path).unwrap();
     assert_eq!(r.file().verify_from(&r, Options::ALL, |_| {}).problems, 2);
-    assert!(Reader::open(&path)
-        .unwrap()
-        .file()
-        .verify_with(Options::ALL, |_| {})
-        .is_ok());
+    assert!(Reader::open(&path).unwrap().file().verify_with(Options::ALL, |_| {}).is_ok());
 }
 
 #[test]
@@ -254,8 +172,5 @@ fn a_short_source_is_a_problem_not_a_panic() {
     let f = File::parse(&bytes).unwrap();
     let r = f.verify_from(&bytes[..100], Options::ALL, |_| {});
     assert!(r.problems > 0);
-    assert!(matches!(
-        r.first_problem.unwrap().kind(),
-        ErrorKind::OutOfBounds { .. }
-    ));
+    assert!(matches!(r.first_problem.unwrap().kind(), ErrorKind::OutOfBounds { .. }));
 }

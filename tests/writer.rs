@@ -5,9 +5,7 @@
 
 use proptest::prelude::*;
 use std::path::{Path, PathBuf};
-use ztensor::write::{
-    AttrValue, Checksum, Compression, Data, FileSink, NewComponent, NewObject, Sink, Writer,
-};
+use ztensor::write::{AttrValue, Checksum, Compression, Data, FileSink, NewComponent, NewObject, Sink, Writer};
 use ztensor::{DType, Encoding, ErrorKind, File, Format, LogicalType, Value, ValueRef};
 
 // ------------------------------------------------------------------ model
@@ -55,9 +53,8 @@ impl ObjSpec {
                 Source::Chunks(n) => Data::from_chunks(len, c.bytes.chunks(n)),
                 Source::Reader => Data::from_reader(len, &c.bytes[..]),
             };
-            let mut nc = NewComponent::new(c.role.as_str(), c.dtype, data)
-                .compression(c.compression)
-                .checksum(c.checksum);
+            let mut nc =
+                NewComponent::new(c.role.as_str(), c.dtype, data).compression(c.compression).checksum(c.checksum);
             if let Some(t) = &c.ltype {
                 nc = nc.logical_type(LogicalType::parse(t));
             }
@@ -73,8 +70,7 @@ fn write_all(attrs: &[(String, AttrValue)], objs: &[ObjSpec]) -> Vec<u8> {
         w.set_attribute(k, v.clone()).unwrap();
     }
     for o in objs {
-        w.add(o.to_new())
-            .unwrap_or_else(|e| panic!("{}: {e}", o.name));
+        w.add(o.to_new()).unwrap_or_else(|e| panic!("{}: {e}", o.name));
     }
     w.finish().unwrap()
 }
@@ -90,18 +86,14 @@ fn to_attr(v: Value<'_>) -> AttrValue {
         ValueRef::Bool(b) => AttrValue::Bool(b),
         ValueRef::Null => AttrValue::Null,
         ValueRef::Array(a) => AttrValue::Array(a.iter().map(to_attr).collect()),
-        ValueRef::Map(m) => {
-            AttrValue::Map(m.iter().map(|(k, v)| (to_attr(k), to_attr(v))).collect())
-        }
+        ValueRef::Map(m) => AttrValue::Map(m.iter().map(|(k, v)| (to_attr(k), to_attr(v))).collect()),
         ValueRef::Tag(t, inner) => AttrValue::Tag(t, Box::new(to_attr(inner))),
         other => panic!("unexpected {other:?}"),
     }
 }
 
 fn attrs_of(m: ztensor::Map<'_>) -> Vec<(String, AttrValue)> {
-    m.iter()
-        .map(|(k, v)| (k.as_str().unwrap().to_owned(), to_attr(v)))
-        .collect()
+    m.iter().map(|(k, v)| (k.as_str().unwrap().to_owned(), to_attr(v))).collect()
 }
 
 /// Everything the reader says matches the model.
@@ -154,30 +146,16 @@ fn check(bytes: &[u8], attrs: &[(String, AttrValue)], objs: &[ObjSpec]) {
                 Checksum::Crc32c => {
                     let d = digest.unwrap();
                     assert!(d.starts_with("crc32c:0x") && d.len() == 17, "{at}: {d}");
-                    assert!(
-                        d[9..]
-                            .bytes()
-                            .all(|b| b.is_ascii_digit() || (b'A'..=b'F').contains(&b)),
-                        "{d}"
-                    );
+                    assert!(d[9..].bytes().all(|b| b.is_ascii_digit() || (b'A'..=b'F').contains(&b)), "{d}");
                 }
                 Checksum::Sha256 => {
                     let d = digest.unwrap();
                     assert!(d.starts_with("sha256:") && d.len() == 71, "{at}: {d}");
-                    assert!(
-                        d[7..]
-                            .bytes()
-                            .all(|b| b.is_ascii_digit() || (b'a'..=b'f').contains(&b)),
-                        "{d}"
-                    );
+                    assert!(d[7..].bytes().all(|b| b.is_ascii_digit() || (b'a'..=b'f').contains(&b)), "{d}");
                 }
             }
             if digest.is_some() {
-                assert_eq!(
-                    c.verify_digest().unwrap(),
-                    ztensor::digest::Verified::Ok,
-                    "{at}"
-                );
+                assert_eq!(c.verify_digest().unwrap(), ztensor::digest::Verified::Ok, "{at}");
             }
         }
     }
@@ -196,10 +174,7 @@ fn dtype() -> impl Strategy<Value = DType> {
 
 fn bytes(n: usize) -> impl Strategy<Value = Vec<u8>> {
     // Half the time compressible (few distinct bytes), else random.
-    prop_oneof![
-        prop::collection::vec(0u8..3, n..=n),
-        prop::collection::vec(any::<u8>(), n..=n)
-    ]
+    prop_oneof![prop::collection::vec(0u8..3, n..=n), prop::collection::vec(any::<u8>(), n..=n)]
 }
 
 fn encoding() -> impl Strategy<Value = Compression> {
@@ -215,27 +190,13 @@ fn checksum() -> impl Strategy<Value = Checksum> {
 }
 
 fn source() -> impl Strategy<Value = Source> {
-    prop_oneof![
-        Just(Source::Bytes),
-        (1usize..40).prop_map(Source::Chunks),
-        Just(Source::Reader)
-    ]
+    prop_oneof![Just(Source::Bytes), (1usize..40).prop_map(Source::Chunks), Just(Source::Reader)]
 }
 
 /// A component of `dtype` with `n` stored elements.
-fn comp(
-    role: &'static str,
-    dtype: DType,
-    ltype: Option<String>,
-    n: usize,
-) -> BoxedStrategy<CompSpec> {
-    (
-        bytes(n * dtype.width() as usize),
-        encoding(),
-        checksum(),
-        source(),
-    )
-        .prop_map(move |(bytes, compression, checksum, source)| CompSpec {
+fn comp(role: &'static str, dtype: DType, ltype: Option<String>, n: usize) -> BoxedStrategy<CompSpec> {
+    (bytes(n * dtype.width() as usize), encoding(), checksum(), source()).prop_map(
+        move |(bytes, compression, checksum, source)| CompSpec {
             role: role.to_owned(),
             dtype,
             ltype: ltype.clone(),
@@ -243,27 +204,17 @@ fn comp(
             compression,
             checksum,
             source,
-        })
-        .boxed()
+        },
+    )
+    .boxed()
 }
 
 fn float() -> impl Strategy<Value = f64> {
     use prop::num::f64::*;
     prop_oneof![
         (NORMAL | SUBNORMAL | ZERO | INFINITE),
-        prop::sample::select(vec![
-            1.5,
-            3.0,
-            0.1,
-            1e10,
-            100000.0,
-            65504.0,
-            -0.0,
-            5.960464477539063e-8
-        ]),
-        any::<f32>()
-            .prop_filter("not NaN", |f| !f.is_nan())
-            .prop_map(f64::from),
+        prop::sample::select(vec![1.5, 3.0, 0.1, 1e10, 100000.0, 65504.0, -0.0, 5.960464477539063e-8]),
+        any::<f32>().prop_filter("not NaN", |f| !f.is_nan()).prop_map(f64::from),
     ]
 }
 
@@ -282,20 +233,10 @@ fn attr_value() -> BoxedStrategy<AttrValue> {
         prop_oneof![
             prop::collection::vec(inner.clone(), 0..4).prop_map(AttrValue::Array),
             // Distinct keys: a map with duplicate keys is refused.
-            prop::collection::btree_map("[a-z]{0,3}", inner.clone(), 0..4).prop_map(|m| {
-                AttrValue::Map(
-                    m.into_iter()
-                        .map(|(k, v)| (AttrValue::Text(k), v))
-                        .collect(),
-                )
-            }),
-            prop::collection::btree_map(any::<i16>(), inner.clone(), 0..3).prop_map(|m| {
-                AttrValue::Map(
-                    m.into_iter()
-                        .map(|(k, v)| (AttrValue::from(k), v))
-                        .collect(),
-                )
-            }),
+            prop::collection::btree_map("[a-z]{0,3}", inner.clone(), 0..4)
+                .prop_map(|m| AttrValue::Map(m.into_iter().map(|(k, v)| (AttrValue::Text(k), v)).collect())),
+            prop::collection::btree_map(any::<i16>(), inner.clone(), 0..3)
+                .prop_map(|m| AttrValue::Map(m.into_iter().map(|(k, v)| (AttrValue::from(k), v)).collect())),
             (0u64..100_000, inner).prop_map(|(t, v)| AttrValue::Tag(t, Box::new(v))),
         ]
     })
@@ -303,8 +244,7 @@ fn attr_value() -> BoxedStrategy<AttrValue> {
 }
 
 fn attrs() -> impl Strategy<Value = Vec<(String, AttrValue)>> {
-    prop::collection::btree_map("[a-z_]{1,6}", attr_value(), 0..4)
-        .prop_map(|m| m.into_iter().collect())
+    prop::collection::btree_map("[a-z_]{1,6}", attr_value(), 0..4).prop_map(|m| m.into_iter().collect())
 }
 
 fn shape(max_dims: usize) -> impl Strategy<Value = Vec<u64>> {
@@ -320,17 +260,12 @@ fn dense() -> BoxedStrategy<(String, Vec<u64>, Vec<CompSpec>)> {
         Just((DType::F64, Some("complex128".to_owned()))),
         dtype().prop_map(|d| (d, Some(d.name().to_owned()))),
     ];
-    (typed, shape(3))
-        .prop_flat_map(|((d, t), shape)| {
-            let ratio = if t.as_deref().is_some_and(|t| t.starts_with("complex")) {
-                2
-            } else {
-                1
-            };
-            let n = shape.iter().product::<u64>() as usize * ratio;
-            comp("data", d, t, n).prop_map(move |c| ("dense".to_owned(), shape.clone(), vec![c]))
-        })
-        .boxed()
+    (typed, shape(3)).prop_flat_map(|((d, t), shape)| {
+        let ratio = if t.as_deref().is_some_and(|t| t.starts_with("complex")) { 2 } else { 1 };
+        let n = shape.iter().product::<u64>() as usize * ratio;
+        comp("data", d, t, n).prop_map(move |c| ("dense".to_owned(), shape.clone(), vec![c]))
+    })
+    .boxed()
 }
 
 fn u64s(v: &[u64]) -> Vec<u8> {
@@ -363,108 +298,58 @@ fn csr() -> BoxedStrategy<(String, Vec<u64>, Vec<CompSpec>)> {
                 }
                 indptr.push(indices.len() as u64);
             }
-            let t = if d == DType::U8 {
-                Some("f8_e5m2".to_owned())
-            } else {
-                None
-            };
-            (
-                comp("values", d, t, nnz),
-                comp("indices", DType::U64, None, 0),
-                comp("indptr", DType::U64, None, 0),
-            )
+            let t = if d == DType::U8 { Some("f8_e5m2".to_owned()) } else { None };
+            (comp("values", d, t, nnz), comp("indices", DType::U64, None, 0), comp("indptr", DType::U64, None, 0))
                 .prop_map(move |(v, i, p)| {
-                    let comps = vec![
-                        v,
-                        with_index(i, "indices", &indices),
-                        with_index(p, "indptr", &indptr),
-                    ];
+                    let comps = vec![v, with_index(i, "indices", &indices), with_index(p, "indptr", &indptr)];
                     ("sparse_csr".to_owned(), vec![rows, cols], comps)
                 })
         })
-        .boxed()
+    .boxed()
 }
 
 fn coo() -> BoxedStrategy<(String, Vec<u64>, Vec<CompSpec>)> {
-    (prop::collection::vec(1u64..6, 1..4), 0usize..6, dtype())
-        .prop_flat_map(|(shape, nnz, d)| {
-            let coords = prop::collection::vec(0u64..5, shape.len() * nnz);
-            (
-                comp("values", d, None, nnz),
-                comp("coords", DType::U64, None, 0),
-                coords,
-            )
-                .prop_map(move |(v, c, coords)| {
-                    (
-                        "sparse_coo".to_owned(),
-                        shape.clone(),
-                        vec![v, with_index(c, "coords", &coords)],
-                    )
-                })
+    (prop::collection::vec(1u64..6, 1..4), 0usize..6, dtype()).prop_flat_map(|(shape, nnz, d)| {
+        let coords = prop::collection::vec(0u64..5, shape.len() * nnz);
+        (comp("values", d, None, nnz), comp("coords", DType::U64, None, 0), coords).prop_map(move |(v, c, coords)| {
+            ("sparse_coo".to_owned(), shape.clone(), vec![v, with_index(c, "coords", &coords)])
         })
-        .boxed()
+    })
+    .boxed()
 }
 
 fn quantized() -> BoxedStrategy<(String, Vec<u64>, Vec<CompSpec>)> {
-    (
-        1usize..6,
-        1usize..4,
-        prop::sample::select(vec![DType::I32, DType::U8]),
-        prop::sample::select(vec![DType::F16, DType::F32]),
-    )
+    (1usize..6, 1usize..4, prop::sample::select(vec![DType::I32, DType::U8]), prop::sample::select(vec![DType::F16, DType::F32]))
         .prop_flat_map(|(n, groups, pd, sd)| {
-            (
-                comp("packed_weight", pd, None, n),
-                comp("scales", sd, None, groups),
-                comp("zeros", sd, None, groups),
-            )
-                .prop_map(move |(p, s, z)| {
-                    (
-                        "quantized_group".to_owned(),
-                        vec![n as u64 * 8, 1],
-                        vec![p, s, z],
-                    )
-                })
+            (comp("packed_weight", pd, None, n), comp("scales", sd, None, groups), comp("zeros", sd, None, groups))
+                .prop_map(move |(p, s, z)| ("quantized_group".to_owned(), vec![n as u64 * 8, 1], vec![p, s, z]))
         })
-        .boxed()
+    .boxed()
 }
 
 fn other() -> BoxedStrategy<(String, Vec<u64>, Vec<CompSpec>)> {
-    let one = (
-        prop::sample::select(vec!["blocks", "block_index", "x", "lut"]),
-        dtype(),
-        0usize..5,
-        prop::option::of("[a-z0-9_]{1,8}"),
-    )
+    let one = (prop::sample::select(vec!["blocks", "block_index", "x", "lut"]), dtype(), 0usize..5, prop::option::of("[a-z0-9_]{1,8}"))
         .prop_flat_map(|(role, d, n, t)| comp(role, d, t, n));
-    (prop::collection::vec(one, 0..4), shape(2))
-        .prop_map(|(mut comps, shape)| {
-            comps.sort_by(|a, b| a.role.cmp(&b.role));
-            comps.dedup_by(|a, b| a.role == b.role);
-            ("block_sparse_x".to_owned(), shape, comps)
-        })
-        .boxed()
+    (prop::collection::vec(one, 0..4), shape(2)).prop_map(|(mut comps, shape)| {
+        comps.sort_by(|a, b| a.role.cmp(&b.role));
+        comps.dedup_by(|a, b| a.role == b.role);
+        ("block_sparse_x".to_owned(), shape, comps)
+    })
+    .boxed()
 }
 
 fn object() -> BoxedStrategy<ObjSpec> {
     let body = prop_oneof![4 => dense(), 2 => csr(), 2 => coo(), 1 => quantized(), 1 => other()];
-    (body, attrs())
-        .prop_map(|((format, shape, comps), mut attrs)| {
-            if format == "quantized_group" {
-                attrs.retain(|(k, _)| !["bits", "group_size", "packing"].contains(&k.as_str()));
-                attrs.push(("bits".into(), 4u8.into()));
-                attrs.push(("group_size".into(), 128u32.into()));
-                attrs.push(("packing".into(), "8_per_i32".into()));
-            }
-            ObjSpec {
-                name: String::new(),
-                format,
-                shape,
-                attrs,
-                comps,
-            }
-        })
-        .boxed()
+    (body, attrs()).prop_map(|((format, shape, comps), mut attrs)| {
+        if format == "quantized_group" {
+            attrs.retain(|(k, _)| !["bits", "group_size", "packing"].contains(&k.as_str()));
+            attrs.push(("bits".into(), 4u8.into()));
+            attrs.push(("group_size".into(), 128u32.into()));
+            attrs.push(("packing".into(), "8_per_i32".into()));
+        }
+        ObjSpec { name: String::new(), format, shape, attrs, comps }
+    })
+    .boxed()
 }
 
 fn objects() -> impl Strategy<Value = Vec<ObjSpec>> {
@@ -522,23 +407,11 @@ fn same_objects_same_bytes() {
     let build = || {
         let mut w = Writer::new(Vec::new());
         w.set_attribute("framework", "test").unwrap();
-        w.set_attribute(
-            "nested",
-            AttrValue::map([("z", 1u8.into()), ("a", vec![AttrValue::from(0.1)].into())]),
-        )
-        .unwrap();
+        w.set_attribute("nested", AttrValue::map([("z", 1u8.into()), ("a", vec![AttrValue::from(0.1)].into())])).unwrap();
         let big: Vec<f32> = (0..10_000).map(|i| (i as f32).sin()).collect();
-        w.add(
-            NewObject::dense_slice("big", &[100, 100], &big)
-                .compression(Compression::ZSTD)
-                .checksum(Checksum::Sha256),
-        )
-        .unwrap();
-        w.add(
-            NewObject::sparse_coo_slices("coo", &[4, 4], &[1i8, 2], &[0, 3, 1, 2])
-                .checksum(Checksum::Crc32c),
-        )
-        .unwrap();
+        w.add(NewObject::dense_slice("big", &[100, 100], &big).compression(Compression::ZSTD).checksum(Checksum::Sha256))
+            .unwrap();
+        w.add(NewObject::sparse_coo_slices("coo", &[4, 4], &[1i8, 2], &[0, 3, 1, 2]).checksum(Checksum::Crc32c)).unwrap();
         w.add_slice("z", &[0], &[0u8; 0]).unwrap();
         w.finish().unwrap()
     };
@@ -549,23 +422,11 @@ fn same_objects_same_bytes() {
     let p = dir.path().join("d.zt");
     let mut w = Writer::create(&p).unwrap();
     w.set_attribute("framework", "test").unwrap();
-    w.set_attribute(
-        "nested",
-        AttrValue::map([("z", 1u8.into()), ("a", vec![AttrValue::from(0.1)].into())]),
-    )
-    .unwrap();
+    w.set_attribute("nested", AttrValue::map([("z", 1u8.into()), ("a", vec![AttrValue::from(0.1)].into())])).unwrap();
     let big: Vec<f32> = (0..10_000).map(|i| (i as f32).sin()).collect();
-    w.add(
-        NewObject::dense_slice("big", &[100, 100], &big)
-            .compression(Compression::ZSTD)
-            .checksum(Checksum::Sha256),
-    )
-    .unwrap();
-    w.add(
-        NewObject::sparse_coo_slices("coo", &[4, 4], &[1i8, 2], &[0, 3, 1, 2])
-            .checksum(Checksum::Crc32c),
-    )
-    .unwrap();
+    w.add(NewObject::dense_slice("big", &[100, 100], &big).compression(Compression::ZSTD).checksum(Checksum::Sha256))
+        .unwrap();
+    w.add(NewObject::sparse_coo_slices("coo", &[4, 4], &[1i8, 2], &[0, 3, 1, 2]).checksum(Checksum::Crc32c)).unwrap();
     w.add_slice("z", &[0], &[0u8; 0]).unwrap();
     w.finish().unwrap();
     assert_eq!(std::fs::read(&p).unwrap(), a);
@@ -578,11 +439,7 @@ fn refused(obj: NewObject<'_>) -> ErrorKind {
     w.add_slice("taken", &[1], &[1u8]).unwrap();
     let before = w.position();
     let e = w.add(obj).unwrap_err();
-    assert_eq!(
-        w.position(),
-        before,
-        "nothing written for a refused object: {e}"
-    );
+    assert_eq!(w.position(), before, "nothing written for a refused object: {e}");
     // The writer is still usable and the file valid.
     let bytes = w.finish().unwrap();
     assert_eq!(File::parse(&bytes).unwrap().len(), 1);
@@ -593,92 +450,46 @@ fn refused(obj: NewObject<'_>) -> ErrorKind {
 fn refuses_what_the_reader_refuses() {
     let u64s = |v: &[u64]| -> Vec<u8> { v.iter().flat_map(|x| x.to_le_bytes()).collect() };
     // Names.
-    assert_eq!(
-        refused(NewObject::dense("", &[1], DType::U8, &[1])),
-        ErrorKind::EmptyName
-    );
-    assert_eq!(
-        refused(NewObject::dense("taken", &[1], DType::U8, &[1])),
-        ErrorKind::DuplicateKey
-    );
+    assert_eq!(refused(NewObject::dense("", &[1], DType::U8, &[1])), ErrorKind::EmptyName);
+    assert_eq!(refused(NewObject::dense("taken", &[1], DType::U8, &[1])), ErrorKind::DuplicateKey);
     // Dense length vs shape, partial elements, overflow.
     assert_eq!(
         refused(NewObject::dense("d", &[2, 3], DType::F32, &[0u8; 20])),
-        ErrorKind::LengthMismatch {
-            expected: 24,
-            actual: 20
-        }
+        ErrorKind::LengthMismatch { expected: 24, actual: 20 }
     );
     assert_eq!(
         refused(NewObject::dense("d", &[2], DType::F32, &[0u8; 7])),
-        ErrorKind::PartialElement {
-            length: 7,
-            width: 4
-        }
+        ErrorKind::PartialElement { length: 7, width: 4 }
     );
     assert_eq!(
-        refused(NewObject::dense(
-            "d",
-            &[1 << 40, 1 << 40],
-            DType::U8,
-            &[0u8; 1]
-        )),
+        refused(NewObject::dense("d", &[1 << 40, 1 << 40], DType::U8, &[0u8; 1])),
         ErrorKind::ShapeOverflow
     );
     assert_eq!(
-        refused(
-            NewObject::dense("d", &[3], DType::F32, &[0u8; 12])
-                .logical_type(LogicalType::Complex64)
-        ),
-        ErrorKind::LengthMismatch {
-            expected: 24,
-            actual: 12
-        }
+        refused(NewObject::dense("d", &[3], DType::F32, &[0u8; 12]).logical_type(LogicalType::Complex64)),
+        ErrorKind::LengthMismatch { expected: 24, actual: 12 }
     );
     // zstd: the decoded length is what counts.
     assert_eq!(
         refused(NewObject::dense("d", &[4], DType::U8, &[0u8; 3]).compression(Compression::ZSTD)),
-        ErrorKind::LengthMismatch {
-            expected: 4,
-            actual: 3
-        }
+        ErrorKind::LengthMismatch { expected: 4, actual: 3 }
     );
     // Logical type vs dtype.
-    for (d, t) in [
-        (DType::I8, LogicalType::F8E4M3Fn),
-        (DType::F64, LogicalType::Complex64),
-        (DType::F32, LogicalType::Complex128),
-    ] {
+    for (d, t) in [(DType::I8, LogicalType::F8E4M3Fn), (DType::F64, LogicalType::Complex64), (DType::F32, LogicalType::Complex128)] {
         let n = d.width() as usize * 2;
         assert_eq!(
             refused(NewObject::dense("d", &[1], d, vec![0u8; n]).logical_type(t)),
-            ErrorKind::WrongType {
-                field: "type",
-                expected: "a logical type matching the dtype"
-            }
+            ErrorKind::WrongType { field: "type", expected: "a logical type matching the dtype" }
         );
     }
     // Missing components.
+    assert_eq!(refused(NewObject::new("d", Format::Dense, &[1])), ErrorKind::MissingComponent { role: "data" });
     assert_eq!(
-        refused(NewObject::new("d", Format::Dense, &[1])),
-        ErrorKind::MissingComponent { role: "data" }
-    );
-    assert_eq!(
-        refused(
-            NewObject::new("c", Format::SparseCsr, &[1, 1]).with_component(
-                "values",
-                DType::F32,
-                &[0u8; 4]
-            )
-        ),
+        refused(NewObject::new("c", Format::SparseCsr, &[1, 1]).with_component("values", DType::F32, &[0u8; 4])),
         ErrorKind::MissingComponent { role: "indices" }
     );
     assert_eq!(
-        refused(NewObject::new("c", Format::SparseCoo, &[1]).with_component(
-            "values",
-            DType::F32,
-            &[0u8; 4]
-        )),
+        refused(NewObject::new("c", Format::SparseCoo, &[1]).with_component("values", DType::F32, &[0u8; 4])),
         ErrorKind::MissingComponent { role: "coords" }
     );
     assert_eq!(
@@ -700,14 +511,8 @@ fn refuses_what_the_reader_refuses() {
         assert_eq!(refused(csr_with(d)), ErrorKind::IndexDType, "{d}");
     }
     assert_eq!(
-        refused(
-            NewObject::sparse_coo("c", &[2], DType::F32, vec![0u8; 4], vec![0u8; 4])
-                .with_component("x", DType::U8, &[1])
-        ),
-        ErrorKind::PartialElement {
-            length: 4,
-            width: 8
-        }
+        refused(NewObject::sparse_coo("c", &[2], DType::F32, vec![0u8; 4], vec![0u8; 4]).with_component("x", DType::U8, &[1])),
+        ErrorKind::PartialElement { length: 4, width: 8 }
     );
     let coo_i64 = NewObject::new("c", Format::SparseCoo, &[2])
         .with_component("values", DType::F32, vec![0u8; 4])
@@ -720,43 +525,17 @@ fn refuses_what_the_reader_refuses() {
             .with_component("indices", DType::U64, u64s(idx))
             .with_component("indptr", DType::U64, u64s(ptr))
     };
-    assert_eq!(
-        refused(csr(&[2, 2, 2], 1, &[0], &[0, 1, 1])),
-        ErrorKind::BadShape
-    );
+    assert_eq!(refused(csr(&[2, 2, 2], 1, &[0], &[0, 1, 1])), ErrorKind::BadShape);
     assert_eq!(refused(csr(&[4], 1, &[0], &[0, 1, 1])), ErrorKind::BadShape);
-    assert_eq!(
-        refused(csr(&[2, 2], 1, &[0], &[0, 1])),
-        ErrorKind::CountMismatch {
-            expected: 3,
-            actual: 2
-        }
-    );
-    assert_eq!(
-        refused(csr(&[2, 2], 2, &[0], &[0, 1, 2])),
-        ErrorKind::CountMismatch {
-            expected: 2,
-            actual: 1
-        }
-    );
+    assert_eq!(refused(csr(&[2, 2], 1, &[0], &[0, 1])), ErrorKind::CountMismatch { expected: 3, actual: 2 });
+    assert_eq!(refused(csr(&[2, 2], 2, &[0], &[0, 1, 2])), ErrorKind::CountMismatch { expected: 2, actual: 1 });
     // COO coords = ndim × nnz.
     assert_eq!(
-        refused(NewObject::sparse_coo_slices(
-            "c",
-            &[3, 3],
-            &[1f32, 2.0],
-            &[0, 1, 2]
-        )),
-        ErrorKind::CountMismatch {
-            expected: 4,
-            actual: 3
-        }
+        refused(NewObject::sparse_coo_slices("c", &[3, 3], &[1f32, 2.0], &[0, 1, 2])),
+        ErrorKind::CountMismatch { expected: 4, actual: 3 }
     );
     // Roles.
-    assert_eq!(
-        refused(NewObject::new("o", Format::Other("x"), &[]).with_component("", DType::U8, &[1])),
-        ErrorKind::EmptyName
-    );
+    assert_eq!(refused(NewObject::new("o", Format::Other("x"), &[]).with_component("", DType::U8, &[1])), ErrorKind::EmptyName);
     assert_eq!(
         refused(
             NewObject::new("o", Format::Other("x"), &[])
@@ -767,46 +546,26 @@ fn refuses_what_the_reader_refuses() {
     );
     // Attributes.
     let dup = AttrValue::Map(vec![("k".into(), 1u8.into()), ("k".into(), 2u8.into())]);
-    assert_eq!(
-        refused(NewObject::dense("a", &[1], DType::U8, &[1]).attribute("m", dup.clone())),
-        ErrorKind::DuplicateKey
-    );
+    assert_eq!(refused(NewObject::dense("a", &[1], DType::U8, &[1]).attribute("m", dup.clone())), ErrorKind::DuplicateKey);
     let mut deep = AttrValue::Null;
     for _ in 0..70 {
         deep = AttrValue::Array(vec![deep]);
     }
+    assert_eq!(refused(NewObject::dense("a", &[1], DType::U8, &[1]).attribute("deep", deep.clone())), ErrorKind::TooDeep);
     assert_eq!(
-        refused(NewObject::dense("a", &[1], DType::U8, &[1]).attribute("deep", deep.clone())),
-        ErrorKind::TooDeep
-    );
-    assert_eq!(
-        refused(
-            NewObject::dense("a", &[1], DType::U8, &[1])
-                .attribute("raw", AttrValue::Cbor(vec![0x62, b'a']))
-        ),
+        refused(NewObject::dense("a", &[1], DType::U8, &[1]).attribute("raw", AttrValue::Cbor(vec![0x62, b'a']))),
         ErrorKind::LengthTooLarge { claimed: 2 }
     );
     assert_eq!(
-        refused(
-            NewObject::dense("a", &[1], DType::U8, &[1])
-                .attribute("raw", AttrValue::Cbor(vec![0x62, 0xff, 0xfe]))
-        ),
+        refused(NewObject::dense("a", &[1], DType::U8, &[1]).attribute("raw", AttrValue::Cbor(vec![0x62, 0xff, 0xfe]))),
         ErrorKind::CborInvalidUtf8
     );
     let mut w = Writer::new(Vec::new());
-    assert_eq!(
-        w.set_attribute("m", dup).unwrap_err().kind(),
-        ErrorKind::DuplicateKey
-    );
-    assert_eq!(
-        w.set_attribute("deep", deep).unwrap_err().kind(),
-        ErrorKind::TooDeep
-    );
+    assert_eq!(w.set_attribute("m", dup).unwrap_err().kind(), ErrorKind::DuplicateKey);
+    assert_eq!(w.set_attribute("deep", deep).unwrap_err().kind(), ErrorKind::TooDeep);
     // The error says where.
     let mut w = Writer::new(Vec::new());
-    let e = w
-        .add(NewObject::dense("layer.0", &[2], DType::F32, &[0u8; 4]))
-        .unwrap_err();
+    let e = w.add(NewObject::dense("layer.0", &[2], DType::F32, &[0u8; 4])).unwrap_err();
     assert_eq!(e.object().unwrap().as_str(), "layer.0");
     assert_eq!(e.role().unwrap().as_str(), "data");
 }
@@ -816,56 +575,24 @@ fn refuses_what_the_reader_refuses() {
 #[test]
 fn accepts_the_open_parts_of_the_spec() {
     let mut w = Writer::new(Vec::new());
-    w.add(NewObject::dense(
-        "scalar",
-        &[],
-        DType::F64,
-        &2.5f64.to_le_bytes(),
-    ))
-    .unwrap();
-    w.add(
-        NewObject::dense("int4", &[4], DType::U8, &[1, 2, 3, 4])
-            .logical_type(LogicalType::Other("int4_packed_x")),
-    )
-    .unwrap();
+    w.add(NewObject::dense("scalar", &[], DType::F64, &2.5f64.to_le_bytes())).unwrap();
+    w.add(NewObject::dense("int4", &[4], DType::U8, &[1, 2, 3, 4]).logical_type(LogicalType::Other("int4_packed_x")))
+        .unwrap();
     w.add(
         NewObject::new("blk", Format::Other("block_sparse_x"), &[8, 8])
             .with_component("blocks", DType::F16, vec![0u8; 8])
             .with_component("block_index", DType::I32, vec![0u8; 4])
-            .attribute(
-                "tagged",
-                AttrValue::Tag(1, Box::new(1_700_000_000u64.into())),
-            )
-            .attribute(
-                "keys",
-                AttrValue::Map(vec![
-                    (1u8.into(), "one".into()),
-                    (AttrValue::NegInt(0), AttrValue::Null),
-                ]),
-            ),
+            .attribute("tagged", AttrValue::Tag(1, Box::new(1_700_000_000u64.into())))
+            .attribute("keys", AttrValue::Map(vec![(1u8.into(), "one".into()), (AttrValue::NegInt(0), AttrValue::Null)])),
     )
     .unwrap();
-    w.add(NewObject::sparse_csr_slices::<f32>(
-        "empty_csr",
-        [3, 3],
-        &[],
-        &[],
-        &[0, 0, 0, 0],
-    ))
-    .unwrap();
-    w.add(
-        NewObject::dense("zero_zstd", &[0], DType::F32, &[])
-            .compression(Compression::ZSTD)
-            .checksum(Checksum::Crc32c),
-    )
-    .unwrap();
+    w.add(NewObject::sparse_csr_slices::<f32>("empty_csr", [3, 3], &[], &[], &[0, 0, 0, 0])).unwrap();
+    w.add(NewObject::dense("zero_zstd", &[0], DType::F32, &[]).compression(Compression::ZSTD).checksum(Checksum::Crc32c))
+        .unwrap();
     let bytes = w.finish().unwrap();
     let f = File::parse(&bytes).unwrap();
     assert_eq!(f.require("scalar").unwrap().shape().ndim(), 0);
-    assert_eq!(
-        f.require("int4").unwrap().data().unwrap().logical_type(),
-        Some(LogicalType::Other("int4_packed_x"))
-    );
+    assert_eq!(f.require("int4").unwrap().data().unwrap().logical_type(), Some(LogicalType::Other("int4_packed_x")));
     let z = f.require("zero_zstd").unwrap().data().unwrap();
     assert!(z.length() > 0);
     assert_eq!(z.uncompressed_length(), Some(0));
@@ -880,45 +607,23 @@ fn accepts_the_open_parts_of_the_spec() {
 #[test]
 fn streams_large_components() {
     const N: u64 = 24 << 20;
-    let gen = |i: u64| -> Vec<u8> {
-        (0..1 << 16)
-            .map(|j| ((i * 65536 + j) % 251) as u8)
-            .collect()
-    };
+    let gen = |i: u64| -> Vec<u8> { (0..1 << 16).map(|j| ((i * 65536 + j) % 251) as u8).collect() };
     for comp in [Compression::Raw, Compression::Zstd(1)] {
         let mut w = Writer::new(Vec::new());
         let chunks = (0..N >> 16).map(gen);
-        w.add(
-            NewObject::dense("big", &[N], DType::U8, Data::from_chunks(N, chunks))
-                .compression(comp)
-                .checksum(Checksum::Crc32c),
-        )
-        .unwrap();
+        w.add(NewObject::dense("big", &[N], DType::U8, Data::from_chunks(N, chunks)).compression(comp).checksum(Checksum::Crc32c))
+            .unwrap();
         let reader = std::io::Read::take(std::io::repeat(7), 3 << 20);
-        w.add(
-            NewObject::dense(
-                "rep",
-                &[3 << 20],
-                DType::U8,
-                Data::from_reader(3 << 20, reader),
-            )
-            .compression(comp),
-        )
-        .unwrap();
+        w.add(NewObject::dense("rep", &[3 << 20], DType::U8, Data::from_reader(3 << 20, reader)).compression(comp))
+            .unwrap();
         let bytes = w.finish().unwrap();
         let f = File::parse(&bytes).unwrap();
         let big = f.require("big").unwrap().data().unwrap();
         big.verify_digest().unwrap();
         let got = big.to_vec().unwrap();
         assert_eq!(got.len() as u64, N);
-        assert!(got
-            .chunks(1 << 16)
-            .enumerate()
-            .all(|(i, c)| c == gen(i as u64)));
-        assert_eq!(
-            f.require("rep").unwrap().data().unwrap().to_vec().unwrap(),
-            vec![7u8; 3 << 20]
-        );
+        assert!(got.chunks(1 << 16).enumerate().all(|(i, c)| c == gen(i as u64)));
+        assert_eq!(f.require("rep").unwrap().data().unwrap().to_vec().unwrap(), vec![7u8; 3 << 20]);
         if comp != Compression::Raw {
             assert!(bytes.len() < 2 << 20, "compressed: {}", bytes.len());
         }
@@ -930,10 +635,7 @@ struct FailingRead(usize);
 impl std::io::Read for FailingRead {
     fn read(&mut self, buf: &mut [u8]) -> std::io::Result<usize> {
         if self.0 == 0 {
-            return Err(std::io::Error::new(
-                std::io::ErrorKind::ConnectionReset,
-                "source went away",
-            ));
+            return Err(std::io::Error::new(std::io::ErrorKind::ConnectionReset, "source went away"));
         }
         let n = buf.len().min(self.0);
         buf[..n].fill(1);
@@ -947,36 +649,17 @@ fn source_errors_fail_the_object_not_the_writer() {
     for comp in [Compression::Raw, Compression::ZSTD] {
         let mut w = Writer::new(Vec::new());
         let e = w
-            .add(
-                NewObject::dense(
-                    "a",
-                    &[1000],
-                    DType::U8,
-                    Data::from_reader(1000, FailingRead(300)),
-                )
-                .compression(comp),
-            )
+            .add(NewObject::dense("a", &[1000], DType::U8, Data::from_reader(1000, FailingRead(300))).compression(comp))
             .unwrap_err();
         assert_eq!(e.kind(), ErrorKind::Io);
         assert_eq!(e.object().unwrap().as_str(), "a");
-        assert_eq!(
-            w.take_io_error().unwrap().kind(),
-            std::io::ErrorKind::ConnectionReset
-        );
+        assert_eq!(w.take_io_error().unwrap().kind(), std::io::ErrorKind::ConnectionReset);
         assert!(!w.contains("a"));
         w.add_slice("b", &[2], &[1u16, 2]).unwrap();
         let bytes = w.finish().unwrap();
         let f = File::parse(&bytes).unwrap();
         assert_eq!(f.len(), 1);
-        assert_eq!(
-            f.require("b")
-                .unwrap()
-                .data()
-                .unwrap()
-                .to_vec_of::<u16>()
-                .unwrap(),
-            [1, 2]
-        );
+        assert_eq!(f.require("b").unwrap().data().unwrap().to_vec_of::<u16>().unwrap(), [1, 2]);
     }
 }
 
@@ -985,10 +668,7 @@ struct BrokenPipe(usize);
 impl std::io::Write for BrokenPipe {
     fn write(&mut self, buf: &[u8]) -> std::io::Result<usize> {
         if self.0 < buf.len() {
-            return Err(std::io::Error::new(
-                std::io::ErrorKind::BrokenPipe,
-                "closed",
-            ));
+            return Err(std::io::Error::new(std::io::ErrorKind::BrokenPipe, "closed"));
         }
         self.0 -= buf.len();
         Ok(buf.len())
@@ -1001,18 +681,9 @@ impl std::io::Write for BrokenPipe {
 #[test]
 fn io_sink_errors_break_the_writer() {
     let mut w = Writer::new(ztensor::write::IoSink::new(BrokenPipe(100)));
-    assert_eq!(
-        w.add_slice("a", &[64], &[0u32; 64]).unwrap_err().kind(),
-        ErrorKind::Io
-    );
-    assert_eq!(
-        w.take_io_error().unwrap().kind(),
-        std::io::ErrorKind::BrokenPipe
-    );
-    assert_eq!(
-        w.add_slice("b", &[1], &[0u8]).unwrap_err().kind(),
-        ErrorKind::Io
-    );
+    assert_eq!(w.add_slice("a", &[64], &[0u32; 64]).unwrap_err().kind(), ErrorKind::Io);
+    assert_eq!(w.take_io_error().unwrap().kind(), std::io::ErrorKind::BrokenPipe);
+    assert_eq!(w.add_slice("b", &[1], &[0u8]).unwrap_err().kind(), ErrorKind::Io);
     assert!(w.finish().is_err());
     // A healthy io::Write gets the same bytes as a Vec.
     let mut w = Writer::new(ztensor::write::IoSink::new(Vec::new()));
@@ -1026,10 +697,8 @@ fn io_sink_errors_break_the_writer() {
 // ------------------------------------------------------------ crash safety
 
 fn entries(dir: &Path) -> Vec<String> {
-    let mut v: Vec<String> = std::fs::read_dir(dir)
-        .unwrap()
-        .map(|e| e.unwrap().file_name().to_string_lossy().into_owned())
-        .collect();
+    let mut v: Vec<String> =
+        std::fs::read_dir(dir).unwrap().map(|e| e.unwrap().file_name().to_string_lossy().into_owned()).collect();
     v.sort();
     v
 }
@@ -1058,17 +727,7 @@ fn create_publishes_only_on_finish() {
     // Finished: published, temporary gone.
     let old = small_file(&p, 1);
     assert_eq!(entries(dir.path()), ["model.zt"]);
-    assert_eq!(
-        File::parse(&old)
-            .unwrap()
-            .require("v")
-            .unwrap()
-            .data()
-            .unwrap()
-            .to_vec()
-            .unwrap(),
-        [1; 4]
-    );
+    assert_eq!(File::parse(&old).unwrap().require("v").unwrap().data().unwrap().to_vec().unwrap(), [1; 4]);
 
     // Replacing it, dropped mid-way: the old file stays whole.
     {
@@ -1082,14 +741,7 @@ fn create_publishes_only_on_finish() {
     {
         let mut w = Writer::create(&p).unwrap();
         w.add_slice("a", &[10], &[2u8; 10]).unwrap();
-        let e = w
-            .add(NewObject::dense(
-                "b",
-                &[1 << 20],
-                DType::U8,
-                Data::from_reader(1 << 20, FailingRead(5000)),
-            ))
-            .unwrap_err();
+        let e = w.add(NewObject::dense("b", &[1 << 20], DType::U8, Data::from_reader(1 << 20, FailingRead(5000)))).unwrap_err();
         assert_eq!(e.kind(), ErrorKind::Io);
     }
     assert_eq!(std::fs::read(&p).unwrap(), old);
@@ -1103,14 +755,7 @@ fn create_publishes_only_on_finish() {
     assert!(sink.is_published());
     drop(sink);
     let f = std::fs::read(&p).unwrap();
-    assert_eq!(
-        File::parse(&f)
-            .unwrap()
-            .objects()
-            .map(|o| o.name().to_owned())
-            .collect::<Vec<_>>(),
-        ["y"]
-    );
+    assert_eq!(File::parse(&f).unwrap().objects().map(|o| o.name().to_owned()).collect::<Vec<_>>(), ["y"]);
     assert_eq!(entries(dir.path()), ["model.zt"]);
 }
 
@@ -1160,79 +805,34 @@ fn append_to_a_file() {
     }
     {
         let mut w = Writer::append(&p).unwrap();
-        assert_eq!(
-            w.add_slice("v", &[1], &[1u8]).unwrap_err().kind(),
-            ErrorKind::DuplicateKey
-        );
-        let _ = w.add(NewObject::dense(
-            "b",
-            &[100],
-            DType::U8,
-            Data::from_reader(100, FailingRead(10)),
-        ));
+        assert_eq!(w.add_slice("v", &[1], &[1u8]).unwrap_err().kind(), ErrorKind::DuplicateKey);
+        let _ = w.add(NewObject::dense("b", &[100], DType::U8, Data::from_reader(100, FailingRead(10))));
     }
     assert_eq!(std::fs::read(&p).unwrap(), old);
     assert_eq!(entries(dir.path()), ["a.zt"]);
 
     let mut w = Writer::append(&p).unwrap();
     w.set_attribute("appended", true).unwrap();
-    w.add(
-        NewObject::dense_slice("new", &[3], &[1i64, 2, 3])
-            .compression(Compression::ZSTD)
-            .checksum(Checksum::Sha256),
-    )
-    .unwrap();
+    w.add(NewObject::dense_slice("new", &[3], &[1i64, 2, 3]).compression(Compression::ZSTD).checksum(Checksum::Sha256))
+        .unwrap();
     w.finish().unwrap();
     let new = std::fs::read(&p).unwrap();
     assert_eq!(&new[..blob_end], &old[..blob_end]);
     let f = File::parse(&new).unwrap();
-    assert_eq!(
-        f.objects().map(|o| o.name()).collect::<Vec<_>>(),
-        ["v", "new"]
-    );
-    assert_eq!(
-        f.require("v").unwrap().data().unwrap().to_vec().unwrap(),
-        [5; 4]
-    );
-    assert_eq!(
-        f.require("new")
-            .unwrap()
-            .data()
-            .unwrap()
-            .to_vec_of::<i64>()
-            .unwrap(),
-        [1, 2, 3]
-    );
-    assert_eq!(
-        f.attributes().get("appended").unwrap().as_bool(),
-        Some(true)
-    );
+    assert_eq!(f.objects().map(|o| o.name()).collect::<Vec<_>>(), ["v", "new"]);
+    assert_eq!(f.require("v").unwrap().data().unwrap().to_vec().unwrap(), [5; 4]);
+    assert_eq!(f.require("new").unwrap().data().unwrap().to_vec_of::<i64>().unwrap(), [1, 2, 3]);
+    assert_eq!(f.attributes().get("appended").unwrap().as_bool(), Some(true));
     assert_eq!(entries(dir.path()), ["a.zt"]);
 
     // Not a v1.2 file / not a file.
     let v11 = fixtures().join("v1.1/dense_all_dtypes.zt");
-    assert!(matches!(
-        Writer::append(&v11).unwrap_err().kind(),
-        ErrorKind::Unsupported { .. }
-    ));
+    assert!(matches!(Writer::append(&v11).unwrap_err().kind(), ErrorKind::Unsupported { .. }));
     let v01 = fixtures().join("v0.1/empty.zt");
-    assert!(matches!(
-        Writer::append(&v01).unwrap_err().kind(),
-        ErrorKind::Unsupported { .. }
-    ));
-    assert_eq!(
-        Writer::append(dir.path().join("missing.zt"))
-            .unwrap_err()
-            .kind(),
-        ErrorKind::Io
-    );
+    assert!(matches!(Writer::append(&v01).unwrap_err().kind(), ErrorKind::Unsupported { .. }));
+    assert_eq!(Writer::append(dir.path().join("missing.zt")).unwrap_err().kind(), ErrorKind::Io);
     std::fs::write(dir.path().join("junk.zt"), [0u8; 100]).unwrap();
-    assert_eq!(
-        Writer::append(dir.path().join("junk.zt"))
-            .unwrap_err()
-            .kind(),
-        ErrorKind::BadMagic
-    );
+    assert_eq!(Writer::append(dir.path().join("junk.zt")).unwrap_err().kind(), ErrorKind::BadMagic);
 }
 
 fn fixtures() -> PathBuf {
@@ -1263,22 +863,11 @@ fn append_to_reference_files() {
             let n = fnew.require(o.name()).unwrap();
             assert_eq!(n.shape().to_vec(), o.shape().to_vec());
             assert_eq!(n.format(), o.format());
-            assert_eq!(
-                format!("{:?}", n.attributes()),
-                format!("{:?}", o.attributes()),
-                "{name}/{}",
-                o.name()
-            );
+            assert_eq!(format!("{:?}", n.attributes()), format!("{:?}", o.attributes()), "{name}/{}", o.name());
             for c in o.components() {
                 let d = n.require(c.role()).unwrap();
-                assert_eq!(
-                    (d.dtype(), d.logical_type(), d.encoding()),
-                    (c.dtype(), c.logical_type(), c.encoding())
-                );
-                assert_eq!(
-                    (d.offset(), d.length(), d.digest()),
-                    (c.offset(), c.length(), c.digest())
-                );
+                assert_eq!((d.dtype(), d.logical_type(), d.encoding()), (c.dtype(), c.logical_type(), c.encoding()));
+                assert_eq!((d.offset(), d.length(), d.digest()), (c.offset(), c.length(), c.digest()));
                 assert_eq!(d.uncompressed_length(), c.uncompressed_length());
                 assert_eq!(d.to_vec().unwrap(), c.to_vec().unwrap());
                 d.verify_digest().unwrap();
@@ -1301,10 +890,7 @@ fn rewrites_reference_fixtures() {
         let old = std::fs::read(&src).unwrap();
         let f = File::parse(&old).unwrap();
         let mut w = Writer::new(Vec::new());
-        let datas: Vec<Vec<Vec<u8>>> = f
-            .objects()
-            .map(|o| o.components().map(|c| c.to_vec().unwrap()).collect())
-            .collect();
+        let datas: Vec<Vec<Vec<u8>>> = f.objects().map(|o| o.components().map(|c| c.to_vec().unwrap()).collect()).collect();
         for (o, data) in f.objects().zip(&datas) {
             let shape = o.shape().to_vec();
             let mut n = NewObject::new(o.name(), o.format(), &shape);
@@ -1333,23 +919,11 @@ fn rewrites_reference_fixtures() {
         assert_eq!(g.len(), f.len(), "{name}");
         for (a, b) in f.objects().zip(g.objects()) {
             assert_eq!(a.name(), b.name());
-            assert_eq!(
-                format!("{:?}", a.attributes()),
-                format!("{:?}", b.attributes()),
-                "{name}"
-            );
+            assert_eq!(format!("{:?}", a.attributes()), format!("{:?}", b.attributes()), "{name}");
             for (x, y) in a.components().zip(b.components()) {
-                assert_eq!(
-                    (x.role(), x.dtype(), x.logical_type(), x.encoding()),
-                    (y.role(), y.dtype(), y.logical_type(), y.encoding())
-                );
+                assert_eq!((x.role(), x.dtype(), x.logical_type(), x.encoding()), (y.role(), y.dtype(), y.logical_type(), y.encoding()));
                 assert_eq!(x.digest().is_some(), y.digest().is_some());
-                assert_eq!(
-                    x.to_vec().unwrap(),
-                    y.to_vec().unwrap(),
-                    "{name}/{}",
-                    a.name()
-                );
+                assert_eq!(x.to_vec().unwrap(), y.to_vec().unwrap(), "{name}/{}", a.name());
                 y.verify_digest().unwrap();
             }
         }

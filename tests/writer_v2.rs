@@ -25,6 +25,8 @@ use ztensor::write::AttrValue;
 mod reference_v2;
 use reference_v2::{python, run_python, REFERENCE_VERSION};
 
+
+
 fn require_reference() {
     let v = run_python(
         "import importlib.metadata as m, sys\n\
@@ -69,12 +71,7 @@ struct Part {
 }
 
 fn part(name: &'static str, dtype: DType, data: Vec<u8>) -> Part {
-    Part {
-        name,
-        dtype,
-        logical: None,
-        data,
-    }
+    Part { name, dtype, logical: None, data }
 }
 
 /// Attributes in both languages: the Python literal upstream gets, and ours.
@@ -97,14 +94,7 @@ struct Obj {
 }
 
 fn dense(name: &str, shape: &[u64], dtype: DType, data: Vec<u8>) -> Obj {
-    Obj {
-        name: name.into(),
-        shape: shape.to_vec(),
-        layout: "dense",
-        attrs: None,
-        parts: vec![part("data", dtype, data)],
-        encoding: Encoding::Raw,
-    }
+    Obj { name: name.into(), shape: shape.to_vec(), layout: "dense", attrs: None, parts: vec![part("data", dtype, data)], encoding: Encoding::Raw }
 }
 
 fn with_type(mut o: Obj, t: &'static str) -> Obj {
@@ -115,33 +105,14 @@ fn with_type(mut o: Obj, t: &'static str) -> Obj {
 /// The tensors of the issue's byte-identity list: f32, f16, bf16, i64, i8,
 /// bool, an empty tensor, a scalar and two identical tensors.
 fn issue_tensors() -> Vec<Obj> {
-    let tied = le(
-        &[0.25f32, -1.0, 3.5, 1e-3, 7.0, -0.0, 2.0, 9.5],
-        f32::to_le_bytes,
-    );
+    let tied = le(&[0.25f32, -1.0, 3.5, 1e-3, 7.0, -0.0, 2.0, 9.5], f32::to_le_bytes);
     vec![
         dense("bf16", &[3, 5], DType::BF16, bytes(1, 30)),
-        with_type(
-            dense("bool", &[7], DType::U8, vec![0, 1, 1, 0, 1, 0, 0]),
-            "bool",
-        ),
+        with_type(dense("bool", &[7], DType::U8, vec![0, 1, 1, 0, 1, 0, 0]), "bool"),
         dense("empty", &[0, 4], DType::F32, vec![]),
         dense("f16", &[4, 4], DType::F16, bytes(2, 32)),
-        dense(
-            "f32",
-            &[2, 3],
-            DType::F32,
-            le(
-                &[1.5f32, -2.0, f32::INFINITY, 0.1, f32::MIN_POSITIVE, 3.0],
-                f32::to_le_bytes,
-            ),
-        ),
-        dense(
-            "i64",
-            &[5],
-            DType::I64,
-            le(&[i64::MIN, -1, 0, 1, i64::MAX], i64::to_le_bytes),
-        ),
+        dense("f32", &[2, 3], DType::F32, le(&[1.5f32, -2.0, f32::INFINITY, 0.1, f32::MIN_POSITIVE, 3.0], f32::to_le_bytes)),
+        dense("i64", &[5], DType::I64, le(&[i64::MIN, -1, 0, 1, i64::MAX], i64::to_le_bytes)),
         dense("i8", &[9], DType::I8, bytes(3, 9)),
         dense("scalar", &[], DType::F32, 1.5f32.to_le_bytes().to_vec()),
         dense("tied.a", &[2, 4], DType::F32, tied.clone()),
@@ -267,12 +238,7 @@ fn case(file: &str, mut objects: Vec<Obj>, attrs: Option<Attrs>, opts: Options) 
         // Canonical form takes objects in ascending bytewise name order.
         objects.sort_by(|a, b| a.name.cmp(&b.name));
     }
-    Case {
-        file: file.into(),
-        objects,
-        attrs,
-        opts,
-    }
+    Case { file: file.into(), objects, attrs, opts }
 }
 
 fn write_ours(c: &Case, path: &Path) {
@@ -377,12 +343,7 @@ fn canonical_cases() -> Vec<Case> {
     let mut cases = vec![
         case("issue.zt", issue_tensors(), None, c),
         case("layouts.zt", layout_objects(), None, c),
-        case(
-            "attrs.zt",
-            vec![dense("x", &[2], DType::F32, bytes(20, 8))],
-            Some(file_attrs()),
-            c,
-        ),
+        case("attrs.zt", vec![dense("x", &[2], DType::F32, bytes(20, 8))], Some(file_attrs()), c),
         case("empty_file.zt", vec![], None, c),
         case(
             "big.zt",
@@ -415,15 +376,8 @@ fn canonical_cases() -> Vec<Case> {
                 name: "w".into(),
                 shape: vec![4],
                 layout: "x.custom/1",
-                attrs: Some(Attrs {
-                    py: "{'origin': 'test', 'n': 3}",
-                    ours: vec![("origin", "test".into()), ("n", 3.into())],
-                }),
-                parts: vec![
-                    part("p", DType::F32, bytes(25, 16)),
-                    part("q", DType::F32, bytes(25, 16)),
-                    part("r", DType::F32, bytes(26, 16)),
-                ],
+                attrs: Some(Attrs { py: "{'origin': 'test', 'n': 3}", ours: vec![("origin", "test".into()), ("n", 3.into())] }),
+                parts: vec![part("p", DType::F32, bytes(25, 16)), part("q", DType::F32, bytes(25, 16)), part("r", DType::F32, bytes(26, 16))],
                 encoding: Encoding::Raw,
             }],
             None,
@@ -443,11 +397,7 @@ fn canonical_files_are_byte_identical_to_upstream() {
     let (ours, theirs) = (tmp(), tmp());
     let cases = canonical_cases();
     let spec_path = theirs.path().join("spec.json");
-    std::fs::write(
-        &spec_path,
-        serde_json::to_vec(&spec(&cases, theirs.path())).unwrap(),
-    )
-    .unwrap();
+    std::fs::write(&spec_path, serde_json::to_vec(&spec(&cases, theirs.path())).unwrap()).unwrap();
     run_python(UPSTREAM_WRITE, &[&spec_path]);
     let mut compared = 0;
     for c in &cases {
@@ -455,17 +405,8 @@ fn canonical_files_are_byte_identical_to_upstream() {
         write_ours(c, &a);
         let (a, b) = (std::fs::read(a).unwrap(), std::fs::read(b).unwrap());
         if a != b {
-            let at = a
-                .iter()
-                .zip(&b)
-                .position(|(x, y)| x != y)
-                .unwrap_or(a.len().min(b.len()));
-            panic!(
-                "{}: ours ({} bytes) and upstream's ({} bytes) differ from byte {at}",
-                c.file,
-                a.len(),
-                b.len()
-            );
+            let at = a.iter().zip(&b).position(|(x, y)| x != y).unwrap_or(a.len().min(b.len()));
+            panic!("{}: ours ({} bytes) and upstream's ({} bytes) differ from byte {at}", c.file, a.len(), b.len());
         }
         // And our reader opens it.
         Manifest::parse(&a).unwrap_or_else(|e| panic!("{}: {e}", c.file));
@@ -480,25 +421,14 @@ fn non_canonical_4k_raw_files_are_byte_identical_to_upstream() {
     require_reference();
     let (ours, theirs) = (tmp(), tmp());
     let o = Options::non_canonical(4096);
-    let cases = vec![
-        case("issue_4k.zt", issue_tensors(), None, o),
-        case("layouts_4k.zt", layout_objects(), Some(file_attrs()), o),
-    ];
+    let cases = vec![case("issue_4k.zt", issue_tensors(), None, o), case("layouts_4k.zt", layout_objects(), Some(file_attrs()), o)];
     let spec_path = theirs.path().join("spec.json");
-    std::fs::write(
-        &spec_path,
-        serde_json::to_vec(&spec(&cases, theirs.path())).unwrap(),
-    )
-    .unwrap();
+    std::fs::write(&spec_path, serde_json::to_vec(&spec(&cases, theirs.path())).unwrap()).unwrap();
     run_python(UPSTREAM_WRITE, &[&spec_path]);
     for c in &cases {
         let (a, b) = (ours.path().join(&c.file), theirs.path().join(&c.file));
         write_ours(c, &a);
-        assert!(
-            std::fs::read(a).unwrap() == std::fs::read(b).unwrap(),
-            "{} differs from upstream's",
-            c.file
-        );
+        assert!(std::fs::read(a).unwrap() == std::fs::read(b).unwrap(), "{} differs from upstream's", c.file);
     }
 }
 
@@ -517,42 +447,17 @@ fn upstream_reads_every_kind_of_file_we_write() {
         }
         objs
     };
-    let mut big = dense(
-        "big",
-        &[3_000_000],
-        DType::U8,
-        (0..3_000_000u32).map(|i| (i % 251) as u8).collect(),
-    );
+    let mut big = dense("big", &[3_000_000], DType::U8, (0..3_000_000u32).map(|i| (i % 251) as u8).collect());
     big.encoding = Encoding::ZSTD_SEEKABLE;
     let nc = Options::non_canonical;
     let cases = vec![
-        case(
-            "canonical.zt",
-            issue_tensors(),
-            Some(file_attrs()),
-            Options::canonical(),
-        ),
+        case("canonical.zt", issue_tensors(), Some(file_attrs()), Options::canonical()),
         case("layouts.zt", layout_objects(), None, Options::canonical()),
         case("4k.zt", issue_tensors(), None, nc(4096)),
-        case(
-            "16k_sha256.zt",
-            issue_tensors(),
-            None,
-            nc(16384).digest(DigestAlg::Sha256),
-        ),
-        case(
-            "no_digest.zt",
-            layout_objects(),
-            None,
-            nc(4096).digest(DigestAlg::None),
-        ),
+        case("16k_sha256.zt", issue_tensors(), None, nc(16384).digest(DigestAlg::Sha256)),
+        case("no_digest.zt", layout_objects(), None, nc(4096).digest(DigestAlg::None)),
         case("seekable.zt", seek(issue_tensors(), 8), None, nc(4096)),
-        case(
-            "seekable_layouts.zt",
-            seek(layout_objects(), 16),
-            None,
-            nc(4096).digest(DigestAlg::Sha256),
-        ),
+        case("seekable_layouts.zt", seek(layout_objects(), 16), None, nc(4096).digest(DigestAlg::Sha256)),
         case("seekable_big.zt", vec![big], None, nc(4096)),
     ];
     let mut expected = serde_json::Map::new();
@@ -565,34 +470,17 @@ fn upstream_reads_every_kind_of_file_we_write() {
         let m = Manifest::parse(&bytes).unwrap_or_else(|e| panic!("{}: {e}", c.file));
         let digests = c.opts.digest_alg() != DigestAlg::None;
         for o in m.objects() {
-            let n = ztensor::v2::verify::object(&o, &bytes)
-                .unwrap_or_else(|e| panic!("{} {}: {e}", c.file, o.name));
-            assert_eq!(
-                n,
-                if digests { o.num_parts() } else { 0 },
-                "{} {}",
-                c.file,
-                o.name
-            );
+            let n = ztensor::v2::verify::object(&o, &bytes).unwrap_or_else(|e| panic!("{} {}: {e}", c.file, o.name));
+            assert_eq!(n, if digests { o.num_parts() } else { 0 }, "{} {}", c.file, o.name);
         }
         let mut objs = serde_json::Map::new();
         for o in &c.objects {
-            let parts: serde_json::Map<String, Json> = o
-                .parts
-                .iter()
-                .map(|p| (p.name.to_owned(), Json::from(sha(&p.data))))
-                .collect();
-            objs.insert(
-                o.name.clone(),
-                json!({"layout": o.layout, "shape": o.shape, "parts": parts}),
-            );
+            let parts: serde_json::Map<String, Json> = o.parts.iter().map(|p| (p.name.to_owned(), Json::from(sha(&p.data)))).collect();
+            objs.insert(o.name.clone(), json!({"layout": o.layout, "shape": o.shape, "parts": parts}));
         }
         let n_parts: usize = c.objects.iter().map(|o| o.parts.len()).sum();
         let (checked, undigested) = if digests { (n_parts, 0) } else { (0, n_parts) };
-        expected.insert(
-            path.to_str().unwrap().to_owned(),
-            json!({"objects": objs, "checked": checked, "undigested": undigested}),
-        );
+        expected.insert(path.to_str().unwrap().to_owned(), json!({"objects": objs, "checked": checked, "undigested": undigested}));
         paths.push(path);
     }
     let args: Vec<&Path> = paths.iter().map(PathBuf::as_path).collect();
@@ -608,44 +496,20 @@ fn streamed_parts_round_trip_and_match_in_memory_ones() {
     // (no identical parts here; streamed duplicates: src/write/v2/tests.rs).
     let data = bytes(30, 200_000);
     let mut a = Writer::new(Vec::new());
-    a.add(NewObject::new("s", &[200_000], "dense").part(NewPart::new(
-        "data",
-        DType::U8,
-        ztensor::write::Data::from_chunks(200_000, data.chunks(7777)),
-    )))
-    .unwrap();
+    a.add(NewObject::new("s", &[200_000], "dense").part(NewPart::new("data", DType::U8, ztensor::write::Data::from_chunks(200_000, data.chunks(7777))))).unwrap();
     let mut b = Writer::new(Vec::new());
     b.add_dense("s", &[200_000], DType::U8, &data[..]).unwrap();
     let (a, b) = (a.finish().unwrap(), b.finish().unwrap());
     assert!(a == b);
     // A source shorter than declared fails the object, not the writer.
     let mut w = Writer::new(Vec::new());
-    let e = w
-        .add(NewObject::new("s", &[10], "dense").part(NewPart::new(
-            "data",
-            DType::U8,
-            ztensor::write::Data::from_chunks(10, [vec![1u8; 9]]),
-        )))
-        .unwrap_err();
-    assert!(
-        matches!(
-            e.kind,
-            ztensor::write::v2::Kind::Core(ztensor::ErrorKind::LengthMismatch {
-                expected: 10,
-                actual: 9
-            })
-        ),
-        "{e:?}"
-    );
+    let e = w.add(NewObject::new("s", &[10], "dense").part(NewPart::new("data", DType::U8, ztensor::write::Data::from_chunks(10, [vec![1u8; 9]])))).unwrap_err();
+    assert!(matches!(e.kind, ztensor::write::v2::Kind::Core(ztensor::ErrorKind::LengthMismatch { expected: 10, actual: 9 })), "{e:?}");
     w.add_dense("t", &[1], DType::U8, &[5u8][..]).unwrap();
     let bytes = w.finish().unwrap();
     let m = Manifest::parse(&bytes).unwrap();
     assert_eq!(m.len(), 1);
-    assert_eq!(
-        ztensor::v2::verify::raw_bytes(&m.object("t").unwrap().part("data").unwrap(), &bytes)
-            .unwrap(),
-        [5]
-    );
+    assert_eq!(ztensor::v2::verify::raw_bytes(&m.object("t").unwrap().part("data").unwrap(), &bytes).unwrap(), [5]);
 }
 
 /// Appends a generation with upstream's `Writer(path, append=True, canonical=False, align=A)`.
@@ -680,14 +544,8 @@ fn appended_generations_are_byte_identical_to_upstream_and_read_by_it() {
         w.add_dense("a", &[2], DType::F32, &x[..8]).unwrap();
         w.add_dense("c", &[32], DType::F32, &x[..]).unwrap();
         let ours = w.finish().unwrap();
-        assert!(
-            ours.starts_with(&first),
-            "the old generation's bytes are untouched"
-        );
-        assert!(
-            ours == std::fs::read(&theirs).unwrap(),
-            "appended file at {align} differs from upstream's"
-        );
+        assert!(ours.starts_with(&first), "the old generation's bytes are untouched");
+        assert!(ours == std::fs::read(&theirs).unwrap(), "appended file at {align} differs from upstream's");
 
         // Through a file, published atomically: the same bytes.
         let path = dir.path().join(format!("ours_{align}.zt"));
@@ -695,10 +553,7 @@ fn appended_generations_are_byte_identical_to_upstream_and_read_by_it() {
         let mut w = Writer::append(&path, Options::non_canonical(align)).unwrap();
         w.add_dense("a", &[2], DType::F32, &x[..8]).unwrap();
         w.add_dense("c", &[32], DType::F32, &x[..]).unwrap();
-        assert!(
-            std::fs::read(&path).unwrap() == first,
-            "untouched until finish"
-        );
+        assert!(std::fs::read(&path).unwrap() == first, "untouched until finish");
         w.finish().unwrap();
         assert!(std::fs::read(&path).unwrap() == ours);
 
@@ -708,22 +563,11 @@ fn appended_generations_are_byte_identical_to_upstream_and_read_by_it() {
         let got: Json = serde_json::from_str(&run_python(UPSTREAM_READ, &[&path])).unwrap();
         let p = path.to_str().unwrap();
         assert_eq!(got[p]["objects"]["c"]["parts"]["data"], Json::from(sha(&x)));
-        assert_eq!(
-            got[p]["objects"]["a"]["parts"]["data"],
-            Json::from(sha(&x[..8]))
-        );
+        assert_eq!(got[p]["objects"]["a"]["parts"]["data"], Json::from(sha(&x[..8])));
         assert_eq!(got[p]["checked"], 3);
     }
     // Canonical form cannot be appended to (as upstream refuses).
-    assert!(matches!(
-        Writer::append_to_vec(
-            Writer::new(Vec::new()).finish().unwrap(),
-            Options::canonical()
-        )
-        .unwrap_err()
-        .kind,
-        ztensor::write::v2::Kind::Option(_)
-    ));
+    assert!(matches!(Writer::append_to_vec(Writer::new(Vec::new()).finish().unwrap(), Options::canonical()).unwrap_err().kind, ztensor::write::v2::Kind::Option(_)));
 }
 
 /// Objects that break a rule are refused with the reader's own error,
@@ -732,9 +576,7 @@ fn appended_generations_are_byte_identical_to_upstream_and_read_by_it() {
 fn every_profile_rule_is_checked_before_writing() {
     use ztensor::v2::Kind as R;
     use ztensor::write::v2::Kind;
-    let obj = |layout: &'static str,
-               shape: &[u64],
-               parts: Vec<(&'static str, DType, Option<&'static str>, Vec<u8>)>| {
+    let obj = |layout: &'static str, shape: &[u64], parts: Vec<(&'static str, DType, Option<&'static str>, Vec<u8>)>| {
         let mut o = NewObject::new("x", shape, layout);
         for (n, d, t, b) in parts {
             let mut p = NewPart::new(n, d, b);
@@ -750,14 +592,7 @@ fn every_profile_rule_is_checked_before_writing() {
             ("bits", bits.into()),
             ("group_size", 0.into()),
             ("axis", 0.into()),
-            (
-                "packing",
-                AttrValue::map([
-                    ("word", "u8".into()),
-                    ("order", "lsb_first".into()),
-                    ("per_word", (8 / bits.max(1)).into()),
-                ]),
-            ),
+            ("packing", AttrValue::map([("word", "u8".into()), ("order", "lsb_first".into()), ("per_word", (8 / bits.max(1)).into())])),
             ("scale_form", "f32_factors".into()),
             ("zero_point", AttrValue::map([("form", "none".into())])),
         ])
@@ -769,177 +604,55 @@ fn every_profile_rule_is_checked_before_writing() {
         }),
         _ => unreachable!(),
     };
-    let cases = || -> Vec<(NewObject<'static>, R)> {
-        vec![
-            (
-                obj("dense", &[2], vec![("data", DType::F32, None, vec![0; 4])]),
-                R::SizeMismatch,
+    let cases = || -> Vec<(NewObject<'static>, R)> { vec![
+        (obj("dense", &[2], vec![("data", DType::F32, None, vec![0; 4])]), R::SizeMismatch),
+        (obj("dense", &[2], vec![("data", DType::U8, Some("complex64"), vec![0; 16])]), R::TypeDtypeMismatch),
+        (obj("dense", &[2], vec![("values", DType::U8, None, vec![0; 2])]), R::LayoutParts),
+        (obj("dense", &[1; 65], vec![("data", DType::U8, None, vec![0])]), R::RankTooLarge),
+        (obj("dense", &[1], vec![("", DType::U8, None, vec![0])]), R::BadName),
+        (
+            obj("zt.sparse_csr/1", &[2, 2, 1], vec![("indices", DType::U32, None, vec![]), ("indptr", DType::U32, None, vec![0; 12]), ("values", DType::F32, None, vec![])]),
+            R::LayoutRank,
+        ),
+        (
+            obj("zt.sparse_csr/1", &[2, 2], vec![("indices", DType::U32, None, vec![]), ("indptr", DType::U32, None, vec![0; 8]), ("values", DType::F32, None, vec![])]),
+            R::SizeMismatch,
+        ),
+        (
+            obj("zt.sparse_csr/1", &[2, 2], vec![("indices", DType::U16, None, vec![]), ("indptr", DType::U16, None, vec![0; 6]), ("values", DType::F32, None, vec![])]),
+            R::LayoutPartType,
+        ),
+        (obj("zt.sparse_coo/1", &[], vec![("coords", DType::U32, None, vec![]), ("values", DType::F32, None, vec![])]), R::LayoutRank),
+        (obj("zt.sparse_coo/1", &[3], vec![("coords", DType::U32, None, vec![0; 4])]), R::LayoutParts),
+        (with(obj("zt.quant_group/1", &[8], vec![("data", DType::U8, None, vec![0; 8]), ("scales", DType::F32, None, vec![0; 32])]), qg(7)), R::LayoutAttribute),
+        (with(obj("zt.quant_group/1", &[8], vec![("data", DType::U8, None, vec![0; 3]), ("scales", DType::F32, None, vec![0; 32])]), qg(4)), R::SizeMismatch),
+        (
+            with(
+                obj("zt.mx/1", &[32], vec![("data", DType::U8, Some("f4_e2m1"), vec![0; 16]), ("scales", DType::U8, Some("f8_e8m0"), vec![0])]),
+                AttrValue::map([("block_size", 32.into()), ("scale_form", "f32".into())]),
             ),
-            (
-                obj(
-                    "dense",
-                    &[2],
-                    vec![("data", DType::U8, Some("complex64"), vec![0; 16])],
-                ),
-                R::TypeDtypeMismatch,
+            R::LayoutAttribute,
+        ),
+        (
+            with(
+                obj("zt.mx/1", &[32], vec![("data", DType::U8, Some("f4_e2m1"), vec![0; 16]), ("scales", DType::U8, None, vec![0])]),
+                AttrValue::map([("block_size", 32.into()), ("scale_form", "e8m0_exponent".into())]),
             ),
-            (
-                obj("dense", &[2], vec![("values", DType::U8, None, vec![0; 2])]),
-                R::LayoutParts,
-            ),
-            (
-                obj("dense", &[1; 65], vec![("data", DType::U8, None, vec![0])]),
-                R::RankTooLarge,
-            ),
-            (
-                obj("dense", &[1], vec![("", DType::U8, None, vec![0])]),
-                R::BadName,
-            ),
-            (
-                obj(
-                    "zt.sparse_csr/1",
-                    &[2, 2, 1],
-                    vec![
-                        ("indices", DType::U32, None, vec![]),
-                        ("indptr", DType::U32, None, vec![0; 12]),
-                        ("values", DType::F32, None, vec![]),
-                    ],
-                ),
-                R::LayoutRank,
-            ),
-            (
-                obj(
-                    "zt.sparse_csr/1",
-                    &[2, 2],
-                    vec![
-                        ("indices", DType::U32, None, vec![]),
-                        ("indptr", DType::U32, None, vec![0; 8]),
-                        ("values", DType::F32, None, vec![]),
-                    ],
-                ),
-                R::SizeMismatch,
-            ),
-            (
-                obj(
-                    "zt.sparse_csr/1",
-                    &[2, 2],
-                    vec![
-                        ("indices", DType::U16, None, vec![]),
-                        ("indptr", DType::U16, None, vec![0; 6]),
-                        ("values", DType::F32, None, vec![]),
-                    ],
-                ),
-                R::LayoutPartType,
-            ),
-            (
-                obj(
-                    "zt.sparse_coo/1",
-                    &[],
-                    vec![
-                        ("coords", DType::U32, None, vec![]),
-                        ("values", DType::F32, None, vec![]),
-                    ],
-                ),
-                R::LayoutRank,
-            ),
-            (
-                obj(
-                    "zt.sparse_coo/1",
-                    &[3],
-                    vec![("coords", DType::U32, None, vec![0; 4])],
-                ),
-                R::LayoutParts,
-            ),
-            (
-                with(
-                    obj(
-                        "zt.quant_group/1",
-                        &[8],
-                        vec![
-                            ("data", DType::U8, None, vec![0; 8]),
-                            ("scales", DType::F32, None, vec![0; 32]),
-                        ],
-                    ),
-                    qg(7),
-                ),
-                R::LayoutAttribute,
-            ),
-            (
-                with(
-                    obj(
-                        "zt.quant_group/1",
-                        &[8],
-                        vec![
-                            ("data", DType::U8, None, vec![0; 3]),
-                            ("scales", DType::F32, None, vec![0; 32]),
-                        ],
-                    ),
-                    qg(4),
-                ),
-                R::SizeMismatch,
-            ),
-            (
-                with(
-                    obj(
-                        "zt.mx/1",
-                        &[32],
-                        vec![
-                            ("data", DType::U8, Some("f4_e2m1"), vec![0; 16]),
-                            ("scales", DType::U8, Some("f8_e8m0"), vec![0]),
-                        ],
-                    ),
-                    AttrValue::map([("block_size", 32.into()), ("scale_form", "f32".into())]),
-                ),
-                R::LayoutAttribute,
-            ),
-            (
-                with(
-                    obj(
-                        "zt.mx/1",
-                        &[32],
-                        vec![
-                            ("data", DType::U8, Some("f4_e2m1"), vec![0; 16]),
-                            ("scales", DType::U8, None, vec![0]),
-                        ],
-                    ),
-                    AttrValue::map([
-                        ("block_size", 32.into()),
-                        ("scale_form", "e8m0_exponent".into()),
-                    ]),
-                ),
-                R::LayoutPartType,
-            ),
-            (
-                with(
-                    obj(
-                        "gguf.q8_0/1",
-                        &[32],
-                        vec![("data", DType::U8, None, vec![0; 34])],
-                    ),
-                    AttrValue::map([("elems_per_block", 32.into()), ("block_bytes", 0.into())]),
-                ),
-                R::LayoutAttribute,
-            ),
-            (
-                obj(
-                    "gguf.q8_0/1",
-                    &[32],
-                    vec![("data", DType::U8, None, vec![0; 34])],
-                ),
-                R::LayoutAttribute,
-            ),
-        ]
-    };
+            R::LayoutPartType,
+        ),
+        (
+            with(obj("gguf.q8_0/1", &[32], vec![("data", DType::U8, None, vec![0; 34])]), AttrValue::map([("elems_per_block", 32.into()), ("block_bytes", 0.into())])),
+            R::LayoutAttribute,
+        ),
+        (obj("gguf.q8_0/1", &[32], vec![("data", DType::U8, None, vec![0; 34])]), R::LayoutAttribute),
+    ] };
     for opts in [Options::canonical(), Options::non_canonical(4096)] {
         let mut w = Writer::with_options(Vec::new(), opts).unwrap();
         w.add_dense("a", &[1], DType::U8, vec![7u8]).unwrap();
         let written = w.position();
         for (n, (o, want)) in cases().into_iter().enumerate() {
             let e = w.add(o).unwrap_err();
-            assert!(
-                matches!(&e.kind, Kind::Rule(r) if r.kind == want),
-                "case {n}: want {want:?}, got {e:?}"
-            );
+            assert!(matches!(&e.kind, Kind::Rule(r) if r.kind == want), "case {n}: want {want:?}, got {e:?}");
             assert_eq!(e.object.as_deref(), Some("x"));
             assert_eq!(w.position(), written, "case {n}: nothing written");
         }
@@ -968,12 +681,7 @@ fn sharded_output_is_read_back_by_us_and_by_upstream() {
     layouts[0].encoding = Encoding::ZstdSeekable { level: 3, frame: 8 };
     let mut objects = tensors.clone();
     objects.extend(layouts);
-    let c = case(
-        "model.zt",
-        objects,
-        Some(file_attrs()),
-        Options::non_canonical(4096).shards(300_000),
-    );
+    let c = case("model.zt", objects, Some(file_attrs()), Options::non_canonical(4096).shards(300_000));
     write_ours(&c, &root);
 
     let bytes = std::fs::read(&root).unwrap();
@@ -986,12 +694,7 @@ fn sharded_output_is_read_back_by_us_and_by_upstream() {
         assert_eq!(s.name, format!("{:05}-of-{n:05}", i + 1));
         let path = ztensor::v2::shard::positional_path(&root, s.name).unwrap();
         let f = std::fs::read(&path).unwrap();
-        assert!(
-            f.len() as u64 <= 300_000 || f.len() > 400_000,
-            "{}: {} bytes",
-            s.name,
-            f.len()
-        );
+        assert!(f.len() as u64 <= 300_000 || f.len() > 400_000, "{}: {} bytes", s.name, f.len());
         ztensor::v2::shard::check(s, &f).unwrap();
         ztensor::v2::shard::verify(s, &f).unwrap();
         // A data shard: no manifest.
@@ -1015,42 +718,20 @@ fn sharded_output_is_read_back_by_us_and_by_upstream() {
             }
         }
     }
-    assert_ne!(
-        m.object("a").unwrap().part("data").unwrap().shard,
-        m.object("g").unwrap().part("data").unwrap().shard
-    );
+    assert_ne!(m.object("a").unwrap().part("data").unwrap().shard, m.object("g").unwrap().part("data").unwrap().shard);
 
     let got: Json = serde_json::from_str(&run_python(UPSTREAM_READ, &[&root])).unwrap();
     let got = &got[root.to_str().unwrap()];
     for o in &c.objects {
         for p in &o.parts {
-            assert_eq!(
-                got["objects"][&o.name]["parts"][p.name],
-                Json::from(sha(&p.data)),
-                "upstream: {} {}",
-                o.name,
-                p.name
-            );
+            assert_eq!(got["objects"][&o.name]["parts"][p.name], Json::from(sha(&p.data)), "upstream: {} {}", o.name, p.name);
         }
     }
     assert_eq!(got["undigested"], 0);
 
     use ztensor::write::v2::Kind;
-    assert!(matches!(
-        Writer::create_with(
-            dir.path().join("x.zt"),
-            Options::canonical().shards(1 << 20)
-        )
-        .unwrap_err()
-        .kind,
-        Kind::Option(_)
-    ));
-    assert!(matches!(
-        Writer::with_options(Vec::new(), Options::non_canonical(4096).shards(1 << 20))
-            .unwrap_err()
-            .kind,
-        Kind::Option(_)
-    ));
+    assert!(matches!(Writer::create_with(dir.path().join("x.zt"), Options::canonical().shards(1 << 20)).unwrap_err().kind, Kind::Option(_)));
+    assert!(matches!(Writer::with_options(Vec::new(), Options::non_canonical(4096).shards(1 << 20)).unwrap_err().kind, Kind::Option(_)));
 }
 
 mod round_trip {
@@ -1157,21 +838,11 @@ fn streamed_objects_are_byte_identical_to_upstream() {
     fn objects<S: Sink>(mut w: Writer<S>, x: &[u8], memory: bool) -> S {
         let n = x.len() as u64;
         w.add_dense("a", &[n], DType::U8, x).unwrap();
-        let b = if memory {
-            Data::bytes(x)
-        } else {
-            Data::from_chunks(n, x.chunks(1000))
-        };
-        w.add(NewObject::new("b", &[n], "dense").part(NewPart::new("data", DType::U8, b)))
-            .unwrap();
+        let b = if memory { Data::bytes(x) } else { Data::from_chunks(n, x.chunks(1000)) };
+        w.add(NewObject::new("b", &[n], "dense").part(NewPart::new("data", DType::U8, b))).unwrap();
         w.add_dense("c", &[n], DType::U8, x).unwrap();
-        let d = if memory {
-            Data::bytes(x)
-        } else {
-            Data::from_reader(n, x)
-        };
-        w.add(NewObject::new("d", &[n / 2], "dense").part(NewPart::new("data", DType::U16, d)))
-            .unwrap();
+        let d = if memory { Data::bytes(x) } else { Data::from_reader(n, x) };
+        w.add(NewObject::new("d", &[n / 2], "dense").part(NewPart::new("data", DType::U16, d))).unwrap();
         w.finish().unwrap()
     }
     let ours = objects(Writer::new(NoRewind(Vec::new())), &x, false).0;
@@ -1182,10 +853,7 @@ fn streamed_objects_are_byte_identical_to_upstream() {
     assert_ne!(off("b"), off("a"));
 
     let canonical = objects(Writer::new(Vec::new()), &x, false);
-    assert!(
-        canonical == objects(Writer::new(Vec::new()), &x, true),
-        "streamed duplicates not shared as in memory"
-    );
+    assert!(canonical == objects(Writer::new(Vec::new()), &x, true), "streamed duplicates not shared as in memory");
     assert!(canonical != theirs);
     let m = Manifest::parse(&canonical).unwrap();
     let off = |o: &str| m.object(o).unwrap().part("data").unwrap().offset;
@@ -1198,26 +866,16 @@ fn streamed_objects_are_byte_identical_to_upstream() {
 fn files_appear_only_at_finish() {
     let dir = tmp();
     let path = dir.path().join("m.zt");
-    for opts in [
-        Options::canonical(),
-        Options::non_canonical(4096).shards(10_000),
-    ] {
+    for opts in [Options::canonical(), Options::non_canonical(4096).shards(10_000)] {
         let mut w = Writer::create_with(&path, opts).unwrap();
-        w.add_dense("a", &[20_000], DType::U8, bytes(70, 20_000))
-            .unwrap();
-        w.add_dense("b", &[20_000], DType::U8, bytes(71, 20_000))
-            .unwrap();
+        w.add_dense("a", &[20_000], DType::U8, bytes(70, 20_000)).unwrap();
+        w.add_dense("b", &[20_000], DType::U8, bytes(71, 20_000)).unwrap();
         assert!(!path.exists());
         drop(w);
-        assert_eq!(
-            std::fs::read_dir(dir.path()).unwrap().count(),
-            0,
-            "{opts:?}: temporary files left"
-        );
+        assert_eq!(std::fs::read_dir(dir.path()).unwrap().count(), 0, "{opts:?}: temporary files left");
 
         let mut w = Writer::create_with(&path, opts).unwrap();
-        w.add_dense("a", &[20_000], DType::U8, bytes(70, 20_000))
-            .unwrap();
+        w.add_dense("a", &[20_000], DType::U8, bytes(70, 20_000)).unwrap();
         assert!(!path.exists());
         w.finish().unwrap();
         let bytes = std::fs::read(&path).unwrap();

@@ -69,8 +69,7 @@ fn walk(file: &File<'_>) -> u64 {
         for c in o.components() {
             sink += c.role().len() as u64 + c.dtype().width() + c.offset() + c.length();
             sink += c.uncompressed_length().unwrap_or(0) + c.digest().map_or(0, str::len) as u64;
-            sink += c.logical_type().map_or(0, |t| t.name().len()) as u64
-                + c.encoding().name().len() as u64;
+            sink += c.logical_type().map_or(0, |t| t.name().len()) as u64 + c.encoding().name().len() as u64;
             if let Ok(b) = c.stored_bytes() {
                 sink += b.iter().map(|&x| x as u64).sum::<u64>();
             }
@@ -98,12 +97,7 @@ fn fixtures() -> Vec<(String, Vec<u8>)> {
         for e in std::fs::read_dir(root.join(v)).unwrap() {
             let p = e.unwrap().path();
             let name = p.file_name().unwrap().to_string_lossy().into_owned();
-            if name.ends_with(".zt")
-                && name != "many_objects.zt"
-                && name != "objects_20k.zt"
-                && !name.contains("nonconformant")
-                && name != "names_edge.zt"
-            {
+            if name.ends_with(".zt") && name != "many_objects.zt" && name != "objects_20k.zt" && !name.contains("nonconformant") && name != "names_edge.zt" {
                 out.push((format!("{v}/{name}"), std::fs::read(&p).unwrap()));
             }
         }
@@ -119,19 +113,14 @@ fn open_and_walk_allocate_nothing() {
     let mut scratch = [[0u64; 2]; 4096];
     for (name, bytes) in &files {
         let before = allocs();
-        let file =
-            File::parse_with_scratch(bytes, &mut scratch).unwrap_or_else(|e| panic!("{name}: {e}"));
+        let file = File::parse_with_scratch(bytes, &mut scratch).unwrap_or_else(|e| panic!("{name}: {e}"));
         let opened = allocs();
         let sink = walk(&file);
         let walked = allocs();
         assert!(sink > 0);
         assert_eq!(walked - opened, 0, "{name}: walking allocated");
         if cfg!(not(feature = "alloc")) {
-            assert_eq!(
-                opened - before,
-                0,
-                "{name}: opening allocated in the no_std build"
-            );
+            assert_eq!(opened - before, 0, "{name}: opening allocated in the no_std build");
         }
     }
 }
@@ -143,10 +132,7 @@ fn default_scratch_suffices_for_small_files_and_says_when_not() {
         let before = allocs();
         match File::parse(&bytes) {
             Ok(f) => assert!(walk(&f) > 0),
-            Err(e) => assert!(
-                matches!(e.kind(), ztensor::ErrorKind::ScratchTooSmall { .. }),
-                "{name}: {e}"
-            ),
+            Err(e) => assert!(matches!(e.kind(), ztensor::ErrorKind::ScratchTooSmall { .. }), "{name}: {e}"),
         }
         assert_eq!(allocs() - before, 0, "{name}");
     }

@@ -261,10 +261,7 @@ fn join_compress_level(argv: Vec<OsString>) -> Vec<OsString> {
     let mut it = argv.into_iter().peekable();
     while let Some(a) = it.next() {
         options_done |= a == "--";
-        let digits = |n: &OsString| {
-            n.to_str()
-                .is_some_and(|s| !s.is_empty() && s.bytes().all(|b| b.is_ascii_digit()))
-        };
+        let digits = |n: &OsString| n.to_str().is_some_and(|s| !s.is_empty() && s.bytes().all(|b| b.is_ascii_digit()));
         if !options_done && a == "--compress" && it.peek().is_some_and(digits) {
             let mut joined = OsString::from("--compress=");
             joined.push(it.next().unwrap_or_default());
@@ -293,15 +290,8 @@ pub fn parse(argv: impl IntoIterator<Item = OsString>) -> Result<Option<Cli>, Fa
     let argv = join_compress_level(argv.into_iter().collect());
     let cmd = command();
     // The command named on the line, for the usage line of an error.
-    let named = argv
-        .get(1)
-        .and_then(|a| a.to_str())
-        .and_then(|a| cmd.find_subcommand(a))
-        .cloned();
-    match cmd
-        .try_get_matches_from(argv)
-        .and_then(|m| Cli::from_arg_matches(&m))
-    {
+    let named = argv.get(1).and_then(|a| a.to_str()).and_then(|a| cmd.find_subcommand(a)).cloned();
+    match cmd.try_get_matches_from(argv).and_then(|m| Cli::from_arg_matches(&m)) {
         Ok(cli) => Ok(Some(cli)),
         Err(e) if matches!(e.kind(), ClapKind::DisplayHelp | ClapKind::DisplayVersion) => {
             let mut text = e.render().to_string();
@@ -312,10 +302,7 @@ pub fn parse(argv: impl IntoIterator<Item = OsString>) -> Result<Option<Cli>, Fa
             Ok(None)
         }
         Err(e) if e.kind() == ClapKind::DisplayHelpOnMissingArgumentOrSubcommand => {
-            Err(Fail::Usage {
-                msg: "missing command".into(),
-                usage: TOP_USAGE.into(),
-            })
+            Err(Fail::Usage { msg: "missing command".into(), usage: TOP_USAGE.into() })
         }
         Err(e) => {
             let rendered = e.render().to_string();

@@ -15,34 +15,21 @@ pub fn run(a: &CatArgs) -> Result<(), Fail> {
     let role = a.component.as_str();
     let bytes = input::load(path).map_err(|e| Fail::input(path, e))?;
     let file = File::parse(&bytes).map_err(|e| Fail::input(path, e))?;
-    let name = a.object.to_str().ok_or_else(|| {
-        Fail::input(
-            path,
-            Error::new(ErrorKind::NotFound).in_object(&a.object.to_string_lossy()),
-        )
-    })?;
+    let name = a
+        .object
+        .to_str()
+        .ok_or_else(|| Fail::input(path, Error::new(ErrorKind::NotFound).in_object(&a.object.to_string_lossy())))?;
     let object = file.require(name).map_err(|e| Fail::input(path, e))?;
-    let c = object
-        .require(role)
-        .map_err(|e| Fail::input(path, e.in_object(name)))?;
+    let c = object.require(role).map_err(|e| Fail::input(path, e.in_object(name)))?;
     if !c.is_decodable() {
         let what = "decoding a type or encoding zt does not know (see 'zt info')";
-        return Err(Fail::input(
-            path,
-            Error::new(ErrorKind::Unsupported { what })
-                .in_object(name)
-                .in_component(role),
-        ));
+        return Err(Fail::input(path, Error::new(ErrorKind::Unsupported { what }).in_object(name).in_component(role)));
     }
     let mut o = io::stdout().lock();
     if c.shard().is_some() {
         // A v2 part in a shard file: found beside this file and read from it.
         let r = ztensor::fs::Reader::open(path).map_err(|e| Fail::input(path, e))?;
-        let rc = r
-            .file()
-            .require(name)
-            .and_then(|x| x.require(role))
-            .map_err(|e| Fail::input(path, e))?;
+        let rc = r.file().require(name).and_then(|x| x.require(role)).map_err(|e| Fail::input(path, e))?;
         let decoded = r.to_vec(&rc).map_err(|e| Fail::input(path, e))?;
         o.write_all(&decoded)?;
     } else if c.encoding() == Encoding::Raw
@@ -51,14 +38,10 @@ pub fn run(a: &CatArgs) -> Result<(), Fail> {
         && !(c.digest_covers_decoded() && c.logical_type().is_some())
     {
         // Already what we must write: straight from the mapping.
-        let stored = c
-            .stored_bytes()
-            .map_err(|e| Fail::input(path, e.in_object(name)))?;
+        let stored = c.stored_bytes().map_err(|e| Fail::input(path, e.in_object(name)))?;
         o.write_all(stored)?;
     } else {
-        let decoded = c
-            .to_vec()
-            .map_err(|e| Fail::input(path, e.in_object(name)))?;
+        let decoded = c.to_vec().map_err(|e| Fail::input(path, e.in_object(name)))?;
         o.write_all(&decoded)?;
     }
     o.flush()?;

@@ -12,13 +12,7 @@ pub fn run(a: &IdArgs) -> Result<(), Fail> {
             2 => "a part without digest: the content digest is not defined",
             _ => "the content digest is defined for format v2 files only",
         };
-        let d = file.content_digest().ok_or_else(|| {
-            Fail::input(path, ztensor::Error::new(ErrorKind::Unsupported { what }))
-        })?;
-        out::print(&format!(
-            "sha256:{}  {}\n",
-            d.iter().map(|b| format!("{b:02x}")).collect::<String>(),
-            out::path(path)
-        ))
+        let d = file.content_digest().ok_or_else(|| Fail::input(path, ztensor::Error::new(ErrorKind::Unsupported { what })))?;
+        out::print(&format!("sha256:{}  {}\n", d.iter().map(|b| format!("{b:02x}")).collect::<String>(), out::path(path)))
     })
 }

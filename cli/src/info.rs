@@ -117,16 +117,11 @@ impl Serialize for ComponentsJson<'_, '_> {
 
 /// One printed row: an object line or a component line.
 enum Row {
-    Object {
-        title: String,
-        attributes: Option<String>,
-    },
+    Object { title: String, attributes: Option<String> },
     Component([String; 7]),
 }
 
-const HEADER: [&str; 7] = [
-    "ROLE", "DTYPE", "ENCODING", "STORED", "DECODED", "RATIO", "DIGEST",
-];
+const HEADER: [&str; 7] = ["ROLE", "DTYPE", "ENCODING", "STORED", "DECODED", "RATIO", "DIGEST"];
 /// Which columns are right-aligned (numbers).
 const RIGHT: [bool; 7] = [false, false, false, true, true, true, false];
 
@@ -169,10 +164,7 @@ fn to_text(label: &str, file: &File<'_>) -> String {
                 Some(n) => decoded += n,
                 None => unknown += 1,
             }
-            let digest = c
-                .digest()
-                .map(|d| d.split_once(':').map_or(d, |(alg, _)| alg))
-                .unwrap_or("-");
+            let digest = c.digest().map(|d| d.split_once(':').map_or(d, |(alg, _)| alg)).unwrap_or("-");
             rows.push(Row::Component([
                 out::name(c.role()),
                 dtype_label(&c),
@@ -238,12 +230,7 @@ fn to_text(label: &str, file: &File<'_>) -> String {
         out::bytes(stored),
     );
     if unknown == 0 {
-        let _ = write!(
-            s,
-            "{} decoded, ratio {}",
-            out::bytes(decoded),
-            out::ratio(stored, decoded_known)
-        );
+        let _ = write!(s, "{} decoded, ratio {}", out::bytes(decoded), out::ratio(stored, decoded_known));
     } else {
         let _ = write!(
             s,

@@ -42,9 +42,7 @@ fn float<S: Serializer>(s: S, f: f64) -> Result<S::Ok, S::Error> {
     } else if f.is_infinite() {
         s.serialize_str(if f > 0.0 { "Infinity" } else { "-Infinity" })
     } else {
-        RawValue::from_string(format!("{f:?}"))
-            .map_err(S::Error::custom)?
-            .serialize(s)
+        RawValue::from_string(format!("{f:?}")).map_err(S::Error::custom)?.serialize(s)
     }
 }
 
@@ -110,13 +108,9 @@ fn key(k: Value<'_>) -> String {
             }
             h
         }
-        ValueRef::Uint(_) | ValueRef::NegInt(_) | ValueRef::Array(_) | ValueRef::Map(_) => {
-            to_string(&Json(k))
-        }
+        ValueRef::Uint(_) | ValueRef::NegInt(_) | ValueRef::Array(_) | ValueRef::Map(_) => to_string(&Json(k)),
         ValueRef::Float(f) if f.is_nan() => "NaN".into(),
-        ValueRef::Float(f) if f.is_infinite() => {
-            (if f > 0.0 { "Infinity" } else { "-Infinity" }).into()
-        }
+        ValueRef::Float(f) if f.is_infinite() => (if f > 0.0 { "Infinity" } else { "-Infinity" }).into(),
         ValueRef::Float(f) => format!("{f:?}"),
         ValueRef::Bool(b) => b.to_string(),
         ValueRef::Null => "null".into(),

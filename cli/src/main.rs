@@ -41,10 +41,7 @@ pub enum Fail {
 impl Fail {
     /// An input failure for `file`.
     pub fn input(file: &Path, msg: impl fmt::Display) -> Fail {
-        Fail::Input {
-            file: file.to_owned(),
-            msg: out::message(msg),
-        }
+        Fail::Input { file: file.to_owned(), msg: out::message(msg) }
     }
 }
 
@@ -60,10 +57,7 @@ fn report(f: Fail) -> u8 {
     match f {
         Fail::Usage { msg, usage } => {
             // `zt info [--json] FILE...` → `zt info --help`; the top level → `zt --help`.
-            let cmd = usage
-                .split_whitespace()
-                .nth(1)
-                .filter(|w| !w.starts_with('<'));
+            let cmd = usage.split_whitespace().nth(1).filter(|w| !w.starts_with('<'));
             let help = cmd.map_or("zt --help".to_owned(), |c| format!("zt {c} --help"));
             let _ = writeln!(err, "zt: {msg}\nusage: {usage}\n(see '{help}')");
             2
@@ -86,10 +80,7 @@ fn report(f: Fail) -> u8 {
 }
 
 /// Run `f` on each file; report each failure and go on. `Reported` if any failed.
-pub fn each_file(
-    files: &[PathBuf],
-    mut f: impl FnMut(&Path) -> Result<(), Fail>,
-) -> Result<(), Fail> {
+pub fn each_file(files: &[PathBuf], mut f: impl FnMut(&Path) -> Result<(), Fail>) -> Result<(), Fail> {
     let stdin_uses = files.iter().filter(|p| input::is_stdin(p)).count();
     if stdin_uses > 1 {
         return Err(Fail::Refused("'-' (stdin) can be given only once".into()));
@@ -113,9 +104,7 @@ pub fn each_file(
 }
 
 fn run() -> Result<(), Fail> {
-    let Some(cli) = args::parse(std::env::args_os())? else {
-        return Ok(());
-    };
+    let Some(cli) = args::parse(std::env::args_os())? else { return Ok(()) };
     match cli.command {
         Cmd::Info(a) => info::run(&a),
         Cmd::Cat(a) => cat::run(&a),
@@ -135,10 +124,7 @@ fn install_panic_hook() {
         } else {
             "panic".to_owned()
         };
-        let at = info
-            .location()
-            .map(|l| format!(" at {}:{}", l.file(), l.line()))
-            .unwrap_or_default();
+        let at = info.location().map(|l| format!(" at {}:{}", l.file(), l.line())).unwrap_or_default();
         let _ = writeln!(io::stderr(), "zt: internal error: {msg}{at}");
         std::process::exit(1);
     }));

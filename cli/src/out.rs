@@ -18,11 +18,7 @@ pub fn print(s: &str) -> Result<(), Fail> {
 pub fn message(msg: impl Display) -> String {
     let s = msg.to_string();
     match s.rfind(" (os error ") {
-        Some(i)
-            if s.ends_with(')') && s[i + 11..s.len() - 1].bytes().all(|b| b.is_ascii_digit()) =>
-        {
-            s[..i].to_owned()
-        }
+        Some(i) if s.ends_with(')') && s[i + 11..s.len() - 1].bytes().all(|b| b.is_ascii_digit()) => s[..i].to_owned(),
         _ => s,
     }
 }
@@ -84,10 +80,7 @@ pub fn ratio(stored: u64, decoded: Option<u64>) -> String {
 mod tests {
     #[test]
     fn os_error_suffix_is_dropped() {
-        assert_eq!(
-            super::message("No such file or directory (os error 2)"),
-            "No such file or directory"
-        );
+        assert_eq!(super::message("No such file or directory (os error 2)"), "No such file or directory");
         assert_eq!(super::message("a (os error x)"), "a (os error x)");
         assert_eq!(super::message("plain"), "plain");
     }

@@ -15,8 +15,7 @@ use std::time::{Duration, Instant};
 /// Nothing is drawn before the work has run this long.
 const FIRST_DRAW: Duration = Duration::from_millis(300);
 /// The bar's look.
-const TEMPLATE: &str =
-    "[{bar:30}] {percent:>3}% {binary_bytes}/{binary_total_bytes} {binary_bytes_per_sec} ETA {eta}";
+const TEMPLATE: &str = "[{bar:30}] {percent:>3}% {binary_bytes}/{binary_total_bytes} {binary_bytes_per_sec} ETA {eta}";
 
 /// Bytes done out of an estimated total. Shared (through `Rc`) by the byte
 /// sources the writer pulls from.
@@ -45,12 +44,7 @@ impl Progress {
         if let Ok(style) = ProgressStyle::with_template(TEMPLATE) {
             bar.set_style(style.progress_chars("## "));
         }
-        Progress {
-            bar,
-            enabled,
-            shown: Cell::new(false),
-            start: Instant::now(),
-        }
+        Progress { bar, enabled, shown: Cell::new(false), start: Instant::now() }
     }
 
     /// Count `n` more bytes done.
@@ -58,8 +52,7 @@ impl Progress {
         self.bar.inc(n);
         if self.enabled && !self.shown.get() && self.start.elapsed() >= FIRST_DRAW {
             self.shown.set(true);
-            self.bar
-                .set_draw_target(ProgressDrawTarget::stderr_with_hz(10));
+            self.bar.set_draw_target(ProgressDrawTarget::stderr_with_hz(10));
         }
     }
 

@@ -35,21 +35,17 @@ pub fn remove() {
 /// A thread waits for the signals (outside signal context, so it may lock
 /// and remove files), cleans up, then re-raises the signal's default action.
 fn watch_signals() {
-    let Ok(mut signals) = Signals::new([SIGINT, SIGTERM, SIGHUP]) else {
-        return;
-    };
-    let spawned = std::thread::Builder::new()
-        .name("zt-signals".into())
-        .spawn(move || {
-            if let Some(sig) = signals.forever().next() {
-                if let Ok(mut t) = TEMP_FILE.lock() {
-                    if let Some(p) = t.take() {
-                        let _ = std::fs::remove_file(p);
-                    }
+    let Ok(mut signals) = Signals::new([SIGINT, SIGTERM, SIGHUP]) else { return };
+    let spawned = std::thread::Builder::new().name("zt-signals".into()).spawn(move || {
+        if let Some(sig) = signals.forever().next() {
+            if let Ok(mut t) = TEMP_FILE.lock() {
+                if let Some(p) = t.take() {
+                    let _ = std::fs::remove_file(p);
                 }
-                let _ = signal_hook::low_level::emulate_default_handler(sig);
-                std::process::exit(128 + sig);
             }
-        });
+            let _ = signal_hook::low_level::emulate_default_handler(sig);
+            std::process::exit(128 + sig);
+        }
+    });
     drop(spawned);
 }

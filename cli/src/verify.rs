@@ -54,11 +54,7 @@ fn unverifiable(o: &Object<'_>, c: &Component<'_>) -> String {
         Ok(Digest::Unknown { algorithm }) => algorithm,
         _ => d.split_once(':').map_or(d, |(a, _)| a),
     };
-    format!(
-        "unknown digest algorithm {alg:?}, not verified (object {:?}, component {:?})",
-        o.name(),
-        c.role()
-    )
+    format!("unknown digest algorithm {alg:?}, not verified (object {:?}, component {:?})", o.name(), c.role())
 }
 
 /// Every check of a parsed file ([`File::verify_with`]: digests and data
@@ -68,20 +64,10 @@ pub fn check_file(file: &File<'_>, r: &mut Report<'_>) -> (usize, usize) {
 }
 
 /// [`check_file`], reading parts through `reader` when given (v2 shards).
-fn check_from<'a>(
-    file: &File<'a>,
-    reader: Option<&ztensor::fs::Reader>,
-    r: &mut Report<'_>,
-) -> (usize, usize) {
-    let options = Options {
-        digests: true,
-        data: true,
-        strict: r.strict,
-    };
+fn check_from<'a>(file: &File<'a>, reader: Option<&ztensor::fs::Reader>, r: &mut Report<'_>) -> (usize, usize) {
+    let options = Options { digests: true, data: true, strict: r.strict };
     let mut on = |f: Finding<'_, 'a>| match f {
-        Finding::Unverifiable { object, component } if r.strict => {
-            r.problem(unverifiable(object, component))
-        }
+        Finding::Unverifiable { object, component } if r.strict => r.problem(unverifiable(object, component)),
         Finding::Unverifiable { object, component } => r.warning(unverifiable(object, component)),
         // Strict mode: the same digest, already reported (with its algorithm) just above.
         Finding::Problem(e) if matches!(e.kind(), ErrorKind::UnverifiableDigest) => {}
@@ -102,13 +88,7 @@ pub fn run(a: &VerifyArgs) -> Result<(), Fail> {
 
 fn one(path: &Path, strict: bool) -> Result<(), Fail> {
     let bytes = input::load(path).map_err(|e| Fail::input(path, e))?;
-    let mut r = Report {
-        file: path,
-        strict,
-        problems: 0,
-        warnings: 0,
-        digests_checked: 0,
-    };
+    let mut r = Report { file: path, strict, problems: 0, warnings: 0, digests_checked: 0 };
     let mut summary = String::new();
     match File::parse(&bytes) {
         Ok(file) => {
@@ -141,22 +121,11 @@ fn one(path: &Path, strict: bool) -> Result<(), Fail> {
                 if r.digests_checked == 1 { "" } else { "s" },
             );
             if file.version().major == 2 {
-                let undigested = file
-                    .objects()
-                    .flat_map(|o| o.components())
-                    .filter(|c| c.digest().is_none())
-                    .count();
-                summary += &format!(
-                    ", {undigested} part{} without digest",
-                    if undigested == 1 { "" } else { "s" }
-                );
+                let undigested = file.objects().flat_map(|o| o.components()).filter(|c| c.digest().is_none()).count();
+                summary += &format!(", {undigested} part{} without digest", if undigested == 1 { "" } else { "s" });
             }
             if r.warnings > 0 {
-                summary += &format!(
-                    ", {} warning{}",
-                    r.warnings,
-                    if r.warnings == 1 { "" } else { "s" }
-                );
+                summary += &format!(", {} warning{}", r.warnings, if r.warnings == 1 { "" } else { "s" });
             }
         }
         Err(e) => r.problem(e),
@@ -165,11 +134,7 @@ fn one(path: &Path, strict: bool) -> Result<(), Fail> {
     let verdict = if r.problems == 0 {
         format!("{label}: OK ({summary})\n")
     } else {
-        format!(
-            "{label}: FAILED ({} problem{})\n",
-            r.problems,
-            if r.problems == 1 { "" } else { "s" }
-        )
+        format!("{label}: FAILED ({} problem{})\n", r.problems, if r.problems == 1 { "" } else { "s" })
     };
     // The exit status reflects the verdict even if stdout is gone.
     let printed = out::print(&verdict);
@@ -185,11 +150,7 @@ fn one(path: &Path, strict: bool) -> Result<(), Fail> {
 fn shards(path: &Path, m: &ztensor::v2::Manifest<'_>, r: &mut Report<'_>) {
     use ztensor::v2::shard;
     for s in m.shards() {
-        let found = if input::is_stdin(path) {
-            None
-        } else {
-            shard::locate(path, &s).ok()
-        };
+        let found = if input::is_stdin(path) { None } else { shard::locate(path, &s).ok() };
         let Some(p) = found else {
             r.warning(format_args!("shard {:?} not found beside the file", s.name));
             continue;

@@ -9,24 +9,15 @@ use std::process::{Command, Output, Stdio};
 
 /// The repository root (fixtures and samples live there, beside the core).
 fn repo() -> &'static Path {
-    Path::new(env!("CARGO_MANIFEST_DIR"))
-        .parent()
-        .expect("cli/ is inside the repository")
+    Path::new(env!("CARGO_MANIFEST_DIR")).parent().expect("cli/ is inside the repository")
 }
 
 fn zt(args: &[&str]) -> Output {
-    Command::new(env!("CARGO_BIN_EXE_zt"))
-        .args(args)
-        .output()
-        .expect("run zt")
+    Command::new(env!("CARGO_BIN_EXE_zt")).args(args).output().expect("run zt")
 }
 
 fn fixture(rel: &str) -> String {
-    repo()
-        .join("tests/fixtures")
-        .join(rel)
-        .display()
-        .to_string()
+    repo().join("tests/fixtures").join(rel).display().to_string()
 }
 
 fn stdout(o: &Output) -> String {
@@ -38,9 +29,7 @@ fn stderr(o: &Output) -> String {
 }
 
 fn code(o: &Output) -> i32 {
-    o.status
-        .code()
-        .expect("zt exited normally, not by a signal")
+    o.status.code().expect("zt exited normally, not by a signal")
 }
 
 /// Every fixture file, relative to tests/fixtures.
@@ -112,20 +101,11 @@ fn write_scratch(name: &str, bytes: &[u8]) -> String {
 #[test]
 fn info_text_lists_objects_and_components() {
     for (rel, names) in [
-        (
-            "v1.2/zstd.zt",
-            &["bf16_zstd", "csr_zstd_sha256", "zeros_f32_1024"][..],
-        ),
+        ("v1.2/zstd.zt", &["bf16_zstd", "csr_zstd_sha256", "zeros_f32_1024"][..]),
         ("v1.1/sparse.zt", &["sparse_csr", "indptr", "values"][..]),
         ("v0.1/dense_all_dtypes.zt", &["dense_f64", "dense_f32"][..]),
-        (
-            "v1.2/quantized.zt",
-            &["packed_weight", "scales", "zeros", "quantized_group"][..],
-        ),
-        (
-            "v1.2/fp8_complex.zt",
-            &["f8_e4m3fn", "complex128", "u8 (f8_e5m2)"][..],
-        ),
+        ("v1.2/quantized.zt", &["packed_weight", "scales", "zeros", "quantized_group"][..]),
+        ("v1.2/fp8_complex.zt", &["f8_e4m3fn", "complex128", "u8 (f8_e5m2)"][..]),
     ] {
         let o = zt(&["info", &fixture(rel)]);
         assert_eq!(code(&o), 0, "{rel}: {}", stderr(&o));
@@ -133,19 +113,10 @@ fn info_text_lists_objects_and_components() {
         for n in names {
             assert!(text.contains(n), "{rel}: {n} missing from\n{text}");
         }
-        assert!(
-            text.lines().last().unwrap().starts_with("total: "),
-            "{rel}:\n{text}"
-        );
+        assert!(text.lines().last().unwrap().starts_with("total: "), "{rel}:\n{text}");
     }
     let text = stdout(&zt(&["info", &fixture("v1.2/zstd.zt")]));
-    assert!(
-        text.starts_with(&format!(
-            "{}: zTensor 1.2.0, 9 objects",
-            fixture("v1.2/zstd.zt")
-        )),
-        "{text}"
-    );
+    assert!(text.starts_with(&format!("{}: zTensor 1.2.0, 9 objects", fixture("v1.2/zstd.zt"))), "{text}");
     assert!(text.contains("227.56x"), "{text}"); // zeros_f32_1024: 4096 / 18
     let text = stdout(&zt(&["info", &fixture("v0.1/empty.zt")]));
     assert!(text.contains("zTensor 0.1, 0 objects"), "{text}");
@@ -163,34 +134,20 @@ fn info_json_matches_every_fixture() {
         let version = exp["spec_version"].as_str().unwrap_or("0.1");
         assert_eq!(got["version"], version, "{rel}");
         assert!(got["attributes"].is_object(), "{rel}");
-        let (objs, eobjs) = (
-            got["objects"].as_array().unwrap(),
-            exp["objects"].as_array().unwrap(),
-        );
+        let (objs, eobjs) = (got["objects"].as_array().unwrap(), exp["objects"].as_array().unwrap());
         assert_eq!(objs.len(), eobjs.len(), "{rel}");
         for (o, e) in objs.iter().zip(eobjs) {
             let ctx = format!("{rel} / {}", e["name"]);
             assert_eq!(o["name"], e["name"], "{ctx}");
             assert_eq!(o["shape"], e["shape"], "{ctx}");
             assert_eq!(o["format"], e["format"], "{ctx}");
-            assert_eq!(
-                o["attributes"],
-                *e.get("attributes").unwrap_or(&serde_json::json!({})),
-                "{ctx}"
-            );
-            let (cs, ecs) = (
-                o["components"].as_object().unwrap(),
-                e["components"].as_object().unwrap(),
-            );
+            assert_eq!(o["attributes"], *e.get("attributes").unwrap_or(&serde_json::json!({})), "{ctx}");
+            let (cs, ecs) = (o["components"].as_object().unwrap(), e["components"].as_object().unwrap());
             assert_eq!(cs.len(), ecs.len(), "{ctx}");
             for (role, ec) in ecs {
                 let c = &cs[role];
                 let ctx = format!("{ctx} / {role}");
-                assert_eq!(
-                    c["dtype"],
-                    v12_dtype(ec["dtype"].as_str().unwrap()),
-                    "{ctx}"
-                );
+                assert_eq!(c["dtype"], v12_dtype(ec["dtype"].as_str().unwrap()), "{ctx}");
                 assert_eq!(c["type"], ec["type"], "{ctx}");
                 assert_eq!(c["encoding"], ec["encoding"], "{ctx}");
                 assert_eq!(c["offset"].as_u64().unwrap() % 64, 0, "{ctx}");
@@ -213,15 +170,7 @@ fn info_json_matches_every_fixture() {
 fn info_json_fields_by_version() {
     // v1.2 zstd: uncompressed_length and digests present.
     let j = info_json(&fixture("v1.2/zstd.zt"));
-    let obj = |name: &str| {
-        j["objects"]
-            .as_array()
-            .unwrap()
-            .iter()
-            .find(|o| o["name"] == name)
-            .unwrap()
-            .clone()
-    };
+    let obj = |name: &str| j["objects"].as_array().unwrap().iter().find(|o| o["name"] == name).unwrap().clone();
     let ramp = &obj("ramp_i64_sha256")["components"]["data"];
     assert_eq!(ramp["encoding"], "zstd");
     assert_eq!(ramp["uncompressed_length"], 2048);
@@ -234,12 +183,7 @@ fn info_json_fields_by_version() {
     }
     // Object order is manifest order: sorted for v1.x, insertion order for v0.1.
     let j = info_json(&fixture("v1.2/many_objects.zt"));
-    let names: Vec<&str> = j["objects"]
-        .as_array()
-        .unwrap()
-        .iter()
-        .map(|o| o["name"].as_str().unwrap())
-        .collect();
+    let names: Vec<&str> = j["objects"].as_array().unwrap().iter().map(|o| o["name"].as_str().unwrap()).collect();
     assert_eq!(names.len(), 20_000);
     assert_eq!(&names[..4], ["t0", "t1", "t10", "t100"]);
     let j = info_json(&fixture("v0.1/dense_all_dtypes.zt"));
@@ -248,10 +192,7 @@ fn info_json_fields_by_version() {
     // Logical types.
     let j = info_json(&fixture("v1.2/extensions.zt"));
     let text = j.to_string();
-    assert!(
-        text.contains("\"int4_packed_x\"") && text.contains("\"block_sparse_x\""),
-        "{text}"
-    );
+    assert!(text.contains("\"int4_packed_x\"") && text.contains("\"block_sparse_x\""), "{text}");
 }
 
 // --------------------------------------------------------- hand-made files
@@ -380,13 +321,11 @@ fn info_text_shortens_long_attributes_and_json_keeps_them() {
     let list: Vec<AttrValue> = (0..100_000u64).map(AttrValue::Uint).collect();
     let path = scratch("long-attrs.zt");
     let mut w = Writer::create(&path).unwrap();
-    w.set_attribute("blob", AttrValue::Bytes(blob.clone()))
-        .unwrap();
+    w.set_attribute("blob", AttrValue::Bytes(blob.clone())).unwrap();
     w.set_attribute("list", list).unwrap();
     w.set_attribute("short", "kept whole").unwrap();
     w.set_attribute("text", text.as_str()).unwrap();
-    let o = NewObject::dense("w", &[1], ztensor::v2::types::DType::U8, &[1u8][..])
-        .attribute("blob", blob.as_slice());
+    let o = NewObject::dense("w", &[1], ztensor::v2::types::DType::U8, &[1u8][..]).attribute("blob", blob.as_slice());
     w.add(o).unwrap();
     w.finish().unwrap();
     let path = path.display().to_string();
@@ -395,48 +334,22 @@ fn info_text_shortens_long_attributes_and_json_keeps_them() {
     assert_eq!(code(&o), 0, "{}", stderr(&o));
     let out = stdout(&o);
     for line in out.lines() {
-        assert!(
-            line.chars().count() <= 600,
-            "a line of {} chars: {:.200}…",
-            line.chars().count(),
-            line
-        );
+        assert!(line.chars().count() <= 600, "a line of {} chars: {:.200}…", line.chars().count(), line);
     }
     let file_attrs = out.lines().find(|l| l.starts_with("attributes: ")).unwrap();
-    let object_attrs = out
-        .lines()
-        .find(|l| l.trim_start().starts_with("attributes: "))
-        .unwrap();
-    assert!(
-        file_attrs.contains("1048577 bytes: 00 01 02 03"),
-        "{file_attrs}"
-    );
+    let object_attrs = out.lines().find(|l| l.trim_start().starts_with("attributes: ")).unwrap();
+    assert!(file_attrs.contains("1048577 bytes: 00 01 02 03"), "{file_attrs}");
     assert!(file_attrs.contains("100000 items"), "{file_attrs}");
     assert!(file_attrs.contains("[0,1,2,3"), "{file_attrs}");
-    assert!(
-        file_attrs.contains("1048577 bytes of text: \"éééé"),
-        "{file_attrs}"
-    );
-    assert!(
-        file_attrs.contains("\"short\":\"kept whole\""),
-        "{file_attrs}"
-    );
-    assert!(
-        object_attrs.contains("1048577 bytes: 00 01 02 03"),
-        "{object_attrs}"
-    );
+    assert!(file_attrs.contains("1048577 bytes of text: \"éééé"), "{file_attrs}");
+    assert!(file_attrs.contains("\"short\":\"kept whole\""), "{file_attrs}");
+    assert!(object_attrs.contains("1048577 bytes: 00 01 02 03"), "{object_attrs}");
 
     let j = info_json(&path);
-    assert_eq!(
-        j["attributes"]["blob"].as_str().unwrap(),
-        hex::encode(&blob)
-    );
+    assert_eq!(j["attributes"]["blob"].as_str().unwrap(), hex::encode(&blob));
     assert_eq!(j["attributes"]["text"].as_str().unwrap(), text);
     assert_eq!(j["attributes"]["list"].as_array().unwrap().len(), 100_000);
-    assert_eq!(
-        j["objects"][0]["attributes"]["blob"].as_str().unwrap(),
-        hex::encode(&blob)
-    );
+    assert_eq!(j["objects"][0]["attributes"]["blob"].as_str().unwrap(), hex::encode(&blob));
     std::fs::remove_file(path).unwrap();
 }
 
@@ -462,31 +375,23 @@ fn unknown_digest_algorithm_is_a_warning_when_allowed() {
 // ------------------------------------------------------------------- cat
 
 fn sha256_hex(b: &[u8]) -> String {
-    Sha256::digest(b)
-        .iter()
-        .map(|x| format!("{x:02x}"))
-        .collect()
+    Sha256::digest(b).iter().map(|x| format!("{x:02x}")).collect()
 }
 
 fn expected_sha(rel: &str, name: &str, role: &str) -> String {
     let e = expected(rel);
-    let o = e["objects"]
-        .as_array()
-        .unwrap()
-        .iter()
-        .find(|o| o["name"] == name)
-        .unwrap();
+    let o = e["objects"].as_array().unwrap().iter().find(|o| o["name"] == name).unwrap();
     o["components"][role]["sha256"].as_str().unwrap().to_owned()
 }
 
 #[test]
 fn cat_writes_decoded_bytes() {
     for (rel, name, role) in [
-        ("v1.2/zstd.zt", "ramp_i64_sha256", "data"), // zstd, declared length
-        ("v1.2/zstd.zt", "zeros_f32_1024", "data"),  // zstd, 227x
+        ("v1.2/zstd.zt", "ramp_i64_sha256", "data"),   // zstd, declared length
+        ("v1.2/zstd.zt", "zeros_f32_1024", "data"),    // zstd, 227x
         ("v1.2/zstd.zt", "csr_zstd_sha256", "indptr"), // zstd sparse component
-        ("v1.2/zstd.zt", "zero_size_zstd", "data"),  // zstd of nothing
-        ("v1.1/zstd.zt", "ramp_i64", "data"),        // zstd, no uncompressed_length
+        ("v1.2/zstd.zt", "zero_size_zstd", "data"),    // zstd of nothing
+        ("v1.1/zstd.zt", "ramp_i64", "data"),          // zstd, no uncompressed_length
         ("v1.1/zstd.zt", "bf16_zstd", "data"),
         ("v1.2/sparse.zt", "csr_f32", "values"),
         ("v1.2/dense_all_dtypes.zt", "dense_f64", "data"), // raw
@@ -494,18 +399,11 @@ fn cat_writes_decoded_bytes() {
         ("v1.2/fp8_complex.zt", "f8_e4m3fn_zstd_sha256", "data"),
     ] {
         let path = fixture(rel);
-        let args: Vec<&str> = if role == "data" {
-            vec!["cat", &path, name]
-        } else {
-            vec!["cat", &path, name, "--component", role]
-        };
+        let args: Vec<&str> =
+            if role == "data" { vec!["cat", &path, name] } else { vec!["cat", &path, name, "--component", role] };
         let o = zt(&args);
         assert_eq!(code(&o), 0, "{rel} {name} {role}: {}", stderr(&o));
-        assert_eq!(
-            sha256_hex(&o.stdout),
-            expected_sha(rel, name, role),
-            "{rel} {name} {role}"
-        );
+        assert_eq!(sha256_hex(&o.stdout), expected_sha(rel, name, role), "{rel} {name} {role}");
     }
     // -c, --component=ROLE, options before positionals, and `--`.
     let path = fixture("v1.2/sparse.zt");
@@ -526,37 +424,23 @@ fn cat_missing_object_or_component_fails() {
     let path = fixture("v1.2/zstd.zt");
     for (args, what) in [
         (vec!["cat", &path, "no_such_object"], "no_such_object"),
-        (
-            vec!["cat", &path, "bf16_zstd", "--component", "values"],
-            "values",
-        ),
+        (vec!["cat", &path, "bf16_zstd", "--component", "values"], "values"),
     ] {
         let o = zt(&args);
         assert_eq!(code(&o), 1, "{args:?}");
         assert!(o.stdout.is_empty());
         let err = stderr(&o);
         assert_eq!(err.lines().count(), 1, "{err}");
-        assert!(
-            err.starts_with(&format!("zt: {path}: not found")) && err.contains(what),
-            "{err}"
-        );
+        assert!(err.starts_with(&format!("zt: {path}: not found")) && err.contains(what), "{err}");
     }
 }
 
 #[test]
 fn closed_stdout_is_not_a_panic() {
     for args in [
-        vec![
-            "cat".to_owned(),
-            fixture("v1.2/zstd.zt"),
-            "zeros_f32_1024".to_owned(),
-        ],
+        vec!["cat".to_owned(), fixture("v1.2/zstd.zt"), "zeros_f32_1024".to_owned()],
         vec!["info".to_owned(), fixture("v1.2/many_objects.zt")],
-        vec![
-            "info".to_owned(),
-            "--json".to_owned(),
-            fixture("v1.2/many_objects.zt"),
-        ],
+        vec!["info".to_owned(), "--json".to_owned(), fixture("v1.2/many_objects.zt")],
     ] {
         let mut child = Command::new(env!("CARGO_BIN_EXE_zt"))
             .args(&args)
@@ -569,12 +453,7 @@ fn closed_stdout_is_not_a_panic() {
         out.read_exact(&mut one).unwrap();
         drop(out);
         let mut err = String::new();
-        child
-            .stderr
-            .take()
-            .unwrap()
-            .read_to_string(&mut err)
-            .unwrap();
+        child.stderr.take().unwrap().read_to_string(&mut err).unwrap();
         let status = child.wait().unwrap();
         assert_eq!(status.code(), Some(0), "{args:?}: {err}");
         assert!(err.is_empty(), "{args:?}: {err}");
@@ -605,10 +484,7 @@ fn verify_refuses_nonconformant_sparse_indices() {
     assert_eq!(code(&o), 1);
     let err = stderr(&o);
     assert_eq!(err.lines().count(), 1, "{err}");
-    assert!(
-        err.starts_with(&format!("zt: {path}: index component")),
-        "{err}"
-    );
+    assert!(err.starts_with(&format!("zt: {path}: index component")), "{err}");
     assert!(stdout(&o).contains("FAILED"));
     // info and cat refuse it too, with one line.
     for args in [vec!["info", &path], vec!["cat", &path, "csr_i32_indices"]] {
@@ -624,10 +500,7 @@ fn digested_blob(path: &str) -> (u64, String) {
     for o in j["objects"].as_array().unwrap() {
         for (role, c) in o["components"].as_object().unwrap() {
             if c["digest"].is_string() && c["length"].as_u64().unwrap() > 0 {
-                return (
-                    c["offset"].as_u64().unwrap(),
-                    format!("{} {role}", o["name"]),
-                );
+                return (c["offset"].as_u64().unwrap(), format!("{} {role}", o["name"]));
             }
         }
     }
@@ -645,10 +518,7 @@ fn verify_reports_a_flipped_byte() {
     assert_eq!(code(&o), 1, "{what}");
     let err = stderr(&o);
     assert_eq!(err.lines().count(), 1, "{err}");
-    assert!(
-        err.starts_with(&format!("zt: {bad}: digest mismatch")),
-        "{err}"
-    );
+    assert!(err.starts_with(&format!("zt: {bad}: digest mismatch")), "{err}");
     assert!(stdout(&o).contains("FAILED (1 problem)"), "{}", stdout(&o));
     // info does not read data: it still works.
     assert_eq!(code(&zt(&["info", &bad])), 0);
@@ -660,12 +530,7 @@ fn verify_reports_corrupt_zstd() {
     // v1.1 has no digests: only decoding can catch this.
     let path = fixture("v1.1/zstd.zt");
     let j = info_json(&path);
-    let o = j["objects"]
-        .as_array()
-        .unwrap()
-        .iter()
-        .find(|o| o["name"] == "ramp_i64")
-        .unwrap();
+    let o = j["objects"].as_array().unwrap().iter().find(|o| o["name"] == "ramp_i64").unwrap();
     let offset = o["components"]["data"]["offset"].as_u64().unwrap() as usize;
     let mut bytes = std::fs::read(&path).unwrap();
     bytes[offset] ^= 0xff; // the zstd frame magic
@@ -686,12 +551,7 @@ fn truncated_and_missing_files_fail_with_one_line() {
     let bytes = std::fs::read(fixture("v1.2/checksums.zt")).unwrap();
     for cut in [0, 7, 100, bytes.len() - 1] {
         let bad = write_scratch(&format!("cut{cut}.zt"), &bytes[..cut]);
-        for cmd in [
-            vec!["verify", &bad],
-            vec!["info", &bad],
-            vec!["info", "--json", &bad],
-            vec!["cat", &bad, "x"],
-        ] {
+        for cmd in [vec!["verify", &bad], vec!["info", &bad], vec!["info", "--json", &bad], vec!["cat", &bad, "x"]] {
             let o = zt(&cmd);
             assert_eq!(code(&o), 1, "{cmd:?}");
             let err = stderr(&o);
@@ -704,11 +564,7 @@ fn truncated_and_missing_files_fail_with_one_line() {
     let missing = scratch("does-not-exist.zt").display().to_string();
     let o = zt(&["info", &missing]);
     assert_eq!(code(&o), 1);
-    assert!(
-        stderr(&o).starts_with(&format!("zt: {missing}: ")),
-        "{}",
-        stderr(&o)
-    );
+    assert!(stderr(&o).starts_with(&format!("zt: {missing}: ")), "{}", stderr(&o));
     let dir = env!("CARGO_TARGET_TMPDIR");
     let o = zt(&["verify", dir]);
     assert_eq!(code(&o), 1);
@@ -732,21 +588,14 @@ fn unverifiable_verdicts(path: &str, alg: &str, object: &str, component: &str) {
     let o = zt(&["verify", "--allow-unverifiable", path]);
     assert_eq!(code(&o), 0, "{}", stderr(&o));
     assert_eq!(stderr(&o), format!("zt: {path}: warning: {what}\n"));
-    assert!(
-        stdout(&o).starts_with(&format!("{path}: OK (")) && stdout(&o).ends_with(", 1 warning)\n"),
-        "{}",
-        stdout(&o)
-    );
+    assert!(stdout(&o).starts_with(&format!("{path}: OK (")) && stdout(&o).ends_with(", 1 warning)\n"), "{}", stdout(&o));
     let o = zt(&["verify", "--strict", "--allow-unverifiable", path]);
     assert_eq!(code(&o), 2, "{}", stderr(&o));
 }
 
 #[test]
 fn verify_fails_on_an_unknown_v1_digest_algorithm_unless_allowed() {
-    let path = write_scratch(
-        "md5-unverifiable.zt",
-        &hand_made(&[0xa0], Some("md5:0123456789abcdef")),
-    );
+    let path = write_scratch("md5-unverifiable.zt", &hand_made(&[0xa0], Some("md5:0123456789abcdef")));
     unverifiable_verdicts(&path, "md5", "x", "data");
     // Known algorithms pass.
     let o = zt(&["verify", &fixture("v1.2/checksums.zt")]);
@@ -756,12 +605,7 @@ fn verify_fails_on_an_unknown_v1_digest_algorithm_unless_allowed() {
 
 #[test]
 fn verify_fails_on_an_unregistered_v2_digest_algorithm_unless_allowed() {
-    unverifiable_verdicts(
-        &fixture("v2/hostile/s_digest_other_alg.zt"),
-        "blake3",
-        "w",
-        "data",
-    );
+    unverifiable_verdicts(&fixture("v2/hostile/s_digest_other_alg.zt"), "blake3", "w", "data");
 }
 
 // ------------------------------------------------ several files and stdin
@@ -797,18 +641,12 @@ fn info_and_verify_take_several_files() {
     // JSON: one document per file, each naming its file first.
     let o = zt(&["info", "--json", &a, &b]);
     assert_eq!(code(&o), 0, "{}", stderr(&o));
-    let docs: Vec<Json> = serde_json::Deserializer::from_slice(&o.stdout)
-        .into_iter()
-        .map(Result::unwrap)
-        .collect();
+    let docs: Vec<Json> = serde_json::Deserializer::from_slice(&o.stdout).into_iter().map(Result::unwrap).collect();
     assert_eq!(docs.len(), 2);
     for (d, p) in docs.iter().zip([&a, &b]) {
         assert_eq!(d["file"], p.as_str());
         let mut alone = info_json(p);
-        alone
-            .as_object_mut()
-            .unwrap()
-            .insert("file".into(), Json::from(p.as_str()));
+        alone.as_object_mut().unwrap().insert("file".into(), Json::from(p.as_str()));
         assert_eq!(d, &alone);
     }
     // A missing file among others: reported, the others still shown, exit 1.
@@ -824,10 +662,7 @@ fn info_and_verify_take_several_files() {
     assert_eq!(code(&o), 0, "{}", stderr(&o));
     let out = stdout(&o);
     assert_eq!(out.lines().count(), 2, "{out}");
-    assert!(
-        out.starts_with(&format!("{a}: OK (")) && out.contains(&format!("\n{b}: OK (")),
-        "{out}"
-    );
+    assert!(out.starts_with(&format!("{a}: OK (")) && out.contains(&format!("\n{b}: OK (")), "{out}");
     let bad = fixture("v1.2/sparse_nonconformant.zt");
     let o = zt(&["verify", &a, &bad, &b]);
     assert_eq!(code(&o), 1);
@@ -862,33 +697,17 @@ fn dash_reads_stdin() {
 #[test]
 fn messages_carry_no_os_error_codes() {
     let missing = scratch("no-such-file.zt").display().to_string();
-    for args in [
-        vec!["info", &missing],
-        vec!["verify", &missing],
-        vec!["cat", &missing, "x"],
-    ] {
+    for args in [vec!["info", &missing], vec!["verify", &missing], vec!["cat", &missing, "x"]] {
         let o = zt(&args);
         assert_eq!(code(&o), 1);
         let err = stderr(&o);
-        assert_eq!(
-            err,
-            format!("zt: {missing}: No such file or directory\n"),
-            "{args:?}"
-        );
+        assert_eq!(err, format!("zt: {missing}: No such file or directory\n"), "{args:?}");
     }
     let dir = env!("CARGO_TARGET_TMPDIR");
-    for args in [
-        vec!["info", dir],
-        vec!["verify", dir],
-        vec!["cat", dir, "x"],
-    ] {
+    for args in [vec!["info", dir], vec!["verify", dir], vec!["cat", dir, "x"]] {
         let o = zt(&args);
         assert_eq!(code(&o), 1);
-        assert_eq!(
-            stderr(&o),
-            format!("zt: {dir}: is a directory\n"),
-            "{args:?}"
-        );
+        assert_eq!(stderr(&o), format!("zt: {dir}: is a directory\n"), "{args:?}");
     }
 }
 
@@ -918,10 +737,7 @@ fn usage_errors_exit_2() {
         assert_eq!(code(&o), 2, "{args:?}");
         assert!(o.stdout.is_empty(), "{args:?}");
         let err = stderr(&o);
-        assert!(
-            err.starts_with("zt: ") && err.contains("usage: zt"),
-            "{args:?}: {err}"
-        );
+        assert!(err.starts_with("zt: ") && err.contains("usage: zt"), "{args:?}: {err}");
         assert!(err.lines().count() <= 3, "{args:?}: {err}");
     }
 }
@@ -941,18 +757,11 @@ fn quoting_is_consistent() {
         let o = zt(&args);
         assert_eq!(code(&o), 2, "{args:?}");
         let first = stderr(&o).lines().next().unwrap_or("").to_owned();
-        assert!(
-            first.contains(word) && !first.contains('"'),
-            "{args:?}: {first}"
-        );
+        assert!(first.contains(word) && !first.contains('"'), "{args:?}: {first}");
     }
     let o = zt(&["cat", &f, "no\tsuch"]);
     assert_eq!(code(&o), 1);
-    assert!(
-        stderr(&o).contains("(object \"no\\tsuch\")"),
-        "{}",
-        stderr(&o)
-    );
+    assert!(stderr(&o).contains("(object \"no\\tsuch\")"), "{}", stderr(&o));
 }
 
 #[test]
@@ -973,10 +782,7 @@ fn help_exits_0() {
         assert_eq!(code(&o), 0, "{args:?}: {}", stderr(&o));
         assert!(o.stderr.is_empty());
         let out = stdout(&o);
-        assert!(
-            out.starts_with("zt") || out.starts_with("Usage: zt"),
-            "{args:?}: {out}"
-        );
+        assert!(out.starts_with("zt") || out.starts_with("Usage: zt"), "{args:?}: {out}");
     }
     let top = stdout(&zt(&["--help"]));
     for cmd in ["info", "cat", "verify"] {

@@ -18,22 +18,15 @@ use ztensor::{Encoding, File};
 
 /// The repository root (fixtures and samples live there, beside the core).
 fn repo() -> &'static Path {
-    Path::new(env!("CARGO_MANIFEST_DIR"))
-        .parent()
-        .expect("cli/ is inside the repository")
+    Path::new(env!("CARGO_MANIFEST_DIR")).parent().expect("cli/ is inside the repository")
 }
 
 fn zt(args: &[&str]) -> Output {
-    Command::new(env!("CARGO_BIN_EXE_zt"))
-        .args(args)
-        .output()
-        .expect("run zt")
+    Command::new(env!("CARGO_BIN_EXE_zt")).args(args).output().expect("run zt")
 }
 
 fn code(o: &Output) -> i32 {
-    o.status
-        .code()
-        .expect("zt exited normally, not by a signal")
+    o.status.code().expect("zt exited normally, not by a signal")
 }
 
 fn stderr(o: &Output) -> String {
@@ -78,23 +71,15 @@ fn fails(args: &[&str]) -> String {
     let err = stderr(&o);
     assert_eq!(code(&o), 1, "{args:?}: {err}");
     assert_eq!(err.lines().count(), 1, "{args:?}: {err}");
-    assert!(
-        err.starts_with("zt: ") && err.ends_with('\n'),
-        "{args:?}: {err}"
-    );
-    assert!(
-        !err.contains("panicked") && !err.contains("internal error"),
-        "{args:?}: {err}"
-    );
+    assert!(err.starts_with("zt: ") && err.ends_with('\n'), "{args:?}: {err}");
+    assert!(!err.contains("panicked") && !err.contains("internal error"), "{args:?}: {err}");
     err
 }
 
 /// Files in a directory (to prove no temporary file was left behind).
 fn listing(dir: &Path) -> Vec<String> {
-    let mut v: Vec<String> = std::fs::read_dir(dir)
-        .unwrap()
-        .map(|e| e.unwrap().file_name().to_string_lossy().into_owned())
-        .collect();
+    let mut v: Vec<String> =
+        std::fs::read_dir(dir).unwrap().map(|e| e.unwrap().file_name().to_string_lossy().into_owned()).collect();
     v.sort();
     v
 }
@@ -107,27 +92,14 @@ fn check_against(bytes: &[u8], want: &[Json], what: &str) {
     for (o, w) in f.objects().zip(want) {
         let ctx = format!("{what}: {}", o.name());
         assert_eq!(o.name(), w["name"].as_str().unwrap(), "{what}");
-        let shape: Vec<u64> = w["shape"]
-            .as_array()
-            .unwrap()
-            .iter()
-            .map(|d| d.as_u64().unwrap())
-            .collect();
+        let shape: Vec<u64> = w["shape"].as_array().unwrap().iter().map(|d| d.as_u64().unwrap()).collect();
         assert_eq!(o.shape().to_vec(), shape, "{ctx}");
         assert_eq!(o.format().name(), "dense", "{ctx}");
         assert_eq!(o.component_count(), 1, "{ctx}");
         let c = o.data().unwrap();
         assert_eq!(c.dtype().name(), w["dtype"].as_str().unwrap(), "{ctx}");
-        assert_eq!(
-            c.logical_type().map(|t| t.name()),
-            w["type"].as_str(),
-            "{ctx}"
-        );
-        assert_eq!(
-            sha(&c.to_vec().unwrap()),
-            w["sha256"].as_str().unwrap(),
-            "{ctx}"
-        );
+        assert_eq!(c.logical_type().map(|t| t.name()), w["type"].as_str(), "{ctx}");
+        assert_eq!(sha(&c.to_vec().unwrap()), w["sha256"].as_str().unwrap(), "{ctx}");
     }
 }
 
@@ -141,11 +113,7 @@ fn assert_compressed_unless_larger(packed: &[u8], level: i32, what: &str) -> usi
     for c in f.objects().flat_map(|o| o.components()) {
         match c.encoding() {
             Encoding::Zstd => {
-                assert!(
-                    c.length() < c.decoded_len().unwrap(),
-                    "{what}: {} not smaller",
-                    c.role()
-                );
+                assert!(c.length() < c.decoded_len().unwrap(), "{what}: {} not smaller", c.role());
                 zstd += 1;
             }
             Encoding::Raw => {
@@ -154,18 +122,8 @@ fn assert_compressed_unless_larger(packed: &[u8], level: i32, what: &str) -> usi
                 let mut w = Writer::new(Vec::new());
                 let obj = NewObject::dense("x", &[raw.len() as u64], ztensor::DType::U8, raw);
                 w.add(obj.compression(Compression::Zstd(level))).unwrap();
-                let frame = File::parse(&w.finish().unwrap())
-                    .unwrap()
-                    .require("x")
-                    .unwrap()
-                    .data()
-                    .unwrap()
-                    .length();
-                assert!(
-                    frame >= raw.len() as u64,
-                    "{what}: kept raw although zstd gives {frame} < {} bytes",
-                    raw.len()
-                );
+                let frame = File::parse(&w.finish().unwrap()).unwrap().require("x").unwrap().data().unwrap().length();
+                assert!(frame >= raw.len() as u64, "{what}: kept raw although zstd gives {frame} < {} bytes", raw.len());
             }
             other => panic!("{what}: convert wrote {other:?} into a v1.2 file"),
         }
@@ -197,19 +155,10 @@ fn converts_every_committed_sample() {
             let got: Vec<(String, String)> = f
                 .attributes()
                 .iter()
-                .map(|(k, v)| {
-                    (
-                        k.as_str().unwrap().to_owned(),
-                        v.as_str().unwrap().to_owned(),
-                    )
-                })
+                .map(|(k, v)| (k.as_str().unwrap().to_owned(), v.as_str().unwrap().to_owned()))
                 .collect();
-            let mut want: Vec<(String, String)> = attrs
-                .as_object()
-                .unwrap()
-                .iter()
-                .map(|(k, v)| (k.clone(), v.as_str().unwrap().to_owned()))
-                .collect();
+            let mut want: Vec<(String, String)> =
+                attrs.as_object().unwrap().iter().map(|(k, v)| (k.clone(), v.as_str().unwrap().to_owned())).collect();
             let mut got_sorted = got.clone();
             got_sorted.sort();
             want.sort();
@@ -235,11 +184,7 @@ fn converts_every_committed_sample() {
             assert_eq!(code(&v), 0, "{name}: {}", stderr(&v));
         }
     }
-    assert_eq!(
-        listing(dir.path()).len(),
-        samples.len(),
-        "temporary files left behind"
-    );
+    assert_eq!(listing(dir.path()).len(), samples.len(), "temporary files left behind");
     // (The samples are small: most of their tensors are smaller raw.)
     assert!(zstd >= 4, "only {zstd} components compressed");
 }
@@ -253,16 +198,9 @@ fn refuses_unsupported_samples() {
     for (name, word) in refused {
         let out = dir.path().join("out.zt");
         let err = fails(&["convert", s(&sample(name)), s(&out)]);
-        assert!(
-            err.starts_with(&format!("zt: {}: ", s(&sample(name)))),
-            "{err}"
-        );
+        assert!(err.starts_with(&format!("zt: {}: ", s(&sample(name)))), "{err}");
         assert!(err.contains(word.as_str().unwrap()), "{name}: {err}");
-        assert!(
-            listing(dir.path()).is_empty(),
-            "{name}: {:?}",
-            listing(dir.path())
-        );
+        assert!(listing(dir.path()).is_empty(), "{name}: {:?}", listing(dir.path()));
     }
 }
 
@@ -274,12 +212,7 @@ fn reference_fixtures(version: &str) -> Vec<PathBuf> {
         .unwrap()
         .map(|e| e.unwrap().path())
         .filter(|p| p.extension().is_some_and(|x| x == "zt"))
-        .filter(|p| {
-            !matches!(
-                p.file_name().unwrap().to_str(),
-                Some("sparse_nonconformant.zt" | "names_edge.zt")
-            )
-        })
+        .filter(|p| !matches!(p.file_name().unwrap().to_str(), Some("sparse_nonconformant.zt" | "names_edge.zt")))
         .collect();
     v.sort();
     v
@@ -290,11 +223,7 @@ fn assert_same_content(input: &[u8], out: &[u8], what: &str) {
     let a = File::parse(input).unwrap();
     let b = File::parse(out).unwrap_or_else(|e| panic!("{what}: {e}"));
     assert_eq!(b.version().to_string(), "1.2.0", "{what}");
-    let attrs = |m: ztensor::Map<'_>| {
-        m.iter()
-            .map(|(k, v)| (k.raw().to_vec(), v.raw().to_vec()))
-            .collect::<Vec<_>>()
-    };
+    let attrs = |m: ztensor::Map<'_>| m.iter().map(|(k, v)| (k.raw().to_vec(), v.raw().to_vec())).collect::<Vec<_>>();
     assert_eq!(attrs(a.attributes()), attrs(b.attributes()), "{what}");
     assert_eq!(a.len(), b.len(), "{what}");
     for (x, y) in a.objects().zip(b.objects()) {
@@ -308,12 +237,7 @@ fn assert_same_content(input: &[u8], out: &[u8], what: &str) {
             assert_eq!(c.role(), d.role(), "{ctx}");
             assert_eq!(c.dtype(), d.dtype(), "{ctx}");
             assert_eq!(c.logical_type(), d.logical_type(), "{ctx}");
-            assert_eq!(
-                c.to_vec().unwrap(),
-                d.to_vec().unwrap(),
-                "{ctx} {}",
-                c.role()
-            );
+            assert_eq!(c.to_vec().unwrap(), d.to_vec().unwrap(), "{ctx} {}", c.role());
         }
     }
 }
@@ -329,21 +253,13 @@ fn upgrades_every_v0_1_and_v1_1_reference_fixture() {
             let out = dir.path().join("up.zt");
             let bytes = convert(&p, &out, &[]);
             assert_same_content(&input, &bytes, &what);
-            for c in File::parse(&bytes)
-                .unwrap()
-                .objects()
-                .flat_map(|o| o.components())
-            {
+            for c in File::parse(&bytes).unwrap().objects().flat_map(|o| o.components()) {
                 assert_eq!(c.encoding(), Encoding::Raw, "{what}");
             }
             let packed = convert(&p, &out, &["--compress", "--digest", "sha256"]);
             assert_same_content(&input, &packed, &what);
             assert_compressed_unless_larger(&packed, 3, &what);
-            for c in File::parse(&packed)
-                .unwrap()
-                .objects()
-                .flat_map(|o| o.components())
-            {
+            for c in File::parse(&packed).unwrap().objects().flat_map(|o| o.components()) {
                 assert_eq!(c.verify_digest().unwrap(), Verified::Ok, "{what}");
             }
             n += 1;
@@ -365,11 +281,7 @@ fn reencodes_v1_2_fixtures_and_keeps_digest_algorithms() {
         assert_same_content(&input, &plain, &what);
         let a = File::parse(&input).unwrap();
         let b = File::parse(&plain).unwrap();
-        for (c, d) in a
-            .objects()
-            .flat_map(|o| o.components())
-            .zip(b.objects().flat_map(|o| o.components()))
-        {
+        for (c, d) in a.objects().flat_map(|o| o.components()).zip(b.objects().flat_map(|o| o.components())) {
             let alg = |x: Option<&str>| x.map(|s| s.split(':').next().unwrap().to_owned());
             assert_eq!(alg(c.digest()), alg(d.digest()), "{what}");
             assert_eq!(d.encoding(), Encoding::Raw, "{what}");
@@ -380,11 +292,7 @@ fn reencodes_v1_2_fixtures_and_keeps_digest_algorithms() {
         assert_same_content(&input, &packed, &what);
         let raw = convert(&out, &back, &["--digest=none"]);
         assert_same_content(&input, &raw, &what);
-        for c in File::parse(&raw)
-            .unwrap()
-            .objects()
-            .flat_map(|o| o.components())
-        {
+        for c in File::parse(&raw).unwrap().objects().flat_map(|o| o.components()) {
             assert_eq!((c.encoding(), c.digest()), (Encoding::Raw, None), "{what}");
         }
     }
@@ -393,41 +301,21 @@ fn reencodes_v1_2_fixtures_and_keeps_digest_algorithms() {
     let input = std::fs::read(&p).unwrap();
     let again = convert(&p, &out, &[]);
     assert_same_content(&input, &again, "dense_all_dtypes");
-    assert_eq!(
-        convert(&out, &back, &[]),
-        again,
-        "converting a converted file changes nothing"
-    );
+    assert_eq!(convert(&out, &back, &[]), again, "converting a converted file changes nothing");
 }
 
 #[test]
 fn v0_1_big_endian_data_and_custom_fields() {
     let dir = tempfile::tempdir().unwrap();
-    let be: Vec<u8> = [1.5f32, -2.0, 3.25]
-        .iter()
-        .flat_map(|v| v.to_be_bytes())
-        .collect();
-    let le: Vec<u8> = [1.5f32, -2.0, 3.25]
-        .iter()
-        .flat_map(|v| v.to_le_bytes())
-        .collect();
-    let be16: Vec<u8> = [0x0102u16, 0xfffe]
-        .iter()
-        .flat_map(|v| v.to_be_bytes())
-        .collect();
+    let be: Vec<u8> = [1.5f32, -2.0, 3.25].iter().flat_map(|v| v.to_be_bytes()).collect();
+    let le: Vec<u8> = [1.5f32, -2.0, 3.25].iter().flat_map(|v| v.to_le_bytes()).collect();
+    let be16: Vec<u8> = [0x0102u16, 0xfffe].iter().flat_map(|v| v.to_be_bytes()).collect();
     let mut blobs = Blobs::new();
     let o1 = blobs.add(&be);
     let o2 = blobs.add(&be16);
     let o3 = blobs.add(&[1, 2, 3]);
     let mut t1 = v0_tensor("w", "float32", &[3], o1, 12);
-    push(
-        &mut t1,
-        [
-            ("data_endianness", text("big")),
-            ("origin", text("old tool")),
-            ("scale", int(-3)),
-        ],
-    );
+    push(&mut t1, [("data_endianness", text("big")), ("origin", text("old tool")), ("scale", int(-3))]);
     let mut t2 = v0_tensor("h", "uint16", &[2], o2, 4);
     push(&mut t2, [("data_endianness", text("big"))]);
     let t3 = v0_tensor("b", "uint8", &[3], o3, 3);
@@ -438,29 +326,10 @@ fn v0_1_big_endian_data_and_custom_fields() {
     let bytes = convert(&input, &out, &[]);
     assert_same_content(&file, &bytes, "v0.1 big-endian");
     let f = File::parse(&bytes).unwrap();
-    assert_eq!(
-        f.require("w")
-            .unwrap()
-            .data()
-            .unwrap()
-            .stored_bytes()
-            .unwrap(),
-        &le[..]
-    );
-    assert_eq!(
-        f.require("h")
-            .unwrap()
-            .data()
-            .unwrap()
-            .to_vec_of::<u16>()
-            .unwrap(),
-        [0x0102, 0xfffe]
-    );
+    assert_eq!(f.require("w").unwrap().data().unwrap().stored_bytes().unwrap(), &le[..]);
+    assert_eq!(f.require("h").unwrap().data().unwrap().to_vec_of::<u16>().unwrap(), [0x0102, 0xfffe]);
     let w = f.require("w").unwrap();
-    assert_eq!(
-        w.attributes().get("origin").unwrap().as_str(),
-        Some("old tool")
-    );
+    assert_eq!(w.attributes().get("origin").unwrap().as_str(), Some("old tool"));
     assert_eq!(w.attributes().get("scale").unwrap().as_i64(), Some(-3));
     assert!(w.attributes().get("data_endianness").is_none());
 }
@@ -470,10 +339,7 @@ fn v1_1_legacy_dtypes_and_narrow_sparse_indices() {
     let dir = tempfile::tempdir().unwrap();
     let mut blobs = Blobs::new();
     let fp8 = blobs.add(&[0x38, 0x40]);
-    let cplx_bytes: Vec<u8> = [1.0f32, 2.0, 3.0, 4.0]
-        .iter()
-        .flat_map(|v| v.to_le_bytes())
-        .collect();
+    let cplx_bytes: Vec<u8> = [1.0f32, 2.0, 3.0, 4.0].iter().flat_map(|v| v.to_le_bytes()).collect();
     let cplx = blobs.add(&cplx_bytes);
     let vals_bytes: Vec<u8> = [5.0f32, 6.0].iter().flat_map(|v| v.to_le_bytes()).collect();
     let vals = blobs.add(&vals_bytes);
@@ -506,25 +372,13 @@ fn v1_1_legacy_dtypes_and_narrow_sparse_indices() {
     let bytes = convert(&input, &out, &[]);
     let f = File::parse(&bytes).unwrap();
     let c = f.require("fp8").unwrap().data().unwrap();
-    assert_eq!(
-        (c.dtype().name(), c.logical_type().unwrap().name()),
-        ("u8", "f8_e4m3fn")
-    );
+    assert_eq!((c.dtype().name(), c.logical_type().unwrap().name()), ("u8", "f8_e4m3fn"));
     let c = f.require("cplx").unwrap().data().unwrap();
-    assert_eq!(
-        (c.dtype().name(), c.logical_type().unwrap().name()),
-        ("f32", "complex64")
-    );
+    assert_eq!((c.dtype().name(), c.logical_type().unwrap().name()), ("f32", "complex64"));
     assert_eq!(c.to_vec().unwrap(), cplx_bytes);
     let csr = f.require("csr").unwrap();
-    assert_eq!(
-        csr.require("indices").unwrap().to_vec_of::<u64>().unwrap(),
-        [2, 0]
-    );
-    assert_eq!(
-        csr.require("indptr").unwrap().to_vec_of::<u64>().unwrap(),
-        [0, 1, 2]
-    );
+    assert_eq!(csr.require("indices").unwrap().to_vec_of::<u64>().unwrap(), [2, 0]);
+    assert_eq!(csr.require("indptr").unwrap().to_vec_of::<u64>().unwrap(), [0, 1, 2]);
     assert_eq!(csr.require("values").unwrap().to_vec().unwrap(), vals_bytes);
     assert!(zt(&["verify", s(&out)]).status.success());
 }
@@ -543,18 +397,11 @@ fn unknown_fields_are_reported_and_bad_digests_refused() {
     let o2 = zt(&["convert", s(&input), s(&out)]);
     assert_eq!(code(&o2), 0, "{}", stderr(&o2));
     let err = stderr(&o2);
-    assert!(
-        err.starts_with(&format!("zt: {}: warning: ", s(&input))) && err.contains("x_note"),
-        "{err}"
-    );
+    assert!(err.starts_with(&format!("zt: {}: warning: ", s(&input))) && err.contains("x_note"), "{err}");
     // A digest that does not match: refused, nothing written.
     let bad_digest = format!("sha256:{}", "0".repeat(64));
     let mut o = dense("u8", &[4], off, 4);
-    set(
-        at(at(&mut o, "components"), "data"),
-        "digest",
-        text(&bad_digest),
-    );
+    set(at(at(&mut o, "components"), "data"), "digest", text(&bad_digest));
     let bad = v1_file(&blobs, &encode(&manifest("1.2.0", [("a", o)])));
     std::fs::write(&input, &bad).unwrap();
     std::fs::remove_file(&out).unwrap();
@@ -575,10 +422,7 @@ fn safetensors(tensors: &[(&str, &str, Vec<u64>, Vec<u8>)], meta: &[(&str, &str)
         data.extend_from_slice(b);
     }
     if !meta.is_empty() {
-        let m: serde_json::Map<String, Json> = meta
-            .iter()
-            .map(|(k, v)| (k.to_string(), Json::from(*v)))
-            .collect();
+        let m: serde_json::Map<String, Json> = meta.iter().map(|(k, v)| (k.to_string(), Json::from(*v))).collect();
         header.insert("__metadata__".into(), Json::Object(m));
     }
     let mut h = serde_json::to_vec(&Json::Object(header)).unwrap();
@@ -592,9 +436,7 @@ fn safetensors(tensors: &[(&str, &str, Vec<u64>, Vec<u8>)], meta: &[(&str, &str)
 }
 
 fn bytes_of(n: usize, seed: u8) -> Vec<u8> {
-    (0..n)
-        .map(|i| (i as u8).wrapping_mul(31).wrapping_add(seed))
-        .collect()
+    (0..n).map(|i| (i as u8).wrapping_mul(31).wrapping_add(seed)).collect()
 }
 
 #[test]
@@ -638,10 +480,7 @@ fn safetensors_every_dtype() {
     let bytes = convert(&input, &out, &[]);
     let f = File::parse(&bytes).unwrap();
     assert_eq!(f.len(), cases.len());
-    assert_eq!(
-        f.attributes().get("note").unwrap().as_str(),
-        Some("ünïcode ✓")
-    );
+    assert_eq!(f.attributes().get("note").unwrap().as_str(), Some("ünïcode ✓"));
     assert_eq!(f.attributes().get("format").unwrap().as_str(), Some("pt"));
     for ((st, dt, lt, _), (_, _, shape, b)) in cases.iter().zip(&tensors) {
         let o = f.require(st).unwrap();
@@ -657,10 +496,7 @@ fn safetensors_every_dtype() {
 
     // Unknown dtypes and inconsistent headers: one line, naming the tensor.
     for (t, word) in [
-        (
-            ("w", "F7", vec![2], vec![0, 0]),
-            "unsupported safetensors dtype \"F7\"",
-        ),
+        (("w", "F7", vec![2], vec![0, 0]), "unsupported safetensors dtype \"F7\""),
         (("w", "F32", vec![3], vec![0; 8]), "needs 12 bytes"),
         (("w", "F4", vec![3], vec![0; 2]), "whole bytes"),
     ] {
@@ -706,26 +542,17 @@ fn a_failed_conversion_leaves_no_output_and_keeps_an_existing_one() {
     let dir = tempfile::tempdir().unwrap();
     let d = dir.path();
     let mut inputs: Vec<(String, Vec<u8>)> = Vec::new();
-    for (name, keep) in [
-        ("sample.safetensors", 700),
-        ("arrays.npz", 3000),
-        ("arrays_compressed.npz", 2000),
-        ("f32_c.npy", 150),
-    ] {
+    for (name, keep) in
+        [("sample.safetensors", 700), ("arrays.npz", 3000), ("arrays_compressed.npz", 2000), ("f32_c.npy", 150)]
+    {
         let b = std::fs::read(sample(name)).unwrap();
         inputs.push((format!("truncated_{name}"), b[..keep].to_vec()));
     }
     let zt_in = std::fs::read(fixture("v1.2/zstd.zt")).unwrap();
     inputs.push(("truncated.zt".into(), zt_in[..zt_in.len() - 5].to_vec()));
     // Fails midway, after other objects were written: the last member is corrupt.
-    inputs.push((
-        "late_failure.npz".into(),
-        std::fs::read(sample("late_failure.npz")).unwrap(),
-    ));
-    inputs.push((
-        "late_object.npz".into(),
-        std::fs::read(sample("late_object.npz")).unwrap(),
-    ));
+    inputs.push(("late_failure.npz".into(), std::fs::read(sample("late_failure.npz")).unwrap()));
+    inputs.push(("late_object.npz".into(), std::fs::read(sample("late_object.npz")).unwrap()));
     for (name, bytes) in &inputs {
         std::fs::write(d.join(name), bytes).unwrap();
     }
@@ -745,16 +572,8 @@ fn a_failed_conversion_leaves_no_output_and_keeps_an_existing_one() {
         assert_eq!(listing(d), before, "{name}");
     }
     // The late failures really are late: the first members are fine.
-    assert!(fails(&[
-        "convert",
-        s(&d.join("late_failure.npz")),
-        s(&d.join("o.zt"))
-    ])
-    .contains("member \"last.npy\""));
-    assert!(
-        fails(&["convert", s(&d.join("late_object.npz")), s(&d.join("o.zt"))])
-            .contains("object arrays")
-    );
+    assert!(fails(&["convert", s(&d.join("late_failure.npz")), s(&d.join("o.zt"))]).contains("member \"last.npy\""));
+    assert!(fails(&["convert", s(&d.join("late_object.npz")), s(&d.join("o.zt"))]).contains("object arrays"));
 }
 
 /// OUT may not be IN: by device and inode, so also through a symbolic or a
@@ -774,35 +593,18 @@ fn refuses_to_overwrite_the_input() {
     let sub = d.join("sub");
     std::fs::create_dir(&sub).unwrap();
     let dotted = sub.join("../same.zt");
-    let before: Vec<Vec<u8>> = [&st, &zt_in]
-        .iter()
-        .map(|p| std::fs::read(p).unwrap())
-        .collect();
+    let before: Vec<Vec<u8>> = [&st, &zt_in].iter().map(|p| std::fs::read(p).unwrap()).collect();
     let listed = listing(d);
-    for (input, out) in [
-        (&st, &st),
-        (&zt_in, &zt_in),
-        (&zt_in, &hard),
-        (&zt_in, &soft),
-        (&hard, &soft),
-        (&zt_in, &dotted),
-    ] {
+    for (input, out) in
+        [(&st, &st), (&zt_in, &zt_in), (&zt_in, &hard), (&zt_in, &soft), (&hard, &soft), (&zt_in, &dotted)]
+    {
         let err = fails(&["convert", s(input), s(out), "--compress"]);
-        assert!(
-            err.starts_with(&format!("zt: {}: is the input file", s(out))),
-            "{err}"
-        );
-        let after: Vec<Vec<u8>> = [&st, &zt_in]
-            .iter()
-            .map(|p| std::fs::read(p).unwrap())
-            .collect();
+        assert!(err.starts_with(&format!("zt: {}: is the input file", s(out))), "{err}");
+        let after: Vec<Vec<u8>> = [&st, &zt_in].iter().map(|p| std::fs::read(p).unwrap()).collect();
         assert!(after == before, "{input:?} -> {out:?} changed the input");
         assert_eq!(listing(d), listed);
     }
-    assert!(std::fs::symlink_metadata(&soft)
-        .unwrap()
-        .file_type()
-        .is_symlink());
+    assert!(std::fs::symlink_metadata(&soft).unwrap().file_type().is_symlink());
     // A copy is another file: converting onto a copy of the input is fine.
     let copy = d.join("copy.zt");
     std::fs::copy(&zt_in, &copy).unwrap();
@@ -814,33 +616,17 @@ fn refuses_to_overwrite_the_input() {
 fn refuses_an_output_named_like_another_format() {
     let dir = tempfile::tempdir().unwrap();
     let input = sample("sample.safetensors");
-    for name in [
-        "out.npy",
-        "out.safetensors",
-        "out.NPZ",
-        "model.pt",
-        "model.gguf",
-        "x.json",
-    ] {
+    for name in ["out.npy", "out.safetensors", "out.NPZ", "model.pt", "model.gguf", "x.json"] {
         let out = dir.path().join(name);
         let err = fails(&["convert", s(&input), s(&out)]);
-        assert!(
-            err.starts_with(&format!(
-                "zt: {}: refusing to write a zTensor file",
-                s(&out)
-            )),
-            "{err}"
-        );
+        assert!(err.starts_with(&format!("zt: {}: refusing to write a zTensor file", s(&out))), "{err}");
         assert!(err.contains(".zt"), "{err}");
         assert!(listing(dir.path()).is_empty(), "{name}");
     }
     // Nor '-': a file named "-" would be a surprise, and stdout cannot be renamed into place.
     let o = zt(&["convert", s(&input), "-"]);
     assert_eq!(code(&o), 1);
-    assert_eq!(
-        stderr(&o),
-        "zt: OUT cannot be '-': zt convert writes a file (name it)\n"
-    );
+    assert_eq!(stderr(&o), "zt: OUT cannot be '-': zt convert writes a file (name it)\n");
     assert!(!Path::new("-").exists());
     // .zt and names without (or with an unrelated) extension are fine.
     for name in ["out.zt", "out", "out.ztensor", "v1.2"] {
@@ -859,38 +645,16 @@ fn summary_line_unless_quiet() {
     let err = stderr(&o);
     assert_eq!(err.lines().count(), 1, "{err}");
     let objects = File::parse(&std::fs::read(&out).unwrap()).unwrap().len();
-    let (read, written) = (
-        std::fs::metadata(&input).unwrap().len(),
-        std::fs::metadata(&out).unwrap().len(),
-    );
+    let (read, written) = (std::fs::metadata(&input).unwrap().len(), std::fs::metadata(&out).unwrap().len());
     let ratio = format!("({:.2}x)", read as f64 / written as f64);
-    assert!(
-        err.starts_with(&format!("zt: {}: {objects} objects, ", s(&out))),
-        "{err}"
-    );
-    assert!(
-        err.contains(&format!("{read} B -> ")) || err.contains(" KiB -> "),
-        "{err}"
-    );
-    assert!(
-        err.contains(&ratio) && err.trim_end().ends_with(" s"),
-        "{ratio}: {err}"
-    );
+    assert!(err.starts_with(&format!("zt: {}: {objects} objects, ", s(&out))), "{err}");
+    assert!(err.contains(&format!("{read} B -> ")) || err.contains(" KiB -> "), "{err}");
+    assert!(err.contains(&ratio) && err.trim_end().ends_with(" s"), "{ratio}: {err}");
     // Components zstd would not make smaller are kept raw, and counted.
     let f = std::fs::read(&out).unwrap();
-    let raw = File::parse(&f)
-        .unwrap()
-        .objects()
-        .flat_map(|o| o.components())
-        .filter(|c| c.encoding() == Encoding::Raw)
-        .count();
+    let raw = File::parse(&f).unwrap().objects().flat_map(|o| o.components()).filter(|c| c.encoding() == Encoding::Raw).count();
     assert!(raw > 0);
-    assert!(
-        err.contains(&format!(
-            "), {raw} components kept raw (zstd would not make them smaller), in "
-        )),
-        "{err}"
-    );
+    assert!(err.contains(&format!("), {raw} components kept raw (zstd would not make them smaller), in ")), "{err}");
     for q in ["-q", "--quiet"] {
         let o = zt(&["convert", q, s(&input), s(&out)]);
         assert_eq!(code(&o), 0, "{}", stderr(&o));
@@ -913,13 +677,7 @@ fn compress_level_as_a_separate_argument() {
     assert_eq!(code(&o), 0, "{}", stderr(&o));
     let f = std::fs::read(&b).unwrap();
     assert_compressed_unless_larger(&f, 3, "sample.safetensors");
-    let o = zt(&[
-        "convert",
-        "-q",
-        "--compress",
-        s(&sample("arrays.npz")),
-        s(&b),
-    ]);
+    let o = zt(&["convert", "-q", "--compress", s(&sample("arrays.npz")), s(&b)]);
     assert_eq!(code(&o), 0, "{}", stderr(&o));
     assert!(assert_compressed_unless_larger(&std::fs::read(&b).unwrap(), 3, "arrays.npz") > 0);
     let o = zt(&["convert", s(&input), s(&b), "--compress", "23"]);
@@ -952,24 +710,12 @@ fn usage_errors_exit_2() {
         assert!(err.contains("usage: zt convert"), "{args:?}: {err}");
         assert!(!Path::new(x).exists(), "{args:?}");
     }
-    for args in [
-        &["convert", "--help"][..],
-        &["convert", g, "-h"],
-        &["help", "convert"],
-    ] {
+    for args in [&["convert", "--help"][..], &["convert", g, "-h"], &["help", "convert"]] {
         let o = zt(args);
         assert_eq!(code(&o), 0);
         let help = String::from_utf8(o.stdout).unwrap();
         assert!(help.starts_with("Usage: zt convert IN OUT"), "{help}");
-        for word in [
-            "--compress",
-            "--digest",
-            ".safetensors",
-            ".npy",
-            ".npz",
-            ".zt",
-            "temporary file",
-        ] {
+        for word in ["--compress", "--digest", ".safetensors", ".npy", ".npz", ".zt", "temporary file"] {
             assert!(help.contains(word), "{word}");
         }
     }
@@ -1014,10 +760,7 @@ fn bad_input_exits_1_with_one_line() {
 const REFERENCE_VERSION: &str = "1.2.3";
 
 fn python() -> String {
-    std::env::var("ZT_REFERENCE_PYTHON")
-        .ok()
-        .filter(|s| !s.is_empty())
-        .unwrap_or_else(|| "python3".to_owned())
+    std::env::var("ZT_REFERENCE_PYTHON").ok().filter(|s| !s.is_empty()).unwrap_or_else(|| "python3".to_owned())
 }
 
 /// Run the reference interpreter; panic loudly if it cannot run.
@@ -1027,11 +770,7 @@ fn run_python(script: &str, args: &[&Path]) -> String {
         panic!("\n\nREFERENCE NOT AVAILABLE: cannot run `{py}` ({e}).\nSet ZT_REFERENCE_PYTHON to a Python with `pip install ztensor=={REFERENCE_VERSION} numpy`.\n\n")
     });
     if !out.status.success() {
-        panic!(
-            "\n\nreference run with `{py}` failed ({}):\n{}\n",
-            out.status,
-            String::from_utf8_lossy(&out.stderr)
-        );
+        panic!("\n\nreference run with `{py}` failed ({}):\n{}\n", out.status, String::from_utf8_lossy(&out.stderr));
     }
     String::from_utf8(out.stdout).unwrap()
 }
@@ -1078,9 +817,7 @@ fn converted_safetensors_reads_identically_in_the_reference_reader() {
     );
     let dir = tempfile::tempdir().unwrap();
     // The committed sample plus a larger one made here.
-    let big_f32: Vec<u8> = (0..300_000u32)
-        .flat_map(|i| ((i as f32).sin()).to_le_bytes())
-        .collect();
+    let big_f32: Vec<u8> = (0..300_000u32).flat_map(|i| ((i as f32).sin()).to_le_bytes()).collect();
     let made = safetensors(
         &[
             ("model.embed_tokens.weight", "F32", vec![600, 500], big_f32),
@@ -1107,54 +844,28 @@ fn converted_safetensors_reads_identically_in_the_reference_reader() {
             .filter(|(k, _)| *k != "__metadata__")
             .map(|(k, t)| {
                 let o = t["data_offsets"].as_array().unwrap();
-                let (b, e) = (
-                    o[0].as_u64().unwrap() as usize,
-                    o[1].as_u64().unwrap() as usize,
-                );
-                let shape = t["shape"]
-                    .as_array()
-                    .unwrap()
-                    .iter()
-                    .map(|d| d.as_u64().unwrap())
-                    .collect();
+                let (b, e) = (o[0].as_u64().unwrap() as usize, o[1].as_u64().unwrap() as usize);
+                let shape = t["shape"].as_array().unwrap().iter().map(|d| d.as_u64().unwrap()).collect();
                 (k.clone(), shape, sha(&data[b..e]))
             })
             .collect();
-        for flags in [
-            &[][..],
-            &["--compress", "--digest", "sha256"][..],
-            &["--digest", "crc32c"][..],
-        ] {
+        for flags in [&[][..], &["--compress", "--digest", "sha256"][..], &["--digest", "crc32c"][..]] {
             let out = dir.path().join("converted.zt");
             convert(&input, &out, flags);
             let seen: Json = serde_json::from_str(&run_python(READ_SCRIPT, &[&out])).unwrap();
             let seen = seen.as_object().unwrap();
             assert_eq!(seen.len(), tensors.len(), "{input:?} {flags:?}: {seen:?}");
             for (name, shape, digest) in &tensors {
-                let got = seen
-                    .get(name)
-                    .unwrap_or_else(|| panic!("{name} missing in {seen:?}"));
+                let got = seen.get(name).unwrap_or_else(|| panic!("{name} missing in {seen:?}"));
                 let ctx = format!("{input:?} {flags:?} {name}: {got}");
                 assert_eq!(got["sha256"].as_str().unwrap(), digest, "{ctx}");
-                let got_shape: Vec<u64> = got["shape"]
-                    .as_array()
-                    .unwrap()
-                    .iter()
-                    .map(|d| d.as_u64().unwrap())
-                    .collect();
+                let got_shape: Vec<u64> =
+                    got["shape"].as_array().unwrap().iter().map(|d| d.as_u64().unwrap()).collect();
                 assert_eq!(&got_shape, shape, "{ctx}");
                 if let Some(np_shape) = got.get("numpy_shape") {
-                    let np_shape: Vec<u64> = np_shape
-                        .as_array()
-                        .unwrap()
-                        .iter()
-                        .map(|d| d.as_u64().unwrap())
-                        .collect();
+                    let np_shape: Vec<u64> = np_shape.as_array().unwrap().iter().map(|d| d.as_u64().unwrap()).collect();
                     // read_numpy gives 0-d objects the shape (1,) (the reference's quirk).
-                    assert!(
-                        np_shape == *shape || (shape.is_empty() && np_shape == [1]),
-                        "{ctx}"
-                    );
+                    assert!(np_shape == *shape || (shape.is_empty() && np_shape == [1]), "{ctx}");
                 }
                 if got["via"] == "raw" {
                     // Only bf16 needs the raw path (numpy has no bfloat16 without ml_dtypes).
@@ -1174,11 +885,7 @@ fn converted_safetensors_reads_identically_in_the_reference_reader() {
 fn big_safetensors(path: &Path, mib: usize) {
     let n = mib << 20;
     let bytes = bytes_of(n, 7);
-    std::fs::write(
-        path,
-        safetensors(&[("w", "U8", vec![n as u64], bytes)], &[]),
-    )
-    .unwrap();
+    std::fs::write(path, safetensors(&[("w", "U8", vec![n as u64], bytes)], &[])).unwrap();
 }
 
 /// Interrupting a conversion (SIGINT, SIGTERM, SIGHUP) removes its
@@ -1202,34 +909,17 @@ fn a_signal_removes_the_temporary_file() {
         // Wait until the temporary file exists and is being filled.
         let start = std::time::Instant::now();
         let temp = loop {
-            let found = listing(d)
-                .into_iter()
-                .find(|n| n.starts_with(".out.zt.") && n.ends_with(".tmp"));
-            if let Some(t) =
-                found.filter(|t| std::fs::metadata(d.join(t)).is_ok_and(|m| m.len() > 0))
-            {
+            let found = listing(d).into_iter().find(|n| n.starts_with(".out.zt.") && n.ends_with(".tmp"));
+            if let Some(t) = found.filter(|t| std::fs::metadata(d.join(t)).is_ok_and(|m| m.len() > 0)) {
                 break t;
             }
-            assert!(
-                start.elapsed().as_secs() < 60,
-                "no temporary file appeared: {:?}",
-                listing(d)
-            );
-            assert!(
-                child.try_wait().unwrap().is_none(),
-                "zt ended before it could be interrupted"
-            );
+            assert!(start.elapsed().as_secs() < 60, "no temporary file appeared: {:?}", listing(d));
+            assert!(child.try_wait().unwrap().is_none(), "zt ended before it could be interrupted");
             std::thread::sleep(std::time::Duration::from_millis(2));
         };
         assert_eq!(unsafe { libc::kill(child.id() as libc::pid_t, sig) }, 0);
         let o = child.wait_with_output().unwrap();
-        assert_eq!(
-            o.status.signal(),
-            Some(sig),
-            "signal {sig}: {:?} {}",
-            o.status,
-            stderr(&o)
-        );
+        assert_eq!(o.status.signal(), Some(sig), "signal {sig}: {:?} {}", o.status, stderr(&o));
         assert!(!d.join(&temp).exists(), "signal {sig}: {temp} left behind");
         assert_eq!(listing(d), ["big.safetensors"], "signal {sig}");
     }
@@ -1240,11 +930,7 @@ fn a_signal_removes_the_temporary_file() {
 fn converts_from_stdin() {
     use std::io::Write;
     let dir = tempfile::tempdir().unwrap();
-    for (name, object) in [
-        ("f32_c.npy", Some("weights")),
-        ("sample.safetensors", None),
-        ("arrays.npz", None),
-    ] {
+    for (name, object) in [("f32_c.npy", Some("weights")), ("sample.safetensors", None), ("arrays.npz", None)] {
         let out = dir.path().join("weights.zt");
         let mut child = Command::new(env!("CARGO_BIN_EXE_zt"))
             .args(["convert", "-q", "-", s(&out)])
@@ -1253,12 +939,7 @@ fn converts_from_stdin() {
             .stderr(std::process::Stdio::piped())
             .spawn()
             .unwrap();
-        child
-            .stdin
-            .take()
-            .unwrap()
-            .write_all(&std::fs::read(sample(name)).unwrap())
-            .unwrap();
+        child.stdin.take().unwrap().write_all(&std::fs::read(sample(name)).unwrap()).unwrap();
         let o = child.wait_with_output().unwrap();
         assert_eq!(code(&o), 0, "{name}: {}", stderr(&o));
         let from_stdin = std::fs::read(&out).unwrap();
@@ -1267,20 +948,11 @@ fn converts_from_stdin() {
             // Same bytes but the object's name.
             Some(obj) => {
                 let f = File::parse(&from_stdin).unwrap();
-                assert_eq!(
-                    f.objects().map(|o| o.name().to_owned()).collect::<Vec<_>>(),
-                    [obj]
-                );
+                assert_eq!(f.objects().map(|o| o.name().to_owned()).collect::<Vec<_>>(), [obj]);
                 let g = File::parse(&from_file).unwrap();
                 assert_eq!(
                     f.require(obj).unwrap().data().unwrap().to_vec().unwrap(),
-                    g.objects()
-                        .next()
-                        .unwrap()
-                        .data()
-                        .unwrap()
-                        .to_vec()
-                        .unwrap()
+                    g.objects().next().unwrap().data().unwrap().to_vec().unwrap()
                 );
             }
             None => assert_eq!(from_stdin, from_file, "{name}"),

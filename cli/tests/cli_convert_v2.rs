@@ -72,47 +72,23 @@ print(len(s.files), v.checked, v.undigested)
 
 /// `zt convert --quiet IN OUT --format-version 2 EXTRA...`, which must succeed silently.
 fn convert_v2(input: &Path, out: &Path, extra: &[&str]) {
-    let mut args = vec![
-        "convert",
-        "--quiet",
-        s(input),
-        s(out),
-        "--format-version",
-        "2",
-    ];
+    let mut args = vec!["convert", "--quiet", s(input), s(out), "--format-version", "2"];
     args.extend_from_slice(extra);
     let o = zt(&args);
-    assert!(
-        o.status.success(),
-        "zt {args:?}: {}",
-        String::from_utf8_lossy(&o.stderr)
-    );
-    assert!(
-        o.stderr.is_empty(),
-        "zt {args:?}: {}",
-        String::from_utf8_lossy(&o.stderr)
-    );
+    assert!(o.status.success(), "zt {args:?}: {}", String::from_utf8_lossy(&o.stderr));
+    assert!(o.stderr.is_empty(), "zt {args:?}: {}", String::from_utf8_lossy(&o.stderr));
 }
 
 fn make_input(dir: &Path, big: bool) -> PathBuf {
-    let p = dir.join(if big {
-        "big.safetensors"
-    } else {
-        "in.safetensors"
-    });
-    run_python(
-        &format!("{CHECK_VERSION}{MAKE_INPUT}"),
-        &[s(&p), if big { "big" } else { "small" }],
-    );
+    let p = dir.join(if big { "big.safetensors" } else { "in.safetensors" });
+    run_python(&format!("{CHECK_VERSION}{MAKE_INPUT}"), &[s(&p), if big { "big" } else { "small" }]);
     p
 }
 
 /// Files in `dir`, sorted.
 fn listing(dir: &Path) -> Vec<String> {
-    let mut v: Vec<String> = std::fs::read_dir(dir)
-        .unwrap()
-        .map(|e| e.unwrap().file_name().to_string_lossy().into_owned())
-        .collect();
+    let mut v: Vec<String> =
+        std::fs::read_dir(dir).unwrap().map(|e| e.unwrap().file_name().to_string_lossy().into_owned()).collect();
     v.sort();
     v
 }
@@ -122,47 +98,22 @@ fn canonical_output_is_byte_identical_to_upstream_convert() {
     let dir = tempfile::tempdir().unwrap();
     let input = make_input(dir.path(), false);
     let (ours, theirs) = (dir.path().join("ours.zt"), dir.path().join("theirs.zt"));
-    run_python(
-        &format!("{CHECK_VERSION}ztensor.convert(sys.argv[1], sys.argv[2])\n"),
-        &[s(&input), s(&theirs)],
-    );
+    run_python(&format!("{CHECK_VERSION}ztensor.convert(sys.argv[1], sys.argv[2])\n"), &[s(&input), s(&theirs)]);
     convert_v2(&input, &ours, &[]);
-    let (a, b) = (
-        std::fs::read(&ours).unwrap(),
-        std::fs::read(&theirs).unwrap(),
-    );
-    assert!(
-        b.len() > 65536 && b.starts_with(V2_MAGIC),
-        "the reference wrote a v2 file"
-    );
-    assert!(
-        a == b,
-        "zt convert --format-version 2 ({} bytes) differs from ztensor.convert ({} bytes)",
-        a.len(),
-        b.len()
-    );
+    let (a, b) = (std::fs::read(&ours).unwrap(), std::fs::read(&theirs).unwrap());
+    assert!(b.len() > 65536 && b.starts_with(V2_MAGIC), "the reference wrote a v2 file");
+    assert!(a == b, "zt convert --format-version 2 ({} bytes) differs from ztensor.convert ({} bytes)", a.len(), b.len());
     // And it reads back as the input (canonical: an xxh3 digest on each of the 10 parts).
-    let r = run_python(
-        &format!("{CHECK_VERSION}{READ_BACK}"),
-        &[s(&input), s(&ours)],
-    );
+    let r = run_python(&format!("{CHECK_VERSION}{READ_BACK}"), &[s(&input), s(&ours)]);
     assert_eq!(r.trim(), "1 10 0");
     // The stage file is gone.
-    assert_eq!(
-        listing(dir.path()),
-        ["in.safetensors", "ours.zt", "theirs.zt"]
-    );
+    assert_eq!(listing(dir.path()), ["in.safetensors", "ours.zt", "theirs.zt"]);
     // Upstream's file back to v1.2, and that to v2 again: the same bytes.
     let (back, again) = (dir.path().join("back.zt"), dir.path().join("again.zt"));
-    assert!(zt(&["convert", "-q", s(&theirs), s(&back)])
-        .status
-        .success());
+    assert!(zt(&["convert", "-q", s(&theirs), s(&back)]).status.success());
     assert!(std::fs::read(&back).unwrap().starts_with(b"ZTEN1000"));
     convert_v2(&back, &again, &[]);
-    assert!(
-        std::fs::read(&again).unwrap() == b,
-        "v2 -> v1.2 -> v2 gives upstream's bytes again"
-    );
+    assert!(std::fs::read(&again).unwrap() == b, "v2 -> v1.2 -> v2 gives upstream's bytes again");
 }
 
 #[test]
@@ -181,62 +132,27 @@ fn upstream_reads_every_non_canonical_output() {
         ("nodigest", &["--digest", "none"], "1 0 11"),
         // Blobs in name order at 64 KiB boundaries: `a.half`, `b.bf16` in the first 1 MiB
         // shard, `big` (3.2 MB) alone in the second, the 8 others in the third: root + 3.
-        (
-            "sharded",
-            &["--shard-size", "1M", "--digest", "sha256"],
-            "4 11 0",
-        ),
+        ("sharded", &["--shard-size", "1M", "--digest", "sha256"], "4 11 0"),
     ];
     for (name, opts, want) in cases {
         let out = dir.path().join(format!("{name}.zt"));
         convert_v2(&input, &out, opts);
         let bytes = std::fs::read(&out).unwrap();
-        assert!(
-            bytes != canonical,
-            "{name}: {opts:?} gave the canonical bytes"
-        );
-        let r = run_python(
-            &format!("{CHECK_VERSION}{READ_BACK}"),
-            &[s(&input), s(&out)],
-        );
-        assert_eq!(
-            r.trim(),
-            *want,
-            "{name}: files, digested and undigested parts per the reference"
-        );
+        assert!(bytes != canonical, "{name}: {opts:?} gave the canonical bytes");
+        let r = run_python(&format!("{CHECK_VERSION}{READ_BACK}"), &[s(&input), s(&out)]);
+        assert_eq!(r.trim(), *want, "{name}: files, digested and undigested parts per the reference");
     }
-    let compressed = std::fs::metadata(dir.path().join("compress.zt"))
-        .unwrap()
-        .len();
+    let compressed = std::fs::metadata(dir.path().join("compress.zt")).unwrap().len();
     // 11 blobs at 64 KiB boundaries (720 KiB) plus `big` compressed: far below its 3.2 MB raw.
-    assert!(
-        compressed < 1_000_000,
-        "zstd-seekable shrinks the compressible tensor ({compressed} bytes)"
-    );
-    let shards: Vec<String> = listing(dir.path())
-        .into_iter()
-        .filter(|n| n.starts_with("sharded-"))
-        .collect();
-    assert_eq!(
-        shards,
-        [
-            "sharded-00001-of-00003.zt",
-            "sharded-00002-of-00003.zt",
-            "sharded-00003-of-00003.zt"
-        ]
-    );
-    assert!(
-        !listing(dir.path()).iter().any(|n| n.starts_with('.')),
-        "no stage or temporary file is left"
-    );
+    assert!(compressed < 1_000_000, "zstd-seekable shrinks the compressible tensor ({compressed} bytes)");
+    let shards: Vec<String> = listing(dir.path()).into_iter().filter(|n| n.starts_with("sharded-")).collect();
+    assert_eq!(shards, ["sharded-00001-of-00003.zt", "sharded-00002-of-00003.zt", "sharded-00003-of-00003.zt"]);
+    assert!(!listing(dir.path()).iter().any(|n| n.starts_with('.')), "no stage or temporary file is left");
     // Each of them back to canonical form: the canonical bytes again (the sharded root read with its shards).
     for (name, ..) in cases {
         let again = dir.path().join(format!("again-{name}.zt"));
         convert_v2(&dir.path().join(format!("{name}.zt")), &again, &[]);
-        assert!(
-            std::fs::read(&again).unwrap() == canonical,
-            "{name} -> canonical"
-        );
+        assert!(std::fs::read(&again).unwrap() == canonical, "{name} -> canonical");
     }
 }
 
@@ -255,77 +171,20 @@ fn v2_options_are_checked() {
         assert!(err.contains(needle), "{args:?}: {err}");
         assert!(!out.exists(), "{args:?} wrote OUT");
     };
-    refused(
-        &["convert", i, o, "--align", "4096"],
-        "need --format-version 2",
-    );
-    refused(
-        &["convert", i, o, "--shard-size", "1M"],
-        "need --format-version 2",
-    );
-    refused(
-        &["convert", i, o, "--digest", "xxh3"],
-        "needs --format-version 2",
-    );
-    refused(
-        &[
-            "convert",
-            i,
-            o,
-            "--format-version",
-            "2",
-            "--digest",
-            "crc32c",
-        ],
-        "v1 only",
-    );
-    refused(
-        &["convert", i, o, "--format-version", "2", "--align", "1000"],
-        "power of two",
-    );
-    refused(
-        &["convert", i, o, "--format-version", "2", "--align", "2048"],
-        "power of two",
-    );
+    refused(&["convert", i, o, "--align", "4096"], "need --format-version 2");
+    refused(&["convert", i, o, "--shard-size", "1M"], "need --format-version 2");
+    refused(&["convert", i, o, "--digest", "xxh3"], "needs --format-version 2");
+    refused(&["convert", i, o, "--format-version", "2", "--digest", "crc32c"], "v1 only");
+    refused(&["convert", i, o, "--format-version", "2", "--align", "1000"], "power of two");
+    refused(&["convert", i, o, "--format-version", "2", "--align", "2048"], "power of two");
     // At most 1 GiB: the padding before each blob is up to --align bytes (audit M1).
-    refused(
-        &["convert", i, o, "--format-version", "2", "--align", "2G"],
-        "1 GiB",
-    );
-    refused(
-        &[
-            "convert",
-            i,
-            o,
-            "--format-version",
-            "2",
-            "--align",
-            "9223372036854775808",
-        ],
-        "1 GiB",
-    );
-    refused(
-        &["convert", i, o, "--format-version", "3"],
-        "--format-version",
-    );
-    refused(
-        &[
-            "convert",
-            i,
-            o,
-            "--format-version",
-            "2",
-            "--shard-size",
-            "0",
-        ],
-        "positive byte count",
-    );
+    refused(&["convert", i, o, "--format-version", "2", "--align", "2G"], "1 GiB");
+    refused(&["convert", i, o, "--format-version", "2", "--align", "9223372036854775808"], "1 GiB");
+    refused(&["convert", i, o, "--format-version", "3"], "--format-version");
+    refused(&["convert", i, o, "--format-version", "2", "--shard-size", "0"], "positive byte count");
     // The default is still v1.2, and the npy input converts to v2 too.
     assert!(zt(&["convert", "-q", i, o]).status.success());
-    assert!(
-        std::fs::read(&out).unwrap().starts_with(b"ZTEN1000"),
-        "v1.2 stays the default"
-    );
+    assert!(std::fs::read(&out).unwrap().starts_with(b"ZTEN1000"), "v1.2 stays the default");
     std::fs::remove_file(&out).unwrap();
     convert_v2(&input, &out, &[]);
     let b = std::fs::read(&out).unwrap();
@@ -337,8 +196,7 @@ fn a_name_v2_refuses_leaves_no_output_and_no_stage_file() {
     // NFD "é" (e + U+0301): v1.2 takes it, canonical v2 refuses non-NFC names.
     let dir = tempfile::tempdir().unwrap();
     let name = "cafe\u{301}";
-    let header =
-        format!("{{\"{name}\":{{\"dtype\":\"U8\",\"shape\":[1],\"data_offsets\":[0,1]}}}}");
+    let header = format!("{{\"{name}\":{{\"dtype\":\"U8\",\"shape\":[1],\"data_offsets\":[0,1]}}}}");
     let mut f = (header.len() as u64).to_le_bytes().to_vec();
     f.extend_from_slice(header.as_bytes());
     f.push(7);
@@ -348,17 +206,8 @@ fn a_name_v2_refuses_leaves_no_output_and_no_stage_file() {
     let r = zt(&["convert", "-q", s(&input), s(&out), "--format-version", "2"]);
     let err = String::from_utf8_lossy(&r.stderr).into_owned();
     assert_eq!(r.status.code(), Some(1), "{err}");
-    assert!(
-        err.contains("nfd.safetensors")
-            && err.contains("cafe")
-            && err.contains("not in Unicode Normalization Form C"),
-        "IN and the object are named: {err}"
-    );
-    assert_eq!(
-        listing(dir.path()),
-        ["nfd.safetensors"],
-        "no OUT, no stage, no temporary file"
-    );
+    assert!(err.contains("nfd.safetensors") && err.contains("cafe") && err.contains("not in Unicode Normalization Form C"), "IN and the object are named: {err}");
+    assert_eq!(listing(dir.path()), ["nfd.safetensors"], "no OUT, no stage, no temporary file");
 }
 
 /// For each `(v2 file, v1.2 file)` pair: the reference reads every object of
@@ -383,27 +232,16 @@ fn v12_content(path: &Path) -> serde_json::Value {
     for o in file.objects() {
         let parts: serde_json::Map<String, serde_json::Value> = o
             .components()
-            .map(|c| {
-                (
-                    c.role().to_owned(),
-                    hex::encode(Sha256::digest(c.to_vec().unwrap())).into(),
-                )
-            })
+            .map(|c| (c.role().to_owned(), hex::encode(Sha256::digest(c.to_vec().unwrap())).into()))
             .collect();
-        m.insert(
-            o.name().to_owned(),
-            serde_json::json!([o.shape().dims().collect::<Vec<u64>>(), parts]),
-        );
+        m.insert(o.name().to_owned(), serde_json::json!([o.shape().dims().collect::<Vec<u64>>(), parts]));
     }
     serde_json::Value::Object(m)
 }
 
 #[test]
 fn every_input_kind_converts_to_v2_as_it_does_to_v1_2() {
-    let repo = Path::new(env!("CARGO_MANIFEST_DIR"))
-        .parent()
-        .unwrap()
-        .to_owned();
+    let repo = Path::new(env!("CARGO_MANIFEST_DIR")).parent().unwrap().to_owned();
     let mut inputs = Vec::new();
     for dir in ["v0.1", "v1.1", "v1.2", "convert"] {
         for e in std::fs::read_dir(repo.join("tests/fixtures").join(dir)).unwrap() {
@@ -418,10 +256,7 @@ fn every_input_kind_converts_to_v2_as_it_does_to_v1_2() {
     let dir = tempfile::tempdir().unwrap();
     let (mut v2s, mut v12s) = (Vec::new(), Vec::new());
     for (i, input) in inputs.iter().enumerate() {
-        let (v12, v2) = (
-            dir.path().join(format!("{i}.v12.zt")),
-            dir.path().join(format!("{i}.zt")),
-        );
+        let (v12, v2) = (dir.path().join(format!("{i}.v12.zt")), dir.path().join(format!("{i}.zt")));
         if !zt(&["convert", "-q", s(input), s(&v12)]).status.success() {
             // Refused as v1.2 already (hostile or unsupported input): refused as v2 too.
             let r = zt(&["convert", "-q", s(input), s(&v2), "--format-version", "2"]);
@@ -432,12 +267,7 @@ fn every_input_kind_converts_to_v2_as_it_does_to_v1_2() {
         let err = String::from_utf8_lossy(&r.stderr).into_owned();
         if input.file_name().unwrap() == "names.zt" {
             // A non-NFC name (e + U+0301), which canonical v2 refuses, naming it.
-            assert!(
-                !r.status.success()
-                    && err.contains("not in Unicode Normalization Form C")
-                    && err.contains("e\\u{301}"),
-                "{input:?}: {err}"
-            );
+            assert!(!r.status.success() && err.contains("not in Unicode Normalization Form C") && err.contains("e\\u{301}"), "{input:?}: {err}");
             continue;
         }
         assert!(r.status.success(), "{input:?}: {err}");
@@ -446,8 +276,7 @@ fn every_input_kind_converts_to_v2_as_it_does_to_v1_2() {
     }
     assert!(v2s.len() >= 25, "{} inputs converted", v2s.len());
     let args: Vec<&str> = v2s.iter().map(|p| s(p)).collect();
-    let got: serde_json::Value =
-        serde_json::from_str(&run_python(&format!("{CHECK_VERSION}{SAME_AS_V12}"), &args)).unwrap();
+    let got: serde_json::Value = serde_json::from_str(&run_python(&format!("{CHECK_VERSION}{SAME_AS_V12}"), &args)).unwrap();
     for (i, v12) in v12s.iter().enumerate() {
         assert_eq!(got[i], v12_content(v12), "{:?}", v2s[i]);
     }
@@ -469,21 +298,11 @@ fn v12_objects(path: &Path) -> Vec<ObjectView> {
                 .components()
                 .map(|c| {
                     let t = c.logical_type().map(|t| t.name().to_owned());
-                    (
-                        c.role().to_owned(),
-                        c.dtype().name().to_owned(),
-                        t,
-                        c.to_vec().unwrap(),
-                    )
+                    (c.role().to_owned(), c.dtype().name().to_owned(), t, c.to_vec().unwrap())
                 })
                 .collect();
             parts.sort();
-            (
-                o.name().to_owned(),
-                o.format().name().to_owned(),
-                o.shape().dims().collect(),
-                parts,
-            )
+            (o.name().to_owned(), o.format().name().to_owned(), o.shape().dims().collect(), parts)
         })
         .collect();
     v.sort();
@@ -512,17 +331,8 @@ fn v2_objects(path: &Path) -> Vec<ObjectView> {
                 })
                 .collect();
             parts.sort();
-            let format = o
-                .layout
-                .strip_prefix("zt.")
-                .and_then(|l| l.strip_suffix("/1"))
-                .unwrap_or(o.layout);
-            (
-                o.name.to_owned(),
-                format.to_owned(),
-                o.dims().collect(),
-                parts,
-            )
+            let format = o.layout.strip_prefix("zt.").and_then(|l| l.strip_suffix("/1")).unwrap_or(o.layout);
+            (o.name.to_owned(), format.to_owned(), o.dims().collect(), parts)
         })
         .collect();
     v.sort();
@@ -543,10 +353,7 @@ fn v2_inputs_convert_back_to_v1_2_or_are_refused_with_the_object_named() {
         ("csr_u32.zt", "object \"m\"", "u64"),
     ];
     let mut converted = 0;
-    let mut names: Vec<_> = std::fs::read_dir(fixtures.join("valid"))
-        .unwrap()
-        .map(|e| e.unwrap().path())
-        .collect();
+    let mut names: Vec<_> = std::fs::read_dir(fixtures.join("valid")).unwrap().map(|e| e.unwrap().path()).collect();
     names.sort();
     for input in names {
         let file = input.file_name().unwrap().to_str().unwrap().to_owned();
@@ -569,38 +376,20 @@ fn v2_inputs_convert_back_to_v1_2_or_are_refused_with_the_object_named() {
     assert!(converted >= 10, "{converted} v2 fixtures converted");
     // A sharded root, read with its shards: each object's data as sharded.json records it.
     let out = dir.path().join("model.zt");
-    let r = zt(&[
-        "convert",
-        "-q",
-        s(&fixtures.join("sharded/model.zt")),
-        s(&out),
-    ]);
+    let r = zt(&["convert", "-q", s(&fixtures.join("sharded/model.zt")), s(&out)]);
     assert!(r.status.success(), "{}", String::from_utf8_lossy(&r.stderr));
-    let want: serde_json::Value =
-        serde_json::from_slice(&std::fs::read(fixtures.join("sharded.json")).unwrap()).unwrap();
+    let want: serde_json::Value = serde_json::from_slice(&std::fs::read(fixtures.join("sharded.json")).unwrap()).unwrap();
     let got = v12_objects(&out);
     assert_eq!(got.len(), want["objects"].as_object().unwrap().len());
     for (name, _, _, parts) in &got {
         use sha2::{Digest as _, Sha256};
-        assert_eq!(
-            hex::encode(Sha256::digest(&parts[0].3)),
-            want["objects"][name]["sha256"].as_str().unwrap(),
-            "{name}"
-        );
+        assert_eq!(hex::encode(Sha256::digest(&parts[0].3)), want["objects"][name]["sha256"].as_str().unwrap(), "{name}");
     }
     // One of its shards missing: refused, naming the shard.
-    let r = zt(&[
-        "convert",
-        "-q",
-        s(&fixtures.join("sharded/missing.zt")),
-        s(&dir.path().join("missing.zt")),
-    ]);
+    let r = zt(&["convert", "-q", s(&fixtures.join("sharded/missing.zt")), s(&dir.path().join("missing.zt"))]);
     let err = String::from_utf8_lossy(&r.stderr).into_owned();
     assert_eq!(r.status.code(), Some(1), "{err}");
-    assert!(
-        err.contains("data shard \"00003-of-00003\"") && err.contains("shard file not found"),
-        "{err}"
-    );
+    assert!(err.contains("data shard \"00003-of-00003\"") && err.contains("shard file not found"), "{err}");
 }
 
 /// For each `(a, b)` pair of v2 files: the reference reads the same objects,
@@ -621,34 +410,18 @@ print(len(args) // 2)
 fn v2_inputs_convert_to_v2_as_upstream_converts_them() {
     let fixtures = Path::new(env!("CARGO_MANIFEST_DIR")).join("../tests/fixtures/v2/valid");
     let dir = tempfile::tempdir().unwrap();
-    let mut inputs: Vec<_> = std::fs::read_dir(&fixtures)
-        .unwrap()
-        .map(|e| e.unwrap().path())
-        .collect();
+    let mut inputs: Vec<_> = std::fs::read_dir(&fixtures).unwrap().map(|e| e.unwrap().path()).collect();
     inputs.sort();
     assert!(inputs.len() >= 15, "{} v2 fixtures", inputs.len());
     let mut pairs = Vec::new();
     for input in &inputs {
         let file = input.file_name().unwrap().to_str().unwrap();
-        let (ours, theirs, packed) = (
-            dir.path().join(format!("ours-{file}")),
-            dir.path().join(format!("theirs-{file}")),
-            dir.path().join(format!("packed-{file}")),
-        );
-        run_python(
-            &format!("{CHECK_VERSION}ztensor.convert(sys.argv[1], sys.argv[2])\n"),
-            &[s(input), s(&theirs)],
-        );
+        let (ours, theirs, packed) =
+            (dir.path().join(format!("ours-{file}")), dir.path().join(format!("theirs-{file}")), dir.path().join(format!("packed-{file}")));
+        run_python(&format!("{CHECK_VERSION}ztensor.convert(sys.argv[1], sys.argv[2])\n"), &[s(input), s(&theirs)]);
         convert_v2(input, &ours, &[]);
-        assert!(
-            std::fs::read(&ours).unwrap() == std::fs::read(&theirs).unwrap(),
-            "{file}: not upstream's canonical bytes"
-        );
-        convert_v2(
-            input,
-            &packed,
-            &["--compress", "--digest", "sha256", "--align", "4096"],
-        );
+        assert!(std::fs::read(&ours).unwrap() == std::fs::read(&theirs).unwrap(), "{file}: not upstream's canonical bytes");
+        convert_v2(input, &packed, &["--compress", "--digest", "sha256", "--align", "4096"]);
         pairs.extend([input.clone(), packed]);
     }
     let args: Vec<&str> = pairs.iter().map(|p| s(p)).collect();

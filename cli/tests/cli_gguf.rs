@@ -18,17 +18,13 @@ use reference_v2::{run_python, s, zt, CHECK_VERSION, V2_MAGIC};
 use std::path::{Path, PathBuf};
 
 fn fixture(name: &str) -> PathBuf {
-    Path::new(env!("CARGO_MANIFEST_DIR"))
-        .join("../tests/fixtures/convert/gguf")
-        .join(name)
+    Path::new(env!("CARGO_MANIFEST_DIR")).join("../tests/fixtures/convert/gguf").join(name)
 }
 
 /// Files in `dir`, sorted.
 fn listing(dir: &Path) -> Vec<String> {
-    let mut v: Vec<String> = std::fs::read_dir(dir)
-        .unwrap()
-        .map(|e| e.unwrap().file_name().to_string_lossy().into_owned())
-        .collect();
+    let mut v: Vec<String> =
+        std::fs::read_dir(dir).unwrap().map(|e| e.unwrap().file_name().to_string_lossy().into_owned()).collect();
     v.sort();
     v
 }
@@ -38,11 +34,7 @@ fn convert(input: &Path, out: &Path, extra: &[&str]) {
     let mut args = vec!["convert", "--quiet", s(input), s(out)];
     args.extend_from_slice(extra);
     let o = zt(&args);
-    assert!(
-        o.status.success() && o.stderr.is_empty(),
-        "zt {args:?}: {}",
-        String::from_utf8_lossy(&o.stderr)
-    );
+    assert!(o.status.success() && o.stderr.is_empty(), "zt {args:?}: {}", String::from_utf8_lossy(&o.stderr));
 }
 
 /// ggml's block types as ggml-common.h sizes them (`id, name,
@@ -73,16 +65,8 @@ const QUANTIZED: [(u32, &str, u64, u64); 22] = [
 ];
 
 /// Unquantized ggml types: id, dtype, element size.
-const DENSE: [(u32, &str, u64); 8] = [
-    (0, "f32", 4),
-    (1, "f16", 2),
-    (30, "bf16", 2),
-    (28, "f64", 8),
-    (24, "i8", 1),
-    (25, "i16", 2),
-    (26, "i32", 4),
-    (27, "i64", 8),
-];
+const DENSE: [(u32, &str, u64); 8] =
+    [(0, "f32", 4), (1, "f16", 2), (30, "bf16", 2), (28, "f64", 8), (24, "i8", 1), (25, "i16", 2), (26, "i32", 4), (27, "i64", 8)];
 
 /// What one tensor must read back as: name, layout, shape, dtype, bytes.
 struct Want {
@@ -112,36 +96,14 @@ fn every_type(dir: &Path, version: u32) -> (PathBuf, Vec<Want>) {
     let (mut tensors, mut want) = (Vec::new(), Vec::new());
     for (id, name, epb, bb) in QUANTIZED {
         let data = bytes(2 * 2 * bb);
-        tensors.push(T {
-            name: format!("blk.{name}"),
-            shape: vec![2, 2 * epb],
-            ty: id,
-            data: data.clone(),
-        });
-        want.push(Want {
-            name: format!("blk.{name}"),
-            layout: format!("gguf.{name}/1"),
-            shape: vec![2, 2 * epb],
-            dtype: "u8",
-            data,
-        });
+        tensors.push(T { name: format!("blk.{name}"), shape: vec![2, 2 * epb], ty: id, data: data.clone() });
+        want.push(Want { name: format!("blk.{name}"), layout: format!("gguf.{name}/1"), shape: vec![2, 2 * epb], dtype: "u8", data });
     }
     for (i, (id, dtype, size)) in DENSE.into_iter().enumerate() {
         let shape: Vec<u64> = [vec![3, 2], vec![], vec![0, 5], vec![1, 2, 3, 4]][i % 4].clone();
         let data = bytes(shape.iter().product::<u64>() * size);
-        tensors.push(T {
-            name: format!("dense.{dtype}"),
-            shape: shape.clone(),
-            ty: id,
-            data: data.clone(),
-        });
-        want.push(Want {
-            name: format!("dense.{dtype}"),
-            layout: "dense".into(),
-            shape,
-            dtype,
-            data,
-        });
+        tensors.push(T { name: format!("dense.{dtype}"), shape: shape.clone(), ty: id, data: data.clone() });
+        want.push(Want { name: format!("dense.{dtype}"), layout: "dense".into(), shape, dtype, data });
     }
     let kvs = [
         ("general.architecture", Val::Str("test".into())),
@@ -159,38 +121,12 @@ fn every_type(dir: &Path, version: u32) -> (PathBuf, Vec<Want>) {
         ("v.f64", Val::F64(f64::MAX)),
         ("v.f64_half", Val::F64(1.5)),
         ("v.empty", Val::Arr(4, vec![])),
-        (
-            "v.bools",
-            Val::Arr(7, vec![Val::Bool(true), Val::Bool(false)]),
-        ),
-        (
-            "v.f32s",
-            Val::Arr(
-                6,
-                vec![
-                    Val::F32(f32::NAN),
-                    Val::F32(f32::INFINITY),
-                    Val::F32(-0.0),
-                    Val::F32(2.75),
-                ],
-            ),
-        ),
-        (
-            "v.nested",
-            Val::Arr(
-                9,
-                vec![
-                    Val::Arr(8, vec![Val::Str("x".into())]),
-                    Val::Arr(10, vec![]),
-                    Val::Arr(9, vec![Val::Arr(0, vec![Val::U8(1)])]),
-                ],
-            ),
-        ),
+        ("v.bools", Val::Arr(7, vec![Val::Bool(true), Val::Bool(false)])),
+        ("v.f32s", Val::Arr(6, vec![Val::F32(f32::NAN), Val::F32(f32::INFINITY), Val::F32(-0.0), Val::F32(2.75)])),
+        ("v.nested", Val::Arr(9, vec![Val::Arr(8, vec![Val::Str("x".into())]), Val::Arr(10, vec![]), Val::Arr(9, vec![Val::Arr(0, vec![Val::U8(1)])])])),
     ];
     // Arrays 30 deep (the most upstream converts), the innermost of one string.
-    let deep = (1..30).fold(Val::Arr(8, vec![Val::Str("deep".into())]), |v, _| {
-        Val::Arr(9, vec![v])
-    });
+    let deep = (1..30).fold(Val::Arr(8, vec![Val::Str("deep".into())]), |v, _| Val::Arr(9, vec![v]));
     let kvs: Vec<(&str, Val)> = kvs.into_iter().chain([("v.deep", deep)]).collect();
     let path = dir.join(format!("every_type_v{version}.gguf"));
     std::fs::write(&path, build::file(version, 64, &kvs, &tensors)).unwrap();
@@ -200,29 +136,12 @@ fn every_type(dir: &Path, version: u32) -> (PathBuf, Vec<Want>) {
 /// upstream's canonical conversion of `input`, and ours: they must be the same bytes.
 fn same_as_upstream(input: &Path, dir: &Path) -> Vec<u8> {
     let stem = input.file_stem().unwrap().to_string_lossy().into_owned();
-    let (ours, theirs) = (
-        dir.join(format!("{stem}.ours.zt")),
-        dir.join(format!("{stem}.theirs.zt")),
-    );
-    run_python(
-        &format!("{CHECK_VERSION}ztensor.convert(sys.argv[1], sys.argv[2])\n"),
-        &[s(input), s(&theirs)],
-    );
+    let (ours, theirs) = (dir.join(format!("{stem}.ours.zt")), dir.join(format!("{stem}.theirs.zt")));
+    run_python(&format!("{CHECK_VERSION}ztensor.convert(sys.argv[1], sys.argv[2])\n"), &[s(input), s(&theirs)]);
     convert(input, &ours, &["--format-version", "2"]);
-    let (a, b) = (
-        std::fs::read(&ours).unwrap(),
-        std::fs::read(&theirs).unwrap(),
-    );
-    assert!(
-        b.len() > 65536 && b.starts_with(V2_MAGIC),
-        "the reference wrote a v2 file for {stem}"
-    );
-    assert!(
-        a == b,
-        "{stem}: zt convert --format-version 2 ({} bytes) differs from ztensor.convert ({} bytes)",
-        a.len(),
-        b.len()
-    );
+    let (a, b) = (std::fs::read(&ours).unwrap(), std::fs::read(&theirs).unwrap());
+    assert!(b.len() > 65536 && b.starts_with(V2_MAGIC), "the reference wrote a v2 file for {stem}");
+    assert!(a == b, "{stem}: zt convert --format-version 2 ({} bytes) differs from ztensor.convert ({} bytes)", a.len(), b.len());
     a
 }
 
@@ -236,10 +155,7 @@ fn canonical_output_is_byte_identical_to_upstream_convert() {
         let (input, _) = every_type(dir.path(), version);
         same_as_upstream(&input, dir.path());
     }
-    assert!(
-        !listing(dir.path()).iter().any(|n| n.starts_with('.')),
-        "no temporary file is left"
-    );
+    assert!(!listing(dir.path()).iter().any(|n| n.starts_with('.')), "no temporary file is left");
 }
 
 /// Reads a v2 file (argv[1]) with the reference and checks every tensor
@@ -266,10 +182,7 @@ fn want_json(want: &[Want]) -> String {
         .iter()
         .map(|w| {
             let hex: String = w.data.iter().map(|b| format!("{b:02x}")).collect();
-            format!(
-                "[{:?}, {:?}, {:?}, {:?}, {:?}]",
-                w.name, w.layout, w.shape, w.dtype, hex
-            )
+            format!("[{:?}, {:?}, {:?}, {:?}, {:?}]", w.name, w.layout, w.shape, w.dtype, hex)
         })
         .collect();
     format!("[{}]", rows.join(", "))
@@ -294,15 +207,8 @@ fn upstream_reads_every_tensor_of_every_output_back() {
         let mut args = vec!["--format-version", "2"];
         args.extend_from_slice(opts);
         convert(&input, &out, &args);
-        let r = run_python(
-            &format!("{CHECK_VERSION}{READ_BACK}"),
-            &[s(&out), s(&expected)],
-        );
-        assert_eq!(
-            r.trim(),
-            format!("{n} {digested} {undigested}"),
-            "{name}: objects, digested and undigested parts"
-        );
+        let r = run_python(&format!("{CHECK_VERSION}{READ_BACK}"), &[s(&out), s(&expected)]);
+        assert_eq!(r.trim(), format!("{n} {digested} {undigested}"), "{name}: objects, digested and undigested parts");
     }
 }
 
@@ -314,17 +220,11 @@ fn v12_output_holds_dense_gguf_and_refuses_quantized_by_name() {
         // v1.2 kept every tensor and metadata value.
         let v12 = dir.path().join(format!("{name}.v12.zt"));
         convert(&fixture(name), &v12, &[]);
-        assert!(
-            std::fs::read(&v12).unwrap().starts_with(b"ZTEN1000"),
-            "a v1.2 file"
-        );
+        assert!(std::fs::read(&v12).unwrap().starts_with(b"ZTEN1000"), "a v1.2 file");
         let upstream = same_as_upstream(&fixture(name), dir.path());
         let again = dir.path().join(format!("{name}.again.zt"));
         convert(&v12, &again, &["--format-version", "2"]);
-        assert!(
-            std::fs::read(&again).unwrap() == upstream,
-            "{name} -> v1.2 -> v2 gives upstream's bytes"
-        );
+        assert!(std::fs::read(&again).unwrap() == upstream, "{name} -> v1.2 -> v2 gives upstream's bytes");
     }
     let input = fixture("quant.gguf");
     let out = dir.path().join("q.zt");
@@ -354,12 +254,8 @@ fn hostile_gguf_is_refused_cleanly() {
     let offset_at = n_dims_at + 4 + 2 * 8 + 4;
     misaligned[offset_at] += 1;
     let offset = u64::from_le_bytes(misaligned[offset_at..offset_at + 8].try_into().unwrap());
-    assert_eq!(
-        offset, 1153,
-        "iq4_nl's 36 bytes end at 1124; mxfp4 is at 1152, now 1153"
-    );
-    let misaligned_msg =
-        format!("tensor \"mxfp4\": data offset {offset} is not a multiple of the alignment 64");
+    assert_eq!(offset, 1153, "iq4_nl's 36 bytes end at 1124; mxfp4 is at 1152, now 1153");
+    let misaligned_msg = format!("tensor \"mxfp4\": data offset {offset} is not a multiple of the alignment 64");
     let truncated = format!("truncated GGUF: the dimension count of tensor \"mxfp4\" needs 4 bytes at byte {n_dims_at}, only 2 left");
     let cases: Vec<(&str, Vec<u8>, &str)> = vec![
         ("v1", build::header(1, 0, 0), "GGUF version 1 is not supported (only versions 2 and 3)"),
@@ -379,15 +275,8 @@ fn hostile_gguf_is_refused_cleanly() {
             let out = dir.path().join("out.zt");
             let r = zt(&["convert", s(&input), s(&out), "--format-version", v]);
             assert_eq!(r.status.code(), Some(1), "{name}");
-            assert_eq!(
-                String::from_utf8_lossy(&r.stderr),
-                format!("zt: {}: {msg}\n", input.display()),
-                "{name} as {v}"
-            );
+            assert_eq!(String::from_utf8_lossy(&r.stderr), format!("zt: {}: {msg}\n", input.display()), "{name} as {v}");
         }
     }
-    assert!(
-        listing(dir.path()).iter().all(|n| n.ends_with(".gguf")),
-        "no OUT, no stage, no temporary file"
-    );
+    assert!(listing(dir.path()).iter().all(|n| n.ends_with(".gguf")), "no OUT, no stage, no temporary file");
 }

@@ -11,22 +11,9 @@ use std::process::{Command, Stdio};
 /// A pseudo-terminal: its master side to read, its slave side to hand to zt.
 fn pty() -> (File, OwnedFd) {
     let (mut master, mut slave) = (-1, -1);
-    let size = libc::winsize {
-        ws_row: 24,
-        ws_col: 120,
-        ws_xpixel: 0,
-        ws_ypixel: 0,
-    };
+    let size = libc::winsize { ws_row: 24, ws_col: 120, ws_xpixel: 0, ws_ypixel: 0 };
     // SAFETY: openpty writes two descriptors it opened; we own them from here.
-    let r = unsafe {
-        libc::openpty(
-            &mut master,
-            &mut slave,
-            std::ptr::null_mut(),
-            std::ptr::null_mut(),
-            &size,
-        )
-    };
+    let r = unsafe { libc::openpty(&mut master, &mut slave, std::ptr::null_mut(), std::ptr::null_mut(), &size) };
     assert_eq!(r, 0, "openpty: {}", std::io::Error::last_os_error());
     unsafe { (File::from_raw_fd(master), OwnedFd::from_raw_fd(slave)) }
 }
@@ -48,9 +35,7 @@ fn drain(mut master: File) -> std::thread::JoinHandle<Vec<u8>> {
 }
 
 fn fixture(rel: &str) -> String {
-    let root = Path::new(env!("CARGO_MANIFEST_DIR"))
-        .parent()
-        .expect("cli/ is inside the repository");
+    let root = Path::new(env!("CARGO_MANIFEST_DIR")).parent().expect("cli/ is inside the repository");
     root.join("tests/fixtures").join(rel).display().to_string()
 }
 
@@ -75,11 +60,7 @@ fn cat_refuses_a_terminal_unless_forced() {
         assert_eq!(o.status.code(), Some(want_code), "{args:?}: {err}");
         if force {
             assert!(err.is_empty(), "{err}");
-            assert!(
-                shown.len() >= 4096,
-                "{} bytes reached the terminal",
-                shown.len()
-            );
+            assert!(shown.len() >= 4096, "{} bytes reached the terminal", shown.len());
         } else {
             assert_eq!(err, "zt: refusing to write binary data to a terminal (redirect stdout, or use --force)\n");
             assert!(shown.is_empty(), "{shown:?}");
@@ -102,13 +83,7 @@ fn convert_draws_a_progress_bar_with_rate_and_eta() {
     for quiet in [false, true] {
         let (master, slave) = pty();
         let reader = drain(master);
-        let mut args = vec![
-            "convert",
-            "--digest",
-            "sha256",
-            input.to_str().unwrap(),
-            out.to_str().unwrap(),
-        ];
+        let mut args = vec!["convert", "--digest", "sha256", input.to_str().unwrap(), out.to_str().unwrap()];
         if quiet {
             args.push("--quiet");
         }
@@ -124,15 +99,9 @@ fn convert_draws_a_progress_bar_with_rate_and_eta() {
             assert!(shown.is_empty(), "{shown:?}");
             continue;
         }
-        assert!(
-            shown.contains("%") && shown.contains("MiB/s") && shown.contains("ETA"),
-            "{shown:?}"
-        );
+        assert!(shown.contains("%") && shown.contains("MiB/s") && shown.contains("ETA"), "{shown:?}");
         // The bar is wiped; the last line is the summary.
-        let last = shown
-            .rsplit(['\r', '\n'])
-            .find(|l| !l.trim().is_empty())
-            .unwrap_or("");
+        let last = shown.rsplit(['\r', '\n']).find(|l| !l.trim().is_empty()).unwrap_or("");
         assert!(last.contains("1 object, 64.0 MiB -> 64.0 MiB"), "{shown:?}");
     }
 }

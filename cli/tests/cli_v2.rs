@@ -9,20 +9,11 @@ use std::path::Path;
 use std::process::{Command, Output};
 
 fn v2(rel: &str) -> String {
-    Path::new(env!("CARGO_MANIFEST_DIR"))
-        .parent()
-        .unwrap()
-        .join("tests/fixtures/v2")
-        .join(rel)
-        .display()
-        .to_string()
+    Path::new(env!("CARGO_MANIFEST_DIR")).parent().unwrap().join("tests/fixtures/v2").join(rel).display().to_string()
 }
 
 fn zt(args: &[&str]) -> Output {
-    Command::new(env!("CARGO_BIN_EXE_zt"))
-        .args(args)
-        .output()
-        .expect("run zt")
+    Command::new(env!("CARGO_BIN_EXE_zt")).args(args).output().expect("run zt")
 }
 
 fn json(rel: &str) -> Json {
@@ -40,13 +31,7 @@ fn text(b: &[u8]) -> String {
 #[test]
 fn info_json_describes_parts() {
     let m = json("manifest.json");
-    for name in [
-        "zstd_seekable.zt",
-        "coo.zt",
-        "mx.zt",
-        "gguf.zt",
-        "unknown_vocab.zt",
-    ] {
+    for name in ["zstd_seekable.zt", "coo.zt", "mx.zt", "gguf.zt", "unknown_vocab.zt"] {
         let o = zt(&["info", "--json", &v2(&format!("valid/{name}"))]);
         assert!(o.status.success(), "{name}: {}", text(&o.stderr));
         let got: Json = serde_json::from_slice(&o.stdout).unwrap();
@@ -64,17 +49,10 @@ fn info_json_describes_parts() {
                 let pw = &w["parts"][role];
                 assert_eq!(c["dtype"], pw["dtype"], "{name}/{role}");
                 assert_eq!(c["type"], pw["type"], "{name}/{role}");
-                assert_eq!(
-                    c["encoding"],
-                    pw["encoding"].as_str().unwrap_or("raw"),
-                    "{name}/{role}"
-                );
+                assert_eq!(c["encoding"], pw["encoding"].as_str().unwrap_or("raw"), "{name}/{role}");
                 let decoded = c["uncompressed_length"].as_u64().or(c["length"].as_u64());
                 assert_eq!(decoded, pw["decoded_length"].as_u64(), "{name}/{role}");
-                assert!(
-                    c["digest"].as_str().unwrap().starts_with("xxh3:"),
-                    "{name}/{role}"
-                );
+                assert!(c["digest"].as_str().unwrap().starts_with("xxh3:"), "{name}/{role}");
                 assert!(c["offset"].as_u64().unwrap() % 4096 == 0, "{name}/{role}");
                 assert_eq!(c["shard"], Json::Null, "{name}/{role}");
             }
@@ -85,42 +63,23 @@ fn info_json_describes_parts() {
     let want = json("sharded.json");
     for obj in got["objects"].as_array().unwrap() {
         let n = obj["name"].as_str().unwrap();
-        assert_eq!(
-            obj["components"]["data"]["shard"], want["objects"][n]["shard"],
-            "{n}"
-        );
+        assert_eq!(obj["components"]["data"]["shard"], want["objects"][n]["shard"], "{n}");
     }
     let o = zt(&["info", &v2("valid/zstd_seekable.zt")]);
     let out = text(&o.stdout);
-    assert!(
-        out.contains("zTensor 2,") && out.contains("zt.zstd-seekable/1"),
-        "{out}"
-    );
+    assert!(out.contains("zTensor 2,") && out.contains("zt.zstd-seekable/1"), "{out}");
 }
 
 #[test]
 fn cat_writes_decoded_bytes_bit_identically() {
     let m = json("manifest.json");
-    for name in [
-        "types_canonical.zt",
-        "zstd_seekable.zt",
-        "csr_u64.zt",
-        "quant_group.zt",
-    ] {
+    for name in ["types_canonical.zt", "zstd_seekable.zt", "csr_u64.zt", "quant_group.zt"] {
         let path = v2(&format!("valid/{name}"));
         for (oname, w) in m["files"][name]["objects"].as_object().unwrap() {
             for (role, pw) in w["parts"].as_object().unwrap() {
                 let o = zt(&["cat", &path, oname, "--component", role]);
-                assert!(
-                    o.status.success(),
-                    "{name}/{oname}/{role}: {}",
-                    text(&o.stderr)
-                );
-                assert_eq!(
-                    hex(&Sha256::digest(&o.stdout)),
-                    pw["sha256"].as_str().unwrap(),
-                    "{name}/{oname}/{role}"
-                );
+                assert!(o.status.success(), "{name}/{oname}/{role}: {}", text(&o.stderr));
+                assert_eq!(hex(&Sha256::digest(&o.stdout)), pw["sha256"].as_str().unwrap(), "{name}/{oname}/{role}");
             }
         }
     }
@@ -129,11 +88,7 @@ fn cat_writes_decoded_bytes_bit_identically() {
     for (oname, w) in want["objects"].as_object().unwrap() {
         let o = zt(&["cat", &v2("sharded/model.zt"), oname]);
         assert!(o.status.success(), "{oname}: {}", text(&o.stderr));
-        assert_eq!(
-            hex(&Sha256::digest(&o.stdout)),
-            w["sha256"].as_str().unwrap(),
-            "{oname}"
-        );
+        assert_eq!(hex(&Sha256::digest(&o.stdout)), w["sha256"].as_str().unwrap(), "{oname}");
     }
 }
 
@@ -151,11 +106,7 @@ fn cat_refuses_unknown_types_and_encodings_and_bad_bytes() {
     }
     let o = zt(&["cat", &v2("sharded/missing.zt"), "d"]);
     assert_eq!(o.status.code(), Some(1));
-    assert!(
-        text(&o.stderr).contains("shard file not found"),
-        "{}",
-        text(&o.stderr)
-    );
+    assert!(text(&o.stderr).contains("shard file not found"), "{}", text(&o.stderr));
 }
 
 #[test]
@@ -165,18 +116,11 @@ fn verify_checks_digests_data_rules_and_shards() {
         let o = zt(&["verify", &v2(&format!("valid/{name}"))]);
         let out = text(&o.stdout);
         assert!(o.status.success(), "{name}: {out} {}", text(&o.stderr));
-        assert!(
-            out.contains(": OK (") && out.contains(", 0 parts without digest"),
-            "{name}: {out}"
-        );
+        assert!(out.contains(": OK (") && out.contains(", 0 parts without digest"), "{name}: {out}");
     }
     let o = zt(&["verify", &v2("sharded/model.zt")]);
     assert!(o.status.success(), "{}", text(&o.stderr));
-    assert!(
-        text(&o.stdout).contains("4 digests verified"),
-        "{}",
-        text(&o.stdout)
-    );
+    assert!(text(&o.stdout).contains("4 digests verified"), "{}", text(&o.stdout));
     // Every data rule of the hostile table is a failed verification.
     let table = json("hostile.json");
     let mut failed = 0;
@@ -186,24 +130,14 @@ fn verify_checks_digests_data_rules_and_shards() {
         }
         let o = zt(&["verify", &v2(&format!("hostile/{file}"))]);
         let ok = rec["error"] == "ok";
-        assert_eq!(
-            o.status.success(),
-            ok,
-            "{file}: {} {}",
-            text(&o.stdout),
-            text(&o.stderr)
-        );
+        assert_eq!(o.status.success(), ok, "{file}: {} {}", text(&o.stdout), text(&o.stderr));
         failed += !ok as usize;
     }
     assert!(failed >= 20, "{failed}");
     let o = zt(&["verify", &v2("sharded/missing.zt")]);
     assert_eq!(o.status.code(), Some(1));
     let err = text(&o.stderr);
-    assert!(
-        err.contains("shard file not found")
-            && err.contains("warning: shard \"00003-of-00003\" not found"),
-        "{err}"
-    );
+    assert!(err.contains("shard file not found") && err.contains("warning: shard \"00003-of-00003\" not found"), "{err}");
 }
 
 #[test]
@@ -214,30 +148,13 @@ fn id_prints_the_content_digest() {
     let out = text(&o.stdout);
     let ids: Vec<&str> = out.lines().map(|l| l.split_once("  ").unwrap().0).collect();
     assert_eq!(ids.len(), 3);
-    assert!(
-        ids[0].starts_with("sha256:") && ids[0].len() == 7 + 64,
-        "{out}"
-    );
-    assert_eq!(
-        ids[0], ids[1],
-        "placement does not change the content digest"
-    );
+    assert!(ids[0].starts_with("sha256:") && ids[0].len() == 7 + 64, "{out}");
+    assert_eq!(ids[0], ids[1], "placement does not change the content digest");
     assert_ne!(ids[0], ids[2]);
     // A v1 file has none.
-    let v1 = Path::new(env!("CARGO_MANIFEST_DIR"))
-        .parent()
-        .unwrap()
-        .join("tests/fixtures/v1.2");
-    let any = std::fs::read_dir(v1)
-        .unwrap()
-        .map(|e| e.unwrap().path())
-        .find(|p| p.extension().is_some_and(|x| x == "zt"))
-        .unwrap();
+    let v1 = Path::new(env!("CARGO_MANIFEST_DIR")).parent().unwrap().join("tests/fixtures/v1.2");
+    let any = std::fs::read_dir(v1).unwrap().map(|e| e.unwrap().path()).find(|p| p.extension().is_some_and(|x| x == "zt")).unwrap();
     let o = zt(&["id", any.to_str().unwrap()]);
     assert_eq!(o.status.code(), Some(1));
-    assert!(
-        text(&o.stderr).contains("v2 files only"),
-        "{}",
-        text(&o.stderr)
-    );
+    assert!(text(&o.stderr).contains("v2 files only"), "{}", text(&o.stderr));
 }

@@ -9,14 +9,8 @@ pub(crate) fn walk_map(m: ztensor::Map<'_>, depth: usize) {
         walk_value(k, depth + 1);
         walk_value(v, depth + 1);
         if let Some(key) = k.as_str() {
-            let got = m
-                .get(key)
-                .unwrap_or_else(|| panic!("Map::get({key:?}) of a listed key"));
-            assert_eq!(
-                got.manifest_offset(),
-                v.manifest_offset(),
-                "Map::get({key:?})"
-            );
+            let got = m.get(key).unwrap_or_else(|| panic!("Map::get({key:?}) of a listed key"));
+            assert_eq!(got.manifest_offset(), v.manifest_offset(), "Map::get({key:?})");
         }
     }
     assert_eq!(n, m.len());
@@ -31,15 +25,7 @@ pub(crate) fn walk_value(v: Value<'_>, depth: usize) {
     assert!(depth <= MAX_DEPTH + 8, "walked deeper than MAX_DEPTH");
     let raw = v.raw();
     assert!(!raw.is_empty(), "a value with no encoding");
-    let _ = (
-        v.as_u64(),
-        v.as_i64(),
-        v.as_f64(),
-        v.as_bool(),
-        v.as_str(),
-        v.as_bytes(),
-        v.is_null(),
-    );
+    let _ = (v.as_u64(), v.as_i64(), v.as_f64(), v.as_bool(), v.as_str(), v.as_bytes(), v.is_null());
     let _ = v.untagged();
     match v.get() {
         ValueRef::Uint(x) => assert_eq!(v.as_u64(), Some(x)),

@@ -73,9 +73,7 @@ pub fn class_of(kind: ErrorKind, data: bool) -> Class {
         Decompress | ZstdChecksum | DecodedTooLarge { .. } | BadData { .. } => Class::CorruptData,
         LengthMismatch { .. } if data => Class::CorruptData,
         Io => Class::Other,
-        UnsupportedVersion { .. } | Unsupported { .. } | NoData | UnverifiableDigest => {
-            Class::Unsupported
-        }
+        UnsupportedVersion { .. } | Unsupported { .. } | NoData | UnverifiableDigest => Class::Unsupported,
         TypeMismatch | RangeOutOfBounds { .. } => Class::Other,
         _ => Class::Format,
     }
@@ -96,22 +94,8 @@ pub fn class_fault(s: Status) -> Class {
 pub const OPTIONS: [(&str, Options); 4] = [
     ("all", Options::ALL),
     ("allow-unverifiable", Options::ALL.allow_unverifiable()),
-    (
-        "digests-only",
-        Options {
-            digests: true,
-            data: false,
-            strict: false,
-        },
-    ),
-    (
-        "data-only",
-        Options {
-            digests: false,
-            data: true,
-            strict: false,
-        },
-    ),
+    ("digests-only", Options { digests: true, data: false, strict: false }),
+    ("data-only", Options { digests: false, data: true, strict: false }),
 ];
 
 /// Slot counts of the few-slot comparison.
@@ -138,21 +122,8 @@ pub struct Sum {
 
 impl Sum {
     fn same(&self, o: &Sum) -> bool {
-        (
-            self.objects,
-            self.components,
-            self.digests_checked,
-            self.unverifiable,
-            self.problems,
-            self.first,
-        ) == (
-            o.objects,
-            o.components,
-            o.digests_checked,
-            o.unverifiable,
-            o.problems,
-            o.first,
-        )
+        (self.objects, self.components, self.digests_checked, self.unverifiable, self.problems, self.first)
+            == (o.objects, o.components, o.digests_checked, o.unverifiable, o.problems, o.first)
     }
 }
 
@@ -164,10 +135,7 @@ pub fn sum_full(r: &Report) -> Sum {
         unverifiable: r.unverifiable,
         problems: r.problems,
         first: r.first_problem.map(|e| class_of(e.kind(), true)),
-        detail: r
-            .first_problem
-            .map(|e| format!("{e} ({:?})", e.kind()))
-            .unwrap_or_default(),
+        detail: r.first_problem.map(|e| format!("{e} ({:?})", e.kind())).unwrap_or_default(),
     }
 }
 
@@ -179,17 +147,13 @@ pub fn sum_compact(r: &compact::Report) -> Sum {
         unverifiable: r.unverifiable,
         problems: r.problems,
         first: r.first.map(|f| class_fault(f.status())),
-        detail: r
-            .first
-            .map(|f| format!("{f} ({:?})", f.kind))
-            .unwrap_or_default(),
+        detail: r.first.map(|f| format!("{f} ({:?})", f.kind)).unwrap_or_default(),
     }
 }
 
 /// Whether any component of the file is zstd.
 pub fn has_zstd(f: &File<'_>) -> bool {
-    f.objects()
-        .any(|o| o.components().any(|c| c.encoding() != Encoding::Raw))
+    f.objects().any(|o| o.components().any(|c| c.encoding() != Encoding::Raw))
 }
 
 /// What the compact reader's `verify` must report: `File::verify_with`'s
@@ -197,15 +161,7 @@ pub fn has_zstd(f: &File<'_>) -> bool {
 /// object with a zstd component has, for data, the no-`alloc` rule's
 /// finding (see the module docs).
 pub fn expected_report(f: &File<'_>, opt: Options) -> Sum {
-    let mut s = Sum {
-        objects: 0,
-        components: 0,
-        digests_checked: 0,
-        unverifiable: 0,
-        problems: 0,
-        first: None,
-        detail: String::new(),
-    };
+    let mut s = Sum { objects: 0, components: 0, digests_checked: 0, unverifiable: 0, problems: 0, first: None, detail: String::new() };
     let problem = |s: &mut Sum, class: Class, detail: String| {
         s.problems += 1;
         if s.first.is_none() {
@@ -226,43 +182,26 @@ pub fn expected_report(f: &File<'_>, opt: Options) -> Sum {
                     Ok(Verified::Unverifiable) => {
                         s.unverifiable += 1;
                         if opt.strict {
-                            problem(
-                                &mut s,
-                                Class::Unsupported,
-                                format!("{}/{}: unverifiable digest", o.name(), c.role()),
-                            );
+                            problem(&mut s, Class::Unsupported, format!("{}/{}: unverifiable digest", o.name(), c.role()));
                         }
                     }
-                    Err(e) => problem(
-                        &mut s,
-                        class_of(e.kind(), true),
-                        format!("{e} ({:?})", e.kind()),
-                    ),
+                    Err(e) => problem(&mut s, class_of(e.kind(), true), format!("{e} ({:?})", e.kind())),
                 }
             }
             if opt.data && zstd && data_err.is_none() {
                 let stored = c.stored_bytes().unwrap_or(&[]);
                 data_err = match c.encoding() {
                     Encoding::Raw if c.dtype() == DType::Bool && stored.iter().any(|&b| b > 1) => {
-                        Some((
-                            Class::CorruptData,
-                            format!("{}/{}: bool byte over 1", o.name(), c.role()),
-                        ))
+                        Some((Class::CorruptData, format!("{}/{}: bool byte over 1", o.name(), c.role())))
                     }
                     Encoding::Raw => None,
-                    _ => Some((
-                        Class::Unsupported,
-                        format!("{}/{}: zstd not decoded", o.name(), c.role()),
-                    )),
+                    _ => Some((Class::Unsupported, format!("{}/{}: zstd not decoded", o.name(), c.role()))),
                 };
             }
         }
         if opt.data {
             if !zstd {
-                data_err = o
-                    .check_data()
-                    .err()
-                    .map(|e| (class_of(e.kind(), true), format!("{e} ({:?})", e.kind())));
+                data_err = o.check_data().err().map(|e| (class_of(e.kind(), true), format!("{e} ({:?})", e.kind())));
             }
             if let Some((class, detail)) = data_err {
                 problem(&mut s, class, detail);
@@ -274,16 +213,7 @@ pub fn expected_report(f: &File<'_>, opt: Options) -> Sum {
 
 /// A map as (key position, key bytes, value position, value bytes).
 fn entries(m: &Map<'_>) -> Vec<(usize, Vec<u8>, usize, Vec<u8>)> {
-    m.iter()
-        .map(|(k, v)| {
-            (
-                k.manifest_offset(),
-                k.raw().to_vec(),
-                v.manifest_offset(),
-                v.raw().to_vec(),
-            )
-        })
-        .collect()
+    m.iter().map(|(k, v)| (k.manifest_offset(), k.raw().to_vec(), v.manifest_offset(), v.raw().to_vec())).collect()
 }
 
 /// Collects the differences found in one comparison.
@@ -291,12 +221,7 @@ fn entries(m: &Map<'_>) -> Vec<(usize, Vec<u8>, usize, Vec<u8>)> {
 struct Diffs(String);
 
 impl Diffs {
-    fn eq<T: PartialEq + std::fmt::Debug>(
-        &mut self,
-        what: impl std::fmt::Display,
-        full: T,
-        compact: T,
-    ) {
+    fn eq<T: PartialEq + std::fmt::Debug>(&mut self, what: impl std::fmt::Display, full: T, compact: T) {
         if full != compact && self.0.len() < 4000 {
             let _ = writeln!(self.0, "  {what}: full {full:?}, compact {compact:?}");
         }
@@ -304,16 +229,7 @@ impl Diffs {
 }
 
 /// A component's fields, as both readers give them.
-type Comp<'a> = (
-    &'a str,
-    DType,
-    Option<ztensor::LogicalType<'a>>,
-    Encoding,
-    u64,
-    u64,
-    Option<u64>,
-    Option<&'a str>,
-);
+type Comp<'a> = (&'a str, DType, Option<ztensor::LogicalType<'a>>, Encoding, u64, u64, Option<u64>, Option<&'a str>);
 
 /// Compare every view of `c` with `f`'s. `budget`: how many `object(i)` /
 /// `find` calls to make (all objects when they are fewer; scans without
@@ -322,160 +238,62 @@ fn views(f: &File<'_>, c: &compact::File<'_>, budget: usize, d: &mut Diffs) {
     d.eq("object count", f.len(), c.len());
     d.eq("is_empty", f.is_empty(), c.is_empty());
     d.eq("version", f.version(), c.version());
-    d.eq(
-        "manifest (offset, length)",
-        (f.tail().manifest_offset, f.tail().manifest_len),
-        c.manifest(),
-    );
-    d.eq(
-        "root attributes",
-        entries(&f.attributes()),
-        entries(&c.attributes()),
-    );
-    d.eq(
-        "root attributes len",
-        f.attributes().len(),
-        c.attributes().len(),
-    );
+    d.eq("manifest (offset, length)", (f.tail().manifest_offset, f.tail().manifest_len), c.manifest());
+    d.eq("root attributes", entries(&f.attributes()), entries(&c.attributes()));
+    d.eq("root attributes len", f.attributes().len(), c.attributes().len());
     let mut n = 0;
     for (i, (fo, co)) in f.objects().zip(c.objects()).enumerate() {
         n += 1;
         let name = fo.name();
         d.eq(format_args!("object {i}: name"), name, co.name());
-        d.eq(
-            format_args!("{name:?}: shape"),
-            fo.shape().dims().collect::<Vec<_>>(),
-            co.shape().dims().collect::<Vec<_>>(),
-        );
-        d.eq(
-            format_args!("{name:?}: ndim"),
-            fo.shape().ndim(),
-            co.shape().ndim,
-        );
-        d.eq(
-            format_args!("{name:?}: numel"),
-            fo.shape().numel(),
-            co.shape().numel(),
-        );
+        d.eq(format_args!("{name:?}: shape"), fo.shape().dims().collect::<Vec<_>>(), co.shape().dims().collect::<Vec<_>>());
+        d.eq(format_args!("{name:?}: ndim"), fo.shape().ndim(), co.shape().ndim);
+        d.eq(format_args!("{name:?}: numel"), fo.shape().numel(), co.shape().numel());
         d.eq(format_args!("{name:?}: format"), fo.format(), co.format());
-        d.eq(
-            format_args!("{name:?}: attributes"),
-            entries(&fo.attributes()),
-            entries(&co.attributes()),
-        );
-        d.eq(
-            format_args!("{name:?}: attributes len"),
-            fo.attributes().len(),
-            co.attributes().len(),
-        );
-        d.eq(
-            format_args!("{name:?}: attribute count"),
-            fo.attributes().len(),
-            co.attribute_count(),
-        );
+        d.eq(format_args!("{name:?}: attributes"), entries(&fo.attributes()), entries(&co.attributes()));
+        d.eq(format_args!("{name:?}: attributes len"), fo.attributes().len(), co.attributes().len());
+        d.eq(format_args!("{name:?}: attribute count"), fo.attributes().len(), co.attribute_count());
         let fc: Vec<Comp<'_>> = fo
             .components()
-            .map(|c| {
-                (
-                    c.role(),
-                    c.dtype(),
-                    c.logical_type(),
-                    c.encoding(),
-                    c.offset(),
-                    c.length(),
-                    c.uncompressed_length(),
-                    c.digest(),
-                )
-            })
+            .map(|c| (c.role(), c.dtype(), c.logical_type(), c.encoding(), c.offset(), c.length(), c.uncompressed_length(), c.digest()))
             .collect();
         let cc: Vec<Comp<'_>> = co
             .components()
-            .map(|c| {
-                (
-                    c.role,
-                    c.dtype,
-                    c.logical,
-                    c.encoding,
-                    c.offset,
-                    c.length,
-                    c.uncompressed_length,
-                    c.digest,
-                )
-            })
+            .map(|c| (c.role, c.dtype, c.logical, c.encoding, c.offset, c.length, c.uncompressed_length, c.digest))
             .collect();
         d.eq(format_args!("{name:?}: components"), &fc, &cc);
-        d.eq(
-            format_args!("{name:?}: component count"),
-            fc.len(),
-            co.component_count(),
-        );
+        d.eq(format_args!("{name:?}: component count"), fc.len(), co.component_count());
         for (a, b) in fo.components().zip(co.components()) {
             let role = a.role();
-            d.eq(
-                format_args!("{name:?}/{role}: stored bytes"),
-                a.stored_bytes().ok(),
-                Some(c.stored(&b)),
-            );
+            d.eq(format_args!("{name:?}/{role}: stored bytes"), a.stored_bytes().ok(), Some(c.stored(&b)));
             d.eq(
                 format_args!("{name:?}/{role}: component(role)"),
                 fo.component(role).map(|x| (x.offset(), x.length())),
                 co.component(role.as_bytes()).map(|x| (x.offset, x.length)),
             );
             if a.encoding() == Encoding::Raw || a.uncompressed_length().is_some() {
-                d.eq(
-                    format_args!("{name:?}/{role}: decoded_len"),
-                    a.decoded_len(),
-                    b.decoded_len(),
-                );
+                d.eq(format_args!("{name:?}/{role}: decoded_len"), a.decoded_len(), b.decoded_len());
             }
         }
-        d.eq(
-            format_args!("{name:?}: component(absent)"),
-            fo.component("\u{1}absent").is_some(),
-            co.component(b"\x01absent").is_some(),
-        );
+        d.eq(format_args!("{name:?}: component(absent)"), fo.component("\u{1}absent").is_some(), co.component(b"\x01absent").is_some());
         if i < budget {
-            d.eq(
-                format_args!("find({name:?})"),
-                f.get(name).map(|o| (o.index(), o.name())),
-                c.find(name.as_bytes()).map(|(i, o)| (i, o.name())),
-            );
-            d.eq(
-                format_args!("object({i})"),
-                f.object(i).map(|o| o.name()),
-                c.object(i).map(|o| o.name()),
-            );
+            d.eq(format_args!("find({name:?})"), f.get(name).map(|o| (o.index(), o.name())), c.find(name.as_bytes()).map(|(i, o)| (i, o.name())));
+            d.eq(format_args!("object({i})"), f.object(i).map(|o| o.name()), c.object(i).map(|o| o.name()));
             let longer = format!("{name}\u{0}");
-            d.eq(
-                format_args!("find({longer:?})"),
-                f.get(&longer).map(|o| o.index()),
-                c.find(longer.as_bytes()).map(|(i, _)| i),
-            );
+            d.eq(format_args!("find({longer:?})"), f.get(&longer).map(|o| o.index()), c.find(longer.as_bytes()).map(|(i, _)| i));
             if let Some((cut, _)) = name.char_indices().last() {
                 let shorter = &name[..cut];
-                d.eq(
-                    format_args!("find({shorter:?})"),
-                    f.get(shorter).map(|o| o.index()),
-                    c.find(shorter.as_bytes()).map(|(i, _)| i),
-                );
+                d.eq(format_args!("find({shorter:?})"), f.get(shorter).map(|o| o.index()), c.find(shorter.as_bytes()).map(|(i, _)| i));
             }
         }
     }
     d.eq("objects() count", f.len(), n);
     d.eq("objects() count (compact)", c.len(), c.objects().count());
     for i in [f.len(), f.len() + 1, usize::MAX] {
-        d.eq(
-            format_args!("object({i})"),
-            f.object(i).map(|o| o.name()),
-            c.object(i).map(|o| o.name()),
-        );
+        d.eq(format_args!("object({i})"), f.object(i).map(|o| o.name()), c.object(i).map(|o| o.name()));
     }
     for name in ["", "\u{10ffff}", "zzzzzzzzzzzzzzzzzzzz"] {
-        d.eq(
-            format_args!("find({name:?})"),
-            f.get(name).map(|o| o.index()),
-            c.find(name.as_bytes()).map(|(i, _)| i),
-        );
+        d.eq(format_args!("find({name:?})"), f.get(name).map(|o| o.index()), c.find(name.as_bytes()).map(|(i, _)| i));
     }
     // Names that are not UTF-8 are never found.
     d.eq("find(non-UTF-8)", None, c.find(b"\xff\xfe").map(|(i, _)| i));
@@ -491,19 +309,12 @@ fn verify(f: &File<'_>, c: &compact::File<'_>, alloc: bool, d: &mut Diffs) {
             // The model is the full reader's verify_with on these files.
             let full = sum_full(&f.verify_with(opt, |_| {}));
             if !full.same(&want) {
-                let _ = writeln!(
-                    d.0,
-                    "  (harness) verify {name}: model {want:?} differs from verify_with {full:?}"
-                );
+                let _ = writeln!(d.0, "  (harness) verify {name}: model {want:?} differs from verify_with {full:?}");
             }
         }
         let got = sum_compact(&c.verify(opt));
         if !want.same(&got) {
-            let _ = writeln!(
-                d.0,
-                "  verify {name}{}: full {want:?}, compact {got:?}",
-                if zstd { " (zstd model)" } else { "" }
-            );
+            let _ = writeln!(d.0, "  verify {name}{}: full {want:?}, compact {got:?}", if zstd { " (zstd model)" } else { "" });
         }
     }
 }
@@ -511,22 +322,14 @@ fn verify(f: &File<'_>, c: &compact::File<'_>, alloc: bool, d: &mut Diffs) {
 fn outcome<T>(r: &Result<T, ztensor::Error>) -> String {
     match r {
         Ok(_) => "opened".into(),
-        Err(e) => format!(
-            "refused: {e} ({:?}) -> {:?}",
-            e.kind(),
-            class_of(e.kind(), false)
-        ),
+        Err(e) => format!("refused: {e} ({:?}) -> {:?}", e.kind(), class_of(e.kind(), false)),
     }
 }
 
 fn outcome_c<T>(r: &Result<T, compact::Fault>) -> String {
     match r {
         Ok(_) => "opened".into(),
-        Err(f) => format!(
-            "refused: {f} ({:?}) -> {:?}",
-            f.kind,
-            class_fault(f.status())
-        ),
+        Err(f) => format!("refused: {f} ({:?}) -> {:?}", f.kind, class_fault(f.status())),
     }
 }
 
@@ -537,11 +340,7 @@ pub fn differential(bytes: &[u8], alloc: bool) -> Result<(), String> {
     let mut d = Diffs::default();
     let layout = Tail::from_file(bytes).ok().map(|t| t.layout);
     let mut scratch = vec![[0u64; 2]; if alloc { 0 } else { ample(bytes) }];
-    let full = if alloc {
-        File::parse(bytes)
-    } else {
-        File::parse_with_scratch(bytes, &mut scratch)
-    };
+    let full = if alloc { File::parse(bytes) } else { File::parse_with_scratch(bytes, &mut scratch) };
     let mut slots = vec![[0u64; 2]; ample(bytes)];
     let comp = compact::File::open(bytes, &mut slots);
     let class_full = full.as_ref().err().map(|e| class_of(e.kind(), false));
@@ -556,31 +355,20 @@ pub fn differential(bytes: &[u8], alloc: bool) -> Result<(), String> {
         match (old, version) {
             (Some(true), true) | (None, true) => return Ok(()),
             (Some(true), false) => {
-                return Err(format!(
-                    "  a v1.0/v1.1 file: compact must refuse it as unsupported\n  compact: {}\n",
-                    outcome_c(&comp)
-                ))
+                return Err(format!("  a v1.0/v1.1 file: compact must refuse it as unsupported\n  compact: {}\n", outcome_c(&comp)))
             }
             _ => {}
         }
     }
     if generation {
         if class_comp != Some(Class::Unsupported) {
-            let _ = writeln!(
-                d.0,
-                "  a {layout:?} file: compact must refuse it as Unsupported"
-            );
+            let _ = writeln!(d.0, "  a {layout:?} file: compact must refuse it as Unsupported");
         }
     } else if class_full != class_comp {
         let _ = writeln!(d.0, "  open (ample slots)");
     }
     if !d.0.is_empty() {
-        return Err(format!(
-            "{}  full: {}\n  compact: {}\n",
-            d.0,
-            outcome(&full),
-            outcome_c(&comp)
-        ));
+        return Err(format!("{}  full: {}\n  compact: {}\n", d.0, outcome(&full), outcome_c(&comp)));
     }
     if let (Ok(f), Ok(c)) = (&full, &comp) {
         if !c.indexed() {
@@ -603,35 +391,20 @@ pub fn differential(bytes: &[u8], alloc: bool) -> Result<(), String> {
             // both open with ample slots, or refuses it as they do, or
             // wants more slots.
             if b != class_comp && b != Some(Class::BufferTooSmall) {
-                let _ = writeln!(
-                    d.0,
-                    "  open with {k} slots: compact {}; with ample slots both {}",
-                    outcome_c(&comp_k),
-                    outcome(&full)
-                );
+                let _ = writeln!(d.0, "  open with {k} slots: compact {}; with ample slots both {}", outcome_c(&comp_k), outcome(&full));
             }
         } else {
             let mut scratch = vec![[0u64; 2]; k];
             let full_k = File::parse_with_scratch(bytes, &mut scratch);
             let a = full_k.as_ref().err().map(|e| class_of(e.kind(), false));
             if a != b {
-                let _ = writeln!(
-                    d.0,
-                    "  open with {k} slots: full {}; compact {}",
-                    outcome(&full_k),
-                    outcome_c(&comp_k)
-                );
+                let _ = writeln!(d.0, "  open with {k} slots: full {}; compact {}", outcome(&full_k), outcome_c(&comp_k));
             }
         }
         if let (Ok(f), Ok(c)) = (&full, &comp_k) {
             let mut dk = Diffs::default();
             if c.indexed() != (c.len() <= k) {
-                let _ = writeln!(
-                    dk.0,
-                    "  indexed() {} with {k} slots and {} objects",
-                    c.indexed(),
-                    c.len()
-                );
+                let _ = writeln!(dk.0, "  indexed() {} with {k} slots and {} objects", c.indexed(), c.len());
             }
             views(f, c, 64, &mut dk);
             if !dk.0.is_empty() {
@@ -662,9 +435,6 @@ pub fn hex(b: &[u8], max: usize) -> String {
 /// The fuzz entry point: any disagreement is a panic naming both answers.
 pub fn check(bytes: &[u8]) {
     if let Err(e) = differential(bytes, true) {
-        panic!(
-            "compact and full readers disagree:\n{e}file: {}",
-            hex(bytes, 4096)
-        );
+        panic!("compact and full readers disagree:\n{e}file: {}", hex(bytes, 4096));
     }
 }

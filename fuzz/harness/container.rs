@@ -19,33 +19,22 @@ pub fn open_walk(data: &[u8]) {
     match (&parsed, File::parse_with_scratch(data, &mut scratch)) {
         (Ok(_), Ok(_)) => {}
         (_, Err(e)) if matches!(e.kind(), ErrorKind::ScratchTooSmall { .. }) => {}
-        (Err(a), Err(b)) => {
-            assert_eq!(a.kind(), b.kind(), "parse vs parse_with_scratch: {a} / {b}")
-        }
-        (a, b) => panic!(
-            "parse {:?} vs parse_with_scratch {:?}",
-            a.as_ref().err(),
-            b.err()
-        ),
+        (Err(a), Err(b)) => assert_eq!(a.kind(), b.kind(), "parse vs parse_with_scratch: {a} / {b}"),
+        (a, b) => panic!("parse {:?} vs parse_with_scratch {:?}", a.as_ref().err(), b.err()),
     }
 
     // parse_tail from the footer and manifest alone: same verdict whenever
     // the container itself is sound (it does not see the data bytes, but
     // bounds are checked against the same file length).
     if let Ok(tail) = Tail::from_file(data) {
-        let m = &data
-            [tail.manifest_offset as usize..(tail.manifest_offset + tail.manifest_len) as usize];
+        let m = &data[tail.manifest_offset as usize..(tail.manifest_offset + tail.manifest_len) as usize];
         // The last 40 bytes: a v2 footer's length (v1.x reads the last 16 of them).
         let footer = &data[data.len() - data.len().min(40)..];
         let t = File::parse_tail(footer, m, data.len() as u64);
         match (&parsed, &t) {
             (Ok(_), Ok(f)) => walk_file(f, None),
             (Err(a), Err(b)) => assert_eq!(a.kind(), b.kind(), "parse vs parse_tail: {a} / {b}"),
-            (a, b) => panic!(
-                "parse {:?} vs parse_tail {:?}",
-                a.as_ref().err(),
-                b.as_ref().err()
-            ),
+            (a, b) => panic!("parse {:?} vs parse_tail {:?}", a.as_ref().err(), b.as_ref().err()),
         }
     }
 
@@ -76,21 +65,14 @@ pub fn tail_only(data: &[u8]) {
         }
     }
     if data.len() < 16 {
-        assert!(
-            Tail::from_footer(data, len).is_err(),
-            "a footer shorter than 16 bytes was accepted"
-        );
+        assert!(Tail::from_footer(data, len).is_err(), "a footer shorter than 16 bytes was accepted");
         return;
     }
     let footer = &data[data.len() - data.len().min(40)..];
     let from_footer = Tail::from_footer(footer, len);
     if let Ok(t) = Tail::from_file(data) {
         // With the header at hand, the same tail (and never a worse one).
-        assert_eq!(
-            from_footer.as_ref().ok(),
-            Some(&t),
-            "from_file and from_footer disagree"
-        );
+        assert_eq!(from_footer.as_ref().ok(), Some(&t), "from_file and from_footer disagree");
         assert!(t.check_header(&data[..8]).is_ok());
     }
     let Ok(tail) = from_footer else { return };
@@ -101,26 +83,15 @@ pub fn tail_only(data: &[u8]) {
     // The wrong manifest length is refused.
     if !manifest.is_empty() {
         let e = File::parse_tail(footer, &manifest[1..], len).unwrap_err();
-        assert!(
-            matches!(e.kind(), ErrorKind::ManifestLengthMismatch { .. }),
-            "{e}"
-        );
+        assert!(matches!(e.kind(), ErrorKind::ManifestLengthMismatch { .. }), "{e}");
     }
 
     let t = File::parse_tail(footer, manifest, len);
     let m = File::parse_manifest(manifest, tail, Some(data));
     match (&t, &m) {
         (Ok(_), Ok(_)) => {}
-        (Err(a), Err(b)) => assert_eq!(
-            a.kind(),
-            b.kind(),
-            "parse_tail vs parse_manifest: {a} / {b}"
-        ),
-        (a, b) => panic!(
-            "parse_tail {:?} vs parse_manifest(data) {:?}",
-            a.as_ref().err(),
-            b.as_ref().err()
-        ),
+        (Err(a), Err(b)) => assert_eq!(a.kind(), b.kind(), "parse_tail vs parse_manifest: {a} / {b}"),
+        (a, b) => panic!("parse_tail {:?} vs parse_manifest(data) {:?}", a.as_ref().err(), b.as_ref().err()),
     }
     if let Ok(f) = t {
         assert_eq!(f.tail(), &tail);
@@ -145,15 +116,8 @@ fn check_tail(t: &Tail, file_len: u64) {
             return;
         }
     };
-    assert_eq!(
-        t.manifest_offset + t.manifest_len + trailer,
-        file_len,
-        "{t:?}"
-    );
-    assert_eq!(
-        t.manifest_range(),
-        t.manifest_offset..t.manifest_offset + t.manifest_len
-    );
+    assert_eq!(t.manifest_offset + t.manifest_len + trailer, file_len, "{t:?}");
+    assert_eq!(t.manifest_range(), t.manifest_offset..t.manifest_offset + t.manifest_len);
 }
 
 // ====================================================================
@@ -189,9 +153,7 @@ pub fn legacy_v0_input(file: &[u8]) -> Option<Vec<u8>> {
     let blobs = &file[64..t.manifest_offset as usize];
     let mut out = (u16::try_from(blobs.len()).ok()?).to_le_bytes().to_vec();
     out.extend_from_slice(blobs);
-    out.extend_from_slice(
-        &file[t.manifest_range().start as usize..t.manifest_range().end as usize],
-    );
+    out.extend_from_slice(&file[t.manifest_range().start as usize..t.manifest_range().end as usize]);
     Some(out)
 }
 

@@ -2,26 +2,12 @@
 
 use super::*;
 
-pub(crate) fn walk_component(
-    c: &Component<'_>,
-    data: Option<&[u8]>,
-    tail: &Tail,
-    v0: bool,
-    buf: &mut [u8],
-) {
+pub(crate) fn walk_component(c: &Component<'_>, data: Option<&[u8]>, tail: &Tail, v0: bool, buf: &mut [u8]) {
     assert!(!c.role().is_empty(), "empty role accepted");
     assert_eq!(c.offset() % 64, 0, "misaligned offset {}", c.offset());
     assert!(c.offset() >= 8, "blob inside the header");
-    let end = c
-        .offset()
-        .checked_add(c.length())
-        .expect("offset + length overflows");
-    assert!(
-        end <= tail.manifest_offset,
-        "blob {}..{end} past the manifest at {}",
-        c.offset(),
-        tail.manifest_offset
-    );
+    let end = c.offset().checked_add(c.length()).expect("offset + length overflows");
+    assert!(end <= tail.manifest_offset, "blob {}..{end} past the manifest at {}", c.offset(), tail.manifest_offset);
     if let Some(t) = c.logical_type() {
         if let Some(s) = t.storage() {
             assert_eq!(s, c.dtype(), "logical type {t} on {}", c.dtype());
@@ -45,12 +31,7 @@ pub(crate) fn walk_component(
     if debug_objects() {
         let d = format!("{c:?}");
         let own = format!("{:?}", c.fields()).len() + format!("{:?}", c.role()).len() + 1024;
-        assert!(
-            d.len() <= own,
-            "Debug of component {:?}: {} bytes (its own fields: {own})",
-            c.role(),
-            d.len()
-        );
+        assert!(d.len() <= own, "Debug of component {:?}: {} bytes (its own fields: {own})", c.role(), d.len());
     }
 
     let Some(file) = data else {
@@ -58,23 +39,14 @@ pub(crate) fn walk_component(
         no_data(c.stored_bytes().unwrap_err());
         assert!(c.to_vec_with_limit(DECODE_LIMIT).is_err());
         assert!(c.read_into(buf).is_err());
-        assert!(
-            !matches!(c.verify_digest(), Ok(Verified::Ok)),
-            "digest verified without data"
-        );
+        assert!(!matches!(c.verify_digest(), Ok(Verified::Ok)), "digest verified without data");
         return;
     };
 
-    let stored = c
-        .stored_bytes()
-        .expect("stored_bytes of a validated component");
+    let stored = c.stored_bytes().expect("stored_bytes of a validated component");
     assert_eq!(stored.len() as u64, c.length());
     let expect = &file[c.offset() as usize..end as usize];
-    assert_eq!(
-        stored.as_ptr(),
-        expect.as_ptr(),
-        "stored_bytes is not the file's range"
-    );
+    assert_eq!(stored.as_ptr(), expect.as_ptr(), "stored_bytes is not the file's range");
 
     // to_vec_with_limit.
     let v = c.to_vec_with_limit(DECODE_LIMIT);
@@ -85,13 +57,7 @@ pub(crate) fn walk_component(
                 assert_eq!(v.len() as u64, n, "to_vec length vs decoded_len");
             }
             if !partial_ok() {
-                assert_eq!(
-                    v.len() as u64 % width,
-                    0,
-                    "to_vec: {} bytes of {}",
-                    v.len(),
-                    c.dtype()
-                );
+                assert_eq!(v.len() as u64 % width, 0, "to_vec: {} bytes of {}", v.len(), c.dtype());
             }
             if c.encoding() == Encoding::Raw {
                 if c.endian() == Endian::Little {
@@ -135,11 +101,7 @@ pub(crate) fn walk_component(
                 assert!(c.length() > READ_BUF as u64, "raw read_into failed: {e}");
             }
             if let Ok(v) = &v {
-                assert!(
-                    v.len() > READ_BUF,
-                    "read_into failed ({e}) where to_vec gave {} bytes",
-                    v.len()
-                );
+                assert!(v.len() > READ_BUF, "read_into failed ({e}) where to_vec gave {} bytes", v.len());
             }
         }
     }
@@ -181,9 +143,7 @@ fn typed_views(c: &Component<'_>, stored: &[u8], decoded: &Result<Vec<u8>, ztens
             }
             if let Ok(d) = decoded {
                 if d.len() <= READ_BUF {
-                    let v = c
-                        .to_vec_of::<$t>()
-                        .expect("to_vec_of where to_vec succeeded");
+                    let v = c.to_vec_of::<$t>().expect("to_vec_of where to_vec succeeded");
                     assert_eq!(v.len() * core::mem::size_of::<$t>(), d.len());
                 }
             }
@@ -203,10 +163,7 @@ fn typed_views(c: &Component<'_>, stored: &[u8], decoded: &Result<Vec<u8>, ztens
     }
     // A mismatched type is refused.
     if c.dtype() != DType::F64 {
-        assert_eq!(
-            c.as_slice::<f64>().unwrap_err().kind(),
-            ErrorKind::TypeMismatch
-        );
+        assert_eq!(c.as_slice::<f64>().unwrap_err().kind(), ErrorKind::TypeMismatch);
     }
 }
 
@@ -225,9 +182,7 @@ fn digest_truth(d: &str, stored: &[u8]) -> Option<bool> {
             Some(hex.eq_ignore_ascii_case(value))
         }
         "crc32c" => {
-            let hex = value
-                .strip_prefix("0x")
-                .or_else(|| value.strip_prefix("0X"))?;
+            let hex = value.strip_prefix("0x").or_else(|| value.strip_prefix("0X"))?;
             if hex.is_empty() || hex.len() > 8 || !hex.bytes().all(|b| b.is_ascii_hexdigit()) {
                 return None;
             }
@@ -243,11 +198,7 @@ pub fn crc32c_bitwise(bytes: &[u8]) -> u32 {
     for &b in bytes {
         crc ^= b as u32;
         for _ in 0..8 {
-            crc = if crc & 1 != 0 {
-                (crc >> 1) ^ 0x82f6_3b78
-            } else {
-                crc >> 1
-            };
+            crc = if crc & 1 != 0 { (crc >> 1) ^ 0x82f6_3b78 } else { crc >> 1 };
         }
     }
     !crc

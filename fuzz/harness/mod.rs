@@ -17,8 +17,8 @@
 #[path = "../../tests/common/cbor.rs"]
 mod builder;
 
-use arbitrary::{Arbitrary, Unstructured};
 pub use builder::Cbor;
+use arbitrary::{Arbitrary, Unstructured};
 use std::fmt::Write as _;
 use ztensor::digest::Verified;
 use ztensor::{
@@ -41,10 +41,7 @@ pub const READ_BUF: usize = 64 << 10;
 ///   skipped.
 fn known(issue: &str) -> bool {
     static KNOWN: std::sync::OnceLock<String> = std::sync::OnceLock::new();
-    KNOWN
-        .get_or_init(|| std::env::var("ZT_FUZZ_KNOWN").unwrap_or_default())
-        .split(',')
-        .any(|k| k == issue)
+    KNOWN.get_or_init(|| std::env::var("ZT_FUZZ_KNOWN").unwrap_or_default()).split(',').any(|k| k == issue)
 }
 
 /// - `zstd-bomb`: `check_data` / `verify` decode whole zstd components into
@@ -54,9 +51,7 @@ fn known(issue: &str) -> bool {
 ///   files with a zstd component whose decoded size is over
 ///   [`DECODE_LIMIT`] or undeclared.
 fn bomb(c: &Component<'_>) -> bool {
-    known("zstd-bomb")
-        && c.encoding() == Encoding::Zstd
-        && c.decoded_len().map_or(true, |n| n > DECODE_LIMIT)
+    known("zstd-bomb") && c.encoding() == Encoding::Zstd && c.decoded_len().map_or(true, |n| n > DECODE_LIMIT)
 }
 
 /// - `debug-dump`: the derived `Debug` of `Object` and `Component` prints
@@ -82,14 +77,7 @@ fn debug_values() -> bool {
     !known("deep-tags")
 }
 
-const LTYPES: [&str; 6] = [
-    "f8_e4m3fn",
-    "f8_e5m2",
-    "f8_e4m3fnuz",
-    "f8_e5m2fnuz",
-    "complex64",
-    "complex128",
-];
+const LTYPES: [&str; 6] = ["f8_e4m3fn", "f8_e5m2", "f8_e4m3fnuz", "f8_e5m2fnuz", "complex64", "complex128"];
 
 /// A harness entry point.
 pub type Target = fn(&[u8]);

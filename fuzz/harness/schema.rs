@@ -39,9 +39,7 @@ pub fn walk_file(f: &File<'_>, data: Option<&[u8]>) {
         let by_index = f.object(i).expect("object(i) of a listed object");
         assert_eq!(by_index.name(), o.name());
         // Names are unique: lookup by name finds this very object.
-        let by_name = f
-            .get(o.name())
-            .unwrap_or_else(|| panic!("get({:?}) found nothing", o.name()));
+        let by_name = f.get(o.name()).unwrap_or_else(|| panic!("get({:?}) found nothing", o.name()));
         assert_eq!(by_name.index(), i, "get({:?})", o.name());
         assert!(f.require(o.name()).is_ok());
         walk_object(&o, data, &tail, v0, &mut buf, &mut spans);
@@ -65,10 +63,7 @@ pub fn walk_file(f: &File<'_>, data: Option<&[u8]>) {
         let mut few = vec![[0u32; 4]; n - 1];
         assert!(NameIndex::build(f, &mut few).is_err());
     }
-    assert!(
-        f.get("\u{0}no such object\u{0}").is_none()
-            || f.objects().any(|o| o.name() == "\u{0}no such object\u{0}")
-    );
+    assert!(f.get("\u{0}no such object\u{0}").is_none() || f.objects().any(|o| o.name() == "\u{0}no such object\u{0}"));
 
     if f.objects().any(|o| o.components().any(|c| bomb(&c))) {
         return;
@@ -80,21 +75,11 @@ pub fn walk_file(f: &File<'_>, data: Option<&[u8]>) {
     if data.is_none() {
         // Without data, every object with a component has a problem.
         let with_comps = f.objects().filter(|o| o.component_count() > 0).count();
-        assert!(
-            problems >= with_comps,
-            "{problems} problems for {with_comps} objects without data"
-        );
+        assert!(problems >= with_comps, "{problems} problems for {with_comps} objects without data");
     }
 }
 
-fn walk_object(
-    o: &Object<'_>,
-    data: Option<&[u8]>,
-    tail: &Tail,
-    v0: bool,
-    buf: &mut [u8],
-    spans: &mut Vec<(u64, u64)>,
-) {
+fn walk_object(o: &Object<'_>, data: Option<&[u8]>, tail: &Tail, v0: bool, buf: &mut [u8], spans: &mut Vec<(u64, u64)>) {
     assert!(!o.name().is_empty(), "empty object name accepted");
 
     // Shape: the dimensions multiply to numel without overflow.
@@ -105,9 +90,7 @@ fn walk_object(
     let numel = if dims.contains(&0) {
         0
     } else {
-        dims.iter()
-            .try_fold(1u64, |a, &d| a.checked_mul(d))
-            .expect("shape product overflows")
+        dims.iter().try_fold(1u64, |a, &d| a.checked_mul(d)).expect("shape product overflows")
     };
     assert_eq!(numel, s.numel());
     assert_eq!(s.to_vec(), dims);
@@ -131,15 +114,8 @@ fn walk_object(
     let comps: Vec<Component<'_>> = o.components().collect();
     assert_eq!(comps.len(), o.component_count());
     for c in &comps {
-        let again = o
-            .component(c.role())
-            .expect("component(role) of a listed component");
-        assert_eq!(
-            (again.offset(), again.length()),
-            (c.offset(), c.length()),
-            "duplicate role {:?}",
-            c.role()
-        );
+        let again = o.component(c.role()).expect("component(role) of a listed component");
+        assert_eq!((again.offset(), again.length()), (c.offset(), c.length()), "duplicate role {:?}", c.role());
         walk_component(c, data, tail, v0, buf);
         if c.length() > 0 {
             spans.push((c.offset(), c.offset() + c.length()));
@@ -152,15 +128,8 @@ fn walk_object(
         // A dense object's decoded data is numel elements.
         let ratio = d.logical_type().map_or(Some(1), |t| t.ratio());
         if let (Some(r), Some(n)) = (ratio, d.decoded_len()) {
-            let want = numel
-                .checked_mul(r)
-                .and_then(|x| x.checked_mul(d.dtype().width()));
-            assert_eq!(
-                Some(n),
-                want,
-                "dense {:?}: decoded length vs shape {dims:?}",
-                o.name()
-            );
+            let want = numel.checked_mul(r).and_then(|x| x.checked_mul(d.dtype().width()));
+            assert_eq!(Some(n), want, "dense {:?}: decoded length vs shape {dims:?}", o.name());
         }
     }
 
@@ -168,16 +137,8 @@ fn walk_object(
         // Bounded by what the object itself holds, not by the file's size.
         let d = format!("{o:?}");
         // (Names and roles as `Debug` escapes them: up to 10 characters a byte.)
-        let own = 2 * format!("{:?}", o.fields()).len()
-            + 2 * format!("{:?}", o.name()).len()
-            + format!("{s:?}").len()
-            + 4096;
-        assert!(
-            d.len() <= own,
-            "Debug of object {:?}: {} bytes (its own fields: {own})",
-            o.name(),
-            d.len()
-        );
+        let own = 2 * format!("{:?}", o.fields()).len() + 2 * format!("{:?}", o.name()).len() + format!("{s:?}").len() + 4096;
+        assert!(d.len() <= own, "Debug of object {:?}: {} bytes (its own fields: {own})", o.name(), d.len());
     }
     if comps.iter().any(bomb) {
         return;

@@ -19,32 +19,12 @@ const MAGIC: [u8; 8] = [0x89, b'Z', b'T', b'2', 0x0d, 0x0a, 0x1a, 0x0a];
 const ALIGN: u64 = 4096;
 
 const NAMES: [&str; 6] = ["w", "b", "emb", "m", "x.y", ""];
-const LAYOUTS: [&str; 8] = [
-    "dense",
-    "dense",
-    "zt.sparse_csr/1",
-    "zt.sparse_coo/1",
-    "zt.mx/1",
-    "zt.quant_group/1",
-    "gguf.q8_0/1",
-    "vendor.x/1",
-];
-const ROLES: [&str; 9] = [
-    "data", "data", "values", "indices", "indptr", "coords", "scales", "zeros", "extra",
-];
-const DTYPES: [&str; 14] = [
-    "f32", "f16", "bf16", "f64", "u8", "i8", "u16", "i16", "u32", "i32", "u64", "i64", "bool",
-    "c64",
-];
-const TYPES: [&str; 7] = [
-    "bool",
-    "f4_e2m1",
-    "f8_e8m0",
-    "f8_e4m3fn",
-    "complex64",
-    "complex128",
-    "vendor.t",
-];
+const LAYOUTS: [&str; 8] =
+    ["dense", "dense", "zt.sparse_csr/1", "zt.sparse_coo/1", "zt.mx/1", "zt.quant_group/1", "gguf.q8_0/1", "vendor.x/1"];
+const ROLES: [&str; 9] = ["data", "data", "values", "indices", "indptr", "coords", "scales", "zeros", "extra"];
+const DTYPES: [&str; 14] =
+    ["f32", "f16", "bf16", "f64", "u8", "i8", "u16", "i16", "u32", "i32", "u64", "i64", "bool", "c64"];
+const TYPES: [&str; 7] = ["bool", "f4_e2m1", "f8_e8m0", "f8_e4m3fn", "complex64", "complex128", "vendor.t"];
 const ENCODINGS: [&str; 2] = ["zt.zstd-seekable/1", "vendor.lz/1"];
 
 #[derive(Arbitrary, Debug)]
@@ -160,12 +140,7 @@ fn hex(b: &[u8]) -> String {
 fn build(spec: &Spec) -> Vec<u8> {
     let mut file = MAGIC.to_vec();
     file.resize(ALIGN as usize, 0);
-    let shard_names: Vec<String> = spec
-        .shards
-        .iter()
-        .take(3)
-        .map(|(n, _)| format!("s{}", n % 4))
-        .collect();
+    let shard_names: Vec<String> = spec.shards.iter().take(3).map(|(n, _)| format!("s{}", n % 4)).collect();
     let mut objects = Vec::new();
     let mut last_blob = None;
     for o in spec.objects.iter().take(8) {
@@ -174,11 +149,7 @@ fn build(spec: &Spec) -> Vec<u8> {
         for p in o.parts.iter().take(4) {
             let dtype = DTYPES[p.dtype as usize % if p.fit { 12 } else { DTYPES.len() }];
             let width = [4, 2, 2, 8, 1, 1, 2, 2, 4, 4, 8, 8, 1, 1][p.dtype as usize % DTYPES.len()];
-            let len = if p.fit {
-                dims.iter().product::<u64>() * width
-            } else {
-                p.len as u64
-            };
+            let len = if p.fit { dims.iter().product::<u64>() * width } else { p.len as u64 };
             let bytes = vec![p.fill; len as usize];
             let (mut offset, len) = (file.len() as u64, bytes.len() as u64);
             match (p.placement % 8, last_blob) {
@@ -192,10 +163,7 @@ fn build(spec: &Spec) -> Vec<u8> {
                 }
             }
             last_blob = Some((offset, len));
-            let mut m = vec![
-                (t("dtype"), t(dtype)),
-                (t("blob"), C::A(vec![C::U(offset), C::U(len)])),
-            ];
+            let mut m = vec![(t("dtype"), t(dtype)), (t("blob"), C::A(vec![C::U(offset), C::U(len)]))];
             if let (Some(ty), false) = (p.ty, p.fit) {
                 m.push((t("type"), t(TYPES[ty as usize % TYPES.len()])));
             }
@@ -205,10 +173,7 @@ fn build(spec: &Spec) -> Vec<u8> {
             }
             let digest = match p.digest % 5 {
                 1 => Some(format!("xxh3:{:016x}", xxhash_rust::xxh3::xxh3_64(&bytes))),
-                2 => Some(format!(
-                    "xxh3:{:016x}",
-                    xxhash_rust::xxh3::xxh3_64(&bytes) ^ 1
-                )),
+                2 => Some(format!("xxh3:{:016x}", xxhash_rust::xxh3::xxh3_64(&bytes) ^ 1)),
                 3 => {
                     use sha2::Digest as _;
                     Some(format!("sha256:{}", hex(&sha2::Sha256::digest(&bytes))))
@@ -220,16 +185,9 @@ fn build(spec: &Spec) -> Vec<u8> {
                 m.push((t("digest"), C::T(d)));
             }
             if let (Some(s), false) = (p.shard, shard_names.is_empty()) {
-                m.push((
-                    t("shard"),
-                    C::T(shard_names[s as usize % shard_names.len()].clone()),
-                ));
+                m.push((t("shard"), C::T(shard_names[s as usize % shard_names.len()].clone())));
             }
-            let role = if p.fit {
-                "data"
-            } else {
-                ROLES[p.role as usize % ROLES.len()]
-            };
+            let role = if p.fit { "data" } else { ROLES[p.role as usize % ROLES.len()] };
             parts.push((t(role), C::M(m)));
         }
         let shape = dims.iter().map(|&d| C::U(d)).collect();
@@ -247,20 +205,14 @@ fn build(spec: &Spec) -> Vec<u8> {
             .iter()
             .zip(&shard_names)
             .map(|((_, size), n)| {
-                let s = C::M(vec![
-                    (t("size"), C::U(*size as u64)),
-                    (t("digest"), C::T(format!("xxh3:{:016x}", size))),
-                ]);
+                let s = C::M(vec![(t("size"), C::U(*size as u64)), (t("digest"), C::T(format!("xxh3:{:016x}", size)))]);
                 (C::T(n.clone()), s)
             })
             .collect();
         root.push((t("shards"), C::M(table)));
     }
     if let Some((k, v)) = spec.attributes {
-        root.push((
-            t("attributes"),
-            C::M(vec![(t(NAMES[k as usize % NAMES.len()]), C::N(v as i64))]),
-        ));
+        root.push((t("attributes"), C::M(vec![(t(NAMES[k as usize % NAMES.len()]), C::N(v as i64))])));
     }
     let mut manifest = Vec::new();
     C::M(root).enc(&mut manifest);
@@ -291,11 +243,7 @@ fn mutate(file: &mut [u8], flips: &[(u16, u8)], rehash: bool) {
     if rehash && n >= 48 {
         let le = |b: &[u8]| u64::from_le_bytes(b.try_into().unwrap());
         let (off, len) = (le(&file[n - 40..n - 32]), le(&file[n - 32..n - 24]));
-        if let Some(m) = off
-            .checked_add(len)
-            .filter(|&e| e <= (n - 40) as u64)
-            .map(|e| &file[off as usize..e as usize])
-        {
+        if let Some(m) = off.checked_add(len).filter(|&e| e <= (n - 40) as u64).map(|e| &file[off as usize..e as usize]) {
             let h = xxhash_rust::xxh3::xxh3_64(m);
             file[n - 24..n - 16].copy_from_slice(&h.to_le_bytes());
         }
@@ -310,9 +258,7 @@ pub fn is_v2(data: &[u8]) -> bool {
 
 /// The file an input describes, before its mutations (`None`: not enough bytes).
 pub fn v2_file(data: &[u8]) -> Option<Vec<u8>> {
-    Spec::arbitrary(&mut Unstructured::new(data))
-        .ok()
-        .map(|s| build(&s))
+    Spec::arbitrary(&mut Unstructured::new(data)).ok().map(|s| build(&s))
 }
 
 /// The fuzz target: build (or take) a v2 file, then open and walk it.
@@ -321,9 +267,7 @@ pub fn v2_open(data: &[u8]) {
         v2_check(data);
         return;
     }
-    let Ok(spec) = Spec::arbitrary(&mut Unstructured::new(data)) else {
-        return;
-    };
+    let Ok(spec) = Spec::arbitrary(&mut Unstructured::new(data)) else { return };
     let mut file = build(&spec);
     let clean = spec.flips.is_empty();
     mutate(&mut file, &spec.flips, spec.rehash);
@@ -331,13 +275,7 @@ pub fn v2_open(data: &[u8]) {
     if clean && !opened {
         // Without mutation, only the spec's own choices can break a rule.
         let e = File::parse(&file).unwrap_err();
-        assert!(
-            !matches!(
-                e.kind(),
-                ErrorKind::ManifestHashMismatch | ErrorKind::NotDeterministic { .. }
-            ),
-            "{e}"
-        );
+        assert!(!matches!(e.kind(), ErrorKind::ManifestHashMismatch | ErrorKind::NotDeterministic { .. }), "{e}");
     }
 }
 
@@ -348,36 +286,20 @@ fn v2_check(data: &[u8]) -> bool {
     match (&parsed, File::parse_with_scratch(data, &mut scratch)) {
         (Ok(_), Ok(_)) => {}
         (_, Err(e)) if matches!(e.kind(), ErrorKind::ScratchTooSmall { .. }) => {}
-        (Err(a), Err(b)) => {
-            assert_eq!(a.kind(), b.kind(), "parse vs parse_with_scratch: {a} / {b}")
-        }
-        (a, b) => panic!(
-            "parse {:?} vs parse_with_scratch {:?}",
-            a.as_ref().err(),
-            b.err()
-        ),
+        (Err(a), Err(b)) => assert_eq!(a.kind(), b.kind(), "parse vs parse_with_scratch: {a} / {b}"),
+        (a, b) => panic!("parse {:?} vs parse_with_scratch {:?}", a.as_ref().err(), b.err()),
     }
     let direct = ztensor::v2::Manifest::parse(data);
     if data.starts_with(&MAGIC) {
-        assert_eq!(
-            parsed.is_ok(),
-            direct.is_ok(),
-            "File::parse vs v2::Manifest::parse: {:?}",
-            parsed.as_ref().err()
-        );
+        assert_eq!(parsed.is_ok(), direct.is_ok(), "File::parse vs v2::Manifest::parse: {:?}", parsed.as_ref().err());
     }
     if let (Ok(tail), true) = (Tail::from_file(data), data.len() >= 40) {
-        let m = &data
-            [tail.manifest_offset as usize..(tail.manifest_offset + tail.manifest_len) as usize];
+        let m = &data[tail.manifest_offset as usize..(tail.manifest_offset + tail.manifest_len) as usize];
         let t = File::parse_tail(&data[data.len() - 40..], m, data.len() as u64);
         match (&parsed, &t) {
             (Ok(a), Ok(b)) => assert!(a.names().eq(b.names())),
             (Err(a), Err(b)) => assert_eq!(a.kind(), b.kind(), "parse vs parse_tail: {a} / {b}"),
-            (a, b) => panic!(
-                "parse {:?} vs parse_tail {:?}",
-                a.as_ref().err(),
-                b.as_ref().err()
-            ),
+            (a, b) => panic!("parse {:?} vs parse_tail {:?}", a.as_ref().err(), b.as_ref().err()),
         }
     }
     let Ok(f) = parsed else { return false };
@@ -391,18 +313,9 @@ fn v2_check(data: &[u8]) -> bool {
         super::cbor::walk_map(o.fields(), 1);
         for c in o.components() {
             assert!(c.digest_covers_decoded());
-            assert_eq!(
-                o.require(c.role()).map(|x| x.offset()).ok(),
-                Some(c.offset())
-            );
+            assert_eq!(o.require(c.role()).map(|x| x.offset()).ok(), Some(c.offset()));
             super::cbor::walk_map(c.fields(), 1);
-            let _ = (
-                c.encoding_id(),
-                c.shard(),
-                c.logical_type(),
-                c.decoded_len(),
-                c.v2_part(),
-            );
+            let _ = (c.encoding_id(), c.shard(), c.logical_type(), c.decoded_len(), c.v2_part());
             let v = c.to_vec_with_limit(super::DECODE_LIMIT);
             let stored = c.stored_bytes();
             match (&v, &stored) {

@@ -43,30 +43,11 @@ struct WObject {
 
 #[derive(Arbitrary, Debug)]
 enum WKind {
-    Dense {
-        dtype: u8,
-        dims: Vec<u8>,
-        fill: Vec<u8>,
-        exact: bool,
-    },
-    Csr {
-        rows: u8,
-        cols: u8,
-        nnz_per_row: Vec<u8>,
-    },
-    Coo {
-        dims: Vec<u8>,
-        nnz: u8,
-    },
-    Quantized {
-        dims: Vec<u8>,
-        groups: u8,
-    },
-    Custom {
-        format: String,
-        dims: Vec<u8>,
-        comps: Vec<(String, u8, Vec<u8>, Option<i8>)>,
-    },
+    Dense { dtype: u8, dims: Vec<u8>, fill: Vec<u8>, exact: bool },
+    Csr { rows: u8, cols: u8, nnz_per_row: Vec<u8> },
+    Coo { dims: Vec<u8>, nnz: u8 },
+    Quantized { dims: Vec<u8>, groups: u8 },
+    Custom { format: String, dims: Vec<u8>, comps: Vec<(String, u8, Vec<u8>, Option<i8>)> },
 }
 
 fn to_attr(a: &WAttr) -> AttrValue {
@@ -98,21 +79,14 @@ fn attr_eq(v: Value<'_>, a: &AttrValue) -> bool {
         (_, AttrValue::Cbor(b)) => v.raw() == &b[..],
         (ValueRef::Uint(x), AttrValue::Uint(y)) => x == *y,
         (ValueRef::NegInt(x), AttrValue::NegInt(y)) => x == *y,
-        (ValueRef::Float(x), AttrValue::Float(y)) => {
-            x.to_bits() == y.to_bits() || (x.is_nan() && y.is_nan())
-        }
+        (ValueRef::Float(x), AttrValue::Float(y)) => x.to_bits() == y.to_bits() || (x.is_nan() && y.is_nan()),
         (ValueRef::Text(c), AttrValue::Text(s)) => c.contiguous() == Some(s.as_bytes()),
         (ValueRef::Bytes(c), AttrValue::Bytes(b)) => c.contiguous() == Some(&b[..]),
         (ValueRef::Bool(x), AttrValue::Bool(y)) => x == *y,
         (ValueRef::Null, AttrValue::Null) => true,
-        (ValueRef::Array(x), AttrValue::Array(y)) => {
-            x.len() == y.len() && x.iter().zip(y).all(|(v, a)| attr_eq(v, a))
-        }
+        (ValueRef::Array(x), AttrValue::Array(y)) => x.len() == y.len() && x.iter().zip(y).all(|(v, a)| attr_eq(v, a)),
         (ValueRef::Map(x), AttrValue::Map(y)) => {
-            x.len() == y.len()
-                && x.iter()
-                    .zip(y)
-                    .all(|((k, v), (ka, va))| attr_eq(k, ka) && attr_eq(v, va))
+            x.len() == y.len() && x.iter().zip(y).all(|((k, v), (ka, va))| attr_eq(k, ka) && attr_eq(v, va))
         }
         (ValueRef::Tag(t, x), AttrValue::Tag(u, y)) => t == *u && attr_eq(x, y),
         _ => false,
@@ -152,57 +126,28 @@ fn u64s(v: impl IntoIterator<Item = u64>) -> Vec<u8> {
 fn plan(o: &WObject) -> (Planned, Compression, Option<u8>) {
     let small = |v: &[u8]| -> Vec<u64> { v.iter().take(4).map(|&x| x as u64 % 6).collect() };
     let (format, dims, comps, sound) = match &o.kind {
-        WKind::Dense {
-            dtype,
-            dims,
-            fill,
-            exact,
-        } => {
+        WKind::Dense { dtype, dims, fill, exact } => {
             let dt = DType::ALL[*dtype as usize % 13];
             let dims = small(dims);
             let n = (dims.iter().product::<u64>() * dt.width()) as usize;
-            let fill = if fill.is_empty() {
-                vec![1]
-            } else {
-                fill.clone()
-            };
-            let mut bytes: Vec<u8> = (0..n)
-                .map(|i| {
-                    if dt == DType::Bool {
-                        fill[i % fill.len()] & 1
-                    } else {
-                        fill[i % fill.len()]
-                    }
-                })
-                .collect();
+            let fill = if fill.is_empty() { vec![1] } else { fill.clone() };
+            let mut bytes: Vec<u8> =
+                (0..n).map(|i| if dt == DType::Bool { fill[i % fill.len()] & 1 } else { fill[i % fill.len()] }).collect();
             if !exact {
                 bytes.push(0); // one byte too many: refused
             }
-            (
-                "dense".to_string(),
-                dims,
-                vec![("data".to_string(), dt, bytes)],
-                *exact,
-            )
+            ("dense".to_string(), dims, vec![("data".to_string(), dt, bytes)], *exact)
         }
-        WKind::Csr {
-            rows,
-            cols,
-            nnz_per_row,
-        } => {
+        WKind::Csr { rows, cols, nnz_per_row } => {
             let (rows, cols) = (*rows as u64 % 6, *cols as u64 % 6);
             let mut indptr = vec![0u64];
             let mut indices = Vec::new();
             for r in 0..rows {
-                let k = nnz_per_row
-                    .get(r as usize)
-                    .map_or(0, |&x| x as u64 % (cols + 1));
+                let k = nnz_per_row.get(r as usize).map_or(0, |&x| x as u64 % (cols + 1));
                 indices.extend(0..k);
                 indptr.push(indptr.last().unwrap() + k);
             }
-            let values: Vec<u8> = (0..indices.len() as u64)
-                .flat_map(|i| (i as f32).to_le_bytes())
-                .collect();
+            let values: Vec<u8> = (0..indices.len() as u64).flat_map(|i| (i as f32).to_le_bytes()).collect();
             (
                 "sparse_csr".to_string(),
                 vec![rows, cols],
@@ -225,10 +170,7 @@ fn plan(o: &WObject) -> (Planned, Compression, Option<u8>) {
             (
                 "sparse_coo".to_string(),
                 dims,
-                vec![
-                    ("values".to_string(), DType::F64, values),
-                    ("coords".to_string(), DType::U64, u64s(coords)),
-                ],
+                vec![("values".to_string(), DType::F64, values), ("coords".to_string(), DType::U64, u64s(coords))],
                 true,
             )
         }
@@ -245,18 +187,10 @@ fn plan(o: &WObject) -> (Planned, Compression, Option<u8>) {
                 true,
             )
         }
-        WKind::Custom {
-            format,
-            dims,
-            comps,
-        } => (
+        WKind::Custom { format, dims, comps } => (
             format.clone(),
             small(dims),
-            comps
-                .iter()
-                .take(4)
-                .map(|(r, d, b, _)| (r.clone(), DType::ALL[*d as usize % 13], b.clone()))
-                .collect(),
+            comps.iter().take(4).map(|(r, d, b, _)| (r.clone(), DType::ALL[*d as usize % 13], b.clone())).collect(),
             false,
         ),
     };
@@ -266,30 +200,15 @@ fn plan(o: &WObject) -> (Planned, Compression, Option<u8>) {
     };
     let checksum = [Checksum::None, Checksum::Crc32c, Checksum::Sha256][o.checksum as usize % 3];
     (
-        Planned {
-            name: o.name.clone(),
-            format,
-            dims,
-            comps,
-            checksum,
-            attrs: final_attrs(&o.attrs),
-            sound,
-        },
+        Planned { name: o.name.clone(), format, dims, comps, checksum, attrs: final_attrs(&o.attrs), sound },
         compression,
         o.ltype,
     )
 }
 
-fn new_object<'p>(
-    p: &'p Planned,
-    compression: Compression,
-    ltype: Option<u8>,
-    o: &WObject,
-) -> NewObject<'p> {
+fn new_object<'p>(p: &'p Planned, compression: Compression, ltype: Option<u8>, o: &WObject) -> NewObject<'p> {
     let format = Format::parse(&p.format);
-    let mut obj = NewObject::new(p.name.as_str(), format, &p.dims)
-        .compression(compression)
-        .checksum(p.checksum);
+    let mut obj = NewObject::new(p.name.as_str(), format, &p.dims).compression(compression).checksum(p.checksum);
     for (i, (role, dt, bytes)) in p.comps.iter().enumerate() {
         let mut c = NewComponent::new(role.as_str(), *dt, &bytes[..]);
         if let WKind::Custom { comps, .. } = &o.kind {
@@ -311,9 +230,7 @@ fn new_object<'p>(
 /// Write, read back, compare; then append and compare again.
 pub fn writer_roundtrip(data: &[u8]) {
     let mut u = Unstructured::new(data);
-    let Ok(d) = WFile::arbitrary(&mut u) else {
-        return;
-    };
+    let Ok(d) = WFile::arbitrary(&mut u) else { return };
     let planned: Vec<_> = d.objects.iter().take(16).map(plan).collect();
 
     let write = || {
@@ -337,24 +254,17 @@ pub fn writer_roundtrip(data: &[u8]) {
                     assert!(!before.1, "a duplicate name was accepted");
                     accepted.push(i);
                 }
-                Err(_) => assert_eq!(
-                    (w.len(), w.contains(&p.name)),
-                    before,
-                    "a refused object changed the writer"
-                ),
+                Err(_) => assert_eq!((w.len(), w.contains(&p.name)), before, "a refused object changed the writer"),
             }
         }
-        let bytes = w
-            .finish()
-            .unwrap_or_else(|e| panic!("finish after accepted objects failed: {e}"));
+        let bytes = w.finish().unwrap_or_else(|e| panic!("finish after accepted objects failed: {e}"));
         (bytes, accepted, file_attrs)
     };
     let (bytes, accepted, file_attrs) = write();
     let (again, _, _) = write();
     assert!(bytes == again, "the writer is not deterministic");
 
-    let f =
-        File::parse(&bytes).unwrap_or_else(|e| panic!("the writer's output does not open: {e}"));
+    let f = File::parse(&bytes).unwrap_or_else(|e| panic!("the writer's output does not open: {e}"));
     assert_eq!(f.version(), ztensor::Version::V1_2);
     assert_eq!(f.len(), accepted.len());
     check_attrs(f.attributes(), &file_attrs);
@@ -375,21 +285,15 @@ pub fn writer_roundtrip(data: &[u8]) {
             added.push(i);
         }
     }
-    let appended = w
-        .finish()
-        .unwrap_or_else(|e| panic!("finish after append failed: {e}"));
-    let g =
-        File::parse(&appended).unwrap_or_else(|e| panic!("the appended file does not open: {e}"));
+    let appended = w.finish().unwrap_or_else(|e| panic!("finish after append failed: {e}"));
+    let g = File::parse(&appended).unwrap_or_else(|e| panic!("the appended file does not open: {e}"));
     assert_eq!(g.len(), f.len() + added.len());
     check_attrs(g.attributes(), &file_attrs);
     for (a, b) in f.objects().zip(g.objects()) {
         assert_eq!(a.name(), b.name());
         assert_eq!(a.shape().to_vec(), b.shape().to_vec());
         for (x, y) in a.components().zip(b.components()) {
-            assert_eq!(
-                (x.role(), x.offset(), x.length(), x.digest()),
-                (y.role(), y.offset(), y.length(), y.digest())
-            );
+            assert_eq!((x.role(), x.offset(), x.length(), x.digest()), (y.role(), y.offset(), y.length(), y.digest()));
             assert_eq!(x.stored_bytes().unwrap(), y.stored_bytes().unwrap());
         }
         assert_eq!(a.attributes().len(), b.attributes().len());
@@ -405,10 +309,7 @@ fn check_attrs(m: ztensor::Map<'_>, want: &[(String, AttrValue)]) {
     assert_eq!(m.len(), want.len(), "attribute count");
     for (k, v) in want {
         let got = m.get(k).unwrap_or_else(|| panic!("attribute {k:?} lost"));
-        assert!(
-            attr_eq(got, v),
-            "attribute {k:?}: wrote {v:?}, read {got:?}"
-        );
+        assert!(attr_eq(got, v), "attribute {k:?}: wrote {v:?}, read {got:?}");
     }
 }
 
@@ -423,24 +324,17 @@ fn check_written(o: &Object<'_>, p: &Planned, compression: Compression) {
         assert_eq!(c.role(), role);
         assert_eq!(c.dtype(), *dt);
         assert_eq!(c.offset() % 64, 0);
-        let v = c
-            .to_vec()
-            .unwrap_or_else(|e| panic!("{:?}/{role}: {e}", p.name));
+        let v = c.to_vec().unwrap_or_else(|e| panic!("{:?}/{role}: {e}", p.name));
         assert!(v == *bytes, "{:?}/{role}: data differs", p.name);
         if compression == Compression::Raw && c.encoding() == Encoding::Raw {
             assert_eq!(c.stored_bytes().unwrap(), &bytes[..]);
         }
         match p.checksum {
             Checksum::None => assert!(c.digest().is_none()),
-            _ => assert!(
-                matches!(c.verify_digest(), Ok(Verified::Ok)),
-                "digest of {:?}/{role}",
-                p.name
-            ),
+            _ => assert!(matches!(c.verify_digest(), Ok(Verified::Ok)), "digest of {:?}/{role}", p.name),
         }
     }
     if p.sound {
-        o.check_data()
-            .unwrap_or_else(|e| panic!("check_data of a written {}: {e}", p.format));
+        o.check_data().unwrap_or_else(|e| panic!("check_data of a written {}: {e}", p.format));
     }
 }

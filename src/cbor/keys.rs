@@ -24,8 +24,7 @@ pub(crate) trait KeySet {
 impl KeySet for Scratch<'_> {
     #[inline]
     fn push_key(&mut self, buf: &[u8], start: usize, end: usize) -> Result<()> {
-        self.push(key_entry(buf, start, end))
-            .map_err(|e| e.or_at(start))
+        self.push(key_entry(buf, start, end)).map_err(|e| e.or_at(start))
     }
 
     #[inline]
@@ -76,10 +75,7 @@ fn duplicate_in(scratch: &mut Scratch<'_>, buf: &[u8], seg: usize) -> Option<usi
     }
     let dup = (1..s.len()).find_map(|i| {
         let earlier = if sorted { &s[i - 1..i] } else { &s[..i] };
-        earlier
-            .iter()
-            .any(|p| key_cmp(buf, p, &s[i]).is_eq())
-            .then_some(s[i][0])
+        earlier.iter().any(|p| key_cmp(buf, p, &s[i]).is_eq()).then_some(s[i][0])
     });
     scratch.truncate(seg);
     dup.map(|at| (at & POS_MASK) as usize)
@@ -128,9 +124,7 @@ fn sort_keys(buf: &[u8], v: &mut [Entry]) {
 #[inline(always)]
 fn less(buf: &[u8], a: &Entry, b: &Entry) -> bool {
     // (Equal keys have one tag: their positions as words.)
-    key_cmp(buf, a, b)
-        .then((a[0] as usize).cmp(&(b[0] as usize)))
-        .is_lt()
+    key_cmp(buf, a, b).then((a[0] as usize).cmp(&(b[0] as usize))).is_lt()
 }
 
 const TAG_SHIFT: u32 = 61;
@@ -152,9 +146,7 @@ pub(crate) fn key_entry(buf: &[u8], start: usize, end: usize) -> Entry {
         Some((MAJOR_TEXT, _, _)) => TAG_TEXT,
         Some((MAJOR_BYTES, _, _)) => TAG_BYTES,
         // (TAG_NINT is TAG_UINT + 1, as their majors.)
-        Some((m @ (MAJOR_UINT | MAJOR_NINT), Some(v), _)) => {
-            return [(TAG_UINT + m as u64) << TAG_SHIFT | start as u64, v]
-        }
+        Some((m @ (MAJOR_UINT | MAJOR_NINT), Some(v), _)) => return [(TAG_UINT + m as u64) << TAG_SHIFT | start as u64, v],
         _ => TAG_RAW,
     };
     [tag << TAG_SHIFT | start as u64, end as u64]
@@ -191,9 +183,7 @@ fn key_cmp(buf: &[u8], a: &Entry, b: &Entry) -> core::cmp::Ordering {
         _ => {
             // The full reader's fast path: two definite strings.
             #[cfg(feature = "alloc")]
-            if let (TAG_TEXT | TAG_BYTES, Some(x), Some(y)) =
-                (ta as u64, definite(buf, pos(a)), definite(buf, pos(b)))
-            {
+            if let (TAG_TEXT | TAG_BYTES, Some(x), Some(y)) = (ta as u64, definite(buf, pos(a)), definite(buf, pos(b))) {
                 return x.cmp(y);
             }
             // Byte by byte, chunks and all: byte order, shorter first
@@ -248,14 +238,8 @@ impl Chunks {
     #[inline(always)]
     fn of(e: &Entry) -> Chunks {
         match e[0] >> TAG_SHIFT {
-            TAG_RAW => Chunks {
-                at: pos(e),
-                end: e[1] as usize,
-            },
-            _ => Chunks {
-                at: HEAD,
-                end: pos(e),
-            },
+            TAG_RAW => Chunks { at: pos(e), end: e[1] as usize },
+            _ => Chunks { at: HEAD, end: pos(e) },
         }
     }
 
@@ -315,11 +299,7 @@ mod tests {
                     x ^= x << 13;
                     x ^= x >> 17;
                     x ^= x << 5;
-                    let id = if dup && i == n - 1 {
-                        (x as usize) % (n - 1)
-                    } else {
-                        i
-                    };
+                    let id = if dup && i == n - 1 { (x as usize) % (n - 1) } else { i };
                     let digits = std::format!("{id:02}");
                     starts.push(buf.len());
                     if i % 3 == 0 {
@@ -385,23 +365,11 @@ mod tests {
     #[test]
     fn strings_compare_by_content_whatever_their_chunks() {
         // "ab" vs (_ "a" "b"), (_ "a" "b") vs (_ "ab"), (_ "" "ab") vs "ab": equal.
-        assert_eq!(
-            cmp(&[0x62, b'a', b'b', 0x7f, 0x61, b'a', 0x61, b'b', 0xff]),
-            Equal
-        );
-        assert_eq!(
-            cmp(&[0x7f, 0x61, b'a', 0x61, b'b', 0xff, 0x7f, 0x62, b'a', b'b', 0xff]),
-            Equal
-        );
-        assert_eq!(
-            cmp(&[0x7f, 0x60, 0x62, b'a', b'b', 0xff, 0x62, b'a', b'b']),
-            Equal
-        );
+        assert_eq!(cmp(&[0x62, b'a', b'b', 0x7f, 0x61, b'a', 0x61, b'b', 0xff]), Equal);
+        assert_eq!(cmp(&[0x7f, 0x61, b'a', 0x61, b'b', 0xff, 0x7f, 0x62, b'a', b'b', 0xff]), Equal);
+        assert_eq!(cmp(&[0x7f, 0x60, 0x62, b'a', b'b', 0xff, 0x62, b'a', b'b']), Equal);
         // Content order, shorter first: (_ "a" "c") > "ab"; (_) < "a"; "a" < (_ "a" "a").
-        assert_eq!(
-            cmp(&[0x7f, 0x61, b'a', 0x61, b'c', 0xff, 0x62, b'a', b'b']),
-            Greater
-        );
+        assert_eq!(cmp(&[0x7f, 0x61, b'a', 0x61, b'c', 0xff, 0x62, b'a', b'b']), Greater);
         assert_eq!(cmp(&[0x7f, 0xff, 0x61, b'a']), Less);
         assert_eq!(cmp(&[0x61, b'a', 0x7f, 0x61, b'a', 0x61, b'a', 0xff]), Less);
         // A non-minimal length head hides nothing: "a" vs 0x78 0x01 "a".

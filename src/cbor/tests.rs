@@ -33,16 +33,11 @@ fn deep_frames_spill_into_the_scratch() {
     dup.truncate(3 * 49); // the 50th level is the two-key map
     dup.extend_from_slice(&[0xa2, 0x61, b'x', 0x00, 0x61, b'x', 0x00]);
     let e = walk(&dup).unwrap_err();
-    assert_eq!(
-        (e.kind(), e.manifest_offset()),
-        (ErrorKind::DuplicateKey, Some(3 * 49 + 4))
-    );
+    assert_eq!((e.kind(), e.manifest_offset()), (ErrorKind::DuplicateKey, Some(3 * 49 + 4)));
     // Values are not keys: {"a": 0, "b": 0, "c": [0], "d": [0]} at the bottom is fine.
     let mut same_values = b[..b.len() - 1].to_vec();
     same_values.truncate(3 * 49);
-    same_values.extend_from_slice(&[
-        0xa4, 0x61, b'a', 0x00, 0x61, b'b', 0x00, 0x61, b'c', 0x81, 0x00, 0x61, b'd', 0x81, 0x00,
-    ]);
+    same_values.extend_from_slice(&[0xa4, 0x61, b'a', 0x00, 0x61, b'b', 0x00, 0x61, b'c', 0x81, 0x00, 0x61, b'd', 0x81, 0x00]);
     assert!(walk(&same_values).is_ok());
     // Keys of a spilled map's parent, before and after it: {"a": {50 deep}, "a": 0}.
     let mut outer = std::vec![0xa2, 0x61, b'a'];
@@ -58,32 +53,20 @@ fn deep_frames_spill_into_the_scratch() {
     keys2.push(0x00);
     keys2.extend_from_slice(&key);
     keys2.push(0x00);
-    assert_eq!(
-        walk(&keys2).unwrap_err().manifest_offset(),
-        Some(1 + key.len() as u64 + 1)
-    );
+    assert_eq!(walk(&keys2).unwrap_err().manifest_offset(), Some(1 + key.len() as u64 + 1));
     keys2[1 + key.len() + 1 + 39] = 0x82; // the second key differs: [[...[0]]] vs [[...[0, 1]]]
     keys2.insert(1 + key.len() + 1 + 40, 0x01);
     assert!(walk(&keys2).is_ok(), "{keys2:02x?}");
     // Too little scratch: a valid file asks for more, an invalid one says why.
     let small = &mut [[0u64; 2]; 4];
     let e = walk_with(&b, small).unwrap_err();
-    assert_eq!(
-        (e.kind(), e.manifest_offset()),
-        (ErrorKind::ScratchTooSmall { needed: 5 }, Some(13))
-    );
+    assert_eq!((e.kind(), e.manifest_offset()), (ErrorKind::ScratchTooSmall { needed: 5 }, Some(13)));
     let mut deep = [0x81u8; 1000];
     deep[999] = 0x00;
-    assert_eq!(
-        walk_with(&deep, small).unwrap_err().kind(),
-        ErrorKind::TooDeep
-    );
+    assert_eq!(walk_with(&deep, small).unwrap_err().kind(), ErrorKind::TooDeep);
     let mut bad = b.clone();
     bad[3 * 40] = 0x1c; // a reserved initial byte 40 levels down
-    assert_eq!(
-        walk_with(&bad, small).unwrap_err().kind(),
-        ErrorKind::CborInvalid
-    );
+    assert_eq!(walk_with(&bad, small).unwrap_err().kind(), ErrorKind::CborInvalid);
 }
 
 /// Spilled indefinite containers, 21 deep, with items after their nested
@@ -98,13 +81,7 @@ fn spilled_parents_resume_with_their_keys() {
     let nested = |dup_at: Option<usize>| {
         let (mut b, mut at) = (std::vec::Vec::new(), None);
         for i in 0..21 {
-            b.extend_from_slice(if i % 3 == 0 {
-                &[0xbf, 0x61, b'a']
-            } else if i % 3 == 1 {
-                &[0xbf]
-            } else {
-                &[0x9f]
-            });
+            b.extend_from_slice(if i % 3 == 0 { &[0xbf, 0x61, b'a'] } else if i % 3 == 1 { &[0xbf] } else { &[0x9f] });
         }
         b.extend_from_slice(&[0xbf, 0x61, b'a', 0x00, 0xff]);
         for i in (0..21).rev() {
@@ -125,11 +102,7 @@ fn spilled_parents_resume_with_their_keys() {
     for level in [0, 6, 9, 15, 18] {
         let (bad, at) = nested(Some(level));
         let e = walk(&bad).unwrap_err();
-        assert_eq!(
-            (e.kind(), e.manifest_offset()),
-            (ErrorKind::DuplicateKey, at),
-            "level {level}"
-        );
+        assert_eq!((e.kind(), e.manifest_offset()), (ErrorKind::DuplicateKey, at), "level {level}");
     }
 }
 
@@ -143,10 +116,7 @@ fn deep_walks_without_keys() {
     assert_eq!(r.pos, ok.len());
     let mut deep = [0x9fu8; 200];
     deep[199] = 0xff;
-    assert_eq!(
-        Reader::new(&deep).walk(0, None).unwrap_err().kind(),
-        ErrorKind::TooDeep
-    );
+    assert_eq!(Reader::new(&deep).walk(0, None).unwrap_err().kind(), ErrorKind::TooDeep);
     // [_ [_ ... [_ ] ] ], and {_ 1: {_ 1: ... {_ } } }: indefinite levels.
     let mut b = std::vec![0x9f; 60];
     b.extend(std::iter::repeat(0xff).take(60));
@@ -165,10 +135,7 @@ fn deep_walks_without_keys() {
     // A break after a key (an odd item count) is refused at any depth.
     let mut odd = m.clone();
     odd.insert(59 * 2 + 1, 0x01);
-    assert_eq!(
-        Reader::new(&odd).walk(0, None).unwrap_err().kind(),
-        ErrorKind::CborBadIndefinite
-    );
+    assert_eq!(Reader::new(&odd).walk(0, None).unwrap_err().kind(), ErrorKind::CborBadIndefinite);
     let mut r = Reader::new(&b);
     r.walk(0, None).unwrap();
     assert_eq!(r.pos, b.len());
@@ -179,8 +146,8 @@ fn deep_walks_without_keys() {
 fn skips_nested_definite_and_indefinite() {
     // {"a": [1, 2, {_ "b": h'00'}], "c": (_ "x", "y")}
     let b = [
-        0xa2, 0x61, b'a', 0x83, 0x01, 0x02, 0xbf, 0x61, b'b', 0x41, 0x00, 0xff, 0x61, b'c', 0x7f,
-        0x61, b'x', 0x61, b'y', 0xff,
+        0xa2, 0x61, b'a', 0x83, 0x01, 0x02, 0xbf, 0x61, b'b', 0x41, 0x00, 0xff, 0x61, b'c',
+        0x7f, 0x61, b'x', 0x61, b'y', 0xff,
     ];
     assert_eq!(walk(&b).unwrap(), b.len());
 }
@@ -202,29 +169,17 @@ fn duplicate_keys_are_found_at_any_depth() {
 #[test]
 fn indefinite_maps_resume_after_a_nested_container() {
     // {_ "a": {_ "b": 0}, "a": 1}
-    let b = [
-        0xbf, 0x61, b'a', 0xbf, 0x61, b'b', 0x00, 0xff, 0x61, b'a', 0x01, 0xff,
-    ];
+    let b = [0xbf, 0x61, b'a', 0xbf, 0x61, b'b', 0x00, 0xff, 0x61, b'a', 0x01, 0xff];
     let e = walk(&b).unwrap_err();
-    assert_eq!(
-        (e.kind(), e.manifest_offset()),
-        (ErrorKind::DuplicateKey, Some(8))
-    );
+    assert_eq!((e.kind(), e.manifest_offset()), (ErrorKind::DuplicateKey, Some(8)));
     // {_ {_ "b": 0}: 0} is fine; {_ {_ "b": 0}} (a break for the value) is not.
     let ok = [0xbf, 0xbf, 0x61, b'b', 0x00, 0xff, 0x00, 0xff];
     let bad = [0xbf, 0xbf, 0x61, b'b', 0x00, 0xff, 0xff];
     assert_eq!(walk(&ok).unwrap(), ok.len());
     assert!(Reader::new(&ok).walk(0, None).is_ok());
     for keys in [true, false] {
-        let e = if keys {
-            walk(&bad).unwrap_err()
-        } else {
-            Reader::new(&bad).walk(0, None).unwrap_err()
-        };
-        assert_eq!(
-            (e.kind(), e.manifest_offset()),
-            (ErrorKind::CborBadIndefinite, Some(6))
-        );
+        let e = if keys { walk(&bad).unwrap_err() } else { Reader::new(&bad).walk(0, None).unwrap_err() };
+        assert_eq!((e.kind(), e.manifest_offset()), (ErrorKind::CborBadIndefinite, Some(6)));
     }
 }
 
@@ -238,10 +193,7 @@ fn rejects_malformed() {
         (&[0x5f, 0x61, b'a', 0xff][..], ErrorKind::CborBadIndefinite),
         (&[0xbf, 0x01, 0xff][..], ErrorKind::CborBadIndefinite),
         (&[0x62, 0xff, 0xfe][..], ErrorKind::CborInvalidUtf8),
-        (
-            &[0x9b, 0, 0, 0, 0x10, 0, 0, 0, 0][..],
-            ErrorKind::LengthTooLarge { claimed: 1 << 36 },
-        ),
+        (&[0x9b, 0, 0, 0, 0x10, 0, 0, 0, 0][..], ErrorKind::LengthTooLarge { claimed: 1 << 36 }),
         (&[0x82, 0x01, 0x18][..], ErrorKind::CborEof),
         (&[0x83, 0x01][..], ErrorKind::LengthTooLarge { claimed: 3 }),
         (&[0x19, 0x01][..], ErrorKind::CborEof),
@@ -259,26 +211,15 @@ fn a_length_too_large_names_its_claim() {
     for (b, claimed, at, pos) in [
         (&[0x83, 0x01][..], 3, 0, 1),
         (&[0x81, 0xb9, 0x01, 0x00, 0x00][..], 256, 1, 4),
-        (
-            &[0x82, 0x00, 0x7b, 0, 0, 0, 1, 0, 0, 0, 0][..],
-            1 << 32,
-            11,
-            11,
-        ),
+        (&[0x82, 0x00, 0x7b, 0, 0, 0, 1, 0, 0, 0, 0][..], 1 << 32, 11, 11),
         (&[0xa1, 0x61, b'k', 0x43, 0x01][..], 3, 4, 4),
     ] {
         for keys in [false, true] {
             let mut mem = [[0u64; 2]; 8];
             let mut scratch = Scratch::new(&mut mem);
             let mut r = Reader::new(b);
-            let e = r
-                .walk(0, if keys { Some(&mut scratch) } else { None })
-                .unwrap_err();
-            assert_eq!(
-                (e.kind(), e.manifest_offset(), r.pos),
-                (ErrorKind::LengthTooLarge { claimed }, Some(at), pos),
-                "{b:02x?}"
-            );
+            let e = r.walk(0, if keys { Some(&mut scratch) } else { None }).unwrap_err();
+            assert_eq!((e.kind(), e.manifest_offset(), r.pos), (ErrorKind::LengthTooLarge { claimed }, Some(at), pos), "{b:02x?}");
         }
     }
 }
@@ -289,39 +230,15 @@ fn a_length_too_large_names_its_claim() {
 fn indefinite_strings_take_only_their_own_chunks() {
     for (b, kind, at, pos) in [
         (&[0x7f, 0x01, 0xff][..], ErrorKind::CborBadIndefinite, 1, 1),
-        (
-            &[0x7f, 0x7f, 0xff, 0xff][..],
-            ErrorKind::CborBadIndefinite,
-            1,
-            1,
-        ),
-        (
-            &[0x5f, 0x41, 0x00, 0x61, b'a', 0xff][..],
-            ErrorKind::CborBadIndefinite,
-            3,
-            3,
-        ),
-        (
-            &[0x7f, 0x61, b'a', 0x61, 0xff, 0xff][..],
-            ErrorKind::CborInvalidUtf8,
-            3,
-            5,
-        ),
-        (
-            &[0x7f, 0x62, b'a'][..],
-            ErrorKind::LengthTooLarge { claimed: 2 },
-            2,
-            2,
-        ),
+        (&[0x7f, 0x7f, 0xff, 0xff][..], ErrorKind::CborBadIndefinite, 1, 1),
+        (&[0x5f, 0x41, 0x00, 0x61, b'a', 0xff][..], ErrorKind::CborBadIndefinite, 3, 3),
+        (&[0x7f, 0x61, b'a', 0x61, 0xff, 0xff][..], ErrorKind::CborInvalidUtf8, 3, 5),
+        (&[0x7f, 0x62, b'a'][..], ErrorKind::LengthTooLarge { claimed: 2 }, 2, 2),
         (&[0x5f, 0x41, 0x00][..], ErrorKind::CborEof, 3, 3),
     ] {
         let mut r = Reader::new(b);
         let e = r.walk(0, None).unwrap_err();
-        assert_eq!(
-            (e.kind(), e.manifest_offset(), r.pos),
-            (kind, Some(at), pos),
-            "{b:02x?}"
-        );
+        assert_eq!((e.kind(), e.manifest_offset(), r.pos), (kind, Some(at), pos), "{b:02x?}");
     }
     // [(_ h'00', h''), (_ "a")] and {(_ "a"): 0, "a": 1}.
     let ok = [0x82, 0x5f, 0x41, 0x00, 0x40, 0xff, 0x7f, 0x61, b'a', 0xff];
@@ -352,9 +269,7 @@ fn container_keys_compare_by_their_bytes() {
     let b = [0xa1, 0xa2, 0x01, 0x00, 0x01, 0x00, 0x00];
     assert_eq!(walk(&b).unwrap_err().manifest_offset(), Some(4));
     // {{_ 1: 0}: 0, {_ 1: 0}: 0}: indefinite map keys, repeated.
-    let b = [
-        0xa2, 0xbf, 0x01, 0x00, 0xff, 0x00, 0xbf, 0x01, 0x00, 0xff, 0x00,
-    ];
+    let b = [0xa2, 0xbf, 0x01, 0x00, 0xff, 0x00, 0xbf, 0x01, 0x00, 0xff, 0x00];
     assert_eq!(walk(&b).unwrap_err().manifest_offset(), Some(6));
     // [{[1]: 0}, {[1]: 0}]: the same key in two maps.
     assert!(walk(&[0x82, 0xa1, 0x81, 0x01, 0x00, 0xa1, 0x81, 0x01, 0x00]).is_ok());
@@ -381,10 +296,7 @@ fn walk_without_keys_limits_depth() {
     let mut deep = [0x81u8; 100];
     deep[99] = 0;
     for b in [&deep[..], &[0xc1; 100][..], &[0x9f; 100][..]] {
-        assert_eq!(
-            Reader::new(b).walk(0, None).unwrap_err().kind(),
-            ErrorKind::TooDeep
-        );
+        assert_eq!(Reader::new(b).walk(0, None).unwrap_err().kind(), ErrorKind::TooDeep);
     }
     let mut ok = [0x81u8; MAX_DEPTH + 1];
     ok[MAX_DEPTH] = 0;
@@ -393,10 +305,7 @@ fn walk_without_keys_limits_depth() {
     assert_eq!(r.pos, ok.len());
     let mut over = [0x81u8; MAX_DEPTH + 2];
     over[MAX_DEPTH + 1] = 0;
-    assert_eq!(
-        Reader::new(&over).walk(0, None).unwrap_err().kind(),
-        ErrorKind::TooDeep
-    );
+    assert_eq!(Reader::new(&over).walk(0, None).unwrap_err().kind(), ErrorKind::TooDeep);
 }
 
 #[test]
@@ -407,10 +316,7 @@ fn half_floats() {
     assert!(f16_to_f64(0x7e00).is_nan());
     assert_eq!(f16_to_f64(0x7e00).to_bits(), f64::NAN.to_bits());
     assert_eq!(f16_to_f64(0xfd01).to_bits(), 0xfff4_0400_0000_0000);
-    assert_eq!(
-        f32_to_f64(f32::from_bits(0xff80_0001)).to_bits(),
-        0xfff0_0000_2000_0000
-    );
+    assert_eq!(f32_to_f64(f32::from_bits(0xff80_0001)).to_bits(), 0xfff0_0000_2000_0000);
     assert_eq!(f32_to_f64(-1.5), -1.5);
     assert_eq!(f16_to_f64(0x7c00), f64::INFINITY);
 }

@@ -2,10 +2,7 @@
 //! UTF-8, nesting depth and, with keys, duplicate map keys), iteratively,
 //! with small frames.
 
-use super::{
-    decode_head, Reader, MAJOR_ARRAY, MAJOR_BYTES, MAJOR_MAP, MAJOR_SIMPLE, MAJOR_TAG, MAJOR_TEXT,
-    MAX_DEPTH,
-};
+use super::{decode_head, Reader, MAJOR_ARRAY, MAJOR_BYTES, MAJOR_MAP, MAJOR_SIMPLE, MAJOR_TAG, MAJOR_TEXT, MAX_DEPTH};
 use crate::cbor::keys::KeySet;
 use crate::error::{Error, ErrorKind, Result};
 use crate::scratch::Scratch;
@@ -34,21 +31,11 @@ impl<'a> Reader<'a> {
     /// out of line). With one walk, the call is the walk's own.
     #[cfg_attr(feature = "alloc", inline)]
     #[cfg_attr(not(feature = "alloc"), inline(always))]
-    pub(crate) fn walk_bad(
-        &mut self,
-        depth: usize,
-        keys: Option<&mut Scratch<'_>>,
-    ) -> Result<(), Bad> {
+    pub(crate) fn walk_bad(&mut self, depth: usize, keys: Option<&mut Scratch<'_>>) -> Result<(), Bad> {
         let start = self.pos;
         let r = match keys {
             None => self.walk_in::<MAX_DEPTH, ONE_WALK>(depth, None),
-            Some(k) => self.walk_in::<{
-                if ONE_WALK {
-                    MAX_DEPTH
-                } else {
-                    2 * LOCAL_FRAMES
-                }
-            }, true>(depth, Some(k)),
+            Some(k) => self.walk_in::<{ if ONE_WALK { MAX_DEPTH } else { 2 * LOCAL_FRAMES } }, true>(depth, Some(k)),
         };
         match r {
             Ok(()) => Ok(()),
@@ -75,24 +62,15 @@ impl<'a> Reader<'a> {
     /// ([`ONE_WALK`]), a full scratch is handled here as
     /// [`Reader::walk_failed`] does: the item is walked again without keys.
     #[inline(never)]
-    fn walk_in<const N: usize, const KEYS: bool>(
-        &mut self,
-        depth: usize,
-        keys: Option<&mut Scratch<'_>>,
-    ) -> Result<(), Bad> {
+    fn walk_in<const N: usize, const KEYS: bool>(&mut self, depth: usize, keys: Option<&mut Scratch<'_>>) -> Result<(), Bad> {
         // (Each instance knows whether it has keys: the other's code drops out.)
         let mut keys = if KEYS { keys } else { None };
         let origin = self.pos;
         // The full scratch's failure, when walking again.
         let mut full = None;
         loop {
-            let Some(at) = self.walk_once::<N>(depth, keys.as_deref_mut(), full)? else {
-                return Ok(());
-            };
-            let bad = Bad {
-                what: What::Scratch,
-                at,
-            };
+            let Some(at) = self.walk_once::<N>(depth, keys.as_deref_mut(), full)? else { return Ok(()) };
+            let bad = Bad { what: What::Scratch, at };
             if !ONE_WALK {
                 return Err(bad);
             }
@@ -104,16 +82,8 @@ impl<'a> Reader<'a> {
     /// One walk of [`Reader::walk_in`]: a full scratch returns where; a
     /// success, `full` (the full scratch of the walk before) if there is one.
     #[inline(always)]
-    fn walk_once<const N: usize>(
-        &mut self,
-        depth: usize,
-        mut keys: Option<&mut Scratch<'_>>,
-        full: Option<Bad>,
-    ) -> Result<Option<usize>, Bad> {
-        let mut frames = Frames {
-            words: [0; N],
-            sp: 0,
-        };
+    fn walk_once<const N: usize>(&mut self, depth: usize, mut keys: Option<&mut Scratch<'_>>, full: Option<Bad>) -> Result<Option<usize>, Bad> {
+        let mut frames = Frames { words: [0; N], sp: 0 };
         // The innermost container, kept apart from `frames` (before the
         // first one: a frame that is no map and takes no break).
         let mut cur = Frame { left: 0, seg: 0 };
@@ -125,9 +95,7 @@ impl<'a> Reader<'a> {
         loop {
             // Read one head (tags prefix the item that follows).
             let at = self.pos;
-            let Some((major, arg, end)) = decode_head(self.buf, at) else {
-                return fail(What::Head, at);
-            };
+            let Some((major, arg, end)) = decode_head(self.buf, at) else { return fail(What::Head, at) };
             self.pos = end;
             if chunks == 0 {
                 start = at;
@@ -182,11 +150,7 @@ impl<'a> Reader<'a> {
                         if depth + frames.sp + 1 > MAX_DEPTH {
                             return fail(What::Deep, at);
                         }
-                        let flags = if major == MAJOR_MAP {
-                            MAP | KEY_NEXT
-                        } else {
-                            0
-                        };
+                        let flags = if major == MAJOR_MAP { MAP | KEY_NEXT } else { 0 };
                         if let Some(k) = keys.as_deref_mut() {
                             // A container that is a map key: its entry now,
                             // its end when it closes (the entry sits just
@@ -269,12 +233,9 @@ impl<'a> Reader<'a> {
         let kind = match bad.what {
             What::Head => return Reader::at(self.buf, bad.at).head_error(),
             What::Length => {
-                let (_, claimed, end) =
-                    decode_head(self.buf, self.pos).unwrap_or((0, None, self.pos));
+                let (_, claimed, end) = decode_head(self.buf, self.pos).unwrap_or((0, None, self.pos));
                 self.pos = end;
-                ErrorKind::LengthTooLarge {
-                    claimed: claimed.unwrap_or(0),
-                }
+                ErrorKind::LengthTooLarge { claimed: claimed.unwrap_or(0) }
             }
             What::Utf8 => ErrorKind::CborInvalidUtf8,
             What::Indefinite => ErrorKind::CborBadIndefinite,
@@ -365,10 +326,7 @@ impl Frame {
 
     fn of_word(w: usize) -> Frame {
         if w & MAP != 0 {
-            Frame {
-                left: INDEFINITE,
-                seg: (w << 2) & FLAGS,
-            }
+            Frame { left: INDEFINITE, seg: (w << 2) & FLAGS }
         } else {
             Frame { left: w, seg: 0 }
         }
@@ -415,12 +373,7 @@ impl<const N: usize> Frames<N> {
     /// current. Returns where its keys (and its entry) started; or where
     /// a repeated key is.
     #[inline(always)]
-    fn pop(
-        &mut self,
-        mut keys: Option<&mut Scratch<'_>>,
-        buf: &[u8],
-        cur: &mut Frame,
-    ) -> Result<usize, usize> {
+    fn pop(&mut self, mut keys: Option<&mut Scratch<'_>>, buf: &[u8], cur: &mut Frame) -> Result<usize, usize> {
         let mut seg = cur.seg();
         self.sp -= 1;
         // The entry of the spilled frame below, if it is one.
@@ -448,10 +401,7 @@ impl<const N: usize> Frames<N> {
         match keys {
             Some(k) if i >= LOCAL_FRAMES => {
                 let e = k.entry(f.seg() - 1);
-                *e = [
-                    f.left as u64,
-                    (e[1] as usize & !FLAGS | f.seg & FLAGS) as u64,
-                ];
+                *e = [f.left as u64, (e[1] as usize & !FLAGS | f.seg & FLAGS) as u64];
             }
             _ => {
                 self.words[i] = f.word();
@@ -467,10 +417,7 @@ impl<const N: usize> Frames<N> {
         match keys {
             Some(k) if i >= LOCAL_FRAMES => {
                 let e = *k.entry(at);
-                Frame {
-                    left: e[0] as usize,
-                    seg: (at + 1) | (e[1] as usize & FLAGS),
-                }
+                Frame { left: e[0] as usize, seg: (at + 1) | (e[1] as usize & FLAGS) }
             }
             _ => {
                 let mut f = Frame::of_word(self.words[i]);

@@ -18,11 +18,7 @@ pub(crate) struct Cur<'a> {
 
 impl<'a> Cur<'a> {
     pub fn at(m: &'a [u8], pos: usize) -> Self {
-        Cur {
-            m,
-            pos,
-            fault: None,
-        }
+        Cur { m, pos, fault: None }
     }
 
     /// Record `kind` at `at`, unless a fault came first.
@@ -76,10 +72,7 @@ impl<'a> Cur<'a> {
     pub fn text(&mut self) -> &'a [u8] {
         let start = self.pos;
         match self.typed(MAJOR_TEXT) {
-            Some(n) => match usize::try_from(n)
-                .ok()
-                .and_then(|n| self.m.get(self.pos..self.pos.checked_add(n)?))
-            {
+            Some(n) => match usize::try_from(n).ok().and_then(|n| self.m.get(self.pos..self.pos.checked_add(n)?)) {
                 Some(b) => {
                     self.pos += b.len();
                     return b;
@@ -207,17 +200,9 @@ mod tests {
             let mut slots = [[0; 2]; 8];
             let f = File::open(&bytes, &mut slots).unwrap();
             let a = f.attributes();
-            assert_eq!(
-                (a.len(), a.get("b").is_some(), a.iter().count()),
-                (k, k == 2, k),
-                "{m:02x?}"
-            );
+            assert_eq!((a.len(), a.get("b").is_some(), a.iter().count()), (k, k == 2, k), "{m:02x?}");
             let a = f.object(0).unwrap().attributes();
-            assert_eq!(
-                (a.len(), a.get("c").is_some(), a.iter().count()),
-                (n, n == 1, n),
-                "{m:02x?}"
-            );
+            assert_eq!((a.len(), a.get("c").is_some(), a.iter().count()), (n, n == 1, n), "{m:02x?}");
         }
     }
 
@@ -228,28 +213,18 @@ mod tests {
     #[test]
     fn deferred_objects_then_trailing_bytes_and_the_first_fault_kept() {
         let v = &b"\x67version\x651.2.0"[..];
-        let obj =
-            &b"\x67objects\xa1\x61x\xa3\x65shape\x80\x66format\x65xyzzy\x6acomponents\xa0"[..];
+        let obj = &b"\x67objects\xa1\x61x\xa3\x65shape\x80\x66format\x65xyzzy\x6acomponents\xa0"[..];
         let bad = &b"\x67objects\xa1\x60\xa0"[..];
         let m = [&b"\xa2"[..], obj, v, b"\x00"].concat();
         let e = File::open(&file(&m), &mut [[0; 2]; 8]).err();
-        assert_eq!(
-            e.map(|e| (e.kind, e.at as usize)),
-            Some((Kind::Trailing, m.len() - 1))
-        );
+        assert_eq!(e.map(|e| (e.kind, e.at as usize)), Some((Kind::Trailing, m.len() - 1)));
         let m = [&b"\xa2"[..], bad, v, b"\x00"].concat();
         let e = File::open(&file(&m), &mut [[0; 2]; 8]).err();
-        assert_eq!(
-            e.map(|e| (e.kind, e.at as usize)),
-            Some((Kind::EmptyName, 10))
-        );
+        assert_eq!(e.map(|e| (e.kind, e.at as usize)), Some((Kind::EmptyName, 10)));
         // A shape of the wrong type, then missing fields: the shape.
         let m = [&b"\xa2"[..], v, b"\x67objects\xa1\x61x\xa1\x65shape\x61a"].concat();
         let e = File::open(&file(&m), &mut [[0; 2]; 8]).err();
-        assert_eq!(
-            e.map(|e| (e.kind, e.at as usize)),
-            Some((Kind::WrongType, m.len() - 2))
-        );
+        assert_eq!(e.map(|e| (e.kind, e.at as usize)), Some((Kind::WrongType, m.len() - 2)));
     }
 
     /// A manifest cut where an indefinite container's next entry, or a
@@ -266,42 +241,19 @@ mod tests {
             &[b"\xa2", v, b"\x67objects\xa1\x61x\xa1\x65shape\x9f"],
             &[b"\xa2", v, b"\x67objects\xa1\x61x\xa1\x6aattributes"],
             &[b"\xa2", v, b"\x67objects\xa1\x61x\xa1\x6acomponents\xbf"],
-            &[
-                b"\xa2",
-                v,
-                b"\x67objects\xa1\x61x\xa1\x6acomponents\xa1\x64data\xa1\x64type",
-            ],
+            &[b"\xa2", v, b"\x67objects\xa1\x61x\xa1\x6acomponents\xa1\x64data\xa1\x64type"],
         ];
         for parts in cases {
             let m = parts.concat();
             let e = File::open(&file(&m), &mut [[0; 2]; 8]).err();
-            assert_eq!(
-                e.map(|e| (e.kind, e.at as usize)),
-                Some((Kind::Cbor, m.len())),
-                "{m:02x?}"
-            );
+            assert_eq!(e.map(|e| (e.kind, e.at as usize)), Some((Kind::Cbor, m.len())), "{m:02x?}");
         }
         // The other nullable component fields (and a null one, read past).
-        let fields = [
-            &b"\xa1\x73uncompressed_length"[..],
-            b"\xa1\x68encoding",
-            b"\xa1\x66digest",
-            b"\xa2\x64type\xf6\x66digest",
-        ];
+        let fields = [&b"\xa1\x73uncompressed_length"[..], b"\xa1\x68encoding", b"\xa1\x66digest", b"\xa2\x64type\xf6\x66digest"];
         for field in fields {
-            let m = [
-                &b"\xa2"[..],
-                v,
-                b"\x67objects\xa1\x61x\xa1\x6acomponents\xa1\x64data",
-                field,
-            ]
-            .concat();
+            let m = [&b"\xa2"[..], v, b"\x67objects\xa1\x61x\xa1\x6acomponents\xa1\x64data", field].concat();
             let e = File::open(&file(&m), &mut [[0; 2]; 8]).err();
-            assert_eq!(
-                e.map(|e| (e.kind, e.at as usize)),
-                Some((Kind::Cbor, m.len())),
-                "{m:02x?}"
-            );
+            assert_eq!(e.map(|e| (e.kind, e.at as usize)), Some((Kind::Cbor, m.len())), "{m:02x?}");
         }
     }
 }

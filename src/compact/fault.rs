@@ -140,10 +140,7 @@ impl Fault {
     /// `kind` at manifest byte `at`.
     #[inline]
     pub fn new(kind: Kind, at: usize) -> Fault {
-        Fault {
-            kind,
-            at: at as u32,
-        }
+        Fault { kind, at: at as u32 }
     }
 
     /// The class of this fault.

@@ -32,9 +32,9 @@ mod pass;
 mod verify;
 mod view;
 
-pub use crate::value::{Map, Value, ValueRef};
 pub use fault::{Fault, Kind, Status};
 pub use verify::Report;
+pub use crate::value::{Map, Value, ValueRef};
 pub use view::{Component, Components, Object, Shape};
 
 use crate::container::{Tail, MAGIC_V0, MAGIC_V1, MAX_MANIFEST_LEN, READS_V2};
@@ -155,9 +155,7 @@ impl<'a> File<'a> {
     /// in bounds at open).
     pub fn stored(&self, c: &Component<'a>) -> &'a [u8] {
         let bytes: &'a [u8] = self.bytes;
-        bytes
-            .get(c.offset as usize..(c.offset + c.length) as usize)
-            .unwrap_or(&[])
+        bytes.get(c.offset as usize..(c.offset + c.length) as usize).unwrap_or(&[])
     }
 
     /// Check digests and the data rules (see [`crate::verify`]) of every
@@ -194,9 +192,7 @@ pub fn nth_text(table: &'static str, mut n: usize) -> &'static str {
 /// one ([`Kind::Generation`]).
 fn manifest(bytes: &[u8]) -> Result<(usize, usize), Fault> {
     let fault = |k| Err(Fault::new(k, 0));
-    let Some(h) = bytes.first_chunk::<8>() else {
-        return fault(Kind::Container);
-    };
+    let Some(h) = bytes.first_chunk::<8>() else { return fault(Kind::Container) };
     if *h == crate::v2::container::MAGIC {
         // (Without the v2 reader, refused unread.)
         if READS_V2 {
@@ -207,11 +203,7 @@ fn manifest(bytes: &[u8]) -> Result<(usize, usize), Fault> {
     let v1 = *h == MAGIC_V1;
     let len = bytes.len();
     // The footer: v1.x, the manifest size and `ZTEN1000`; v0.1, the size last.
-    let Some((size, magic)) = bytes
-        .last_chunk::<16>()
-        .filter(|_| len > 16)
-        .map(|f| f.split_at(8))
-    else {
+    let Some((size, magic)) = bytes.last_chunk::<16>().filter(|_| len > 16).map(|f| f.split_at(8)) else {
         return fault(Kind::Container);
     };
     if !v1 && *h != MAGIC_V0 || v1 != (magic == MAGIC_V1) {

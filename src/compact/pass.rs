@@ -5,7 +5,6 @@
 //! winds up at once and reports it at the end.
 
 use super::cur::{Cur, R};
-use super::Component;
 use super::{Fault, Kind};
 use crate::cbor::keys::KeySet;
 use crate::cbor::{decode_head, MAJOR_MAP, MAJOR_TEXT, MAJOR_UINT};
@@ -15,6 +14,7 @@ use crate::manifest::rules::SpanOrder;
 use crate::manifest::schema::{ComponentKey, ObjectKey, QuantAttr, Role, RootKey};
 use crate::scratch::{Entry, Scratch};
 use crate::types::{DType, Encoding, Format, LogicalType, Version};
+use super::Component;
 
 /// What the pass found: where the objects are, and the version.
 pub(crate) struct Root {
@@ -47,14 +47,7 @@ impl<'a> Pass<'a, 'static> {
     /// A view's decoding of validated maps of a `version` file, at `pos`
     /// in the manifest `m`.
     pub(super) fn viewing(m: &'a [u8], pos: usize, version: Version) -> Self {
-        Pass {
-            c: Cur::at(m, pos),
-            scratch: Scratch::new(&mut []),
-            hi: 0,
-            version,
-            order: SpanOrder::new(),
-            checking: false,
-        }
+        Pass { c: Cur::at(m, pos), scratch: Scratch::new(&mut []), hi: 0, version, order: SpanOrder::new(), checking: false }
     }
 }
 
@@ -68,14 +61,7 @@ pub(crate) fn validate(m: &[u8], hi: u64, slots: &mut [Entry]) -> R<Root> {
         order: SpanOrder::new(),
         checking: true,
     };
-    let mut root = Root {
-        version: Version::V0_1,
-        objects: 0,
-        count: 0,
-        attributes: None,
-        ordered: false,
-        sorted: false,
-    };
+    let mut root = Root { version: Version::V0_1, objects: 0, count: 0, attributes: None, ordered: false, sorted: false };
     self::root(&mut p, &mut root);
     let c = &mut p.c;
     if c.pos != m.len() {
@@ -105,12 +91,7 @@ struct Fields {
 
 impl Fields {
     /// Before the first key: [`Pass::next`] opens the map at the cursor.
-    const NEW: Fields = Fields {
-        len: None,
-        seg: 0,
-        seen: 0,
-        open: false,
-    };
+    const NEW: Fields = Fields { len: None, seg: 0, seen: 0, open: false };
 }
 
 impl<'a> Pass<'a, '_> {
@@ -209,9 +190,7 @@ fn root(p: &mut Pass<'_, '_>, root: &mut Root) {
             RootKey::Version => {
                 let at = p.c.pos;
                 match Version::parse(p.c.str()) {
-                    Some(v) if v.major == 1 && !(cfg!(ztensor_no_v1_1) && v.minor < 2) => {
-                        p.version = v
-                    }
+                    Some(v) if v.major == 1 && !(cfg!(ztensor_no_v1_1) && v.minor < 2) => p.version = v,
                     Some(_) => p.c.fail(Kind::Version, at),
                     None => p.c.fail(Kind::BadVersion, at),
                 }
@@ -280,13 +259,7 @@ struct Known {
 impl Known {
     /// No roles yet.
     fn new() -> Known {
-        Known {
-            has: 0,
-            sized: 0,
-            index: 0,
-            per: [0; Role::ALL.len()],
-            sizes: [0; Role::ALL.len()],
-        }
+        Known { has: 0, sized: 0, index: 0, per: [0; Role::ALL.len()], sizes: [0; Role::ALL.len()] }
     }
 
     /// Role `r`'s storage type, ratio and decoded size, in a `v` file.
@@ -297,11 +270,7 @@ impl Known {
             self.sized |= bit;
         }
         // (Sparse indices: u64 since v1.2, any integer before.)
-        let index = if before_1_2(v) {
-            dtype.is_integer()
-        } else {
-            dtype == DType::U64
-        };
+        let index = if before_1_2(v) { dtype.is_integer() } else { dtype == DType::U64 };
         if index {
             self.index |= bit;
         }
@@ -333,9 +302,7 @@ fn object(p: &mut Pass<'_, '_>) {
     let mut known = Known::new();
     loop {
         let k = p.next(&mut f, &ObjectKey::PACKED, 3);
-        let Some(&k) = ObjectKey::ALL.get(k) else {
-            break;
-        };
+        let Some(&k) = ObjectKey::ALL.get(k) else { break };
         match k {
             ObjectKey::Shape => shape = self::shape(&mut p.c),
             ObjectKey::Format => format = Format::known(p.c.str().as_bytes()),
@@ -345,9 +312,7 @@ fn object(p: &mut Pass<'_, '_>) {
     }
     let c = &mut p.c;
     // (A key seen was read whole.)
-    const NEEDED: u32 = 1 << ObjectKey::Shape as u32
-        | 1 << ObjectKey::Format as u32
-        | 1 << ObjectKey::Components as u32;
+    const NEEDED: u32 = 1 << ObjectKey::Shape as u32 | 1 << ObjectKey::Format as u32 | 1 << ObjectKey::Components as u32;
     if f.seen & NEEDED != NEEDED {
         return c.fail(Kind::Missing, start);
     }
@@ -432,32 +397,13 @@ fn component<'a>(p: &mut Pass<'a, '_>, role: Option<Role>, name: &'a str, known:
 /// The rules every component obeys (a fault's kind), then its blob and
 /// role noted.
 #[inline(always)]
-fn component_rules(
-    p: &mut Pass<'_, '_>,
-    comp: &Component<'_>,
-    seen: u32,
-    role: Option<Role>,
-    known: &mut Known,
-) -> Result<(), Kind> {
-    const NEEDED: u32 = 1 << ComponentKey::DType as u32
-        | 1 << ComponentKey::Offset as u32
-        | 1 << ComponentKey::Length as u32;
+fn component_rules(p: &mut Pass<'_, '_>, comp: &Component<'_>, seen: u32, role: Option<Role>, known: &mut Known) -> Result<(), Kind> {
+    const NEEDED: u32 = 1 << ComponentKey::DType as u32 | 1 << ComponentKey::Offset as u32 | 1 << ComponentKey::Length as u32;
     if seen & NEEDED != NEEDED {
         return Err(Kind::Missing);
     }
-    let Component {
-        dtype,
-        logical,
-        offset,
-        length,
-        encoding,
-        uncompressed_length: ulen,
-        ..
-    } = *comp;
-    if logical
-        .and_then(|t| t.storage())
-        .is_some_and(|s| s != dtype)
-    {
+    let Component { dtype, logical, offset, length, encoding, uncompressed_length: ulen, .. } = *comp;
+    if logical.and_then(|t| t.storage()).is_some_and(|s| s != dtype) {
         return Err(Kind::LogicalType);
     }
     if offset % ALIGNMENT != 0 {
@@ -495,9 +441,7 @@ pub(super) fn read_fields<'a>(p: &mut Pass<'a, '_>, out: &mut Component<'a>) -> 
     let mut ltype = None;
     loop {
         let k = p.next(&mut f, &ComponentKey::PACKED, 5);
-        let Some(&k) = ComponentKey::ALL.get(k) else {
-            break;
-        };
+        let Some(&k) = ComponentKey::ALL.get(k) else { break };
         let c = &mut p.c;
         let at = c.pos;
         // (Null, for these, is the field absent: one check for all.)
@@ -534,11 +478,7 @@ pub(super) fn read_fields<'a>(p: &mut Pass<'a, '_>, out: &mut Component<'a>) -> 
         }
         let s = c.text();
         let fault = if k == ComponentKey::DType {
-            let parsed = if before_1_2(p.version) {
-                DType::from_v1_1_bytes(s)
-            } else {
-                DType::from_bytes(s).map(|d| (d, None))
-            };
+            let parsed = if before_1_2(p.version) { DType::from_v1_1_bytes(s) } else { DType::from_bytes(s).map(|d| (d, None)) };
             match parsed {
                 Some(d) => {
                     (out.dtype, out.logical) = d;
@@ -576,14 +516,7 @@ fn before_1_2(v: Version) -> bool {
 /// Text that names nothing known: invalid UTF-8 is said first.
 #[cold]
 fn unknown_text(c: &mut Cur<'_>, s: &[u8], kind: Kind, at: usize) {
-    c.fail(
-        if crate::utf8::valid(s) {
-            kind
-        } else {
-            Kind::Utf8
-        },
-        at,
-    )
+    c.fail(if crate::utf8::valid(s) { kind } else { Kind::Utf8 }, at)
 }
 
 /// A bit per role of `rs`.
@@ -601,23 +534,14 @@ const fn roles(rs: &[Role]) -> u32 {
 /// [`Format`]'s known variants (a table, not a match).
 const NEEDS: [(u32, u32); 4] = [
     (roles(&[Role::Data]), 0),
-    (
-        roles(&[Role::Values, Role::Indices, Role::Indptr]),
-        roles(&[Role::Indices, Role::Indptr]),
-    ),
+    (roles(&[Role::Values, Role::Indices, Role::Indptr]), roles(&[Role::Indices, Role::Indptr])),
     (roles(&[Role::Values, Role::Coords]), roles(&[Role::Coords])),
     (roles(&[Role::PackedWeight, Role::Scales, Role::Zeros]), 0),
 ];
 
 /// The rules of the object's format that metadata alone can check.
 #[inline(always)]
-fn check_format(
-    m: &[u8],
-    shape: (usize, u64, u64),
-    format: Option<Format<'_>>,
-    attributes: Option<usize>,
-    known: &Known,
-) -> Result<(), Kind> {
+fn check_format(m: &[u8], shape: (usize, u64, u64), format: Option<Format<'_>>, attributes: Option<usize>, known: &Known) -> Result<(), Kind> {
     let (ndim, numel, first) = shape;
     let i = match format {
         Some(Format::Dense) => 0,
@@ -640,9 +564,7 @@ fn check_format(
     };
     match format {
         Format::Dense => {
-            if let (per @ 1.., Some(actual)) =
-                (known.per[Role::Data as usize], known.decoded(Role::Data))
-            {
+            if let (per @ 1.., Some(actual)) = (known.per[Role::Data as usize], known.decoded(Role::Data)) {
                 let expected = numel.checked_mul(per as u64).ok_or(Kind::Overflow)?;
                 if expected != actual {
                     return Err(Kind::Length);
@@ -660,11 +582,7 @@ fn check_format(
             }
             if let Some(nnz) = known.count(Role::Values) {
                 // CSR: an index per value; COO: `ndim` coordinates per value.
-                let (r, want) = if csr {
-                    (Role::Indices, Some(nnz))
-                } else {
-                    (Role::Coords, (ndim as u64).checked_mul(nnz))
-                };
+                let (r, want) = if csr { (Role::Indices, Some(nnz)) } else { (Role::Coords, (ndim as u64).checked_mul(nnz)) };
                 count(r, want.ok_or(Kind::Overflow)?)?;
             }
         }
@@ -673,11 +591,7 @@ fn check_format(
             // `packing` definite-length text.
             for attr in QuantAttr::ALL {
                 if let Some(v) = attributes.and_then(|a| super::view::field(m, a, attr.name())) {
-                    let want = if *attr == QuantAttr::Packing {
-                        MAJOR_TEXT
-                    } else {
-                        MAJOR_UINT
-                    };
+                    let want = if *attr == QuantAttr::Packing { MAJOR_TEXT } else { MAJOR_UINT };
                     if !matches!(decode_head(m, v), Some((major, Some(_), _)) if major == want) {
                         return Err(Kind::QuantAttribute);
                     }
@@ -703,8 +617,7 @@ fn sorted_check(m: &[u8], root: &Root, scratch: &mut Scratch<'_>, names: bool) -
     loop {
         let found = if names {
             let mut all = super::view::entries(m, root.objects, root.count).enumerate();
-            all.any(|(i, (k, _))| !scratch.try_push([super::view::name_slot(k, i), 0]))
-                .then_some(root.objects)
+            all.any(|(i, (k, _))| !scratch.try_push([super::view::name_slot(k, i), 0])).then_some(root.objects)
         } else {
             first_component(m, root, |c| match overlap {
                 Some((offset, length)) => c.offset == offset && c.length == length,
@@ -749,19 +662,13 @@ fn in_order(order: &mut SpanOrder, offset: u64, end: u64) -> bool {
 #[inline(always)]
 fn overlap_in(s: &[Entry]) -> Option<(u64, u64)> {
     let mut order = SpanOrder::new();
-    s.iter()
-        .find(|b| !in_order(&mut order, b[0], b[1]))
-        .map(|b| (b[0], b[1] - b[0]))
+    s.iter().find(|b| !in_order(&mut order, b[0], b[1])).map(|b| (b[0], b[1] - b[0]))
 }
 
 /// The map position of the first component (in manifest order) for which
 /// `stop` says true ([`sorted_check`]'s one walk of the components, for
 /// both its uses).
-fn first_component(
-    m: &[u8],
-    root: &Root,
-    mut stop: impl FnMut(&super::Component<'_>) -> bool,
-) -> Option<usize> {
+fn first_component(m: &[u8], root: &Root, mut stop: impl FnMut(&super::Component<'_>) -> bool) -> Option<usize> {
     for o in super::view::objects(m, root.objects, root.count, root.version) {
         for c in o.components() {
             if stop(&c) {

@@ -54,13 +54,7 @@ pub(crate) fn run(f: &File<'_>, opt: Options) -> Report {
 /// One component's digest, and its own data rules unless the object
 /// already has a data problem.
 #[inline(never)]
-fn component(
-    f: &File<'_>,
-    c: &Component<'_>,
-    opt: Options,
-    data_err: &mut Option<(Kind, usize)>,
-    r: &mut Report,
-) {
+fn component(f: &File<'_>, c: &Component<'_>, opt: Options, data_err: &mut Option<(Kind, usize)>, r: &mut Report) {
     let stored = f.stored(c);
     if opt.digests {
         if let Some(d) = c.digest {
@@ -83,9 +77,7 @@ fn component(
     }
     if opt.data && data_err.is_none() {
         *data_err = match c.encoding {
-            Encoding::Raw if c.dtype == DType::Bool && stored.iter().any(|&b| b > 1) => {
-                Some((Kind::Bool, c.at))
-            }
+            Encoding::Raw if c.dtype == DType::Bool && stored.iter().any(|&b| b > 1) => Some((Kind::Bool, c.at)),
             Encoding::Raw => None,
             _ => Some((Kind::Zstd, c.at)),
         };
@@ -102,15 +94,10 @@ fn format_data(f: &File<'_>, o: &Object<'_>) -> Result<(), (Kind, usize)> {
     // Each rule's kind and role, after `values` (marked MissingComponent),
     // whose count the rules need.
     let rules: &[(Kind, &[u8])] = match o.format() {
-        Format::SparseCsr => &[
-            (Kind::MissingComponent, b"values"),
-            (Kind::Indptr, b"indptr"),
-            (Kind::Column, b"indices"),
-        ],
-        Format::SparseCoo => &[
-            (Kind::MissingComponent, b"values"),
-            (Kind::Coordinate, b"coords"),
-        ],
+        Format::SparseCsr => {
+            &[(Kind::MissingComponent, b"values"), (Kind::Indptr, b"indptr"), (Kind::Column, b"indices")]
+        }
+        Format::SparseCoo => &[(Kind::MissingComponent, b"values"), (Kind::Coordinate, b"coords")],
         _ => return Ok(()),
     };
     let mut nnz = 0;
@@ -119,8 +106,7 @@ fn format_data(f: &File<'_>, o: &Object<'_>) -> Result<(), (Kind, usize)> {
         if kind == Kind::MissingComponent {
             // Raw: the stored length (inside the file: a usize) is the
             // values' (divided by a power of two: a shift).
-            nnz = c.length as usize
-                >> ((c.dtype.width() * c.ratio().unwrap_or(1)) as usize).trailing_zeros();
+            nnz = c.length as usize >> ((c.dtype.width() * c.ratio().unwrap_or(1)) as usize).trailing_zeros();
         } else if !ints_ok(f.stored(&c), c.dtype, kind, nnz, o) {
             return Err((kind, c.at));
         }

@@ -3,8 +3,8 @@
 
 use super::pass::{read_fields, Pass};
 use super::File;
-use crate::cbor::keys::definite;
 use crate::cbor::{decode_head, Reader, MAJOR_ARRAY, MAJOR_MAP, MAJOR_TEXT};
+use crate::cbor::keys::definite;
 use crate::manifest::schema::ObjectKey;
 use crate::scratch::Entry as Slot;
 use crate::types::{DType, Encoding, Format, LogicalType, Version};
@@ -23,11 +23,7 @@ pub(crate) fn skip(m: &[u8], pos: usize) -> usize {
 
 /// The `count` entries of a map from its first at `first`, as (key, value)
 /// positions.
-pub(crate) fn entries(
-    m: &[u8],
-    first: usize,
-    count: usize,
-) -> impl Iterator<Item = (usize, usize)> + '_ {
+pub(crate) fn entries(m: &[u8], first: usize, count: usize) -> impl Iterator<Item = (usize, usize)> + '_ {
     let mut pos = first;
     (0..count).map(move |_| {
         let k = pos;
@@ -56,13 +52,7 @@ fn map_entries(m: &[u8], pos: usize) -> (usize, usize) {
 /// entries are its key-value pairs. One function for maps and shapes.
 fn entries_of(m: &[u8], pos: usize, major: u8) -> (usize, usize) {
     match decode_head(m, pos) {
-        Some((t, len, first)) if t == major => (
-            first,
-            len.map_or_else(
-                || items(m, first) >> (major == MAJOR_MAP) as u32,
-                |n| n as usize,
-            ),
-        ),
+        Some((t, len, first)) if t == major => (first, len.map_or_else(|| items(m, first) >> (major == MAJOR_MAP) as u32, |n| n as usize)),
         _ => (0, 0),
     }
 }
@@ -90,9 +80,7 @@ fn text_key(m: &[u8], k: usize) -> Option<&[u8]> {
 /// The value of the field `key` (text) of the map at `pos`.
 pub(crate) fn field(m: &[u8], pos: usize, key: &str) -> Option<usize> {
     let (first, n) = map_entries(m, pos);
-    entries(m, first, n)
-        .find(|&(k, _)| text_key(m, k).is_some_and(|t| t == key.as_bytes()))
-        .map(|(_, v)| v)
+    entries(m, first, n).find(|&(k, _)| text_key(m, k).is_some_and(|t| t == key.as_bytes())).map(|(_, v)| v)
 }
 
 /// Definite text at `pos` (validated UTF-8 where the pass checked it).
@@ -116,12 +104,7 @@ fn object_of(m: &[u8], version: Version, name: usize) -> Object<'_> {
 }
 
 /// Every object, in manifest order.
-pub(crate) fn objects(
-    m: &[u8],
-    first: usize,
-    count: usize,
-    version: Version,
-) -> impl Iterator<Item = Object<'_>> + '_ {
+pub(crate) fn objects(m: &[u8], first: usize, count: usize, version: Version) -> impl Iterator<Item = Object<'_>> + '_ {
     entries(m, first, count).map(move |(k, _)| object_of(m, version, k))
 }
 
@@ -140,13 +123,7 @@ pub(crate) fn sort(m: &[u8], v: &mut [Slot], by_name: bool) {
     // (Word 0, then word 1: one 128-bit number, shorter code than the
     // array's comparison.)
     let num = |s: &Slot| (s[0] as u128) << 64 | s[1] as u128;
-    crate::heapsort::sort_by(v, |a, b| {
-        if by_name {
-            name(a).cmp(name(b))
-        } else {
-            num(a).cmp(&num(b))
-        }
-    });
+    crate::heapsort::sort_by(v, |a, b| if by_name { name(a).cmp(name(b)) } else { num(a).cmp(&num(b)) });
 }
 
 /// Word 0 of an object's slot in the name index: its name position `k`
@@ -159,15 +136,8 @@ pub(crate) fn name_slot(k: usize, i: usize) -> u64 {
 /// slot `k` is the name position and index of the `k`th name in byte
 /// order, word 1 of slot `i` the name position of object `i`. `sorted`:
 /// word 0 already holds the names sorted.
-pub(crate) fn build_index<'a>(
-    f: &File<'a>,
-    slots: &'a mut [Slot],
-    ordered: bool,
-    sorted: bool,
-) -> &'a [Slot] {
-    let Some(slots) = slots.get_mut(..f.count) else {
-        return &[];
-    };
+pub(crate) fn build_index<'a>(f: &File<'a>, slots: &'a mut [Slot], ordered: bool, sorted: bool) -> &'a [Slot] {
+    let Some(slots) = slots.get_mut(..f.count) else { return &[] };
     if !sorted {
         // (One slot per object: each name, then past its object.)
         let mut k = f.objects;
@@ -248,22 +218,13 @@ impl<'a> Object<'a> {
     /// manifest (no item there: each view reads it as empty).
     fn field(&self, key: ObjectKey) -> usize {
         // (The name from the packed list: no table of the key's names.)
-        field(
-            self.m,
-            skip(self.m, self.name),
-            ObjectKey::PACKED.get(key as usize),
-        )
-        .unwrap_or(usize::MAX)
+        field(self.m, skip(self.m, self.name), ObjectKey::PACKED.get(key as usize)).unwrap_or(usize::MAX)
     }
 
     /// The object's shape.
     pub fn shape(&self) -> Shape<'a> {
         let (first, ndim) = entries_of(self.m, self.field(ObjectKey::Shape), MAJOR_ARRAY);
-        Shape {
-            m: self.m,
-            first,
-            ndim,
-        }
+        Shape { m: self.m, first, ndim }
     }
 
     /// The format's name (`dense`, ..., or another).
@@ -287,12 +248,7 @@ impl<'a> Object<'a> {
     /// Its components, in manifest order.
     pub fn components(&self) -> Components<'a> {
         let (first, left) = map_entries(self.m, self.field(ObjectKey::Components));
-        Components {
-            m: self.m,
-            version: self.version,
-            pos: first,
-            left,
-        }
+        Components { m: self.m, version: self.version, pos: first, left }
     }
 
     /// How many components it has (counted, not decoded).
@@ -389,17 +345,7 @@ impl<'a> Component<'a> {
     /// is at `at`.
     #[inline(always)]
     pub(crate) fn blank(role: &'a str, at: usize) -> Component<'a> {
-        Component {
-            role,
-            dtype: DType::U8,
-            logical: None,
-            encoding: Encoding::Raw,
-            offset: 0,
-            length: 0,
-            uncompressed_length: None,
-            digest: None,
-            at,
-        }
+        Component { role, dtype: DType::U8, logical: None, encoding: Encoding::Raw, offset: 0, length: 0, uncompressed_length: None, digest: None, at }
     }
 
     /// Decoded length in bytes, when known (raw: the stored length).

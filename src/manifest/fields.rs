@@ -52,25 +52,16 @@ pub(crate) fn format<'a>(r: &mut Reader<'a>, field: &'static str) -> Result<Form
     let b = r.text_bytes(field)?;
     match Format::known(b) {
         Some(f) => Ok(f),
-        None => core::str::from_utf8(b)
-            .map(Format::Other)
-            .map_err(|_| Error::at(ErrorKind::CborInvalidUtf8, at)),
+        None => core::str::from_utf8(b).map(Format::Other).map_err(|_| Error::at(ErrorKind::CborInvalidUtf8, at)),
     }
 }
 
 /// A v1.x `dtype`, with the logical type that v1.0/v1.1 spellings imply.
 #[inline]
-pub(crate) fn dtype_v1(
-    ctx: Ctx<'_>,
-    r: &mut Reader<'_>,
-) -> Result<(DType, Option<LogicalType<'static>>)> {
+pub(crate) fn dtype_v1(ctx: Ctx<'_>, r: &mut Reader<'_>) -> Result<(DType, Option<LogicalType<'static>>)> {
     let at = r.pos;
     let s = r.text_bytes("dtype")?;
-    let parsed = if ctx.legacy_dtypes() {
-        DType::from_v1_1_bytes(s)
-    } else {
-        DType::from_bytes(s).map(|d| (d, None))
-    };
+    let parsed = if ctx.legacy_dtypes() { DType::from_v1_1_bytes(s) } else { DType::from_bytes(s).map(|d| (d, None)) };
     parsed.ok_or_else(|| unknown_text(s, ErrorKind::UnknownDType, at))
 }
 
@@ -101,11 +92,7 @@ pub(crate) struct Numel {
 
 impl Numel {
     pub(crate) fn new() -> Self {
-        Numel {
-            product: 1,
-            overflow: false,
-            zero: false,
-        }
+        Numel { product: 1, overflow: false, zero: false }
     }
 
     #[inline]
@@ -118,8 +105,7 @@ impl Numel {
     }
 
     pub(crate) fn finish(self) -> Result<u64> {
-        self.value()
-            .ok_or_else(|| Error::new(ErrorKind::ShapeOverflow))
+        self.value().ok_or_else(|| Error::new(ErrorKind::ShapeOverflow))
     }
 
     /// The product; `None` when it overflows (and no dimension is 0).
@@ -147,11 +133,5 @@ pub(crate) fn shape<'a>(r: &mut Reader<'a>) -> Result<Shape<'a>> {
     let numel = numel.finish().map_err(|e| e.or_at(start))?;
     let mut h = Reader::at(r.buf, start);
     let len = h.array("shape")?;
-    Ok(Shape {
-        buf: r.buf,
-        pos,
-        len,
-        ndim,
-        numel,
-    })
+    Ok(Shape { buf: r.buf, pos, len, ndim, numel })
 }

@@ -41,9 +41,7 @@ impl<'s> Pass<'s> {
             #[cfg(feature = "alloc")]
             spans: alloc::vec::Vec::new(),
             #[cfg(feature = "alloc")]
-            positions: alloc::vec::Vec::with_capacity(
-                (tail.manifest_len / 64).min(1 << 20) as usize
-            ),
+            positions: alloc::vec::Vec::with_capacity((tail.manifest_len / 64).min(1 << 20) as usize),
         }
     }
 
@@ -103,21 +101,10 @@ impl<'s> Pass<'s> {
     }
 
     /// A map value, checked; returns a view of it.
-    pub fn map_value<'a>(
-        &mut self,
-        r: &mut Reader<'a>,
-        field: &'static str,
-        depth: usize,
-    ) -> Result<Map<'a>> {
+    pub fn map_value<'a>(&mut self, r: &mut Reader<'a>, field: &'static str, depth: usize) -> Result<Map<'a>> {
         let start = r.pos;
         if r.peek()? >> 5 != MAJOR_MAP {
-            return Err(Error::at(
-                ErrorKind::WrongType {
-                    field,
-                    expected: "a map",
-                },
-                start,
-            ));
+            return Err(Error::at(ErrorKind::WrongType { field, expected: "a map" }, start));
         }
         self.value(r, depth)?;
         Map::read(r.buf, start, field)
@@ -154,12 +141,7 @@ impl Seen {
 
 /// Validate a whole manifest: its root (by container generation), then the
 /// whole-file rules.
-pub(crate) fn validate<'a>(
-    buf: &'a [u8],
-    tail: &Tail,
-    data: Option<&'a [u8]>,
-    scratch: Scratch<'_>,
-) -> Result<Root<'a>> {
+pub(crate) fn validate<'a>(buf: &'a [u8], tail: &Tail, data: Option<&'a [u8]>, scratch: Scratch<'_>) -> Result<Root<'a>> {
     let mut pass = Pass::new(scratch, tail);
     let mut r = Reader::new(buf);
     let root = match tail.layout {
@@ -170,32 +152,15 @@ pub(crate) fn validate<'a>(
             }))
         }
         Layout::V0 => {
-            let ctx = Ctx {
-                buf,
-                data,
-                version: Version::V0_1,
-            };
-            let (objects, count, names_ordered) =
-                objects(ctx, &mut r, "manifest (v0.1 tensor array)", &mut pass)?;
-            Root::new(
-                ctx,
-                Map::empty(),
-                Map::empty(),
-                objects,
-                count,
-                names_ordered,
-            )
+            let ctx = Ctx { buf, data, version: Version::V0_1 };
+            let (objects, count, names_ordered) = objects(ctx, &mut r, "manifest (v0.1 tensor array)", &mut pass)?;
+            Root::new(ctx, Map::empty(), Map::empty(), objects, count, names_ordered)
         }
         // v2 manifests are validated by `crate::v2`, never by this pass.
         Layout::V2 => return Err(Error::new(ErrorKind::UnsupportedVersion { major: 2 })),
     };
     if r.pos != buf.len() {
-        return Err(Error::at(
-            ErrorKind::TrailingBytes {
-                count: (buf.len() - r.pos) as u64,
-            },
-            r.pos,
-        ));
+        return Err(Error::at(ErrorKind::TrailingBytes { count: (buf.len() - r.pos) as u64 }, r.pos));
     }
     let mut root = root;
     finish(&mut root, pass)?;
@@ -244,10 +209,7 @@ fn finish(root: &mut Root<'_>, mut pass: Pass<'_>) -> Result<()> {
     {
         let positions = core::mem::take(&mut pass.positions);
         root.index = crate::index::Index::build(root.ctx.buf, positions, root.names_ordered)
-            .map_err(|dup| {
-                Error::at(ErrorKind::DuplicateKey, dup.body as usize)
-                    .in_object(dup.name(root.ctx.buf))
-            })?;
+            .map_err(|dup| Error::at(ErrorKind::DuplicateKey, dup.body as usize).in_object(dup.name(root.ctx.buf)))?;
         if let Some(span) = pass.first_overlap() {
             return Err(locate_span(root, span));
         }
@@ -260,11 +222,7 @@ fn finish(root: &mut Root<'_>, mut pass: Pass<'_>) -> Result<()> {
         // The overlap found, then located: two calls, so that the search's
         // frame (an object, a component and their iterators) and the
         // location's are not on the stack together.
-        if let Some(span) = if pass.order.ordered() {
-            None
-        } else {
-            first_span_overlap(root, &mut pass.scratch)?
-        } {
+        if let Some(span) = if pass.order.ordered() { None } else { first_span_overlap(root, &mut pass.scratch)? } {
             return Err(locate_span(root, span));
         }
     }
@@ -303,9 +261,7 @@ fn first_span_overlap(root: &Root<'_>, scratch: &mut Scratch<'_>) -> Result<Opti
         full
     });
     if full {
-        return Err(Error::new(ErrorKind::ScratchTooSmall {
-            needed: scratch.len() as u64 + 1,
-        }));
+        return Err(Error::new(ErrorKind::ScratchTooSmall { needed: scratch.len() as u64 + 1 }));
     }
     let spans = scratch.segment(0);
     crate::heapsort::sort_by(spans, |a, b| a.cmp(b));
@@ -317,9 +273,7 @@ fn first_span_overlap(root: &Root<'_>, scratch: &mut Scratch<'_>) -> Result<Opti
 #[cfg_attr(not(feature = "alloc"), inline(never))]
 fn locate_span(root: &Root<'_>, (offset, length): (u64, u64)) -> Error {
     let e = Error::new(ErrorKind::Overlap { offset, length });
-    match skim::find_span(root.ctx, root.objects, |s| {
-        s.offset == offset && s.length == length
-    }) {
+    match skim::find_span(root.ctx, root.objects, |s| s.offset == offset && s.length == length) {
         Some(s) => e.in_object(s.object).in_component(s.role),
         None => e,
     }
@@ -349,9 +303,6 @@ mod tests {
     #[test]
     fn v0_files_are_refused_without_legacy_v0() {
         let e = File::parse(&empty_v0()).unwrap_err();
-        assert!(
-            matches!(e.kind(), crate::ErrorKind::Unsupported { .. }),
-            "{e:?}"
-        );
+        assert!(matches!(e.kind(), crate::ErrorKind::Unsupported { .. }), "{e:?}");
     }
 }

@@ -28,15 +28,8 @@ pub(crate) struct CompCore<'a> {
 impl CompCore<'_> {
     /// No role, no bytes: a placeholder (the writer's).
     #[cfg(feature = "alloc")]
-    pub(crate) const EMPTY: Self = CompCore {
-        role: "",
-        dtype: DType::U8,
-        logical: None,
-        encoding: Encoding::Raw,
-        offset: 0,
-        length: 0,
-        ulen: None,
-    };
+    pub(crate) const EMPTY: Self =
+        CompCore { role: "", dtype: DType::U8, logical: None, encoding: Encoding::Raw, offset: 0, length: 0, ulen: None };
 
     pub(crate) fn decoded_len(&self) -> Option<u64> {
         match self.encoding {
@@ -49,20 +42,11 @@ impl CompCore<'_> {
 /// Rules every component obeys, whatever its object's format: blobs lie in
 /// `[lo, hi)`, aligned; a logical type matches the dtype; sizes are whole
 /// elements; v1.2 zstd components declare their decoded size.
-pub(crate) fn component_rules(
-    ctx: Ctx<'_>,
-    c: &CompCore<'_>,
-    at: usize,
-    lo: u64,
-    hi: u64,
-) -> Result<()> {
+pub(crate) fn component_rules(ctx: Ctx<'_>, c: &CompCore<'_>, at: usize, lo: u64, hi: u64) -> Result<()> {
     let err = |kind| Error::at(kind, at).in_component(c.role);
     if let Some(t) = c.logical {
         if t.storage().is_some_and(|s| s != c.dtype) {
-            return Err(err(ErrorKind::WrongType {
-                field: "type",
-                expected: "a logical type matching the dtype",
-            }));
+            return Err(err(ErrorKind::WrongType { field: "type", expected: "a logical type matching the dtype" }));
         }
     }
     if c.offset % ALIGNMENT != 0 {
@@ -71,13 +55,7 @@ pub(crate) fn component_rules(
     match c.offset.checked_add(c.length) {
         // (A zero-length blob may sit exactly at the manifest start.)
         Some(end) if c.offset >= lo && end <= hi => {}
-        _ => {
-            return Err(err(ErrorKind::OutOfBounds {
-                offset: c.offset,
-                length: c.length,
-                limit: hi,
-            }))
-        }
+        _ => return Err(err(ErrorKind::OutOfBounds { offset: c.offset, length: c.length, limit: hi })),
     }
     let width = c.dtype.width();
     if c.encoding == Encoding::Zstd && c.ulen.is_none() && ctx.strict() {
@@ -114,13 +92,7 @@ impl Brief {
         let ratio = c.logical.map_or(Some(1), |t| t.ratio()).unwrap_or(0) as u8;
         let decoded = c.decoded_len();
         let d = decoded.unwrap_or(0);
-        Brief {
-            decoded: [d as u32, (d >> 32) as u32],
-            role,
-            dtype: c.dtype,
-            ratio,
-            has_decoded: decoded.is_some(),
-        }
+        Brief { decoded: [d as u32, (d >> 32) as u32], role, dtype: c.dtype, ratio, has_decoded: decoded.is_some() }
     }
 
     fn error(&self, kind: ErrorKind) -> Error {
@@ -134,16 +106,12 @@ impl Brief {
 
     /// The decoded length in bytes, when known.
     fn decoded(&self) -> Option<u64> {
-        self.has_decoded
-            .then_some(self.decoded[0] as u64 | (self.decoded[1] as u64) << 32)
+        self.has_decoded.then_some(self.decoded[0] as u64 | (self.decoded[1] as u64) << 32)
     }
 
     /// Decoded element count in logical elements, when known.
     fn count(&self) -> Option<u64> {
-        Some(crate::types::div_pow2(
-            self.decoded()?,
-            self.dtype.width() * self.ratio()?,
-        ))
+        Some(crate::types::div_pow2(self.decoded()?, self.dtype.width() * self.ratio()?))
     }
 }
 
@@ -159,16 +127,8 @@ pub(crate) struct Dims {
 
 impl Dims {
     pub(crate) fn of_shape(shape: &Shape<'_>, format: Format<'_>) -> Dims {
-        let first = if format == Format::SparseCsr {
-            shape.dim(0)
-        } else {
-            None
-        };
-        Dims {
-            ndim: shape.ndim,
-            numel: shape.numel,
-            first,
-        }
+        let first = if format == Format::SparseCsr { shape.dim(0) } else { None };
+        Dims { ndim: shape.ndim, numel: shape.numel, first }
     }
 
     /// From dimensions, by the shape's rule ([`Numel`]).
@@ -176,32 +136,16 @@ impl Dims {
     pub(crate) fn of(dims: &[u64]) -> Result<Dims> {
         let mut numel = super::fields::Numel::new();
         dims.iter().for_each(|&d| numel.push(d));
-        Ok(Dims {
-            ndim: dims.len(),
-            numel: numel.finish()?,
-            first: dims.first().copied(),
-        })
+        Ok(Dims { ndim: dims.len(), numel: numel.finish()?, first: dims.first().copied() })
     }
 }
 
 /// The rules of the object's format that metadata alone can check.
 #[cfg_attr(not(feature = "alloc"), inline(never))]
-pub(crate) fn check_format(
-    ctx: Ctx<'_>,
-    shape: Dims,
-    format: Format<'_>,
-    attributes: Map<'_>,
-    known: &Known,
-) -> Result<()> {
-    let need = |r: Role| {
-        known[r as usize].ok_or_else(|| Error::new(ErrorKind::MissingComponent { role: r.name() }))
-    };
+pub(crate) fn check_format(ctx: Ctx<'_>, shape: Dims, format: Format<'_>, attributes: Map<'_>, known: &Known) -> Result<()> {
+    let need = |r: Role| known[r as usize].ok_or_else(|| Error::new(ErrorKind::MissingComponent { role: r.name() }));
     let index_dtype = |c: Brief| -> Result<()> {
-        let ok = if ctx.strict() {
-            c.dtype == DType::U64
-        } else {
-            c.dtype.is_integer()
-        };
+        let ok = if ctx.strict() { c.dtype == DType::U64 } else { c.dtype.is_integer() };
         if ok {
             Ok(())
         } else {
@@ -210,10 +154,7 @@ pub(crate) fn check_format(
     };
     let count = |c: &Brief, expected: u64| -> Result<()> {
         match c.count() {
-            Some(n) if n != expected => Err(c.error(ErrorKind::CountMismatch {
-                expected,
-                actual: n,
-            })),
+            Some(n) if n != expected => Err(c.error(ErrorKind::CountMismatch { expected, actual: n })),
             _ => Ok(()),
         }
     };
@@ -231,22 +172,14 @@ pub(crate) fn check_format(
             }
         }
         Format::SparseCsr => {
-            let (values, indices, indptr) = (
-                need(Role::Values)?,
-                need(Role::Indices)?,
-                need(Role::Indptr)?,
-            );
+            let (values, indices, indptr) = (need(Role::Values)?, need(Role::Indices)?, need(Role::Indptr)?);
             index_dtype(indices)?;
             index_dtype(indptr)?;
             if shape.ndim != 2 {
                 return Err(Error::new(ErrorKind::BadShape));
             }
             let rows = shape.first.unwrap_or(0);
-            count(
-                &indptr,
-                rows.checked_add(1)
-                    .ok_or_else(|| Error::new(ErrorKind::ShapeOverflow))?,
-            )?;
+            count(&indptr, rows.checked_add(1).ok_or_else(|| Error::new(ErrorKind::ShapeOverflow))?)?;
             if let Some(nnz) = values.count() {
                 count(&indices, nnz)?;
             }
@@ -255,9 +188,8 @@ pub(crate) fn check_format(
             let (values, coords) = (need(Role::Values)?, need(Role::Coords)?);
             index_dtype(coords)?;
             if let Some(nnz) = values.count() {
-                let expected = (shape.ndim as u64)
-                    .checked_mul(nnz)
-                    .ok_or_else(|| Error::new(ErrorKind::ShapeOverflow))?;
+                let expected =
+                    (shape.ndim as u64).checked_mul(nnz).ok_or_else(|| Error::new(ErrorKind::ShapeOverflow))?;
                 count(&coords, expected)?;
             }
         }
@@ -279,21 +211,10 @@ fn check_quant_params(a: Map<'_>) -> Result<()> {
         let field = attr.name();
         let want_text = *attr == QuantAttr::Packing;
         if let Some(v) = a.get(field) {
-            let ok = if want_text {
-                v.as_str().is_some()
-            } else {
-                v.as_u64().is_some()
-            };
+            let ok = if want_text { v.as_str().is_some() } else { v.as_u64().is_some() };
             if !ok {
-                let expected = if want_text {
-                    "a text string"
-                } else {
-                    "an unsigned integer"
-                };
-                return Err(Error::at(
-                    ErrorKind::WrongType { field, expected },
-                    v.manifest_offset(),
-                ));
+                let expected = if want_text { "a text string" } else { "an unsigned integer" };
+                return Err(Error::at(ErrorKind::WrongType { field, expected }, v.manifest_offset()));
             }
         }
     }
@@ -312,11 +233,7 @@ pub(crate) struct SpanOrder {
 
 impl SpanOrder {
     pub(crate) const fn new() -> Self {
-        SpanOrder {
-            ordered: true,
-            last: (0, 0),
-            max_end: 0,
-        }
+        SpanOrder { ordered: true, last: (0, 0), max_end: 0 }
     }
 
     /// Record the non-empty blob `[offset, end)`.
@@ -344,11 +261,7 @@ impl SpanOrder {
 pub(crate) fn first_overlap(spans: &[[u64; 2]]) -> Option<(u64, u64)> {
     let (mut prev, mut max_end) = ([u64::MAX, 0], 0u64);
     for &s in spans {
-        let ok = if s[0] == prev[0] {
-            s[1] == prev[1]
-        } else {
-            s[0] >= max_end
-        };
+        let ok = if s[0] == prev[0] { s[1] == prev[1] } else { s[0] >= max_end };
         if !ok {
             return Some((s[0], s[1] - s[0]));
         }

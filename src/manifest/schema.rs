@@ -151,24 +151,8 @@ mod tests {
             assert_eq!(Role::from_bytes(r.name().as_bytes()), Some(*r));
         }
         assert_eq!(Role::NAMES.len(), Role::ALL.len());
-        assert_eq!(
-            ComponentKey::from_bytes(b"uncompressed_length"),
-            Some(ComponentKey::UncompressedLength)
-        );
+        assert_eq!(ComponentKey::from_bytes(b"uncompressed_length"), Some(ComponentKey::UncompressedLength));
         assert_eq!(ComponentKey::from_bytes(b"dtyp"), None);
-        assert_eq!(
-            V0Key::NAMES,
-            [
-                "name",
-                "offset",
-                "size",
-                "dtype",
-                "shape",
-                "encoding",
-                "layout",
-                "data_endianness",
-                "checksum"
-            ]
-        );
+        assert_eq!(V0Key::NAMES, ["name", "offset", "size", "dtype", "shape", "encoding", "layout", "data_endianness", "checksum"]);
     }
 }

@@ -63,11 +63,7 @@ pub(crate) struct Span<'a> {
 
 /// Call `f` on every component's blob, in manifest order, until it
 /// answers `true` (then that blob, else `None`).
-pub(crate) fn find_span<'a>(
-    ctx: Ctx<'a>,
-    objects: (usize, Len),
-    mut f: impl FnMut(&Span<'a>) -> bool,
-) -> Option<Span<'a>> {
+pub(crate) fn find_span<'a>(ctx: Ctx<'a>, objects: (usize, Len), mut f: impl FnMut(&Span<'a>) -> bool) -> Option<Span<'a>> {
     let (mut r, mut len) = (Reader::at(ctx.buf, objects.0), objects.1);
     while r.more(&mut len).ok()? {
         if ctx.v0() {
@@ -88,12 +84,7 @@ pub(crate) fn find_span<'a>(
             while r.more(&mut comps).ok()? {
                 let role = r.text("component role").ok()?;
                 let (offset, length) = offset_length(&mut r)?;
-                let s = Span {
-                    object,
-                    role,
-                    offset,
-                    length,
-                };
+                let s = Span { object, role, offset, length };
                 if f(&s) {
                     return Some(s);
                 }
@@ -119,12 +110,7 @@ fn offset_length(r: &mut Reader<'_>) -> Option<(u64, u64)> {
 /// The blob of the v0.1 tensor map at `r` (skipped whole).
 fn span_v0<'a>(r: &mut Reader<'a>) -> Option<Span<'a>> {
     let mut len = r.map("tensor").ok()?;
-    let mut s = Span {
-        object: "",
-        role: Role::Data.name(),
-        offset: 0,
-        length: 0,
-    };
+    let mut s = Span { object: "", role: Role::Data.name(), offset: 0, length: 0 };
     while r.more(&mut len).ok()? {
         match key(r, 3)?.and_then(V0Key::from_bytes) {
             Some(V0Key::Name) => s.object = r.text("name").ok()?,
@@ -150,9 +136,7 @@ mod tests {
     fn both(f: &File<'_>) -> ((Vec<String>, Spans), (Vec<String>, Spans)) {
         let (ctx, objects) = f.objects_container();
         let buf = ctx.buf;
-        let names = positions(ctx, objects)
-            .map(|p| p.name(buf).to_string())
-            .collect();
+        let names = positions(ctx, objects).map(|p| p.name(buf).to_string()).collect();
         let mut spans = Vec::new();
         assert!(find_span(ctx, objects, |s| {
             spans.push((s.object.to_string(), s.role.to_string(), s.offset, s.length));
@@ -163,12 +147,7 @@ mod tests {
         let mut view_spans = Vec::new();
         for o in f.objects() {
             for c in o.components() {
-                view_spans.push((
-                    o.name().to_string(),
-                    c.role().to_string(),
-                    c.offset(),
-                    c.length(),
-                ));
+                view_spans.push((o.name().to_string(), c.role().to_string(), c.offset(), c.length()));
             }
         }
         ((names, spans), (view_names, view_spans))
@@ -179,9 +158,7 @@ mod tests {
         let root = std::path::Path::new(env!("CARGO_MANIFEST_DIR")).join("tests/fixtures");
         let mut checked = 0;
         for dir in ["v0.1", "v1.1", "v1.2"] {
-            let Ok(entries) = std::fs::read_dir(root.join(dir)) else {
-                continue;
-            };
+            let Ok(entries) = std::fs::read_dir(root.join(dir)) else { continue };
             for e in entries {
                 let p = e.unwrap().path();
                 if p.extension().is_none_or(|x| x != "zt") {

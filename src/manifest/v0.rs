@@ -11,11 +11,7 @@ use crate::error::{Error, ErrorKind, Result};
 use crate::types::{DType, Encoding, Format};
 
 /// Validate a v0.1 tensor map at `r`; returns its name.
-pub(crate) fn check_object<'a>(
-    ctx: Ctx<'a>,
-    r: &mut Reader<'a>,
-    pass: &mut Pass<'_>,
-) -> Result<&'a str> {
+pub(crate) fn check_object<'a>(ctx: Ctx<'a>, r: &mut Reader<'a>, pass: &mut Pass<'_>) -> Result<&'a str> {
     let start = r.pos;
     let mut len = r.map("tensor")?;
     let fields_at = r.pos;
@@ -39,26 +35,17 @@ pub(crate) fn check_object<'a>(
             V0Key::DType => {
                 let at = r.pos;
                 let s = r.text("dtype")?;
-                dtype = Some(
-                    DType::from_v0_1(s)
-                        .ok_or_else(|| Error::at(ErrorKind::UnknownDType, at).with_value(s))?,
-                );
+                dtype = Some(DType::from_v0_1(s).ok_or_else(|| Error::at(ErrorKind::UnknownDType, at).with_value(s))?);
             }
             V0Key::Shape => shp = Some(shape(r)?),
             V0Key::Encoding => {
                 let at = r.pos;
                 let s = r.text("encoding")?;
-                encoding = Some(
-                    Encoding::from_name(s)
-                        .ok_or_else(|| Error::at(ErrorKind::UnknownEncoding, at).with_value(s))?,
-                );
+                encoding = Some(Encoding::from_name(s).ok_or_else(|| Error::at(ErrorKind::UnknownEncoding, at).with_value(s))?);
             }
             V0Key::DataEndianness => {
                 let at = r.pos;
-                if !matches!(
-                    opt_text(r, "data_endianness")?,
-                    None | Some("little" | "big")
-                ) {
+                if !matches!(opt_text(r, "data_endianness")?, None | Some("little" | "big")) {
                     return Err(Error::at(ErrorKind::BadEndianness, at));
                 }
             }
@@ -77,9 +64,7 @@ pub(crate) fn check_object<'a>(
     let err_in = |e: Error| e.in_object(name);
     let shape = shp.ok_or_else(|| missing("shape")).map_err(err_in)?;
     let dtype = dtype.ok_or_else(|| missing("dtype")).map_err(err_in)?;
-    let encoding = encoding
-        .ok_or_else(|| missing("encoding"))
-        .map_err(err_in)?;
+    let encoding = encoding.ok_or_else(|| missing("encoding")).map_err(err_in)?;
     let c = CompCore {
         role: Role::Data.name(),
         dtype,
@@ -95,8 +80,7 @@ pub(crate) fn check_object<'a>(
         pass.span(c.offset, c.length);
         let mut known: Known = [None; Role::ALL.len()];
         known[Role::Data as usize] = Some(Brief::of(&c, Role::Data));
-        check_format(ctx, Dims::of_shape(&shape, fmt), fmt, attributes, &known)
-            .map_err(|e| e.or_at(start))
+        check_format(ctx, Dims::of_shape(&shape, fmt), fmt, attributes, &known).map_err(|e| e.or_at(start))
     })()
     .map_err(err_in)?;
     Ok(name)
@@ -110,9 +94,7 @@ pub(crate) fn name_error(buf: &[u8], pos: usize, e: Error) -> Error {
         return e;
     }
     let mut r = Reader::at(buf, pos);
-    let Ok(mut len) = r.map("tensor") else {
-        return e;
-    };
+    let Ok(mut len) = r.map("tensor") else { return e };
     while let Ok(true) = r.more(&mut len) {
         let Ok(k) = r.text_bytes("key") else { return e };
         if k == V0Key::Name.name().as_bytes() {

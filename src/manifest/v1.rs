@@ -12,12 +12,7 @@ use crate::value::Map;
 
 /// The root map: `version`, `attributes`, `objects` (checked once the
 /// version is known, wherever it comes).
-pub(super) fn root<'a>(
-    buf: &'a [u8],
-    r: &mut Reader<'a>,
-    data: Option<&'a [u8]>,
-    pass: &mut Pass<'_>,
-) -> Result<Root<'a>> {
+pub(super) fn root<'a>(buf: &'a [u8], r: &mut Reader<'a>, data: Option<&'a [u8]>, pass: &mut Pass<'_>) -> Result<Root<'a>> {
     let start = r.pos;
     let mut len = r.map("manifest")?;
     let fields = Map::new(buf, r.pos, len);
@@ -34,12 +29,7 @@ pub(super) fn root<'a>(
                 let s = r.text("version")?;
                 let v = Version::parse(s).ok_or_else(|| Error::at(ErrorKind::BadVersion, at))?;
                 if v.major != 1 {
-                    return Err(Error::at(
-                        ErrorKind::UnsupportedVersion {
-                            major: v.major as u64,
-                        },
-                        at,
-                    ));
+                    return Err(Error::at(ErrorKind::UnsupportedVersion { major: v.major as u64 }, at));
                 }
                 version = Some(v);
             }
@@ -52,9 +42,7 @@ pub(super) fn root<'a>(
             Some(k @ RootKey::Objects) => {
                 seen.mark(k as u32, kpos)?;
                 match version {
-                    Some(version) => {
-                        objs = Some(objects(Ctx { buf, data, version }, r, "objects", pass)?)
-                    }
+                    Some(version) => objs = Some(objects(Ctx { buf, data, version }, r, "objects", pass)?),
                     None => {
                         // Rules depend on `version`, which comes later: validate after the root.
                         deferred = Some(r.pos);
@@ -76,14 +64,7 @@ pub(super) fn root<'a>(
         objs = Some(objects(ctx, &mut Reader::at(buf, at), "objects", pass)?);
     }
     let (objects, count, names_ordered) = objs.ok_or_else(|| missing("objects"))?;
-    Ok(Root::new(
-        ctx,
-        attributes,
-        fields,
-        objects,
-        count,
-        names_ordered,
-    ))
+    Ok(Root::new(ctx, attributes, fields, objects, count, names_ordered))
 }
 
 /// Validate a v1.x object map at `r` (its name already read).
@@ -92,22 +73,11 @@ pub(super) fn root<'a>(
 /// checked from this loop, so that no other field's temporaries sit under
 /// it (the pass's deepest path goes through it).
 #[cfg_attr(not(feature = "alloc"), inline(never))]
-pub(crate) fn check_object<'a>(
-    ctx: Ctx<'a>,
-    r: &mut Reader<'a>,
-    pass: &mut Pass<'_>,
-) -> Result<()> {
+pub(crate) fn check_object<'a>(ctx: Ctx<'a>, r: &mut Reader<'a>, pass: &mut Pass<'_>) -> Result<()> {
     let start = r.pos;
     let mut len = r.map("object")?;
     let seg = pass.scratch.len();
-    let mut f = ObjectFields {
-        seen: Seen::new(),
-        shape: None,
-        format: None,
-        attributes: None,
-        components: false,
-        known: [None; Role::ALL.len()],
-    };
+    let mut f = ObjectFields { seen: Seen::new(), shape: None, format: None, attributes: None, components: false, known: [None; Role::ALL.len()] };
     while r.more(&mut len)? {
         if object_field(r, pass, &mut f)? {
             components(ctx, r, pass, &mut f.known)?;
@@ -133,11 +103,7 @@ struct ObjectFields<'a> {
 /// One field of an object map: `true` when its value, next at `r`, is the
 /// components map (checked by the caller).
 #[cfg_attr(not(feature = "alloc"), inline(never))]
-fn object_field<'a>(
-    r: &mut Reader<'a>,
-    pass: &mut Pass<'_>,
-    f: &mut ObjectFields<'a>,
-) -> Result<bool> {
+fn object_field<'a>(r: &mut Reader<'a>, pass: &mut Pass<'_>, f: &mut ObjectFields<'a>) -> Result<bool> {
     let kpos = r.pos;
     let key = pass.key(r, 3)?;
     match key.and_then(ObjectKey::from_bytes) {
@@ -171,10 +137,7 @@ fn object_field<'a>(
 #[cfg_attr(not(feature = "alloc"), inline(never))]
 fn object_rules(ctx: Ctx<'_>, f: &ObjectFields<'_>, start: usize) -> Result<()> {
     let missing = |field| Error::at(ErrorKind::MissingField { field }, start);
-    let shape = shape(&mut Reader::at(
-        ctx.buf,
-        f.shape.ok_or_else(|| missing("shape"))?,
-    ))?;
+    let shape = shape(&mut Reader::at(ctx.buf, f.shape.ok_or_else(|| missing("shape"))?))?;
     let format = f.format.ok_or_else(|| missing("format"))?;
     if !f.components {
         return Err(missing("components"));
@@ -183,24 +146,12 @@ fn object_rules(ctx: Ctx<'_>, f: &ObjectFields<'_>, start: usize) -> Result<()> 
         Some(at) => Map::read(ctx.buf, at, "attributes")?,
         None => Map::empty(),
     };
-    check_format(
-        ctx,
-        Dims::of_shape(&shape, format),
-        format,
-        attributes,
-        &f.known,
-    )
-    .map_err(|e| e.or_at(start))
+    check_format(ctx, Dims::of_shape(&shape, format), format, attributes, &f.known).map_err(|e| e.or_at(start))
 }
 
 /// Validate every component of a `components` map at `r`, collecting the known roles.
 #[cfg_attr(not(feature = "alloc"), inline(never))]
-fn components<'a>(
-    ctx: Ctx<'a>,
-    r: &mut Reader<'a>,
-    p: &mut Pass<'_>,
-    known: &mut Known,
-) -> Result<()> {
+fn components<'a>(ctx: Ctx<'a>, r: &mut Reader<'a>, p: &mut Pass<'_>, known: &mut Known) -> Result<()> {
     let mut len = r.map("components")?;
     let first = r.pos;
     let seg = p.scratch.len();
@@ -216,9 +167,7 @@ fn components<'a>(
         let known_role = Role::from_bytes(rb);
         let role = match known_role {
             Some(k) => k.name(),
-            None => {
-                core::str::from_utf8(rb).map_err(|_| Error::at(ErrorKind::CborInvalidUtf8, kpos))?
-            }
+            None => core::str::from_utf8(rb).map_err(|_| Error::at(ErrorKind::CborInvalidUtf8, kpos))?,
         };
         if role.is_empty() {
             return Err(Error::at(ErrorKind::EmptyName, kpos));
@@ -298,15 +247,7 @@ fn component<'a>(
         Some(t) => logical_type(dtype, t),
         None => legacy_type,
     };
-    let c = CompCore {
-        role,
-        dtype,
-        logical,
-        encoding,
-        offset,
-        length,
-        ulen,
-    };
+    let c = CompCore { role, dtype, logical, encoding, offset, length, ulen };
     component_rules(ctx, &c, start, pass.lo, pass.hi)?;
     pass.span(c.offset, c.length);
     if let Some(k) = known_role {

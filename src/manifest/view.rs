@@ -23,12 +23,7 @@ fn key<'a>(r: &mut Reader<'a>, depth: usize) -> Result<Option<&'a [u8]>> {
 }
 
 /// The v1.x object at `r` (its name already read).
-pub(crate) fn object_v1<'a>(
-    ctx: Ctx<'a>,
-    r: &mut Reader<'a>,
-    name: &'a str,
-    index: usize,
-) -> Result<Object<'a>> {
+pub(crate) fn object_v1<'a>(ctx: Ctx<'a>, r: &mut Reader<'a>, name: &'a str, index: usize) -> Result<Object<'a>> {
     let start = r.pos;
     let mut len = r.map("object")?;
     let fields = Map::new(ctx.buf, r.pos, len);
@@ -70,11 +65,7 @@ pub(crate) fn object_v1<'a>(
 }
 
 /// The v1.x component map at `r`.
-pub(crate) fn component_v1<'a>(
-    ctx: Ctx<'a>,
-    r: &mut Reader<'a>,
-    role: &'a str,
-) -> Result<Component<'a>> {
+pub(crate) fn component_v1<'a>(ctx: Ctx<'a>, r: &mut Reader<'a>, role: &'a str) -> Result<Component<'a>> {
     let mut len = r.map("component")?;
     let fields = Map::new(ctx.buf, r.pos, len);
     let mut c = Component::blank(ctx.data, role, fields);
@@ -85,9 +76,7 @@ pub(crate) fn component_v1<'a>(
             Some(ComponentKey::Type) => ltype = opt_text(r, "type")?,
             Some(ComponentKey::Offset) => c.offset = r.uint("offset")?,
             Some(ComponentKey::Length) => c.length = r.uint("length")?,
-            Some(ComponentKey::UncompressedLength) => {
-                c.uncompressed_length = opt_uint(r, "uncompressed_length")?
-            }
+            Some(ComponentKey::UncompressedLength) => c.uncompressed_length = opt_uint(r, "uncompressed_length")?,
             Some(ComponentKey::Encoding) => c.encoding = encoding_v1(r)?,
             Some(ComponentKey::Digest) => c.digest = opt_text(r, "digest")?,
             None => r.skip(6)?,
@@ -107,17 +96,11 @@ pub(crate) fn object_v0<'a>(ctx: Ctx<'a>, r: &mut Reader<'a>, index: usize) -> R
 
 /// The `data` component of the v0.1 tensor map at `pos`.
 pub(crate) fn data_v0(ctx: Ctx<'_>, pos: usize) -> Option<Component<'_>> {
-    tensor_v0(ctx, &mut Reader::at(ctx.buf, pos), 0)
-        .ok()
-        .map(|(_, c)| c)
+    tensor_v0(ctx, &mut Reader::at(ctx.buf, pos), 0).ok().map(|(_, c)| c)
 }
 
 /// A v0.1 tensor map: the object and its `data` component.
-fn tensor_v0<'a>(
-    ctx: Ctx<'a>,
-    r: &mut Reader<'a>,
-    index: usize,
-) -> Result<(Object<'a>, Component<'a>)> {
+fn tensor_v0<'a>(ctx: Ctx<'a>, r: &mut Reader<'a>, index: usize) -> Result<(Object<'a>, Component<'a>)> {
     let start = r.pos;
     let mut len = r.map("tensor")?;
     let fields = Map::new(ctx.buf, r.pos, len);
@@ -128,13 +111,9 @@ fn tensor_v0<'a>(
             Some(V0Key::Name) => name = Some(r.text("name")?),
             Some(V0Key::Offset) => data.offset = r.uint("offset")?,
             Some(V0Key::Size) => data.length = r.uint("size")?,
-            Some(V0Key::DType) => {
-                data.dtype = DType::from_v0_1(r.text("dtype")?).unwrap_or(DType::U8)
-            }
+            Some(V0Key::DType) => data.dtype = DType::from_v0_1(r.text("dtype")?).unwrap_or(DType::U8),
             Some(V0Key::Shape) => shp = Some(shape(r)?),
-            Some(V0Key::Encoding) => {
-                data.encoding = Encoding::from_name(r.text("encoding")?).unwrap_or(Encoding::Raw)
-            }
+            Some(V0Key::Encoding) => data.encoding = Encoding::from_name(r.text("encoding")?).unwrap_or(Encoding::Raw),
             Some(V0Key::DataEndianness) => {
                 if opt_text(r, "data_endianness")? == Some("big") {
                     data.endian = Endian::Big;
@@ -151,16 +130,7 @@ fn tensor_v0<'a>(
     data.implied_len = shape.numel.checked_mul(data.dtype.width());
     let attributes = fields.hiding(|k| V0Key::from_bytes(k).is_some());
     let comps = Comps::Single { pos: start };
-    let o = Object {
-        ctx,
-        index,
-        name: name.ok_or_else(invalid)?,
-        shape,
-        format: fmt,
-        attributes,
-        fields,
-        comps,
-    };
+    let o = Object { ctx, index, name: name.ok_or_else(invalid)?, shape, format: fmt, attributes, fields, comps };
     Ok((o, data))
 }
 
@@ -190,13 +160,7 @@ pub struct Objects<'a> {
 
 /// The objects of the container whose first entry and length are `objects`.
 pub(crate) fn objects(ctx: Ctx<'_>, objects: (usize, Len), count: usize) -> Objects<'_> {
-    Objects {
-        ctx,
-        r: Reader::at(ctx.buf, objects.0),
-        len: objects.1,
-        index: 0,
-        count,
-    }
+    Objects { ctx, r: Reader::at(ctx.buf, objects.0), len: objects.1, index: 0, count }
 }
 
 impl<'a> Iterator for Objects<'a> {
@@ -221,21 +185,13 @@ impl ExactSizeIterator for Objects<'_> {}
 
 /// Positions of every object, for a name index (v1.x and v0.1 by the skim).
 #[cfg(ztensor_no_v2)]
-pub(crate) fn positions(
-    ctx: Ctx<'_>,
-    objs: (usize, Len),
-    _count: usize,
-) -> impl Iterator<Item = ObjPos> + '_ {
+pub(crate) fn positions(ctx: Ctx<'_>, objs: (usize, Len), _count: usize) -> impl Iterator<Item = ObjPos> + '_ {
     super::skim::positions(ctx, objs)
 }
 
 /// Positions of every object, for a name index (v1.x and v0.1 by the skim).
 #[cfg(not(ztensor_no_v2))]
-pub(crate) fn positions(
-    ctx: Ctx<'_>,
-    objs: (usize, Len),
-    count: usize,
-) -> impl Iterator<Item = ObjPos> + '_ {
+pub(crate) fn positions(ctx: Ctx<'_>, objs: (usize, Len), count: usize) -> impl Iterator<Item = ObjPos> + '_ {
     let v2 = ctx.version.major == 2;
     let mut it = objects(ctx, if v2 { objs } else { (0, Some(0)) }, count);
     let mut skim = super::skim::positions(ctx, if v2 { (0, Some(0)) } else { objs });

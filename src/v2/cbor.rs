@@ -34,9 +34,7 @@ fn raw_head(b: &[u8], pos: usize) -> Result<(u8, u8, u64, usize)> {
         31 => return Err(Error::at(Kind::CborIndefinite, pos)),
         _ => return Err(Error::at(Kind::CborInvalid, pos)),
     };
-    let s = b
-        .get(pos + 1..pos + 1 + w)
-        .ok_or(Error::at(Kind::CborTruncated, pos))?;
+    let s = b.get(pos + 1..pos + 1 + w).ok_or(Error::at(Kind::CborTruncated, pos))?;
     let mut v = 0u64;
     for &x in s {
         v = v << 8 | x as u64;
@@ -130,10 +128,7 @@ fn key_cmp(a: &[u8], b: &[u8]) -> core::cmp::Ordering {
 #[inline]
 fn short_ascii(b: &[u8], at: usize, t: &[u8]) -> bool {
     const HIGH: u64 = 0x8080_8080_8080_8080;
-    let word = |i: usize| {
-        b.get(at + i..at + i + 8)
-            .map(|w| u64::from_le_bytes([w[0], w[1], w[2], w[3], w[4], w[5], w[6], w[7]]))
-    };
+    let word = |i: usize| b.get(at + i..at + i + 8).map(|w| u64::from_le_bytes([w[0], w[1], w[2], w[3], w[4], w[5], w[6], w[7]]));
     let n = t.len();
     let mut acc = 0u64;
     let mut i = 0;
@@ -165,26 +160,13 @@ struct Frame {
 /// The rest of one item after its head: checks strings, floats, simple
 /// values and tags; a non-empty array or map gives the frame to push.
 #[inline]
-fn item(
-    b: &[u8],
-    pos: &mut usize,
-    major: u8,
-    ai: u8,
-    v: u64,
-    start: usize,
-    depth: usize,
-) -> Result<Option<Frame>> {
+fn item(b: &[u8], pos: &mut usize, major: u8, ai: u8, v: u64, start: usize, depth: usize) -> Result<Option<Frame>> {
     match major {
         UINT | NINT => {}
         BYTES | TEXT => {
-            let end = (*pos as u64)
-                .checked_add(v)
-                .filter(|&e| e <= b.len() as u64);
+            let end = (*pos as u64).checked_add(v).filter(|&e| e <= b.len() as u64);
             let end = end.ok_or(Error::at(Kind::CborTruncated, start))? as usize;
-            if major == TEXT
-                && !b[*pos..end].is_ascii()
-                && core::str::from_utf8(&b[*pos..end]).is_err()
-            {
+            if major == TEXT && !b[*pos..end].is_ascii() && core::str::from_utf8(&b[*pos..end]).is_err() {
                 return Err(Error::at(Kind::CborInvalidUtf8, start));
             }
             *pos = end;
@@ -199,13 +181,7 @@ fn item(
                 return Err(Error::at(Kind::CborTruncated, start));
             }
             if v > 0 {
-                return Ok(Some(Frame {
-                    left: v * per,
-                    map: major == MAP,
-                    key_start: 0,
-                    prev_start: 0,
-                    prev_end: 0,
-                }));
+                return Ok(Some(Frame { left: v * per, map: major == MAP, key_start: 0, prev_start: 0, prev_end: 0 }));
             }
         }
         TAG => return Err(Error::at(Kind::CborTag, start)),
@@ -247,9 +223,7 @@ fn walk(b: &[u8], mut pos: usize, base: usize) -> Result<usize> {
         match b.get(pos) {
             Some(&ib @ 0x60..=0x77) => {
                 let end = pos + 1 + (ib & 0x1f) as usize;
-                let Some(t) = b.get(pos + 1..end) else {
-                    return Err(Error::at(Kind::CborTruncated, start));
-                };
+                let Some(t) = b.get(pos + 1..end) else { return Err(Error::at(Kind::CborTruncated, start)) };
                 if !short_ascii(b, pos + 1, t) && core::str::from_utf8(t).is_err() {
                     return Err(Error::at(Kind::CborInvalidUtf8, start));
                 }
@@ -259,14 +233,8 @@ fn walk(b: &[u8], mut pos: usize, base: usize) -> Result<usize> {
             // A one- or two-byte unsigned integer (blob offsets and lengths).
             Some(&ib @ (0x18 | 0x19)) => {
                 let w = (ib - 0x17) as usize;
-                let Some(s) = b.get(pos + 1..pos + 1 + w) else {
-                    return Err(Error::at(Kind::CborTruncated, start));
-                };
-                let v = if w == 1 {
-                    s[0] as u64
-                } else {
-                    (s[0] as u64) << 8 | s[1] as u64
-                };
+                let Some(s) = b.get(pos + 1..pos + 1 + w) else { return Err(Error::at(Kind::CborTruncated, start)) };
+                let v = if w == 1 { s[0] as u64 } else { (s[0] as u64) << 8 | s[1] as u64 };
                 if !shortest(ib & 0x1f, v) {
                     return Err(Error::at(Kind::CborNonShortest, start));
                 }
@@ -284,13 +252,7 @@ fn walk(b: &[u8], mut pos: usize, base: usize) -> Result<usize> {
                 }
                 if v > 0 {
                     let map = ib >= 0xa0;
-                    stack[depth] = Frame {
-                        left: if map { 2 * v } else { v },
-                        map,
-                        key_start: 0,
-                        prev_start: 0,
-                        prev_end: 0,
-                    };
+                    stack[depth] = Frame { left: if map { 2 * v } else { v }, map, key_start: 0, prev_start: 0, prev_end: 0 };
                     depth += 1;
                     continue;
                 }
@@ -321,12 +283,8 @@ fn walk(b: &[u8], mut pos: usize, base: usize) -> Result<usize> {
                     let prev = &b[f.prev_start..f.prev_end];
                     match key_cmp(prev, key) {
                         core::cmp::Ordering::Less => {}
-                        core::cmp::Ordering::Equal => {
-                            return Err(Error::at(Kind::CborDuplicateKey, f.key_start))
-                        }
-                        core::cmp::Ordering::Greater => {
-                            return Err(Error::at(Kind::CborUnsortedKeys, f.key_start))
-                        }
+                        core::cmp::Ordering::Equal => return Err(Error::at(Kind::CborDuplicateKey, f.key_start)),
+                        core::cmp::Ordering::Greater => return Err(Error::at(Kind::CborUnsortedKeys, f.key_start)),
                     }
                 }
                 f.prev_start = f.key_start;
@@ -374,9 +332,7 @@ impl Keys {
     pub fn next(&mut self, c: &Cursor<'_>, start: usize) -> Result<()> {
         if c.checking {
             let key = &c.buf[start..c.pos];
-            if self.prev.1 > 0
-                && key_cmp(&c.buf[self.prev.0..self.prev.1], key) != core::cmp::Ordering::Less
-            {
+            if self.prev.1 > 0 && key_cmp(&c.buf[self.prev.0..self.prev.1], key) != core::cmp::Ordering::Less {
                 return Err(invalid(start));
             }
             self.prev = (start, c.pos);
@@ -387,20 +343,12 @@ impl Keys {
 
 impl<'a> Cursor<'a> {
     pub fn at(buf: &'a [u8], pos: usize) -> Self {
-        Cursor {
-            buf,
-            pos,
-            checking: false,
-        }
+        Cursor { buf, pos, checking: false }
     }
 
     /// A checking cursor at the start of `buf`.
     pub fn checking(buf: &'a [u8]) -> Self {
-        Cursor {
-            buf,
-            pos: 0,
-            checking: true,
-        }
+        Cursor { buf, pos: 0, checking: true }
     }
 
     /// Major type, argument and the position after the head, as
@@ -427,11 +375,7 @@ impl<'a> Cursor<'a> {
                     return Err(invalid(at));
                 }
                 let s = &self.buf[next..next + v as usize];
-                if utf8
-                    && major == TEXT
-                    && !short_ascii(self.buf, next, s)
-                    && core::str::from_utf8(s).is_err()
-                {
+                if utf8 && major == TEXT && !short_ascii(self.buf, next, s) && core::str::from_utf8(s).is_err() {
                     return Err(invalid(at));
                 }
             }
@@ -525,10 +469,7 @@ impl<'a> Cursor<'a> {
             // UTF-8 checked here
             (TEXT, n, next) => {
                 self.pos = next;
-                let s = self
-                    .pos
-                    .checked_add(n as usize)
-                    .and_then(|e| self.buf.get(self.pos..e));
+                let s = self.pos.checked_add(n as usize).and_then(|e| self.buf.get(self.pos..e));
                 let s = s.ok_or(Error::at(Kind::CborTruncated, start))?;
                 self.pos += s.len();
                 core::str::from_utf8(s).map_err(|_| Error::at(Kind::CborInvalidUtf8, start))
@@ -543,9 +484,7 @@ impl<'a> Cursor<'a> {
     pub fn text_bytes(&mut self, field: &'static str) -> Result<&'a [u8]> {
         match self.next_head(true)? {
             (TEXT, n, next) => {
-                let s = next
-                    .checked_add(n as usize)
-                    .and_then(|e| self.buf.get(next..e));
+                let s = next.checked_add(n as usize).and_then(|e| self.buf.get(next..e));
                 let s = s.ok_or(Error::at(Kind::CborTruncated, self.pos))?;
                 self.pos = next + s.len();
                 Ok(s)
@@ -597,10 +536,7 @@ impl<'a> Cursor<'a> {
         match self.look() {
             (TEXT, n, next) => {
                 self.pos = next;
-                let s = self
-                    .pos
-                    .checked_add(n as usize)
-                    .and_then(|e| self.buf.get(self.pos..e))?;
+                let s = self.pos.checked_add(n as usize).and_then(|e| self.buf.get(self.pos..e))?;
                 self.pos += s.len();
                 Some(s)
             }
@@ -622,9 +558,7 @@ mod tests {
 
     #[test]
     fn short_ascii_masks_what_follows_the_text() {
-        let b = [
-            b'a', b'b', 0x80, b'c', b'd', b'e', b'f', b'g', b'h', b'i', 0xff, b'j',
-        ];
+        let b = [b'a', b'b', 0x80, b'c', b'd', b'e', b'f', b'g', b'h', b'i', 0xff, b'j'];
         assert!(short_ascii(&b, 0, &b[..2]));
         assert!(!short_ascii(&b, 0, &b[..3]));
         assert!(short_ascii(&b, 3, &b[3..10]));
@@ -646,17 +580,11 @@ mod tests {
     fn accepts_deterministic() {
         assert_eq!(kind(&[0xa0]), None);
         assert_eq!(kind(&[0xa2, 0x61, b'a', 0x01, 0x61, b'b', 0x80]), None);
-        assert_eq!(
-            kind(&[0xa2, 0x61, b'b', 0x01, 0x62, b'a', b'a', 0x02]),
-            None
-        ); // shorter encoding first
+        assert_eq!(kind(&[0xa2, 0x61, b'b', 0x01, 0x62, b'a', b'a', 0x02]), None); // shorter encoding first
         assert_eq!(kind(&[0xf9, 0x7e, 0x00]), None);
         assert_eq!(kind(&[0xf9, 0x3e, 0x00]), None); // 1.5
         assert_eq!(kind(&[0xfa, 0x3d, 0xcc, 0xcc, 0xcd]), None); // 0.1f32
-        assert_eq!(
-            kind(&[0xfb, 0x3f, 0xb9, 0x99, 0x99, 0x99, 0x99, 0x99, 0x9a]),
-            None
-        ); // 0.1
+        assert_eq!(kind(&[0xfb, 0x3f, 0xb9, 0x99, 0x99, 0x99, 0x99, 0x99, 0x9a]), None); // 0.1
         assert_eq!(kind(&[0xf9, 0x00, 0x01]), None); // smallest f16 subnormal
         assert_eq!(kind(&[0xf9, 0x7c, 0x00]), None); // inf
     }
@@ -669,30 +597,12 @@ mod tests {
         assert_eq!(kind(&[0xc0, 0x00]), Some(Kind::CborTag));
         assert_eq!(kind(&[0xf7]), Some(Kind::CborSimple));
         assert_eq!(kind(&[0xf9, 0x7e, 0x01]), Some(Kind::CborNonCanonicalFloat));
-        assert_eq!(
-            kind(&[0xfa, 0x3f, 0xc0, 0x00, 0x00]),
-            Some(Kind::CborNonCanonicalFloat)
-        ); // 1.5 as f32
-        assert_eq!(
-            kind(&[0xfa, 0x00, 0x00, 0x00, 0x00]),
-            Some(Kind::CborNonCanonicalFloat)
-        ); // 0.0 as f32
-        assert_eq!(
-            kind(&[0xfb, 0x3f, 0xf8, 0, 0, 0, 0, 0, 0]),
-            Some(Kind::CborNonCanonicalFloat)
-        );
-        assert_eq!(
-            kind(&[0xfa, 0x7f, 0xc0, 0x00, 0x00]),
-            Some(Kind::CborNonCanonicalFloat)
-        ); // NaN as f32
-        assert_eq!(
-            kind(&[0xa2, 0x61, b'b', 0x01, 0x61, b'a', 0x02]),
-            Some(Kind::CborUnsortedKeys)
-        );
-        assert_eq!(
-            kind(&[0xa2, 0x61, b'a', 0x01, 0x61, b'a', 0x02]),
-            Some(Kind::CborDuplicateKey)
-        );
+        assert_eq!(kind(&[0xfa, 0x3f, 0xc0, 0x00, 0x00]), Some(Kind::CborNonCanonicalFloat)); // 1.5 as f32
+        assert_eq!(kind(&[0xfa, 0x00, 0x00, 0x00, 0x00]), Some(Kind::CborNonCanonicalFloat)); // 0.0 as f32
+        assert_eq!(kind(&[0xfb, 0x3f, 0xf8, 0, 0, 0, 0, 0, 0]), Some(Kind::CborNonCanonicalFloat));
+        assert_eq!(kind(&[0xfa, 0x7f, 0xc0, 0x00, 0x00]), Some(Kind::CborNonCanonicalFloat)); // NaN as f32
+        assert_eq!(kind(&[0xa2, 0x61, b'b', 0x01, 0x61, b'a', 0x02]), Some(Kind::CborUnsortedKeys));
+        assert_eq!(kind(&[0xa2, 0x61, b'a', 0x01, 0x61, b'a', 0x02]), Some(Kind::CborDuplicateKey));
         assert_eq!(kind(&[0xa0, 0x00]), Some(Kind::CborTrailingBytes));
         assert_eq!(kind(&[0x62, 0xff, 0xfe]), Some(Kind::CborInvalidUtf8));
         assert_eq!(kind(&[0x82, 0x00]), Some(Kind::CborTruncated));
@@ -713,9 +623,6 @@ mod tests {
     fn container_keys_are_ordered_by_encoding() {
         // {[1]: 0, [2]: 0} sorted; reversed is refused.
         assert_eq!(kind(&[0xa2, 0x81, 0x01, 0x00, 0x81, 0x02, 0x00]), None);
-        assert_eq!(
-            kind(&[0xa2, 0x81, 0x02, 0x00, 0x81, 0x01, 0x00]),
-            Some(Kind::CborUnsortedKeys)
-        );
+        assert_eq!(kind(&[0xa2, 0x81, 0x02, 0x00, 0x81, 0x01, 0x00]), Some(Kind::CborUnsortedKeys));
     }
 }

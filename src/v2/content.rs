@@ -110,8 +110,7 @@ fn object(out: &mut impl FnMut(&[u8]), o: &Object<'_, '_>) {
 impl Manifest<'_> {
     /// Whether the content digest is defined: every part carries a digest.
     pub fn has_content_digest(&self) -> bool {
-        self.objects()
-            .all(|o| o.parts().all(|p| p.is_ok_and(|p| p.digest.is_some())))
+        self.objects().all(|o| o.parts().all(|p| p.is_ok_and(|p| p.digest.is_some())))
     }
 
     /// Feed the deterministic encoding of the content value to `out`;
@@ -134,8 +133,7 @@ impl Manifest<'_> {
     pub fn content_digest_sha256(&self) -> Option<[u8; 32]> {
         use sha2::Digest as _;
         let mut h = sha2::Sha256::new();
-        self.content_value(|b| h.update(b))
-            .then(|| h.finalize().into())
+        self.content_value(|b| h.update(b)).then(|| h.finalize().into())
     }
 
     /// The content digest with XXH3-64.

@@ -30,10 +30,7 @@ pub fn check_csr(rows: u64, cols: u64, ty: DType, indptr: &[u8], indices: &[u8])
     let w = ty.width() as usize;
     let nnz = (indices.len() / w) as u64;
     let want = rows.checked_add(1).and_then(|r| r.checked_mul(w as u64));
-    if want != Some(indptr.len() as u64)
-        || index(indptr, ty, 0) != 0
-        || index(indptr, ty, rows as usize) != nnz
-    {
+    if want != Some(indptr.len() as u64) || index(indptr, ty, 0) != 0 || index(indptr, ty, rows as usize) != nnz {
         return Err(Error::new(Kind::CsrIndptr));
     }
     for r in 0..rows as usize {
@@ -74,10 +71,7 @@ pub fn check_coo(shape: &[u64], ty: DType, coords: &[u8]) -> Result<()> {
         let mut cells = alloc::vec::Vec::with_capacity(nnz);
         for i in 0..nnz {
             // In range, so the row-major index is below the shape's product (a u64).
-            let cell = (0..nd).fold(0u64, |acc, d| {
-                acc.wrapping_mul(shape[d])
-                    .wrapping_add(index(coords, ty, d * nnz + i))
-            });
+            let cell = (0..nd).fold(0u64, |acc, d| acc.wrapping_mul(shape[d]).wrapping_add(index(coords, ty, d * nnz + i)));
             cells.push(cell);
         }
         cells.sort_unstable();
@@ -122,38 +116,15 @@ mod tests {
         let i = u32s(&[0, 2, 1]);
         assert!(check_csr(2, 3, DType::U32, &p[..12], &i[..12]).is_ok());
         let bad = u32s(&[0, 2, 1]);
-        assert_eq!(
-            check_csr(2, 3, DType::U32, &p[..12], &bad[..12]).map_err(|e| e.kind),
-            Ok(())
-        );
+        assert_eq!(check_csr(2, 3, DType::U32, &p[..12], &bad[..12]).map_err(|e| e.kind), Ok(()));
         let dup = u32s(&[1, 1, 0]);
-        assert_eq!(
-            check_csr(2, 3, DType::U32, &p[..12], &dup[..12])
-                .unwrap_err()
-                .kind,
-            Kind::CsrIndices
-        );
+        assert_eq!(check_csr(2, 3, DType::U32, &p[..12], &dup[..12]).unwrap_err().kind, Kind::CsrIndices);
         let big = u32s(&[0, 3, 0]);
-        assert_eq!(
-            check_csr(2, 3, DType::U32, &p[..12], &big[..12])
-                .unwrap_err()
-                .kind,
-            Kind::CsrIndices
-        );
+        assert_eq!(check_csr(2, 3, DType::U32, &p[..12], &big[..12]).unwrap_err().kind, Kind::CsrIndices);
         let p1 = u32s(&[1, 2, 3]);
-        assert_eq!(
-            check_csr(2, 3, DType::U32, &p1[..12], &i[..12])
-                .unwrap_err()
-                .kind,
-            Kind::CsrIndptr
-        );
+        assert_eq!(check_csr(2, 3, DType::U32, &p1[..12], &i[..12]).unwrap_err().kind, Kind::CsrIndptr);
         let p2 = u32s(&[0, 3, 2]);
-        assert_eq!(
-            check_csr(2, 3, DType::U32, &p2[..12], &i[..8])
-                .unwrap_err()
-                .kind,
-            Kind::CsrIndptr
-        );
+        assert_eq!(check_csr(2, 3, DType::U32, &p2[..12], &i[..8]).unwrap_err().kind, Kind::CsrIndptr);
     }
 
     #[test]
@@ -161,41 +132,20 @@ mod tests {
         let c = u32s(&[0, 1, 2, 0]); // (0,2) (1,0)
         assert!(check_coo(&[2, 3], DType::U32, &c[..16]).is_ok());
         let d = u32s(&[1, 1, 0, 0]);
-        assert_eq!(
-            check_coo(&[2, 3], DType::U32, &d[..16]).unwrap_err().kind,
-            Kind::CooDuplicate
-        );
+        assert_eq!(check_coo(&[2, 3], DType::U32, &d[..16]).unwrap_err().kind, Kind::CooDuplicate);
         let r = u32s(&[0, 2, 0, 0]);
-        assert_eq!(
-            check_coo(&[2, 3], DType::U32, &r[..16]).unwrap_err().kind,
-            Kind::CooOutOfRange
-        );
+        assert_eq!(check_coo(&[2, 3], DType::U32, &r[..16]).unwrap_err().kind, Kind::CooOutOfRange);
         // The no-alloc scan agrees.
         assert!(check_coo_pairs(2, 2, DType::U32, &c[..16]).is_ok());
-        assert_eq!(
-            check_coo_pairs(2, 2, DType::U32, &d[..16])
-                .unwrap_err()
-                .kind,
-            Kind::CooDuplicate
-        );
+        assert_eq!(check_coo_pairs(2, 2, DType::U32, &d[..16]).unwrap_err().kind, Kind::CooDuplicate);
     }
 
     #[test]
     fn logical_byte_rules() {
         assert!(check_logical(Logical::Bool, 3, &[0, 1, 1]).is_ok());
-        assert_eq!(
-            check_logical(Logical::Bool, 3, &[0, 2, 1])
-                .unwrap_err()
-                .kind,
-            Kind::BoolValue
-        );
+        assert_eq!(check_logical(Logical::Bool, 3, &[0, 2, 1]).unwrap_err().kind, Kind::BoolValue);
         assert!(check_logical(Logical::F4E2M1, 3, &[0xff, 0x0f]).is_ok());
-        assert_eq!(
-            check_logical(Logical::F4E2M1, 3, &[0xff, 0x1f])
-                .unwrap_err()
-                .kind,
-            Kind::F4OddNibble
-        );
+        assert_eq!(check_logical(Logical::F4E2M1, 3, &[0xff, 0x1f]).unwrap_err().kind, Kind::F4OddNibble);
         assert!(check_logical(Logical::F4E2M1, 4, &[0xff, 0xff]).is_ok());
     }
 }

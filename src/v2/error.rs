@@ -152,32 +152,16 @@ pub type Result<T, E = Error> = core::result::Result<T, E>;
 
 impl Error {
     pub(crate) const fn new(kind: Kind) -> Self {
-        Error {
-            kind,
-            offset: None,
-            context: "",
-        }
+        Error { kind, offset: None, context: "" }
     }
     pub(crate) const fn at(kind: Kind, offset: usize) -> Self {
-        Error {
-            kind,
-            offset: Some(offset),
-            context: "",
-        }
+        Error { kind, offset: Some(offset), context: "" }
     }
     pub(crate) const fn field(kind: Kind, offset: usize, context: &'static str) -> Self {
-        Error {
-            kind,
-            offset: Some(offset),
-            context,
-        }
+        Error { kind, offset: Some(offset), context }
     }
     pub(crate) const fn ctx(kind: Kind, context: &'static str) -> Self {
-        Error {
-            kind,
-            offset: None,
-            context,
-        }
+        Error { kind, offset: None, context }
     }
 }
 
@@ -252,10 +236,7 @@ struct Phrase {
 
 impl Default for Phrase {
     fn default() -> Self {
-        Phrase {
-            buf: [0; 160],
-            len: 0,
-        }
+        Phrase { buf: [0; 160], len: 0 }
     }
 }
 
@@ -263,8 +244,7 @@ impl Phrase {
     fn as_str(&self) -> &str {
         let b = &self.buf[..self.len];
         // Cut on a character boundary if the phrase was cut.
-        core::str::from_utf8(b)
-            .unwrap_or_else(|e| core::str::from_utf8(&b[..e.valid_up_to()]).unwrap_or(""))
+        core::str::from_utf8(b).unwrap_or_else(|e| core::str::from_utf8(&b[..e.valid_up_to()]).unwrap_or(""))
     }
 }
 

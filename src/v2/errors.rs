@@ -16,18 +16,9 @@ pub(crate) struct Sizes {
 impl Sizes {
     /// Sizes read (unchecked) from the last 40 bytes of a file.
     pub(crate) fn of_footer(footer: &[u8], file_len: u64) -> Sizes {
-        let mut s = Sizes {
-            file_len,
-            ..Sizes::default()
-        };
-        if let Some(b) = footer
-            .len()
-            .checked_sub(FOOTER_LEN as usize)
-            .map(|i| &footer[i..])
-        {
-            let le = |r: core::ops::Range<usize>| {
-                b[r].iter().rev().fold(0u64, |a, &x| a << 8 | x as u64)
-            };
+        let mut s = Sizes { file_len, ..Sizes::default() };
+        if let Some(b) = footer.len().checked_sub(FOOTER_LEN as usize).map(|i| &footer[i..]) {
+            let le = |r: core::ops::Range<usize>| b[r].iter().rev().fold(0u64, |a, &x| a << 8 | x as u64);
             s.manifest_len = le(8..16);
             s.version = le(24..28);
         }
@@ -44,59 +35,33 @@ pub(crate) fn to_crate(e: Error, s: Sizes) -> CrateError {
         K::TooShort => E::FileTooSmall { len: s.file_len },
         K::BadMagic => E::BadMagic,
         K::UnsupportedVersion => E::UnsupportedVersion { major: s.version },
-        K::ManifestTooLarge => E::ManifestTooLarge {
-            size: s.manifest_len,
-        },
-        K::ManifestOutOfBounds => E::ManifestOutOfBounds {
-            size: s.manifest_len,
-            file_len: s.file_len,
-        },
+        K::ManifestTooLarge => E::ManifestTooLarge { size: s.manifest_len },
+        K::ManifestOutOfBounds => E::ManifestOutOfBounds { size: s.manifest_len, file_len: s.file_len },
         K::BadDataShardFooter => E::BadDataShardFooter,
         K::ManifestHashMismatch => E::ManifestHashMismatch,
-        K::ManifestLengthMismatch => E::ManifestLengthMismatch {
-            expected: s.manifest_len,
-            actual: 0,
-        },
+        K::ManifestLengthMismatch => E::ManifestLengthMismatch { expected: s.manifest_len, actual: 0 },
         K::CborTruncated => E::CborEof,
         K::CborInvalid => E::CborInvalid,
-        K::CborNonShortest => E::NotDeterministic {
-            what: "an integer or length not in its shortest form",
-        },
-        K::CborIndefinite => E::NotDeterministic {
-            what: "an indefinite length",
-        },
+        K::CborNonShortest => E::NotDeterministic { what: "an integer or length not in its shortest form" },
+        K::CborIndefinite => E::NotDeterministic { what: "an indefinite length" },
         K::CborTag => E::NotDeterministic { what: "a tag" },
-        K::CborSimple => E::NotDeterministic {
-            what: "a simple value other than false, true or null",
-        },
-        K::CborNonCanonicalFloat => E::NotDeterministic {
-            what: "a float not in its canonical form",
-        },
-        K::CborUnsortedKeys => E::NotDeterministic {
-            what: "map keys not in bytewise order",
-        },
+        K::CborSimple => E::NotDeterministic { what: "a simple value other than false, true or null" },
+        K::CborNonCanonicalFloat => E::NotDeterministic { what: "a float not in its canonical form" },
+        K::CborUnsortedKeys => E::NotDeterministic { what: "map keys not in bytewise order" },
         K::CborDuplicateKey => E::DuplicateKey,
-        K::CborTrailingBytes => E::TrailingBytes {
-            count: e
-                .offset
-                .map_or(0, |o| s.manifest_len.saturating_sub(o as u64)),
-        },
+        K::CborTrailingBytes => {
+            E::TrailingBytes { count: e.offset.map_or(0, |o| s.manifest_len.saturating_sub(o as u64)) }
+        }
         K::CborTooDeep => E::TooDeep,
         K::CborInvalidUtf8 => E::CborInvalidUtf8,
-        K::WrongType => E::WrongType {
-            field: ctx,
-            expected: "another CBOR type",
-        },
+        K::WrongType => E::WrongType { field: ctx, expected: "another CBOR type" },
         K::MissingField => E::MissingField { field: ctx },
         K::BadName => E::BadName,
         K::EmptyParts => E::EmptyParts,
         K::RankTooLarge => E::RankTooLarge,
         K::ShapeOverflow => E::ShapeOverflow,
         K::UnknownDtype => E::UnknownDType,
-        K::BlobNotPair => E::WrongType {
-            field: "blob",
-            expected: "an array of two unsigned integers",
-        },
+        K::BlobNotPair => E::WrongType { field: "blob", expected: "an array of two unsigned integers" },
         K::BlobMisaligned => E::BlobMisaligned,
         K::BlobBelowFloor => E::BlobBelowFloor,
         K::BlobOutOfBounds => E::BlobOutOfBounds,
@@ -114,22 +79,12 @@ pub(crate) fn to_crate(e: Error, s: Sizes) -> CrateError {
         K::LayoutRank => E::BadShape,
         K::LayoutAttribute => E::LayoutAttribute { key: ctx },
         K::SizeMismatch => E::SizeMismatch,
-        K::BoolValue => E::BadData {
-            what: "bool byte other than 0 or 1",
-        },
-        K::F4OddNibble => E::BadData {
-            what: "f4_e2m1 final odd nibble is not zero",
-        },
+        K::BoolValue => E::BadData { what: "bool byte other than 0 or 1" },
+        K::F4OddNibble => E::BadData { what: "f4_e2m1 final odd nibble is not zero" },
         K::CsrIndptr => E::BadData { what: "CSR indptr" },
-        K::CsrIndices => E::BadData {
-            what: "CSR column indices",
-        },
-        K::CooOutOfRange => E::BadData {
-            what: "COO coordinate out of range",
-        },
-        K::CooDuplicate => E::BadData {
-            what: "COO duplicate cell",
-        },
+        K::CsrIndices => E::BadData { what: "CSR column indices" },
+        K::CooOutOfRange => E::BadData { what: "COO coordinate out of range" },
+        K::CooDuplicate => E::BadData { what: "COO duplicate cell" },
         K::Seekable => E::Seekable { what: ctx },
         K::DecodedLength => E::DecodedLength,
         K::DigestMismatch => E::DigestMismatch,

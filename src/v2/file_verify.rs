@@ -19,9 +19,7 @@ fn decode<'s>(c: &Component<'_>, stored: Stored<'s>) -> Result<Stored<'s>> {
         Encoding::Raw => Ok(stored),
         #[cfg(feature = "alloc")]
         Encoding::ZstdSeekable => c.with_stored(stored.get()).to_vec().map(Stored::Owned),
-        _ => Err(c.error(ErrorKind::Unsupported {
-            what: "decoding this encoding",
-        })),
+        _ => Err(c.error(ErrorKind::Unsupported { what: "decoding this encoding" })),
     }
 }
 
@@ -47,14 +45,9 @@ impl<'a> File<'a> {
                 if !opt.digests && !opt.data {
                     continue;
                 }
-                if matches!(p.digest, Some(Digest::Other(..)))
-                    || (opt.digests && c.encoding() == Encoding::Unknown)
-                {
+                if matches!(p.digest, Some(Digest::Other(..))) || (opt.digests && c.encoding() == Encoding::Unknown) {
                     r.unverifiable += 1;
-                    on(Finding::Unverifiable {
-                        object: &o,
-                        component: &c,
-                    });
+                    on(Finding::Unverifiable { object: &o, component: &c });
                     if opt.strict {
                         r.problem(in_obj(c.error(ErrorKind::UnverifiableDigest)), &mut on);
                     }
@@ -63,12 +56,9 @@ impl<'a> File<'a> {
                     }
                 }
                 // A raw part read by position: hashed piece by piece as it is read.
-                if let (Some(read), Encoding::Raw, None, Some(mut h)) =
-                    (pieces, c.encoding(), c.shard(), Pieces::new(&p))
-                {
+                if let (Some(read), Encoding::Raw, None, Some(mut h)) = (pieces, c.encoding(), c.shard(), Pieces::new(&p)) {
                     match read(&c, &mut |b| h.update(b)).and_then(|()| {
-                        h.finish(p.decoded_size())
-                            .map_err(|e| Error::from(e).in_component(c.role()))
+                        h.finish(p.decoded_size()).map_err(|e| Error::from(e).in_component(c.role()))
                     }) {
                         Ok(true) => r.digests_checked += 1,
                         Ok(false) => {}

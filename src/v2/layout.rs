@@ -8,9 +8,8 @@ use super::types::{is_float, DType, ElemType, Logical};
 
 /// The `gguf.<type>/1` types of the registry.
 pub const GGUF_TYPES: [&str; 22] = [
-    "q4_0", "q4_1", "q5_0", "q5_1", "q8_0", "q8_1", "q2_k", "q3_k", "q4_k", "q5_k", "q6_k", "q8_k",
-    "iq1_s", "iq1_m", "iq2_xxs", "iq2_xs", "iq2_s", "iq3_xxs", "iq3_s", "iq4_nl", "iq4_xs",
-    "mxfp4",
+    "q4_0", "q4_1", "q5_0", "q5_1", "q8_0", "q8_1", "q2_k", "q3_k", "q4_k", "q5_k", "q6_k", "q8_k", "iq1_s", "iq1_m",
+    "iq2_xxs", "iq2_xs", "iq2_s", "iq3_xxs", "iq3_s", "iq4_nl", "iq4_xs", "mxfp4",
 ];
 
 /// An object's layout with the parameters its decoder needs.
@@ -127,11 +126,7 @@ pub struct PartSet<'a> {
 impl<'a> PartSet<'a> {
     /// An empty set for an object of `total` parts.
     pub fn new(total: usize) -> Self {
-        PartSet {
-            buf: [None; 3],
-            len: 0,
-            total,
-        }
+        PartSet { buf: [None; 3], len: 0, total }
     }
 
     /// Add the next part (beyond three, only counted).
@@ -150,13 +145,11 @@ impl<'a> PartSet<'a> {
 /// Check an object against its layout's at-open rules, given its parts.
 pub fn check<'a>(o: &Object<'a, '_>, parts: &PartSet<'a>) -> Result<Profile<'a>> {
     let name = o.layout;
-    let e = |k| {
-        move |mut x: Error| {
-            if x.context.is_empty() {
-                x.context = k;
-            }
-            x
+    let e = |k| move |mut x: Error| {
+        if x.context.is_empty() {
+            x.context = k;
         }
+        x
     };
     match name {
         "dense" => dense(o, parts).map_err(e("dense")),
@@ -164,10 +157,7 @@ pub fn check<'a>(o: &Object<'a, '_>, parts: &PartSet<'a>) -> Result<Profile<'a>>
         "zt.sparse_coo/1" => coo(o, parts).map_err(e("zt.sparse_coo/1")),
         "zt.quant_group/1" => quant_group(o, parts).map_err(e("zt.quant_group/1")),
         "zt.mx/1" => mx(o, parts).map_err(e("zt.mx/1")),
-        _ => match name
-            .strip_prefix("gguf.")
-            .and_then(|t| t.strip_suffix("/1"))
-        {
+        _ => match name.strip_prefix("gguf.").and_then(|t| t.strip_suffix("/1")) {
             Some(t) if GGUF_TYPES.contains(&t) => gguf(o, parts, t).map_err(e("gguf")),
             _ => Ok(Profile::Unknown(name)),
         },
@@ -283,10 +273,7 @@ fn int_attr(a: Option<&Attributes<'_>>, key: &'static str) -> Result<i64> {
             let ai = b[0] & 0x1f;
             let v = match ai {
                 0..=23 => ai as u64,
-                24..=27 => b[1..]
-                    .iter()
-                    .take(1 << (ai - 24))
-                    .fold(0u64, |v, &x| v << 8 | x as u64),
+                24..=27 => b[1..].iter().take(1 << (ai - 24)).fold(0u64, |v, &x| v << 8 | x as u64),
                 _ => return Err(bad),
             };
             i64::try_from(v).map(|v| -1 - v).map_err(|_| bad)
@@ -297,10 +284,7 @@ fn int_attr(a: Option<&Attributes<'_>>, key: &'static str) -> Result<i64> {
 
 /// The product of every dimension but `axis`.
 fn lanes(o: &Object<'_, '_>, axis: usize) -> Option<u64> {
-    o.dims()
-        .enumerate()
-        .filter(|&(i, _)| i != axis)
-        .try_fold(1u64, |p, (_, d)| p.checked_mul(d))
+    o.dims().enumerate().filter(|&(i, _)| i != axis).try_fold(1u64, |p, (_, d)| p.checked_mul(d))
 }
 
 fn quant_group<'a>(o: &Object<'a, '_>, set: &PartSet<'a>) -> Result<Profile<'a>> {
@@ -343,9 +327,7 @@ fn quant_group<'a>(o: &Object<'a, '_>, set: &PartSet<'a>) -> Result<Profile<'a>>
         "implied" => ZeroPoint::Implied(int_attr(Some(&zp), "value")?),
         "tensor" => match text_attr(Some(&zp), "packing")? {
             "same_as_data" => ZeroPoint::Tensor { same_as_data: true },
-            "plain" => ZeroPoint::Tensor {
-                same_as_data: false,
-            },
+            "plain" => ZeroPoint::Tensor { same_as_data: false },
             _ => return Err(err(Kind::LayoutAttribute, "packing")),
         },
         _ => return Err(err(Kind::LayoutAttribute, "form")),
@@ -361,12 +343,8 @@ fn quant_group<'a>(o: &Object<'a, '_>, set: &PartSet<'a>) -> Result<Profile<'a>>
         return Err(err(Kind::LayoutPartType, "data"));
     }
     let scales_ok = match scale_form {
-        ScaleForm::F32Factors | ScaleForm::F16Factors => {
-            is_float(scales.dtype) && scales.type_name.is_none()
-        }
-        ScaleForm::E8m0Exponent => {
-            scales.dtype == DType::U8 && scales.logical() == Some(Logical::F8E8M0)
-        }
+        ScaleForm::F32Factors | ScaleForm::F16Factors => is_float(scales.dtype) && scales.type_name.is_none(),
+        ScaleForm::E8m0Exponent => scales.dtype == DType::U8 && scales.logical() == Some(Logical::F8E8M0),
     };
     if !scales_ok {
         return Err(err(Kind::LayoutPartType, "scales"));
@@ -380,43 +358,17 @@ fn quant_group<'a>(o: &Object<'a, '_>, set: &PartSet<'a>) -> Result<Profile<'a>>
     }
     let groups = along.checked_div(group_size).unwrap_or(along); // group_size 0: per channel
     let cells = lanes(o, axis as usize).and_then(|l| l.checked_mul(groups));
-    bytes_are(
-        &data,
-        (o.num_elements() / per_word).checked_mul(word.width()),
-    )
-    .map_err(|e| Error {
-        context: "data",
-        ..e
-    })?;
-    bytes_are(
-        &scales,
-        cells.and_then(|c| c.checked_mul(scales.dtype.width())),
-    )
-    .map_err(|e| Error {
-        context: "scales",
-        ..e
-    })?;
+    bytes_are(&data, (o.num_elements() / per_word).checked_mul(word.width())).map_err(|e| Error { context: "data", ..e })?;
+    bytes_are(&scales, cells.and_then(|c| c.checked_mul(scales.dtype.width()))).map_err(|e| Error { context: "scales", ..e })?;
     if let (Some(z), ZeroPoint::Tensor { same_as_data }) = (zeros, zero_point) {
         let want = if same_as_data {
             cells.and_then(|c| (c / per_word).checked_mul(word.width()))
         } else {
             cells.and_then(|c| c.checked_mul(z.dtype.width()))
         };
-        bytes_are(&z, want).map_err(|e| Error {
-            context: "zeros",
-            ..e
-        })?;
+        bytes_are(&z, want).map_err(|e| Error { context: "zeros", ..e })?;
     }
-    Ok(Profile::QuantGroup(QuantGroup {
-        bits,
-        group_size,
-        axis,
-        word,
-        order,
-        per_word,
-        scale_form,
-        zero_point,
-    }))
+    Ok(Profile::QuantGroup(QuantGroup { bits, group_size, axis, word, order, per_word, scale_form, zero_point }))
 }
 
 fn mx<'a>(o: &Object<'a, '_>, set: &PartSet<'a>) -> Result<Profile<'a>> {
@@ -426,9 +378,7 @@ fn mx<'a>(o: &Object<'a, '_>, set: &PartSet<'a>) -> Result<Profile<'a>> {
     }
     let element = match (data.dtype, data.elem()) {
         (DType::I8, ElemType::Plain(_)) => None,
-        (_, ElemType::Logical(l @ (Logical::F4E2M1 | Logical::F8E4M3Fn | Logical::F8E5M2))) => {
-            Some(l)
-        }
+        (_, ElemType::Logical(l @ (Logical::F4E2M1 | Logical::F8E4M3Fn | Logical::F8E5M2))) => Some(l),
         (_, ElemType::Unknown(..)) => None, // unknown element type: structural only
         _ => return Err(err(Kind::LayoutPartType, "data")),
     };
@@ -453,19 +403,9 @@ fn mx<'a>(o: &Object<'a, '_>, set: &PartSet<'a>) -> Result<Profile<'a>> {
         return Err(err(Kind::LayoutAttribute, "block_size"));
     }
     let elements = o.num_elements();
-    size_is(&data, elements).map_err(|e| Error {
-        context: "data",
-        ..e
-    })?;
-    bytes_are(&scales, Some(elements / block_size)).map_err(|e| Error {
-        context: "scales",
-        ..e
-    })?;
-    Ok(Profile::Mx(Mx {
-        block_size,
-        axis,
-        element,
-    }))
+    size_is(&data, elements).map_err(|e| Error { context: "data", ..e })?;
+    bytes_are(&scales, Some(elements / block_size)).map_err(|e| Error { context: "scales", ..e })?;
+    Ok(Profile::Mx(Mx { block_size, axis, element }))
 }
 
 fn gguf<'a>(o: &Object<'a, '_>, set: &PartSet<'a>, ty: &'a str) -> Result<Profile<'a>> {
@@ -483,13 +423,6 @@ fn gguf<'a>(o: &Object<'a, '_>, set: &PartSet<'a>, ty: &'a str) -> Result<Profil
     if block_bytes == 0 {
         return Err(err(Kind::LayoutAttribute, "block_bytes"));
     }
-    bytes_are(
-        &data,
-        (o.num_elements() / elems_per_block).checked_mul(block_bytes),
-    )?;
-    Ok(Profile::Gguf {
-        ty,
-        elems_per_block,
-        block_bytes,
-    })
+    bytes_are(&data, (o.num_elements() / elems_per_block).checked_mul(block_bytes))?;
+    Ok(Profile::Gguf { ty, elems_per_block, block_bytes })
 }

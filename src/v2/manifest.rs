@@ -63,28 +63,16 @@ impl<'a> Manifest<'a> {
 
     /// As [`Manifest::parse_with`], from the tail of a file alone: its last
     /// 40 bytes and the manifest range they point to.
-    pub fn parse_tail_with(
-        footer: &[u8],
-        manifest: &'a [u8],
-        file_len: u64,
-        scratch: &mut [Span],
-    ) -> Result<Manifest<'a>> {
+    pub fn parse_tail_with(footer: &[u8], manifest: &'a [u8], file_len: u64, scratch: &mut [Span]) -> Result<Manifest<'a>> {
         let f = Footer::parse(footer, file_len)?;
         if !f.is_data_shard() {
             f.check_manifest(manifest)?;
         }
-        Self::validate(
-            f,
-            if f.is_data_shard() { &[] } else { manifest },
-            Spans::Slice(scratch, 0),
-        )
+        Self::validate(f, if f.is_data_shard() { &[] } else { manifest }, Spans::Slice(scratch, 0))
     }
 
     /// [`Manifest::parse_with`] with the crate's scratch entries (two per span).
-    pub(crate) fn parse_with_entries(
-        file: &'a [u8],
-        scratch: &mut [[u64; 2]],
-    ) -> Result<Manifest<'a>> {
+    pub(crate) fn parse_with_entries(file: &'a [u8], scratch: &mut [[u64; 2]]) -> Result<Manifest<'a>> {
         let (footer, m) = container::open(file)?;
         Self::validate(footer, m, Spans::Entries(scratch, 0))
     }
@@ -105,9 +93,7 @@ impl<'a> Manifest<'a> {
     /// the validating pass, in manifest order: the name index needs no
     /// second walk).
     #[cfg(feature = "alloc")]
-    pub(crate) fn parse_indexed(
-        file: &'a [u8],
-    ) -> Result<(Manifest<'a>, alloc::vec::Vec<crate::index::ObjPos>)> {
+    pub(crate) fn parse_indexed(file: &'a [u8]) -> Result<(Manifest<'a>, alloc::vec::Vec<crate::index::ObjPos>)> {
         let (footer, m) = container::open(file)?;
         Self::validate_indexed(footer, m)
     }
@@ -128,10 +114,7 @@ impl<'a> Manifest<'a> {
 
     /// The heap-scratch pass, collecting object positions.
     #[cfg(feature = "alloc")]
-    fn validate_indexed(
-        footer: Footer,
-        buf: &'a [u8],
-    ) -> Result<(Manifest<'a>, alloc::vec::Vec<crate::index::ObjPos>)> {
+    fn validate_indexed(footer: Footer, buf: &'a [u8]) -> Result<(Manifest<'a>, alloc::vec::Vec<crate::index::ObjPos>)> {
         let mut names = alloc::vec::Vec::new();
         let m = Self::validate_each(footer, buf, Spans::Vec(alloc::vec::Vec::new()), &mut names)?;
         Ok((m, names))
@@ -142,19 +125,8 @@ impl<'a> Manifest<'a> {
     }
 
     /// The whole pass; `names` hears of every object once it is checked.
-    fn validate_each(
-        footer: Footer,
-        buf: &'a [u8],
-        mut spans: Spans<'_>,
-        names: &mut impl NameSink<'a>,
-    ) -> Result<Manifest<'a>> {
-        let mut m = Manifest {
-            footer,
-            buf,
-            objects: (0, 0),
-            shards: (0, 0),
-            attributes: None,
-        };
+    fn validate_each(footer: Footer, buf: &'a [u8], mut spans: Spans<'_>, names: &mut impl NameSink<'a>) -> Result<Manifest<'a>> {
+        let mut m = Manifest { footer, buf, objects: (0, 0), shards: (0, 0), attributes: None };
         if footer.is_data_shard() {
             return Ok(m);
         }
@@ -165,19 +137,12 @@ impl<'a> Manifest<'a> {
         // walk had run before the schema.
         match m.check(&mut spans, names) {
             Ok(()) => {
-                debug_assert!(
-                    cbor::validate(buf).is_ok(),
-                    "the checking pass accepted invalid CBOR"
-                );
+                debug_assert!(cbor::validate(buf).is_ok(), "the checking pass accepted invalid CBOR");
                 Ok(m)
             }
             Err(e) => {
                 cbor::validate(buf)?;
-                debug_assert_ne!(
-                    e.kind,
-                    Kind::CborInvalid,
-                    "the checking pass refused valid CBOR"
-                );
+                debug_assert_ne!(e.kind, Kind::CborInvalid, "the checking pass refused valid CBOR");
                 Err(e)
             }
         }
@@ -228,23 +193,13 @@ impl<'a> Manifest<'a> {
         m.objects = objects.ok_or(Error::ctx(Kind::MissingField, "objects"))?;
         // The manifest's own span last: writers put it after the blobs, so
         // spans in blob order need no sort.
-        spans.push(Span {
-            file: 0,
-            offset: footer.manifest_offset,
-            len: footer.manifest_length,
-        })?;
+        spans.push(Span { file: 0, offset: footer.manifest_offset, len: footer.manifest_length })?;
         spans.check()
     }
 
     /// Check every object at the cursor: names, fields, parts and their
     /// blobs (spans collected for the overlap check), layout rules.
-    fn check_objects(
-        &self,
-        c: &mut Cursor<'a>,
-        n: u64,
-        spans: &mut Spans<'_>,
-        names: &mut impl NameSink<'a>,
-    ) -> Result<()> {
+    fn check_objects(&self, c: &mut Cursor<'a>, n: u64, spans: &mut Spans<'_>, names: &mut impl NameSink<'a>) -> Result<()> {
         let mut keys = Keys::default();
         for _ in 0..n {
             let kpos = c.pos;
@@ -254,11 +209,7 @@ impl<'a> Manifest<'a> {
             let mut set = PartSet::new(0);
             let o = Object::read(name, kpos, c, self.buf, |p, at| {
                 let file = self.check_blob(&p, at)?;
-                spans.push(Span {
-                    file,
-                    offset: p.offset,
-                    len: p.length,
-                })?;
+                spans.push(Span { file, offset: p.offset, len: p.length })?;
                 set.push(p);
                 Ok(())
             })?;
@@ -274,9 +225,7 @@ impl<'a> Manifest<'a> {
     fn check_blob(&self, p: &Part<'a>, at: usize) -> Result<u32> {
         let (file, size) = match p.shard {
             None => (0, self.footer.file_len),
-            Some(s) => self
-                .shard_index(s)
-                .ok_or(Error::field(Kind::UnknownShard, at, "shard"))?,
+            Some(s) => self.shard_index(s).ok_or(Error::field(Kind::UnknownShard, at, "shard"))?,
         };
         if p.offset % BLOB_ALIGN != 0 {
             return Err(Error::field(Kind::BlobMisaligned, at, "blob"));
@@ -284,10 +233,7 @@ impl<'a> Manifest<'a> {
         if p.offset < BLOB_ALIGN {
             return Err(Error::field(Kind::BlobBelowFloor, at, "blob"));
         }
-        if p.offset
-            .checked_add(p.length)
-            .map_or(true, |e| e > size - FOOTER_LEN)
-        {
+        if p.offset.checked_add(p.length).map_or(true, |e| e > size - FOOTER_LEN) {
             return Err(Error::field(Kind::BlobOutOfBounds, at, "blob"));
         }
         Ok(file)
@@ -295,10 +241,7 @@ impl<'a> Manifest<'a> {
 
     /// The 1-based index of a shard in the table, and its size.
     fn shard_index(&self, name: &str) -> Option<(u32, u64)> {
-        self.shards()
-            .enumerate()
-            .find(|(_, s)| s.name == name)
-            .map(|(i, s)| (i as u32 + 1, s.size))
+        self.shards().enumerate().find(|(_, s)| s.name == name).map(|(i, s)| (i as u32 + 1, s.size))
     }
 
     /// The footer.
@@ -333,12 +276,7 @@ impl<'a> Manifest<'a> {
 
     /// [`Manifest::objects`], not borrowing the manifest (views only need its bytes).
     pub(crate) fn objects_detached<'m>(&self) -> Objects<'a, 'm> {
-        Objects {
-            buf: self.buf,
-            _m: core::marker::PhantomData,
-            c: Cursor::at(self.buf, self.objects.0),
-            left: self.objects.1,
-        }
+        Objects { buf: self.buf, _m: core::marker::PhantomData, c: Cursor::at(self.buf, self.objects.0), left: self.objects.1 }
     }
 
     /// The object called `name` (a linear scan; an index can keep
@@ -361,10 +299,7 @@ impl<'a> Manifest<'a> {
 
     /// The shard table, in manifest order.
     pub fn shards(&self) -> Shards<'a> {
-        Shards {
-            c: Cursor::at(self.buf, self.shards.0),
-            left: self.shards.1,
-        }
+        Shards { c: Cursor::at(self.buf, self.shards.0), left: self.shards.1 }
     }
 
     /// The file's `attributes`.
@@ -520,9 +455,7 @@ impl<'a> Attributes<'a> {
 
     /// Number of entries.
     pub fn len(&self) -> usize {
-        Cursor::at(self.buf, self.pos)
-            .map("attributes")
-            .unwrap_or(0) as usize
+        Cursor::at(self.buf, self.pos).map("attributes").unwrap_or(0) as usize
     }
 
     /// Whether the map is empty.
@@ -605,11 +538,7 @@ impl<'a, 'm> Object<'a, 'm> {
                         zero |= d == 0;
                         numel = numel.and_then(|p| p.checked_mul(d));
                     }
-                    let numel = if zero {
-                        0
-                    } else {
-                        numel.ok_or(Error::field(Kind::ShapeOverflow, vpos, "shape"))?
-                    };
+                    let numel = if zero { 0 } else { numel.ok_or(Error::field(Kind::ShapeOverflow, vpos, "shape"))? };
                     shape = Some((vpos, rank, numel));
                 }
                 Some(b"layout") => layout = Some(c.text("layout")?),
@@ -636,23 +565,10 @@ impl<'a, 'm> Object<'a, 'm> {
                 _ => c.skip_in(3)?,
             }
         }
-        let (shape_pos, rank, numel) =
-            shape.ok_or(Error::field(Kind::MissingField, start, "shape"))?;
+        let (shape_pos, rank, numel) = shape.ok_or(Error::field(Kind::MissingField, start, "shape"))?;
         let layout = layout.ok_or(Error::field(Kind::MissingField, start, "layout"))?;
         let (parts_pos, n_parts) = parts.ok_or(Error::field(Kind::MissingField, start, "parts"))?;
-        Ok(Object {
-            buf,
-            _m: core::marker::PhantomData,
-            name,
-            layout,
-            offset,
-            shape_pos,
-            rank,
-            numel,
-            parts_pos,
-            n_parts,
-            attributes,
-        })
+        Ok(Object { buf, _m: core::marker::PhantomData, name, layout, offset, shape_pos, rank, numel, parts_pos, n_parts, attributes })
     }
 
     /// Position of the first dimension, and the rank.

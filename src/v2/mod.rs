@@ -13,8 +13,8 @@
 //! computes §6.4's content digest from the manifest alone.
 
 pub mod cbor;
-pub mod container;
 mod content;
+pub mod container;
 pub mod data;
 mod error;
 pub(crate) mod errors;
@@ -27,10 +27,10 @@ pub mod range;
 pub mod seekable;
 pub mod shard;
 mod spans;
-pub mod types;
 pub mod verify;
 pub(crate) mod view;
 pub(crate) mod wire;
+pub mod types;
 
 pub use error::{Error, Kind, Result};
 pub use layout::Profile;

@@ -20,8 +20,7 @@ pub fn check_shard_name(s: &str, offset: usize) -> Result<()> {
     let ok = !s.is_empty()
         && s.len() <= 64
         && !s.starts_with('.')
-        && s.bytes()
-            .all(|c| c.is_ascii_alphanumeric() || matches!(c, b'.' | b'_' | b'-'));
+        && s.bytes().all(|c| c.is_ascii_alphanumeric() || matches!(c, b'.' | b'_' | b'-'));
     if ok {
         Ok(())
     } else {
@@ -69,30 +68,21 @@ impl<'a> Digest<'a> {
     pub fn parse(s: &'a str, offset: usize) -> Result<Digest<'a>> {
         let bad = Error::field(Kind::BadDigest, offset, "digest");
         // Fast path: the xxh3 digest every canonical part carries.
-        if let Some(h) = s
-            .as_bytes()
-            .strip_prefix(b"xxh3:")
-            .filter(|h| h.len() == 16)
-        {
+        if let Some(h) = s.as_bytes().strip_prefix(b"xxh3:").filter(|h| h.len() == 16) {
             let (mut v, mut any_bad) = (0u64, 0u8);
             for &c in h {
                 let d = HEX[c as usize];
                 any_bad |= d; // 0xff has the high bit that no digit has
                 v = v << 4 | (d & 0xf) as u64;
             }
-            return if any_bad & 0x80 == 0 {
-                Ok(Digest::Xxh3(v))
-            } else {
-                Err(bad)
-            };
+            return if any_bad & 0x80 == 0 { Ok(Digest::Xxh3(v)) } else { Err(bad) };
         }
         let (alg, hex) = s.split_once(':').ok_or(bad)?;
         let h = hex.as_bytes();
         if h.is_empty() || h.len() % 2 != 0 || h.iter().any(|&c| hex_val(c).is_none()) {
             return Err(bad);
         }
-        let byte =
-            |i: usize| hex_val(h[2 * i]).unwrap_or(0) << 4 | hex_val(h[2 * i + 1]).unwrap_or(0);
+        let byte = |i: usize| hex_val(h[2 * i]).unwrap_or(0) << 4 | hex_val(h[2 * i + 1]).unwrap_or(0);
         match alg {
             "xxh3" if h.len() == 16 => {
                 let mut v = 0u64;
@@ -109,11 +99,7 @@ impl<'a> Digest<'a> {
                 Ok(Digest::Sha256(d))
             }
             "xxh3" | "sha256" => Err(bad),
-            _ if !alg.is_empty()
-                && alg.bytes().all(|c| {
-                    c.is_ascii_lowercase() || c.is_ascii_digit() || c == b'_' || c == b'-'
-                }) =>
-            {
+            _ if !alg.is_empty() && alg.bytes().all(|c| c.is_ascii_lowercase() || c.is_ascii_digit() || c == b'_' || c == b'-') => {
                 Ok(Digest::Other(alg, hex))
             }
             _ => Err(bad),
@@ -160,8 +146,7 @@ impl<'a> Part<'a> {
     pub(crate) fn read(name: &'a str, c: &mut Cursor<'a>) -> Result<Part<'a>> {
         let start = c.pos;
         let n = c.map("part")?;
-        let (mut dtype, mut ty, mut blob, mut shard, mut enc, mut dl) =
-            (None, None, None, None, None, None);
+        let (mut dtype, mut ty, mut blob, mut shard, mut enc, mut dl) = (None, None, None, None, None, None);
         let (mut digest, mut digest_text) = (None, None);
         let mut keys = Keys::default();
         for _ in 0..n {
@@ -176,11 +161,7 @@ impl<'a> Part<'a> {
             match k {
                 b"dtype" => {
                     let s = c.text_bytes("dtype")?;
-                    dtype = Some(types::dtype(s).ok_or(Error::field(
-                        Kind::UnknownDtype,
-                        vpos,
-                        "dtype",
-                    ))?);
+                    dtype = Some(types::dtype(s).ok_or(Error::field(Kind::UnknownDtype, vpos, "dtype"))?);
                 }
                 b"type" => ty = Some(c.text("type")?),
                 b"blob" => {
@@ -211,11 +192,7 @@ impl<'a> Part<'a> {
         let dtype = dtype.ok_or(Error::field(Kind::MissingField, start, "dtype"))?;
         let (offset, length) = blob.ok_or(Error::field(Kind::MissingField, start, "blob"))?;
         if enc.is_some() != dl.is_some() {
-            return Err(Error::field(
-                Kind::EncodingLengthPair,
-                start,
-                "decoded_length",
-            ));
+            return Err(Error::field(Kind::EncodingLengthPair, start, "decoded_length"));
         }
         if let Some(l) = ty.and_then(Logical::parse) {
             if l.dtype() != dtype {

@@ -74,9 +74,7 @@ pub fn read_range_at(
     }
     let stride = if desc & 0x80 != 0 { 12 } else { 8 };
     let table_len = frames * stride + 9;
-    let skip = encoded_len
-        .checked_sub(table_len + 8)
-        .ok_or(bad("seek table size"))?;
+    let skip = encoded_len.checked_sub(table_len + 8).ok_or(bad("seek table size"))?;
     let table = read(skip, (table_len + 8) as usize)?;
     if le32(&table, 0) != SKIPPABLE_MAGIC || le32(&table, 4) as u64 != table_len {
         return Err(bad("seek table frame"));
@@ -107,9 +105,7 @@ pub fn read_range_at(
     if dec != decoded_length {
         return Err(Error::ctx(Kind::DecodedLength, "seek table"));
     }
-    let Some((first, offset, base, n)) = cover.filter(|_| !out.is_empty()) else {
-        return Ok(());
-    };
+    let Some((first, offset, base, n)) = cover.filter(|_| !out.is_empty()) else { return Ok(()) };
     // The covering frames, then a seek table of theirs: a stream of its own.
     let (mut len, mut decoded) = (0, 0);
     for i in first..first + n {
@@ -120,9 +116,7 @@ pub fn read_range_at(
     let sub_table = n * stride + 9;
     sub.extend_from_slice(&SKIPPABLE_MAGIC.to_le_bytes());
     sub.extend_from_slice(&(sub_table as u32).to_le_bytes());
-    sub.extend_from_slice(
-        &table[8 + (first * stride) as usize..8 + ((first + n) * stride) as usize],
-    );
+    sub.extend_from_slice(&table[8 + (first * stride) as usize..8 + ((first + n) * stride) as usize]);
     sub.extend_from_slice(&(n as u32).to_le_bytes());
     sub.push(desc);
     sub.extend_from_slice(&SEEK_MAGIC.to_le_bytes());

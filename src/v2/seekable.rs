@@ -66,25 +66,13 @@ impl<'a> SeekTable<'a> {
             return Err(bad("reserved descriptor bits"));
         }
         let stride = if desc & 0x80 != 0 { 12 } else { 8 };
-        let table_len = frames
-            .checked_mul(stride)
-            .and_then(|t| t.checked_add(9))
-            .ok_or(bad("seek table size"))?;
-        let skip_len = table_len
-            .checked_add(8)
-            .filter(|&s| s <= n)
-            .ok_or(bad("seek table size"))?;
+        let table_len = frames.checked_mul(stride).and_then(|t| t.checked_add(9)).ok_or(bad("seek table size"))?;
+        let skip_len = table_len.checked_add(8).filter(|&s| s <= n).ok_or(bad("seek table size"))?;
         let skip = n - skip_len;
         if le32(encoded, skip) != SKIPPABLE_MAGIC || le32(encoded, skip + 4) as usize != table_len {
             return Err(bad("seek table frame"));
         }
-        let t = SeekTable {
-            entries: &encoded[skip + 8..n - 9],
-            stride,
-            frames,
-            frame_size: 0,
-            frames_len: skip as u64,
-        };
+        let t = SeekTable { entries: &encoded[skip + 8..n - 9], stride, frames, frame_size: 0, frames_len: skip as u64 };
         let (mut enc, mut dec) = (0u64, 0u64);
         let mut size = 0;
         for i in 0..frames {
@@ -110,10 +98,7 @@ impl<'a> SeekTable<'a> {
         if dec != decoded_length {
             return Err(Error::ctx(Kind::DecodedLength, "seek table"));
         }
-        Ok(SeekTable {
-            frame_size: size,
-            ..t
-        })
+        Ok(SeekTable { frame_size: size, ..t })
     }
 
     fn entry(&self, i: usize) -> (u64, u64) {
@@ -140,12 +125,7 @@ impl<'a> SeekTable<'a> {
             dec += d;
         }
         let (len, decoded_len) = self.entry(i);
-        Frame {
-            offset: off,
-            len,
-            decoded_offset: dec,
-            decoded_len,
-        }
+        Frame { offset: off, len, decoded_offset: dec, decoded_len }
     }
 
     /// Frames `range`, in order, each found from the previous one (one pass
@@ -160,12 +140,7 @@ impl<'a> SeekTable<'a> {
         };
         range.map(move |i| {
             let (len, decoded_len) = self.entry(i);
-            let f = Frame {
-                offset: off,
-                len,
-                decoded_offset: dec,
-                decoded_len,
-            };
+            let f = Frame { offset: off, len, decoded_offset: dec, decoded_len };
             off += len;
             dec += decoded_len;
             f
@@ -232,18 +207,11 @@ pub fn decode_into(encoded: &[u8], decoded_length: u64, out: &mut [u8]) -> Resul
 
 /// Decode frames `frames` into `out` (which holds exactly their content).
 #[cfg(feature = "alloc")]
-pub fn decode_frames(
-    encoded: &[u8],
-    t: &SeekTable<'_>,
-    frames: core::ops::Range<usize>,
-    out: &mut [u8],
-) -> Result<()> {
+pub fn decode_frames(encoded: &[u8], t: &SeekTable<'_>, frames: core::ops::Range<usize>, out: &mut [u8]) -> Result<()> {
     let mut dec = decoder()?;
     let mut at = 0usize;
     for f in t.frames(frames) {
-        let dst = out
-            .get_mut(at..at + f.decoded_len as usize)
-            .ok_or(Error::new(Kind::DecodedLength))?;
+        let dst = out.get_mut(at..at + f.decoded_len as usize).ok_or(Error::new(Kind::DecodedLength))?;
         frame_result(dec.decode_into(frame_bytes(encoded, &f), dst), &f)?;
         at += f.decoded_len as usize;
     }
@@ -302,15 +270,9 @@ mod tests {
     fn stream() -> (Vec<u8>, Vec<u8>) {
         let content: Vec<u8> = (0..160u32).map(|i| (i * 7 % 251) as u8).collect();
         let mut w = Writer::with_options(Vec::new(), Options::non_canonical(4096)).unwrap();
-        let enc = Encoding::ZstdSeekable {
-            level: 3,
-            frame: 64,
-        };
-        w.add(
-            NewObject::new("x", &[160], "dense")
-                .part(NewPart::new("data", DType::U8, &content[..]).encoding(enc)),
-        )
-        .unwrap();
+        let enc = Encoding::ZstdSeekable { level: 3, frame: 64 };
+        w.add(NewObject::new("x", &[160], "dense").part(NewPart::new("data", DType::U8, &content[..]).encoding(enc)))
+            .unwrap();
         let file = w.finish().unwrap();
         let m = crate::v2::Manifest::parse(&file).unwrap();
         let p = m.objects().next().unwrap().part("data").unwrap();
@@ -328,14 +290,8 @@ mod tests {
         let (encoded, content) = stream();
         let t = SeekTable::parse(&encoded, 160).unwrap();
         assert_eq!(t.len(), 3);
-        assert_eq!(
-            t.frames(0..3).collect::<Vec<_>>(),
-            (0..3).map(|i| t.frame(i)).collect::<Vec<_>>()
-        );
-        assert_eq!(
-            t.frames(1..3).collect::<Vec<_>>(),
-            (1..3).map(|i| t.frame(i)).collect::<Vec<_>>()
-        );
+        assert_eq!(t.frames(0..3).collect::<Vec<_>>(), (0..3).map(|i| t.frame(i)).collect::<Vec<_>>());
+        assert_eq!(t.frames(1..3).collect::<Vec<_>>(), (1..3).map(|i| t.frame(i)).collect::<Vec<_>>());
         for r in decode_all(&encoded) {
             assert_eq!(r.unwrap(), content);
         }
@@ -360,16 +316,8 @@ mod tests {
         }
         let (good, corrupt) = (&encoded[start..end], &bad[start..end]);
         let mut out = [0u8; 64];
-        assert_eq!(
-            crate::zstd::pure::decode_frame_into(good, &mut out).unwrap(),
-            64
-        );
-        assert_eq!(
-            crate::zstd::pure::decode_frame_into(corrupt, &mut out)
-                .unwrap_err()
-                .kind(),
-            crate::ErrorKind::ZstdChecksum
-        );
+        assert_eq!(crate::zstd::pure::decode_frame_into(good, &mut out).unwrap(), 64);
+        assert_eq!(crate::zstd::pure::decode_frame_into(corrupt, &mut out).unwrap_err().kind(), crate::ErrorKind::ZstdChecksum);
         // Two frames given as one: the checksum (of the second) does not cover both.
         let pair = &encoded[..end];
         let mut out2 = [0u8; 128];
@@ -378,21 +326,12 @@ mod tests {
         {
             let mut d = crate::zstd::libzstd::FrameDecoder::new().unwrap();
             assert_eq!(d.decode_into(good, &mut out).unwrap(), 64);
-            assert_eq!(
-                d.decode_into(corrupt, &mut out).unwrap_err().kind(),
-                crate::ErrorKind::ZstdChecksum
-            );
+            assert_eq!(d.decode_into(corrupt, &mut out).unwrap_err().kind(), crate::ErrorKind::ZstdChecksum);
             let mut v = Vec::with_capacity(64);
-            assert_eq!(
-                d.decode_append(corrupt, &mut v, 64).unwrap_err().kind(),
-                crate::ErrorKind::ZstdChecksum
-            );
+            assert_eq!(d.decode_append(corrupt, &mut v, 64).unwrap_err().kind(), crate::ErrorKind::ZstdChecksum);
             assert!(v.is_empty());
             assert_eq!(d.decode_append(good, &mut v, 64).unwrap(), 64);
-            assert!(
-                d.decode_into(pair, &mut out2).is_err(),
-                "one frame at a time"
-            );
+            assert!(d.decode_into(pair, &mut out2).is_err(), "one frame at a time");
         }
     }
 

@@ -17,10 +17,7 @@ pub fn check(shard: &Shard<'_>, file: &[u8]) -> Result<()> {
     if !container::has_magic(file) || file.len() < FOOTER_LEN as usize {
         return Err(Error::ctx(Kind::ShardMismatch, "magic"));
     }
-    Footer::parse(&file[file.len() - FOOTER_LEN as usize..], shard.size).map_err(|e| Error {
-        context: "footer",
-        ..e
-    })?;
+    Footer::parse(&file[file.len() - FOOTER_LEN as usize..], shard.size).map_err(|e| Error { context: "footer", ..e })?;
     Ok(())
 }
 
@@ -51,11 +48,7 @@ pub fn positional_path(root: &std::path::Path, name: &str) -> Option<std::path::
 #[cfg(feature = "std")]
 pub fn locate(root: &std::path::Path, shard: &Shard<'_>) -> Result<std::path::PathBuf> {
     use std::fs;
-    let size_is = |p: &std::path::Path| {
-        fs::metadata(p)
-            .map(|m| m.is_file() && m.len() == shard.size)
-            .unwrap_or(false)
-    };
+    let size_is = |p: &std::path::Path| fs::metadata(p).map(|m| m.is_file() && m.len() == shard.size).unwrap_or(false);
     if let Some(p) = positional_path(root, shard.name) {
         if size_is(&p) {
             return Ok(p);

@@ -37,9 +37,7 @@ impl Spans<'_> {
                 *n += 1;
             }
             Spans::Entries(buf, n) => {
-                let slot = buf
-                    .get_mut(2 * *n..2 * *n + 2)
-                    .ok_or(Error::new(Kind::ScratchTooSmall))?;
+                let slot = buf.get_mut(2 * *n..2 * *n + 2).ok_or(Error::new(Kind::ScratchTooSmall))?;
                 slot[0] = [s.file as u64, s.offset];
                 slot[1] = [s.len, 0];
                 *n += 1;
@@ -69,11 +67,7 @@ impl Spans<'_> {
                 if !pairs.windows(2).all(|w| w[0] <= w[1]) {
                     pairs.sort_unstable();
                 }
-                let at = |i: usize| Span {
-                    file: pairs[i][0][0] as u32,
-                    offset: pairs[i][0][1],
-                    len: pairs[i][1][0],
-                };
+                let at = |i: usize| Span { file: pairs[i][0][0] as u32, offset: pairs[i][0][1], len: pairs[i][1][0] };
                 return check_sorted(pairs.len(), at);
             }
             #[cfg(feature = "alloc")]
@@ -122,53 +116,21 @@ mod tests {
     #[test]
     fn identical_or_disjoint() {
         let sp = |file, offset, len| Span { file, offset, len };
-        assert_eq!(
-            check(&mut [sp(0, 4096, 10), sp(0, 4096, 10), sp(0, 8192, 1)]),
-            None
-        );
-        assert_eq!(
-            check(&mut [sp(0, 4096, 8192), sp(0, 8192, 10)]),
-            Some(Kind::BlobOverlap)
-        );
-        assert_eq!(
-            check(&mut [sp(0, 4096, 10), sp(0, 4096, 20)]),
-            Some(Kind::BlobOverlap)
-        );
+        assert_eq!(check(&mut [sp(0, 4096, 10), sp(0, 4096, 10), sp(0, 8192, 1)]), None);
+        assert_eq!(check(&mut [sp(0, 4096, 8192), sp(0, 8192, 10)]), Some(Kind::BlobOverlap));
+        assert_eq!(check(&mut [sp(0, 4096, 10), sp(0, 4096, 20)]), Some(Kind::BlobOverlap));
         // the same range in two files is fine
         assert_eq!(check(&mut [sp(0, 4096, 10), sp(1, 4096, 20)]), None);
         // a span inside a longer one that an identical pair follows
-        assert_eq!(
-            check(&mut [sp(0, 4096, 9000), sp(0, 4096, 9000), sp(0, 8192, 4)]),
-            Some(Kind::BlobOverlap)
-        );
+        assert_eq!(check(&mut [sp(0, 4096, 9000), sp(0, 4096, 9000), sp(0, 8192, 4)]), Some(Kind::BlobOverlap));
     }
 
     #[test]
     fn slice_scratch_runs_out_clearly() {
         let mut buf = [Span::default(); 1];
         let mut s = Spans::Slice(&mut buf, 0);
-        s.push(Span {
-            file: 0,
-            offset: 4096,
-            len: 1,
-        })
-        .unwrap();
-        assert_eq!(
-            s.push(Span {
-                file: 0,
-                offset: 8192,
-                len: 1
-            })
-            .unwrap_err()
-            .kind,
-            Kind::ScratchTooSmall
-        );
-        assert!(s
-            .push(Span {
-                file: 0,
-                offset: 8192,
-                len: 0
-            })
-            .is_ok());
+        s.push(Span { file: 0, offset: 4096, len: 1 }).unwrap();
+        assert_eq!(s.push(Span { file: 0, offset: 8192, len: 1 }).unwrap_err().kind, Kind::ScratchTooSmall);
+        assert!(s.push(Span { file: 0, offset: 8192, len: 0 }).is_ok());
     }
 }

@@ -58,10 +58,7 @@ fn decoded(p: &Part<'_>, file: &[u8]) -> Option<Vec<u8>> {
                 assert_eq!(f.decoded_offset, t.frame_size);
                 let mut one = std::vec![0u8; f.decoded_len as usize];
                 seekable::decode_frames(blob, &t, 1..2, &mut one).unwrap();
-                assert_eq!(
-                    one[..],
-                    whole[f.decoded_offset as usize..(f.decoded_offset + f.decoded_len) as usize]
-                );
+                assert_eq!(one[..], whole[f.decoded_offset as usize..(f.decoded_offset + f.decoded_len) as usize]);
             }
             Some(whole)
         }
@@ -70,27 +67,15 @@ fn decoded(p: &Part<'_>, file: &[u8]) -> Option<Vec<u8>> {
 }
 
 fn check_part(file: &[u8], o: &Object<'_, '_>, pname: &str, want: &Json, ctx: &str) {
-    let p = o
-        .part(pname)
-        .unwrap_or_else(|| panic!("{ctx}: no part {pname}"));
+    let p = o.part(pname).unwrap_or_else(|| panic!("{ctx}: no part {pname}"));
     assert_eq!(p.dtype.name(), want["dtype"], "{ctx}");
     assert_eq!(p.type_name, want["type"].as_str(), "{ctx}");
     assert_eq!(p.encoding, want["encoding"].as_str(), "{ctx}");
-    assert_eq!(
-        p.decoded_size(),
-        want["decoded_length"].as_u64().unwrap(),
-        "{ctx}"
-    );
+    assert_eq!(p.decoded_size(), want["decoded_length"].as_u64().unwrap(), "{ctx}");
     // Upstream digests every part with xxh3.
     assert!(matches!(p.digest, Some(Digest::Xxh3(_))), "{ctx}");
-    let Some(bytes) = decoded(&p, file) else {
-        return;
-    };
-    assert_eq!(
-        hex(&Sha256::digest(&bytes)),
-        want["sha256"].as_str().unwrap(),
-        "{ctx}: sha256 of decoded bytes"
-    );
+    let Some(bytes) = decoded(&p, file) else { return };
+    assert_eq!(hex(&Sha256::digest(&bytes)), want["sha256"].as_str().unwrap(), "{ctx}: sha256 of decoded bytes");
     assert!(verify::part(&p, None, &bytes).unwrap(), "{ctx}");
 }
 
@@ -110,13 +95,7 @@ fn reads_upstream_fixtures_bit_identically() {
             for (i, o) in man.objects().enumerate() {
                 assert_eq!(o.name, format!("t{i:05}"), "{name}");
                 assert_eq!(o.dims().collect::<Vec<_>>(), [1]);
-                check_part(
-                    &file,
-                    &o,
-                    "data",
-                    &cycle[i % cycle.len()],
-                    &format!("{name}/{}", o.name),
-                );
+                check_part(&file, &o, "data", &cycle[i % cycle.len()], &format!("{name}/{}", o.name));
                 seen += 1;
             }
             assert_eq!(seen, count);
@@ -125,16 +104,9 @@ fn reads_upstream_fixtures_bit_identically() {
         let objs = rec["objects"].as_object().unwrap();
         assert_eq!(man.len(), objs.len(), "{name}");
         for (oname, want) in objs {
-            let o = man
-                .object(oname)
-                .unwrap_or_else(|| panic!("{name}: no object {oname}"));
+            let o = man.object(oname).unwrap_or_else(|| panic!("{name}: no object {oname}"));
             assert_eq!(o.layout, want["layout"], "{name}/{oname}");
-            let shape: Vec<u64> = want["shape"]
-                .as_array()
-                .unwrap()
-                .iter()
-                .map(|d| d.as_u64().unwrap())
-                .collect();
+            let shape: Vec<u64> = want["shape"].as_array().unwrap().iter().map(|d| d.as_u64().unwrap()).collect();
             assert_eq!(o.dims().collect::<Vec<_>>(), shape, "{name}/{oname}");
             let parts = want["parts"].as_object().unwrap();
             assert_eq!(o.num_parts(), parts.len(), "{name}/{oname}");
@@ -153,51 +125,27 @@ fn reads_upstream_fixtures_bit_identically() {
 fn profiles_of_upstream_fixtures() {
     let file = fs::read(format!("{DIR}/valid/quant_group.zt")).unwrap();
     let m = open(&file).unwrap();
-    let Profile::QuantGroup(q) = m.object("awq").unwrap().profile() else {
-        panic!()
-    };
+    let Profile::QuantGroup(q) = m.object("awq").unwrap().profile() else { panic!() };
     assert_eq!((q.bits, q.group_size, q.axis, q.per_word), (4, 128, 0, 8));
-    assert_eq!(
-        q.zero_point,
-        layout::ZeroPoint::Tensor { same_as_data: true }
-    );
-    let Profile::QuantGroup(q) = m.object("bias8").unwrap().profile() else {
-        panic!()
-    };
+    assert_eq!(q.zero_point, layout::ZeroPoint::Tensor { same_as_data: true });
+    let Profile::QuantGroup(q) = m.object("bias8").unwrap().profile() else { panic!() };
     assert_eq!(q.zero_point, layout::ZeroPoint::Implied(8));
     let file = fs::read(format!("{DIR}/valid/csr_u64.zt")).unwrap();
     let m = open(&file).unwrap();
-    assert_eq!(
-        m.object("m").unwrap().profile(),
-        Profile::Csr {
-            index: types::DType::U64
-        }
-    );
+    assert_eq!(m.object("m").unwrap().profile(), Profile::Csr { index: types::DType::U64 });
     let file = fs::read(format!("{DIR}/valid/mx.zt")).unwrap();
     let m = open(&file).unwrap();
-    let Profile::Mx(x) = m.object("mxfp8_e5m2_axis0").unwrap().profile() else {
-        panic!()
-    };
-    assert_eq!(
-        (x.block_size, x.axis, x.element),
-        (32, 0, Some(types::Logical::F8E5M2))
-    );
+    let Profile::Mx(x) = m.object("mxfp8_e5m2_axis0").unwrap().profile() else { panic!() };
+    assert_eq!((x.block_size, x.axis, x.element), (32, 0, Some(types::Logical::F8E5M2)));
     let file = fs::read(format!("{DIR}/valid/gguf.zt")).unwrap();
     let m = open(&file).unwrap();
     assert_eq!(
         m.object("q8_0").unwrap().profile(),
-        Profile::Gguf {
-            ty: "q8_0",
-            elems_per_block: 32,
-            block_bytes: 34
-        }
+        Profile::Gguf { ty: "q8_0", elems_per_block: 32, block_bytes: 34 }
     );
     let file = fs::read(format!("{DIR}/valid/unknown_vocab.zt")).unwrap();
     let m = open(&file).unwrap();
-    assert_eq!(
-        m.object("custom_layout").unwrap().profile(),
-        Profile::Unknown("vendor.thing/1")
-    );
+    assert_eq!(m.object("custom_layout").unwrap().profile(), Profile::Unknown("vendor.thing/1"));
 }
 
 #[test]
@@ -208,10 +156,7 @@ fn no_alloc_scratch_and_tail() {
     let n = m.len();
     assert!(n > 20);
     let mut small = [Span::default(); 4];
-    assert_eq!(
-        Manifest::parse_with(&file, &mut small).unwrap_err().kind,
-        Kind::ScratchTooSmall
-    );
+    assert_eq!(Manifest::parse_with(&file, &mut small).unwrap_err().kind, Kind::ScratchTooSmall);
     // Direct access by an object's offset (what a name index keeps); any other offset never panics.
     for o in m.objects() {
         assert_eq!(m.object_at(o.offset).unwrap().name, o.name);
@@ -229,10 +174,7 @@ fn no_alloc_scratch_and_tail() {
     // Appended file: the footer at EOF names the second generation.
     let file = fs::read(format!("{DIR}/valid/appended.zt")).unwrap();
     let m = open(&file).unwrap();
-    assert_eq!(
-        m.objects().map(|o| o.name).collect::<Vec<_>>(),
-        ["gen1", "gen2"]
-    );
+    assert_eq!(m.objects().map(|o| o.name).collect::<Vec<_>>(), ["gen1", "gen2"]);
     assert!(m.attributes().is_none());
     let file = fs::read(format!("{DIR}/valid/types_canonical.zt")).unwrap();
     let m = open(&file).unwrap();
@@ -245,9 +187,7 @@ fn no_alloc_scratch_and_tail() {
 fn outcome(file: &[u8], stage: &str, object: Option<&str>) -> Result<(), String> {
     let m = open(file).map_err(|e| format!("{:?}", e.kind))?;
     if stage == "verify" {
-        let o = m
-            .object(object.unwrap())
-            .ok_or("no such object".to_string())?;
+        let o = m.object(object.unwrap()).ok_or("no such object".to_string())?;
         verify::object(&o, file).map_err(|e| format!("{:?}", e.kind))?;
     }
     Ok(())
@@ -262,30 +202,20 @@ fn refuses_every_hostile_file_with_its_rule() {
     for (name, e) in entries {
         let file = fs::read(format!("{DIR}/hostile/{name}")).unwrap();
         let want = e["error"].as_str().unwrap();
-        let got = outcome(
-            &file,
-            e["stage"].as_str().unwrap_or("open"),
-            e["object"].as_str(),
-        );
+        let got = outcome(&file, e["stage"].as_str().unwrap_or("open"), e["object"].as_str());
         let got = match got {
             Ok(()) => "ok".to_string(),
             Err(k) => k,
         };
         // Without `alloc` there is no zstd decoder: seekable parts whose rule needs decoding say so.
-        let undecodable =
-            cfg!(not(feature = "alloc")) && name.starts_with("z_") && got == "NotAvailable";
+        let undecodable = cfg!(not(feature = "alloc")) && name.starts_with("z_") && got == "NotAvailable";
         if got != want && !undecodable {
-            bad.push(format!(
-                "{name} ({}): want {want}, got {got}",
-                e["rule"].as_str().unwrap_or("")
-            ));
+            bad.push(format!("{name} ({}): want {want}, got {got}", e["rule"].as_str().unwrap_or("")));
         }
         // The no-alloc path gives the same answer.
         if e["stage"].as_str().unwrap_or("open") == "open" {
             let mut scratch = [Span::default(); 32];
-            let r = Manifest::parse_with(&file, &mut scratch)
-                .map(|_| ())
-                .map_err(|e| format!("{:?}", e.kind));
+            let r = Manifest::parse_with(&file, &mut scratch).map(|_| ()).map_err(|e| format!("{:?}", e.kind));
             let r = r.err().unwrap_or_else(|| "ok".to_string());
             if r != want {
                 bad.push(format!("{name} without alloc: want {want}, got {r}"));
@@ -295,11 +225,7 @@ fn refuses_every_hostile_file_with_its_rule() {
     for b in &bad {
         println!("{b}");
     }
-    assert!(
-        bad.is_empty(),
-        "{} hostile files answered wrongly",
-        bad.len()
-    );
+    assert!(bad.is_empty(), "{} hostile files answered wrongly", bad.len());
 }
 
 #[test]
@@ -327,12 +253,7 @@ fn content_digest_ignores_placement_and_dedup() {
     assert_eq!(objs.len(), mc.len());
     let (k, o) = &objs[0];
     assert_eq!(k.as_text(), Some("d.i8")); // encoded order: shorter names first
-    let keys: Vec<_> = o
-        .as_map()
-        .unwrap()
-        .iter()
-        .map(|(k, _)| k.as_text().unwrap().to_string())
-        .collect();
+    let keys: Vec<_> = o.as_map().unwrap().iter().map(|(k, _)| k.as_text().unwrap().to_string()).collect();
     assert_eq!(keys, ["parts", "shape", "layout"]);
     // Undefined without every digest.
     let file = fs::read(format!("{DIR}/hostile/s_no_digest.zt")).unwrap();
@@ -378,20 +299,8 @@ mod counting {
 
 #[test]
 fn open_walk_and_check_allocate_nothing() {
-    let names = [
-        "types_canonical.zt",
-        "quant_group.zt",
-        "mx.zt",
-        "coo.zt",
-        "csr_u64.zt",
-        "gguf.zt",
-        "zstd_seekable.zt",
-        "unknown_vocab.zt",
-    ];
-    let files: Vec<Vec<u8>> = names
-        .iter()
-        .map(|n| fs::read(format!("{DIR}/valid/{n}")).unwrap())
-        .collect();
+    let names = ["types_canonical.zt", "quant_group.zt", "mx.zt", "coo.zt", "csr_u64.zt", "gguf.zt", "zstd_seekable.zt", "unknown_vocab.zt"];
+    let files: Vec<Vec<u8>> = names.iter().map(|n| fs::read(format!("{DIR}/valid/{n}")).unwrap()).collect();
     let mut scratch = [Span::default(); 128];
     let before = counting::allocs();
     let mut sink = 0u64;
@@ -406,9 +315,7 @@ fn open_walk_and_check_allocate_nothing() {
                 let p = p.unwrap();
                 sink += p.decoded_size() + p.name.len() as u64;
                 if p.encoding == Some(seekable::ID) {
-                    sink += seekable::SeekTable::parse(p.blob(file).unwrap(), p.decoded_size())
-                        .unwrap()
-                        .len() as u64;
+                    sink += seekable::SeekTable::parse(p.blob(file).unwrap(), p.decoded_size()).unwrap().len() as u64;
                 } else if let Ok(b) = verify::raw_bytes(&p, file) {
                     sink += verify::part(&p, None, b).unwrap() as u64;
                 }
@@ -422,11 +329,7 @@ fn open_walk_and_check_allocate_nothing() {
         sink += m.content_digest_xxh3().unwrap_or(0) & 1;
         m.content_value(|b| sink += b.len() as u64);
     }
-    assert_eq!(
-        counting::allocs() - before,
-        0,
-        "allocations in the v2 open/walk/verify path"
-    );
+    assert_eq!(counting::allocs() - before, 0, "allocations in the v2 open/walk/verify path");
     assert!(sink > 0);
     // The counter counts: a Vec allocates.
     let v: Vec<u8> = Vec::with_capacity(8);
@@ -456,11 +359,7 @@ fn timing_20k_objects() {
         cbor::validate(man).unwrap();
         best = best.min(t.elapsed().as_secs_f64());
     }
-    println!(
-        "deterministic-CBOR pass alone ({} bytes): {:.3} ms",
-        man.len(),
-        best * 1e3
-    );
+    println!("deterministic-CBOR pass alone ({} bytes): {:.3} ms", man.len(), best * 1e3);
 }
 
 /// Rewrite the footer's hash so a mutated manifest is parsed, not refused at the hash.
@@ -471,11 +370,7 @@ fn rehash(file: &mut [u8]) {
     }
     let mo = u64::from_le_bytes(file[n - 40..n - 32].try_into().unwrap()) as usize;
     let ml = u64::from_le_bytes(file[n - 32..n - 24].try_into().unwrap()) as usize;
-    if let Some(m) = mo
-        .checked_add(ml)
-        .filter(|&e| e <= n - 40)
-        .map(|e| &file[mo..e])
-    {
+    if let Some(m) = mo.checked_add(ml).filter(|&e| e <= n - 40).map(|e| &file[mo..e]) {
         let h = xxhash_rust::xxh3::xxh3_64(m);
         file[n - 24..n - 16].copy_from_slice(&h.to_le_bytes());
     }
@@ -487,11 +382,7 @@ fn rehash(file: &mut [u8]) {
 fn mutated_manifests_never_panic() {
     let mut names: Vec<String> = ["valid", "hostile"]
         .iter()
-        .flat_map(|d| {
-            fs::read_dir(format!("{DIR}/{d}"))
-                .unwrap()
-                .map(move |e| format!("{d}/{}", e.unwrap().file_name().to_string_lossy()))
-        })
+        .flat_map(|d| fs::read_dir(format!("{DIR}/{d}")).unwrap().map(move |e| format!("{d}/{}", e.unwrap().file_name().to_string_lossy())))
         .filter(|n| !n.ends_with("objects_20k.zt"))
         .collect();
     names.sort();
@@ -579,12 +470,7 @@ fn shards_resolve_by_position_and_identity() {
                     p.blob(&sf).unwrap().to_vec()
                 }
             };
-            assert_eq!(
-                hex(&Sha256::digest(&bytes)),
-                w["sha256"].as_str().unwrap(),
-                "{root}/{}",
-                o.name
-            );
+            assert_eq!(hex(&Sha256::digest(&bytes)), w["sha256"].as_str().unwrap(), "{root}/{}", o.name);
             assert!(verify::part(&p, Some(o.num_elements()), &bytes).unwrap());
         }
     }
@@ -593,24 +479,15 @@ fn shards_resolve_by_position_and_identity() {
     let file = fs::read(&path).unwrap();
     let m = open(&file).unwrap();
     let gone = m.shards().find(|s| s.name == "00003-of-00003").unwrap();
-    assert_eq!(
-        shard::locate(&path, &gone).unwrap_err().kind,
-        Kind::ShardMissing
-    );
+    assert_eq!(shard::locate(&path, &gone).unwrap_err().kind, Kind::ShardMissing);
     // A shard file of the wrong size or digest.
     let s1 = m.shards().next().unwrap();
     let other = fs::read(dir.join("model-00002-of-00002.zt")).unwrap();
-    assert_eq!(
-        shard::check(&s1, &other).unwrap_err().kind,
-        Kind::ShardMismatch
-    );
+    assert_eq!(shard::check(&s1, &other).unwrap_err().kind, Kind::ShardMismatch);
     let mut bytes = fs::read(dir.join("model-00001-of-00002.zt")).unwrap();
     shard::check(&s1, &bytes).unwrap();
     bytes[5000] ^= 1;
-    assert_eq!(
-        shard::verify(&s1, &bytes).unwrap_err().kind,
-        Kind::DigestMismatch
-    );
+    assert_eq!(shard::verify(&s1, &bytes).unwrap_err().kind, Kind::DigestMismatch);
 }
 
 /// The name index of a v2 file (deterministic CBOR key order: shorter names
@@ -629,20 +506,14 @@ fn name_index_finds_every_object_and_nothing_else() {
         let entries = crate::File::parse_with_scratch(&file, &mut scratch).unwrap();
         let tail = whole.tail();
         let m = tail.manifest_offset as usize..(tail.manifest_offset + tail.manifest_len) as usize;
-        let from_tail =
-            crate::File::parse_tail(&file[file.len() - 40..], &file[m], file.len() as u64).unwrap();
+        let from_tail = crate::File::parse_tail(&file[file.len() - 40..], &file[m], file.len() as u64).unwrap();
         for f in [&whole, &entries, &from_tail] {
             let names: Vec<String> = f.objects().map(|o| o.name().to_string()).collect();
             let set: std::collections::HashSet<&String> = names.iter().collect();
             for (i, n) in names.iter().enumerate() {
                 lengths.insert(n.len());
                 assert_eq!(f.get(n).map(|o| o.index()), Some(i), "{name}: {n}");
-                for absent in [
-                    format!("{n}\u{1}"),
-                    format!("{n}~"),
-                    shorter(n),
-                    format!("~{n}"),
-                ] {
+                for absent in [format!("{n}\u{1}"), format!("{n}~"), shorter(n), format!("~{n}")] {
                     if !set.contains(&absent) {
                         assert!(f.get(&absent).is_none(), "{name}: {absent:?}");
                     }
@@ -651,10 +522,7 @@ fn name_index_finds_every_object_and_nothing_else() {
             assert!(f.get("").is_none());
         }
     }
-    assert!(
-        lengths.len() > 3,
-        "the fixtures mix name lengths: {lengths:?}"
-    );
+    assert!(lengths.len() > 3, "the fixtures mix name lengths: {lengths:?}");
 }
 
 #[cfg(feature = "alloc")]
@@ -668,10 +536,7 @@ fn shorter(n: &str) -> String {
 /// (audit "Hardening v2": "BlobOutOfBounds", "DigestMismatch (shard)").
 #[test]
 fn messages_say_the_rule_in_words() {
-    assert_eq!(
-        Error::new(Kind::BlobOutOfBounds).to_string(),
-        "blob lies outside its file's data region"
-    );
+    assert_eq!(Error::new(Kind::BlobOutOfBounds).to_string(), "blob lies outside its file's data region");
     assert_eq!(
         Error::field(Kind::BlobOutOfBounds, 77, "blob").to_string(),
         "blob lies outside its file's data region at manifest byte 77"
@@ -688,86 +553,24 @@ fn messages_say_the_rule_in_words() {
     );
     use Kind::*;
     let all = [
-        TooShort,
-        BadMagic,
-        UnsupportedVersion,
-        ManifestTooLarge,
-        ManifestOutOfBounds,
-        BadDataShardFooter,
-        ManifestHashMismatch,
-        ManifestLengthMismatch,
-        CborTruncated,
-        CborInvalid,
-        CborNonShortest,
-        CborIndefinite,
-        CborTag,
-        CborSimple,
-        CborNonCanonicalFloat,
-        CborUnsortedKeys,
-        CborDuplicateKey,
-        CborTrailingBytes,
-        CborTooDeep,
-        CborInvalidUtf8,
-        WrongType,
-        MissingField,
-        BadName,
-        EmptyParts,
-        RankTooLarge,
-        ShapeOverflow,
-        UnknownDtype,
-        BlobNotPair,
-        BlobMisaligned,
-        BlobBelowFloor,
-        BlobOutOfBounds,
-        BlobOverlap,
-        EncodingLengthPair,
-        BadDigest,
-        UnknownShard,
-        BadShardName,
-        BadShardSize,
-        ShardMismatch,
-        ShardMissing,
-        TypeDtypeMismatch,
-        LayoutParts,
-        LayoutPartType,
-        LayoutRank,
-        LayoutAttribute,
-        SizeMismatch,
-        BoolValue,
-        F4OddNibble,
-        CsrIndptr,
-        CsrIndices,
-        CooOutOfRange,
-        CooDuplicate,
-        Seekable,
-        DecodedLength,
-        DigestMismatch,
-        NotAvailable,
-        ScratchTooSmall,
-        Unsupported,
+        TooShort, BadMagic, UnsupportedVersion, ManifestTooLarge, ManifestOutOfBounds, BadDataShardFooter,
+        ManifestHashMismatch, ManifestLengthMismatch, CborTruncated, CborInvalid, CborNonShortest, CborIndefinite,
+        CborTag, CborSimple, CborNonCanonicalFloat, CborUnsortedKeys, CborDuplicateKey, CborTrailingBytes,
+        CborTooDeep, CborInvalidUtf8, WrongType, MissingField, BadName, EmptyParts, RankTooLarge, ShapeOverflow,
+        UnknownDtype, BlobNotPair, BlobMisaligned, BlobBelowFloor, BlobOutOfBounds, BlobOverlap,
+        EncodingLengthPair, BadDigest, UnknownShard, BadShardName, BadShardSize, ShardMismatch, ShardMissing,
+        TypeDtypeMismatch, LayoutParts, LayoutPartType, LayoutRank, LayoutAttribute, SizeMismatch, BoolValue,
+        F4OddNibble, CsrIndptr, CsrIndices, CooOutOfRange, CooDuplicate, Seekable, DecodedLength, DigestMismatch,
+        NotAvailable, ScratchTooSmall, Unsupported,
     ];
     for kind in all {
         for context in ["", "shape", "size", "shard"] {
-            let s = Error {
-                kind,
-                offset: Some(9),
-                context,
-            }
-            .to_string();
+            let s = Error { kind, offset: Some(9), context }.to_string();
             let name = format!("{kind:?}");
             assert!(!s.contains(&name), "{kind:?}: {s}");
-            assert!(
-                s.ends_with(" at manifest byte 9") && !s.contains("``") && !s.contains("0 bytes"),
-                "{kind:?}: {s}"
-            );
-            assert!(
-                !s.contains(":  ") && !s.contains(": (") && !s.contains("  "),
-                "{kind:?}: {s}"
-            );
-            assert!(
-                s.contains(context),
-                "{kind:?} does not name {context:?}: {s}"
-            );
+            assert!(s.ends_with(" at manifest byte 9") && !s.contains("``") && !s.contains("0 bytes"), "{kind:?}: {s}");
+            assert!(!s.contains(":  ") && !s.contains(": (") && !s.contains("  "), "{kind:?}: {s}");
+            assert!(s.contains(context), "{kind:?} does not name {context:?}: {s}");
         }
     }
 }

@@ -24,9 +24,7 @@ pub fn part(p: &Part<'_>, n_elements: Option<u64>, decoded: &[u8]) -> Result<boo
     }
     match p.digest {
         Some(Digest::Xxh3(h)) if xxh3(decoded) != h => Err(Error::new(Kind::DigestMismatch)),
-        Some(Digest::Sha256(h)) if Sha256::digest(decoded)[..] != h[..] => {
-            Err(Error::new(Kind::DigestMismatch))
-        }
+        Some(Digest::Sha256(h)) if Sha256::digest(decoded)[..] != h[..] => Err(Error::new(Kind::DigestMismatch)),
         Some(Digest::Xxh3(_) | Digest::Sha256(_)) => Ok(true),
         _ => Ok(false),
     }
@@ -69,11 +67,7 @@ impl<'p> Pieces<'p> {
             Some(Digest::Sha256(_)) => State::Sha256(Sha256::new()),
             _ => State::None,
         };
-        Some(Pieces {
-            want: p.digest.as_ref(),
-            len: 0,
-            state,
-        })
+        Some(Pieces { want: p.digest.as_ref(), len: 0, state })
     }
 
     /// The next decoded bytes.
@@ -97,11 +91,7 @@ impl<'p> Pieces<'p> {
             (State::Sha256(h), Some(Digest::Sha256(want))) => h.finalize()[..] == want[..],
             _ => return Ok(false),
         };
-        if ok {
-            Ok(true)
-        } else {
-            Err(Error::new(Kind::DigestMismatch))
-        }
+        if ok { Ok(true) } else { Err(Error::new(Kind::DigestMismatch)) }
     }
 }
 
@@ -148,10 +138,7 @@ pub fn decoded<'f>(p: &Part<'_>, file: &'f [u8]) -> Result<Decoded<'f>> {
             seekable::SeekTable::parse(enc, p.decoded_size())?;
             #[cfg(feature = "alloc")]
             {
-                Ok(Decoded(Inner::Owned(seekable::decode_to_vec(
-                    enc,
-                    p.decoded_size(),
-                )?)))
+                Ok(Decoded(Inner::Owned(seekable::decode_to_vec(enc, p.decoded_size())?)))
             }
             #[cfg(not(feature = "alloc"))]
             Err(Error::new(Kind::NotAvailable))
@@ -165,12 +152,10 @@ pub fn decoded<'f>(p: &Part<'_>, file: &'f [u8]) -> Result<Decoded<'f>> {
 pub(crate) fn elements(o: &Object<'_, '_>, p: &Part<'_>) -> Option<u64> {
     match (o.profile(), p.name) {
         (Profile::Dense, _) | (Profile::Mx(_), "data") => Some(o.num_elements()),
-        (Profile::Csr { index }, "values") => {
-            o.part("indices").map(|i| i.decoded_size() / index.width())
+        (Profile::Csr { index }, "values") => o.part("indices").map(|i| i.decoded_size() / index.width()),
+        (Profile::Coo { index }, "values") => {
+            o.part("coords").map(|c| c.decoded_size() / index.width() / (o.rank() as u64).max(1))
         }
-        (Profile::Coo { index }, "values") => o
-            .part("coords")
-            .map(|c| c.decoded_size() / index.width() / (o.rank() as u64).max(1)),
         _ => None,
     }
 }
@@ -187,21 +172,11 @@ pub fn object(o: &Object<'_, '_>, file: &[u8]) -> Result<usize> {
     match o.profile() {
         Profile::Csr { index } => {
             let (ip, ix) = (o.part("indptr"), o.part("indices"));
-            let (Some(ip), Some(ix)) = (ip, ix) else {
-                return Err(Error::new(Kind::LayoutParts));
-            };
-            data::check_csr(
-                o.dim(0).unwrap_or(0),
-                o.dim(1).unwrap_or(0),
-                index,
-                &decoded(&ip, file)?,
-                &decoded(&ix, file)?,
-            )?;
+            let (Some(ip), Some(ix)) = (ip, ix) else { return Err(Error::new(Kind::LayoutParts)) };
+            data::check_csr(o.dim(0).unwrap_or(0), o.dim(1).unwrap_or(0), index, &decoded(&ip, file)?, &decoded(&ix, file)?)?;
         }
         Profile::Coo { index } => {
-            let Some(c) = o.part("coords") else {
-                return Err(Error::new(Kind::LayoutParts));
-            };
+            let Some(c) = o.part("coords") else { return Err(Error::new(Kind::LayoutParts)) };
             let mut shape = [0u64; 64];
             for (s, d) in shape.iter_mut().zip(o.dims()) {
                 *s = d;

@@ -9,9 +9,7 @@ use super::manifest::{object_in, Object};
 /// `buf`. Deterministic CBOR writes the shortest head, so the name's text
 /// item starts a known number of bytes before its content.
 pub(crate) fn object_named<'a>(buf: &'a [u8], name: &'a str) -> Option<Object<'a, 'a>> {
-    let at = (name.as_ptr() as usize)
-        .checked_sub(buf.as_ptr() as usize)
-        .filter(|&a| a <= buf.len())?;
+    let at = (name.as_ptr() as usize).checked_sub(buf.as_ptr() as usize).filter(|&a| a <= buf.len())?;
     let head = match name.len() {
         0..=23 => 1,
         24..=0xff => 2,

@@ -8,7 +8,7 @@ use super::part::Part;
 use super::seekable;
 use super::types::ElemType;
 use crate::manifest::Ctx;
-use crate::object::{Component, Comps, Object, Shape};
+use crate::object::{Comps, Component, Object, Shape};
 use crate::types::{Encoding, Endian, Format, LogicalType};
 use crate::value::Map;
 
@@ -38,20 +38,11 @@ pub(crate) fn view<'a>(ctx: Ctx<'a>, o: &V2Object<'a, '_>, index: usize) -> Obje
         ctx,
         index,
         name: o.name,
-        shape: Shape {
-            buf,
-            pos: shape_pos,
-            len: crate::cbor::len_of(Some(rank)),
-            ndim: rank as usize,
-            numel: o.num_elements(),
-        },
+        shape: Shape { buf, pos: shape_pos, len: crate::cbor::len_of(Some(rank)), ndim: rank as usize, numel: o.num_elements() },
         format: Format::parse(o.layout),
         attributes: o.attributes().map_or(Map::empty(), |a| map_at(buf, a.pos)),
         fields: map_at(buf, c.pos),
-        comps: Comps::Parts {
-            pos: o.parts_pos(),
-            left: o.num_parts() as u64,
-        },
+        comps: Comps::Parts { pos: o.parts_pos(), left: o.num_parts() as u64 },
     }
 }
 
@@ -81,12 +72,7 @@ pub(crate) fn component<'a>(ctx: Ctx<'a>, p: Part<'a>) -> Component<'a> {
         endian: Endian::Little,
         fields: map_at(ctx.buf, p.pos),
         #[cfg(not(ztensor_no_v2))]
-        v2: Some(crate::object::V2Ref {
-            shard: p.shard,
-            encoding: p.encoding,
-            pos: p.pos,
-            elements: None,
-        }),
+        v2: Some(crate::object::V2Ref { shard: p.shard, encoding: p.encoding, pos: p.pos, elements: None }),
     }
 }
 
@@ -120,9 +106,7 @@ fn positions(buf: &[u8], pos: usize, n: usize) -> alloc::vec::Vec<crate::index::
     let mut out = alloc::vec::Vec::with_capacity(n);
     for _ in 0..n {
         let at = c.pos;
-        let Ok(name) = c.text("object name") else {
-            break;
-        };
+        let Ok(name) = c.text("object name") else { break };
         out.push(crate::index::ObjPos::of(buf, at, name));
         c.skip();
     }
@@ -141,3 +125,4 @@ pub(crate) fn next_part<'a>(buf: &'a [u8], pos: &mut usize, left: &mut u64) -> O
     *pos = c.pos;
     Some(p)
 }
+

@@ -51,12 +51,7 @@ pub enum AttrValue {
 impl AttrValue {
     /// A map with text keys, in the given order.
     pub fn map<K: Into<String>, I: IntoIterator<Item = (K, AttrValue)>>(entries: I) -> Self {
-        AttrValue::Map(
-            entries
-                .into_iter()
-                .map(|(k, v)| (AttrValue::Text(k.into()), v))
-                .collect(),
-        )
+        AttrValue::Map(entries.into_iter().map(|(k, v)| (AttrValue::Text(k.into()), v)).collect())
     }
 
     /// A copy of a value read from a file.
@@ -99,9 +94,7 @@ impl AttrValue {
                 let mut r = crate::cbor::Reader::new(b);
                 r.walk(depth, None).map_err(|e| Error::new(e.kind()))?;
                 if r.pos != b.len() {
-                    return Err(Error::new(ErrorKind::TrailingBytes {
-                        count: (b.len() - r.pos) as u64,
-                    }));
+                    return Err(Error::new(ErrorKind::TrailingBytes { count: (b.len() - r.pos) as u64 }));
                 }
                 out.extend_from_slice(b)
             }
@@ -249,46 +242,23 @@ mod tests {
 
     #[test]
     fn encodes_every_kind() {
-        assert_eq!(
-            bytes(&AttrValue::from(-(1i64 << 62) * 2)),
-            [0x3b, 0x7f, 0xff, 0xff, 0xff, 0xff, 0xff, 0xff, 0xff]
-        );
-        assert_eq!(
-            bytes(&AttrValue::from(i64::MIN)),
-            [0x3b, 0x7f, 0xff, 0xff, 0xff, 0xff, 0xff, 0xff, 0xff]
-        );
+        assert_eq!(bytes(&AttrValue::from(-(1i64 << 62) * 2)), [0x3b, 0x7f, 0xff, 0xff, 0xff, 0xff, 0xff, 0xff, 0xff]);
+        assert_eq!(bytes(&AttrValue::from(i64::MIN)), [0x3b, 0x7f, 0xff, 0xff, 0xff, 0xff, 0xff, 0xff, 0xff]);
         assert_eq!(bytes(&AttrValue::from(-1)), [0x20]);
-        assert_eq!(
-            bytes(&AttrValue::from(u64::MAX)),
-            [0x1b, 0xff, 0xff, 0xff, 0xff, 0xff, 0xff, 0xff, 0xff]
-        );
+        assert_eq!(bytes(&AttrValue::from(u64::MAX)), [0x1b, 0xff, 0xff, 0xff, 0xff, 0xff, 0xff, 0xff, 0xff]);
         assert_eq!(bytes(&AttrValue::from("a")), [0x61, b'a']);
         assert_eq!(bytes(&AttrValue::from(&b"\x01\x02"[..])), [0x42, 1, 2]);
         assert_eq!(bytes(&AttrValue::from(true)), [0xf5]);
         assert_eq!(bytes(&AttrValue::Null), [0xf6]);
         assert_eq!(bytes(&AttrValue::from(None::<u8>)), [0xf6]);
+        assert_eq!(bytes(&AttrValue::Tag(1, Box::new(7u8.into()))), [0xc1, 0x07]);
+        assert_eq!(bytes(&vec![AttrValue::from(1u8), "x".into()].into()), [0x82, 0x01, 0x61, b'x']);
         assert_eq!(
-            bytes(&AttrValue::Tag(1, Box::new(7u8.into()))),
-            [0xc1, 0x07]
-        );
-        assert_eq!(
-            bytes(&vec![AttrValue::from(1u8), "x".into()].into()),
-            [0x82, 0x01, 0x61, b'x']
-        );
-        assert_eq!(
-            bytes(&AttrValue::map([
-                ("z", 1u8.into()),
-                ("a", AttrValue::Map(vec![(2u8.into(), 1.5.into())]))
-            ])),
+            bytes(&AttrValue::map([("z", 1u8.into()), ("a", AttrValue::Map(vec![(2u8.into(), 1.5.into())]))])),
             [0xa2, 0x61, b'z', 0x01, 0x61, b'a', 0xa1, 0x02, 0xf9, 0x3e, 0x00]
         );
         assert_eq!(bytes(&AttrValue::Cbor(vec![0x80])), [0x80]);
-        let bad = |b: &[u8]| {
-            AttrValue::Cbor(b.to_vec())
-                .encode(&mut Vec::new(), 0)
-                .unwrap_err()
-                .kind()
-        };
+        let bad = |b: &[u8]| AttrValue::Cbor(b.to_vec()).encode(&mut Vec::new(), 0).unwrap_err().kind();
         assert_eq!(bad(&[0x01, 0x02]), ErrorKind::TrailingBytes { count: 1 });
         assert_eq!(bad(&[]), ErrorKind::CborEof);
         assert_eq!(bad(&[0x81]), ErrorKind::LengthTooLarge { claimed: 1 });
@@ -300,10 +270,7 @@ mod tests {
         for _ in 0..200 {
             v = AttrValue::Array(vec![v]);
         }
-        assert_eq!(
-            v.encode(&mut Vec::new(), 0).unwrap_err().kind(),
-            ErrorKind::TooDeep
-        );
+        assert_eq!(v.encode(&mut Vec::new(), 0).unwrap_err().kind(), ErrorKind::TooDeep);
     }
 
     #[test]
@@ -312,10 +279,7 @@ mod tests {
         a.set("b", &1u8.into()).unwrap();
         a.set("a", &2u8.into()).unwrap();
         a.set("b", &3u8.into()).unwrap();
-        assert_eq!(
-            a.encoded().unwrap(),
-            [0xa2, 0x61, b'b', 0x03, 0x61, b'a', 0x02]
-        );
+        assert_eq!(a.encoded().unwrap(), [0xa2, 0x61, b'b', 0x03, 0x61, b'a', 0x02]);
         assert!(Attrs::default().encoded().is_none());
     }
 }

@@ -20,18 +20,9 @@ use crate::value::Map;
 /// checking an object before writing it, without building a whole manifest.
 pub(crate) fn check_entry(buf: &[u8], data_end: u64) -> Result<()> {
     let len = buf.len() as u64;
-    let tail = Tail {
-        layout: Layout::V1,
-        file_len: data_end + len + 16,
-        manifest_offset: data_end,
-        manifest_len: len,
-    };
+    let tail = Tail { layout: Layout::V1, file_len: data_end + len + 16, manifest_offset: data_end, manifest_len: len };
     let mut pass = Pass::new(Scratch::growable(), &tail);
-    let ctx = Ctx {
-        buf,
-        data: None,
-        version: Version::V1_2,
-    };
+    let ctx = Ctx { buf, data: None, version: Version::V1_2 };
     let mut r = Reader::new(buf);
     let name = r.text("object name")?;
     if name.is_empty() {
@@ -39,12 +30,7 @@ pub(crate) fn check_entry(buf: &[u8], data_end: u64) -> Result<()> {
     }
     v1::check_object(ctx, &mut r, &mut pass).map_err(|e| e.in_object(name))?;
     if r.pos != buf.len() {
-        return Err(Error::at(
-            ErrorKind::TrailingBytes {
-                count: (buf.len() - r.pos) as u64,
-            },
-            r.pos,
-        ));
+        return Err(Error::at(ErrorKind::TrailingBytes { count: (buf.len() - r.pos) as u64 }, r.pos));
     }
     if let Some((offset, length)) = pass.first_overlap() {
         return Err(Error::new(ErrorKind::Overlap { offset, length }).in_object(name));
@@ -61,22 +47,12 @@ pub(crate) type NewComp<'a> = CompCore<'a>;
 /// (component rules, then format rules), in the same order, with the same
 /// errors. Blobs follow each other in the writer's layout, so no overlap
 /// check is needed; they must lie in `[HEADER_LEN, data_end)`.
-pub(crate) fn check_new<'a>(
-    name: &str,
-    dims: &[u64],
-    format: Format<'_>,
-    comps: &[NewComp<'a>],
-    data_end: u64,
-) -> Result<()> {
+pub(crate) fn check_new<'a>(name: &str, dims: &[u64], format: Format<'_>, comps: &[NewComp<'a>], data_end: u64) -> Result<()> {
     if name.is_empty() {
         return Err(Error::new(ErrorKind::EmptyName));
     }
     let dims = Dims::of(dims)?;
-    let ctx = Ctx {
-        buf: &[],
-        data: None,
-        version: Version::V1_2,
-    };
+    let ctx = Ctx { buf: &[], data: None, version: Version::V1_2 };
     let mut known: Known = [None; Role::ALL.len()];
     let mut end = HEADER_LEN;
     for (n, c) in comps.iter().enumerate() {
@@ -87,15 +63,9 @@ pub(crate) fn check_new<'a>(
             return Err(Error::new(ErrorKind::DuplicateKey).in_component(c.role));
         }
         // As the reader will see it: a `type` naming the dtype itself is no logical type.
-        let core = CompCore {
-            logical: c.logical.and_then(|t| logical_type(c.dtype, t.name())),
-            ..*c
-        };
+        let core = CompCore { logical: c.logical.and_then(|t| logical_type(c.dtype, t.name())), ..*c };
         component_rules(ctx, &core, 0, HEADER_LEN, data_end)?;
-        debug_assert!(
-            c.length == 0 || c.offset >= end,
-            "writer blobs out of order"
-        );
+        debug_assert!(c.length == 0 || c.offset >= end, "writer blobs out of order");
         end = end.max(c.offset + c.length);
         if let Some(k) = Role::from_bytes(c.role.as_bytes()) {
             known[k as usize] = Some(Brief::of(&core, k));

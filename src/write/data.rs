@@ -88,14 +88,7 @@ impl<'a> Data<'a> {
         I: IntoIterator + 'a,
         I::Item: AsRef<[u8]> + 'a,
     {
-        Data(Repr::Stream {
-            len,
-            src: Box::new(Chunks {
-                it: chunks.into_iter(),
-                cur: None,
-                off: 0,
-            }),
-        })
+        Data(Repr::Stream { len, src: Box::new(Chunks { it: chunks.into_iter(), cur: None, off: 0 }) })
     }
 
     /// `len` bytes read from `reader` through a 64 KiB buffer. A read error
@@ -103,16 +96,7 @@ impl<'a> Data<'a> {
     /// `std::io::Error` is kept for [`Writer::take_io_error`](super::Writer::take_io_error).
     #[cfg(feature = "std")]
     pub fn from_reader<R: std::io::Read + 'a>(len: u64, reader: R) -> Self {
-        Data(Repr::Stream {
-            len,
-            src: Box::new(Reader {
-                r: reader,
-                buf: Vec::new(),
-                start: 0,
-                end: 0,
-                err: None,
-            }),
-        })
+        Data(Repr::Stream { len, src: Box::new(Reader { r: reader, buf: Vec::new(), start: 0, end: 0, err: None }) })
     }
 
     /// Decoded length in bytes (declared, for streams).
@@ -192,10 +176,7 @@ where
                 return Ok(&[]);
             }
         }
-        Ok(self
-            .cur
-            .as_ref()
-            .map_or(&[][..], |c| &c.as_ref()[self.off..]))
+        Ok(self.cur.as_ref().map_or(&[][..], |c| &c.as_ref()[self.off..]))
     }
     fn consume(&mut self, n: usize) {
         self.off += n;
@@ -263,11 +244,7 @@ mod tests {
     #[test]
     fn chunks_skip_empty_pieces() {
         let pieces = vec![vec![], vec![1u8, 2, 3, 4, 5], vec![], vec![6], vec![]];
-        let c = Chunks {
-            it: pieces.into_iter(),
-            cur: None,
-            off: 0,
-        };
+        let c = Chunks { it: pieces.into_iter(), cur: None, off: 0 };
         assert_eq!(drain(c), [1, 2, 3, 4, 5, 6]);
         assert_eq!(drain(Slice { b: &[9, 8, 7, 6] }), [9, 8, 7, 6]);
     }

@@ -96,8 +96,7 @@ fn f64_to_f32_exact(x: f64) -> Option<u32> {
     if x.is_nan() {
         // Payload bits below f32's 23-bit mantissa must be zero.
         let sign = (b >> 32) as u32 & 0x8000_0000;
-        return (b & ((1u64 << 29) - 1) == 0)
-            .then_some(sign | 0x7f80_0000 | (b >> 29) as u32 & 0x007f_ffff);
+        return (b & ((1u64 << 29) - 1) == 0).then_some(sign | 0x7f80_0000 | (b >> 29) as u32 & 0x007f_ffff);
     }
     let f = x as f32;
     ((f as f64).to_bits() == b).then_some(f.to_bits())
@@ -185,25 +184,14 @@ pub(crate) struct CompMeta {
 
 impl Default for CompMeta {
     fn default() -> Self {
-        CompMeta {
-            dtype: DType::U8,
-            offset: 0,
-            length: 0,
-            zstd_len: None,
-            digest: None,
-        }
+        CompMeta { dtype: DType::U8, offset: 0, length: 0, zstd_len: None, digest: None }
     }
 }
 
 /// Encode a component map. Key order: `dtype`, `type`, `offset`, `length`,
 /// `uncompressed_length`, `encoding`, `digest`, then `extra` (raw key/value
 /// pairs kept from an appended file).
-pub(crate) fn component(
-    out: &mut Vec<u8>,
-    c: &CompMeta,
-    ltype: Option<&str>,
-    extra: &[(&[u8], &[u8])],
-) {
+pub(crate) fn component(out: &mut Vec<u8>, c: &CompMeta, ltype: Option<&str>, extra: &[(&[u8], &[u8])]) {
     let n = 4 + ltype.is_some() as u64 + c.zstd_len.is_some() as u64 + c.digest.is_some() as u64;
     map(out, n + extra.len() as u64);
     out.extend_from_slice(K_DTYPE);
@@ -327,25 +315,13 @@ mod tests {
         assert_eq!(enc(|o| float(o, 0.1))[0], 0xfb);
         assert_eq!(enc(|o| float(o, core::f64::consts::PI))[0], 0xfb);
         // A NaN payload that f32 cannot carry stays f64.
-        assert_eq!(
-            enc(|o| float(o, f64::from_bits(0x7ff8_0000_0000_0001)))[0],
-            0xfb
-        );
+        assert_eq!(enc(|o| float(o, f64::from_bits(0x7ff8_0000_0000_0001)))[0], 0xfb);
         // NaNs keep sign and payload, in every width (bit operations, not
         // float casts: those may change a NaN, and Miri makes them do so).
         assert_eq!(enc(|o| float(o, -f64::NAN)), [0xf9, 0xfe, 0x00]);
-        assert_eq!(
-            enc(|o| float(o, f64::from_bits(0x7ff4_0000_0000_0000))),
-            [0xf9, 0x7d, 0x00]
-        );
-        assert_eq!(
-            enc(|o| float(o, f64::from_bits(0xfff0_0020_0000_0000))),
-            [0xfa, 0xff, 0x80, 0x01, 0x00]
-        );
-        assert_eq!(
-            enc(|o| float(o, f64::from_bits(0x7ff0_0000_2000_0000))),
-            [0xfa, 0x7f, 0x80, 0x00, 0x01]
-        );
+        assert_eq!(enc(|o| float(o, f64::from_bits(0x7ff4_0000_0000_0000))), [0xf9, 0x7d, 0x00]);
+        assert_eq!(enc(|o| float(o, f64::from_bits(0xfff0_0020_0000_0000))), [0xfa, 0xff, 0x80, 0x01, 0x00]);
+        assert_eq!(enc(|o| float(o, f64::from_bits(0x7ff0_0000_2000_0000))), [0xfa, 0x7f, 0x80, 0x00, 0x01]);
         // Exhaustive: every f16 value round-trips through the check.
         // (Every 17th under Miri, which interprets.)
         for h in (0..=u16::MAX).step_by(if cfg!(miri) { 17 } else { 1 }) {
@@ -372,20 +348,14 @@ mod tests {
         ] {
             assert_eq!(k, enc(|o| text(o, s)));
         }
-        assert_eq!(
-            &K_ENCODING_RAW[..],
-            enc(|o| {
-                text(o, "encoding");
-                text(o, "raw")
-            })
-        );
-        assert_eq!(
-            &K_ENCODING_ZSTD[..],
-            enc(|o| {
-                text(o, "encoding");
-                text(o, "zstd")
-            })
-        );
+        assert_eq!(&K_ENCODING_RAW[..], enc(|o| {
+            text(o, "encoding");
+            text(o, "raw")
+        }));
+        assert_eq!(&K_ENCODING_ZSTD[..], enc(|o| {
+            text(o, "encoding");
+            text(o, "zstd")
+        }));
     }
 
     #[test]
@@ -394,13 +364,7 @@ mod tests {
         assert_eq!(enc(|o| uint(o, 24)), [0x18, 24]);
         assert_eq!(enc(|o| uint(o, 65536)), [0x1a, 0, 1, 0, 0]);
         assert_eq!(enc(|o| negint(o, 6)), [0x26]);
-        assert_eq!(
-            enc(|o| negint(o, u64::MAX)),
-            vec![0x3b, 0xff, 0xff, 0xff, 0xff, 0xff, 0xff, 0xff, 0xff]
-        );
-        assert_eq!(
-            enc(|o| negint(o, (1 << 63) - 1)),
-            [0x3b, 0x7f, 0xff, 0xff, 0xff, 0xff, 0xff, 0xff, 0xff]
-        );
+        assert_eq!(enc(|o| negint(o, u64::MAX)), vec![0x3b, 0xff, 0xff, 0xff, 0xff, 0xff, 0xff, 0xff, 0xff]);
+        assert_eq!(enc(|o| negint(o, (1 << 63) - 1)), [0x3b, 0x7f, 0xff, 0xff, 0xff, 0xff, 0xff, 0xff, 0xff]);
     }
 }

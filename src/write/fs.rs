@@ -5,8 +5,8 @@ use super::{Sink, State, Writer};
 use crate::container::{Layout, FOOTER_LEN, HEADER_LEN, MAGIC_V0};
 use crate::error::{Error, ErrorKind, Result};
 use crate::file::File;
-use std::format;
 use std::fs;
+use std::format;
 use std::io::{self, BufWriter, Read, Seek, SeekFrom, Write};
 use std::path::{Path, PathBuf};
 use std::sync::atomic::{AtomicU64, Ordering};
@@ -37,13 +37,8 @@ impl FileSink {
     }
 
     /// Create the temporary file and run `init` on it before buffering.
-    fn create_with(
-        dest: &Path,
-        init: impl FnOnce(&mut fs::File) -> io::Result<()>,
-    ) -> io::Result<FileSink> {
-        let name = dest
-            .file_name()
-            .ok_or_else(|| io::Error::new(io::ErrorKind::InvalidInput, "no file name"))?;
+    fn create_with(dest: &Path, init: impl FnOnce(&mut fs::File) -> io::Result<()>) -> io::Result<FileSink> {
+        let name = dest.file_name().ok_or_else(|| io::Error::new(io::ErrorKind::InvalidInput, "no file name"))?;
         let dir = match dest.parent() {
             Some(p) if !p.as_os_str().is_empty() => p.to_path_buf(),
             _ => PathBuf::from("."),
@@ -54,12 +49,7 @@ impl FileSink {
             t.push(name);
             t.push(format!(".{}.{n}.tmp", std::process::id()));
             let tmp = dir.join(t);
-            match fs::OpenOptions::new()
-                .write(true)
-                .read(true)
-                .create_new(true)
-                .open(&tmp)
-            {
+            match fs::OpenOptions::new().write(true).read(true).create_new(true).open(&tmp) {
                 Ok(f) => break (f, tmp),
                 Err(e) if e.kind() == io::ErrorKind::AlreadyExists => continue,
                 Err(e) => return Err(e),
@@ -102,10 +92,7 @@ impl FileSink {
     }
 
     fn publish(&mut self) -> io::Result<()> {
-        let file = self
-            .file
-            .take()
-            .ok_or_else(|| io::Error::other("file already finished"))?;
+        let file = self.file.take().ok_or_else(|| io::Error::other("file already finished"))?;
         let file = file.into_inner().map_err(|e| e.into_error())?;
         file.sync_all()?;
         drop(file);
@@ -114,11 +101,7 @@ impl FileSink {
         // Make the rename itself durable (Unix; elsewhere best effort).
         #[cfg(unix)]
         if let Some(dir) = self.dest.parent() {
-            let dir = if dir.as_os_str().is_empty() {
-                Path::new(".")
-            } else {
-                dir
-            };
+            let dir = if dir.as_os_str().is_empty() { Path::new(".") } else { dir };
             fs::File::open(dir)?.sync_all()?;
         }
         Ok(())
@@ -233,9 +216,7 @@ impl Writer<FileSink> {
         let mut f = fs::File::open(path).map_err(io_err)?;
         let file_len = f.metadata().map_err(io_err)?.len();
         let mut header = [0u8; HEADER_LEN as usize];
-        let unsupported = Error::new(ErrorKind::Unsupported {
-            what: "appending needs a v1.2 file",
-        });
+        let unsupported = Error::new(ErrorKind::Unsupported { what: "appending needs a v1.2 file" });
         if file_len >= HEADER_LEN {
             crate::fs::read_exact_at(&f, &mut header, 0).map_err(io_err)?;
             if header == MAGIC_V0 {
@@ -257,10 +238,7 @@ impl Writer<FileSink> {
         let sink = FileSink::create_with(path, |tmp| {
             let n = io::copy(&mut (&mut f).take(tail.manifest_offset), tmp)?;
             if n != tail.manifest_offset {
-                return Err(io::Error::new(
-                    io::ErrorKind::UnexpectedEof,
-                    "file shrank while appending",
-                ));
+                return Err(io::Error::new(io::ErrorKind::UnexpectedEof, "file shrank while appending"));
             }
             // Keep the original's permissions.
             if let Ok(m) = f.metadata() {

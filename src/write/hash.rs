@@ -86,15 +86,9 @@ mod tests {
 
     #[test]
     fn formats_like_the_reference() {
-        assert_eq!(
-            digest_of(Checksum::Crc32c, &[]).unwrap(),
-            "crc32c:0x00000000"
-        );
+        assert_eq!(digest_of(Checksum::Crc32c, &[]).unwrap(), "crc32c:0x00000000");
         // From v1.2/checksums.zt: one byte 67.
-        assert_eq!(
-            digest_of(Checksum::Crc32c, &[&[67]]).unwrap(),
-            "crc32c:0x0056BD19"
-        );
+        assert_eq!(digest_of(Checksum::Crc32c, &[&[67]]).unwrap(), "crc32c:0x0056BD19");
         assert_eq!(
             digest_of(Checksum::Sha256, &[b"1234", b"56789"]).unwrap(),
             "sha256:15e2b0d3c33891ebb0f1ef609ec419420c20e320ce94c65fbc8c3312448eb225"

@@ -106,21 +106,19 @@ pub use object::{Compression, NewComponent, NewObject};
 pub use sink::IoSink;
 pub use sink::Sink;
 
-use crate::container::{
-    Layout, Tail, ALIGNMENT, FOOTER_LEN, HEADER_LEN, MAGIC_V1, MAX_MANIFEST_LEN,
-};
+use crate::container::{Layout, Tail, ALIGNMENT, FOOTER_LEN, HEADER_LEN, MAGIC_V1, MAX_MANIFEST_LEN};
 use crate::error::{Error, ErrorKind, Result};
 use crate::file::File;
 use crate::object::Object;
 use crate::schema::{ComponentKey, ObjectKey, Role};
+use check::NewComp;
 use crate::types::{DType, Encoding, Format};
+use names::NameSet;
 use alloc::string::{String, ToString};
 use alloc::vec::Vec;
 use attr::Attrs;
-use check::NewComp;
 use data::{Pull, Repr, Slice};
 use enc::CompMeta;
-use names::NameSet;
 
 /// Objects with at most this many components are checked without allocating.
 const FEW: usize = 4;
@@ -148,10 +146,7 @@ pub struct Writer<S: Sink> {
 
 impl<S: Sink> core::fmt::Debug for Writer<S> {
     fn fmt(&self, f: &mut core::fmt::Formatter<'_>) -> core::fmt::Result {
-        f.debug_struct("Writer")
-            .field("objects", &self.count)
-            .field("position", &self.pos)
-            .finish_non_exhaustive()
+        f.debug_struct("Writer").field("objects", &self.count).field("position", &self.pos).finish_non_exhaustive()
     }
 }
 
@@ -182,12 +177,7 @@ impl<S: Sink> Writer<S> {
         let r = match self.usable().and_then(|()| obj.attr_check()) {
             Ok(()) => {
                 let attrs = obj.attributes.encoded();
-                let o = Parts {
-                    name: &obj.name,
-                    format: obj.format,
-                    shape: &obj.shape,
-                    attrs: attrs.as_deref(),
-                };
+                let o = Parts { name: &obj.name, format: obj.format, shape: &obj.shape, attrs: attrs.as_deref() };
                 self.add_parts(o, &mut obj.components, obj.compression, obj.checksum)
             }
             Err(e) => Err(e),
@@ -198,39 +188,19 @@ impl<S: Sink> Writer<S> {
     /// Add a dense, raw object from little-endian bytes: the same as
     /// `add(NewObject::dense(name, shape, dtype, data))`, without building
     /// the `NewObject`.
-    pub fn add_dense(
-        &mut self,
-        name: &str,
-        shape: &[u64],
-        dtype: DType,
-        data: &[u8],
-    ) -> Result<()> {
-        self.add_raw_dense(
-            name,
-            shape,
-            NewComponent::new(Role::Data.name(), dtype, data),
-        )
+    pub fn add_dense(&mut self, name: &str, shape: &[u64], dtype: DType, data: &[u8]) -> Result<()> {
+        self.add_raw_dense(name, shape, NewComponent::new(Role::Data.name(), dtype, data))
     }
 
     /// Add a dense, raw object from typed elements (see [`Self::add_dense`]).
     pub fn add_slice<T: Scalar>(&mut self, name: &str, shape: &[u64], data: &[T]) -> Result<()> {
-        self.add_raw_dense(
-            name,
-            shape,
-            NewComponent::from_slice(Role::Data.name(), data),
-        )
+        self.add_raw_dense(name, shape, NewComponent::from_slice(Role::Data.name(), data))
     }
 
     /// A dense object of one raw component without digest, not built as a `NewObject`.
     fn add_raw_dense(&mut self, name: &str, shape: &[u64], data: NewComponent<'_>) -> Result<()> {
-        let o = Parts {
-            name,
-            format: Format::Dense,
-            shape,
-            attrs: None,
-        };
-        self.add_parts(o, &mut [data], Compression::Raw, Checksum::None)
-            .map_err(|e| e.in_object(name))
+        let o = Parts { name, format: Format::Dense, shape, attrs: None };
+        self.add_parts(o, &mut [data], Compression::Raw, Checksum::None).map_err(|e| e.in_object(name))
     }
 
     /// Set a file-level attribute (insertion order; setting a key again
@@ -238,8 +208,7 @@ impl<S: Sink> Writer<S> {
     pub fn set_attribute(&mut self, key: &str, value: impl Into<AttrValue>) -> Result<()> {
         let mut a = Attrs::default();
         a.set(key, &value.into())?;
-        parse_detached(&enc::manifest(a.encoded().as_deref(), 0, &[]), HEADER_LEN)
-            .map_err(relocate)?;
+        parse_detached(&enc::manifest(a.encoded().as_deref(), 0, &[]), HEADER_LEN).map_err(relocate)?;
         self.attrs.merge(a);
         Ok(())
     }
@@ -294,11 +263,7 @@ impl<S: Sink> Writer<S> {
         // were checked when set: the whole manifest is re-validated only as
         // a self-check in debug builds (and so in every test).
         #[cfg(debug_assertions)]
-        parse_detached(
-            &enc::manifest(attrs.as_deref(), self.count, &self.entries),
-            self.pos,
-        )
-        .map_err(relocate)?;
+        parse_detached(&enc::manifest(attrs.as_deref(), self.count, &self.entries), self.pos).map_err(relocate)?;
         self.put(&head)?;
         let entries = core::mem::take(&mut self.entries);
         self.put(&entries)?;
@@ -340,13 +305,7 @@ impl<S: Sink> Writer<S> {
     }
 
     /// Check an object, then write its blobs and record its entry.
-    fn add_parts(
-        &mut self,
-        obj: Parts<'_>,
-        comps: &mut [NewComponent<'_>],
-        compression: Compression,
-        checksum: Checksum,
-    ) -> Result<()> {
+    fn add_parts(&mut self, obj: Parts<'_>, comps: &mut [NewComponent<'_>], compression: Compression, checksum: Checksum) -> Result<()> {
         self.usable()?;
         // The name's slot is fetched first: a cache miss once earlier blobs
         // have streamed through the caches, overlapped with the checks.
@@ -358,12 +317,9 @@ impl<S: Sink> Writer<S> {
         // Provisional layout: every check the reader makes, before any byte
         // is written. Offsets are where the blobs will really go.
         let first = if self.pos == 0 { HEADER_LEN } else { self.pos };
-        let mut at = first
-            .checked_next_multiple_of(ALIGNMENT)
-            .ok_or(Error::new(ErrorKind::ShapeOverflow))?;
+        let mut at = first.checked_next_multiple_of(ALIGNMENT).ok_or(Error::new(ErrorKind::ShapeOverflow))?;
         let n = comps.len();
-        let (mut inline, mut heap): ([CompMeta; FEW], Vec<CompMeta>) =
-            (Default::default(), Vec::new());
+        let (mut inline, mut heap): ([CompMeta; FEW], Vec<CompMeta>) = (Default::default(), Vec::new());
         let metas: &mut [CompMeta] = if n <= FEW {
             &mut inline[..n]
         } else {
@@ -376,17 +332,8 @@ impl<S: Sink> Writer<S> {
             // size are the same either way, and the stored length is known later.)
             let zstd = !matches!(c.compression.unwrap_or(compression), Compression::Raw);
             let length = if zstd { 0 } else { declared };
-            *m = CompMeta {
-                dtype: c.dtype,
-                offset: at,
-                length,
-                zstd_len: zstd.then_some(declared),
-                digest: None,
-            };
-            at = at
-                .checked_add(length)
-                .and_then(|e| e.checked_next_multiple_of(ALIGNMENT))
-                .ok_or(Error::new(ErrorKind::ShapeOverflow))?;
+            *m = CompMeta { dtype: c.dtype, offset: at, length, zstd_len: zstd.then_some(declared), digest: None };
+            at = at.checked_add(length).and_then(|e| e.checked_next_multiple_of(ALIGNMENT)).ok_or(Error::new(ErrorKind::ShapeOverflow))?;
         }
         if attrs.is_none() && n <= FEW {
             // The reader's rules on typed values: no encoding, no parse.
@@ -396,11 +343,7 @@ impl<S: Sink> Writer<S> {
                     role: &c.role,
                     dtype: c.dtype,
                     logical: c.logical,
-                    encoding: if m.zstd_len.is_some() {
-                        Encoding::Zstd
-                    } else {
-                        Encoding::Raw
-                    },
+                    encoding: if m.zstd_len.is_some() { Encoding::Zstd } else { Encoding::Raw },
                     offset: m.offset,
                     length: m.length,
                     ulen: m.zstd_len,
@@ -412,39 +355,14 @@ impl<S: Sink> Writer<S> {
             #[cfg(debug_assertions)]
             {
                 self.entry.clear();
-                enc::object(
-                    &mut self.entry,
-                    obj.name,
-                    obj.shape,
-                    format.name(),
-                    None,
-                    metas,
-                    comp_names(comps),
-                    &[],
-                    &[],
-                );
+                enc::object(&mut self.entry, obj.name, obj.shape, format.name(), None, metas, comp_names(comps), &[], &[]);
                 let full = check::check_entry(&self.entry, at);
-                assert_eq!(
-                    verdict.as_ref().err().map(Error::kind),
-                    full.as_ref().err().map(Error::kind),
-                    "check_new and check_entry disagree on {:?}",
-                    obj.name
-                );
+                assert_eq!(verdict.as_ref().err().map(Error::kind), full.as_ref().err().map(Error::kind), "check_new and check_entry disagree on {:?}", obj.name);
             }
             verdict.map_err(relocate)?;
         } else {
             self.entry.clear();
-            enc::object(
-                &mut self.entry,
-                obj.name,
-                obj.shape,
-                format.name(),
-                attrs,
-                metas,
-                comp_names(comps),
-                &[],
-                &[],
-            );
+            enc::object(&mut self.entry, obj.name, obj.shape, format.name(), attrs, metas, comp_names(comps), &[], &[]);
             check::check_entry(&self.entry, at).map_err(relocate)?;
         }
         let Some(slot) = self.names.vacancy(h, obj.name) else {
@@ -469,17 +387,7 @@ impl<S: Sink> Writer<S> {
             meta.zstd_len = matches!(encoding, Compression::Zstd(_)).then_some(declared);
             kept_raw += (comp != Compression::Raw && encoding == Compression::Raw) as u64;
         }
-        enc::object(
-            &mut self.entries,
-            obj.name,
-            obj.shape,
-            format.name(),
-            attrs,
-            metas,
-            comp_names(comps),
-            &[],
-            &[],
-        );
+        enc::object(&mut self.entries, obj.name, obj.shape, format.name(), attrs, metas, comp_names(comps), &[], &[]);
         self.names.insert_at(slot, h, obj.name);
         self.count += 1;
         self.kept_raw += kept_raw;
@@ -487,12 +395,7 @@ impl<S: Sink> Writer<S> {
     }
 
     /// Write one blob; returns its stored length and digest.
-    fn blob(
-        &mut self,
-        data: &mut Data<'_>,
-        comp: Compression,
-        sum: Checksum,
-    ) -> Result<(u64, Option<String>)> {
+    fn blob(&mut self, data: &mut Data<'_>, comp: Compression, sum: Checksum) -> Result<(u64, Option<String>)> {
         let declared = data.len();
         if let (Compression::Raw, Repr::Bytes(b)) = (comp, &data.0) {
             // Bytes in memory, stored as they are: one write.
@@ -536,10 +439,7 @@ impl<S: Sink> Writer<S> {
         }
         let decoded = decoded?;
         if decoded != declared {
-            return Err(Error::new(ErrorKind::LengthMismatch {
-                expected: declared,
-                actual: decoded,
-            }));
+            return Err(Error::new(ErrorKind::LengthMismatch { expected: declared, actual: decoded }));
         }
         debug_assert_eq!(self.pos - start, stored);
         Ok((stored, hasher.finish()))
@@ -550,12 +450,7 @@ impl<S: Sink> Writer<S> {
     /// Write one blob with [`Compression::ZstdIfSmaller`]: the zstd frame,
     /// built in memory, if it is smaller than the raw bytes, else the raw
     /// bytes. Returns the stored length, the digest and the encoding used.
-    fn blob_if_smaller(
-        &mut self,
-        data: &mut Data<'_>,
-        level: i32,
-        sum: Checksum,
-    ) -> Result<(u64, Option<String>, Compression)> {
+    fn blob_if_smaller(&mut self, data: &mut Data<'_>, level: i32, sum: Checksum) -> Result<(u64, Option<String>, Compression)> {
         let declared = data.len();
         let mut whole = Vec::new();
         let raw: &[u8] = match &mut data.0 {
@@ -571,10 +466,7 @@ impl<S: Sink> Writer<S> {
                 }
                 let n = n?;
                 if n != declared {
-                    return Err(Error::new(ErrorKind::LengthMismatch {
-                        expected: declared,
-                        actual: n,
-                    }));
+                    return Err(Error::new(ErrorKind::LengthMismatch { expected: declared, actual: n }));
                 }
                 &whole
             }
@@ -638,9 +530,7 @@ impl State {
     fn of(file: &File<'_>) -> Result<State> {
         let v = file.version();
         if file.layout() != Layout::V1 || v.major != 1 || v.minor != 2 {
-            return Err(Error::new(ErrorKind::Unsupported {
-                what: "appending needs a v1.2 file",
-            }));
+            return Err(Error::new(ErrorKind::Unsupported { what: "appending needs a v1.2 file" }));
         }
         let mut s = State {
             pos: file.tail().manifest_offset,
@@ -672,36 +562,23 @@ impl State {
 }
 
 fn extra<'a>(fields: crate::value::Map<'a>, known: &[&str]) -> Vec<(&'a [u8], &'a [u8])> {
-    fields
-        .iter()
-        .filter(|(k, _)| !k.as_str().is_some_and(|s| known.contains(&s)))
-        .map(|(k, v)| (k.raw(), v.raw()))
-        .collect()
+    fields.iter().filter(|(k, _)| !k.as_str().is_some_and(|s| known.contains(&s))).map(|(k, v)| (k.raw(), v.raw())).collect()
 }
 
 /// Encode an object of an existing file again: known fields from their
 /// parsed values, attributes and unknown fields copied as raw CBOR.
 fn reencode(out: &mut Vec<u8>, o: &Object<'_>) -> Result<()> {
     let shape: Vec<u64> = o.shape().dims().collect();
-    let attrs = o
-        .fields()
-        .get(ObjectKey::Attributes.name())
-        .filter(|v| !v.is_null())
-        .map(|v| v.raw());
+    let attrs = o.fields().get(ObjectKey::Attributes.name()).filter(|v| !v.is_null()).map(|v| v.raw());
     let mut metas = Vec::new();
     let mut names = Vec::new();
     let mut extras = Vec::new();
     for c in o.components() {
         let zstd_len = match c.encoding() {
             Encoding::Raw => None,
-            Encoding::Zstd => Some(
-                c.uncompressed_length()
-                    .ok_or(Error::new(ErrorKind::MissingUncompressedLength))?,
-            ),
+            Encoding::Zstd => Some(c.uncompressed_length().ok_or(Error::new(ErrorKind::MissingUncompressedLength))?),
             Encoding::ZstdSeekable | Encoding::Unknown => {
-                return Err(Error::new(ErrorKind::Unsupported {
-                    what: "appending to a v2 file",
-                }))
+                return Err(Error::new(ErrorKind::Unsupported { what: "appending to a v2 file" }))
             }
         };
         metas.push(CompMeta {
@@ -712,26 +589,11 @@ fn reencode(out: &mut Vec<u8>, o: &Object<'_>) -> Result<()> {
             digest: c.digest().map(ToString::to_string),
         });
         // `type` as written (the reader hides a `type` equal to the dtype).
-        names.push((
-            c.role(),
-            c.fields()
-                .get(ComponentKey::Type.name())
-                .and_then(|v| v.as_str()),
-        ));
+        names.push((c.role(), c.fields().get(ComponentKey::Type.name()).and_then(|v| v.as_str())));
         extras.push(extra(c.fields(), ComponentKey::NAMES));
     }
     let format = o.format();
-    enc::object(
-        out,
-        o.name(),
-        &shape,
-        format.name(),
-        attrs,
-        &metas,
-        |i| names[i],
-        &extras,
-        &extra(o.fields(), ObjectKey::NAMES),
-    );
+    enc::object(out, o.name(), &shape, format.name(), attrs, &metas, |i| names[i], &extras, &extra(o.fields(), ObjectKey::NAMES));
     Ok(())
 }
 
@@ -760,10 +622,7 @@ fn copy(src: &mut dyn Pull, limit: u64, out: &mut dyn FnMut(&[u8]) -> Result<()>
         }
         let n = b.len();
         if total + n as u64 > limit {
-            return Err(Error::new(ErrorKind::LengthMismatch {
-                expected: limit,
-                actual: total + n as u64,
-            }));
+            return Err(Error::new(ErrorKind::LengthMismatch { expected: limit, actual: total + n as u64 }));
         }
         out(b)?;
         src.consume(n);
@@ -774,15 +633,8 @@ fn copy(src: &mut dyn Pull, limit: u64, out: &mut dyn FnMut(&[u8]) -> Result<()>
 /// Validate a manifest as if it followed `data_end` bytes of header and blobs.
 fn parse_detached(m: &[u8], data_end: u64) -> Result<()> {
     let len = m.len() as u64;
-    let file_len = data_end
-        .checked_add(len + FOOTER_LEN)
-        .ok_or(Error::new(ErrorKind::ShapeOverflow))?;
-    let tail = Tail {
-        layout: Layout::V1,
-        file_len,
-        manifest_offset: data_end,
-        manifest_len: len,
-    };
+    let file_len = data_end.checked_add(len + FOOTER_LEN).ok_or(Error::new(ErrorKind::ShapeOverflow))?;
+    let tail = Tail { layout: Layout::V1, file_len, manifest_offset: data_end, manifest_len: len };
     File::parse_manifest(m, tail, None).map(drop)
 }
 

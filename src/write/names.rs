@@ -48,23 +48,12 @@ pub(crate) enum Vacancy {
 
 impl NameSet {
     pub fn new() -> Self {
-        NameSet {
-            arena: Vec::new(),
-            len: 0,
-            slots: alloc::vec![0; 16],
-            ordered: None,
-        }
+        NameSet { arena: Vec::new(), len: 0, slots: alloc::vec![0; 16], ordered: None }
     }
 
     /// The hash and the name stored at arena offset `at`.
     fn entry_at(&self, at: usize) -> (u64, &[u8]) {
-        let word = |i: usize| {
-            u64::from_le_bytes(
-                self.arena[at + i..at + i + 8]
-                    .try_into()
-                    .unwrap_or_default(),
-            )
-        };
+        let word = |i: usize| u64::from_le_bytes(self.arena[at + i..at + i + 8].try_into().unwrap_or_default());
         let (h, len) = (word(0), word(8) as usize);
         (h, &self.arena[at + 16..at + 16 + len])
     }
@@ -101,11 +90,7 @@ impl NameSet {
         for _ in 0..limit {
             match self.slots[i] {
                 0 => return Some(i),
-                s if s >> OFF_BITS == tag
-                    && self.entry_at(((s & OFF_MASK) - 1) as usize).1 == name =>
-                {
-                    return Some(i)
-                }
+                s if s >> OFF_BITS == tag && self.entry_at(((s & OFF_MASK) - 1) as usize).1 == name => return Some(i),
                 _ => {}
             }
             i = (i + 1) & mask;
@@ -133,9 +118,7 @@ impl NameSet {
         // part of every x86-64 target.
         #[allow(unsafe_code)]
         unsafe {
-            core::arch::x86_64::_mm_prefetch::<{ core::arch::x86_64::_MM_HINT_T0 }>(
-                (slot as *const u64).cast(),
-            );
+            core::arch::x86_64::_mm_prefetch::<{ core::arch::x86_64::_MM_HINT_T0 }>((slot as *const u64).cast());
         }
         let _ = slot;
     }
@@ -162,9 +145,7 @@ impl NameSet {
         match &self.ordered {
             Some(tree) => tree.contains(name.as_bytes()),
             // Unbounded: a long probe here is finished, not cut short.
-            None => self
-                .find(Self::hash(name), name.as_bytes(), usize::MAX)
-                .is_some_and(|i| self.slots[i] != 0),
+            None => self.find(Self::hash(name), name.as_bytes(), usize::MAX).is_some_and(|i| self.slots[i] != 0),
         }
     }
 
@@ -196,8 +177,7 @@ impl NameSet {
         assert!(at < OFF_MASK, "more than 1 TiB of object names");
         let b = name.as_bytes();
         self.arena.extend_from_slice(&h.to_le_bytes());
-        self.arena
-            .extend_from_slice(&(b.len() as u64).to_le_bytes());
+        self.arena.extend_from_slice(&(b.len() as u64).to_le_bytes());
         self.arena.extend_from_slice(b);
         self.slots[i] = Self::tag(h) << OFF_BITS | (at + 1);
         self.len += 1;
@@ -226,11 +206,7 @@ impl NameSet {
 #[cfg(test)]
 pub(crate) fn colliding(n: usize, bits: u32) -> Vec<alloc::string::String> {
     let mask = (1u64 << bits) - 1;
-    (0u64..)
-        .map(|i| alloc::format!("t{i}"))
-        .filter(|s| NameSet::hash(s) & mask == 0)
-        .take(n)
-        .collect()
+    (0u64..).map(|i| alloc::format!("t{i}")).filter(|s| NameSet::hash(s) & mask == 0).take(n).collect()
 }
 
 #[cfg(test)]
@@ -292,9 +268,7 @@ mod tests {
             assert!(s.contains(n));
         }
         let h = NameSet::hash("zz");
-        let Some(Vacancy::Slot(i)) = s.vacancy(h, "zz") else {
-            panic!("zz: no slot")
-        };
+        let Some(Vacancy::Slot(i)) = s.vacancy(h, "zz") else { panic!("zz: no slot") };
         // A fake entry with the same tag pointing at "abc": not "zz".
         s.slots[i] = NameSet::tag(h) << OFF_BITS | (s.arena.len() as u64 + 1);
         s.arena.extend_from_slice(&h.to_le_bytes());

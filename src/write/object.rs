@@ -48,14 +48,7 @@ pub struct NewComponent<'a> {
 impl<'a> NewComponent<'a> {
     /// A component with role `role` holding `data` as `dtype` elements.
     pub fn new(role: impl Into<Cow<'a, str>>, dtype: DType, data: impl Into<Data<'a>>) -> Self {
-        NewComponent {
-            role: role.into(),
-            dtype,
-            logical: None,
-            data: data.into(),
-            compression: None,
-            checksum: None,
-        }
+        NewComponent { role: role.into(), dtype, logical: None, data: data.into(), compression: None, checksum: None }
     }
 
     /// Typed elements (the dtype follows from `T`).
@@ -129,25 +122,12 @@ impl<'a> NewObject<'a> {
     }
 
     /// A dense object: row-major `data` of `dtype` elements.
-    pub fn dense(
-        name: impl Into<Cow<'a, str>>,
-        shape: &[u64],
-        dtype: DType,
-        data: impl Into<Data<'a>>,
-    ) -> Self {
-        Self::new(name, Format::Dense, shape).component(NewComponent::new(
-            Role::Data.name(),
-            dtype,
-            data,
-        ))
+    pub fn dense(name: impl Into<Cow<'a, str>>, shape: &[u64], dtype: DType, data: impl Into<Data<'a>>) -> Self {
+        Self::new(name, Format::Dense, shape).component(NewComponent::new(Role::Data.name(), dtype, data))
     }
 
     /// A dense object from typed elements.
-    pub fn dense_slice<T: Scalar>(
-        name: impl Into<Cow<'a, str>>,
-        shape: &[u64],
-        data: &'a [T],
-    ) -> Self {
+    pub fn dense_slice<T: Scalar>(name: impl Into<Cow<'a, str>>, shape: &[u64], data: &'a [T]) -> Self {
         Self::dense(name, shape, T::DTYPE, Data::from_slice(data))
     }
 
@@ -176,14 +156,7 @@ impl<'a> NewObject<'a> {
         indices: &'a [u64],
         indptr: &'a [u64],
     ) -> Self {
-        Self::sparse_csr(
-            name,
-            shape,
-            T::DTYPE,
-            Data::from_slice(values),
-            Data::from_slice(indices),
-            Data::from_slice(indptr),
-        )
+        Self::sparse_csr(name, shape, T::DTYPE, Data::from_slice(values), Data::from_slice(indices), Data::from_slice(indptr))
     }
 
     /// A `sparse_coo` tensor: `values` (nnz elements of `dtype`) and
@@ -207,13 +180,7 @@ impl<'a> NewObject<'a> {
         values: &'a [T],
         coords: &'a [u64],
     ) -> Self {
-        Self::sparse_coo(
-            name,
-            shape,
-            T::DTYPE,
-            Data::from_slice(values),
-            Data::from_slice(coords),
-        )
+        Self::sparse_coo(name, shape, T::DTYPE, Data::from_slice(values), Data::from_slice(coords))
     }
 
     /// A `quantized_group` object: `packed_weight`, `scales` and `zeros`
@@ -231,11 +198,7 @@ impl<'a> NewObject<'a> {
         packing: &str,
     ) -> Self {
         Self::new(name, Format::QuantizedGroup, shape)
-            .component(NewComponent::new(
-                Role::PackedWeight.name(),
-                packed_weight.0,
-                packed_weight.1,
-            ))
+            .component(NewComponent::new(Role::PackedWeight.name(), packed_weight.0, packed_weight.1))
             .component(NewComponent::new(Role::Scales.name(), scales.0, scales.1))
             .component(NewComponent::new(Role::Zeros.name(), zeros.0, zeros.1))
             .attribute(QuantAttr::Bits.name(), bits)
@@ -250,12 +213,7 @@ impl<'a> NewObject<'a> {
     }
 
     /// Add a component from its parts.
-    pub fn with_component(
-        self,
-        role: impl Into<Cow<'a, str>>,
-        dtype: DType,
-        data: impl Into<Data<'a>>,
-    ) -> Self {
+    pub fn with_component(self, role: impl Into<Cow<'a, str>>, dtype: DType, data: impl Into<Data<'a>>) -> Self {
         self.component(NewComponent::new(role, dtype, data))
     }
 

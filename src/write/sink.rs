@@ -59,9 +59,7 @@ impl Sink for Vec<u8> {
         Ok(())
     }
     fn read_at(&mut self, offset: u64, buf: &mut [u8]) -> Result<bool> {
-        let src = usize::try_from(offset)
-            .ok()
-            .and_then(|o| self.get(o..o.checked_add(buf.len())?));
+        let src = usize::try_from(offset).ok().and_then(|o| self.get(o..o.checked_add(buf.len())?));
         let src = src.ok_or(crate::Error::new(crate::ErrorKind::Io))?;
         buf.copy_from_slice(src);
         Ok(true)

@@ -24,8 +24,7 @@ fn empty_file_is_the_minimal_v1_file() {
 fn layout_and_key_order() {
     let mut w = Writer::new(Vec::new());
     w.set_attribute("license", "MIT").unwrap();
-    w.add(NewObject::dense("z", &[3], DType::U8, &[1, 2, 3]).attribute("k", 1u8))
-        .unwrap();
+    w.add(NewObject::dense("z", &[3], DType::U8, &[1, 2, 3]).attribute("k", 1u8)).unwrap();
     w.add(
         NewObject::dense("a", &[2], DType::U8, &[0x38, 0x40])
             .logical_type(LogicalType::F8E4M3Fn)
@@ -40,30 +39,13 @@ fn layout_and_key_order() {
     let names: Vec<_> = f.objects().map(|o| o.name()).collect();
     assert_eq!(names, ["z", "a", "empty_last"]);
     let z = f.require("z").unwrap();
-    assert_eq!(
-        keys(z.fields()),
-        ["shape", "format", "attributes", "components"]
-    );
-    assert_eq!(
-        keys(z.data().unwrap().fields()),
-        ["dtype", "offset", "length", "encoding"]
-    );
+    assert_eq!(keys(z.fields()), ["shape", "format", "attributes", "components"]);
+    assert_eq!(keys(z.data().unwrap().fields()), ["dtype", "offset", "length", "encoding"]);
     assert_eq!(z.data().unwrap().offset(), 64);
     let a = f.require("a").unwrap();
     assert_eq!(keys(a.fields()), ["shape", "format", "components"]);
     let c = a.data().unwrap();
-    assert_eq!(
-        keys(c.fields()),
-        [
-            "dtype",
-            "type",
-            "offset",
-            "length",
-            "uncompressed_length",
-            "encoding",
-            "digest"
-        ]
-    );
+    assert_eq!(keys(c.fields()), ["dtype", "type", "offset", "length", "uncompressed_length", "encoding", "digest"]);
     assert_eq!(c.offset(), 128);
     assert_eq!(c.to_vec().unwrap(), [0x38, 0x40]);
     c.verify_digest().unwrap();
@@ -87,47 +69,25 @@ fn refuses_before_writing() {
     w.add_slice("x", &[2], &[1u16, 2]).unwrap();
     let pos = w.position();
     let cases: Vec<(NewObject<'_>, ErrorKind)> = vec![
-        (
-            NewObject::dense("", &[1], DType::U8, &[1]),
-            ErrorKind::EmptyName,
-        ),
-        (
-            NewObject::dense("x", &[1], DType::U8, &[1]),
-            ErrorKind::DuplicateKey,
-        ),
-        (
-            NewObject::dense("d", &[3], DType::U16, &[1, 2, 3, 4]),
-            ErrorKind::LengthMismatch {
-                expected: 6,
-                actual: 4,
-            },
-        ),
-        (
-            NewObject::dense("p", &[1], DType::U16, &[1, 2, 3]),
-            ErrorKind::PartialElement {
-                length: 3,
-                width: 2,
-            },
-        ),
+        (NewObject::dense("", &[1], DType::U8, &[1]), ErrorKind::EmptyName),
+        (NewObject::dense("x", &[1], DType::U8, &[1]), ErrorKind::DuplicateKey),
+        (NewObject::dense("d", &[3], DType::U16, &[1, 2, 3, 4]), ErrorKind::LengthMismatch { expected: 6, actual: 4 }),
+        (NewObject::dense("p", &[1], DType::U16, &[1, 2, 3]), ErrorKind::PartialElement { length: 3, width: 2 }),
         (
             NewObject::dense("t", &[1], DType::U16, &[1, 2]).logical_type(LogicalType::Complex64),
-            ErrorKind::WrongType {
-                field: "type",
-                expected: "a logical type matching the dtype",
-            },
+            ErrorKind::WrongType { field: "type", expected: "a logical type matching the dtype" },
         ),
-        (
-            NewObject::new("m", Format::Dense, &[1]),
-            ErrorKind::MissingComponent { role: "data" },
-        ),
+        (NewObject::new("m", Format::Dense, &[1]), ErrorKind::MissingComponent { role: "data" }),
         (
             NewObject::new("r", Format::Other("x"), &[1]).with_component("", DType::U8, &[1]),
             ErrorKind::EmptyName,
         ),
         (
-            NewObject::new("r2", Format::Other("x"), &[1])
-                .with_component("a", DType::U8, &[1])
-                .with_component("a", DType::U8, &[1]),
+            NewObject::new("r2", Format::Other("x"), &[1]).with_component("a", DType::U8, &[1]).with_component(
+                "a",
+                DType::U8,
+                &[1],
+            ),
             ErrorKind::DuplicateKey,
         ),
         (
@@ -139,21 +99,15 @@ fn refuses_before_writing() {
         ),
         (
             NewObject::sparse_csr_slices("c2", [2, 2], &[1f32], &[0], &[0, 1]),
-            ErrorKind::CountMismatch {
-                expected: 3,
-                actual: 2,
-            },
+            ErrorKind::CountMismatch { expected: 3, actual: 2 },
         ),
         (
-            NewObject::dense("deep", &[1], DType::U8, &[1])
-                .attribute("a", AttrValue::Cbor(vec![0x81, 0x81])),
+            NewObject::dense("deep", &[1], DType::U8, &[1]).attribute("a", AttrValue::Cbor(vec![0x81, 0x81])),
             ErrorKind::LengthTooLarge { claimed: 1 },
         ),
         (
-            NewObject::dense("dup", &[1], DType::U8, &[1]).attribute(
-                "a",
-                AttrValue::Map(vec![(1u8.into(), 1u8.into()), (1u8.into(), 2u8.into())]),
-            ),
+            NewObject::dense("dup", &[1], DType::U8, &[1])
+                .attribute("a", AttrValue::Map(vec![(1u8.into(), 1u8.into()), (1u8.into(), 2u8.into())])),
             ErrorKind::DuplicateKey,
         ),
     ];
@@ -164,12 +118,7 @@ fn refuses_before_writing() {
         assert_eq!(e.manifest_offset(), None, "{name}");
         assert_eq!(w.position(), pos, "{name}: nothing written");
     }
-    assert_eq!(
-        w.set_attribute("bad", AttrValue::Cbor(vec![0x1c]))
-            .unwrap_err()
-            .kind(),
-        ErrorKind::CborInvalid
-    );
+    assert_eq!(w.set_attribute("bad", AttrValue::Cbor(vec![0x1c])).unwrap_err().kind(), ErrorKind::CborInvalid);
     let bytes = w.finish().unwrap();
     assert_eq!(File::parse(&bytes).unwrap().len(), 1);
 }
@@ -178,56 +127,21 @@ fn refuses_before_writing() {
 fn streamed_sources_must_match_their_declared_length() {
     let mut w = Writer::new(Vec::new());
     let chunks = vec![vec![1u8; 10], vec![2u8; 10]];
-    let short = NewObject::dense(
-        "short",
-        &[30],
-        DType::U8,
-        Data::from_chunks(30, chunks.clone()),
-    );
-    assert_eq!(
-        w.add(short).unwrap_err().kind(),
-        ErrorKind::LengthMismatch {
-            expected: 30,
-            actual: 20
-        }
-    );
-    let long = NewObject::dense(
-        "long",
-        &[15],
-        DType::U8,
-        Data::from_chunks(15, chunks.clone()),
-    );
-    assert_eq!(
-        w.add(long).unwrap_err().kind(),
-        ErrorKind::LengthMismatch {
-            expected: 15,
-            actual: 20
-        }
-    );
-    let z = NewObject::dense("z", &[15], DType::U8, Data::from_chunks(15, chunks.clone()))
-        .compression(Compression::ZSTD);
-    assert_eq!(
-        w.add(z).unwrap_err().kind(),
-        ErrorKind::LengthMismatch {
-            expected: 15,
-            actual: 20
-        }
-    );
+    let short = NewObject::dense("short", &[30], DType::U8, Data::from_chunks(30, chunks.clone()));
+    assert_eq!(w.add(short).unwrap_err().kind(), ErrorKind::LengthMismatch { expected: 30, actual: 20 });
+    let long = NewObject::dense("long", &[15], DType::U8, Data::from_chunks(15, chunks.clone()));
+    assert_eq!(w.add(long).unwrap_err().kind(), ErrorKind::LengthMismatch { expected: 15, actual: 20 });
+    let z = NewObject::dense("z", &[15], DType::U8, Data::from_chunks(15, chunks.clone())).compression(Compression::ZSTD);
+    assert_eq!(w.add(z).unwrap_err().kind(), ErrorKind::LengthMismatch { expected: 15, actual: 20 });
     // The writer stays usable.
-    w.add(
-        NewObject::dense("ok", &[20], DType::U8, Data::from_chunks(20, chunks))
-            .compression(Compression::ZSTD),
-    )
-    .unwrap();
+    w.add(NewObject::dense("ok", &[20], DType::U8, Data::from_chunks(20, chunks)).compression(Compression::ZSTD))
+        .unwrap();
     let bytes = w.finish().unwrap();
     let f = File::parse(&bytes).unwrap();
     assert_eq!(f.len(), 1);
     let mut want = vec![1u8; 10];
     want.extend([2u8; 10]);
-    assert_eq!(
-        f.require("ok").unwrap().data().unwrap().to_vec().unwrap(),
-        want
-    );
+    assert_eq!(f.require("ok").unwrap().data().unwrap().to_vec().unwrap(), want);
 }
 
 #[derive(Debug)]
@@ -249,42 +163,21 @@ impl Sink for Failing {
 #[test]
 fn a_failing_sink_breaks_the_writer() {
     for zstd in [false, true] {
-        let mut w = Writer::new(Failing {
-            budget: 100,
-            got: Vec::new(),
-        });
+        let mut w = Writer::new(Failing { budget: 100, got: Vec::new() });
         let data = [7u8; 200];
-        let c = if zstd {
-            Compression::Zstd(1)
-        } else {
-            Compression::Raw
-        };
-        let big: Vec<u8> = (0..5000u32)
-            .map(|i| (i.wrapping_mul(2_654_435_761) >> 24) as u8)
-            .collect();
+        let c = if zstd { Compression::Zstd(1) } else { Compression::Raw };
+        let big: Vec<u8> = (0..5000u32).map(|i| (i.wrapping_mul(2_654_435_761) >> 24) as u8).collect();
         let obj = NewObject::dense("a", &[200], DType::U8, &data).compression(c);
-        let obj = if zstd {
-            NewObject::dense("a", &[5000], DType::U8, &big).compression(c)
-        } else {
-            obj
-        };
+        let obj = if zstd { NewObject::dense("a", &[5000], DType::U8, &big).compression(c) } else { obj };
         assert_eq!(w.add(obj).unwrap_err().kind(), ErrorKind::Io);
-        assert_eq!(
-            w.add_slice("b", &[1], &[1u8]).unwrap_err().kind(),
-            ErrorKind::Io
-        );
+        assert_eq!(w.add_slice("b", &[1], &[1u8]).unwrap_err().kind(), ErrorKind::Io);
         // Broken first: an object that is itself wrong gets the same answer.
         let mut deep = AttrValue::Null;
         for _ in 0..70 {
             deep = AttrValue::Array(vec![deep]);
         }
-        let e = w
-            .add(NewObject::dense("c", &[1], DType::U8, &[1]).attribute("deep", deep))
-            .unwrap_err();
-        assert_eq!(
-            (e.kind(), e.object().map(|o| o.as_str().to_string())),
-            (ErrorKind::Io, Some("c".to_string()))
-        );
+        let e = w.add(NewObject::dense("c", &[1], DType::U8, &[1]).attribute("deep", deep)).unwrap_err();
+        assert_eq!((e.kind(), e.object().map(|o| o.as_str().to_string())), (ErrorKind::Io, Some("c".to_string())));
         assert_eq!(w.finish().unwrap_err().kind(), ErrorKind::Io);
     }
 }
@@ -293,34 +186,19 @@ fn a_failing_sink_breaks_the_writer() {
 fn appends_in_memory() {
     let mut w = Writer::new(Vec::new());
     w.set_attribute("a", 1u8).unwrap();
-    w.add(
-        NewObject::dense_slice("x", &[3], &[1i16, 2, 3])
-            .attribute("n", "x")
-            .checksum(Checksum::Sha256),
-    )
-    .unwrap();
+    w.add(NewObject::dense_slice("x", &[3], &[1i16, 2, 3]).attribute("n", "x").checksum(Checksum::Sha256)).unwrap();
     let first = w.finish().unwrap();
     let blob_end = File::parse(&first).unwrap().tail().manifest_offset as usize;
 
     let mut w = Writer::append_to_vec(first.clone()).unwrap();
     assert!(w.contains("x"));
-    assert_eq!(
-        w.add_slice("x", &[1], &[1u8]).unwrap_err().kind(),
-        ErrorKind::DuplicateKey
-    );
+    assert_eq!(w.add_slice("x", &[1], &[1u8]).unwrap_err().kind(), ErrorKind::DuplicateKey);
     w.set_attribute("b", 2u8).unwrap();
     w.add_slice("y", &[2], &[5u64, 6]).unwrap();
     let second = w.finish().unwrap();
-    assert_eq!(
-        &second[..blob_end],
-        &first[..blob_end],
-        "old blobs kept byte for byte"
-    );
+    assert_eq!(&second[..blob_end], &first[..blob_end], "old blobs kept byte for byte");
     let f = File::parse(&second).unwrap();
-    assert_eq!(
-        f.objects().map(|o| o.name()).collect::<Vec<_>>(),
-        ["x", "y"]
-    );
+    assert_eq!(f.objects().map(|o| o.name()).collect::<Vec<_>>(), ["x", "y"]);
     assert_eq!(keys(f.attributes()), ["a", "b"]);
     let x = f.require("x").unwrap();
     assert_eq!(x.attributes().get("n").unwrap().as_str(), Some("x"));
@@ -329,10 +207,7 @@ fn appends_in_memory() {
     assert_eq!(f.require("y").unwrap().data().unwrap().offset(), 128);
 
     // Appending nothing reproduces the file.
-    let again = Writer::append_to_vec(second.clone())
-        .unwrap()
-        .finish()
-        .unwrap();
+    let again = Writer::append_to_vec(second.clone()).unwrap().finish().unwrap();
     assert_eq!(again, second);
 }
 
@@ -343,20 +218,11 @@ fn same_input_same_bytes() {
         w.set_attribute("f", 0.1).unwrap();
         for i in 0..20u32 {
             let data: Vec<u32> = (0..i * 50).collect();
-            let c = if i % 2 == 0 {
-                Compression::ZSTD
-            } else {
-                Compression::Raw
-            };
+            let c = if i % 2 == 0 { Compression::ZSTD } else { Compression::Raw };
             w.add(
-                NewObject::dense(
-                    alloc::format!("t{i}"),
-                    &[i as u64 * 50],
-                    DType::U32,
-                    Data::owned(Data::from_slice(&data).to_vec_for_test()),
-                )
-                .compression(c)
-                .checksum(Checksum::Sha256),
+                NewObject::dense(alloc::format!("t{i}"), &[i as u64 * 50], DType::U32, Data::owned(Data::from_slice(&data).to_vec_for_test()))
+                    .compression(c)
+                    .checksum(Checksum::Sha256),
             )
             .unwrap();
         }
@@ -381,10 +247,7 @@ impl Data<'_> {
 /// valid and not, must all get through that assertion.
 #[test]
 fn typed_checks_agree_with_the_readers_pass() {
-    assert!(
-        cfg!(debug_assertions),
-        "this test relies on the self-check of debug builds"
-    );
+    assert!(cfg!(debug_assertions), "this test relies on the self-check of debug builds");
     let mut seed = 0x9e37_79b9_7f4a_7c15u64;
     let mut rnd = move |n: u64| {
         seed ^= seed << 13;
@@ -392,28 +255,8 @@ fn typed_checks_agree_with_the_readers_pass() {
         seed ^= seed << 17;
         seed % n
     };
-    let roles = [
-        "data",
-        "values",
-        "indices",
-        "indptr",
-        "coords",
-        "packed_weight",
-        "scales",
-        "zeros",
-        "x",
-        "",
-    ];
-    let dtypes = [
-        DType::U8,
-        DType::I16,
-        DType::F32,
-        DType::F64,
-        DType::U64,
-        DType::I32,
-        DType::Bool,
-        DType::BF16,
-    ];
+    let roles = ["data", "values", "indices", "indptr", "coords", "packed_weight", "scales", "zeros", "x", ""];
+    let dtypes = [DType::U8, DType::I16, DType::F32, DType::F64, DType::U64, DType::I32, DType::Bool, DType::BF16];
     let ltypes = [
         None,
         Some(LogicalType::F8E4M3Fn),
@@ -422,13 +265,7 @@ fn typed_checks_agree_with_the_readers_pass() {
         Some(LogicalType::Other("f32")),
         Some(LogicalType::Other("mine")),
     ];
-    let formats = [
-        Format::Dense,
-        Format::SparseCsr,
-        Format::SparseCoo,
-        Format::Other("x"),
-        Format::Other("dense"),
-    ];
+    let formats = [Format::Dense, Format::SparseCsr, Format::SparseCoo, Format::Other("x"), Format::Other("dense")];
     let blob = vec![0u8; 4096];
     let (mut ok, mut refused) = (0, 0);
     let mut w = Writer::new(Vec::new());
@@ -468,10 +305,7 @@ fn typed_checks_agree_with_the_readers_pass() {
             Err(_) => refused += 1,
         }
     }
-    assert!(
-        ok > total / 20 && refused > total / 20,
-        "both verdicts exercised: {ok} accepted, {refused} refused"
-    );
+    assert!(ok > total / 20 && refused > total / 20, "both verdicts exercised: {ok} accepted, {refused} refused");
     let bytes = w.finish().unwrap();
     assert_eq!(File::parse(&bytes).unwrap().len(), ok);
 }
@@ -496,15 +330,7 @@ fn names_crafted_to_collide_are_still_written_and_refused_once() {
     let f = File::parse(&bytes).unwrap();
     assert_eq!(f.len(), 400);
     for (i, n) in names.iter().enumerate() {
-        assert_eq!(
-            f.require(n)
-                .unwrap()
-                .data()
-                .unwrap()
-                .to_vec_of::<u32>()
-                .unwrap(),
-            [i as u32]
-        );
+        assert_eq!(f.require(n).unwrap().data().unwrap().to_vec_of::<u32>().unwrap(), [i as u32]);
     }
 }
 
@@ -524,25 +350,15 @@ fn zstd_if_smaller_keeps_incompressible_components_raw() {
     let chunks = |b: &Vec<u8>| b.chunks(1000).map(<[u8]>::to_vec).collect::<Vec<_>>();
     let mut w = Writer::new(Vec::new());
     let mode = Compression::ZstdIfSmaller(3);
-    for (name, data) in [
-        ("noise", Data::bytes(&noise)),
-        ("zeros", Data::bytes(&zeros)),
-    ] {
-        w.add(
-            NewObject::dense(name, &[4096], DType::U8, data)
-                .compression(mode)
-                .checksum(Checksum::Crc32c),
-        )
-        .unwrap();
+    for (name, data) in [("noise", Data::bytes(&noise)), ("zeros", Data::bytes(&zeros))] {
+        w.add(NewObject::dense(name, &[4096], DType::U8, data).compression(mode).checksum(Checksum::Crc32c)).unwrap();
     }
     // Streamed sources, and the empty component (no frame is smaller than nothing).
     for (name, b) in [("noise_stream", &noise), ("zeros_stream", &zeros)] {
         let data = Data::from_chunks(4096, chunks(b).into_iter());
-        w.add(NewObject::dense(name, &[4096], DType::U8, data).compression(mode))
-            .unwrap();
+        w.add(NewObject::dense(name, &[4096], DType::U8, data).compression(mode)).unwrap();
     }
-    w.add(NewObject::dense("empty", &[0], DType::U8, &[][..]).compression(mode))
-        .unwrap();
+    w.add(NewObject::dense("empty", &[0], DType::U8, &[][..]).compression(mode)).unwrap();
     assert_eq!(w.kept_raw(), 3);
     let bytes = w.finish().unwrap();
 
@@ -572,37 +388,17 @@ fn zstd_if_smaller_keeps_incompressible_components_raw() {
         }
     }
     for name in ["noise", "zeros"] {
-        assert_eq!(
-            f.require(name)
-                .unwrap()
-                .data()
-                .unwrap()
-                .verify_digest()
-                .unwrap(),
-            crate::digest::Verified::Ok
-        );
+        assert_eq!(f.require(name).unwrap().data().unwrap().verify_digest().unwrap(), crate::digest::Verified::Ok);
     }
-    assert_eq!(
-        f.require("empty").unwrap().data().unwrap().encoding(),
-        Encoding::Raw
-    );
+    assert_eq!(f.require("empty").unwrap().data().unwrap().encoding(), Encoding::Raw);
 
     // The same objects with plain zstd give zstd frames, even when larger.
     let mut w = Writer::new(Vec::new());
-    w.add(NewObject::dense("noise", &[4096], DType::U8, &noise).compression(Compression::Zstd(3)))
-        .unwrap();
+    w.add(NewObject::dense("noise", &[4096], DType::U8, &noise).compression(Compression::Zstd(3))).unwrap();
     assert_eq!(w.kept_raw(), 0);
     let bytes = w.finish().unwrap();
-    let c = File::parse(&bytes)
-        .unwrap()
-        .require("noise")
-        .unwrap()
-        .data()
-        .unwrap();
-    assert_eq!(
-        (c.encoding(), c.uncompressed_length()),
-        (Encoding::Zstd, Some(4096))
-    );
+    let c = File::parse(&bytes).unwrap().require("noise").unwrap().data().unwrap();
+    assert_eq!((c.encoding(), c.uncompressed_length()), (Encoding::Zstd, Some(4096)));
     assert!(c.length() > 4096);
 }
 
@@ -610,35 +406,14 @@ fn zstd_if_smaller_keeps_incompressible_components_raw() {
 fn zstd_if_smaller_reports_a_short_stream() {
     let mut w = Writer::new(Vec::new());
     let data = Data::from_chunks(10, [vec![1u8; 4]].into_iter());
-    let e = w
-        .add(
-            NewObject::dense("s", &[10], DType::U8, data)
-                .compression(Compression::ZstdIfSmaller(3)),
-        )
-        .unwrap_err();
-    assert_eq!(
-        e.kind(),
-        ErrorKind::LengthMismatch {
-            expected: 10,
-            actual: 4
-        }
-    );
+    let e = w.add(NewObject::dense("s", &[10], DType::U8, data).compression(Compression::ZstdIfSmaller(3))).unwrap_err();
+    assert_eq!(e.kind(), ErrorKind::LengthMismatch { expected: 10, actual: 4 });
     // A component kept raw counts only once its object is added.
     let obj = NewObject::new("t", Format::Other("pair"), &[2])
         .with_component("tiny", DType::U8, &[1u8, 2][..])
-        .with_component(
-            "short",
-            DType::U8,
-            Data::from_chunks(10, [vec![1u8; 4]].into_iter()),
-        )
+        .with_component("short", DType::U8, Data::from_chunks(10, [vec![1u8; 4]].into_iter()))
         .compression(Compression::ZstdIfSmaller(3));
-    assert_eq!(
-        w.add(obj).unwrap_err().kind(),
-        ErrorKind::LengthMismatch {
-            expected: 10,
-            actual: 4
-        }
-    );
+    assert_eq!(w.add(obj).unwrap_err().kind(), ErrorKind::LengthMismatch { expected: 10, actual: 4 });
     assert_eq!(w.kept_raw(), 0);
     // The writer stays usable.
     w.add_slice("t", &[1], &[1u8]).unwrap();

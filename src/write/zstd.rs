@@ -31,12 +31,7 @@ pub(crate) fn compress(
 /// Take at most `limit` bytes in total: a source that runs past its
 /// declared length is an error, found before the excess is used.
 fn over(limit: u64, total: u64, n: usize) -> Option<Error> {
-    (total + n as u64 > limit).then(|| {
-        Error::new(ErrorKind::LengthMismatch {
-            expected: limit,
-            actual: total + n as u64,
-        })
-    })
+    (total + n as u64 > limit).then(|| Error::new(ErrorKind::LengthMismatch { expected: limit, actual: total + n as u64 }))
 }
 
 #[cfg(not(feature = "libzstd"))]
@@ -98,18 +93,8 @@ fn pure(src: &mut dyn Pull, limit: u64, out: &mut dyn FnMut(&[u8]) -> Result<()>
 
     let failed = Cell::new(false);
     let mut c = FrameCompressor::new(CompressionLevel::Fastest);
-    c.set_source(In {
-        src,
-        limit,
-        total: 0,
-        err: None,
-        failed: &failed,
-    });
-    c.set_drain(Out {
-        out,
-        err: None,
-        failed: &failed,
-    });
+    c.set_source(In { src, limit, total: 0, err: None, failed: &failed });
+    c.set_drain(Out { out, err: None, failed: &failed });
     c.compress();
     let (i, o) = (c.take_source(), c.take_drain());
     if let Some(e) = o.and_then(|o| o.err) {
@@ -118,19 +103,12 @@ fn pure(src: &mut dyn Pull, limit: u64, out: &mut dyn FnMut(&[u8]) -> Result<()>
     match i {
         Some(In { err: Some(e), .. }) => Err(e),
         Some(i) => Ok(i.total),
-        None => Err(Error::new(ErrorKind::Unsupported {
-            what: "zstd encoder lost its source",
-        })),
+        None => Err(Error::new(ErrorKind::Unsupported { what: "zstd encoder lost its source" })),
     }
 }
 
 #[cfg(feature = "libzstd")]
-fn libzstd(
-    level: i32,
-    src: &mut dyn Pull,
-    limit: u64,
-    out: &mut dyn FnMut(&[u8]) -> Result<()>,
-) -> Result<u64> {
+fn libzstd(level: i32, src: &mut dyn Pull, limit: u64, out: &mut dyn FnMut(&[u8]) -> Result<()>) -> Result<u64> {
     struct Out<'o> {
         out: &'o mut dyn FnMut(&[u8]) -> Result<()>,
         err: Option<Error>,
@@ -191,18 +169,9 @@ mod tests {
 
     #[test]
     fn frames_decode_back() {
-        for data in [
-            Vec::new(),
-            alloc::vec![7u8; 1 << 20],
-            (0..300_000u32)
-                .map(|i| (i.wrapping_mul(i) >> 7) as u8)
-                .collect(),
-        ] {
+        for data in [Vec::new(), alloc::vec![7u8; 1 << 20], (0..300_000u32).map(|i| (i.wrapping_mul(i) >> 7) as u8).collect()] {
             let frame = roundtrip(&data);
-            assert_eq!(
-                crate::zstd::decode_to_vec(&frame, data.len() as u64).unwrap(),
-                data
-            );
+            assert_eq!(crate::zstd::decode_to_vec(&frame, data.len() as u64).unwrap(), data);
         }
         // Compressible data shrinks.
         assert!(roundtrip(&[0u8; 100_000]).len() < 1000);
@@ -212,14 +181,8 @@ mod tests {
     fn overlong_sources_and_failing_sinks_are_errors() {
         let data = [1u8; 1000];
         let e = compress(3, &mut Slice { b: &data }, 999, &mut |_| Ok(())).unwrap_err();
-        assert!(
-            matches!(e.kind(), ErrorKind::LengthMismatch { expected: 999, .. }),
-            "{e:?}"
-        );
-        let e = compress(3, &mut Slice { b: &data }, 1000, &mut |_| {
-            Err(Error::new(ErrorKind::Io))
-        })
-        .unwrap_err();
+        assert!(matches!(e.kind(), ErrorKind::LengthMismatch { expected: 999, .. }), "{e:?}");
+        let e = compress(3, &mut Slice { b: &data }, 1000, &mut |_| Err(Error::new(ErrorKind::Io))).unwrap_err();
         assert_eq!(e.kind(), ErrorKind::Io);
     }
 }

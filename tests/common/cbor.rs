@@ -65,9 +65,7 @@ impl Cbor {
 
     /// Negative integer `-1 - n`.
     pub fn nint(&mut self, n: u64) -> &mut Self {
-        self.e()
-            .int(Int::try_from(-1 - n as i128).expect("CBOR integer"))
-            .expect(INTO_VEC);
+        self.e().int(Int::try_from(-1 - n as i128).expect("CBOR integer")).expect(INTO_VEC);
         self
     }
 

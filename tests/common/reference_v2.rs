@@ -10,10 +10,7 @@ use std::process::Command;
 pub const REFERENCE_VERSION: &str = "2.1.2";
 
 pub fn python() -> String {
-    std::env::var("ZT_REFERENCE_V2_PYTHON")
-        .ok()
-        .filter(|s| !s.is_empty())
-        .unwrap_or_else(|| "python3".to_owned())
+    std::env::var("ZT_REFERENCE_V2_PYTHON").ok().filter(|s| !s.is_empty()).unwrap_or_else(|| "python3".to_owned())
 }
 
 /// Run the reference interpreter; panic loudly if it is not usable.

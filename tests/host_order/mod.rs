@@ -14,9 +14,7 @@ use ztensor::{Component, Element, Encoding, Endian, ErrorKind, Result};
 pub const NOT_HOST_ORDER_REASON: &str = "elements are not in host byte order";
 
 /// The refusal of a zero-copy view of multi-byte elements on a big-endian host.
-pub const NOT_HOST_ORDER: ErrorKind = ErrorKind::NotZeroCopy {
-    reason: NOT_HOST_ORDER_REASON,
-};
+pub const NOT_HOST_ORDER: ErrorKind = ErrorKind::NotZeroCopy { reason: NOT_HOST_ORDER_REASON };
 
 /// Whether this host can view `T` elements of a little-endian file without copying.
 pub fn host_can_view<T>() -> bool {
@@ -47,35 +45,18 @@ pub fn typed_read<T: Element + IntoBytes + Default>(c: &Component<'_>) -> Vec<T>
     let len = c.decoded_len().expect("a declared decoded size") as usize;
     let n = len / core::mem::size_of::<T>();
     let mut v = vec![T::default(); n];
-    assert_eq!(
-        c.read_elements(&mut v)
-            .unwrap_or_else(|e| panic!("typed read: {e}")),
-        n
-    );
+    assert_eq!(c.read_elements(&mut v).unwrap_or_else(|e| panic!("typed read: {e}")), n);
     let mut shifted = vec![T::default(); n + 1];
     assert_eq!(c.read_elements(&mut shifted[1..]).unwrap(), n);
-    assert_eq!(
-        shifted[1..].as_bytes(),
-        v.as_bytes(),
-        "read_elements gave different elements at another address"
-    );
+    assert_eq!(shifted[1..].as_bytes(), v.as_bytes(), "read_elements gave different elements at another address");
     #[cfg(feature = "alloc")]
-    assert_eq!(
-        c.to_vec_of::<T>().unwrap().as_bytes(),
-        v.as_bytes(),
-        "read_elements and to_vec_of disagree"
-    );
+    assert_eq!(c.to_vec_of::<T>().unwrap().as_bytes(), v.as_bytes(), "read_elements and to_vec_of disagree");
     if c.encoding() == Encoding::Raw && c.endian() == Endian::Little {
         let mut le = v.as_bytes().to_vec();
         if cfg!(target_endian = "big") {
-            le.chunks_exact_mut(core::mem::size_of::<T>())
-                .for_each(<[u8]>::reverse);
+            le.chunks_exact_mut(core::mem::size_of::<T>()).for_each(<[u8]>::reverse);
         }
-        assert_eq!(
-            le,
-            c.stored_bytes().unwrap(),
-            "typed elements are not the stored little-endian ones"
-        );
+        assert_eq!(le, c.stored_bytes().unwrap(), "typed elements are not the stored little-endian ones");
     }
     v
 }
@@ -85,11 +66,7 @@ pub fn typed_read<T: Element + IntoBytes + Default>(c: &Component<'_>) -> Vec<T>
 pub fn typed_read_and_view<T: Element + IntoBytes + Default>(c: &Component<'_>) -> Vec<T> {
     let v = typed_read::<T>(c);
     if let Some(view) = zero_copy(c.as_slice::<T>()) {
-        assert_eq!(
-            view.as_bytes(),
-            v.as_bytes(),
-            "zero-copy view and typed read disagree"
-        );
+        assert_eq!(view.as_bytes(), v.as_bytes(), "zero-copy view and typed read disagree");
     }
     v
 }

@@ -47,15 +47,8 @@ fn unknown_format_type_and_fields_are_exposed() {
     );
     let f = v1_file(&b, &encode(&m));
     let file = accept(&f);
-    assert_eq!(
-        file.fields().get("producer").and_then(|v| v.as_str()),
-        Some("hand")
-    );
-    assert!(file
-        .fields()
-        .get("extra")
-        .and_then(|v| v.as_map())
-        .is_some());
+    assert_eq!(file.fields().get("producer").and_then(|v| v.as_str()), Some("hand"));
+    assert!(file.fields().get("extra").and_then(|v| v.as_map()).is_some());
     let w = file.require("w").unwrap();
     assert_eq!(w.format(), Format::Other("block_sparse_x"));
     assert_eq!(w.fields().get("x").and_then(|v| v.as_u64()), Some(7));
@@ -463,20 +456,14 @@ fn edge_shapes_are_accepted() {
             ("zero3", dense("u8", &[0, 5, 2], z, 0)),
             ("huge_zero", dense("u8", &[u64::MAX, 0], z, 0)),
             // The prefix overflows, but a zero dimension makes the product 0.
-            (
-                "overflow_then_zero",
-                dense("u8", &[1 << 32, 1 << 32, 0], z, 0),
-            ),
+            ("overflow_then_zero", dense("u8", &[1 << 32, 1 << 32, 0], z, 0)),
         ],
     );
     let f = v1_file(&b, &encode(&m));
     let file = accept(&f);
     assert_eq!(file.require("scalar").unwrap().shape().numel(), 1);
     assert_eq!(file.require("zero3").unwrap().shape().numel(), 0);
-    assert_eq!(
-        file.require("overflow_then_zero").unwrap().shape().numel(),
-        0
-    );
+    assert_eq!(file.require("overflow_then_zero").unwrap().shape().numel(), 0);
 }
 
 #[test]
@@ -484,42 +471,14 @@ fn duplicate_role_past_the_first_eight_components() {
     // Roles beyond the first eight are checked through the scratch's sort.
     let mut b = Blobs::new();
     let o = b.add_len(4);
-    let mut comps: Vec<(String, Value)> = (0..10)
-        .map(|i| (format!("r{i}"), comp("u8", o, 4)))
-        .collect();
+    let mut comps: Vec<(String, Value)> = (0..10).map(|i| (format!("r{i}"), comp("u8", o, 4))).collect();
     comps.push(("r3".to_string(), comp("u8", o, 4)));
-    let m = manifest(
-        "1.2.0",
-        [(
-            "x",
-            obj(
-                &[4],
-                "custom_x",
-                comps.iter().map(|(k, v)| (k.as_str(), v.clone())),
-            ),
-        )],
-    );
+    let m = manifest("1.2.0", [("x", obj(&[4], "custom_x", comps.iter().map(|(k, v)| (k.as_str(), v.clone()))))]);
     let e = reject_kind(&v1_file(&b, &encode(&m)), ErrorKind::DuplicateKey);
     assert_eq!(e.object().unwrap().as_str(), "x");
     comps.pop();
-    let m = manifest(
-        "1.2.0",
-        [(
-            "x",
-            obj(
-                &[4],
-                "custom_x",
-                comps.iter().map(|(k, v)| (k.as_str(), v.clone())),
-            ),
-        )],
-    );
-    assert_eq!(
-        accept(&v1_file(&b, &encode(&m)))
-            .require("x")
-            .unwrap()
-            .component_count(),
-        10
-    );
+    let m = manifest("1.2.0", [("x", obj(&[4], "custom_x", comps.iter().map(|(k, v)| (k.as_str(), v.clone()))))]);
+    assert_eq!(accept(&v1_file(&b, &encode(&m))).require("x").unwrap().component_count(), 10);
 }
 
 #[test]
@@ -605,22 +564,7 @@ fn values_of_an_unknown_logical_type_have_no_count() {
     let mut b = Blobs::new();
     let (v, i, p, c) = (b.add_len(4), b.add_len(16), b.add_len(24), b.add_len(32));
     let values = || comp_with("u8", v, 4, [("type", text("int4_packed_x"))]);
-    let csr = obj(
-        &[2, 3],
-        "sparse_csr",
-        [
-            ("values", values()),
-            ("indices", comp("u64", i, 16)),
-            ("indptr", comp("u64", p, 24)),
-        ],
-    );
-    let coo = obj(
-        &[2, 3],
-        "sparse_coo",
-        [("values", values()), ("coords", comp("u64", c, 32))],
-    );
-    accept(&v1_file(
-        &b,
-        &encode(&manifest("1.2.0", [("s", csr), ("t", coo)])),
-    ));
+    let csr = obj(&[2, 3], "sparse_csr", [("values", values()), ("indices", comp("u64", i, 16)), ("indptr", comp("u64", p, 24))]);
+    let coo = obj(&[2, 3], "sparse_coo", [("values", values()), ("coords", comp("u64", c, 32))]);
+    accept(&v1_file(&b, &encode(&manifest("1.2.0", [("s", csr), ("t", coo)]))));
 }

@@ -409,17 +409,9 @@ fn cbor_too_deep_is_refused_early() {
     const BOUND: u64 = 128 + 3 * (MAX_DEPTH as u64 + 1);
     let refused_early = |file: &[u8]| {
         let e = reject_kind(file, ErrorKind::TooDeep);
-        let off = e
-            .manifest_offset()
-            .expect("a TooDeep refusal has an offset");
-        assert!(
-            off < BOUND,
-            "refused at manifest byte {off}, past {BOUND}: {e}"
-        );
-        assert!(
-            manifest_of(file).len() as u64 > 100 * BOUND,
-            "the nesting is much longer than the bound"
-        );
+        let off = e.manifest_offset().expect("a TooDeep refusal has an offset");
+        assert!(off < BOUND, "refused at manifest byte {off}, past {BOUND}: {e}");
+        assert!(manifest_of(file).len() as u64 > 100 * BOUND, "the nesting is much longer than the bound");
     };
     for indefinite in [false, true] {
         let deep = Cbor::new().nested_arrays(N, indefinite).build();

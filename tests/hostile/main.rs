@@ -24,12 +24,12 @@ fn observe(_bytes: &[u8]) {}
 
 include!("harness.rs");
 
-mod accepted;
-mod cbor;
 mod container;
-mod data;
+mod cbor;
 mod duplicates;
-mod errors;
-mod formats;
 mod schema;
+mod formats;
+mod data;
+mod accepted;
+mod errors;
 mod v2;

@@ -24,14 +24,10 @@ fn is(rule: &str, k: ErrorKind) -> bool {
         "CborTruncated" => k == E::CborEof,
         "CborInvalid" => k == E::CborInvalid,
         "CborNonShortest" => matches!(k, E::NotDeterministic { what } if what.contains("shortest")),
-        "CborIndefinite" => {
-            matches!(k, E::NotDeterministic { what } if what.contains("indefinite"))
-        }
+        "CborIndefinite" => matches!(k, E::NotDeterministic { what } if what.contains("indefinite")),
         "CborTag" => matches!(k, E::NotDeterministic { what } if what.contains("tag")),
         "CborSimple" => matches!(k, E::NotDeterministic { what } if what.contains("simple")),
-        "CborNonCanonicalFloat" => {
-            matches!(k, E::NotDeterministic { what } if what.contains("float"))
-        }
+        "CborNonCanonicalFloat" => matches!(k, E::NotDeterministic { what } if what.contains("float")),
         "CborUnsortedKeys" => matches!(k, E::NotDeterministic { what } if what.contains("order")),
         "CborDuplicateKey" => k == E::DuplicateKey,
         "CborTrailingBytes" => matches!(k, E::TrailingBytes { count } if count > 0),
@@ -63,12 +59,7 @@ fn is(rule: &str, k: ErrorKind) -> bool {
         "BoolValue" => matches!(k, E::BadData { what } if what.contains("bool")),
         "F4OddNibble" => matches!(k, E::BadData { what } if what.contains("f4_e2m1")),
         "CsrIndptr" => matches!(k, E::BadData { what: "CSR indptr" }),
-        "CsrIndices" => matches!(
-            k,
-            E::BadData {
-                what: "CSR column indices"
-            }
-        ),
+        "CsrIndices" => matches!(k, E::BadData { what: "CSR column indices" }),
         "CooOutOfRange" => matches!(k, E::BadData { what } if what.contains("out of range")),
         "CooDuplicate" => matches!(k, E::BadData { what } if what.contains("duplicate")),
         "Seekable" => matches!(k, E::Seekable { .. }),
@@ -101,42 +92,21 @@ fn every_v2_rule_through_file() {
                 assert_eq!(f.version().major, 2, "{name}");
             }
             ("open", rule) => {
-                let e = opened
-                    .err()
-                    .unwrap_or_else(|| panic!("{name}: accepted, want {rule}"));
-                assert!(
-                    is(rule, e.kind()),
-                    "{name}: {:?} ({e}) is not {rule}",
-                    e.kind()
-                );
+                let e = opened.err().unwrap_or_else(|| panic!("{name}: accepted, want {rule}"));
+                assert!(is(rule, e.kind()), "{name}: {:?} ({e}) is not {rule}", e.kind());
             }
             ("verify", rule) => {
                 let f = opened.unwrap_or_else(|e| panic!("{name}: refused at open ({e})"));
                 let report = f.verify_with(Options::ALL, |_| {});
                 if needs_alloc(name) && !cfg!(feature = "alloc") {
-                    let e = report
-                        .first_problem
-                        .unwrap_or_else(|| panic!("{name}: verified without a decoder"));
-                    assert!(
-                        matches!(e.kind(), ErrorKind::Unsupported { .. }),
-                        "{name}: {e}"
-                    );
+                    let e = report.first_problem.unwrap_or_else(|| panic!("{name}: verified without a decoder"));
+                    assert!(matches!(e.kind(), ErrorKind::Unsupported { .. }), "{name}: {e}");
                 } else if rule == "ok" {
                     assert!(report.is_ok(), "{name}: {:?}", report.first_problem);
                 } else {
-                    let e = report
-                        .first_problem
-                        .unwrap_or_else(|| panic!("{name}: verified, want {rule}"));
-                    assert!(
-                        is(rule, e.kind()),
-                        "{name}: {:?} ({e}) is not {rule}",
-                        e.kind()
-                    );
-                    assert_eq!(
-                        e.object().map(|o| o.as_str()),
-                        rec["object"].as_str(),
-                        "{name}"
-                    );
+                    let e = report.first_problem.unwrap_or_else(|| panic!("{name}: verified, want {rule}"));
+                    assert!(is(rule, e.kind()), "{name}: {:?} ({e}) is not {rule}", e.kind());
+                    assert_eq!(e.object().map(|o| o.as_str()), rec["object"].as_str(), "{name}");
                 }
             }
             (stage, _) => panic!("{name}: stage {stage}"),

@@ -9,13 +9,7 @@ use ztensor::File;
 pub use ztensor::v2::types::DType;
 
 /// A part to write: name, dtype, logical type, bytes, encoding.
-pub struct P(
-    pub &'static str,
-    pub DType,
-    pub Option<&'static str>,
-    pub Vec<u8>,
-    pub Encoding,
-);
+pub struct P(pub &'static str, pub DType, pub Option<&'static str>, pub Vec<u8>, pub Encoding);
 
 /// A raw part.
 pub fn raw(name: &'static str, dtype: DType, logical: Option<&'static str>, data: Vec<u8>) -> P {
@@ -23,20 +17,8 @@ pub fn raw(name: &'static str, dtype: DType, logical: Option<&'static str>, data
 }
 
 /// A `zt.zstd-seekable/1` part of `frame`-byte frames.
-pub fn seekable(
-    name: &'static str,
-    dtype: DType,
-    logical: Option<&'static str>,
-    data: Vec<u8>,
-    frame: u32,
-) -> P {
-    P(
-        name,
-        dtype,
-        logical,
-        data,
-        Encoding::ZstdSeekable { level: 3, frame },
-    )
+pub fn seekable(name: &'static str, dtype: DType, logical: Option<&'static str>, data: Vec<u8>, frame: u32) -> P {
+    P(name, dtype, logical, data, Encoding::ZstdSeekable { level: 3, frame })
 }
 
 /// A file of one object `name` with these parts.
@@ -57,13 +39,7 @@ pub fn file(name: &str, shape: &[u64], layout: &str, parts: Vec<P>) -> Vec<u8> {
 
 /// `bytes` with byte `at` of the stored blob of `object`/`role` set to `value`.
 pub fn patch(mut bytes: Vec<u8>, object: &str, role: &str, at: u64, value: u8) -> Vec<u8> {
-    let off = File::parse(&bytes)
-        .unwrap()
-        .require(object)
-        .unwrap()
-        .require(role)
-        .unwrap()
-        .offset();
+    let off = File::parse(&bytes).unwrap().require(object).unwrap().require(role).unwrap().offset();
     bytes[(off + at) as usize] = value;
     bytes
 }

@@ -9,8 +9,7 @@ use ztensor::{Component, ErrorKind, File};
 
 /// Whether `e` is the rule's error for part `role`.
 fn is_rule(e: &ztensor::Error, rule: &str, role: &str) -> bool {
-    matches!(e.kind(), ErrorKind::BadData { what } if what.contains(rule))
-        && e.role().map(|r| r.as_str()) == Some(role)
+    matches!(e.kind(), ErrorKind::BadData { what } if what.contains(rule)) && e.role().map(|r| r.as_str()) == Some(role)
 }
 
 /// Every in-memory read of `c`: `Ok` when all succeed, else each path's error.
@@ -67,37 +66,15 @@ pub fn fs_err(e: ztensor::fs::Error) -> ztensor::Error {
 
 #[test]
 fn bool_bytes_are_0_or_1_on_every_read() {
-    let ok = file(
-        "flags",
-        &[3],
-        "dense",
-        vec![raw("data", DType::U8, Some("bool"), vec![0, 1, 1])],
-    );
+    let ok = file("flags", &[3], "dense", vec![raw("data", DType::U8, Some("bool"), vec![0, 1, 1])]);
     every_path(&ok, "flags", "data", "");
-    every_path(
-        &patch(ok.clone(), "flags", "data", 1, 2),
-        "flags",
-        "data",
-        "bool",
-    );
-    every_path(
-        &patch(ok, "flags", "data", 2, 0xff),
-        "flags",
-        "data",
-        "bool",
-    );
+    every_path(&patch(ok.clone(), "flags", "data", 1, 2), "flags", "data", "bool");
+    every_path(&patch(ok, "flags", "data", 2, 0xff), "flags", "data", "bool");
 }
 
 #[test]
 fn seekable_bool_bytes_are_checked_once_decoded() {
-    let mk = |v: Vec<u8>| {
-        file(
-            "flags",
-            &[300],
-            "dense",
-            vec![seekable("data", DType::U8, Some("bool"), v, 64)],
-        )
-    };
+    let mk = |v: Vec<u8>| file("flags", &[300], "dense", vec![seekable("data", DType::U8, Some("bool"), v, 64)]);
     let mut v = vec![1u8; 300];
     every_path(&mk(v.clone()), "flags", "data", "");
     v[299] = 7;
@@ -106,14 +83,7 @@ fn seekable_bool_bytes_are_checked_once_decoded() {
 
 #[test]
 fn odd_f4_e2m1_parts_end_in_a_zero_nibble_on_every_read() {
-    let mk = |shape: &[u64], v: Vec<u8>| {
-        file(
-            "w",
-            shape,
-            "dense",
-            vec![raw("data", DType::U8, Some("f4_e2m1"), v)],
-        )
-    };
+    let mk = |shape: &[u64], v: Vec<u8>| file("w", shape, "dense", vec![raw("data", DType::U8, Some("f4_e2m1"), v)]);
     // Three elements: the high nibble of the second byte is padding.
     every_path(&mk(&[3], vec![0xff, 0x0f]), "w", "data", "");
     every_path(&mk(&[3], vec![0xff, 0x1f]), "w", "data", "f4_e2m1");
@@ -127,15 +97,7 @@ fn sparse_f4_e2m1_values_count_nnz() {
     // COO over [8]: three non-zeros, so `values` holds 3 nibbles in 2 bytes.
     let coords: Vec<u8> = [1u32, 4, 6].iter().flat_map(|x| x.to_le_bytes()).collect();
     let mk = |v: Vec<u8>| {
-        file(
-            "s",
-            &[8],
-            "zt.sparse_coo/1",
-            vec![
-                raw("coords", DType::U32, None, coords.clone()),
-                raw("values", DType::U8, Some("f4_e2m1"), v),
-            ],
-        )
+        file("s", &[8], "zt.sparse_coo/1", vec![raw("coords", DType::U32, None, coords.clone()), raw("values", DType::U8, Some("f4_e2m1"), v)])
     };
     every_path(&mk(vec![0x21, 0x03]), "s", "values", "");
     every_path(&mk(vec![0x21, 0x43]), "s", "values", "f4_e2m1");
@@ -143,18 +105,7 @@ fn sparse_f4_e2m1_values_count_nnz() {
 
 #[test]
 fn structural_access_stays_unchecked() {
-    let bad = patch(
-        file(
-            "flags",
-            &[3],
-            "dense",
-            vec![raw("data", DType::U8, Some("bool"), vec![0, 1, 1])],
-        ),
-        "flags",
-        "data",
-        0,
-        9,
-    );
+    let bad = patch(file("flags", &[3], "dense", vec![raw("data", DType::U8, Some("bool"), vec![0, 1, 1])]), "flags", "data", 0, 9);
     let f = File::parse(&bad).unwrap();
     let c = f.require("flags").unwrap().data().unwrap();
     assert_eq!(c.stored_bytes().unwrap(), [9, 1, 1]);

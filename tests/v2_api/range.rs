@@ -17,43 +17,27 @@ fn pattern() -> Vec<u8> {
 
 /// Object `s` (seekable, 10 frames of 100 bytes) and `r` (raw), same bytes.
 fn two_parts() -> Vec<u8> {
-    let opts = ztensor::write::v2::Options::non_canonical(4096)
-        .digest(ztensor::write::v2::DigestAlg::None);
+    let opts = ztensor::write::v2::Options::non_canonical(4096).digest(ztensor::write::v2::DigestAlg::None);
     let mut w = ztensor::write::v2::Writer::with_options(Vec::new(), opts).unwrap();
-    for (name, p) in [
-        ("r", raw("data", DType::U8, None, pattern())),
-        ("s", seekable("data", DType::U8, None, pattern(), FRAME)),
-    ] {
+    for (name, p) in [("r", raw("data", DType::U8, None, pattern())), ("s", seekable("data", DType::U8, None, pattern(), FRAME))] {
         let P(n, d, _, data, e) = p;
         let part = ztensor::write::v2::NewPart::new(n, d, data).encoding(e);
-        w.add(ztensor::write::v2::NewObject::new(name, &[N as u64], "dense").part(part))
-            .unwrap();
+        w.add(ztensor::write::v2::NewObject::new(name, &[N as u64], "dense").part(part)).unwrap();
     }
     w.finish().unwrap()
 }
 
 /// Reads of `name`'s bytes `start..start + len` in memory and from disk (both modes).
-fn ranges(
-    bytes: &[u8],
-    name: &str,
-    start: u64,
-    len: usize,
-) -> Vec<Result<Vec<u8>, ztensor::Error>> {
+fn ranges(bytes: &[u8], name: &str, start: u64, len: usize) -> Vec<Result<Vec<u8>, ztensor::Error>> {
     let f = File::parse(bytes).unwrap();
     let c = f.require(name).unwrap().data().unwrap();
     let mut out = vec![0u8; len];
-    let mut res = vec![c
-        .read_range_into(start, &mut out)
-        .map(|n| out[..n].to_vec())];
+    let mut res = vec![c.read_range_into(start, &mut out).map(|n| out[..n].to_vec())];
     let (_dir, readers) = readers(bytes);
     for r in &readers {
         let c = r.file().require(name).unwrap().data().unwrap();
         let mut out = vec![0xaa; len];
-        res.push(
-            r.read_range_into(&c, start, &mut out)
-                .map(|n| out[..n].to_vec())
-                .map_err(fs_err),
-        );
+        res.push(r.read_range_into(&c, start, &mut out).map(|n| out[..n].to_vec()).map_err(fs_err));
     }
     res
 }
@@ -63,24 +47,11 @@ fn ranges_read_the_right_bytes() {
     let bytes = two_parts();
     let want = pattern();
     // Inside one frame, across frames, at both ends, the whole part, empty ones.
-    for (start, len) in [
-        (120, 50),
-        (150, 300),
-        (0, 10),
-        (990, 10),
-        (99, 2),
-        (0, N),
-        (500, 0),
-        (N as u64, 0),
-    ] {
+    for (start, len) in [(120, 50), (150, 300), (0, 10), (990, 10), (99, 2), (0, N), (500, 0), (N as u64, 0)] {
         for name in ["r", "s"] {
             for (i, got) in ranges(&bytes, name, start, len).into_iter().enumerate() {
                 let got = got.unwrap_or_else(|e| panic!("{name} {start}+{len} read {i}: {e}"));
-                assert_eq!(
-                    got,
-                    want[start as usize..start as usize + len],
-                    "{name} {start}+{len} read {i}"
-                );
+                assert_eq!(got, want[start as usize..start as usize + len], "{name} {start}+{len} read {i}");
             }
         }
     }
@@ -93,11 +64,7 @@ fn ranges_past_the_end_are_refused() {
         for name in ["r", "s"] {
             for (i, got) in ranges(&bytes, name, start, len).into_iter().enumerate() {
                 let e = got.expect_err("past the end");
-                let want = ErrorKind::RangeOutOfBounds {
-                    start,
-                    length: len as u64,
-                    size: N as u64,
-                };
+                let want = ErrorKind::RangeOutOfBounds { start, length: len as u64, size: N as u64 };
                 assert_eq!(e.kind(), want, "{name} {start}+{len} read {i}");
                 assert!(e.to_string().contains("past the 1000 decoded bytes"), "{e}");
             }
@@ -128,11 +95,7 @@ fn only_the_covering_frames_are_decoded() {
     let want = pattern();
     for (start, len) in [(120, 50), (650, 50), (800, 200)] {
         for (i, got) in ranges(&bytes, "s", start, len).into_iter().enumerate() {
-            assert_eq!(
-                got.unwrap(),
-                want[start as usize..start as usize + len],
-                "{start}+{len} read {i}"
-            );
+            assert_eq!(got.unwrap(), want[start as usize..start as usize + len], "{start}+{len} read {i}");
         }
     }
     for (start, len) in [(750, 10), (699, 2), (0, N)] {
@@ -169,19 +132,9 @@ fn v1_components_read_ranges_too() {
     let c = f.require("weight").unwrap().data().unwrap();
     let mut out = [0u8; 8];
     assert_eq!(c.read_range_into(4, &mut out).unwrap(), 8);
-    assert_eq!(
-        out,
-        [2.0f32.to_le_bytes(), 3.0f32.to_le_bytes()].concat()[..]
-    );
+    assert_eq!(out, [2.0f32.to_le_bytes(), 3.0f32.to_le_bytes()].concat()[..]);
     let e = c.read_range_into(12, &mut out).unwrap_err();
-    assert_eq!(
-        e.kind(),
-        ErrorKind::RangeOutOfBounds {
-            start: 12,
-            length: 8,
-            size: 16
-        }
-    );
+    assert_eq!(e.kind(), ErrorKind::RangeOutOfBounds { start: 12, length: 8, size: 16 });
 }
 
 /// The hand-made seekable files of `tests/fixtures/v2/hostile.json`: a
@@ -191,16 +144,9 @@ fn v1_components_read_ranges_too() {
 #[test]
 fn hostile_seekable_parts_fail_range_reads_as_whole_reads() {
     let dir = concat!(env!("CARGO_MANIFEST_DIR"), "/tests/fixtures/v2");
-    let table: serde_json::Value =
-        serde_json::from_str(&std::fs::read_to_string(format!("{dir}/hostile.json")).unwrap())
-            .unwrap();
+    let table: serde_json::Value = serde_json::from_str(&std::fs::read_to_string(format!("{dir}/hostile.json")).unwrap()).unwrap();
     let mut seen = 0;
-    for (name, rec) in table["files"]
-        .as_object()
-        .unwrap()
-        .iter()
-        .filter(|(n, _)| n.starts_with("z_"))
-    {
+    for (name, rec) in table["files"].as_object().unwrap().iter().filter(|(n, _)| n.starts_with("z_")) {
         let bytes = std::fs::read(format!("{dir}/hostile/{name}")).unwrap();
         let f = File::parse(&bytes).unwrap();
         let c = f.require("z").unwrap().data().unwrap();
@@ -211,10 +157,7 @@ fn hostile_seekable_parts_fail_range_reads_as_whole_reads() {
         let (_dir, readers) = readers(&bytes);
         let pos = &readers[1];
         let pc = pos.file().require("z").unwrap().data().unwrap();
-        let by_pos = pos
-            .read_range_into(&pc, 0, &mut out)
-            .map(|_| out.clone())
-            .map_err(fs_err);
+        let by_pos = pos.read_range_into(&pc, 0, &mut out).map(|_| out.clone()).map_err(fs_err);
         match (rec["error"].as_str().unwrap(), &whole) {
             // The digest is verify's business: reads do not check it.
             ("ok" | "DigestMismatch", Ok(w)) => {
@@ -228,13 +171,8 @@ fn hostile_seekable_parts_fail_range_reads_as_whole_reads() {
             }
             (rule, Err(e)) => {
                 let (m, p) = (mem.unwrap_err(), by_pos.unwrap_err());
-                let same = |x: &ztensor::Error| {
-                    std::mem::discriminant(&x.kind()) == std::mem::discriminant(&e.kind())
-                };
-                assert!(
-                    same(&m) && same(&p),
-                    "{name} ({rule}): whole {e}, memory {m}, positional {p}"
-                );
+                let same = |x: &ztensor::Error| std::mem::discriminant(&x.kind()) == std::mem::discriminant(&e.kind());
+                assert!(same(&m) && same(&p), "{name} ({rule}): whole {e}, memory {m}, positional {p}");
             }
             (rule, Ok(_)) => panic!("{name}: whole read accepted, want {rule}"),
         }

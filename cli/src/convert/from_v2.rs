@@ -16,9 +16,9 @@
 use super::{owned_data, slice_data, DigestOpt, Out};
 use crate::input::{self, Bytes};
 use crate::Fail;
-use std::path::Path;
 use ztensor::v2::Digest;
 use ztensor::v2::{shard, verify, Manifest};
+use std::path::Path;
 use ztensor::write::v2::{Encoding, NewObject as V2Object, NewPart, Writer as V2Writer};
 use ztensor::write::{AttrValue, Checksum, Data, FileSink, NewComponent, NewObject};
 use ztensor::{DType, Format, LogicalType};
@@ -28,21 +28,12 @@ pub const MAGIC: &[u8] = b"\x89ZT2\r\n\x1a\n";
 
 /// Decoded bytes to convert.
 pub fn total(m: &Manifest<'_>) -> u64 {
-    m.objects()
-        .flat_map(|o| {
-            o.parts()
-                .flatten()
-                .map(|p| p.decoded_size())
-                .collect::<Vec<_>>()
-        })
-        .sum()
+    m.objects().flat_map(|o| o.parts().flatten().map(|p| p.decoded_size()).collect::<Vec<_>>()).sum()
 }
 
 pub fn write(m: &Manifest<'_>, files: &Files<'_>, out: &mut Out) -> Result<(), Fail> {
     if let Some(a) = m.attributes() {
-        for (k, v) in
-            entries(a.raw()).map_err(|e| out.bad_input(format!("file attributes: {e}")))?
-        {
+        for (k, v) in entries(a.raw()).map_err(|e| out.bad_input(format!("file attributes: {e}")))? {
             out.set_attribute(k, AttrValue::Cbor(v.to_vec()))?;
         }
     }
@@ -67,8 +58,7 @@ pub fn write(m: &Manifest<'_>, files: &Files<'_>, out: &mut Out) -> Result<(), F
         }
         for p in o.parts() {
             let p = p.map_err(|e| bad(e.to_string()))?;
-            let pbad =
-                |msg: String| out.bad_input(format!("{msg} (object {name:?}, part {:?})", p.name));
+            let pbad = |msg: String| out.bad_input(format!("{msg} (object {name:?}, part {:?})", p.name));
             let dec = files.decoded(&p).map_err(pbad)?;
             let (dtype, logical) = match (p.dtype, p.type_name) {
                 (DType::U8, Some("bool")) => (DType::Bool, None),
@@ -76,21 +66,13 @@ pub fn write(m: &Manifest<'_>, files: &Files<'_>, out: &mut Out) -> Result<(), F
                 (d, Some("f4_e2m1")) => (d, Some("f4_e2m1fn")),
                 (d, t) => (d, t),
             };
-            let data = if p.is_raw() {
-                slice_data(files.blob(&p), &out.progress)
-            } else {
-                owned_data(dec.to_vec(), &out.progress)
-            };
+            let data = if p.is_raw() { slice_data(files.blob(&p), &out.progress) } else { owned_data(dec.to_vec(), &out.progress) };
             let mut nc = NewComponent::new(p.name, dtype, data);
             if let Some(t) = logical {
                 nc = nc.logical_type(LogicalType::parse(t));
             }
             if let DigestOpt::Keep = out.digest {
-                nc = nc.checksum(if matches!(p.digest, Some(Digest::Sha256(_))) {
-                    Checksum::Sha256
-                } else {
-                    Checksum::None
-                });
+                nc = nc.checksum(if matches!(p.digest, Some(Digest::Sha256(_))) { Checksum::Sha256 } else { Checksum::None });
             }
             obj = obj.component(nc);
         }
@@ -112,8 +94,7 @@ pub fn write_v2(
     let bad = |msg: String| Fail::input(in_path, msg);
     if let Some(a) = m.attributes() {
         for (k, v) in entries(a.raw()).map_err(|e| bad(format!("file attributes: {e}")))? {
-            w.set_attribute(k, AttrValue::Cbor(v.to_vec()))
-                .map_err(&refused)?;
+            w.set_attribute(k, AttrValue::Cbor(v.to_vec())).map_err(&refused)?;
         }
     }
     let mut objects: Vec<_> = m.objects().collect();
@@ -122,22 +103,14 @@ pub fn write_v2(
         let shape: Vec<u64> = o.dims().collect();
         let mut obj = V2Object::new(o.name, &shape, o.layout);
         if let Some(a) = o.attributes() {
-            for (k, v) in entries(a.raw())
-                .map_err(|e| bad(format!("attributes: {e} (object {:?})", o.name)))?
-            {
+            for (k, v) in entries(a.raw()).map_err(|e| bad(format!("attributes: {e} (object {:?})", o.name)))? {
                 obj = obj.attribute(k, AttrValue::Cbor(v.to_vec()));
             }
         }
         for p in o.parts() {
             let p = p.map_err(|e| bad(format!("{e} (object {:?})", o.name)))?;
-            let dec = files
-                .decoded(&p)
-                .map_err(|e| bad(format!("{e} (object {:?}, part {:?})", o.name, p.name)))?;
-            let data = if p.is_raw() {
-                Data::from(files.blob(&p))
-            } else {
-                Data::owned(dec.to_vec())
-            };
+            let dec = files.decoded(&p).map_err(|e| bad(format!("{e} (object {:?}, part {:?})", o.name, p.name)))?;
+            let data = if p.is_raw() { Data::from(files.blob(&p)) } else { Data::owned(dec.to_vec()) };
             let mut np = NewPart::new(p.name, p.dtype, data);
             if let Some(t) = p.type_name {
                 np = np.logical(t);
@@ -166,16 +139,11 @@ impl<'f> Files<'f> {
         for sh in m.shards() {
             let ctx = |e: &dyn std::fmt::Display| format!("data shard {:?}: {e}", sh.name);
             if input::is_stdin(root_path) {
-                return Err(ctx(
-                    &"a sharded root cannot be read from stdin (its shards are files beside it)",
-                ));
+                return Err(ctx(&"a sharded root cannot be read from stdin (its shards are files beside it)"));
             }
             let path = shard::locate(root_path, &sh).map_err(|e| ctx(&e))?;
-            let bytes =
-                input::load(&path).map_err(|e| ctx(&format_args!("{}: {e}", path.display())))?;
-            shard::check(&sh, &bytes)
-                .and_then(|()| shard::verify(&sh, &bytes))
-                .map_err(|e| ctx(&e))?;
+            let bytes = input::load(&path).map_err(|e| ctx(&format_args!("{}: {e}", path.display())))?;
+            shard::check(&sh, &bytes).and_then(|()| shard::verify(&sh, &bytes)).map_err(|e| ctx(&e))?;
             shards.push((sh.name.to_owned(), bytes));
         }
         Ok(Files { root, shards })
@@ -185,12 +153,7 @@ impl<'f> Files<'f> {
     fn file(&self, p: &ztensor::v2::Part<'_>) -> Result<&[u8], String> {
         match p.shard {
             None => Ok(self.root),
-            Some(s) => self
-                .shards
-                .iter()
-                .find(|(n, _)| n == s)
-                .map(|(_, b)| &b[..])
-                .ok_or_else(|| format!("data shard {s:?} is not in the shard table")),
+            Some(s) => self.shards.iter().find(|(n, _)| n == s).map(|(_, b)| &b[..]).ok_or_else(|| format!("data shard {s:?} is not in the shard table")),
         }
     }
 
@@ -223,11 +186,8 @@ fn entries(map: &[u8]) -> Result<Vec<(&str, &[u8])>, &'static str> {
         if major != 3 {
             return Err("a key that is not text (v1.2 keys are text)");
         }
-        let end = at
-            .checked_add(usize::try_from(len).map_err(|_| "too long")?)
-            .ok_or("too long")?;
-        let key = std::str::from_utf8(map.get(at..end).ok_or("truncated")?)
-            .map_err(|_| "a key that is not UTF-8")?;
+        let end = at.checked_add(usize::try_from(len).map_err(|_| "too long")?).ok_or("too long")?;
+        let key = std::str::from_utf8(map.get(at..end).ok_or("truncated")?).map_err(|_| "a key that is not UTF-8")?;
         at = end;
         let start = at;
         skip(map, &mut at, 0)?;
@@ -249,11 +209,7 @@ fn head(b: &[u8], at: &mut usize) -> Result<(u8, u64), &'static str> {
         27 => 8,
         _ => return Err("an indefinite length"),
     };
-    let arg = b
-        .get(*at..*at + n)
-        .ok_or("truncated")?
-        .iter()
-        .fold(0u64, |a, x| a << 8 | u64::from(*x));
+    let arg = b.get(*at..*at + n).ok_or("truncated")?.iter().fold(0u64, |a, x| a << 8 | u64::from(*x));
     *at += n;
     Ok((major, arg))
 }
@@ -266,10 +222,7 @@ fn skip(b: &[u8], at: &mut usize, depth: usize) -> Result<(), &'static str> {
     let (major, n) = head(b, at)?;
     match major {
         2 | 3 => {
-            *at = at
-                .checked_add(usize::try_from(n).map_err(|_| "too long")?)
-                .filter(|e| *e <= b.len())
-                .ok_or("truncated")?;
+            *at = at.checked_add(usize::try_from(n).map_err(|_| "too long")?).filter(|e| *e <= b.len()).ok_or("truncated")?;
         }
         4 => (0..n).try_for_each(|_| skip(b, at, depth + 1))?,
         5 => (0..n.checked_mul(2).ok_or("too long")?).try_for_each(|_| skip(b, at, depth + 1))?,
@@ -286,25 +239,12 @@ mod tests {
     #[test]
     fn map_entries() {
         // {"a": 1, "bc": [h'ff', {"x": -2}], "d": 1.5 (f16)}
-        let m = [
-            0xa3, 0x61, b'a', 0x01, 0x62, b'b', b'c', 0x82, 0x41, 0xff, 0xa1, 0x61, b'x', 0x21,
-            0x61, b'd', 0xf9, 0x3e, 0x00,
-        ];
+        let m = [0xa3, 0x61, b'a', 0x01, 0x62, b'b', b'c', 0x82, 0x41, 0xff, 0xa1, 0x61, b'x', 0x21, 0x61, b'd', 0xf9, 0x3e, 0x00];
         let e = entries(&m).unwrap();
-        assert_eq!(
-            e,
-            [
-                ("a", &[0x01][..]),
-                ("bc", &[0x82, 0x41, 0xff, 0xa1, 0x61, b'x', 0x21][..]),
-                ("d", &[0xf9, 0x3e, 0x00][..])
-            ]
-        );
+        assert_eq!(e, [("a", &[0x01][..]), ("bc", &[0x82, 0x41, 0xff, 0xa1, 0x61, b'x', 0x21][..]), ("d", &[0xf9, 0x3e, 0x00][..])]);
         assert!(entries(&[0xa1, 0x01, 0x01]).is_err(), "integer key");
         assert!(entries(&[0xa1, 0x61, b'a']).is_err(), "truncated");
         assert!(entries(&[0xbf]).is_err(), "indefinite");
-        assert!(
-            entries(&[0xa1, 0x61, b'a', 0x5a, 0xff, 0xff, 0xff, 0xff]).is_err(),
-            "long byte string"
-        );
+        assert!(entries(&[0xa1, 0x61, b'a', 0x5a, 0xff, 0xff, 0xff, 0xff]).is_err(), "long byte string");
     }
 }

@@ -130,10 +130,7 @@ fn detect(path: &Path, b: &[u8]) -> Result<Kind, String> {
     if b.starts_with(npz::MAGIC) || b.starts_with(npz::MAGIC_EMPTY) {
         return Ok(Kind::Npz);
     }
-    let ext = path
-        .extension()
-        .and_then(|e| e.to_str())
-        .map(str::to_ascii_lowercase);
+    let ext = path.extension().and_then(|e| e.to_str()).map(str::to_ascii_lowercase);
     match ext.as_deref() {
         Some("safetensors") => return Ok(Kind::Safetensors),
         Some("npy") => return Ok(Kind::Npy),
@@ -152,10 +149,7 @@ pub fn run(a: &ConvertArgs) -> Result<(), Fail> {
     let started = Instant::now();
     // A component zstd would not make smaller stays raw (v1.2; v2 compresses in its own stage).
     let v2 = v2::Plan::from_args(a)?;
-    let compression = a
-        .compress
-        .filter(|_| v2.is_none())
-        .map_or(Compression::Raw, Compression::ZstdIfSmaller);
+    let compression = a.compress.filter(|_| v2.is_none()).map_or(Compression::Raw, Compression::ZstdIfSmaller);
     let digest = match a.digest {
         _ if v2.is_some() => v2::Plan::stage_digest(),
         None => DigestOpt::Keep,
@@ -178,14 +172,7 @@ pub fn run(a: &ConvertArgs) -> Result<(), Fail> {
         let m = ztensor::v2::Manifest::parse(&bytes).map_err(|e| bad(e.to_string()))?;
         let written = v2::from_v2(&m, &bytes, in_path, out_path, plan)?;
         if !a.quiet {
-            let line = summary(
-                out_path,
-                m.len() as u64,
-                bytes.len() as u64,
-                written,
-                0,
-                started.elapsed(),
-            );
+            let line = summary(out_path, m.len() as u64, bytes.len() as u64, written, 0, started.elapsed());
             let _ = writeln!(std::io::stderr().lock(), "{line}");
         }
         return Ok(());
@@ -195,14 +182,7 @@ pub fn run(a: &ConvertArgs) -> Result<(), Fail> {
         let g = gguf::parse(&bytes).map_err(bad)?;
         let written = v2::from_gguf(&g, in_path, out_path, plan)?;
         if !a.quiet {
-            let line = summary(
-                out_path,
-                g.tensors.len() as u64,
-                bytes.len() as u64,
-                written,
-                0,
-                started.elapsed(),
-            );
+            let line = summary(out_path, g.tensors.len() as u64, bytes.len() as u64, written, 0, started.elapsed());
             let _ = writeln!(std::io::stderr().lock(), "{line}");
         }
         return Ok(());
@@ -217,15 +197,8 @@ pub fn run(a: &ConvertArgs) -> Result<(), Fail> {
         Kind::Npy => {
             let (h, data) = npy::parse(&bytes).map_err(bad)?;
             // From stdin the array is named after OUT.
-            let named = if input::is_stdin(in_path) {
-                out_path
-            } else {
-                in_path
-            };
-            let stem = named
-                .file_stem()
-                .map(|s| s.to_string_lossy().into_owned())
-                .unwrap_or_default();
+            let named = if input::is_stdin(in_path) { out_path } else { in_path };
+            let stem = named.file_stem().map(|s| s.to_string_lossy().into_owned()).unwrap_or_default();
             let mut out = new_out(h.nbytes)?;
             npy::write(&h, data, &stem, &mut out)?;
             out
@@ -263,14 +236,7 @@ pub fn run(a: &ConvertArgs) -> Result<(), Fail> {
         written = stage.finish(in_path, out_path, &plan)?;
     }
     if !quiet {
-        let line = summary(
-            out_path,
-            objects,
-            bytes.len() as u64,
-            written,
-            kept_raw,
-            started.elapsed(),
-        );
+        let line = summary(out_path, objects, bytes.len() as u64, written, kept_raw, started.elapsed());
         let _ = writeln!(std::io::stderr().lock(), "{line}");
     }
     Ok(())
@@ -280,14 +246,7 @@ pub fn run(a: &ConvertArgs) -> Result<(), Fail> {
 /// is read / written, as `info`'s is decoded / stored. Components
 /// `--compress` kept raw are counted before the time: `(1.54x), 2
 /// components kept raw (zstd would not make them smaller), in 0.42 s`.
-fn summary(
-    out_path: &Path,
-    objects: u64,
-    read: u64,
-    written: u64,
-    kept_raw: u64,
-    took: Duration,
-) -> String {
+fn summary(out_path: &Path, objects: u64, read: u64, written: u64, kept_raw: u64, took: Duration) -> String {
     let ratio = out::ratio(written, Some(read));
     let raw = match kept_raw {
         0 => String::new(),
@@ -337,11 +296,7 @@ impl Out {
             out_path: out_path.to_owned(),
             compression,
             digest,
-            progress: Rc::new(if quiet {
-                Progress::hidden(total)
-            } else {
-                Progress::new(total)
-            }),
+            progress: Rc::new(if quiet { Progress::hidden(total) } else { Progress::new(total) }),
             objects: 0,
             source_error: Rc::new(RefCell::new(None)),
             _temp: TempGuard,
@@ -355,14 +310,11 @@ impl Out {
 
     /// One `zt: IN: warning: ...` line on stderr.
     pub fn warn(&self, msg: impl Display) {
-        self.progress
-            .println(&format!("zt: {}: warning: {msg}", out::path(&self.in_path)));
+        self.progress.println(&format!("zt: {}: warning: {msg}", out::path(&self.in_path)));
     }
 
     pub fn set_attribute(&mut self, key: &str, v: AttrValue) -> Result<(), Fail> {
-        self.w
-            .set_attribute(key, v)
-            .map_err(|e| self.bad_input(format!("file attribute {key:?}: {e}")))
+        self.w.set_attribute(key, v).map_err(|e| self.bad_input(format!("file attribute {key:?}: {e}")))
     }
 
     /// Add an object, with the encoding and digest the options ask for.
@@ -381,10 +333,7 @@ impl Out {
             return self.bad_input(msg);
         }
         if e.kind() == ErrorKind::Io {
-            let msg = self
-                .w
-                .take_io_error()
-                .map_or_else(|| e.to_string(), |io| io.to_string());
+            let msg = self.w.take_io_error().map_or_else(|| e.to_string(), |io| io.to_string());
             return Fail::input(&self.out_path, msg);
         }
         self.bad_input(e)
@@ -393,26 +342,14 @@ impl Out {
     /// Write the manifest and publish OUT; the bytes written and the
     /// components `--compress` kept raw.
     fn finish(self) -> Result<(u64, u64), Fail> {
-        let Out {
-            w,
-            out_path,
-            progress,
-            _temp,
-            ..
-        } = self;
+        let Out { w, out_path, progress, _temp, .. } = self;
         let kept_raw = w.kept_raw();
         let r = w.finish();
         drop((_temp, progress));
         match r {
-            Ok(_) => Ok((
-                std::fs::metadata(&out_path).map(|m| m.len()).unwrap_or(0),
-                kept_raw,
-            )),
+            Ok(_) => Ok((std::fs::metadata(&out_path).map(|m| m.len()).unwrap_or(0), kept_raw)),
             Err(e) if e.kind() == ErrorKind::Io => Err(Fail::input(&out_path, e)),
-            Err(e) => Err(Fail::input(
-                &out_path,
-                format!("cannot write the manifest: {e}"),
-            )),
+            Err(e) => Err(Fail::input(&out_path, format!("cannot write the manifest: {e}"))),
         }
     }
 }
@@ -431,10 +368,7 @@ const CHUNK: usize = 1 << 20;
 /// Borrowed little-endian bytes, fed to the writer a chunk at a time (for progress).
 pub fn slice_data<'a>(b: &'a [u8], p: &Rc<Progress>) -> Data<'a> {
     let p = p.clone();
-    Data::from_chunks(
-        b.len() as u64,
-        b.chunks(CHUNK).inspect(move |c| p.add(c.len() as u64)),
-    )
+    Data::from_chunks(b.len() as u64, b.chunks(CHUNK).inspect(move |c| p.add(c.len() as u64)))
 }
 
 /// Big-endian elements of `width` bytes, swapped a chunk at a time.
@@ -474,18 +408,12 @@ mod tests {
     fn detection() {
         let p = Path::new;
         assert_eq!(detect(p("x"), b"ZTEN1000..."), Ok(Kind::Zt));
-        assert_eq!(
-            detect(p("x.safetensors"), b"\x93NUMPY\x01\x00"),
-            Ok(Kind::Npy)
-        );
+        assert_eq!(detect(p("x.safetensors"), b"\x93NUMPY\x01\x00"), Ok(Kind::Npy));
         assert_eq!(detect(p("x"), b"PK\x03\x04"), Ok(Kind::Npz));
         assert_eq!(detect(p("x.zt"), b"GGUF\x03\0\0\0"), Ok(Kind::Gguf));
         assert_eq!(detect(p("x.gguf"), b""), Ok(Kind::Gguf));
         assert_eq!(detect(p("x.SafeTensors"), b""), Ok(Kind::Safetensors));
-        assert_eq!(
-            detect(p("x.bin"), b"\x02\0\0\0\0\0\0\0{}"),
-            Ok(Kind::Safetensors)
-        );
+        assert_eq!(detect(p("x.bin"), b"\x02\0\0\0\0\0\0\0{}"), Ok(Kind::Safetensors));
         assert!(detect(p("x.bin"), b"hello world").is_err());
         let mut v = vec![0x12u8, 0x34, 0x56, 0x78, 0x9a];
         swap_elements(&mut v, 2);

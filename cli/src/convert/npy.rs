@@ -62,20 +62,12 @@ const MAX_HEADER: usize = 1 << 20;
 /// it and where the data starts.
 pub fn parse_header(b: &[u8]) -> Result<(Header, usize), String> {
     let size = header_size(b)?;
-    let text = b
-        .get(if b[6] == 1 { 10 } else { 12 }..size)
-        .ok_or("truncated .npy header")?;
+    let text = b.get(if b[6] == 1 { 10 } else { 12 }..size).ok_or("truncated .npy header")?;
     // Versions 1 and 2 are latin-1 (in practice ASCII), 3 is UTF-8.
-    let text =
-        std::str::from_utf8(text).map_err(|_| ".npy header is not ASCII/UTF-8 text".to_owned())?;
-    let mut p = Lit {
-        b: text.as_bytes(),
-        i: 0,
-    };
+    let text = std::str::from_utf8(text).map_err(|_| ".npy header is not ASCII/UTF-8 text".to_owned())?;
+    let mut p = Lit { b: text.as_bytes(), i: 0 };
     let dict = p.parse().map_err(|e| format!(".npy header {e}"))?;
-    let Py::Dict(entries) = dict else {
-        return Err(".npy header is not a Python dict".into());
-    };
+    let Py::Dict(entries) = dict else { return Err(".npy header is not a Python dict".into()) };
     let (mut descr, mut fortran, mut shape) = (None, None, None);
     for (k, v) in entries {
         match k {
@@ -112,18 +104,7 @@ pub fn parse_header(b: &[u8]) -> Result<(Header, usize), String> {
         .iter()
         .try_fold(itemsize, |a, &d| a.checked_mul(d))
         .ok_or_else(|| format!("shape {shape:?} overflows"))?;
-    Ok((
-        Header {
-            dtype,
-            logical,
-            swap,
-            fortran,
-            shape,
-            itemsize,
-            nbytes,
-        },
-        size,
-    ))
+    Ok((Header { dtype, logical, swap, fortran, shape, itemsize, nbytes }, size))
 }
 
 /// zTensor types of a NumPy `descr` (`<f4`, `|b1`, `>c16`, ...), and
@@ -229,16 +210,10 @@ pub fn parse(bytes: &[u8]) -> Result<(Header, &[u8]), String> {
 /// The data is exactly as long as the header says.
 pub fn check_len(h: &Header, have: u64) -> Result<(), String> {
     if have < h.nbytes {
-        return Err(format!(
-            "truncated: the array needs {} bytes of data, {have} present",
-            h.nbytes
-        ));
+        return Err(format!("truncated: the array needs {} bytes of data, {have} present", h.nbytes));
     }
     if have > h.nbytes {
-        return Err(format!(
-            "{} unexpected bytes after the array data",
-            have - h.nbytes
-        ));
+        return Err(format!("{} unexpected bytes after the array data", have - h.nbytes));
     }
     Ok(())
 }
@@ -314,10 +289,7 @@ impl Lit<'_> {
             Some(c) if c.is_ascii_graphic() => format!("'{}'", *c as char),
             Some(c) => format!("byte 0x{c:02x}"),
         };
-        Err(format!(
-            "is malformed: expected {expected}, found {found} at byte {}",
-            self.i
-        ))
+        Err(format!("is malformed: expected {expected}, found {found} at byte {}", self.i))
     }
 
     fn eat(&mut self, c: u8) -> bool {
@@ -412,11 +384,7 @@ impl Lit<'_> {
                             break;
                         }
                         Some(b'\\') => {
-                            let c = self
-                                .b
-                                .get(self.i + 1)
-                                .copied()
-                                .ok_or("is malformed: unterminated string")?;
+                            let c = self.b.get(self.i + 1).copied().ok_or("is malformed: unterminated string")?;
                             s.push(match c {
                                 b'n' => b'\n',
                                 b't' => b'\t',
@@ -432,9 +400,7 @@ impl Lit<'_> {
                         }
                     }
                 }
-                String::from_utf8(s)
-                    .map(Py::Str)
-                    .map_err(|_| "is malformed: a string is not UTF-8".into())
+                String::from_utf8(s).map(Py::Str).map_err(|_| "is malformed: a string is not UTF-8".into())
             }
             Some(b'0'..=b'9') => {
                 let start = self.i;
@@ -442,9 +408,7 @@ impl Lit<'_> {
                     self.i += 1;
                 }
                 let digits = std::str::from_utf8(&self.b[start..self.i]).unwrap_or("");
-                let n = digits
-                    .parse::<u64>()
-                    .map_err(|_| format!("has an integer out of range: {digits}"))?;
+                let n = digits.parse::<u64>().map_err(|_| format!("has an integer out of range: {digits}"))?;
                 let _ = self.eat(b'L'); // Python 2 long literals
                 Ok(Py::Int(n))
             }
@@ -476,90 +440,37 @@ mod tests {
 
     #[test]
     fn headers() {
-        let f = npy(
-            "{'descr': '>i2', 'fortran_order': False, 'shape': (2, 1), }",
-            &[0, 1, 0, 2],
-        );
+        let f = npy("{'descr': '>i2', 'fortran_order': False, 'shape': (2, 1), }", &[0, 1, 0, 2]);
         let (h, d) = parse(&f).unwrap();
         assert_eq!(
             (h.dtype, h.swap, h.fortran, h.shape.as_slice(), h.nbytes),
             (DType::I16, true, false, &[2u64, 1][..], 4)
         );
         assert_eq!(d, [0, 1, 0, 2]);
-        let (h, _) = parse(&npy(
-            "{\"descr\":\"<c8\",\"fortran_order\":True,\"shape\":(3L,)}",
-            &[0; 24],
-        ))
-        .unwrap();
-        assert_eq!(
-            (h.dtype, h.logical, h.itemsize, h.fortran),
-            (DType::F32, Some(LogicalType::Complex64), 8, true)
-        );
-        let (h, _) = parse(&npy(
-            "{'descr': '|b1', 'fortran_order': False, 'shape': ()}",
-            &[1],
-        ))
-        .unwrap();
+        let (h, _) = parse(&npy("{\"descr\":\"<c8\",\"fortran_order\":True,\"shape\":(3L,)}", &[0; 24])).unwrap();
+        assert_eq!((h.dtype, h.logical, h.itemsize, h.fortran), (DType::F32, Some(LogicalType::Complex64), 8, true));
+        let (h, _) = parse(&npy("{'descr': '|b1', 'fortran_order': False, 'shape': ()}", &[1])).unwrap();
         assert!(h.shape.is_empty());
         let err = |d: &str, data: &[u8]| parse(&npy(d, data)).unwrap_err();
-        assert!(err(
-            "{'descr': '|O', 'fortran_order': False, 'shape': (1,)}",
-            &[0; 8]
-        )
-        .contains("object arrays"));
-        assert!(err(
-            "{'descr': [('a', '<i4')], 'fortran_order': False, 'shape': (1,)}",
-            &[0; 4]
-        )
-        .contains("structured"));
-        assert!(err(
-            "{'descr': '<U3', 'fortran_order': False, 'shape': (1,)}",
-            &[0; 12]
-        )
-        .contains("string"));
-        assert!(err(
-            "{'descr': '<f4', 'fortran_order': False, 'shape': (2,)}",
-            &[0; 4]
-        )
-        .contains("truncated"));
-        assert!(err(
-            "{'descr': '<f4', 'fortran_order': False, 'shape': (1,)}",
-            &[0; 5]
-        )
-        .contains("unexpected bytes"));
-        assert!(err(
-            "{'descr': '<f4', 'fortran_order': False, 'shape': (1,), 'x': 1}",
-            &[0; 4]
-        )
-        .contains("unexpected key"));
-        assert!(err(
-            "{'descr': '<f4', 'fortran_order': 0, 'shape': (1,)}",
-            &[0; 4]
-        )
-        .contains("fortran_order"));
-        assert!(err(
-            "{'descr': '<f4', 'fortran_order': False, 'shape': (1,)",
-            &[0; 4]
-        )
-        .contains("malformed"));
-        assert!(err(
-            "{'descr': '<f4', 'fortran_order': False, 'shape': (-1,)}",
-            &[0; 4]
-        )
-        .contains("malformed"));
-        assert!(parse(b"\x93NUMPY\x09\x00\x00\x00")
-            .unwrap_err()
-            .contains("version 9"));
+        assert!(err("{'descr': '|O', 'fortran_order': False, 'shape': (1,)}", &[0; 8]).contains("object arrays"));
+        assert!(err("{'descr': [('a', '<i4')], 'fortran_order': False, 'shape': (1,)}", &[0; 4]).contains("structured"));
+        assert!(err("{'descr': '<U3', 'fortran_order': False, 'shape': (1,)}", &[0; 12]).contains("string"));
+        assert!(err("{'descr': '<f4', 'fortran_order': False, 'shape': (2,)}", &[0; 4]).contains("truncated"));
+        assert!(err("{'descr': '<f4', 'fortran_order': False, 'shape': (1,)}", &[0; 5]).contains("unexpected bytes"));
+        assert!(
+            err("{'descr': '<f4', 'fortran_order': False, 'shape': (1,), 'x': 1}", &[0; 4]).contains("unexpected key")
+        );
+        assert!(err("{'descr': '<f4', 'fortran_order': 0, 'shape': (1,)}", &[0; 4]).contains("fortran_order"));
+        assert!(err("{'descr': '<f4', 'fortran_order': False, 'shape': (1,)", &[0; 4]).contains("malformed"));
+        assert!(err("{'descr': '<f4', 'fortran_order': False, 'shape': (-1,)}", &[0; 4]).contains("malformed"));
+        assert!(parse(b"\x93NUMPY\x09\x00\x00\x00").unwrap_err().contains("version 9"));
         assert!(parse(b"PK\x03\x04").unwrap_err().contains("bad magic"));
     }
 
     #[test]
     fn fortran_transpose() {
         // 2x3 array [[0,1,2],[3,4,5]] in Fortran order: 0,3,1,4,2,5.
-        assert_eq!(
-            to_c_order(&[0, 3, 1, 4, 2, 5], &[2, 3], 1),
-            [0, 1, 2, 3, 4, 5]
-        );
+        assert_eq!(to_c_order(&[0, 3, 1, 4, 2, 5], &[2, 3], 1), [0, 1, 2, 3, 4, 5]);
         // 2x2x2 with 2-byte items; value = C index.
         let c: Vec<u8> = (0..8u8).collect();
         let shape = [2u64, 2, 2];

@@ -47,11 +47,8 @@ pub fn parse(b: &[u8]) -> Result<Npz<'_>, String> {
     let mut members = Vec::with_capacity(archive.len());
     let mut seen = std::collections::HashSet::new();
     for index in 0..archive.len() {
-        let f = archive
-            .by_index_raw(index)
-            .map_err(|e| format!("{TRUNC} (member {index}: {e})"))?;
-        let name = String::from_utf8(f.name_raw().to_vec())
-            .map_err(|_| "a member name is not UTF-8".to_owned())?;
+        let f = archive.by_index_raw(index).map_err(|e| format!("{TRUNC} (member {index}: {e})"))?;
+        let name = String::from_utf8(f.name_raw().to_vec()).map_err(|_| "a member name is not UTF-8".to_owned())?;
         if f.encrypted() {
             return Err(format!("member {name:?} is encrypted"));
         }
@@ -67,18 +64,12 @@ pub fn parse(b: &[u8]) -> Result<Npz<'_>, String> {
         let (csize, size) = (f.compressed_size(), f.size());
         // Deflate expands at most about 1032:1.
         if deflated && size > csize.saturating_mul(1040).saturating_add(1 << 16) {
-            return Err(format!(
-                "member {name:?} claims an impossible uncompressed size {size}"
-            ));
+            return Err(format!("member {name:?} claims an impossible uncompressed size {size}"));
         }
         if !deflated && csize != size {
-            return Err(format!(
-                "member {name:?}: stored size {csize} differs from its size {size}"
-            ));
+            return Err(format!("member {name:?}: stored size {csize} differs from its size {size}"));
         }
-        let start = f
-            .data_start()
-            .ok_or_else(|| format!("{TRUNC} (data of member {name:?})"))?;
+        let start = f.data_start().ok_or_else(|| format!("{TRUNC} (data of member {name:?})"))?;
         let stored = usize::try_from(start)
             .ok()
             .and_then(|s| Some(s..s.checked_add(usize::try_from(csize).ok()?)?))
@@ -90,14 +81,7 @@ pub fn parse(b: &[u8]) -> Result<Npz<'_>, String> {
         if !seen.insert(name.clone()) {
             return Err(format!("two members are named {name:?}"));
         }
-        members.push(Member {
-            index,
-            name,
-            deflated,
-            crc: f.crc32(),
-            stored,
-            size,
-        });
+        members.push(Member { index, name, deflated, crc: f.crc32(), stored, size });
     }
     Ok(Npz { archive, members })
 }
@@ -111,8 +95,7 @@ impl Npz<'_> {
     /// Write every member as a dense object.
     pub fn write(&mut self, out: &mut Out) -> Result<(), Fail> {
         for m in &self.members {
-            let fail =
-                |out: &Out, msg: String| out.bad_input(format!("member {:?}: {msg}", m.name));
+            let fail = |out: &Out, msg: String| out.bad_input(format!("member {:?}: {msg}", m.name));
             let name = &m.name[..m.name.len() - 4];
             if !m.deflated {
                 if crc32fast::hash(m.stored) != m.crc {
@@ -122,10 +105,7 @@ impl Npz<'_> {
                 npy::write(&h, data, name, out)?;
                 continue;
             }
-            let zf = self
-                .archive
-                .by_index(m.index)
-                .map_err(|e| fail(out, e.to_string()))?;
+            let zf = self.archive.by_index(m.index).map_err(|e| fail(out, e.to_string()))?;
             let mut r = Inflate {
                 inner: zf,
                 progress: out.progress.clone(),
@@ -133,28 +113,22 @@ impl Npz<'_> {
                 member: m.name.clone(),
             };
             let mut head = [0u8; 12];
-            r.read_exact(&mut head)
-                .map_err(|e| fail(out, format!("truncated .npy header ({e})")))?;
+            r.read_exact(&mut head).map_err(|e| fail(out, format!("truncated .npy header ({e})")))?;
             let size = npy::header_size(&head).map_err(|e| fail(out, e))?;
             let mut header = head.to_vec();
             header.resize(size.max(12), 0);
             if size > 12 {
-                r.read_exact(&mut header[12..])
-                    .map_err(|e| fail(out, format!("truncated .npy header ({e})")))?;
+                r.read_exact(&mut header[12..]).map_err(|e| fail(out, format!("truncated .npy header ({e})")))?;
             }
             let (h, _) = npy::parse_header(&header).map_err(|e| fail(out, e))?;
             npy::check_len(&h, m.size.saturating_sub(size as u64)).map_err(|e| fail(out, e))?;
             if (size as u64) > m.size {
-                return Err(fail(
-                    out,
-                    "the .npy header is longer than the member".into(),
-                ));
+                return Err(fail(out, "the .npy header is longer than the member".into()));
             }
             out.source_error.borrow_mut().take();
             let data: Data<'_> = if h.fortran && h.shape.len() > 1 {
                 let mut v = vec![0u8; h.nbytes as usize];
-                r.read_exact(&mut v)
-                    .map_err(|e| fail(out, format!("truncated array data ({e})")))?;
+                r.read_exact(&mut v).map_err(|e| fail(out, format!("truncated array data ({e})")))?;
                 let mut c = npy::to_c_order(&v, &h.shape, h.itemsize as usize);
                 if h.swap {
                     super::swap_elements(&mut c, h.dtype.width() as usize);
@@ -167,10 +141,7 @@ impl Npz<'_> {
             };
             out.add(npy::object(name, &h, data)).map_err(|e| match e {
                 Fail::Input { file, msg } if file == out.in_path && !msg.starts_with("member ") => {
-                    Fail::Input {
-                        file,
-                        msg: format!("member {:?}: {msg}", m.name),
-                    }
+                    Fail::Input { file, msg: format!("member {:?}: {msg}", m.name) }
                 }
                 e => e,
             })?;
@@ -203,9 +174,9 @@ impl<R: Read> Read for Inflate<R> {
                 Ok(n)
             }
             Err(e) => {
-                self.error.borrow_mut().get_or_insert_with(|| {
-                    format!("member {:?}: corrupt deflate data ({e})", self.member)
-                });
+                self.error
+                    .borrow_mut()
+                    .get_or_insert_with(|| format!("member {:?}: corrupt deflate data ({e})", self.member));
                 Err(e)
             }
         }
@@ -223,13 +194,7 @@ pub struct Swap<R> {
 
 impl<R: Read> Swap<R> {
     pub fn new(inner: R, width: usize) -> Self {
-        Swap {
-            inner,
-            width,
-            buf: vec![0; 64 * 1024],
-            start: 0,
-            end: 0,
-        }
+        Swap { inner, width, buf: vec![0; 64 * 1024], start: 0, end: 0 }
     }
 }
 
@@ -247,10 +212,7 @@ impl<R: Read> Read for Swap<R> {
             }
             let whole = end - end % w;
             if whole == 0 && end > 0 {
-                return Err(io::Error::new(
-                    io::ErrorKind::UnexpectedEof,
-                    "data ends inside an element",
-                ));
+                return Err(io::Error::new(io::ErrorKind::UnexpectedEof, "data ends inside an element"));
             }
             super::swap_elements(&mut self.buf[..whole], w);
             // A trailing partial element (only at the end of the data) is

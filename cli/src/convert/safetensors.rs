@@ -66,39 +66,27 @@ pub fn map_dtype(s: &str) -> Option<(DType, Option<LogicalType<'static>>, u64)> 
 /// Parse and check the header; every tensor's bytes are located and sized.
 pub fn parse(bytes: &[u8]) -> Result<Safetensors<'_>, String> {
     if bytes.len() < 8 {
-        return Err(format!(
-            "file too small for a safetensors header ({} bytes)",
-            bytes.len()
-        ));
+        return Err(format!("file too small for a safetensors header ({} bytes)", bytes.len()));
     }
     let n = u64::from_le_bytes(bytes[..8].try_into().unwrap_or_default());
     let rest = bytes.len() as u64 - 8;
     if n > rest {
-        return Err(format!(
-            "safetensors header size {n} exceeds the {rest} bytes that follow it (truncated file?)"
-        ));
+        return Err(format!("safetensors header size {n} exceeds the {rest} bytes that follow it (truncated file?)"));
     }
-    let header = std::str::from_utf8(&bytes[8..8 + n as usize])
-        .map_err(|_| "safetensors header is not UTF-8".to_owned())?;
+    let header =
+        std::str::from_utf8(&bytes[8..8 + n as usize]).map_err(|_| "safetensors header is not UTF-8".to_owned())?;
     let data = &bytes[8 + n as usize..];
     let root = Json::parse(header).map_err(|e| format!("safetensors header: {e}"))?;
     let Json::Obj(entries) = root else {
         return Err("safetensors header is not a JSON object".into());
     };
-    let mut out = Safetensors {
-        tensors: Vec::new(),
-        metadata: Vec::new(),
-    };
+    let mut out = Safetensors { tensors: Vec::new(), metadata: Vec::new() };
     for (name, v) in entries {
         if name == "__metadata__" {
-            let Json::Obj(m) = v else {
-                return Err("safetensors __metadata__ is not a JSON object".into());
-            };
+            let Json::Obj(m) = v else { return Err("safetensors __metadata__ is not a JSON object".into()) };
             for (k, v) in m {
                 let Json::Str(s) = v else {
-                    return Err(format!(
-                        "safetensors __metadata__ value of {k:?} is not a string"
-                    ));
+                    return Err(format!("safetensors __metadata__ value of {k:?} is not a string"));
                 };
                 out.metadata.push((k, s));
             }
@@ -108,32 +96,26 @@ pub fn parse(bytes: &[u8]) -> Result<Safetensors<'_>, String> {
         out.tensors.push(t);
     }
     // Data order (then name): the output streams through the input once.
-    out.tensors
-        .sort_by(|a, b| (a.begin, &a.name).cmp(&(b.begin, &b.name)));
+    out.tensors.sort_by(|a, b| (a.begin, &a.name).cmp(&(b.begin, &b.name)));
     Ok(out)
 }
 
 fn tensor<'a>(name: &str, v: Json, data: &'a [u8]) -> Result<Tensor<'a>, String> {
-    let Json::Obj(fields) = v else {
-        return Err("not a JSON object".into());
-    };
+    let Json::Obj(fields) = v else { return Err("not a JSON object".into()) };
     let get = |k: &str| fields.iter().find(|(f, _)| f == k).map(|(_, v)| v);
     let dtype = match get("dtype") {
         Some(Json::Str(s)) => s.clone(),
         Some(_) => return Err("`dtype` is not a string".into()),
         None => return Err("missing `dtype`".into()),
     };
-    let (dt, logical, bits) =
-        map_dtype(&dtype).ok_or_else(|| format!("unsupported safetensors dtype {dtype:?}"))?;
+    let (dt, logical, bits) = map_dtype(&dtype).ok_or_else(|| format!("unsupported safetensors dtype {dtype:?}"))?;
     let shape = match get("shape") {
         Some(Json::Arr(a)) => a.iter().map(Json::as_u64).collect::<Option<Vec<u64>>>(),
         _ => None,
     }
     .ok_or("`shape` is not an array of non-negative integers")?;
     let offsets = match get("data_offsets") {
-        Some(Json::Arr(a)) if a.len() == 2 => {
-            a.iter().map(Json::as_u64).collect::<Option<Vec<u64>>>()
-        }
+        Some(Json::Arr(a)) if a.len() == 2 => a.iter().map(Json::as_u64).collect::<Option<Vec<u64>>>(),
         _ => None,
     }
     .ok_or("`data_offsets` is not a pair of non-negative integers")?;
@@ -144,15 +126,10 @@ fn tensor<'a>(name: &str, v: Json, data: &'a [u8]) -> Result<Tensor<'a>, String>
             data.len()
         ));
     }
-    let numel = shape
-        .iter()
-        .try_fold(1u64, |a, &d| a.checked_mul(d))
-        .ok_or("shape overflows")?;
+    let numel = shape.iter().try_fold(1u64, |a, &d| a.checked_mul(d)).ok_or("shape overflows")?;
     let bits_total = numel.checked_mul(bits).ok_or("shape overflows")?;
     if bits_total % 8 != 0 {
-        return Err(format!(
-            "{numel} elements of {dtype} do not fill whole bytes"
-        ));
+        return Err(format!("{numel} elements of {dtype} do not fill whole bytes"));
     }
     if end - begin != bits_total / 8 {
         return Err(format!(
@@ -161,14 +138,7 @@ fn tensor<'a>(name: &str, v: Json, data: &'a [u8]) -> Result<Tensor<'a>, String>
             end - begin
         ));
     }
-    Ok(Tensor {
-        name: name.to_owned(),
-        shape,
-        dtype: dt,
-        logical,
-        bytes: &data[begin as usize..end as usize],
-        begin,
-    })
+    Ok(Tensor { name: name.to_owned(), shape, dtype: dt, logical, bytes: &data[begin as usize..end as usize], begin })
 }
 
 impl Safetensors<'_> {
@@ -183,12 +153,7 @@ impl Safetensors<'_> {
             out.set_attribute(k, v.as_str().into())?;
         }
         for t in &self.tensors {
-            let mut obj = NewObject::dense(
-                t.name.as_str(),
-                &t.shape,
-                t.dtype,
-                slice_data(t.bytes, &out.progress),
-            );
+            let mut obj = NewObject::dense(t.name.as_str(), &t.shape, t.dtype, slice_data(t.bytes, &out.progress));
             if let Some(l) = t.logical {
                 obj = obj.logical_type(l);
             }
@@ -242,9 +207,7 @@ impl<'de> DeserializeSeed<'de> for Level {
 
     fn deserialize<D: Deserializer<'de>>(self, d: D) -> Result<Json, D::Error> {
         if self.0 > MAX_DEPTH {
-            return Err(D::Error::custom(format!(
-                "JSON nested deeper than {MAX_DEPTH} levels"
-            )));
+            return Err(D::Error::custom(format!("JSON nested deeper than {MAX_DEPTH} levels")));
         }
         d.deserialize_any(self)
     }
@@ -274,9 +237,7 @@ impl<'de> Visitor<'de> for Level {
     }
 
     fn visit_f64<E: de::Error>(self, f: f64) -> Result<Json, E> {
-        serde_json::Number::from_f64(f)
-            .map(Json::Num)
-            .ok_or_else(|| E::custom("number out of range"))
+        serde_json::Number::from_f64(f).map(Json::Num).ok_or_else(|| E::custom("number out of range"))
     }
 
     fn visit_str<E: de::Error>(self, s: &str) -> Result<Json, E> {
@@ -310,10 +271,8 @@ mod tests {
 
     #[test]
     fn json() {
-        let v = Json::parse(
-            r#" {"a": [1, -2.5e3, true, false, null], "b\u00e9\ud83d\ude00": "x\"\n", "c": {}} "#,
-        )
-        .unwrap();
+        let v =
+            Json::parse(r#" {"a": [1, -2.5e3, true, false, null], "b\u00e9\ud83d\ude00": "x\"\n", "c": {}} "#).unwrap();
         let Json::Obj(e) = v else { panic!() };
         assert_eq!(e[0].0, "a");
         assert_eq!(e[1].0, "bé😀");
@@ -364,39 +323,18 @@ mod tests {
         assert_eq!(s.tensors[0].bytes, [1, 2, 3, 4]);
         assert_eq!(s.tensors[1].logical, Some(LogicalType::F8E4M3Fn));
         let err = |h: &str, d: &[u8]| parse(&file(h, d)).err().unwrap();
-        assert!(err(
-            r#"{"a":{"dtype":"Q9","shape":[1],"data_offsets":[0,1]}}"#,
-            &[0]
-        )
-        .contains("unsupported safetensors dtype \"Q9\""));
-        assert!(err(
-            r#"{"a":{"dtype":"U8","shape":[2],"data_offsets":[0,1]}}"#,
-            &[0]
-        )
-        .contains("needs 2 bytes"));
-        assert!(err(
-            r#"{"a":{"dtype":"U8","shape":[2],"data_offsets":[0,2]}}"#,
-            &[0]
-        )
-        .contains("outside"));
+        assert!(err(r#"{"a":{"dtype":"Q9","shape":[1],"data_offsets":[0,1]}}"#, &[0])
+            .contains("unsupported safetensors dtype \"Q9\""));
+        assert!(err(r#"{"a":{"dtype":"U8","shape":[2],"data_offsets":[0,1]}}"#, &[0]).contains("needs 2 bytes"));
+        assert!(err(r#"{"a":{"dtype":"U8","shape":[2],"data_offsets":[0,2]}}"#, &[0]).contains("outside"));
         assert!(err(r#"{"__metadata__":{"k":1}}"#, &[]).contains("not a string"));
         assert!(err(r#"[]"#, &[]).contains("not a JSON object"));
         assert!(parse(&[1, 0, 0]).err().unwrap().contains("too small"));
-        assert!(parse(&[9, 0, 0, 0, 0, 0, 0, 0, b'{'])
-            .err()
-            .unwrap()
-            .contains("exceeds"));
+        assert!(parse(&[9, 0, 0, 0, 0, 0, 0, 0, b'{']).err().unwrap().contains("exceeds"));
         // F4: two elements per byte.
-        let f4 = file(
-            r#"{"q":{"dtype":"F4","shape":[2,3],"data_offsets":[0,3]}}"#,
-            &[0; 3],
-        );
+        let f4 = file(r#"{"q":{"dtype":"F4","shape":[2,3],"data_offsets":[0,3]}}"#, &[0; 3]);
         let s = parse(&f4).unwrap();
         assert_eq!(s.tensors[0].logical, Some(LogicalType::Other("f4_e2m1fn")));
-        assert!(err(
-            r#"{"q":{"dtype":"F4","shape":[3],"data_offsets":[0,2]}}"#,
-            &[0; 2]
-        )
-        .contains("whole bytes"));
+        assert!(err(r#"{"q":{"dtype":"F4","shape":[3],"data_offsets":[0,2]}}"#, &[0; 2]).contains("whole bytes"));
     }
 }

@@ -32,9 +32,7 @@ const OTHER_FORMATS: &[&str] = &[
 pub fn check(in_path: &Path, out_path: &Path) -> Result<(), Fail> {
     if input::is_stdin(out_path) {
         // A file is published by renaming it into place: stdout cannot be OUT.
-        return Err(Fail::Refused(
-            "OUT cannot be '-': zt convert writes a file (name it)".into(),
-        ));
+        return Err(Fail::Refused("OUT cannot be '-': zt convert writes a file (name it)".into()));
     }
     if out_path.is_dir() {
         return Err(Fail::input(out_path, "is a directory"));

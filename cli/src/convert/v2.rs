@@ -17,10 +17,7 @@ use super::DigestOpt;
 use crate::args::{ConvertArgs, DigestArg};
 use crate::{input, temp, Fail};
 use std::path::{Path, PathBuf};
-use ztensor::write::v2::{
-    is_valid_align, DigestAlg, Encoding, Error, Kind, NewObject, NewPart, Options, Writer,
-    CANONICAL_ALIGN,
-};
+use ztensor::write::v2::{is_valid_align, DigestAlg, Encoding, Error, Kind, NewObject, NewPart, Options, Writer, CANONICAL_ALIGN};
 use ztensor::write::{AttrValue, Checksum, FileSink};
 use ztensor::{File, Format, Value, ValueRef};
 
@@ -50,14 +47,9 @@ impl Plan {
             Some(DigestArg::Xxh3) => Some(DigestAlg::Xxh3),
             Some(DigestArg::Sha256) => Some(DigestAlg::Sha256),
             Some(DigestArg::None) => Some(DigestAlg::None),
-            Some(DigestArg::Crc32c) => {
-                return Err(usage(
-                    "--digest crc32c is v1 only (v2: xxh3, sha256 or none)",
-                ))
-            }
+            Some(DigestArg::Crc32c) => return Err(usage("--digest crc32c is v1 only (v2: xxh3, sha256 or none)")),
         };
-        let canonical =
-            a.align.is_none() && a.compress.is_none() && digest.is_none() && a.shard_size.is_none();
+        let canonical = a.align.is_none() && a.compress.is_none() && digest.is_none() && a.shard_size.is_none();
         let options = if canonical {
             Options::canonical()
         } else {
@@ -71,10 +63,7 @@ impl Plan {
             }
             o
         };
-        Ok(Some(Plan {
-            options,
-            level: a.compress,
-        }))
+        Ok(Some(Plan { options, level: a.compress }))
     }
 
     /// What the v1.2 stage is written with: raw, no digests.
@@ -84,10 +73,7 @@ impl Plan {
 }
 
 fn usage(msg: &str) -> Fail {
-    Fail::Usage {
-        msg: msg.into(),
-        usage: "zt convert IN OUT [OPTIONS]".into(),
-    }
+    Fail::Usage { msg: msg.into(), usage: "zt convert IN OUT [OPTIONS]".into() }
 }
 
 /// The hidden v1.2 stage file beside OUT, removed when dropped. While it
@@ -100,10 +86,7 @@ pub struct Stage {
 impl Stage {
     /// `.OUT.PID.v12.tmp` beside OUT.
     pub fn beside(out: &Path) -> Stage {
-        let name = out
-            .file_name()
-            .map(|n| n.to_string_lossy().into_owned())
-            .unwrap_or_default();
+        let name = out.file_name().map(|n| n.to_string_lossy().into_owned()).unwrap_or_default();
         let path = out.with_file_name(format!(".{name}.{}.v12.tmp", std::process::id()));
         Stage { path }
     }
@@ -150,40 +133,22 @@ fn logical(t: &str) -> &str {
 }
 
 fn write(file: &File<'_>, in_path: &Path, out: &Path, plan: &Plan) -> Result<u64, Fail> {
-    publish(out, plan, |w, encoding| {
-        fill(file, w, encoding, in_path, out)
-    })
+    publish(out, plan, |w, encoding| fill(file, w, encoding, in_path, out))
 }
 
 /// A v2 input rewritten as the v2 file OUT (no stage: every layout is kept);
 /// the bytes written.
-pub fn from_v2(
-    m: &ztensor::v2::Manifest<'_>,
-    file: &[u8],
-    in_path: &Path,
-    out: &Path,
-    plan: &Plan,
-) -> Result<u64, Fail> {
-    let files =
-        super::from_v2::Files::open(m, file, in_path).map_err(|e| Fail::input(in_path, e))?;
+pub fn from_v2(m: &ztensor::v2::Manifest<'_>, file: &[u8], in_path: &Path, out: &Path, plan: &Plan) -> Result<u64, Fail> {
+    let files = super::from_v2::Files::open(m, file, in_path).map_err(|e| Fail::input(in_path, e))?;
     publish(out, plan, |w, encoding| {
-        super::from_v2::write_v2(m, &files, w, encoding, in_path, |e| {
-            refused(e, in_path, out)
-        })
+        super::from_v2::write_v2(m, &files, w, encoding, in_path, |e| refused(e, in_path, out))
     })
 }
 
 /// A GGUF input written as the v2 file OUT (no stage: quantized tensors
 /// keep their `gguf.<type>/1` layout); the bytes written.
-pub fn from_gguf(
-    g: &super::gguf::Gguf<'_>,
-    in_path: &Path,
-    out: &Path,
-    plan: &Plan,
-) -> Result<u64, Fail> {
-    publish(out, plan, |w, encoding| {
-        g.write_v2(w, encoding, in_path, |e| refused(e, in_path, out))
-    })
+pub fn from_gguf(g: &super::gguf::Gguf<'_>, in_path: &Path, out: &Path, plan: &Plan) -> Result<u64, Fail> {
+    publish(out, plan, |w, encoding| g.write_v2(w, encoding, in_path, |e| refused(e, in_path, out)))
 }
 
 /// Create OUT's writer, let `fill` add everything, publish OUT; the bytes written.
@@ -213,37 +178,22 @@ fn refused(e: Error, in_path: &Path, out: &Path) -> Fail {
     }
 }
 
-fn fill(
-    file: &File<'_>,
-    w: &mut Writer<FileSink>,
-    encoding: Option<Encoding>,
-    in_path: &Path,
-    out: &Path,
-) -> Result<(), Fail> {
+fn fill(file: &File<'_>, w: &mut Writer<FileSink>, encoding: Option<Encoding>, in_path: &Path, out: &Path) -> Result<(), Fail> {
     for (k, v) in file.attributes().iter() {
-        let key = k
-            .as_str()
-            .ok_or_else(|| Fail::input(in_path, "a file attribute key is not text"))?;
-        let v =
-            attr(v).map_err(|e| Fail::input(in_path, format!("file attribute {key:?}: {e}")))?;
+        let key = k.as_str().ok_or_else(|| Fail::input(in_path, "a file attribute key is not text"))?;
+        let v = attr(v).map_err(|e| Fail::input(in_path, format!("file attribute {key:?}: {e}")))?;
         w.set_attribute(key, v)
             .map_err(|e| Fail::input(in_path, format!("file attribute {key:?}: {e}")))?;
     }
     let mut objects: Vec<_> = file.objects().collect();
     objects.sort_by(|a, b| a.name().as_bytes().cmp(b.name().as_bytes()));
     for o in objects {
-        let bad =
-            |e: &dyn std::fmt::Display| Fail::input(in_path, format!("object {:?}: {e}", o.name()));
+        let bad = |e: &dyn std::fmt::Display| Fail::input(in_path, format!("object {:?}: {e}", o.name()));
         let shape: Vec<u64> = o.shape().dims().collect();
         let mut obj = NewObject::new(o.name(), &shape, layout(&o.format()));
         for (k, v) in o.attributes().iter() {
-            let key = k
-                .as_str()
-                .ok_or_else(|| bad(&"an attribute key is not text"))?;
-            obj = obj.attribute(
-                key,
-                attr(v).map_err(|e| bad(&format_args!("attribute {key:?}: {e}")))?,
-            );
+            let key = k.as_str().ok_or_else(|| bad(&"an attribute key is not text"))?;
+            obj = obj.attribute(key, attr(v).map_err(|e| bad(&format_args!("attribute {key:?}: {e}")))?);
         }
         for c in o.components() {
             let bytes = c.stored_bytes().map_err(|e| bad(&e))?;
@@ -277,37 +227,24 @@ fn attr(v: Value<'_>) -> Result<AttrValue, &'static str> {
             AttrValue::Text(String::from_utf8(b).map_err(|_| "text that is not UTF-8")?)
         }
         ValueRef::Array(a) => AttrValue::Array(a.iter().map(attr).collect::<Result<_, _>>()?),
-        ValueRef::Map(m) => AttrValue::Map(
-            m.iter()
-                .map(|(k, v)| Ok((attr(k)?, attr(v)?)))
-                .collect::<Result<_, _>>()?,
-        ),
+        ValueRef::Map(m) => AttrValue::Map(m.iter().map(|(k, v)| Ok((attr(k)?, attr(v)?))).collect::<Result<_, _>>()?),
         ValueRef::Tag(..) => return Err("a CBOR tag (v2 attributes have none)"),
-        ValueRef::Undefined | ValueRef::Simple(_) => {
-            return Err("a CBOR simple value v2 does not allow")
-        }
+        ValueRef::Undefined | ValueRef::Simple(_) => return Err("a CBOR simple value v2 does not allow"),
     })
 }
 
 /// Bytes of OUT and, when sharded, of its data shards (`STEM-NNNNN-of-NNNNN.zt`).
 fn written(out: &Path) -> u64 {
     let size = |p: &Path| std::fs::metadata(p).map(|m| m.len()).unwrap_or(0);
-    let stem = out
-        .file_stem()
-        .map(|s| s.to_string_lossy().into_owned())
-        .unwrap_or_default();
-    let dir = out
-        .parent()
-        .filter(|d| !d.as_os_str().is_empty())
-        .unwrap_or(Path::new("."));
+    let stem = out.file_stem().map(|s| s.to_string_lossy().into_owned()).unwrap_or_default();
+    let dir = out.parent().filter(|d| !d.as_os_str().is_empty()).unwrap_or(Path::new("."));
     let shards: u64 = std::fs::read_dir(dir)
         .into_iter()
         .flatten()
         .flatten()
         .filter(|e| {
             let n = e.file_name().to_string_lossy().into_owned();
-            n.strip_prefix(&format!("{stem}-"))
-                .is_some_and(|r| r.len() == 17 && r.contains("-of-") && r.ends_with(".zt"))
+            n.strip_prefix(&format!("{stem}-")).is_some_and(|r| r.len() == 17 && r.contains("-of-") && r.ends_with(".zt"))
         })
         .map(|e| size(&e.path()))
         .sum();

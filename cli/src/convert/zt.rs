@@ -25,19 +25,15 @@ const COMPONENT_KEYS: &[&str] = ComponentKey::NAMES;
 
 /// Decoded bytes to convert (stored bytes where the size is unknown).
 pub fn total(file: &File<'_>) -> u64 {
-    file.objects()
-        .flat_map(|o| o.components())
-        .map(|c| c.decoded_len().unwrap_or(c.length()))
-        .sum()
+    file.objects().flat_map(|o| o.components()).map(|c| c.decoded_len().unwrap_or(c.length())).sum()
 }
 
 pub fn write(file: &File<'_>, out: &mut Out) -> Result<(), Fail> {
     let v = file.version();
     let pre_1_2 = !(v.major == 1 && v.minor >= 2);
     for (k, v) in file.attributes().iter() {
-        let key = k.as_str().ok_or_else(|| {
-            out.bad_input("a file attribute key is not text; it cannot be carried over")
-        })?;
+        let key =
+            k.as_str().ok_or_else(|| out.bad_input("a file attribute key is not text; it cannot be carried over"))?;
         out.set_attribute(key, AttrValue::from_value(v))?;
     }
     for o in file.objects() {
@@ -47,63 +43,46 @@ pub fn write(file: &File<'_>, out: &mut Out) -> Result<(), Fail> {
     Ok(())
 }
 
-fn object<'a>(
-    o: &Object<'a>,
-    v0: bool,
-    pre_1_2: bool,
-    out: &mut Out,
-) -> Result<NewObject<'a>, Fail> {
+fn object<'a>(o: &Object<'a>, v0: bool, pre_1_2: bool, out: &mut Out) -> Result<NewObject<'a>, Fail> {
     let ctx = |msg: String| format!("{msg} (object {:?})", o.name());
     // (A v0.1 object's fields are its tensor map: its custom fields are its attributes.)
     if !v0 {
         for (k, _) in o.fields().iter() {
             if !k.as_str().is_some_and(|k| OBJECT_KEYS.contains(&k)) {
-                out.warn(ctx(format!(
-                    "unknown object field {k:?} is not carried over"
-                )));
+                out.warn(ctx(format!("unknown object field {k:?} is not carried over")));
             }
         }
     }
     let shape: Vec<u64> = o.shape().dims().collect();
     let mut obj = NewObject::new(o.name(), o.format(), &shape);
     for (k, v) in o.attributes().iter() {
-        let key = k.as_str().ok_or_else(|| {
-            out.bad_input(ctx(
-                "an attribute key is not text; it cannot be carried over".into(),
-            ))
-        })?;
+        let key = k
+            .as_str()
+            .ok_or_else(|| out.bad_input(ctx("an attribute key is not text; it cannot be carried over".into())))?;
         obj = obj.attribute(key, AttrValue::from_value(v));
     }
     for c in o.components() {
         let cctx = |msg: String| format!("{msg} (object {:?}, component {:?})", o.name(), c.role());
         for (k, _) in c.fields().iter() {
             if !k.as_str().is_some_and(|k| COMPONENT_KEYS.contains(&k)) {
-                out.warn(cctx(format!(
-                    "unknown component field {k:?} is not carried over"
-                )));
+                out.warn(cctx(format!("unknown component field {k:?} is not carried over")));
             }
         }
         match c.verify_digest() {
             Ok(Verified::Ok | Verified::NoDigest) => {}
-            Ok(Verified::Unverifiable) => out.warn(cctx(format!(
-                "digest {:?} of an unknown algorithm was not verified",
-                c.digest().unwrap_or("")
-            ))),
+            Ok(Verified::Unverifiable) => out
+                .warn(cctx(format!("digest {:?} of an unknown algorithm was not verified", c.digest().unwrap_or("")))),
             Err(e) => return Err(out.bad_input(e.in_object(o.name()))),
         }
         let index = pre_1_2
             && c.dtype() != DType::U64
             && match o.format() {
-                Format::SparseCsr => {
-                    [Role::Indices.name(), Role::Indptr.name()].contains(&c.role())
-                }
+                Format::SparseCsr => [Role::Indices.name(), Role::Indptr.name()].contains(&c.role()),
                 Format::SparseCoo => c.role() == Role::Coords.name(),
                 _ => false,
             };
         let (dtype, data) = if index {
-            let bytes = c
-                .to_vec()
-                .map_err(|e| out.bad_input(e.in_object(o.name())))?;
+            let bytes = c.to_vec().map_err(|e| out.bad_input(e.in_object(o.name())))?;
             let wide = widen(&bytes, c.dtype()).map_err(|e| out.bad_input(cctx(e)))?;
             (DType::U64, owned_data(wide, &out.progress))
         } else {
@@ -134,14 +113,10 @@ fn object<'a>(
 fn data<'a>(c: &Component<'a>, o: &Object<'a>, out: &Out) -> Result<Data<'a>, Fail> {
     let bad = |e: ztensor::Error| out.bad_input(e.in_object(o.name()));
     Ok(match (c.encoding(), c.endian()) {
-        (Encoding::Raw, Endian::Little) => {
-            slice_data(c.stored_bytes().map_err(bad)?, &out.progress)
+        (Encoding::Raw, Endian::Little) => slice_data(c.stored_bytes().map_err(bad)?, &out.progress),
+        (Encoding::Raw, Endian::Big) => {
+            swapped_data(c.stored_bytes().map_err(bad)?, c.dtype().width() as usize, &out.progress)
         }
-        (Encoding::Raw, Endian::Big) => swapped_data(
-            c.stored_bytes().map_err(bad)?,
-            c.dtype().width() as usize,
-            &out.progress,
-        ),
         // `to_vec` decodes and puts elements in little-endian order.
         (Encoding::Zstd | Encoding::ZstdSeekable | Encoding::Unknown, _) => {
             owned_data(c.to_vec().map_err(bad)?, &out.progress)
@@ -163,11 +138,7 @@ fn widen(bytes: &[u8], dtype: DType) -> Result<Vec<u8>, String> {
                 let v = (i64::from_le_bytes(b) << shift) >> shift;
                 u64::try_from(v).map_err(|_| format!("negative sparse index {v}"))?
             }
-            other => {
-                return Err(format!(
-                    "sparse indices of type {other} cannot be converted to u64"
-                ))
-            }
+            other => return Err(format!("sparse indices of type {other} cannot be converted to u64")),
         };
         out.extend_from_slice(&v.to_le_bytes());
     }
@@ -180,21 +151,10 @@ mod tests {
 
     #[test]
     fn widening() {
-        let b: Vec<u8> = [1i32, 7, 300]
-            .iter()
-            .flat_map(|v| v.to_le_bytes())
-            .collect();
+        let b: Vec<u8> = [1i32, 7, 300].iter().flat_map(|v| v.to_le_bytes()).collect();
         let w = widen(&b, DType::I32).unwrap();
-        assert_eq!(
-            w,
-            [1u64, 7, 300]
-                .iter()
-                .flat_map(|v| v.to_le_bytes())
-                .collect::<Vec<_>>()
-        );
-        assert!(widen(&(-2i16).to_le_bytes(), DType::I16)
-            .unwrap_err()
-            .contains("negative"));
+        assert_eq!(w, [1u64, 7, 300].iter().flat_map(|v| v.to_le_bytes()).collect::<Vec<_>>());
+        assert!(widen(&(-2i16).to_le_bytes(), DType::I16).unwrap_err().contains("negative"));
         assert_eq!(widen(&[0xff], DType::U8).unwrap(), 255u64.to_le_bytes());
         assert!(widen(&[0, 0, 0, 0], DType::F32).is_err());
     }

@@ -32,10 +32,7 @@ import ztensor
 
 /// Run our `zt`.
 pub fn zt(args: &[&str]) -> Output {
-    Command::new(env!("CARGO_BIN_EXE_zt"))
-        .args(args)
-        .output()
-        .expect("run zt")
+    Command::new(env!("CARGO_BIN_EXE_zt")).args(args).output().expect("run zt")
 }
 
 pub fn s(p: &Path) -> &str {

@@ -123,9 +123,7 @@ fn make_blobs(blobs: &[SBlob]) -> (Vec<u8>, Vec<Blob>) {
                 (zstd_rle_frame(*byte, n, declared), vec![*byte; n as usize])
             }
             SBlob::Garbage(n) => {
-                let v: Vec<u8> = (0..*n as usize % 4096)
-                    .map(|i| (i * 31 % 251) as u8)
-                    .collect();
+                let v: Vec<u8> = (0..*n as usize % 4096).map(|i| (i * 31 % 251) as u8).collect();
                 (v.clone(), v)
             }
         };
@@ -136,11 +134,7 @@ fn make_blobs(blobs: &[SBlob]) -> (Vec<u8>, Vec<Blob>) {
         let off = region.len().next_multiple_of(64);
         region.resize(off, 0);
         region.extend_from_slice(&stored);
-        out.push(Blob {
-            offset: off as u64,
-            stored,
-            content,
-        });
+        out.push(Blob { offset: off as u64, stored, content });
     }
     (region, out)
 }
@@ -201,19 +195,9 @@ pub(super) fn build_structured(d: &SFile) -> (Vec<u8>, Vec<Expect>) {
 
     let legacy = d.v0 || matches!(d.version, SVersion::V1_1 | SVersion::V1_0);
     for (i, o) in objects.iter().enumerate() {
-        let dims: Option<Vec<u64>> = o
-            .shape
-            .as_ref()
-            .map(|s| s.iter().take(8).map(|&x| dim(x)).collect());
-        let numel = dims.as_ref().map_or(Some(1), |ds| {
-            ds.iter().try_fold(1u64, |a, &x| a.checked_mul(x))
-        });
-        let mut exp = Expect {
-            name: names[i].clone(),
-            dims: dims.clone(),
-            comps: Vec::new(),
-            content: Vec::new(),
-        };
+        let dims: Option<Vec<u64>> = o.shape.as_ref().map(|s| s.iter().take(8).map(|&x| dim(x)).collect());
+        let numel = dims.as_ref().map_or(Some(1), |ds| ds.iter().try_fold(1u64, |a, &x| a.checked_mul(x)));
+        let mut exp = Expect { name: names[i].clone(), dims: dims.clone(), comps: Vec::new(), content: Vec::new() };
 
         // Resolve each component's fields.
         struct C {
@@ -234,19 +218,13 @@ pub(super) fn build_structured(d: &SFile) -> (Vec<u8>, Vec<Expect>) {
                 Some(SDType::Known(k)) => {
                     let k = *k as usize % 13;
                     let w = DType::ALL[k].width();
-                    (
-                        Some(if d.v0 { V0_DTYPES[k] } else { DTYPES[k] }.to_string()),
-                        w,
-                    )
+                    (Some(if d.v0 { V0_DTYPES[k] } else { DTYPES[k] }.to_string()), w)
                 }
                 Some(SDType::V11(k)) => {
                     let k = *k as usize % 5;
                     (Some(V11_DTYPES[k].to_string()), [1, 1, 4, 8, 1][k])
                 }
-                Some(SDType::V0(k)) => (
-                    Some(V0_DTYPES[*k as usize % 13].to_string()),
-                    DType::ALL[*k as usize % 13].width(),
-                ),
+                Some(SDType::V0(k)) => (Some(V0_DTYPES[*k as usize % 13].to_string()), DType::ALL[*k as usize % 13].width()),
                 Some(SDType::Text(s)) => (Some(s.clone()), 1),
                 Some(SDType::NotText(_)) => (None, 1),
             };
@@ -268,16 +246,12 @@ pub(super) fn build_structured(d: &SFile) -> (Vec<u8>, Vec<Expect>) {
                 SOff::Raw(x) => x,
                 SOff::ManifestStart => manifest_start_guess,
             });
-            let implied = numel
-                .and_then(|n| n.checked_mul(width * ratio))
-                .unwrap_or(u64::MAX);
-            let resolve = |l: SLen, zstd_stored: bool| {
-                match l {
+            let implied = numel.and_then(|n| n.checked_mul(width * ratio)).unwrap_or(u64::MAX);
+            let resolve = |l: SLen, zstd_stored: bool| match l {
                 SLen::Blob => blob.map_or(0, |b| if zstd_stored { b.stored.len() } else { b.content.len() } as u64),
                 SLen::Implied => implied,
                 SLen::Small(n) => n as u64,
                 SLen::Raw(x) => x,
-            }
             };
             let length = c.length.map(|l| resolve(l, true));
             let ulen = c.ulen.map(|l| resolve(l, false));
@@ -305,17 +279,7 @@ pub(super) fn build_structured(d: &SFile) -> (Vec<u8>, Vec<Expect>) {
                     SDigest::Text(s) => s.clone(),
                 }
             });
-            cs.push(C {
-                role: role_name(&c.role),
-                dtype,
-                width,
-                ltype,
-                offset,
-                length,
-                ulen,
-                encoding,
-                digest,
-            });
+            cs.push(C { role: role_name(&c.role), dtype, width, ltype, offset, length, ulen, encoding, digest });
         }
 
         if d.v0 {
@@ -352,8 +316,7 @@ pub(super) fn build_structured(d: &SFile) -> (Vec<u8>, Vec<Expect>) {
                 if let Some(big) = o.comps[0].endian {
                     fields.push(("data_endianness", t(if big { "big" } else { "little" })));
                 }
-                exp.comps
-                    .push(("data".into(), c.offset.unwrap_or(0), c.length.unwrap_or(0)));
+                exp.comps.push(("data".into(), c.offset.unwrap_or(0), c.length.unwrap_or(0)));
             }
             if let Some(ds) = &dims {
                 let mut x = Cbor::default();
@@ -456,8 +419,7 @@ pub(super) fn build_structured(d: &SFile) -> (Vec<u8>, Vec<Expect>) {
                 enc_attr(&mut e, a, &mut budget);
             }
             let _ = c.width;
-            exp.comps
-                .push((c.role.clone(), c.offset.unwrap_or(0), c.length.unwrap_or(0)));
+            exp.comps.push((c.role.clone(), c.offset.unwrap_or(0), c.length.unwrap_or(0)));
         }
         if let Some(a) = &o.extra {
             e.text("x-object");
@@ -517,69 +479,37 @@ pub(super) fn build_valid(d: &SFile) -> (Vec<u8>, Vec<Expect>) {
             _ => None,
         });
         let dt = DType::ALL[k.unwrap_or(1)];
-        let dims: Vec<u64> = o
-            .shape
-            .as_deref()
-            .unwrap_or(&[])
-            .iter()
-            .take(3)
-            .map(|&x| dim(x) % 9)
-            .collect();
+        let dims: Vec<u64> = o.shape.as_deref().unwrap_or(&[]).iter().take(3).map(|&x| dim(x) % 9).collect();
         let numel: u64 = dims.iter().product();
         let n = (numel * dt.width()) as usize;
         // Content from the blob descriptions, repeated; bools as 0/1.
-        let seed: Vec<u8> =
-            d.blobs
-                .get(i % d.blobs.len().max(1))
-                .map_or(vec![i as u8], |b| match b {
-                    SBlob::Bytes(v) | SBlob::Indices(v) | SBlob::ZstdRaw(v) => v.clone(),
-                    SBlob::ZstdRle(b, _, _) => vec![*b],
-                    SBlob::Garbage(x) => x.to_le_bytes().to_vec(),
-                });
+        let seed: Vec<u8> = d.blobs.get(i % d.blobs.len().max(1)).map_or(vec![i as u8], |b| match b {
+            SBlob::Bytes(v) | SBlob::Indices(v) | SBlob::ZstdRaw(v) => v.clone(),
+            SBlob::ZstdRle(b, _, _) => vec![*b],
+            SBlob::Garbage(x) => x.to_le_bytes().to_vec(),
+        });
         let seed = if seed.is_empty() { vec![7] } else { seed };
-        let content: Vec<u8> = (0..n)
-            .map(|j| {
-                if dt == DType::Bool {
-                    seed[j % seed.len()] & 1
-                } else {
-                    seed[j % seed.len()]
-                }
-            })
-            .collect();
-        let zstd = o
-            .comps
-            .first()
-            .is_some_and(|c| matches!(c.encoding, Some(SEnc::Zstd)));
-        let stored = if zstd {
-            zstd_raw_frame(&content)
-        } else {
-            content.clone()
-        };
+        let content: Vec<u8> = (0..n).map(|j| if dt == DType::Bool { seed[j % seed.len()] & 1 } else { seed[j % seed.len()] }).collect();
+        let zstd = o.comps.first().is_some_and(|c| matches!(c.encoding, Some(SEnc::Zstd)));
+        let stored = if zstd { zstd_raw_frame(&content) } else { content.clone() };
         let off = region.len().next_multiple_of(64);
         region.resize(off, 0);
         region.extend_from_slice(&stored);
-        let digest = o
-            .comps
-            .first()
-            .and_then(|c| c.digest.as_ref())
-            .map(|g| match g {
-                SDigest::Sha256 => {
-                    use sha2::Digest as _;
-                    let mut s = String::from("sha256:");
-                    for b in sha2::Sha256::digest(&stored) {
-                        let _ = write!(s, "{b:02X}");
-                    }
-                    s
+        let digest = o.comps.first().and_then(|c| c.digest.as_ref()).map(|g| match g {
+            SDigest::Sha256 => {
+                use sha2::Digest as _;
+                let mut s = String::from("sha256:");
+                for b in sha2::Sha256::digest(&stored) {
+                    let _ = write!(s, "{b:02X}");
                 }
-                _ => format!("crc32c:0x{:x}", crc32c_bitwise(&stored)),
-            });
-        let name = format!(
-            "{}#{i}",
-            match &o.name {
-                SName::Text(s) => s.as_str(),
-                _ => "obj",
+                s
             }
-        );
+            _ => format!("crc32c:0x{:x}", crc32c_bitwise(&stored)),
+        });
+        let name = format!("{}#{i}", match &o.name {
+            SName::Text(s) => s.as_str(),
+            _ => "obj",
+        });
         e.text(&name);
         e.map(3 + o.attrs.is_some() as u64);
         e.text("shape").array(dims.len() as u64);

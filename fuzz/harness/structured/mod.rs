@@ -189,12 +189,10 @@ enum SBlob {
     Garbage(u16),
 }
 
-const DTYPES: [&str; 13] = [
-    "f64", "f32", "f16", "bf16", "i64", "i32", "i16", "i8", "u64", "u32", "u16", "u8", "bool",
-];
+const DTYPES: [&str; 13] = ["f64", "f32", "f16", "bf16", "i64", "i32", "i16", "i8", "u64", "u32", "u16", "u8", "bool"];
 const V0_DTYPES: [&str; 13] = [
-    "float64", "float32", "float16", "bfloat16", "int64", "int32", "int16", "int8", "uint64",
-    "uint32", "uint16", "uint8", "bool",
+    "float64", "float32", "float16", "bfloat16", "int64", "int32", "int16", "int8", "uint64", "uint32", "uint16",
+    "uint8", "bool",
 ];
 const V11_DTYPES: [&str; 5] = ["f8_e4m3", "f8_e5m2", "complex64", "complex128", "f8_e4m3fn"];
 
@@ -217,24 +215,17 @@ struct Blob {
 
 pub fn structured(data: &[u8]) {
     let mut u = Unstructured::new(data);
-    let Ok(d) = SFile::arbitrary(&mut u) else {
-        return;
-    };
+    let Ok(d) = SFile::arbitrary(&mut u) else { return };
     if d.valid {
         let (file, expects) = build_valid(&d);
-        let f = File::parse(&file)
-            .unwrap_or_else(|e| panic!("a valid-by-construction file was refused: {e}\n{d:?}"));
+        let f = File::parse(&file).unwrap_or_else(|e| panic!("a valid-by-construction file was refused: {e}\n{d:?}"));
         check_expect(&f, &expects, true);
         for (o, x) in f.objects().zip(&expects) {
             let c = o.data().unwrap();
             let want = x.content[0].as_ref().unwrap();
             assert_eq!(&c.to_vec().unwrap(), want, "content of {:?}", o.name());
-            assert!(matches!(
-                c.verify_digest(),
-                Ok(Verified::Ok | Verified::NoDigest)
-            ));
-            o.check_data()
-                .unwrap_or_else(|e| panic!("check_data of a valid object: {e}"));
+            assert!(matches!(c.verify_digest(), Ok(Verified::Ok | Verified::NoDigest)));
+            o.check_data().unwrap_or_else(|e| panic!("check_data of a valid object: {e}"));
         }
         assert_eq!(f.verify(|e| panic!("verify: {e}"), |_, _| {}), 0);
         open_walk(&file);
@@ -254,11 +245,7 @@ pub fn structured(data: &[u8]) {
 pub fn structured_outcome(data: &[u8]) -> Option<(bool, bool)> {
     let mut u = Unstructured::new(data);
     let d = SFile::arbitrary(&mut u).ok()?;
-    let (file, _) = if d.valid {
-        build_valid(&d)
-    } else {
-        build_structured(&d)
-    };
+    let (file, _) = if d.valid { build_valid(&d) } else { build_structured(&d) };
     Some((d.valid, File::parse(&file).is_ok()))
 }
 
@@ -268,19 +255,12 @@ fn check_expect(f: &File<'_>, expects: &[Expect], strict: bool) {
     for (i, x) in expects.iter().enumerate() {
         let o = f.object(i).unwrap();
         assert_eq!(o.name(), x.name);
-        assert_eq!(
-            f.get(&x.name).map(|o| o.index()),
-            Some(i),
-            "lookup of {:?}",
-            x.name
-        );
+        assert_eq!(f.get(&x.name).map(|o| o.index()), Some(i), "lookup of {:?}", x.name);
         if let Some(dims) = &x.dims {
             assert_eq!(&o.shape().to_vec(), dims, "shape of {:?}", x.name);
         }
-        let comps: Vec<(String, u64, u64)> = o
-            .components()
-            .map(|c| (c.role().to_string(), c.offset(), c.length()))
-            .collect();
+        let comps: Vec<(String, u64, u64)> =
+            o.components().map(|c| (c.role().to_string(), c.offset(), c.length())).collect();
         let _ = strict;
         assert_eq!(comps, x.comps, "components of {:?}", x.name);
     }
@@ -291,11 +271,7 @@ fn check_expect(f: &File<'_>, expects: &[Expect], strict: bool) {
 pub fn structured_file(data: &[u8]) -> Option<Vec<u8>> {
     let mut u = Unstructured::new(data);
     let d = SFile::arbitrary(&mut u).ok()?;
-    Some(if d.valid {
-        build_valid(&d).0
-    } else {
-        build_structured(&d).0
-    })
+    Some(if d.valid { build_valid(&d).0 } else { build_structured(&d).0 })
 }
 
 /// Decode `data` as the structured target would (for debugging a finding).

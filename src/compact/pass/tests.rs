@@ -6,9 +6,7 @@
 fn overlap_in_is_first_overlap() {
     extern crate alloc;
     use alloc::vec::Vec;
-    let spans: Vec<[u64; 2]> = (0..5)
-        .flat_map(|a| (a + 1..6).map(move |b| [a, b]))
-        .collect();
+    let spans: Vec<[u64; 2]> = (0..5).flat_map(|a| (a + 1..6).map(move |b| [a, b])).collect();
     let mut lists: Vec<Vec<[u64; 2]>> = alloc::vec![Vec::new()];
     let (mut checked, mut found) = (0, 0);
     while let Some(l) = lists.pop() {

@@ -24,30 +24,20 @@ impl Generation {
     /// Read an existing v2 file (whole, as a slice).
     pub(crate) fn of(file: &[u8], opts: &Options) -> Result<Generation> {
         if opts.is_canonical() {
-            return Err(Error::new(Kind::Option(
-                "canonical form is written in one pass: append with non-canonical options",
-            )));
+            return Err(Error::new(Kind::Option("canonical form is written in one pass: append with non-canonical options")));
         }
         let m = Manifest::parse(file).map_err(|e| Error::new(Kind::Rule(e)))?;
         if m.is_data_shard() || m.shards().next().is_some() {
-            return Err(Error::new(Kind::Option(
-                "appending to a data shard or a sharded root",
-            )));
+            return Err(Error::new(Kind::Option("appending to a data shard or a sharded root")));
         }
         let buf = m.bytes();
-        let mut g = Generation {
-            objects: Vec::new(),
-            names: Vec::new(),
-            attrs: Vec::new(),
-            len: file.len() as u64,
-        };
+        let mut g = Generation { objects: Vec::new(), names: Vec::new(), attrs: Vec::new(), len: file.len() as u64 };
         for o in m.objects() {
             let mut c = Cursor::at(buf, o.offset);
             c.skip();
             let v = c.pos;
             c.skip();
-            g.objects
-                .push((buf[o.offset..v].to_vec(), buf[v..c.pos].to_vec()));
+            g.objects.push((buf[o.offset..v].to_vec(), buf[v..c.pos].to_vec()));
             g.names.push(o.name.into());
         }
         if let Some(a) = m.attributes() {

@@ -36,15 +36,9 @@ pub(crate) fn key(s: &str) -> Vec<u8> {
 
 /// A map of encoded `(key, value)` entries, sorted here by key bytes; equal
 /// keys are refused.
-pub(crate) fn map<K: AsRef<[u8]>, V: AsRef<[u8]>>(
-    out: &mut Vec<u8>,
-    mut entries: Vec<(K, V)>,
-) -> Result<()> {
+pub(crate) fn map<K: AsRef<[u8]>, V: AsRef<[u8]>>(out: &mut Vec<u8>, mut entries: Vec<(K, V)>) -> Result<()> {
     entries.sort_unstable_by(|a, b| a.0.as_ref().cmp(b.0.as_ref()));
-    if entries
-        .windows(2)
-        .any(|w| w[0].0.as_ref() == w[1].0.as_ref())
-    {
+    if entries.windows(2).any(|w| w[0].0.as_ref() == w[1].0.as_ref()) {
         return Err(Error::new(Kind::DuplicateKey));
     }
     done(enc::cbor(out).map(entries.len() as u64));
@@ -94,9 +88,7 @@ pub(crate) fn value(out: &mut Vec<u8>, v: &AttrValue, depth: usize) -> Result<()
             out.extend_from_slice(b);
         }
         // Integers, text, bytes, booleans, null: one encoding each.
-        other => other
-            .encode(out, 0)
-            .map_err(|e| Error::new(Kind::Core(e.kind())))?,
+        other => other.encode(out, 0).map_err(|e| Error::new(Kind::Core(e.kind())))?,
     }
     Ok(())
 }
@@ -113,37 +105,12 @@ mod tests {
 
     #[test]
     fn maps_sort_by_encoded_key_and_nans_are_canonical() {
-        let m = AttrValue::map([
-            ("zz", AttrValue::from(1)),
-            ("b", AttrValue::from(f64::NAN)),
-            ("aa", AttrValue::from(1.5)),
-        ]);
+        let m = AttrValue::map([("zz", AttrValue::from(1)), ("b", AttrValue::from(f64::NAN)), ("aa", AttrValue::from(1.5))]);
         // "b" (61 62) < "aa" (62 61 61) < "zz": shorter keys first.
-        assert_eq!(
-            enc(&m),
-            [
-                0xa3, 0x61, b'b', 0xf9, 0x7e, 0x00, 0x62, b'a', b'a', 0xf9, 0x3e, 0x00, 0x62, b'z',
-                b'z', 0x01
-            ]
-        );
-        assert_eq!(
-            enc(&AttrValue::from(0.1)),
-            [&[0xfb][..], &0.1f64.to_be_bytes()].concat()
-        );
+        assert_eq!(enc(&m), [0xa3, 0x61, b'b', 0xf9, 0x7e, 0x00, 0x62, b'a', b'a', 0xf9, 0x3e, 0x00, 0x62, b'z', b'z', 0x01]);
+        assert_eq!(enc(&AttrValue::from(0.1)), [&[0xfb][..], &0.1f64.to_be_bytes()].concat());
         let dup = AttrValue::map([("a", AttrValue::Null), ("a", AttrValue::Null)]);
-        assert!(matches!(
-            value(&mut Vec::new(), &dup, 1).unwrap_err().kind,
-            Kind::DuplicateKey
-        ));
-        assert!(matches!(
-            value(
-                &mut Vec::new(),
-                &AttrValue::Tag(1, alloc::boxed::Box::new(AttrValue::Null)),
-                1
-            )
-            .unwrap_err()
-            .kind,
-            Kind::Tag
-        ));
+        assert!(matches!(value(&mut Vec::new(), &dup, 1).unwrap_err().kind, Kind::DuplicateKey));
+        assert!(matches!(value(&mut Vec::new(), &AttrValue::Tag(1, alloc::boxed::Box::new(AttrValue::Null)), 1).unwrap_err().kind, Kind::Tag));
     }
 }

@@ -39,11 +39,7 @@ pub struct Error {
 
 impl Error {
     pub(crate) fn new(kind: Kind) -> Self {
-        Error {
-            kind,
-            object: None,
-            part: None,
-        }
+        Error { kind, object: None, part: None }
     }
     pub(crate) fn in_object(mut self, name: &str) -> Self {
         self.object.get_or_insert_with(|| name.into());

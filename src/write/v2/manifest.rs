@@ -22,10 +22,7 @@ pub(super) fn footer(offset: u64, m: &[u8]) -> [u8; FOOTER_LEN as usize] {
 }
 
 /// The root map: `objects` and, when set, `attributes`.
-pub(super) fn root(
-    objects: &[(Vec<u8>, Vec<u8>)],
-    attrs: &BTreeMap<Vec<u8>, Vec<u8>>,
-) -> Result<Vec<u8>> {
+pub(super) fn root(objects: &[(Vec<u8>, Vec<u8>)], attrs: &BTreeMap<Vec<u8>, Vec<u8>>) -> Result<Vec<u8>> {
     root_shards(objects, attrs, &[])
 }
 
@@ -37,28 +34,15 @@ pub(super) fn shard_entry(size: u64, digest: &str) -> Result<Vec<u8>> {
     let mut sz = Vec::new();
     cbor::uint(&mut sz, size);
     let mut v = Vec::new();
-    cbor::map(
-        &mut v,
-        alloc::vec![
-            (cbor::key("size"), sz),
-            (cbor::key("digest"), cbor::key(digest))
-        ],
-    )?;
+    cbor::map(&mut v, alloc::vec![(cbor::key("size"), sz), (cbor::key("digest"), cbor::key(digest))])?;
     Ok(v)
 }
 
 /// A root for checking one object: data shards of the given sizes, with
 /// provisional names and digests.
-pub(super) fn root_with(
-    objects: &[(Vec<u8>, Vec<u8>)],
-    attrs: &BTreeMap<Vec<u8>, Vec<u8>>,
-    sizes: &BTreeMap<u32, u64>,
-) -> Result<Vec<u8>> {
+pub(super) fn root_with(objects: &[(Vec<u8>, Vec<u8>)], attrs: &BTreeMap<Vec<u8>, Vec<u8>>, sizes: &BTreeMap<u32, u64>) -> Result<Vec<u8>> {
     #[cfg(feature = "std")]
-    let table: Vec<ShardEntry> = sizes
-        .iter()
-        .map(|(&k, &s)| (shard::provisional_name(k), s, [0; 32]))
-        .collect();
+    let table: Vec<ShardEntry> = sizes.iter().map(|(&k, &s)| (shard::provisional_name(k), s, [0; 32])).collect();
     #[cfg(not(feature = "std"))]
     let table: Vec<ShardEntry> = {
         let _ = sizes;
@@ -68,24 +52,14 @@ pub(super) fn root_with(
 }
 
 /// The root map with a shard table (name, size, sha256) when not empty.
-pub(super) fn root_shards(
-    objects: &[(Vec<u8>, Vec<u8>)],
-    attrs: &BTreeMap<Vec<u8>, Vec<u8>>,
-    table: &[ShardEntry],
-) -> Result<Vec<u8>> {
+pub(super) fn root_shards(objects: &[(Vec<u8>, Vec<u8>)], attrs: &BTreeMap<Vec<u8>, Vec<u8>>, table: &[ShardEntry]) -> Result<Vec<u8>> {
     let mut objs = Vec::new();
-    cbor::map(
-        &mut objs,
-        objects.iter().map(|(k, v)| (&k[..], &v[..])).collect(),
-    )?;
+    cbor::map(&mut objs, objects.iter().map(|(k, v)| (&k[..], &v[..])).collect())?;
     let mut entries = alloc::vec![(cbor::key("objects"), objs)];
     if !table.is_empty() {
         let mut t = Vec::new();
         for (name, size, sha) in table {
-            t.push((
-                cbor::key(name),
-                shard_entry(*size, &alloc::format!("sha256:{}", hex::encode(sha)))?,
-            ));
+            t.push((cbor::key(name), shard_entry(*size, &alloc::format!("sha256:{}", hex::encode(sha)))?));
         }
         let mut sm = Vec::new();
         cbor::map(&mut sm, t)?;
@@ -93,10 +67,7 @@ pub(super) fn root_shards(
     }
     if !attrs.is_empty() {
         let mut a = Vec::new();
-        cbor::map(
-            &mut a,
-            attrs.iter().map(|(k, v)| (&k[..], &v[..])).collect(),
-        )?;
+        cbor::map(&mut a, attrs.iter().map(|(k, v)| (&k[..], &v[..])).collect())?;
         entries.push((cbor::key("attributes"), a));
     }
     let mut out = Vec::new();
@@ -124,10 +95,7 @@ pub(super) fn object_entry(
         f.push((cbor::key("dtype"), cbor::key(p.dtype.name())));
         #[cfg(feature = "std")]
         if plan.shard != 0 {
-            f.push((
-                cbor::key("shard"),
-                cbor::key(&shard::provisional_name(plan.shard)),
-            ));
+            f.push((cbor::key("shard"), cbor::key(&shard::provisional_name(plan.shard))));
         }
         if let Some(t) = &p.logical {
             f.push((cbor::key("type"), cbor::key(t)));
@@ -146,25 +114,17 @@ pub(super) fn object_entry(
         pm.push((cbor::key(&p.name), v));
     }
     let mut parts_map = Vec::new();
-    cbor::map(&mut parts_map, pm)
-        .map_err(|e| Error::new(Kind::DuplicateKey).in_part(e.part.as_deref().unwrap_or("")))?;
+    cbor::map(&mut parts_map, pm).map_err(|e| Error::new(Kind::DuplicateKey).in_part(e.part.as_deref().unwrap_or("")))?;
     let mut sh = Vec::new();
     cbor::array(&mut sh, shape.len() as u64);
     for &d in shape {
         cbor::uint(&mut sh, d);
     }
     let parts_len = parts_map.len();
-    let mut o = alloc::vec![
-        (cbor::key("parts"), parts_map),
-        (cbor::key("shape"), sh),
-        (cbor::key("layout"), cbor::key(layout))
-    ];
+    let mut o = alloc::vec![(cbor::key("parts"), parts_map), (cbor::key("shape"), sh), (cbor::key("layout"), cbor::key(layout))];
     if !attrs.is_empty() {
         let mut a = Vec::new();
-        cbor::map(
-            &mut a,
-            attrs.iter().map(|(k, v)| (&k[..], &v[..])).collect(),
-        )?;
+        cbor::map(&mut a, attrs.iter().map(|(k, v)| (&k[..], &v[..])).collect())?;
         o.push((cbor::key("attributes"), a));
     }
     let mut out = Vec::new();
@@ -193,9 +153,7 @@ pub(super) fn check_manifest_after(m: &[u8], align: u64, end: u64) -> Result<()>
     let at = align_up(end, align)?;
     let file_len = end_of(end_of(at, m.len() as u64)?, FOOTER_LEN)?;
     let f = footer(at, m);
-    crate::v2::Manifest::parse_tail(&f, m, file_len)
-        .map(drop)
-        .map_err(|e| Error::new(Kind::Rule(e)))
+    crate::v2::Manifest::parse_tail(&f, m, file_len).map(drop).map_err(|e| Error::new(Kind::Rule(e)))
 }
 
 /// [`check_manifest_after`] for a manifest with no blobs before it.

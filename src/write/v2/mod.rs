@@ -66,9 +66,9 @@ mod manifest;
 mod object;
 mod options;
 mod seekable;
+mod share;
 #[cfg(feature = "std")]
 mod shard;
-mod share;
 mod xxh3;
 
 pub use error::{Error, Kind, Result};
@@ -76,10 +76,8 @@ pub use object::{Encoding, NewObject, NewPart};
 pub use options::{is_valid_align, DigestAlg, Options, CANONICAL_ALIGN, MAX_ALIGN};
 
 use digest::Digester;
-use manifest::{
-    check_manifest, check_manifest_after, footer, object_entry, root, root_shards, root_with,
-};
 use xxh3::{blob_key, full_hash, PREFIX};
+use manifest::{check_manifest, check_manifest_after, footer, object_entry, root, root_shards, root_with};
 
 use super::attr::AttrValue;
 use super::data::{Data, Pull, Repr, Slice};
@@ -89,6 +87,7 @@ use crate::v2::types::DType;
 use alloc::collections::{BTreeMap, BTreeSet};
 use alloc::string::String;
 use alloc::vec::Vec;
+
 
 /// Where a part's blob goes, and what is known of it before writing.
 struct Plan {
@@ -151,20 +150,13 @@ pub struct Writer<S: Sink> {
 
 impl<S: Sink> core::fmt::Debug for Writer<S> {
     fn fmt(&self, f: &mut core::fmt::Formatter<'_>) -> core::fmt::Result {
-        f.debug_struct("Writer")
-            .field("options", &self.opts)
-            .field("objects", &self.objects.len())
-            .finish_non_exhaustive()
+        f.debug_struct("Writer").field("options", &self.opts).field("objects", &self.objects.len()).finish_non_exhaustive()
     }
 }
 
 /// A blob or manifest past the largest offset a file can have.
 fn out_of_bounds() -> Error {
-    Error::new(Kind::Rule(crate::v2::Error {
-        kind: crate::v2::Kind::BlobOutOfBounds,
-        offset: None,
-        context: "",
-    }))
+    Error::new(Kind::Rule(crate::v2::Error { kind: crate::v2::Kind::BlobOutOfBounds, offset: None, context: "" }))
 }
 
 fn align_up(v: u64, a: u64) -> Result<u64> {
@@ -204,9 +196,7 @@ impl<S: Sink> Writer<S> {
     pub fn with_options(sink: S, opts: Options) -> Result<Self> {
         opts.check()?;
         if opts.shard_size.is_some() {
-            return Err(Error::new(Kind::Option(
-                "sharded output is written to files: use create_with",
-            )));
+            return Err(Error::new(Kind::Option("sharded output is written to files: use create_with")));
         }
         let mut w = Writer::new(sink);
         w.opts = opts;
@@ -239,13 +229,7 @@ impl<S: Sink> Writer<S> {
     }
 
     /// Add a dense raw object: `add(NewObject::dense(name, shape, dtype, data))`.
-    pub fn add_dense<'a>(
-        &mut self,
-        name: &str,
-        shape: &[u64],
-        dtype: DType,
-        data: impl Into<Data<'a>>,
-    ) -> Result<()> {
+    pub fn add_dense<'a>(&mut self, name: &str, shape: &[u64], dtype: DType, data: impl Into<Data<'a>>) -> Result<()> {
         self.add(NewObject::dense(name, shape, dtype, data))
     }
 
@@ -320,9 +304,7 @@ impl<S: Sink> Writer<S> {
     /// Blobs go to data shard `k` from now on (a new one: the current is closed).
     #[cfg(feature = "std")]
     fn roll_to(&mut self, k: u32) -> Result<()> {
-        let Some(sh) = self.shards.as_mut() else {
-            return Err(Error::new(Kind::Core(crate::ErrorKind::Io)));
-        };
+        let Some(sh) = self.shards.as_mut() else { return Err(Error::new(Kind::Core(crate::ErrorKind::Io))) };
         while sh.current() < k {
             if let Err(e) = sh.roll() {
                 self.broken = true;
@@ -359,15 +341,9 @@ impl<S: Sink> Writer<S> {
     fn place(&self) -> Place {
         if self.opts.shard_size.is_some() && self.shard == 0 {
             // Sharded output: the first blob starts data shard 1.
-            return Place {
-                shard: 1,
-                end: MAGIC.len() as u64,
-            };
+            return Place { shard: 1, end: MAGIC.len() as u64 };
         }
-        Place {
-            shard: self.shard,
-            end: self.next_free(),
-        }
+        Place { shard: self.shard, end: self.next_free() }
     }
 
     /// Take `len` bytes at the next aligned offset of `place`, in a new data
@@ -375,15 +351,9 @@ impl<S: Sink> Writer<S> {
     fn take(&self, place: &mut Place, len: u64) -> Result<(u32, u64)> {
         let mut at = align_up(place.end, self.opts.align)?;
         if let Some(limit) = self.opts.shard_size {
-            let over = at
-                .checked_add(len)
-                .and_then(|e| e.checked_add(FOOTER_LEN))
-                .map_or(true, |e| e > limit);
+            let over = at.checked_add(len).and_then(|e| e.checked_add(FOOTER_LEN)).map_or(true, |e| e > limit);
             if over && place.end > MAGIC.len() as u64 {
-                *place = Place {
-                    shard: place.shard + 1,
-                    end: MAGIC.len() as u64,
-                };
+                *place = Place { shard: place.shard + 1, end: MAGIC.len() as u64 };
                 at = align_up(place.end, self.opts.align)?;
             }
         }
@@ -407,12 +377,7 @@ impl<S: Sink> Writer<S> {
         if self.names.contains(&obj.name) {
             return Err(Error::new(Kind::DuplicateObject));
         }
-        if canonical
-            && self
-                .last
-                .as_ref()
-                .is_some_and(|l| l.as_str() > obj.name.as_str())
-        {
+        if canonical && self.last.as_ref().is_some_and(|l| l.as_str() > obj.name.as_str()) {
             return Err(Error::new(Kind::Unsorted));
         }
         // Parts in ascending bytewise name order (the blob order of rule 3).
@@ -431,10 +396,7 @@ impl<S: Sink> Writer<S> {
         for p in &obj.parts {
             self.check_name(&p.name).map_err(|e| e.in_part(&p.name))?;
             if canonical && p.encoding != Encoding::Raw {
-                return Err(
-                    Error::new(Kind::Option("canonical form forbids encoded parts"))
-                        .in_part(&p.name),
-                );
+                return Err(Error::new(Kind::Option("canonical form forbids encoded parts")).in_part(&p.name));
             }
         }
 
@@ -453,30 +415,15 @@ impl<S: Sink> Writer<S> {
         for (i, &key) in keys.iter().enumerate() {
             let plan = match self.same_as_earlier(&obj.parts, &plans, key, i) {
                 Some(p) => p,
-                None => self
-                    .plan(&mut obj.parts[i], key, &mut place)
-                    .map_err(|e| e.in_part(&obj.parts[i].name))?,
+                None => self.plan(&mut obj.parts[i], key, &mut place).map_err(|e| e.in_part(&obj.parts[i].name))?,
             };
             plans.push(plan);
         }
 
-        let provisional: Vec<Option<String>> = plans
-            .iter()
-            .map(|p| {
-                p.digest
-                    .clone()
-                    .or_else(|| Digester::placeholder(self.opts.digest))
-            })
-            .collect();
+        let provisional: Vec<Option<String>> =
+            plans.iter().map(|p| p.digest.clone().or_else(|| Digester::placeholder(self.opts.digest))).collect();
         let key = cbor::key(&obj.name);
-        let (value, _) = object_entry(
-            &obj.shape,
-            &obj.layout,
-            &attrs,
-            &obj.parts,
-            &plans,
-            &provisional,
-        )?;
+        let (value, _) = object_entry(&obj.shape, &obj.layout, &attrs, &obj.parts, &plans, &provisional)?;
         // The reader's verdict on the object alone, at its real offsets
         // (data shards as large as the blobs in them need).
         // (Each `offset + length` fits in u64: `take` checked it.)
@@ -485,52 +432,25 @@ impl<S: Sink> Writer<S> {
             let e = table.entry(p.shard).or_insert(0);
             *e = (*e).max(end_of(p.offset + p.length, FOOTER_LEN)?);
         }
-        let root_end = plans
-            .iter()
-            .filter(|p| p.shard == 0)
-            .map(|p| p.offset + p.length)
-            .max()
-            .unwrap_or(0);
+        let root_end = plans.iter().filter(|p| p.shard == 0).map(|p| p.offset + p.length).max().unwrap_or(0);
         let m = root_with(&[(key.clone(), value)], &BTreeMap::new(), &table)?;
-        check_manifest_after(
-            &m,
-            self.opts.align,
-            root_end.max(if self.shard == 0 {
-                self.next_free()
-            } else {
-                MAGIC.len() as u64
-            }),
-        )?;
+        check_manifest_after(&m, self.opts.align, root_end.max(if self.shard == 0 { self.next_free() } else { MAGIC.len() as u64 }))?;
 
         // Write.
         let mut digests = Vec::with_capacity(plans.len());
         for i in 0..plans.len() {
             // Sharing found once bytes are known: before writing, after a streamed part.
-            self.share_with_streamed(&obj.parts, &mut plans, i)
-                .map_err(|e| e.in_part(&obj.parts[i].name))?;
-            let d = self
-                .write_part(&mut obj.parts[i], &mut plans[i])
-                .map_err(|e| e.in_part(&obj.parts[i].name))?;
-            self.share_streamed(&obj.parts, &mut plans, i)
-                .map_err(|e| e.in_part(&obj.parts[i].name))?;
+            self.share_with_streamed(&obj.parts, &mut plans, i).map_err(|e| e.in_part(&obj.parts[i].name))?;
+            let d = self.write_part(&mut obj.parts[i], &mut plans[i]).map_err(|e| e.in_part(&obj.parts[i].name))?;
+            self.share_streamed(&obj.parts, &mut plans, i).map_err(|e| e.in_part(&obj.parts[i].name))?;
             digests.push(d);
         }
         for plan in &plans {
             if let (Some(k), false) = (plan.key, plan.shared) {
-                self.blobs
-                    .entry(k)
-                    .or_default()
-                    .push((plan.shard, plan.offset, plan.full));
+                self.blobs.entry(k).or_default().push((plan.shard, plan.offset, plan.full));
             }
         }
-        let (value, patches) = object_entry(
-            &obj.shape,
-            &obj.layout,
-            &attrs,
-            &obj.parts,
-            &plans,
-            &digests,
-        )?;
+        let (value, patches) = object_entry(&obj.shape, &obj.layout, &attrs, &obj.parts, &plans, &digests)?;
         let i = self.objects.len();
         self.patches.extend(patches.into_iter().map(|at| (i, at)));
         self.objects.push((key, value));
@@ -541,30 +461,13 @@ impl<S: Sink> Writer<S> {
 
     /// Part `i` shares the blob of an earlier part of its object with the
     /// same bytes (both in memory, compared here).
-    fn same_as_earlier(
-        &self,
-        parts: &[NewPart<'_>],
-        plans: &[Plan],
-        key: Option<(u64, u64)>,
-        i: usize,
-    ) -> Option<Plan> {
-        let (Some(key), Repr::Bytes(b)) = (key, &parts[i].data.0) else {
-            return None;
-        };
+    fn same_as_earlier(&self, parts: &[NewPart<'_>], plans: &[Plan], key: Option<(u64, u64)>, i: usize) -> Option<Plan> {
+        let (Some(key), Repr::Bytes(b)) = (key, &parts[i].data.0) else { return None };
         plans.iter().zip(parts).find_map(|(e, q)| match &q.data.0 {
             Repr::Bytes(qb) if e.key == Some(key) && !e.shared && qb[..] == b[..] => {
                 let full = e.full.unwrap_or_else(|| full_hash(b, key));
                 let digest = e.digest.clone().or_else(|| self.digest_of(b, full));
-                Some(Plan {
-                    shard: e.shard,
-                    offset: e.offset,
-                    length: e.length,
-                    encoded: None,
-                    shared: true,
-                    digest,
-                    key: e.key,
-                    full: Some(full),
-                })
+                Some(Plan { shard: e.shard, offset: e.offset, length: e.length, encoded: None, shared: true, digest, key: e.key, full: Some(full) })
             }
             _ => None,
         })
@@ -572,12 +475,7 @@ impl<S: Sink> Writer<S> {
 
     /// Place part `p`: share an earlier blob of identical bytes, or take
     /// the next aligned offset from `cursor`.
-    fn plan(
-        &mut self,
-        p: &mut NewPart<'_>,
-        key: Option<(u64, u64)>,
-        place: &mut Place,
-    ) -> Result<Plan> {
+    fn plan(&mut self, p: &mut NewPart<'_>, key: Option<(u64, u64)>, place: &mut Place) -> Result<Plan> {
         match (&p.encoding, &mut p.data.0) {
             (Encoding::Raw, Repr::Bytes(b)) => {
                 let key = key.unwrap_or_else(|| blob_key(b));
@@ -586,24 +484,11 @@ impl<S: Sink> Writer<S> {
                 // earlier blob has its key (then compared by full hash, and
                 // confirmed byte for byte); else digested while written.
                 let mut full = (b.len() <= PREFIX).then_some(key.1);
-                if self
-                    .blobs
-                    .get(&key)
-                    .is_some_and(|c| c.iter().any(|&(f, ..)| f == self.shard))
-                {
+                if self.blobs.get(&key).is_some_and(|c| c.iter().any(|&(f, ..)| f == self.shard)) {
                     let h = *full.get_or_insert_with(|| full_hash(b, key));
                     if let Some((shard, off)) = self.find_shared(key, h, b)? {
                         let digest = self.digest_of(b, h);
-                        return Ok(Plan {
-                            shard,
-                            offset: off,
-                            length: len,
-                            encoded: None,
-                            shared: true,
-                            digest,
-                            key: Some(key),
-                            full,
-                        });
+                        return Ok(Plan { shard, offset: off, length: len, encoded: None, shared: true, digest, key: Some(key), full });
                     }
                 }
                 let digest = match (self.opts.digest, full) {
@@ -611,35 +496,15 @@ impl<S: Sink> Writer<S> {
                     _ => None,
                 };
                 let (shard, at) = self.take(place, len)?;
-                Ok(Plan {
-                    shard,
-                    offset: at,
-                    length: len,
-                    encoded: None,
-                    shared: false,
-                    digest,
-                    key: Some(key),
-                    full,
-                })
+                Ok(Plan { shard, offset: at, length: len, encoded: None, shared: false, digest, key: Some(key), full })
             }
             (Encoding::Raw, Repr::Stream { len, .. }) => {
                 let (shard, at) = self.take(place, *len)?;
-                Ok(Plan {
-                    shard,
-                    offset: at,
-                    length: *len,
-                    encoded: None,
-                    shared: false,
-                    digest: None,
-                    key: None,
-                    full: None,
-                })
+                Ok(Plan { shard, offset: at, length: *len, encoded: None, shared: false, digest: None, key: None, full: None })
             }
             (Encoding::ZstdSeekable { level, frame }, repr) => {
                 if *frame == 0 || *frame as u64 > crate::v2::seekable::MAX_FRAME {
-                    return Err(Error::new(Kind::Option(
-                        "zstd-seekable frames must hold 1 byte to 16 MiB",
-                    )));
+                    return Err(Error::new(Kind::Option("zstd-seekable frames must hold 1 byte to 16 MiB")));
                 }
                 let mut g = Digester::new(self.opts.digest);
                 let declared = match repr {
@@ -656,16 +521,7 @@ impl<S: Sink> Writer<S> {
                 };
                 let enc = seekable::encode(*level, *frame, src, declared, &mut g)?;
                 let (shard, at) = self.take(place, enc.len() as u64)?;
-                Ok(Plan {
-                    shard,
-                    offset: at,
-                    length: enc.len() as u64,
-                    encoded: Some(enc),
-                    shared: false,
-                    digest: g.finish(),
-                    key: None,
-                    full: None,
-                })
+                Ok(Plan { shard, offset: at, length: enc.len() as u64, encoded: Some(enc), shared: false, digest: g.finish(), key: None, full: None })
             }
         }
     }
@@ -743,10 +599,7 @@ impl<S: Sink> Writer<S> {
                 }
                 let n = n?;
                 if n != declared {
-                    return Err(Error::new(Kind::Core(crate::ErrorKind::LengthMismatch {
-                        expected: declared,
-                        actual: n,
-                    })));
+                    return Err(Error::new(Kind::Core(crate::ErrorKind::LengthMismatch { expected: declared, actual: n })));
                 }
                 if let (true, Digester::Xxh3(h)) = (keyed, &g) {
                     plan.key = Some((n, xxhash_rust::xxh3::xxh3_64(&prefix)));
@@ -769,8 +622,7 @@ impl<S: Sink> Writer<S> {
             // The count in every part's shard name, now known.
             let count = alloc::format!("{n:05}");
             for &(i, at) in &self.patches {
-                self.objects[i].1[at + shard::COUNT_AT..at + shard::COUNT_AT + 5]
-                    .copy_from_slice(count.as_bytes());
+                self.objects[i].1[at + shard::COUNT_AT..at + shard::COUNT_AT + 5].copy_from_slice(count.as_bytes());
             }
             table = t;
             // The root holds only the manifest.
@@ -781,11 +633,7 @@ impl<S: Sink> Writer<S> {
         let at = align_up(end, self.opts.align)?;
         let m = root_shards(&self.objects, &self.attrs, &table)?;
         if m.len() as u64 > MAX_MANIFEST_LEN {
-            return Err(Error::new(Kind::Rule(crate::v2::Error {
-                kind: crate::v2::Kind::ManifestTooLarge,
-                offset: None,
-                context: "",
-            })));
+            return Err(Error::new(Kind::Rule(crate::v2::Error { kind: crate::v2::Kind::ManifestTooLarge, offset: None, context: "" })));
         }
         // Every object and attribute was checked when added: the whole
         // manifest is re-validated as a self-check in debug builds.
@@ -803,6 +651,7 @@ impl<S: Sink> Writer<S> {
     }
 }
 
+
 #[cfg(feature = "std")]
 impl Writer<super::FileSink> {
     /// A canonical file at `path`, published atomically by
@@ -816,15 +665,8 @@ impl Writer<super::FileSink> {
     pub fn create_with(path: impl AsRef<std::path::Path>, opts: Options) -> Result<Self> {
         opts.check()?;
         let path = path.as_ref();
-        let sink = super::FileSink::create(path)
-            .map_err(|_| Error::new(Kind::Core(crate::ErrorKind::Io)))?;
-        let mut w = Writer::with_options(
-            sink,
-            Options {
-                shard_size: None,
-                ..opts
-            },
-        )?;
+        let sink = super::FileSink::create(path).map_err(|_| Error::new(Kind::Core(crate::ErrorKind::Io)))?;
+        let mut w = Writer::with_options(sink, Options { shard_size: None, ..opts })?;
         w.opts = opts;
         if opts.shard_size.is_some() {
             w.shards = Some(shard::ShardSet::beside(path)?);

@@ -24,10 +24,7 @@ pub enum Encoding {
 
 impl Encoding {
     /// `zt.zstd-seekable/1` with 1 MiB frames at level 3.
-    pub const ZSTD_SEEKABLE: Encoding = Encoding::ZstdSeekable {
-        level: 3,
-        frame: super::seekable::DEFAULT_FRAME,
-    };
+    pub const ZSTD_SEEKABLE: Encoding = Encoding::ZstdSeekable { level: 3, frame: super::seekable::DEFAULT_FRAME };
 }
 
 /// One part of a [`NewObject`]: its role name, storage type, optional
@@ -49,13 +46,7 @@ impl<'a> NewPart<'a> {
             DType::Bool => (DType::U8, Some("bool".into())),
             d => (d, None),
         };
-        NewPart {
-            name: name.into(),
-            dtype,
-            logical,
-            data: data.into(),
-            encoding: Encoding::Raw,
-        }
+        NewPart { name: name.into(), dtype, logical, data: data.into(), encoding: Encoding::Raw }
     }
 
     /// A raw part from typed elements.
@@ -88,22 +79,11 @@ pub struct NewObject<'a> {
 impl<'a> NewObject<'a> {
     /// An object of `layout` (`"dense"`, `"zt.sparse_csr/1"`, ...) without parts yet.
     pub fn new(name: impl Into<String>, shape: &[u64], layout: impl Into<String>) -> Self {
-        NewObject {
-            name: name.into(),
-            shape: shape.to_vec(),
-            layout: layout.into(),
-            attributes: Vec::new(),
-            parts: Vec::new(),
-        }
+        NewObject { name: name.into(), shape: shape.to_vec(), layout: layout.into(), attributes: Vec::new(), parts: Vec::new() }
     }
 
     /// A dense object: one raw part `data`.
-    pub fn dense(
-        name: impl Into<String>,
-        shape: &[u64],
-        dtype: DType,
-        data: impl Into<Data<'a>>,
-    ) -> Self {
+    pub fn dense(name: impl Into<String>, shape: &[u64], dtype: DType, data: impl Into<Data<'a>>) -> Self {
         NewObject::new(name, shape, "dense").part(NewPart::new("data", dtype, data))
     }
 

@@ -46,24 +46,14 @@ impl Default for Options {
 impl Options {
     /// Canonical form (§6.3).
     pub const fn canonical() -> Self {
-        Options {
-            canonical: true,
-            align: CANONICAL_ALIGN,
-            digest: DigestAlg::Xxh3,
-            shard_size: None,
-        }
+        Options { canonical: true, align: CANONICAL_ALIGN, digest: DigestAlg::Xxh3, shard_size: None }
     }
 
     /// Non-canonical: blobs at multiples of `align` (a power of two from
     /// 4096 to 1 GiB, [`is_valid_align`]: others are refused when the writer
     /// is made), `xxh3` digests unless [`Self::digest`] says otherwise.
     pub const fn non_canonical(align: u64) -> Self {
-        Options {
-            canonical: false,
-            align,
-            digest: DigestAlg::Xxh3,
-            shard_size: None,
-        }
+        Options { canonical: false, align, digest: DigestAlg::Xxh3, shard_size: None }
     }
 
     /// The digest on every part (non-canonical only: canonical form needs `xxh3`).
@@ -92,19 +82,13 @@ impl Options {
 
     pub(super) fn check(&self) -> Result<()> {
         if !is_valid_align(self.align) {
-            return Err(Error::new(Kind::Option(
-                "alignment must be a power of two from 4096 to 1 GiB",
-            )));
+            return Err(Error::new(Kind::Option("alignment must be a power of two from 4096 to 1 GiB")));
         }
         if self.canonical && self.shard_size.is_some() {
-            return Err(Error::new(Kind::Option(
-                "canonical form is single-file: no shards",
-            )));
+            return Err(Error::new(Kind::Option("canonical form is single-file: no shards")));
         }
         if self.canonical && (self.align != CANONICAL_ALIGN || self.digest != DigestAlg::Xxh3) {
-            return Err(Error::new(Kind::Option(
-                "canonical form places blobs at 65536 with xxh3 digests",
-            )));
+            return Err(Error::new(Kind::Option("canonical form places blobs at 65536 with xxh3 digests")));
         }
         Ok(())
     }

@@ -21,13 +21,7 @@ const SEEK_MAGIC: u32 = 0x8F92_EAB1;
 
 /// Encode exactly `declared` bytes from `src`; the decoded bytes go through
 /// `digest` too. Returns the encoded part.
-pub(crate) fn encode(
-    level: i32,
-    frame: u32,
-    src: &mut dyn Pull,
-    declared: u64,
-    digest: &mut Digester,
-) -> Result<Vec<u8>> {
+pub(crate) fn encode(level: i32, frame: u32, src: &mut dyn Pull, declared: u64, digest: &mut Digester) -> Result<Vec<u8>> {
     let frame = frame as usize;
     let mut out = Vec::new();
     let mut table: Vec<(u32, u32)> = Vec::new();
@@ -50,22 +44,14 @@ pub(crate) fn encode(
         }
         total += chunk.len() as u64;
         if total > declared {
-            return Err(Error::new(ErrorKind::LengthMismatch {
-                expected: declared,
-                actual: total,
-            }));
+            return Err(Error::new(ErrorKind::LengthMismatch { expected: declared, actual: total }));
         }
         digest.update(&chunk);
         let start = out.len();
-        zstd::compress(
-            level,
-            &mut Slice { b: &chunk },
-            chunk.len() as u64,
-            &mut |b| {
-                out.extend_from_slice(b);
-                Ok(())
-            },
-        )?;
+        zstd::compress(level, &mut Slice { b: &chunk }, chunk.len() as u64, &mut |b| {
+            out.extend_from_slice(b);
+            Ok(())
+        })?;
         if out[start + 4] & 0x04 == 0 {
             out[start + 4] |= 0x04;
             let sum = xxhash_rust::xxh64::xxh64(&chunk, 0) as u32;
@@ -77,10 +63,7 @@ pub(crate) fn encode(
         }
     }
     if total != declared {
-        return Err(Error::new(ErrorKind::LengthMismatch {
-            expected: declared,
-            actual: total,
-        }));
+        return Err(Error::new(ErrorKind::LengthMismatch { expected: declared, actual: total }));
     }
     out.extend_from_slice(&SKIPPABLE_MAGIC.to_le_bytes());
     out.extend_from_slice(&((table.len() * 8 + 9) as u32).to_le_bytes());

@@ -48,21 +48,12 @@ fn io(_: io::Error) -> Error {
 impl ShardSet {
     /// Shards beside the root file `root`.
     pub(crate) fn beside(root: &Path) -> Result<ShardSet> {
-        let stem = root
-            .file_stem()
-            .and_then(|s| s.to_str())
-            .ok_or(Error::new(Kind::Option("the root needs a UTF-8 file name")))?;
+        let stem = root.file_stem().and_then(|s| s.to_str()).ok_or(Error::new(Kind::Option("the root needs a UTF-8 file name")))?;
         let dir = match root.parent() {
             Some(p) if !p.as_os_str().is_empty() => p.to_path_buf(),
             _ => PathBuf::from("."),
         };
-        Ok(ShardSet {
-            dir,
-            stem: stem.into(),
-            cur: None,
-            done: Vec::new(),
-            published: false,
-        })
+        Ok(ShardSet { dir, stem: stem.into(), cur: None, done: Vec::new(), published: false })
     }
 
     /// 1-based index of the shard being written (0: none yet).
@@ -74,18 +65,8 @@ impl ShardSet {
     pub(crate) fn roll(&mut self) -> Result<()> {
         self.close()?;
         let k = self.done.len() + 1;
-        let tmp = self.dir.join(std::format!(
-            ".{}-shard-{k:05}.{}.tmp",
-            self.stem,
-            std::process::id()
-        ));
-        let f = fs::OpenOptions::new()
-            .read(true)
-            .write(true)
-            .create(true)
-            .truncate(true)
-            .open(&tmp)
-            .map_err(io)?;
+        let tmp = self.dir.join(std::format!(".{}-shard-{k:05}.{}.tmp", self.stem, std::process::id()));
+        let f = fs::OpenOptions::new().read(true).write(true).create(true).truncate(true).open(&tmp).map_err(io)?;
         self.cur = Some((BufWriter::with_capacity(256 * 1024, f), tmp, Sha256::new()));
         Ok(())
     }
@@ -100,21 +81,14 @@ impl ShardSet {
             let f = w.into_inner().map_err(|e| io(e.into_error()))?;
             f.sync_all().map_err(io)?;
             let size = f.metadata().map_err(io)?.len();
-            self.done.push(Done {
-                tmp,
-                size,
-                sha256: h.finalize().into(),
-            });
+            self.done.push(Done { tmp, size, sha256: h.finalize().into() });
         }
         Ok(())
     }
 
     /// Append to the current shard.
     pub(crate) fn put(&mut self, b: &[u8]) -> Result<()> {
-        let (w, _, h) = self
-            .cur
-            .as_mut()
-            .ok_or(Error::new(Kind::Core(crate::ErrorKind::Io)))?;
+        let (w, _, h) = self.cur.as_mut().ok_or(Error::new(Kind::Core(crate::ErrorKind::Io)))?;
         w.write_all(b).map_err(io)?;
         h.update(b);
         Ok(())
@@ -122,16 +96,10 @@ impl ShardSet {
 
     /// Read back bytes of the current shard.
     pub(crate) fn read_at(&mut self, offset: u64, buf: &mut [u8]) -> Result<()> {
-        let (w, _, _) = self
-            .cur
-            .as_mut()
-            .ok_or(Error::new(Kind::Core(crate::ErrorKind::Io)))?;
+        let (w, _, _) = self.cur.as_mut().ok_or(Error::new(Kind::Core(crate::ErrorKind::Io)))?;
         w.flush().map_err(io)?;
         let f = w.get_mut();
-        f.seek(SeekFrom::Start(offset))
-            .and_then(|_| f.read_exact(buf))
-            .and_then(|()| f.seek(SeekFrom::End(0)).map(drop))
-            .map_err(io)
+        f.seek(SeekFrom::Start(offset)).and_then(|_| f.read_exact(buf)).and_then(|()| f.seek(SeekFrom::End(0)).map(drop)).map_err(io)
     }
 
     /// Close the last shard and give every shard its final name: returns
@@ -142,18 +110,12 @@ impl ShardSet {
         let mut table = Vec::new();
         for (i, d) in self.done.iter().enumerate() {
             let name = std::format!("{:05}-of-{n:05}", i + 1);
-            fs::rename(
-                &d.tmp,
-                self.dir.join(std::format!("{}-{name}.zt", self.stem)),
-            )
-            .map_err(io)?;
+            fs::rename(&d.tmp, self.dir.join(std::format!("{}-{name}.zt", self.stem))).map_err(io)?;
             table.push((name, d.size, d.sha256));
         }
         self.published = true;
         #[cfg(unix)]
-        fs::File::open(&self.dir)
-            .and_then(|d| d.sync_all())
-            .map_err(io)?;
+        fs::File::open(&self.dir).and_then(|d| d.sync_all()).map_err(io)?;
         Ok((n, table))
     }
 }

@@ -18,20 +18,10 @@ impl<S: Sink> Writer<S> {
     /// An earlier blob with these exact bytes: same key, same XXH3-64 `h`
     /// when its own is known, confirmed by reading it back. (Only blobs of
     /// the file being written are candidates.)
-    pub(super) fn find_shared(
-        &mut self,
-        key: (u64, u64),
-        h: u64,
-        b: &[u8],
-    ) -> Result<Option<(u32, u64)>> {
-        let Some(offs) = self.blobs.get(&key) else {
-            return Ok(None);
-        };
-        let offs: Vec<u64> = offs
-            .iter()
-            .filter(|&&(f, _, full)| f == self.shard && full.map_or(true, |x| x == h))
-            .map(|&(_, o, _)| o)
-            .collect();
+    pub(super) fn find_shared(&mut self, key: (u64, u64), h: u64, b: &[u8]) -> Result<Option<(u32, u64)>> {
+        let Some(offs) = self.blobs.get(&key) else { return Ok(None) };
+        let offs: Vec<u64> =
+            offs.iter().filter(|&&(f, _, full)| f == self.shard && full.map_or(true, |x| x == h)).map(|&(_, o, _)| o).collect();
         Ok(self.first_equal(offs, b)?.map(|o| (self.shard, o)))
     }
 
@@ -46,9 +36,7 @@ impl<S: Sink> Writer<S> {
                     Ok(true) => {}
                     // Cannot confirm: canonical form cannot be written; otherwise not shared.
                     Ok(false) if self.opts.canonical => {
-                        return Err(Error::new(Kind::Option(
-                            "canonical form shares identical parts: the sink must support read_at",
-                        )))
+                        return Err(Error::new(Kind::Option("canonical form shares identical parts: the sink must support read_at")))
                     }
                     Ok(false) => return Ok(None),
                     Err(e) => {
@@ -88,10 +76,7 @@ impl<S: Sink> Writer<S> {
         let mut done = 0u64;
         while done < len {
             let n = (len - done).min(READ as u64) as usize;
-            if !self.read_back(a + done, &mut x[..n])?
-                || !self.read_back(b + done, &mut y[..n])?
-                || x[..n] != y[..n]
-            {
+            if !self.read_back(a + done, &mut x[..n])? || !self.read_back(b + done, &mut y[..n])? || x[..n] != y[..n] {
                 return Ok(false);
             }
             done += n as u64;
@@ -105,17 +90,8 @@ impl<S: Sink> Writer<S> {
     /// bytes are taken back and the object's later blobs move down. A
     /// sink that cannot read back keeps the blob unshared and unregistered
     /// (so no later part is refused for want of `read_at`).
-    pub(super) fn share_streamed(
-        &mut self,
-        parts: &[NewPart<'_>],
-        plans: &mut [Plan],
-        i: usize,
-    ) -> Result<()> {
-        let (Repr::Stream { .. }, Some(key), false) =
-            (&parts[i].data.0, plans[i].key, plans[i].shared)
-        else {
-            return Ok(());
-        };
+    pub(super) fn share_streamed(&mut self, parts: &[NewPart<'_>], plans: &mut [Plan], i: usize) -> Result<()> {
+        let (Repr::Stream { .. }, Some(key), false) = (&parts[i].data.0, plans[i].key, plans[i].shared) else { return Ok(()) };
         let (x, len, full) = (plans[i].offset, plans[i].length, plans[i].full);
         if !self.read_back(x, &mut [])? {
             plans[i].key = None;
@@ -123,17 +99,9 @@ impl<S: Sink> Writer<S> {
         }
         let fits = |f: Option<u64>| f.zip(full).map_or(true, |(a, b)| a == b);
         let mut cands: Vec<u64> = self.blobs.get(&key).map_or(Vec::new(), |c| {
-            c.iter()
-                .filter(|&&(s, _, f)| s == 0 && fits(f))
-                .map(|&(_, o, _)| o)
-                .collect()
+            c.iter().filter(|&&(s, _, f)| s == 0 && fits(f)).map(|&(_, o, _)| o).collect()
         });
-        cands.extend(
-            plans[..i]
-                .iter()
-                .filter(|p| !p.shared && p.shard == 0 && p.key == Some(key) && fits(p.full))
-                .map(|p| p.offset),
-        );
+        cands.extend(plans[..i].iter().filter(|p| !p.shared && p.shard == 0 && p.key == Some(key) && fits(p.full)).map(|p| p.offset));
         for c in cands {
             if self.same_bytes(c, x, len)? {
                 match self.sink.rewind_to(x) {
@@ -153,32 +121,15 @@ impl<S: Sink> Writer<S> {
 
     /// Before part `j` (raw, in memory, unshared) is written: share a
     /// streamed blob of its own object written before it, if identical.
-    pub(super) fn share_with_streamed(
-        &mut self,
-        parts: &[NewPart<'_>],
-        plans: &mut [Plan],
-        j: usize,
-    ) -> Result<()> {
-        let (Repr::Bytes(b), Some(key), false) = (&parts[j].data.0, plans[j].key, plans[j].shared)
-        else {
-            return Ok(());
-        };
-        let streamed = |k: usize| {
-            matches!(parts[k].data.0, Repr::Stream { .. })
-                && !plans[k].shared
-                && plans[k].key == Some(key)
-        };
+    pub(super) fn share_with_streamed(&mut self, parts: &[NewPart<'_>], plans: &mut [Plan], j: usize) -> Result<()> {
+        let (Repr::Bytes(b), Some(key), false) = (&parts[j].data.0, plans[j].key, plans[j].shared) else { return Ok(()) };
+        let streamed = |k: usize| matches!(parts[k].data.0, Repr::Stream { .. }) && !plans[k].shared && plans[k].key == Some(key);
         if !(0..j).any(streamed) {
             return Ok(());
         }
         let h = plans[j].full.unwrap_or_else(|| full_hash(b, key));
-        let cands: Vec<u64> = (0..j)
-            .filter(|&k| streamed(k) && plans[k].full.map_or(true, |f| f == h))
-            .map(|k| plans[k].offset)
-            .collect();
-        let Some(c) = self.first_equal(cands, b)? else {
-            return Ok(());
-        };
+        let cands: Vec<u64> = (0..j).filter(|&k| streamed(k) && plans[k].full.map_or(true, |f| f == h)).map(|k| plans[k].offset).collect();
+        let Some(c) = self.first_equal(cands, b)? else { return Ok(()) };
         plans[j].full = Some(h);
         plans[j].digest = self.digest_of(b, h);
         reshare(plans, j, c, self.opts.align)

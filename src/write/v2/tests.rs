@@ -32,39 +32,15 @@ fn canonical_places_blobs_at_64k_and_shares_identical_parts() {
 fn canonical_refuses_unsorted_non_nfc_and_encoded() {
     let mut w = Writer::new(Vec::new());
     w.add_dense("b", &[1], DType::U8, &[1u8][..]).unwrap();
-    assert_eq!(
-        w.add_dense("a", &[1], DType::U8, &[1u8][..])
-            .unwrap_err()
-            .kind,
-        Kind::Unsorted
-    );
-    assert_eq!(
-        w.add_dense("b", &[1], DType::U8, &[1u8][..])
-            .unwrap_err()
-            .kind,
-        Kind::DuplicateObject
-    );
-    assert_eq!(
-        w.add_dense("e\u{301}", &[1], DType::U8, &[1u8][..])
-            .unwrap_err()
-            .kind,
-        Kind::NotNfc
-    );
-    let o = NewObject::new("c", &[1], "dense")
-        .part(NewPart::new("data", DType::U8, &[1u8][..]).encoding(Encoding::ZSTD_SEEKABLE));
+    assert_eq!(w.add_dense("a", &[1], DType::U8, &[1u8][..]).unwrap_err().kind, Kind::Unsorted);
+    assert_eq!(w.add_dense("b", &[1], DType::U8, &[1u8][..]).unwrap_err().kind, Kind::DuplicateObject);
+    assert_eq!(w.add_dense("e\u{301}", &[1], DType::U8, &[1u8][..]).unwrap_err().kind, Kind::NotNfc);
+    let o = NewObject::new("c", &[1], "dense").part(NewPart::new("data", DType::U8, &[1u8][..]).encoding(Encoding::ZSTD_SEEKABLE));
     assert!(matches!(w.add(o).unwrap_err().kind, Kind::Option(_)));
-    assert_eq!(
-        w.set_attribute("k\u{301}", 1).unwrap_err().kind,
-        Kind::NotNfc
-    );
+    assert_eq!(w.set_attribute("k\u{301}", 1).unwrap_err().kind, Kind::NotNfc);
     // A size that breaks the dense equation: the reader's rule.
-    let e = w
-        .add_dense("d", &[2], DType::F32, &[0u8; 4][..])
-        .unwrap_err();
-    assert!(
-        matches!(e.kind, Kind::Rule(r) if r.kind == crate::v2::Kind::SizeMismatch),
-        "{e:?}"
-    );
+    let e = w.add_dense("d", &[2], DType::F32, &[0u8; 4][..]).unwrap_err();
+    assert!(matches!(e.kind, Kind::Rule(r) if r.kind == crate::v2::Kind::SizeMismatch), "{e:?}");
     assert_eq!(e.object.as_deref(), Some("d"));
     let bytes = w.finish().unwrap();
     assert_eq!(Manifest::parse(&bytes).unwrap().len(), 1);
@@ -73,29 +49,17 @@ fn canonical_refuses_unsorted_non_nfc_and_encoded() {
 #[test]
 fn seekable_parts_decode_back() {
     let data: Vec<u8> = (0..3_000_000u32).map(|i| (i % 251) as u8).collect();
-    let mut w = Writer::with_options(
-        Vec::new(),
-        Options::non_canonical(4096).digest(DigestAlg::Sha256),
-    )
-    .unwrap();
-    w.add(
-        NewObject::new("z", &[data.len() as u64], "dense")
-            .part(NewPart::new("data", DType::U8, &data[..]).encoding(Encoding::ZSTD_SEEKABLE)),
-    )
-    .unwrap();
-    w.add(
-        NewObject::new("e", &[0], "dense")
-            .part(NewPart::new("data", DType::U8, &[][..]).encoding(Encoding::ZSTD_SEEKABLE)),
-    )
-    .unwrap();
+    let mut w = Writer::with_options(Vec::new(), Options::non_canonical(4096).digest(DigestAlg::Sha256)).unwrap();
+    w.add(NewObject::new("z", &[data.len() as u64], "dense").part(NewPart::new("data", DType::U8, &data[..]).encoding(Encoding::ZSTD_SEEKABLE)))
+        .unwrap();
+    w.add(NewObject::new("e", &[0], "dense").part(NewPart::new("data", DType::U8, &[][..]).encoding(Encoding::ZSTD_SEEKABLE))).unwrap();
     let bytes = w.finish().unwrap();
     let m = Manifest::parse(&bytes).unwrap();
     for o in m.objects() {
         assert_eq!(crate::v2::verify::object(&o, &bytes).unwrap(), 1);
     }
     let p = m.object("z").unwrap().part("data").unwrap();
-    let t =
-        crate::v2::seekable::SeekTable::parse(p.blob(&bytes).unwrap(), p.decoded_size()).unwrap();
+    let t = crate::v2::seekable::SeekTable::parse(p.blob(&bytes).unwrap(), p.decoded_size()).unwrap();
     assert_eq!(t.len(), 3);
     let mut out = vec![0u8; data.len()];
     crate::v2::seekable::decode_into(p.blob(&bytes).unwrap(), p.decoded_size(), &mut out).unwrap();
@@ -109,33 +73,21 @@ fn canonical_refuses_a_shared_part_it_cannot_confirm() {
     let mut w = Writer::new(crate::write::IoSink::new(Vec::new()));
     w.add_dense("a", &[2], DType::U8, &[1u8, 2][..]).unwrap();
     w.add_dense("b", &[2], DType::U8, &[3u8, 4][..]).unwrap();
-    let e = w
-        .add_dense("c", &[2], DType::U8, &[1u8, 2][..])
-        .unwrap_err();
+    let e = w.add_dense("c", &[2], DType::U8, &[1u8, 2][..]).unwrap_err();
     assert!(matches!(e.kind, Kind::Option(_)), "{e:?}");
     // Non-canonical: written as a blob of its own.
-    let mut w = Writer::with_options(
-        crate::write::IoSink::new(Vec::new()),
-        Options::non_canonical(4096),
-    )
-    .unwrap();
+    let mut w = Writer::with_options(crate::write::IoSink::new(Vec::new()), Options::non_canonical(4096)).unwrap();
     w.add_dense("a", &[2], DType::U8, &[1u8, 2][..]).unwrap();
     w.add_dense("c", &[2], DType::U8, &[1u8, 2][..]).unwrap();
     let bytes = w.finish().unwrap().into_inner();
     let m = Manifest::parse(&bytes).unwrap();
-    assert_ne!(
-        m.object("a").unwrap().part("data").unwrap().offset,
-        m.object("c").unwrap().part("data").unwrap().offset
-    );
+    assert_ne!(m.object("a").unwrap().part("data").unwrap().offset, m.object("c").unwrap().part("data").unwrap().offset);
 }
 
 #[test]
 fn bool_parts_are_u8_with_logical_bool() {
     let mut w = Writer::new(Vec::new());
-    w.add(
-        NewObject::new("b", &[3], "dense").part(NewPart::from_slice("data", &[true, false, true])),
-    )
-    .unwrap();
+    w.add(NewObject::new("b", &[3], "dense").part(NewPart::from_slice("data", &[true, false, true]))).unwrap();
     let bytes = w.finish().unwrap();
     let m = Manifest::parse(&bytes).unwrap();
     let p = m.object("b").unwrap().part("data").unwrap();
@@ -147,39 +99,23 @@ fn bool_parts_are_u8_with_logical_bool() {
 /// the last byte (same length and prefix, so a sharing candidate that the
 /// full hash turns down), plus an empty part and short ones.
 fn one_pass_objects() -> Vec<(String, Vec<u8>)> {
-    let big = |seed: u8| -> Vec<u8> {
-        (0..PREFIX * 3 + 5)
-            .map(|i| (i as u8).wrapping_mul(31) ^ seed)
-            .collect()
-    };
+    let big = |seed: u8| -> Vec<u8> { (0..PREFIX * 3 + 5).map(|i| (i as u8).wrapping_mul(31) ^ seed).collect() };
     let mut tail = big(1);
     *tail.last_mut().unwrap() ^= 0xff;
-    let named = [
-        ("a", big(1)),
-        ("b", vec![]),
-        ("c", big(2)),
-        ("d", tail),
-        ("e", big(1)),
-        ("f", vec![7u8; 100]),
-        ("g", big(2)),
-    ];
+    let named = [("a", big(1)), ("b", vec![]), ("c", big(2)), ("d", tail), ("e", big(1)), ("f", vec![7u8; 100]), ("g", big(2))];
     named.into_iter().map(|(n, b)| (n.into(), b)).collect()
 }
 
 fn write_one_pass<S: Sink>(mut w: Writer<S>) -> S {
     for (n, b) in one_pass_objects() {
-        w.add_dense(&n, &[b.len() as u64], DType::U8, &b[..])
-            .unwrap();
+        w.add_dense(&n, &[b.len() as u64], DType::U8, &b[..]).unwrap();
     }
     w.finish().unwrap()
 }
 
 #[test]
 fn parts_digested_while_written_get_the_digest_and_share_only_identical_bytes() {
-    for opts in [
-        Options::canonical(),
-        Options::non_canonical(4096).digest(DigestAlg::Sha256),
-    ] {
+    for opts in [Options::canonical(), Options::non_canonical(4096).digest(DigestAlg::Sha256)] {
         let bytes = write_one_pass(Writer::with_options(Vec::new(), opts).unwrap());
         let m = Manifest::parse(&bytes).unwrap();
         for o in m.objects() {
@@ -193,10 +129,7 @@ fn parts_digested_while_written_get_the_digest_and_share_only_identical_bytes() 
             let p = m.object(&n).unwrap().part("data").unwrap();
             assert_eq!(crate::v2::verify::raw_bytes(&p, &bytes).unwrap(), b, "{n}");
             if opts.is_canonical() {
-                assert_eq!(
-                    p.digest_text.unwrap(),
-                    alloc::format!("xxh3:{:016x}", xxhash_rust::xxh3::xxh3_64(&b))
-                );
+                assert_eq!(p.digest_text.unwrap(), alloc::format!("xxh3:{:016x}", xxhash_rust::xxh3::xxh3_64(&b)));
             }
         }
     }
@@ -210,10 +143,7 @@ fn a_file_with_holes_for_padding_has_the_bytes_written_in_memory() {
     let sink = write_one_pass(Writer::create(&path).unwrap());
     assert!(sink.is_published());
     let file = std::fs::read(&path).unwrap();
-    assert!(
-        file == write_one_pass(Writer::new(Vec::new())),
-        "the file differs from the in-memory bytes"
-    );
+    assert!(file == write_one_pass(Writer::new(Vec::new())), "the file differs from the in-memory bytes");
     // The sink's read-back (confirming "e" and "g") returns to the write position, past a hole.
     let mut s = crate::write::FileSink::create(dir.path().join("r.zt")).unwrap();
     s.write_all(b"abc").unwrap();
@@ -243,44 +173,23 @@ fn error_messages_name_the_object_part_and_rule() {
         "object \"b\": an object of this name was already added; object names are unique in a manifest (§3.2)"
     );
     let nfc = "is not in Unicode Normalization Form C, which canonical form requires of every name (§6.3 rule 5); normalize it, or write non-canonical";
-    assert_eq!(
-        msg(w
-            .add_dense("e\u{301}", &[1], DType::U8, &[1u8][..])
-            .unwrap_err()),
-        alloc::format!("object {:?}: the object name {nfc}", "e\u{301}")
-    );
-    let o =
-        NewObject::new("c", &[1], "dense").part(NewPart::new("e\u{301}", DType::U8, &[1u8][..]));
-    assert_eq!(
-        msg(w.add(o).unwrap_err()),
-        alloc::format!("object \"c\", part {:?}: the part name {nfc}", "e\u{301}")
-    );
+    assert_eq!(msg(w.add_dense("e\u{301}", &[1], DType::U8, &[1u8][..]).unwrap_err()), alloc::format!("object {:?}: the object name {nfc}", "e\u{301}"));
+    let o = NewObject::new("c", &[1], "dense").part(NewPart::new("e\u{301}", DType::U8, &[1u8][..]));
+    assert_eq!(msg(w.add(o).unwrap_err()), alloc::format!("object \"c\", part {:?}: the part name {nfc}", "e\u{301}"));
     let o = NewObject::dense("c", &[1], DType::U8, &[1u8][..]).attribute("k\u{301}", 1);
-    assert_eq!(
-        msg(w.add(o).unwrap_err()),
-        alloc::format!("object \"c\": an attribute key of the object {nfc}")
-    );
-    assert_eq!(
-        msg(w.set_attribute("k\u{301}", 1).unwrap_err()),
-        alloc::format!("a file attribute key {nfc}")
-    );
-    let o = NewObject::new("c", &[1], "dense")
-        .part(NewPart::new("data", DType::U8, &[1u8][..]).encoding(Encoding::ZSTD_SEEKABLE));
+    assert_eq!(msg(w.add(o).unwrap_err()), alloc::format!("object \"c\": an attribute key of the object {nfc}"));
+    assert_eq!(msg(w.set_attribute("k\u{301}", 1).unwrap_err()), alloc::format!("a file attribute key {nfc}"));
+    let o = NewObject::new("c", &[1], "dense").part(NewPart::new("data", DType::U8, &[1u8][..]).encoding(Encoding::ZSTD_SEEKABLE));
     assert_eq!(
         msg(w.add(o).unwrap_err()),
         "object \"c\", part \"data\": the writer's options do not allow this: canonical form forbids encoded parts"
     );
-    let o = NewObject::new("c", &[1], "dense")
-        .part(NewPart::new("x", DType::U8, &[1u8][..]))
-        .part(NewPart::new("x", DType::U8, &[2u8][..]));
+    let o = NewObject::new("c", &[1], "dense").part(NewPart::new("x", DType::U8, &[1u8][..])).part(NewPart::new("x", DType::U8, &[2u8][..]));
     assert_eq!(
         msg(w.add(o).unwrap_err()),
         "object \"c\": two parts, or two keys of one map, have the same name; map keys are unique in the manifest's CBOR (§3.1)"
     );
-    let o = NewObject::dense("c", &[1], DType::U8, &[1u8][..]).attribute(
-        "t",
-        AttrValue::Tag(1, alloc::boxed::Box::new(AttrValue::Null)),
-    );
+    let o = NewObject::dense("c", &[1], DType::U8, &[1u8][..]).attribute("t", AttrValue::Tag(1, alloc::boxed::Box::new(AttrValue::Null)));
     assert_eq!(msg(w.add(o).unwrap_err()), "object \"c\": an attribute value carries a CBOR tag, and format v2 manifests allow no tags (§3.1)");
     let mut deep = AttrValue::Null;
     for _ in 0..40 {
@@ -294,19 +203,12 @@ fn error_messages_name_the_object_part_and_rule() {
     let e = w.add_dense("c", &[3], DType::U8, &[1u8][..]).unwrap_err();
     assert!(matches!(e.kind, Kind::Rule(_)), "{e:?}");
     let m = msg(e.clone());
-    let Kind::Rule(r) = &e.kind else {
-        unreachable!()
-    };
-    assert_eq!(
-        m,
-        alloc::format!("object \"c\": a v2 reader would refuse it: {r}")
-    );
+    let Kind::Rule(r) = &e.kind else { unreachable!() };
+    assert_eq!(m, alloc::format!("object \"c\": a v2 reader would refuse it: {r}"));
     // A source shorter than it declared.
     let short = crate::write::Data::from_chunks(4, [&[1u8, 2][..]]);
     assert_eq!(
-        msg(w
-            .add(NewObject::dense("d", &[4], DType::U8, short))
-            .unwrap_err()),
+        msg(w.add(NewObject::dense("d", &[4], DType::U8, short)).unwrap_err()),
         "object \"d\", part \"data\": the part's source gave 2 bytes where it declared 4"
     );
     assert_eq!(
@@ -377,13 +279,7 @@ fn dup_objects() -> Objs {
             ],
         ),
         ("f", vec![("data", y.clone(), Via::Chunks)]),
-        (
-            "g",
-            vec![
-                ("data", small.clone(), Via::Chunks),
-                ("data2", w2, Via::Memory),
-            ],
-        ),
+        ("g", vec![("data", small.clone(), Via::Chunks), ("data2", w2, Via::Memory)]),
     ]
 }
 
@@ -413,11 +309,7 @@ fn check_reads_back(bytes: &[u8], objs: &Objs) {
         let o = m.object(name).unwrap();
         assert_eq!(crate::v2::verify::object(&o, bytes).unwrap(), parts.len());
         for (pn, b, _) in parts {
-            assert_eq!(
-                crate::v2::verify::raw_bytes(&o.part(pn).unwrap(), bytes).unwrap(),
-                &b[..],
-                "{name}/{pn}"
-            );
+            assert_eq!(crate::v2::verify::raw_bytes(&o.part(pn).unwrap(), bytes).unwrap(), &b[..], "{name}/{pn}");
         }
     }
 }
@@ -427,12 +319,7 @@ fn streamed_duplicates_are_shared_as_in_memory_ones() {
     let objs = dup_objects();
     let want = write_dups(Writer::new(Vec::new()), &objs, true);
     let got = write_dups(Writer::new(Vec::new()), &objs, false);
-    assert!(
-        got == want,
-        "streamed parts give other bytes ({} vs {})",
-        got.len(),
-        want.len()
-    );
+    assert!(got == want, "streamed parts give other bytes ({} vs {})", got.len(), want.len());
     check_reads_back(&got, &objs);
     // The sharing itself: the streamed duplicates point at the first blob.
     let m = Manifest::parse(&got).unwrap();
@@ -481,12 +368,7 @@ fn streamed_duplicates_are_shared_in_files() {
     let path = dir.path().join("s.zt");
     write_dups(Writer::create(&path).unwrap(), &objs, false);
     let got = std::fs::read(&path).unwrap();
-    assert!(
-        got == want,
-        "streamed parts give other bytes in a file ({} vs {})",
-        got.len(),
-        want.len()
-    );
+    assert!(got == want, "streamed parts give other bytes in a file ({} vs {})", got.len(), want.len());
     check_reads_back(&got, &objs);
 }
 
@@ -497,26 +379,15 @@ fn streamed_duplicates_are_shared_in_files() {
 fn alignment_over_1_gib_is_refused_when_the_writer_is_made() {
     for align in [1 << 31, 1 << 40, 1 << 63] {
         let e = Writer::with_options(Vec::new(), Options::non_canonical(align)).unwrap_err();
-        assert!(
-            matches!(e.kind, Kind::Option(m) if m.contains("1 GiB")),
-            "{align}: {e}"
-        );
+        assert!(matches!(e.kind, Kind::Option(m) if m.contains("1 GiB")), "{align}: {e}");
     }
     assert!(Writer::with_options(Vec::new(), Options::non_canonical(1 << 30)).is_ok());
     #[cfg(feature = "std")]
     {
         let dir = tempfile::tempdir().unwrap();
-        let e = Writer::create_with(dir.path().join("a.zt"), Options::non_canonical(1 << 63))
-            .unwrap_err();
-        assert!(
-            matches!(e.kind, Kind::Option(m) if m.contains("1 GiB")),
-            "{e}"
-        );
-        assert_eq!(
-            std::fs::read_dir(dir.path()).unwrap().count(),
-            0,
-            "nothing is created"
-        );
+        let e = Writer::create_with(dir.path().join("a.zt"), Options::non_canonical(1 << 63)).unwrap_err();
+        assert!(matches!(e.kind, Kind::Option(m) if m.contains("1 GiB")), "{e}");
+        assert_eq!(std::fs::read_dir(dir.path()).unwrap().count(), 0, "nothing is created");
     }
 }
 
@@ -528,18 +399,8 @@ fn a_part_too_large_for_any_file_is_refused() {
     for opts in [Options::canonical(), Options::non_canonical(MAX_ALIGN)] {
         let mut w = Writer::with_options(Vec::new(), opts).unwrap();
         let huge = u64::MAX - 10;
-        let e = w
-            .add(NewObject::dense(
-                "a",
-                &[huge],
-                DType::U8,
-                crate::write::Data::from_chunks(huge, [&[1u8][..]]),
-            ))
-            .unwrap_err();
-        assert!(
-            matches!(&e.kind, Kind::Rule(r) if r.kind == crate::v2::Kind::BlobOutOfBounds),
-            "{e:?}"
-        );
+        let e = w.add(NewObject::dense("a", &[huge], DType::U8, crate::write::Data::from_chunks(huge, [&[1u8][..]]))).unwrap_err();
+        assert!(matches!(&e.kind, Kind::Rule(r) if r.kind == crate::v2::Kind::BlobOutOfBounds), "{e:?}");
         assert_eq!(
             alloc::string::ToString::to_string(&e),
             "object \"a\", part \"data\": a v2 reader would refuse it: blob lies outside its file's data region"

@@ -10,10 +10,7 @@ pub(super) const PREFIX: usize = 64 * 1024;
 
 /// The sharing key of raw bytes: length and XXH3-64 of the first [`PREFIX`].
 pub(super) fn blob_key(b: &[u8]) -> (u64, u64) {
-    (
-        b.len() as u64,
-        xxhash_rust::xxh3::xxh3_64(&b[..b.len().min(PREFIX)]),
-    )
+    (b.len() as u64, xxhash_rust::xxh3::xxh3_64(&b[..b.len().min(PREFIX)]))
 }
 
 /// XXH3-64 of `b`, given its [`blob_key`] (the same hash when `b` is short).

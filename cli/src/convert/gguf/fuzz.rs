@@ -16,10 +16,7 @@ pub fn fuzz_one(data: &[u8]) {
         assert!(t.shape.len() <= MAX_DIMS as usize);
         let elements = elements(&t.shape).expect("no overflow");
         assert_eq!(elements % t.ty.elems_per_block, 0);
-        assert_eq!(
-            t.data.len() as u64,
-            elements / t.ty.elems_per_block * t.ty.block_bytes
-        );
+        assert_eq!(t.data.len() as u64, elements / t.ty.elems_per_block * t.ty.block_bytes);
         let start = t.data.as_ptr() as usize - data.as_ptr() as usize;
         assert!(start + t.data.len() <= data.len());
         if !t.data.is_empty() {
@@ -27,8 +24,5 @@ pub fn fuzz_one(data: &[u8]) {
         }
     }
     spans.sort_unstable();
-    assert!(
-        spans.windows(2).all(|w| w[0].1 <= w[1].0),
-        "overlapping tensors"
-    );
+    assert!(spans.windows(2).all(|w| w[0].1 <= w[1].0), "overlapping tensors");
 }

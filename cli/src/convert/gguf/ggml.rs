@@ -21,23 +21,11 @@ pub struct GgmlType {
 }
 
 const fn plain(id: u32, name: &'static str, bytes: u64, d: DType) -> GgmlType {
-    GgmlType {
-        id,
-        name,
-        elems_per_block: 1,
-        block_bytes: bytes,
-        dense: Some(d),
-    }
+    GgmlType { id, name, elems_per_block: 1, block_bytes: bytes, dense: Some(d) }
 }
 
 const fn blocks(id: u32, name: &'static str, elems_per_block: u64, block_bytes: u64) -> GgmlType {
-    GgmlType {
-        id,
-        name,
-        elems_per_block,
-        block_bytes,
-        dense: None,
-    }
+    GgmlType { id, name, elems_per_block, block_bytes, dense: None }
 }
 
 /// Every ggml type a `.zt` file can hold.
@@ -95,9 +83,7 @@ pub fn lookup(id: u32) -> Result<GgmlType, String> {
         return Ok(*t);
     }
     Err(match UNREGISTERED.iter().find(|(i, _)| *i == id) {
-        Some((_, name)) => format!(
-            "ggml type {id} ({name}) has no gguf.<type>/1 profile in the zTensor v2 registry"
-        ),
+        Some((_, name)) => format!("ggml type {id} ({name}) has no gguf.<type>/1 profile in the zTensor v2 registry"),
         None => format!("unknown ggml type {id}"),
     })
 }
@@ -118,11 +104,7 @@ mod tests {
 
     #[test]
     fn table_matches_the_registry() {
-        let quantized: Vec<&str> = TYPES
-            .iter()
-            .filter(|t| t.dense.is_none())
-            .map(|t| t.name)
-            .collect();
+        let quantized: Vec<&str> = TYPES.iter().filter(|t| t.dense.is_none()).map(|t| t.name).collect();
         let mut registry = ztensor::v2::layout::GGUF_TYPES.to_vec();
         let mut ours = quantized.clone();
         registry.sort_unstable();

@@ -23,9 +23,7 @@ pub use parse::{parse, Gguf, Tensor, MAGIC};
 use super::{slice_data, Out};
 use crate::Fail;
 use std::path::Path;
-use ztensor::write::v2::{
-    Encoding, Error as V2Error, NewObject as V2Object, NewPart, Writer as V2Writer,
-};
+use ztensor::write::v2::{Encoding, Error as V2Error, NewObject as V2Object, NewPart, Writer as V2Writer};
 use ztensor::write::{FileSink, NewComponent, NewObject};
 use ztensor::{DType, Format};
 
@@ -37,9 +35,7 @@ impl Gguf<'_> {
 
     /// Refuse, before any output exists, what v1.2 cannot hold.
     pub fn check_v12(&self) -> Result<(), String> {
-        self.tensors
-            .iter()
-            .try_for_each(|t| t.ty.dense.map(drop).ok_or_else(|| no_v12(t)))
+        self.tensors.iter().try_for_each(|t| t.ty.dense.map(drop).ok_or_else(|| no_v12(t)))
     }
 
     /// Into a v1.2 file: metadata, then the (dense) tensors in data order.
@@ -52,10 +48,7 @@ impl Gguf<'_> {
         for t in order {
             let dtype = t.ty.dense.ok_or_else(|| out.bad_input(no_v12(t)))?;
             let data = slice_data(t.data, &out.progress);
-            out.add(
-                NewObject::new(&t.name, Format::Dense, &t.shape)
-                    .component(NewComponent::new("data", dtype, data)),
-            )?;
+            out.add(NewObject::new(&t.name, Format::Dense, &t.shape).component(NewComponent::new("data", dtype, data)))?;
         }
         Ok(())
     }
@@ -69,8 +62,7 @@ impl Gguf<'_> {
         refused: impl Fn(V2Error) -> Fail,
     ) -> Result<(), Fail> {
         for (k, v) in &self.metadata {
-            w.set_attribute(k, v.clone())
-                .map_err(|e| Fail::input(in_path, format!("metadata {k:?}: {e}")))?;
+            w.set_attribute(k, v.clone()).map_err(|e| Fail::input(in_path, format!("metadata {k:?}: {e}")))?;
         }
         let mut order: Vec<_> = self.tensors.iter().collect();
         order.sort_by(|a, b| a.name.as_bytes().cmp(b.name.as_bytes()));
@@ -81,9 +73,7 @@ impl Gguf<'_> {
             }
             let mut obj = V2Object::new(&t.name, &t.shape, t.ty.layout()).part(part);
             if t.ty.dense.is_none() {
-                obj = obj
-                    .attribute("elems_per_block", t.ty.elems_per_block)
-                    .attribute("block_bytes", t.ty.block_bytes);
+                obj = obj.attribute("elems_per_block", t.ty.elems_per_block).attribute("block_bytes", t.ty.block_bytes);
             }
             w.add(obj).map_err(&refused)?;
         }

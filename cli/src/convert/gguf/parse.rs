@@ -114,11 +114,7 @@ impl<'a> Cursor<'a> {
             7 => match self.array::<1>(what)?[0] {
                 0 => AttrValue::Bool(false),
                 1 => AttrValue::Bool(true),
-                b => {
-                    return Err(format!(
-                        "metadata {key:?}: bool byte {b} is neither 0 nor 1"
-                    ))
-                }
+                b => return Err(format!("metadata {key:?}: bool byte {b} is neither 0 nor 1")),
             },
             8 => AttrValue::Text(self.string(what)?.to_owned()),
             9 => self.array_value(depth, key)?,
@@ -132,14 +128,11 @@ impl<'a> Cursor<'a> {
     /// An array value: element type, count, elements.
     fn array_value(&mut self, depth: usize, key: &str) -> Result<AttrValue, String> {
         if depth >= MAX_NESTING {
-            return Err(format!(
-                "metadata {key:?}: arrays nested deeper than {MAX_NESTING}"
-            ));
+            return Err(format!("metadata {key:?}: arrays nested deeper than {MAX_NESTING}"));
         }
         let ty = self.u32(|| format!("the array element type of metadata {key:?}"))?;
         let count = self.u64(|| format!("the array length of metadata {key:?}"))?;
-        let min = min_size(ty)
-            .ok_or_else(|| format!("metadata {key:?}: unknown GGUF value type {ty}"))?;
+        let min = min_size(ty).ok_or_else(|| format!("metadata {key:?}: unknown GGUF value type {ty}"))?;
         if count.saturating_mul(min) > self.left() {
             return Err(format!(
                 "metadata {key:?}: an array of {count} elements needs at least {} bytes, only {} left",
@@ -206,16 +199,9 @@ pub fn parse(b: &[u8]) -> Result<Gguf<'_>, String> {
         2 | 3 => {}
         1 => return Err("GGUF version 1 is not supported (only versions 2 and 3)".into()),
         v if matches!(v.swap_bytes(), 1..=3) => {
-            return Err(format!(
-                "big-endian GGUF (version {}) is not supported",
-                v.swap_bytes()
-            ))
+            return Err(format!("big-endian GGUF (version {}) is not supported", v.swap_bytes()))
         }
-        v => {
-            return Err(format!(
-                "GGUF version {v} is not supported (only versions 2 and 3)"
-            ))
-        }
+        v => return Err(format!("GGUF version {v} is not supported (only versions 2 and 3)")),
     }
     let n_tensors = c.u64(|| "the tensor count".into())?;
     let n_kv = c.u64(|| "the metadata count".into())?;
@@ -235,12 +221,7 @@ pub fn parse(b: &[u8]) -> Result<Gguf<'_>, String> {
         if key == "general.alignment" {
             alignment = match value {
                 AttrValue::Uint(a) if a.is_power_of_two() => a,
-                _ => {
-                    return Err(
-                        "metadata \"general.alignment\" is not a power-of-two unsigned integer"
-                            .into(),
-                    )
-                }
+                _ => return Err("metadata \"general.alignment\" is not a power-of-two unsigned integer".into()),
             };
         }
         metadata.push((key.to_owned(), value));
@@ -251,9 +232,7 @@ pub fn parse(b: &[u8]) -> Result<Gguf<'_>, String> {
         let name = c.string(|| format!("the name of tensor {i}"))?.to_owned();
         let n_dims = c.u32(|| format!("the dimension count of tensor {name:?}"))?;
         if n_dims > MAX_DIMS {
-            return Err(format!(
-                "tensor {name:?} has {n_dims} dimensions (GGUF allows at most {MAX_DIMS})"
-            ));
+            return Err(format!("tensor {name:?} has {n_dims} dimensions (GGUF allows at most {MAX_DIMS})"));
         }
         let mut dims = Vec::with_capacity(n_dims as usize);
         for d in 0..n_dims {
@@ -261,12 +240,7 @@ pub fn parse(b: &[u8]) -> Result<Gguf<'_>, String> {
         }
         let ty = c.u32(|| format!("the type of tensor {name:?}"))?;
         let offset = c.u64(|| format!("the data offset of tensor {name:?}"))?;
-        infos.push(Info {
-            name,
-            dims,
-            ty,
-            offset,
-        });
+        infos.push(Info { name, dims, ty, offset });
     }
 
     let data_start = (c.at as u64)
@@ -280,12 +254,7 @@ pub fn parse(b: &[u8]) -> Result<Gguf<'_>, String> {
 }
 
 /// Check every tensor info and find its bytes in the data section.
-fn locate(
-    infos: Vec<Info>,
-    b: &[u8],
-    data_start: u64,
-    alignment: u64,
-) -> Result<Vec<Tensor<'_>>, String> {
+fn locate(infos: Vec<Info>, b: &[u8], data_start: u64, alignment: u64) -> Result<Vec<Tensor<'_>>, String> {
     let mut names = HashSet::with_capacity(infos.len());
     for i in &infos {
         if !names.insert(i.name.as_str()) {
@@ -294,25 +263,14 @@ fn locate(
     }
     let section = b.len() as u64 - data_start.min(b.len() as u64);
     let mut tensors = Vec::with_capacity(infos.len());
-    for Info {
-        name,
-        dims,
-        ty,
-        offset,
-    } in infos
-    {
+    for Info { name, dims, ty, offset } in infos {
         let bad = |msg: String| format!("tensor {name:?}: {msg}");
         let ty = ggml::lookup(ty).map_err(bad)?;
         if let Some(d) = dims.iter().find(|d| **d > i64::MAX as u64) {
-            return Err(bad(format!(
-                "dimension {d} is past ggml's limit (2^63 - 1)"
-            )));
+            return Err(bad(format!("dimension {d} is past ggml's limit (2^63 - 1)")));
         }
-        let elements = elements(&dims).ok_or_else(|| {
-            bad(format!(
-                "the product of its dimensions {dims:?} overflows 64 bits"
-            ))
-        })?;
+        let elements = elements(&dims)
+            .ok_or_else(|| bad(format!("the product of its dimensions {dims:?} overflows 64 bits")))?;
         let fastest = dims.first().copied().unwrap_or(1);
         if fastest % ty.elems_per_block != 0 {
             return Err(bad(format!(
@@ -322,16 +280,9 @@ fn locate(
         }
         let size = (elements / ty.elems_per_block)
             .checked_mul(ty.block_bytes)
-            .ok_or_else(|| {
-                bad(format!(
-                    "its size in bytes ({elements} {} elements) overflows 64 bits",
-                    ty.name
-                ))
-            })?;
+            .ok_or_else(|| bad(format!("its size in bytes ({elements} {} elements) overflows 64 bits", ty.name)))?;
         if offset % alignment != 0 {
-            return Err(bad(format!(
-                "data offset {offset} is not a multiple of the alignment {alignment}"
-            )));
+            return Err(bad(format!("data offset {offset} is not a multiple of the alignment {alignment}")));
         }
         if offset.checked_add(size).is_none_or(|end| end > section) {
             return Err(bad(format!(
@@ -342,13 +293,7 @@ fn locate(
         let data = &b[start..start + size as usize];
         let mut shape = dims;
         shape.reverse();
-        tensors.push(Tensor {
-            name,
-            shape,
-            ty,
-            offset,
-            data,
-        });
+        tensors.push(Tensor { name, shape, ty, offset, data });
     }
     no_overlap(&tensors)?;
     Ok(tensors)
