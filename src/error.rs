@@ -253,6 +253,8 @@ pub struct Error {
     object: Option<Name>,
     role: Option<Name>,
     detail: Detail,
+    /// The file's generation, once its container told it (named in the message).
+    layout: Option<crate::container::Layout>,
 }
 
 /// What an error adds to its kind's message.
@@ -272,12 +274,12 @@ pub type Result<T, E = Error> = core::result::Result<T, E>;
 impl Error {
     /// An error of `kind` with no location yet.
     pub const fn new(kind: ErrorKind) -> Self {
-        Error { kind, offset: NO_OFFSET, object: None, role: None, detail: Detail::None }
+        Error { kind, offset: NO_OFFSET, object: None, role: None, detail: Detail::None, layout: None }
     }
 
     /// An error of `kind` at manifest byte `offset`.
     pub(crate) const fn at(kind: ErrorKind, offset: usize) -> Self {
-        Error { kind, offset: stored_offset(offset), object: None, role: None, detail: Detail::None }
+        Error { kind, offset: stored_offset(offset), object: None, role: None, detail: Detail::None, layout: None }
     }
 
     /// A file of `len` bytes whose header magic names `layout` but which
@@ -331,6 +333,17 @@ impl Error {
     /// Role of the component concerned, if known.
     pub fn role(&self) -> Option<&Name> {
         self.role.as_ref()
+    }
+
+    /// The generation of the file refused, when its container was read.
+    pub fn layout(&self) -> Option<crate::container::Layout> {
+        self.layout
+    }
+
+    /// Record the file's generation (`layout`) unless one is already set.
+    pub(crate) fn in_layout(mut self, layout: crate::container::Layout) -> Self {
+        self.layout.get_or_insert(layout);
+        self
     }
 
     /// Attach the object name unless one is already set.
@@ -493,6 +506,16 @@ impl fmt::Display for Error {
             (Detail::None, kind) => fmt::Display::fmt(&kind, f)?,
         }
         let mut sep = " (";
+        // A truncated file's text names its generation already.
+        if let (Some(layout), false) = (self.layout, matches!(self.detail, Detail::Truncated { .. })) {
+            let generation = match layout {
+                crate::container::Layout::V0 => "v0.1",
+                crate::container::Layout::V1 => "v1.x",
+                crate::container::Layout::V2 => "v2",
+            };
+            write!(f, "{sep}{generation} file")?;
+            sep = ", ";
+        }
         if let Some(o) = &self.object {
             write!(f, "{sep}object {:?}{}", o.as_str(), if o.is_truncated() { "…" } else { "" })?;
             sep = ", ";

@@ -56,18 +56,24 @@ impl<'a> File<'a> {
     /// [`File::parse_with_scratch`] takes more.
     pub fn parse(bytes: &'a [u8]) -> Result<Self> {
         let tail = Tail::from_file(bytes)?;
-        if tail.layout == Layout::V2 {
+        let parsed = if tail.layout == Layout::V2 {
             if !crate::container::READS_V2 {
                 return Err(Error::new(ErrorKind::UnsupportedVersion { major: 2 }));
             }
-            return Self::parse_v2(bytes, None);
-        }
-        Self::parse_parts(manifest_slice(bytes, &tail), tail, Some(bytes), default_scratch!())
+            Self::parse_v2(bytes, None)
+        } else {
+            Self::parse_parts(manifest_slice(bytes, &tail), tail, Some(bytes), default_scratch!())
+        };
+        parsed.map_err(|e| e.in_layout(tail.layout))
     }
 
     /// [`File::parse`] with caller-provided scratch: never allocates.
     pub fn parse_with_scratch(bytes: &'a [u8], scratch: &mut [Entry]) -> Result<Self> {
         let tail = Tail::from_file(bytes)?;
+        Self::parse_with_scratch_at(bytes, scratch, tail).map_err(|e| e.in_layout(tail.layout))
+    }
+
+    fn parse_with_scratch_at(bytes: &'a [u8], scratch: &mut [Entry], tail: Tail) -> Result<Self> {
         if tail.layout == Layout::V2 {
             if !crate::container::READS_V2 {
                 return Err(Error::new(ErrorKind::UnsupportedVersion { major: 2 }));
@@ -93,13 +99,15 @@ impl<'a> File<'a> {
     /// pass that many whenever the version is not known.
     pub fn parse_tail(footer: &[u8], manifest: &'a [u8], file_len: u64) -> Result<Self> {
         let tail = Tail::from_footer(footer, file_len)?;
-        if tail.layout == Layout::V2 {
+        let parsed = if tail.layout == Layout::V2 {
             if !crate::container::READS_V2 {
                 return Err(Error::new(ErrorKind::UnsupportedVersion { major: 2 }));
             }
-            return Self::parse_v2_tail(footer, manifest, file_len);
-        }
-        Self::parse_parts(manifest, tail, None, default_scratch!())
+            Self::parse_v2_tail(footer, manifest, file_len)
+        } else {
+            Self::parse_parts(manifest, tail, None, default_scratch!())
+        };
+        parsed.map_err(|e| e.in_layout(tail.layout))
     }
 
     /// Validate a manifest located by `tail`. `data`, when given, is the
@@ -108,6 +116,10 @@ impl<'a> File<'a> {
     /// A v2 manifest is checked against its footer's hash: for v2, give the
     /// whole file as `data` (or use [`File::parse_tail`]).
     pub fn parse_manifest(manifest: &'a [u8], tail: Tail, data: Option<&'a [u8]>) -> Result<Self> {
+        Self::parse_manifest_at(manifest, tail, data).map_err(|e| e.in_layout(tail.layout))
+    }
+
+    fn parse_manifest_at(manifest: &'a [u8], tail: Tail, data: Option<&'a [u8]>) -> Result<Self> {
         if tail.layout == Layout::V2 {
             if !crate::container::READS_V2 {
                 return Err(Error::new(ErrorKind::UnsupportedVersion { major: 2 }));
@@ -151,7 +163,7 @@ impl<'a> File<'a> {
     /// blob-overlap check (one span per blob reference, plus one): never allocates.
     #[doc(hidden)]
     pub fn parse_with_spans(bytes: &'a [u8], spans: &mut [crate::v2::Span]) -> Result<Self> {
-        Self::parse_v2(bytes, Some(spans))
+        Self::parse_v2(bytes, Some(spans)).map_err(|e| e.in_layout(Layout::V2))
     }
 
     /// Open a whole v2 file (scratch from the heap with `alloc`, else `spans`

@@ -40,7 +40,7 @@ fn unknown_dtype_and_encoding_name_the_value() {
     let e = File::parse(&f).unwrap_err();
     assert_eq!(e.kind(), ErrorKind::UnknownDType);
     assert_eq!(e.value().unwrap().as_str(), "f31");
-    assert!(e.to_string().starts_with("unknown dtype \"f31\" (object \"w\", component \"data\""), "{e}");
+    assert!(e.to_string().starts_with("unknown dtype \"f31\" (v1.x file, object \"w\", component \"data\""), "{e}");
 
     let c = comp_with("f32", off, 16, [("encoding", text("lz4"))]);
     let f = v1_file(&b, &encode(&manifest("1.2.0", [("w", obj(&[4], "dense", [("data", c)]))])));
@@ -104,4 +104,22 @@ fn a_v1_file_shorter_than_its_footer_is_truncated() {
             "{cut}: {e}"
         );
     }
+}
+
+#[test]
+fn refusals_name_the_generation_once_it_is_known() {
+    let mut b = Blobs::new();
+    let off = b.add(&[0u8; 16]);
+    let f = v1_file(&b, &encode(&manifest("1.2.0", [("w", dense("f31", &[4], off, 16))])));
+    let e = File::parse(&f).unwrap_err();
+    assert_eq!(e.layout(), Some(ztensor::Layout::V1));
+    assert!(e.to_string().contains("(v1.x file, object \"w\""), "{e}");
+    let v2 = std::fs::read(concat!(env!("CARGO_MANIFEST_DIR"), "/tests/fixtures/v2/hostile/c_hash_mismatch.zt")).unwrap();
+    let e = File::parse(&v2).unwrap_err();
+    assert_eq!(e.layout(), Some(ztensor::Layout::V2));
+    assert!(e.to_string().contains("(v2 file"), "{e}");
+    // Before the container is read, there is no generation to name.
+    let e = File::parse(b"PK\x03\x04 not a zTensor file at all").unwrap_err();
+    assert_eq!(e.layout(), None);
+    assert!(!e.to_string().contains(" file,") && !e.to_string().contains(" file)"), "{e}");
 }
