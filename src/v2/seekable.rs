@@ -233,6 +233,27 @@ pub fn decode_to_vec(encoded: &[u8], decoded_length: u64) -> Result<alloc::vec::
     Ok(out)
 }
 
+/// Decode a seekable part frame after frame into one buffer of a frame's
+/// size, handing each frame's content to `f` in order: the memory a whole
+/// part's check needs is one frame (at most 16 MiB, `MAX_FRAME`), whatever
+/// `decoded_length` the seek table declares.
+#[cfg(feature = "alloc")]
+pub fn for_each_frame<E: From<Error>>(
+    encoded: &[u8],
+    decoded_length: u64,
+    mut f: impl FnMut(&[u8]) -> core::result::Result<(), E>,
+) -> core::result::Result<(), E> {
+    let t = SeekTable::parse(encoded, decoded_length)?;
+    let mut buf = alloc::vec![0u8; t.frame_size as usize];
+    let mut dec = decoder()?;
+    for fr in t.frames(0..t.len()) {
+        let dst = &mut buf[..fr.decoded_len as usize];
+        frame_result(dec.decode_into(frame_bytes(encoded, &fr), dst), &fr)?;
+        f(dst)?;
+    }
+    Ok(())
+}
+
 #[cfg(feature = "alloc")]
 fn decoder() -> Result<crate::zstd::FrameDecoder> {
     crate::zstd::FrameDecoder::new().map_err(|_| bad("frame does not decode"))
