@@ -125,8 +125,9 @@ fn zt_verify_checks_the_shards_whole_file_digests() {
     let dir = temp_dir("verify_parts", "l1");
     let root = dir.join("model.zt");
     let mut w = Writer::create_with(&root, Options::non_canonical(4096).shards(8192)).unwrap();
-    for name in ["a", "b"] {
-        let data = vec![7u8; 6000];
+    for (i, name) in ["a", "b"].into_iter().enumerate() {
+        // Distinct bytes: equal blobs would be stored once.
+        let data = vec![7 + i as u8; 6000];
         w.add(NewObject::new(name, &[6000], "dense").part(NewPart::new("data", DType::U8, &data[..]))).unwrap();
     }
     w.finish().unwrap();
