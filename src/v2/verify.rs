@@ -45,7 +45,7 @@ fn xxh3(bytes: &[u8]) -> u64 {
 /// the logical type's byte rules (Appendix A) and the digest (§6.3: over the
 /// decoded bytes), in memory bounded by one piece, whatever the part's size.
 pub struct Pieces<'p> {
-    want: Option<&'p Digest<'p>>,
+    want: Option<Digest<'p>>,
     len: u64,
     state: State,
     /// The type with byte rules, and its element count (for `f4_e2m1`'s final nibble).
@@ -66,14 +66,14 @@ impl<'p> Pieces<'p> {
     /// For `p`; `n_elements` is the count its logical type sees (where its
     /// layout gives one, [`elements`]); without it, the `f4_e2m1`
     /// final-nibble rule cannot be located and only `bool`'s rule runs.
-    pub fn new(p: &'p Part<'p>, n_elements: Option<u64>) -> Pieces<'p> {
+    pub fn new(p: &Part<'p>, n_elements: Option<u64>) -> Pieces<'p> {
         let state = match p.digest {
             Some(Digest::Xxh3(_)) => State::Xxh3(Xxh3Default::new()),
             Some(Digest::Sha256(_)) => State::Sha256(Sha256::new()),
             _ => State::None,
         };
         let rules = p.logical().map(|t| (t, n_elements.unwrap_or(0)));
-        Pieces { want: p.digest.as_ref(), len: 0, state, rules, last: None }
+        Pieces { want: p.digest, len: 0, state, rules, last: None }
     }
 
     /// The next decoded bytes: `bool`'s rule is checked on them as they come.
@@ -102,7 +102,7 @@ impl<'p> Pieces<'p> {
             data::check_logical(t, n, &[b])?;
         }
         let ok = match (self.state, self.want) {
-            (State::Xxh3(h), Some(Digest::Xxh3(want))) => h.digest() == *want,
+            (State::Xxh3(h), Some(Digest::Xxh3(want))) => h.digest() == want,
             (State::Sha256(h), Some(Digest::Sha256(want))) => h.finalize()[..] == want[..],
             _ => return Ok(false),
         };
