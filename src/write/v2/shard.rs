@@ -140,10 +140,24 @@ impl ShardSet {
                 }
             }
         }
+        // The live root's names are taken too, their files there or not.
+        for n in live.iter().flatten() {
+            taken.extend(shard_suffix_of(stem, &std::format!("{stem}-{n}.zt")));
+        }
         let suffix = SUFFIXES.into_iter().find(|s| !taken.contains(s));
         let suffix = suffix.ok_or(Error::new(Kind::Option("every shard name suffix is taken beside the root")))?;
         let old = live.unwrap_or_default().iter().map(|n| dir.join(std::format!("{stem}-{n}.zt"))).collect();
         Ok(ShardSet { dir, stem: stem.into(), suffix, old, cur: None, done: Vec::new(), published: false })
+    }
+
+    /// The name of shard `k` of `n`.
+    fn name(&self, k: u32, n: u32) -> String {
+        std::format!("{k:05}-of-{n:05}{}", self.suffix)
+    }
+
+    /// Where the shard called `name` goes (Appendix B's positional name).
+    fn path(&self, name: &str) -> PathBuf {
+        self.dir.join(std::format!("{}-{name}.zt", self.stem))
     }
 
     /// The suffix of every shard name of this output.
@@ -155,7 +169,9 @@ impl ShardSet {
     /// (none of them has a new shard's name). Failures are left: the new
     /// model is whole, and the next writer removes what no root names.
     pub(crate) fn remove_old(&mut self) {
-        for p in self.old.drain(..) {
+        let n = self.done.len() as u32;
+        let new: Vec<PathBuf> = (1..=n).map(|k| self.path(&self.name(k, n))).collect();
+        for p in self.old.drain(..).filter(|p| !new.contains(p)) {
             let _ = fs::remove_file(p);
         }
     }
@@ -213,9 +229,9 @@ impl ShardSet {
         let n = self.done.len() as u32;
         let mut table = Vec::new();
         for (i, d) in self.done.iter().enumerate() {
-            let name = std::format!("{:05}-of-{n:05}{}", i + 1, self.suffix);
+            let name = self.name(i as u32 + 1, n);
             // Never over a live file (the suffix says so): the old model stays whole until the root's rename.
-            fs::rename(&d.tmp, self.dir.join(std::format!("{}-{name}.zt", self.stem))).map_err(io)?;
+            fs::rename(&d.tmp, self.path(&name)).map_err(io)?;
             #[cfg(test)]
             if tests::CRASH_AFTER_SHARD_RENAMES.with(|c| c.get()) == Some(i + 1) {
                 return Err(Error::new(Kind::Core(crate::ErrorKind::Io)));
