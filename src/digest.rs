@@ -288,18 +288,21 @@ impl Crc32c {
 }
 
 impl<'a> Component<'a> {
-    /// Check the digest over the stored bytes.
+    /// Check the digest: over the stored bytes in v1.x; over the decoded
+    /// bytes in v2 (§6.3), a `zt.zstd-seekable/1` part decoded a frame at a
+    /// time (with `alloc`), its length and its type's byte rules checked on
+    /// the way. The same check as [`File::verify_with`](crate::File::verify_with)'s.
     ///
     /// `Ok(Verified::Ok)` on a match, `NoDigest` / `Unverifiable` when there
-    /// is nothing to check; a malformed digest or a mismatch is an error.
+    /// is nothing to check (no digest; an unknown algorithm, or a v2 part of
+    /// an unknown encoding); a malformed digest, a mismatch
+    /// ([`ErrorKind::DigestMismatch`], naming the algorithm) or bytes that do
+    /// not decode are errors.
     pub fn verify_digest(&self) -> Result<Verified> {
-        let Some(d) = self.digest else { return Ok(Verified::NoDigest) };
-        let d = Digest::parse(d).map_err(|e| e.in_component(self.role))?;
-        match d.matches(self.stored_bytes()?) {
-            None => Ok(Verified::Unverifiable),
-            Some(true) => Ok(Verified::Ok),
-            Some(false) => Err(self.error(ErrorKind::DigestMismatch)),
+        if self.digest.is_none() {
+            return Ok(Verified::NoDigest);
         }
+        crate::verify::part(self, crate::verify::Options::DIGESTS, crate::verify::Bytes::Memory(self.stored_bytes()?))
     }
 }
 

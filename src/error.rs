@@ -502,6 +502,8 @@ impl fmt::Display for Error {
             }
             (Detail::Value(v), ErrorKind::UnknownDType) => write!(f, "unknown dtype {v:?}")?,
             (Detail::Value(v), ErrorKind::UnknownEncoding) => write!(f, "unknown encoding {v:?} (expected raw or zstd)")?,
+            // "sha256 of the stored bytes", "xxh3 of the decoded bytes", "xxh3 of shard \"s\"".
+            (Detail::Value(v), ErrorKind::DigestMismatch) => write!(f, "digest mismatch: the {} differs; the data is corrupt", v.as_str())?,
             (Detail::Value(v), kind) => write!(f, "{kind}: {v:?}")?,
             (Detail::None, kind) => fmt::Display::fmt(&kind, f)?,
         }

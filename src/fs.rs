@@ -241,6 +241,19 @@ impl Reader {
         Ok(n)
     }
 
+    /// The component's stored bytes from `offset` (in its stored bytes) into
+    /// `out`: from its shard, by position, or from the mapping.
+    pub(crate) fn read_stored_at(&self, c: &Component<'_>, offset: u64, out: &mut [u8]) -> Result<(), Error> {
+        let past = || crate::Error::new(ErrorKind::OutOfBounds { offset, length: out.len() as u64, limit: c.length() });
+        let end = offset.checked_add(out.len() as u64).filter(|&e| e <= c.length()).ok_or_else(past)?;
+        match (self.owned.borrow_owner(), c.shard()) {
+            (_, Some(name)) => read_exact_at(&*self.shard(name)?, out, c.offset() + offset)?,
+            (Backing::Positional(_, _, f, _), None) => read_exact_at(f, out, c.offset() + offset)?,
+            _ => out.copy_from_slice(&c.stored_bytes()?[offset as usize..end as usize]),
+        }
+        Ok(())
+    }
+
     /// Decode a component into `out` (little-endian elements); returns the bytes written.
     pub fn read_into(&self, c: &Component<'_>, out: &mut [u8]) -> Result<usize, Error> {
         match (self.by_position(c), c.encoding()) {
@@ -315,17 +328,61 @@ impl Reader {
         }
     }
 
-    /// Check the component's digest over its stored bytes, whatever the
-    /// mode (see [`Component::verify_digest`]): verification as each
-    /// component is loaded, without a whole-file pass.
+    /// Check the component's digest, whatever the mode: over the stored
+    /// bytes in v1.x, over the decoded bytes in v2, read a piece or a frame
+    /// at a time (see [`Component::verify_digest`], whose check this is):
+    /// verification as each component is loaded, without a whole-file pass.
     pub fn verify_digest(&self, c: &Component<'_>) -> Result<crate::digest::Verified, Error> {
-        match self.owned.borrow_owner() {
-            _ if self.by_position(c) && c.digest().is_some() => {
-                let stored = self.stored(c)?;
-                Ok(c.with_stored(&stored).verify_digest()?)
-            }
-            _ => Ok(c.verify_digest()?),
+        if c.digest().is_none() {
+            return Ok(crate::digest::Verified::NoDigest);
         }
+        if !self.by_position(c) {
+            return Ok(c.verify_digest()?);
+        }
+        // The I/O error itself, not only its kind, is handed back.
+        let io = std::cell::RefCell::new(None);
+        let read = |offset: u64, out: &mut [u8]| match self.read_stored_at(c, offset, out) {
+            Ok(()) => Ok(()),
+            Err(Error::Format(e)) => Err(e),
+            Err(Error::Io(e)) => {
+                *io.borrow_mut() = Some(e);
+                Err(c.error(ErrorKind::Io))
+            }
+        };
+        let r = crate::verify::part(c, crate::verify::Options::DIGESTS, crate::verify::Bytes::At(&read));
+        match (r, io.into_inner()) {
+            (Err(_), Some(e)) => Err(Error::Io(e)),
+            (r, _) => Ok(r?),
+        }
+    }
+
+    /// Verify the whole file ([`File::verify_from`] through this reader:
+    /// parts in shards are read from their shards), then every shard of a
+    /// v2 file's table that is found beside it: its size, footer and
+    /// whole-file digest (§7.3), read a piece at a time. A shard not found
+    /// is no problem of its own here: the reads of its parts fail.
+    pub fn verify_with<'a>(
+        &'a self,
+        options: crate::verify::Options,
+        mut on: impl FnMut(crate::verify::Finding<'_, 'a>),
+    ) -> crate::verify::Report {
+        let mut r = self.file().verify_from(self, options, &mut on);
+        let Some(m) = self.file().v2().filter(|_| options.digests) else {
+            return r;
+        };
+        for s in m.shards() {
+            let e = match self.shard(s.name) {
+                Ok(f) => match shard_digest(&s, &f) {
+                    Ok(()) => continue,
+                    Err(e) => e,
+                },
+                Err(Error::Format(e)) if e.kind() == ErrorKind::ShardMissing => continue,
+                Err(Error::Format(e)) => e,
+                Err(Error::Io(_)) => crate::Error::new(ErrorKind::Io).with_value(s.name),
+            };
+            r.problem(e, &mut on);
+        }
+        r
     }
 
     fn stored(&self, c: &Component<'_>) -> Result<Vec<u8>, Error> {
@@ -333,6 +390,23 @@ impl Reader {
         self.read_stored_into(c, &mut v)?;
         Ok(v)
     }
+}
+
+/// A shard's whole-file digest (§7.3), its bytes read and hashed a piece
+/// at a time; a mismatch names the algorithm and the shard.
+fn shard_digest(s: &crate::v2::Shard<'_>, f: &std::fs::File) -> Result<(), crate::Error> {
+    let named = |alg: &str| std::format!("{alg} of shard {:?}", s.name);
+    let mut h = crate::v2::shard::Pieces::new(s).map_err(|e| crate::Error::from(e).with_value(s.name))?;
+    let mut buf = std::vec![0u8; (1u64 << 20).min(s.size) as usize];
+    let mut at = 0;
+    while at < s.size {
+        let n = (s.size - at).min(buf.len() as u64) as usize;
+        read_exact_at(f, &mut buf[..n], at).map_err(|_| crate::Error::new(ErrorKind::Io).with_value(s.name))?;
+        h.update(&buf[..n]);
+        at += n as u64;
+    }
+    let alg = h.algorithm();
+    h.finish().map_err(|e| crate::Error::from(e).with_value(&named(alg)))
 }
 
 impl fmt::Debug for Reader {

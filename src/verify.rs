@@ -14,9 +14,146 @@ use crate::object::{Component, Object};
 #[cfg(feature = "alloc")]
 const PIECE: u64 = 1 << 20;
 
-/// Reads a component's stored bytes piece by piece, in order, handing each
-/// to the callback (positional sources: no buffer of the part's size).
-pub(crate) type PieceReader<'r, 'a> = &'r dyn Fn(&Component<'a>, &mut dyn FnMut(&[u8])) -> Result<()>;
+/// How [`File::verify_from`] reaches the v2 parts it does not hold in
+/// memory (positional sources, parts in shards): by position, a piece or a
+/// part's encoded bytes at a time, never a buffer of a part's decoded size.
+#[cfg_attr(not(feature = "alloc"), allow(dead_code))] // built by `verify_from` only
+pub(crate) struct Positional<'r, 'a> {
+    /// Whether the component's stored bytes are read by position.
+    pub by_position: &'r dyn Fn(&Component<'a>) -> bool,
+    /// The component's stored bytes at `offset` (in its stored bytes) into `out`.
+    pub read: ReadAt<'r, 'a>,
+}
+
+/// Reads a component's stored bytes at an offset (in its stored bytes).
+pub(crate) type ReadAt<'r, 'a> = &'r dyn Fn(&Component<'a>, u64, &mut [u8]) -> Result<()>;
+
+/// Where [`part`] finds a component's stored bytes.
+pub(crate) enum Bytes<'s> {
+    /// All in memory.
+    Memory(&'s [u8]),
+    /// Read by position: `read(offset in the stored bytes, out)`.
+    #[cfg(feature = "alloc")]
+    At(&'s dyn Fn(u64, &mut [u8]) -> Result<()>),
+}
+
+impl Bytes<'_> {
+    /// All the stored bytes of `c`.
+    fn whole(&self, #[allow(unused)] c: &Component<'_>) -> Result<Stored<'_>> {
+        match self {
+            Bytes::Memory(b) => Ok(Stored::Borrowed(b)),
+            #[cfg(feature = "alloc")]
+            Bytes::At(read) => {
+                let mut v = alloc::vec![0u8; c.length() as usize];
+                read(0, &mut v)?;
+                Ok(Stored::Owned(v))
+            }
+        }
+    }
+}
+
+/// One component's check, the same whoever asks ([`File::verify_with`],
+/// [`File::verify_from`], [`Component::verify_digest`],
+/// `fs::Reader::verify_digest`, and through them `zt_verify`,
+/// `zt_component_verify` and `zt verify`), so they cannot disagree:
+/// - v1.x (and v0.1): the digest over the stored bytes (v1.2 spec,
+///   "Digests");
+/// - v2: the decoded bytes, produced piece by piece (a raw part's bytes, a
+///   `zt.zstd-seekable/1` part's frames one at a time), against
+///   `decoded_length`, the logical type's byte rules (Appendix A) and the
+///   digest (§6.3: over the decoded bytes): memory bounded by one frame.
+///
+/// With `options.digests` off, no digest is checked (v2 parts are still
+/// decoded when `options.data` is on). `Verified::NoDigest` when no digest
+/// was checked; `Verified::Unverifiable` for a digest of an unknown
+/// algorithm or, in v2, a part of an unknown encoding. A mismatch is
+/// [`ErrorKind::DigestMismatch`] naming the algorithm and the bytes it covers.
+pub(crate) fn part(c: &Component<'_>, options: Options, bytes: Bytes<'_>) -> Result<Verified> {
+    match c.v2_part() {
+        Some(p) => decoded_part(c, p, options, bytes),
+        None if options.digests => stored_digest(c, bytes),
+        None => Ok(Verified::NoDigest),
+    }
+}
+
+/// v1.x: the digest over the stored bytes.
+fn stored_digest(c: &Component<'_>, bytes: Bytes<'_>) -> Result<Verified> {
+    let Some(d) = c.digest() else {
+        return Ok(Verified::NoDigest);
+    };
+    let d = Digest::parse(d).map_err(|e| e.in_component(c.role()))?;
+    let what = match d {
+        Digest::Sha256(_) => "sha256 of the stored bytes",
+        Digest::Crc32c(_) => "crc32c of the stored bytes",
+        Digest::Unknown { .. } => return Ok(Verified::Unverifiable),
+    };
+    match d.matches(bytes.whole(c)?.get()) {
+        Some(true) => Ok(Verified::Ok),
+        _ => Err(c.error(ErrorKind::DigestMismatch).with_value(what)),
+    }
+}
+
+/// v2: the decoded bytes against `decoded_length`, byte rules and digest.
+fn decoded_part(c: &Component<'_>, mut p: crate::v2::Part<'_>, options: Options, bytes: Bytes<'_>) -> Result<Verified> {
+    use crate::types::Encoding;
+    #[cfg(feature = "alloc")]
+    use crate::v2::verify::Pieces;
+    use crate::v2::Digest as V2Digest;
+    if !options.digests {
+        p.digest = None;
+    }
+    if c.encoding() == Encoding::Unknown {
+        // Nothing of it can be checked: not its length, not its digest.
+        return Ok(if options.digests || options.data { Verified::Unverifiable } else { Verified::NoDigest });
+    }
+    let other = matches!(p.digest, Some(V2Digest::Other(..)));
+    if !options.data && (p.digest.is_none() || other) {
+        return Ok(if other { Verified::Unverifiable } else { Verified::NoDigest });
+    }
+    let what = match p.digest {
+        Some(V2Digest::Sha256(_)) => "sha256 of the decoded bytes",
+        _ => "xxh3 of the decoded bytes",
+    };
+    let named = |e: crate::v2::Error| {
+        let e = Error::from(e).in_component(c.role());
+        if e.kind() == ErrorKind::DigestMismatch {
+            e.with_value(what)
+        } else {
+            e
+        }
+    };
+    // The element count `f4_e2m1`'s final-nibble rule needs (data rules only).
+    let n = c.v2_ref().and_then(|v| v.elements).filter(|_| options.data);
+    let checked = match (c.encoding(), &bytes) {
+        (Encoding::Raw, Bytes::Memory(b)) => crate::v2::verify::part(&p, n, b).map_err(named)?,
+        #[cfg(feature = "alloc")]
+        (Encoding::Raw, Bytes::At(read)) => {
+            let mut h = Pieces::new(&p, n);
+            let (len, mut at) = (c.length(), 0u64);
+            let mut buf = alloc::vec![0u8; PIECE.min(len) as usize];
+            while at < len {
+                let k = PIECE.min(len - at) as usize;
+                read(at, &mut buf[..k])?;
+                h.update(&buf[..k]).map_err(named)?;
+                at += k as u64;
+            }
+            h.finish(p.decoded_size()).map_err(named)?
+        }
+        #[cfg(feature = "alloc")]
+        (Encoding::ZstdSeekable, _) => {
+            let encoded = bytes.whole(c)?;
+            let mut h = Pieces::new(&p, n);
+            crate::v2::seekable::for_each_frame(encoded.get(), p.decoded_size(), |d| h.update(d)).map_err(named)?;
+            h.finish(p.decoded_size()).map_err(named)?
+        }
+        _ => return Err(c.error(ErrorKind::Unsupported { what: "zstd decoding needs the `alloc` feature" })),
+    };
+    Ok(match (checked, other) {
+        (true, _) => Verified::Ok,
+        (false, true) => Verified::Unverifiable,
+        (false, false) => Verified::NoDigest,
+    })
+}
 
 /// What a verification checks.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
@@ -38,6 +175,10 @@ pub struct Options {
 impl Options {
     /// Digests and data rules, strict: an unknown digest algorithm is a problem.
     pub const ALL: Options = Options { digests: true, data: true, strict: true };
+
+    /// Digests only (a component's check as it is loaded:
+    /// [`Component::verify_digest`]); unknown algorithms are not problems.
+    pub const DIGESTS: Options = Options { digests: true, data: false, strict: false };
 
     /// These options with unverifiable digests allowed: counted in
     /// [`Report::unverifiable`] and handed over as [`Finding::Unverifiable`],
@@ -102,6 +243,29 @@ impl Report {
         self.first_problem.get_or_insert(e);
         on(Finding::Problem(e));
     }
+
+    /// Count what [`part`] found for `c` of `o`, and hand it over.
+    pub(crate) fn tally<'a>(
+        &mut self,
+        o: &Object<'a>,
+        c: &Component<'a>,
+        options: Options,
+        found: Result<Verified>,
+        on: &mut impl FnMut(Finding<'_, 'a>),
+    ) {
+        match found {
+            Ok(Verified::Ok) => self.digests_checked += 1,
+            Ok(Verified::NoDigest) => {}
+            Ok(Verified::Unverifiable) => {
+                self.unverifiable += 1;
+                on(Finding::Unverifiable { object: o, component: c });
+                if options.strict {
+                    self.problem(c.error(ErrorKind::UnverifiableDigest).in_object(o.name()), on);
+                }
+            }
+            Err(e) => self.problem(e.in_object(o.name()), on),
+        }
+    }
 }
 
 /// Where a verification reads component bytes: a file in memory, or one
@@ -120,12 +284,18 @@ pub trait Source {
         None
     }
 
-    /// Fill `out` with a component's stored bytes (by default from this
-    /// file; a source that finds v2 shards reads a sharded part from its shard).
+    /// Fill `out` with a component's stored bytes.
     fn read_component(&self, c: &Component<'_>, out: &mut [u8]) -> Result<()> {
+        self.read_component_at(c, 0, out)
+    }
+
+    /// Fill `out` with a component's stored bytes from `offset` (in its
+    /// stored bytes) on: by default from this file; a source that finds v2
+    /// shards reads a sharded part from its shard.
+    fn read_component_at(&self, c: &Component<'_>, offset: u64, out: &mut [u8]) -> Result<()> {
         match c.shard() {
             Some(_) => Err(c.error(ErrorKind::ShardMissing)),
-            None => self.read_at(c.offset(), out),
+            None => self.read_at(c.offset() + offset, out),
         }
     }
 }
@@ -162,9 +332,9 @@ impl Source for crate::fs::Reader {
         self.file().bytes()
     }
 
-    fn read_component(&self, c: &Component<'_>, out: &mut [u8]) -> Result<()> {
-        match self.read_stored_into(c, out) {
-            Ok(_) => Ok(()),
+    fn read_component_at(&self, c: &Component<'_>, offset: u64, out: &mut [u8]) -> Result<()> {
+        match self.read_stored_at(c, offset, out) {
+            Ok(()) => Ok(()),
             Err(crate::fs::Error::Format(e)) => Err(e),
             Err(crate::fs::Error::Io(_)) => Err(c.error(ErrorKind::Io)),
         }
@@ -192,7 +362,12 @@ impl<'a> File<'a> {
     /// bytes are elsewhere. `source` must hold the file this one was parsed
     /// from.
     #[cfg(feature = "alloc")]
-    pub fn verify_from<S: Source + ?Sized>(&self, source: &S, options: Options, on: impl FnMut(Finding<'_, 'a>)) -> Report {
+    pub fn verify_from<S: Source + ?Sized>(
+        &self,
+        source: &S,
+        options: Options,
+        on: impl FnMut(Finding<'_, 'a>),
+    ) -> Report {
         let load = |c: &Component<'a>| -> Result<Stored<'_>> {
             let len = c.length();
             match source.bytes().filter(|_| c.shard().is_none()) {
@@ -210,26 +385,13 @@ impl<'a> File<'a> {
                 }
             }
         };
-        // Without the file in memory, raw parts are hashed as they are read,
-        // `PIECE` bytes at a time (the piece is still in the cache when hashed).
-        let buf = core::cell::RefCell::new(alloc::vec::Vec::new());
-        let pieces = |c: &Component<'a>, f: &mut dyn FnMut(&[u8])| -> Result<()> {
-            let mut buf = buf.borrow_mut();
-            let (len, mut at) = (c.length(), 0u64);
-            buf.resize(PIECE.min(len) as usize, 0);
-            while at < len {
-                let n = PIECE.min(len - at) as usize;
-                source.read_at(c.offset() + at, &mut buf[..n]).map_err(|e| e.in_component(c.role()))?;
-                f(&buf[..n]);
-                at += n as u64;
-            }
-            Ok(())
+        // v2 parts not in memory are checked as they are read (`part`).
+        let by_position = |c: &Component<'a>| source.bytes().is_none() || c.shard().is_some();
+        let read = |c: &Component<'a>, offset: u64, out: &mut [u8]| {
+            source.read_component_at(c, offset, out).map_err(|e| e.in_component(c.role()))
         };
-        let pieces: Option<PieceReader<'_, 'a>> = match source.bytes() {
-            None => Some(&pieces),
-            Some(_) => None,
-        };
-        self.run_with(options, &load, pieces, on)
+        let positional = Positional { by_position: &by_position, read: &read };
+        self.run_with(options, &load, Some(&positional), on)
     }
 
     /// Deep check of the whole file: every digest and every object's data
@@ -239,7 +401,11 @@ impl<'a> File<'a> {
     /// part that could not be checked is not verified. Returns the number of
     /// problems. [`File::verify_with`] is the same with options (among them
     /// [`Options::allow_unverifiable`]) and a [`Report`].
-    pub fn verify(&self, mut problem: impl FnMut(Error), mut unverifiable: impl FnMut(&Object<'a>, &Component<'a>)) -> usize {
+    pub fn verify(
+        &self,
+        mut problem: impl FnMut(Error),
+        mut unverifiable: impl FnMut(&Object<'a>, &Component<'a>),
+    ) -> usize {
         self.verify_with(Options::ALL, |f| match f {
             Finding::Problem(e) => problem(e),
             Finding::Unverifiable { object, component } => unverifiable(object, component),
@@ -260,11 +426,11 @@ impl<'a> File<'a> {
         &self,
         opt: Options,
         load: &impl Fn(&Component<'a>) -> Result<Stored<'s>>,
-        pieces: Option<PieceReader<'_, 'a>>,
+        positional: Option<&Positional<'_, 'a>>,
         mut on: impl FnMut(Finding<'_, 'a>),
     ) -> Report {
         if let Some(m) = self.v2() {
-            return self.run_v2(m, opt, load, pieces, on);
+            return self.run_v2(m, opt, load, positional, on);
         }
         let mut r = Report::default();
         for o in self.objects() {
@@ -319,18 +485,8 @@ fn component<'a, 's>(
     };
     let view = c.with_stored(stored.get());
     if digest {
-        match view.verify_digest() {
-            Ok(Verified::Ok) => r.digests_checked += 1,
-            Ok(Verified::NoDigest) => {}
-            Ok(Verified::Unverifiable) => {
-                r.unverifiable += 1;
-                on(Finding::Unverifiable { object: o, component: c });
-                if opt.strict {
-                    r.problem(in_obj(c.error(ErrorKind::UnverifiableDigest)), on);
-                }
-            }
-            Err(e) => r.problem(in_obj(e), on),
-        }
+        let digest_only = Options { data: false, ..opt };
+        r.tally(o, c, opt, part(c, digest_only, Bytes::Memory(stored.get())), on);
     }
     if data {
         *data_err = component_data(o, &view).err();

@@ -480,3 +480,63 @@ fn one_million_objects_rss() {
     assert!(mmap <= base + manifest_kb + per_object_kb + 8 * 1024, "mmap {mmap} KiB");
     assert!(pos <= base + manifest_kb + per_object_kb + 8 * 1024, "positional {pos} KiB");
 }
+
+// ============================================================== bounded verify
+
+/// Decoded bytes of each frame of [`seekable_bomb`] (the format allows up
+/// to 16 MiB; smaller keeps the test quick in a debug build).
+const BOMB_FRAME: u64 = 1 << 20;
+
+/// A v2 file whose one `u8` part is `frames` seekable frames of
+/// [`BOMB_FRAME`] zeros each (a few hundred bytes apiece once compressed: a
+/// decompression bomb by ratio), streamed to the writer without holding it
+/// decoded.
+fn seekable_bomb(frames: u64) -> Vec<u8> {
+    use ztensor::v2::types::DType;
+    use ztensor::write::v2::{Encoding, NewObject, NewPart, Options, Writer};
+    use ztensor::write::Data;
+    const FRAME: u64 = BOMB_FRAME;
+    let len = frames * FRAME;
+    let mut w = Writer::with_options(Vec::new(), Options::non_canonical(4096)).unwrap();
+    let zeros = Data::from_reader(len, std::io::Read::take(std::io::repeat(0), len));
+    let part = NewPart::new("data", DType::U8, zeros).encoding(Encoding::ZstdSeekable { level: 1, frame: FRAME as u32 });
+    w.add(NewObject::new("bomb", &[len], "dense").part(part)).unwrap();
+    w.finish().unwrap()
+}
+
+/// Issue 30, H1: verifying a seekable part decodes it a frame at a time
+/// into one running hash: the peak heap is about one frame, not the part's
+/// decoded size; a frame whose table entry lies is a status.
+#[test]
+fn verify_of_a_seekable_bomb_holds_one_frame() {
+    use ztensor::verify::Options;
+    const FRAMES: u64 = 32;
+    let bytes = seekable_bomb(FRAMES);
+    assert!(bytes.len() < 16 * 1024, "{} bytes", bytes.len());
+    let _g = serial();
+    let f = File::parse(&bytes).unwrap();
+    let c = f.get("bomb").unwrap().component("data").unwrap();
+    let (r, whole) = measure(|| f.verify_with(Options::ALL, |_| {}));
+    assert!(r.is_ok() && r.digests_checked == 1, "{:?}", r.first_problem);
+    let (v, part) = measure(|| c.verify_digest());
+    assert_eq!(v.unwrap(), ztensor::digest::Verified::Ok);
+    println!("seekable bomb, {FRAMES} frames of {BOMB_FRAME} B: peak heap {whole} B (file), {part} B (part)");
+    // One frame's buffer and the decoder's state; the part is 32 frames.
+    for heap in [whole, part] {
+        assert!(heap < 4 * BOMB_FRAME as usize, "peak heap {heap} B for a part of {} B", FRAMES * BOMB_FRAME);
+    }
+    // The first frame's table entry says 4 GiB: refused, in bounded memory.
+    let m = ztensor::v2::Manifest::parse(&bytes).unwrap();
+    let p = m.objects().next().unwrap().part("data").unwrap();
+    let end = (p.offset + p.length) as usize;
+    let frames = u32::from_le_bytes(bytes[end - 9..end - 5].try_into().unwrap()) as usize;
+    let stride = if bytes[end - 5] & 0x80 != 0 { 12 } else { 8 };
+    let first = end - 9 - frames * stride;
+    let mut lying = bytes.clone();
+    lying[first + 4..first + 8].copy_from_slice(&u32::MAX.to_le_bytes());
+    let f = File::parse(&lying).unwrap();
+    let (r, heap) = measure(|| f.verify_with(Options::ALL, |_| {}));
+    let e = r.first_problem.expect("a lying seek table is a problem");
+    assert_eq!(e.kind(), ErrorKind::Seekable { what: "frame over 16 MiB" }, "{e}");
+    assert!(heap < 1 << 20, "peak heap {heap} B");
+}

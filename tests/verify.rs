@@ -174,3 +174,119 @@ fn a_short_source_is_a_problem_not_a_panic() {
     assert!(r.problems > 0);
     assert!(matches!(r.first_problem.unwrap().kind(), ErrorKind::OutOfBounds { .. }));
 }
+
+// ---- v2: one per-part check for every caller (issue 30, H2 and L1) ----
+
+use ztensor::digest::Verified;
+use ztensor::v2::types::DType;
+use ztensor::write::v2::{DigestAlg, Encoding, NewObject, NewPart, Options as WriteOptions, Writer};
+
+/// A v2 file of one `u8` object `x` (content 0..n, deterministic), its
+/// part stored as `enc` with the digest `alg`.
+fn v2_file(enc: Encoding, alg: DigestAlg, n: usize) -> (Vec<u8>, Vec<u8>) {
+    let content: Vec<u8> = (0..n).map(|i| (i * 7 % 251) as u8).collect();
+    let mut w = Writer::with_options(Vec::new(), WriteOptions::non_canonical(4096).digest(alg)).unwrap();
+    let part = NewPart::new("data", DType::U8, &content[..]).encoding(enc);
+    w.add(NewObject::new("x", &[n as u64], "dense").part(part)).unwrap();
+    (w.finish().unwrap(), content)
+}
+
+const SEEKABLE: Encoding = Encoding::ZstdSeekable { level: 3, frame: 4096 };
+
+/// The good and corrupt v2 files the entry points must agree on: a raw
+/// part's data byte flipped (its digest no longer matches), a seekable
+/// part's frame byte flipped (the frame no longer decodes).
+fn v2_cases() -> Vec<(String, Vec<u8>, bool)> {
+    let mut cases = Vec::new();
+    for (enc, ename) in [(Encoding::Raw, "raw"), (SEEKABLE, "seekable")] {
+        for (alg, aname) in [(DigestAlg::Xxh3, "xxh3"), (DigestAlg::Sha256, "sha256"), (DigestAlg::None, "none")] {
+            let (good, content) = v2_file(enc, alg, 20_000);
+            let name = format!("{ename}/{aname}");
+            let mut bad = good.clone();
+            let at = match enc {
+                Encoding::Raw => bad.windows(64).position(|w| w == &content[..64]).unwrap() + 100,
+                _ => 4096 + 40, // inside the first frame's compressed bytes
+            };
+            bad[at] ^= 0x10;
+            // A raw part without a digest: the flipped byte is still a valid `u8`.
+            let detectable = !(enc == Encoding::Raw && alg == DigestAlg::None);
+            cases.push((format!("{name} good"), good, true));
+            cases.push((format!("{name} corrupt"), bad, !detectable));
+        }
+    }
+    cases
+}
+
+/// Every part's check (in memory, and through a reader in both modes).
+fn each_part(bytes: &[u8], path: &std::path::Path) -> Vec<[Result<Verified, String>; 3]> {
+    let f = File::parse(bytes).unwrap();
+    let (mapped, positional) = (Reader::open(path).unwrap(), Reader::open_with(path, Mode::Positional).unwrap());
+    let mut out = Vec::new();
+    for o in f.objects() {
+        for c in o.components() {
+            let by = |r: &Reader| r.verify_digest(&r.file().get(o.name()).unwrap().component(c.role()).unwrap());
+            out.push([
+                c.verify_digest().map_err(|e| e.to_string()),
+                by(&mapped).map_err(|e| e.to_string()),
+                by(&positional).map_err(|e| e.to_string()),
+            ]);
+        }
+    }
+    out
+}
+
+#[test]
+fn a_v2_parts_check_is_the_whole_files_check_for_every_caller() {
+    let dir = tempfile::tempdir().unwrap();
+    let dir = dir.path();
+    for (name, bytes, ok) in v2_cases() {
+        let path = dir.join("f.zt");
+        std::fs::write(&path, &bytes).unwrap();
+        let f = File::parse(&bytes).unwrap();
+        let whole = f.verify_with(Options::ALL, |_| {});
+        let positional = Reader::open_with(&path, Mode::Positional).unwrap();
+        let by_reader = positional.verify_with(Options::ALL, |_| {});
+        assert_eq!(whole.is_ok(), ok, "{name}: {:?}", whole.first_problem);
+        assert_eq!(by_reader, whole, "{name}");
+        for [mem, mapped, pos] in each_part(&bytes, &path) {
+            assert_eq!(mem, mapped, "{name}");
+            assert_eq!(mem, pos, "{name}");
+            // A digest that is there is checked: over the decoded bytes.
+            let digested = !name.contains("none");
+            match (&mem, ok) {
+                // Nothing to check as a part is loaded (the whole file's data rules still decode it).
+                _ if !digested => assert_eq!(mem, Ok(Verified::NoDigest), "{name}"),
+                (Ok(v), true) => assert_eq!(*v, Verified::Ok, "{name}"),
+                (Err(e), false) => {
+                    let first = whole.first_problem.unwrap().to_string();
+                    assert_eq!(first, e.replace("(component", "(object \"x\", component"), "{name}");
+                }
+                _ => panic!("{name}: the part says {mem:?}, the whole file {:?}", whole.first_problem),
+            }
+        }
+    }
+}
+
+#[test]
+fn a_v2_digest_mismatch_names_the_algorithm_and_the_decoded_bytes() {
+    for (alg, name) in [(DigestAlg::Xxh3, "xxh3"), (DigestAlg::Sha256, "sha256")] {
+        let (mut bytes, content) = v2_file(Encoding::Raw, alg, 300);
+        let at = bytes.windows(64).position(|w| w == &content[..64]).unwrap();
+        bytes[at] ^= 1;
+        let f = File::parse(&bytes).unwrap();
+        let e = f.get("x").unwrap().component("data").unwrap().verify_digest().unwrap_err();
+        assert_eq!(e.kind(), ErrorKind::DigestMismatch);
+        let want = format!("digest mismatch: the {name} of the decoded bytes differs");
+        assert!(e.to_string().starts_with(&want), "{e}");
+    }
+}
+
+#[test]
+fn a_v1_digest_mismatch_names_the_stored_bytes() {
+    let mut bytes = two_objects(&[0, 3], ABCD_CRC);
+    let at = bytes.windows(4).position(|w| w == b"abcd").unwrap();
+    bytes[at] = b'x';
+    let f = File::parse(&bytes).unwrap();
+    let e = f.get("d").unwrap().component("data").unwrap().verify_digest().unwrap_err();
+    assert!(e.to_string().starts_with("digest mismatch: the crc32c of the stored bytes differs"), "{e}");
+}

@@ -63,8 +63,8 @@ pub fn check_file(file: &File<'_>, r: &mut Report<'_>) -> (usize, usize) {
     check_from(file, None, r)
 }
 
-/// [`check_file`], reading parts through `reader` when given (v2 shards).
-fn check_from<'a>(file: &File<'a>, reader: Option<&ztensor::fs::Reader>, r: &mut Report<'_>) -> (usize, usize) {
+/// [`check_file`], or the reader's whole check when given (v2 shards).
+fn check_from<'a>(file: &File<'a>, reader: Option<&'a ztensor::fs::Reader>, r: &mut Report<'_>) -> (usize, usize) {
     let options = Options { digests: true, data: true, strict: r.strict };
     let mut on = |f: Finding<'_, 'a>| match f {
         Finding::Unverifiable { object, component } if r.strict => r.problem(unverifiable(object, component)),
@@ -74,7 +74,8 @@ fn check_from<'a>(file: &File<'a>, reader: Option<&ztensor::fs::Reader>, r: &mut
         Finding::Problem(e) => r.problem(e),
     };
     let report = match reader {
-        Some(src) => file.verify_from(src, options, &mut on),
+        // Parts in shards, and the shards' whole-file digests (§7.3).
+        Some(rd) => rd.verify_with(options, &mut on),
         None => file.verify_with(options, &mut on),
     };
     r.digests_checked = report.digests_checked;
@@ -144,24 +145,14 @@ fn one(path: &Path, strict: bool) -> Result<(), Fail> {
     printed
 }
 
-/// v2: every shard of the table that is present beside the file: its size
-/// and whole-file digest (§7.3); an absent shard is a warning (its parts'
-/// reads already failed as problems, if any).
+/// v2: a shard of the table not found beside the file is a warning (its
+/// parts' reads already failed as problems, if any; the shards found were
+/// checked by `Reader::verify_with`).
 fn shards(path: &Path, m: &ztensor::v2::Manifest<'_>, r: &mut Report<'_>) {
-    use ztensor::v2::shard;
     for s in m.shards() {
-        let found = if input::is_stdin(path) { None } else { shard::locate(path, &s).ok() };
-        let Some(p) = found else {
+        let found = !input::is_stdin(path) && ztensor::v2::shard::locate(path, &s).is_ok();
+        if !found {
             r.warning(format_args!("shard {:?} not found beside the file", s.name));
-            continue;
-        };
-        match std::fs::read(&p) {
-            Ok(bytes) => {
-                if let Err(e) = shard::check(&s, &bytes).and_then(|()| shard::verify(&s, &bytes)) {
-                    r.problem(format_args!("shard {:?} ({}): {e}", s.name, out::path(&p)));
-                }
-            }
-            Err(e) => r.problem(format_args!("shard {:?} ({}): {e}", s.name, out::path(&p))),
         }
     }
 }

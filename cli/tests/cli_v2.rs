@@ -158,3 +158,105 @@ fn id_prints_the_content_digest() {
     assert_eq!(o.status.code(), Some(1));
     assert!(text(&o.stderr).contains("v2 files only"), "{}", text(&o.stderr));
 }
+
+/// `zt verify` and the core's per-part and whole-file checks agree on good
+/// and corrupt v2 files: raw and seekable parts, xxh3 and sha256 digests
+/// (issue 30, H2: one per-part verify for every caller).
+#[test]
+fn verify_agrees_with_the_cores_checks() {
+    use ztensor::v2::types::DType;
+    use ztensor::write::v2::{DigestAlg, Encoding, NewObject, NewPart, Options, Writer};
+    let dir = std::env::temp_dir().join(format!("zt-cli-v2-agree-{}", std::process::id()));
+    std::fs::create_dir_all(&dir).unwrap();
+    let content: Vec<u8> = (0..20_000).map(|i| (i * 7 % 251) as u8).collect();
+    for enc in [Encoding::Raw, Encoding::ZstdSeekable { level: 3, frame: 4096 }] {
+        for alg in [DigestAlg::Xxh3, DigestAlg::Sha256] {
+            let mut w = Writer::with_options(Vec::new(), Options::non_canonical(4096).digest(alg)).unwrap();
+            let part = NewPart::new("data", DType::U8, &content[..]).encoding(enc);
+            w.add(NewObject::new("x", &[20_000], "dense").part(part)).unwrap();
+            let good = w.finish().unwrap();
+            let mut bad = good.clone();
+            let at = match enc {
+                Encoding::Raw => bad.windows(64).position(|w| w == &content[..64]).unwrap() + 100,
+                _ => 4096 + 40, // the first frame's compressed bytes
+            };
+            bad[at] ^= 0x10;
+            for (tag, bytes) in [("good", good), ("bad", bad)] {
+                let what = format!("{enc:?} {alg:?} {tag}");
+                let path = dir.join("f.zt");
+                std::fs::write(&path, &bytes).unwrap();
+                let f = ztensor::File::parse(&bytes).unwrap();
+                let whole = f.verify_with(ztensor::verify::Options::ALL, |_| {});
+                let part = f.get("x").unwrap().component("data").unwrap().verify_digest();
+                assert_eq!(part.is_ok(), whole.is_ok(), "{what}: {part:?}");
+                let o = zt(&["verify", path.to_str().unwrap()]);
+                assert_eq!(o.status.success(), whole.is_ok(), "{what}: {}", text(&o.stderr));
+                if whole.is_ok() {
+                    assert!(text(&o.stdout).contains("1 digest verified"), "{what}: {}", text(&o.stdout));
+                }
+            }
+        }
+    }
+    std::fs::remove_dir_all(dir).unwrap();
+}
+
+/// `zt convert` of a v2 file streams each part to the writer, a seekable
+/// part a frame at a time, checking it as it passes (issue 30, H1): a
+/// file of 8 MiB of zeros in a few KiB converts to v2 and to v1.2, and
+/// verifies; a part whose frame is corrupt, or whose seek table claims a
+/// frame of 4 GiB, is refused naming the object and part, and leaves no
+/// file (output or temporary) behind.
+#[test]
+fn convert_streams_seekable_parts_and_leaves_nothing_on_error() {
+    use ztensor::v2::types::DType;
+    use ztensor::write::v2::{Encoding, NewObject, NewPart, Options, Writer};
+    use ztensor::write::Data;
+    const LEN: u64 = 8 << 20;
+    let dir = std::env::temp_dir().join(format!("zt-cli-v2-stream-{}", std::process::id()));
+    let _ = std::fs::remove_dir_all(&dir);
+    std::fs::create_dir_all(&dir).unwrap();
+    let mut w = Writer::with_options(Vec::new(), Options::non_canonical(4096)).unwrap();
+    let zeros = Data::from_reader(LEN, std::io::Read::take(std::io::repeat(0), LEN));
+    let enc = Encoding::ZstdSeekable { level: 1, frame: 1 << 20 };
+    w.add(NewObject::new("z", &[LEN], "dense").part(NewPart::new("data", DType::U8, zeros).encoding(enc))).unwrap();
+    let good = w.finish().unwrap();
+    assert!(good.len() < 16 * 1024, "{}", good.len());
+    let input = dir.join("in.zt");
+    std::fs::write(&input, &good).unwrap();
+    for version in ["2", "1.2"] {
+        let out = dir.join(format!("out-{version}.zt"));
+        let o = zt(&["convert", "-q", input.to_str().unwrap(), out.to_str().unwrap(), "--format-version", version]);
+        assert!(o.status.success(), "{version}: {}", text(&o.stderr));
+        let o = zt(&["verify", out.to_str().unwrap()]);
+        assert!(o.status.success(), "{version}: {}", text(&o.stderr));
+        let f = ztensor::fs::Reader::open(&out).unwrap();
+        let c = f.file().get("z").unwrap().component("data").unwrap();
+        assert!(f.to_vec(&c).unwrap().iter().all(|&b| b == 0));
+        std::fs::remove_file(&out).unwrap();
+    }
+    // The part's blob: its seek table's first entry, and a byte of its second frame.
+    let m = ztensor::v2::Manifest::parse(&good).unwrap();
+    let p = m.objects().next().unwrap().part("data").unwrap();
+    let end = (p.offset + p.length) as usize;
+    let frames = u32::from_le_bytes(good[end - 9..end - 5].try_into().unwrap()) as usize;
+    let stride = if good[end - 5] & 0x80 != 0 { 12 } else { 8 };
+    let first = end - 9 - frames * stride;
+    let second_frame = p.offset as usize + u32::from_le_bytes(good[first..first + 4].try_into().unwrap()) as usize;
+    let mut lying = good.clone();
+    lying[first + 4..first + 8].copy_from_slice(&u32::MAX.to_le_bytes());
+    let mut corrupt = good.clone();
+    corrupt[second_frame + 8] ^= 0x55;
+    for (name, bytes, says) in [("lying", lying, "frame over 16 MiB"), ("corrupt", corrupt, "zt.zstd-seekable/1")] {
+        std::fs::write(&input, &bytes).unwrap();
+        for version in ["2", "1.2"] {
+            let out = dir.join("out.zt");
+            let o = zt(&["convert", "-q", input.to_str().unwrap(), out.to_str().unwrap(), "--format-version", version]);
+            let err = text(&o.stderr);
+            assert_eq!(o.status.code(), Some(1), "{name} {version}: {err}");
+            assert!(err.contains(says) && err.contains("(object \"z\", part \"data\")"), "{name} {version}: {err}");
+            let left: Vec<_> = std::fs::read_dir(&dir).unwrap().map(|e| e.unwrap().file_name()).collect();
+            assert_eq!(left, ["in.zt"], "{name} {version}");
+        }
+    }
+    std::fs::remove_dir_all(dir).unwrap();
+}

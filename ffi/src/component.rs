@@ -331,21 +331,30 @@ pub unsafe extern "C" fn zt_component_read_range(
     })
 }
 
-/// Check one component's digest over its stored bytes: verification where
-/// the bytes are read, so an engine can check each tensor as it loads it
-/// (`zt_verify` checks the whole file). `*checked` (when `checked` is not
-/// NULL) is true when a digest was computed and matched, false when the
-/// component has none or its algorithm is unknown to this library.
+/// Check one component's digest: verification where the bytes are read,
+/// so an engine can check each tensor as it loads it (`zt_verify` checks
+/// the whole file, with the same per-component check, so the two cannot
+/// disagree). In v1.x files the digest covers the stored bytes; in v2 files
+/// it covers the decoded bytes (`digest_over_decoded`): a
+/// `zt.zstd-seekable/1` part is decoded a frame at a time into a running
+/// hash, and its decoded length and type's byte rules are checked on the
+/// way. `*checked` (when `checked` is not NULL) is true when a digest was
+/// computed and matched, false when the component has none or it cannot be
+/// checked (an algorithm, or a v2 encoding, unknown to this library).
 ///
 /// `ZT_OK` when the digest matches or there is nothing to check;
-/// `ZT_ERR_DIGEST_MISMATCH` when it does not match; `ZT_ERR_FORMAT` for a
-/// malformed digest; `ZT_ERR_IO` when a positional read fails. With
+/// `ZT_ERR_DIGEST_MISMATCH` when it does not match (`zt_last_error()` names
+/// the algorithm and the bytes it covers); `ZT_ERR_FORMAT` for a malformed
+/// digest or, as `zt_component_read_range` says, a v2 part whose frames or
+/// seek table are corrupt or decode to another length; `ZT_ERR_CORRUPT_DATA`
+/// for decoded bytes against the type's rules; `ZT_ERR_IO` when a
+/// positional read fails. With
 /// `flags = ZT_VERIFY_STRICT`, a component that cannot be checked (no
-/// digest, unknown algorithm) is `ZT_ERR_UNSUPPORTED`. Other flags are
-/// refused (`ZT_ERR_INVALID_ARGUMENT`).
+/// digest, unknown algorithm or encoding) is `ZT_ERR_UNSUPPORTED`. Other
+/// flags are refused (`ZT_ERR_INVALID_ARGUMENT`).
 ///
-/// Ownership: nothing to free; in positional mode the stored bytes are read
-/// into a buffer of the library's, released before returning.
+/// Ownership: nothing to free; buffers (a piece of the stored bytes, one
+/// seekable frame) are the library's, released before returning.
 /// Thread-safety: safe on a shared handle.
 ///
 /// # Safety

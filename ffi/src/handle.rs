@@ -132,11 +132,12 @@ impl zt_file {
     }
 
     /// Verify the file this handle reads (through its descriptor in
-    /// positional mode: never re-opened by path, never mapped).
+    /// positional mode: never re-opened by path, never mapped), and a v2
+    /// file's shards (`Reader::verify_with`).
     pub(crate) fn verify(&self, options: Options) -> Report {
         match &self.inner {
             #[cfg(feature = "std")]
-            Inner::Path(r) => r.file().verify_from(r, options, |_| {}),
+            Inner::Path(r) => r.verify_with(options, |_| {}),
             Inner::Memory(f) => f.verify_with(options, |_| {}),
         }
     }
@@ -171,7 +172,8 @@ impl zt_file {
         }
     }
 
-    /// Check `c`'s digest over its stored bytes, whatever the mode.
+    /// Check `c`'s digest (v1.x: over its stored bytes; v2: its decoded
+    /// bytes), whatever the mode: the core's one per-part check.
     pub(crate) fn verify_digest(&self, c: &Component<'_>) -> Result<Verified, Fail> {
         match &self.inner {
             #[cfg(feature = "std")]

@@ -8,7 +8,10 @@ use crate::{zt_status, zt_verify_counts, ZT_VERIFY_ALL, ZT_VERIFY_DIGESTS, ZT_VE
 use ztensor_core::verify::{Options, Report};
 
 /// Deep check of the whole file, O(data): with `ZT_VERIFY_DIGESTS`, every
-/// component's digest over its stored bytes (a digest of an unknown
+/// component's digest as `zt_component_verify` checks it (v1.x: over the
+/// stored bytes; v2: over the decoded bytes, a seekable part a frame at a
+/// time) and, for a v2 file opened by path, the whole-file digest of every
+/// shard of its table found beside it (a digest of an unknown
 /// algorithm cannot be checked: it is counted, and is a problem unless
 /// `ZT_VERIFY_ALLOW_UNVERIFIABLE`, so a file with a part that could not be
 /// checked is never reported as verified); with

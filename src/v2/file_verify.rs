@@ -1,19 +1,19 @@
 //! [`File::verify_with`](crate::File::verify_with) on a v2 file: every
-//! part's decoded bytes against `decoded_length`, its digest and its type's
-//! byte rules, then each object's layout data rules (CSR, COO).
+//! part through the one per-part check (`crate::verify::part`: decoded bytes
+//! against `decoded_length`, digest, type's byte rules), then each object's
+//! layout data rules (CSR, COO).
 
 use super::data;
 use super::layout::Profile;
-use super::part::Digest;
-use super::verify::{elements, part, Pieces};
 use crate::check::Stored;
-use crate::error::{Error, ErrorKind, Result};
+use crate::error::{ErrorKind, Result};
 use crate::file::File;
 use crate::object::Component;
 use crate::types::Encoding;
-use crate::verify::{Finding, Options, PieceReader, Report};
+use crate::verify::{part, Bytes, Finding, Options, Positional, Report};
 
-/// Decoded bytes of a part whose stored bytes are `stored`.
+/// Decoded bytes of a part whose stored bytes are `stored` (the layout
+/// rules' index parts, which need them whole).
 fn decode<'s>(c: &Component<'_>, stored: Stored<'s>) -> Result<Stored<'s>> {
     match c.encoding() {
         Encoding::Raw => Ok(stored),
@@ -29,60 +29,28 @@ impl<'a> File<'a> {
         m: &super::Manifest<'a>,
         opt: Options,
         load: &impl Fn(&Component<'a>) -> Result<Stored<'s>>,
-        pieces: Option<PieceReader<'_, 'a>>,
+        positional: Option<&Positional<'_, 'a>>,
         mut on: impl FnMut(Finding<'_, 'a>),
     ) -> Report {
         let mut r = Report::default();
         for (o, v2o) in self.objects().zip(m.objects()) {
             r.objects += 1;
-            let in_obj = |e: Error| e.in_object(o.name());
             for c in o.components() {
                 r.components += 1;
-                let Some(mut p) = c.v2_part() else { continue };
-                if !opt.digests {
-                    p.digest = None;
-                }
                 if !opt.digests && !opt.data {
                     continue;
                 }
-                if matches!(p.digest, Some(Digest::Other(..))) || (opt.digests && c.encoding() == Encoding::Unknown) {
-                    r.unverifiable += 1;
-                    on(Finding::Unverifiable { object: &o, component: &c });
-                    if opt.strict {
-                        r.problem(in_obj(c.error(ErrorKind::UnverifiableDigest)), &mut on);
-                    }
-                    if c.encoding() == Encoding::Unknown {
-                        continue;
-                    }
-                }
-                // A raw part read by position: hashed piece by piece as it is read.
-                if let (Some(read), Encoding::Raw, None, Some(mut h)) = (pieces, c.encoding(), c.shard(), Pieces::new(&p)) {
-                    match read(&c, &mut |b| h.update(b)).and_then(|()| {
-                        h.finish(p.decoded_size()).map_err(|e| Error::from(e).in_component(c.role()))
-                    }) {
-                        Ok(true) => r.digests_checked += 1,
-                        Ok(false) => {}
-                        Err(e) => r.problem(in_obj(e), &mut on),
-                    }
-                    continue;
-                }
-                let decoded = match load(&c).and_then(|s| decode(&c, s)) {
-                    Ok(d) => d,
-                    Err(e) => {
-                        r.problem(in_obj(e), &mut on);
-                        continue;
-                    }
+                // Every part through the one per-part check (`verify::part`).
+                let found = match positional.filter(|p| (p.by_position)(&c)) {
+                    #[cfg(feature = "alloc")]
+                    Some(p) => part(&c, opt, Bytes::At(&|offset, out| (p.read)(&c, offset, out))),
+                    _ => load(&c).and_then(|s| part(&c, opt, Bytes::Memory(s.get()))),
                 };
-                let n = if opt.data { elements(&v2o, &p) } else { None };
-                match part(&p, n, decoded.get()) {
-                    Ok(true) => r.digests_checked += 1,
-                    Ok(false) => {}
-                    Err(e) => r.problem(in_obj(Error::from(e).in_component(c.role())), &mut on),
-                }
+                r.tally(&o, &c, opt, found, &mut on);
             }
             if opt.data {
                 if let Err(e) = self.layout_data(&o, &v2o, load) {
-                    r.problem(in_obj(e), &mut on);
+                    r.problem(e.in_object(o.name()), &mut on);
                 }
             }
         }

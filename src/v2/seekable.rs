@@ -233,6 +233,75 @@ pub fn decode_to_vec(encoded: &[u8], decoded_length: u64) -> Result<alloc::vec::
     Ok(out)
 }
 
+/// A seekable part's frames decoded in order, one at a time
+/// ([`Frames::next_into`], or as an iterator of buffers): the memory a
+/// whole part's check or conversion needs is one frame (at most 16 MiB,
+/// `MAX_FRAME`), whatever `decoded_length` the seek table declares.
+#[cfg(feature = "alloc")]
+pub struct Frames<'e> {
+    encoded: &'e [u8],
+    table: SeekTable<'e>,
+    /// The next frame, and where its bytes start.
+    next: usize,
+    offset: u64,
+    dec: crate::zstd::FrameDecoder,
+}
+
+#[cfg(feature = "alloc")]
+impl<'e> Frames<'e> {
+    /// The frames of the part `encoded`, once its seek table is checked.
+    pub fn new(encoded: &'e [u8], decoded_length: u64) -> Result<Frames<'e>> {
+        let table = SeekTable::parse(encoded, decoded_length)?;
+        Ok(Frames { encoded, table, next: 0, offset: 0, dec: decoder()? })
+    }
+
+    /// The largest frame's decoded size: what a buffer for [`Frames::next_into`] needs.
+    pub fn frame_size(&self) -> u64 {
+        self.table.frame_size
+    }
+
+    /// Decode the next frame into `buf`, resized to exactly its content
+    /// (checked against the table); `None` after the last frame.
+    pub fn next_into(&mut self, buf: &mut alloc::vec::Vec<u8>) -> Option<Result<()>> {
+        if self.next == self.table.len() {
+            return None;
+        }
+        let (len, decoded_len) = self.table.entry(self.next);
+        let f = Frame { offset: self.offset, len, decoded_offset: 0, decoded_len };
+        self.next += 1;
+        self.offset += len;
+        buf.resize(decoded_len as usize, 0);
+        Some(frame_result(self.dec.decode_into(frame_bytes(self.encoded, &f), buf), &f))
+    }
+}
+
+#[cfg(feature = "alloc")]
+impl Iterator for Frames<'_> {
+    type Item = Result<alloc::vec::Vec<u8>>;
+
+    fn next(&mut self) -> Option<Self::Item> {
+        let mut v = alloc::vec::Vec::new();
+        self.next_into(&mut v).map(|r| r.map(|()| v))
+    }
+}
+
+/// Decode a seekable part frame after frame into one buffer of a frame's
+/// size, handing each frame's content to `f` in order ([`Frames`]).
+#[cfg(feature = "alloc")]
+pub fn for_each_frame<E: From<Error>>(
+    encoded: &[u8],
+    decoded_length: u64,
+    mut f: impl FnMut(&[u8]) -> core::result::Result<(), E>,
+) -> core::result::Result<(), E> {
+    let mut frames = Frames::new(encoded, decoded_length)?;
+    let mut buf = alloc::vec::Vec::with_capacity(frames.frame_size() as usize);
+    while let Some(r) = frames.next_into(&mut buf) {
+        r?;
+        f(&buf)?;
+    }
+    Ok(())
+}
+
 #[cfg(feature = "alloc")]
 fn decoder() -> Result<crate::zstd::FrameDecoder> {
     crate::zstd::FrameDecoder::new().map_err(|_| bad("frame does not decode"))

@@ -23,15 +23,64 @@ pub fn check(shard: &Shard<'_>, file: &[u8]) -> Result<()> {
 
 /// The deep rung: the whole-file digest.
 pub fn verify(shard: &Shard<'_>, file: &[u8]) -> Result<()> {
-    let ok = match shard.digest {
-        Digest::Xxh3(h) => xxhash_rust::xxh3::xxh3_64(file) == h,
-        Digest::Sha256(h) => Sha256::digest(file)[..] == h[..],
-        Digest::Other(..) => return Err(Error::ctx(Kind::Unsupported, "shard digest")),
-    };
-    if ok {
-        Ok(())
-    } else {
-        Err(Error::ctx(Kind::DigestMismatch, "shard"))
+    let mut h = Pieces::new(shard)?;
+    h.update(file);
+    h.finish()
+}
+
+/// [`verify`] over the shard's bytes handed in pieces, in order
+/// ([`Pieces::update`]), then checked ([`Pieces::finish`]): a shard is
+/// never held whole to be verified.
+pub struct Pieces {
+    want: Digest<'static>,
+    state: State,
+}
+
+#[allow(clippy::large_enum_variant)] // one per shard being verified
+enum State {
+    Xxh3(xxhash_rust::xxh3::Xxh3Default),
+    Sha256(Sha256),
+}
+
+impl Pieces {
+    /// For `shard`; a digest of an unknown algorithm is [`Kind::Unsupported`].
+    pub fn new(shard: &Shard<'_>) -> Result<Pieces> {
+        let (want, state) = match shard.digest {
+            Digest::Xxh3(h) => (Digest::Xxh3(h), State::Xxh3(xxhash_rust::xxh3::Xxh3Default::new())),
+            Digest::Sha256(h) => (Digest::Sha256(h), State::Sha256(Sha256::new())),
+            Digest::Other(..) => return Err(Error::ctx(Kind::Unsupported, "shard digest")),
+        };
+        Ok(Pieces { want, state })
+    }
+
+    /// The algorithm's name.
+    pub fn algorithm(&self) -> &'static str {
+        match self.state {
+            State::Xxh3(_) => "xxh3",
+            State::Sha256(_) => "sha256",
+        }
+    }
+
+    /// The shard's next bytes.
+    pub fn update(&mut self, bytes: &[u8]) {
+        match &mut self.state {
+            State::Xxh3(h) => h.update(bytes),
+            State::Sha256(h) => h.update(bytes),
+        }
+    }
+
+    /// Whether everything handed has the table's digest.
+    pub fn finish(self) -> Result<()> {
+        let ok = match (self.state, self.want) {
+            (State::Xxh3(h), Digest::Xxh3(want)) => h.digest() == want,
+            (State::Sha256(h), Digest::Sha256(want)) => h.finalize()[..] == want[..],
+            _ => false,
+        };
+        if ok {
+            Ok(())
+        } else {
+            Err(Error::ctx(Kind::DigestMismatch, "shard"))
+        }
     }
 }
 

@@ -14,6 +14,8 @@ use super::types::Logical;
 
 /// Check decoded bytes of a part: length, digest (if registered), and the
 /// logical type's byte rules. Returns whether a digest was checked.
+/// The same checks as [`Pieces`] on bytes all in memory, with the one-shot
+/// XXH3 ([`xxh3`]).
 pub fn part(p: &Part<'_>, n_elements: Option<u64>, decoded: &[u8]) -> Result<bool> {
     if decoded.len() as u64 != p.decoded_size() {
         return Err(Error::new(Kind::DecodedLength));
@@ -38,13 +40,18 @@ fn xxh3(bytes: &[u8]) -> u64 {
     crate::xxh3::xxh3_64(bytes)
 }
 
-/// A part's digest computed over its decoded bytes handed in pieces, in
-/// order ([`Pieces::update`]), then checked ([`Pieces::finish`]): the same
-/// checks as [`part`] for a part whose type has no byte rules.
+/// A part's decoded bytes handed in pieces, in order ([`Pieces::update`]),
+/// then checked ([`Pieces::finish`]): their length against `decoded_length`,
+/// the logical type's byte rules (Appendix A) and the digest (§6.3: over the
+/// decoded bytes), in memory bounded by one piece, whatever the part's size.
 pub struct Pieces<'p> {
-    want: Option<&'p Digest<'p>>,
+    want: Option<Digest<'p>>,
     len: u64,
     state: State,
+    /// The type with byte rules, and its element count (for `f4_e2m1`'s final nibble).
+    rules: Option<(Logical, u64)>,
+    /// The last byte handed: `f4_e2m1`'s final nibble, checked at the end.
+    last: Option<u8>,
 }
 
 #[allow(clippy::large_enum_variant)] // one on the stack per part being verified; no heap without `alloc`
@@ -56,38 +63,46 @@ enum State {
 }
 
 impl<'p> Pieces<'p> {
-    /// For `p`, if its type has no byte rules (`None` otherwise: use [`part`]).
-    pub fn new(p: &'p Part<'p>) -> Option<Pieces<'p>> {
-        // The types `data::check_logical` has rules for.
-        if matches!(p.logical(), Some(Logical::Bool | Logical::F4E2M1)) {
-            return None;
-        }
+    /// For `p`; `n_elements` is the count its logical type sees (where its
+    /// layout gives one, [`elements`]); without it, the `f4_e2m1`
+    /// final-nibble rule cannot be located and only `bool`'s rule runs.
+    pub fn new(p: &Part<'p>, n_elements: Option<u64>) -> Pieces<'p> {
         let state = match p.digest {
             Some(Digest::Xxh3(_)) => State::Xxh3(Xxh3Default::new()),
             Some(Digest::Sha256(_)) => State::Sha256(Sha256::new()),
             _ => State::None,
         };
-        Some(Pieces { want: p.digest.as_ref(), len: 0, state })
+        let rules = p.logical().map(|t| (t, n_elements.unwrap_or(0)));
+        Pieces { want: p.digest, len: 0, state, rules, last: None }
     }
 
-    /// The next decoded bytes.
-    pub fn update(&mut self, bytes: &[u8]) {
+    /// The next decoded bytes: `bool`'s rule is checked on them as they come.
+    pub fn update(&mut self, bytes: &[u8]) -> Result<()> {
+        if let Some((t, _)) = self.rules {
+            // Element count 0: the final nibble is checked by `finish`.
+            data::check_logical(t, 0, bytes)?;
+        }
         self.len += bytes.len() as u64;
+        self.last = bytes.last().copied().or(self.last);
         match &mut self.state {
             State::Xxh3(h) => h.update(bytes),
             State::Sha256(h) => h.update(bytes),
             State::None => {}
         }
+        Ok(())
     }
 
-    /// Length and digest of everything handed, as [`part`] checks them
-    /// (`decoded_size` is the part's): whether a digest was checked.
+    /// Length, final nibble and digest of everything handed, as [`part`]
+    /// checks them (`decoded_size` is the part's): whether a digest was checked.
     pub fn finish(self, decoded_size: u64) -> Result<bool> {
         if self.len != decoded_size {
             return Err(Error::new(Kind::DecodedLength));
         }
+        if let (Some((t, n)), Some(b)) = (self.rules, self.last) {
+            data::check_logical(t, n, &[b])?;
+        }
         let ok = match (self.state, self.want) {
-            (State::Xxh3(h), Some(Digest::Xxh3(want))) => h.digest() == *want,
+            (State::Xxh3(h), Some(Digest::Xxh3(want))) => h.digest() == want,
             (State::Sha256(h), Some(Digest::Sha256(want))) => h.finalize()[..] == want[..],
             _ => return Ok(false),
         };
@@ -172,11 +187,21 @@ pub fn object(o: &Object<'_, '_>, file: &[u8]) -> Result<usize> {
     match o.profile() {
         Profile::Csr { index } => {
             let (ip, ix) = (o.part("indptr"), o.part("indices"));
-            let (Some(ip), Some(ix)) = (ip, ix) else { return Err(Error::new(Kind::LayoutParts)) };
-            data::check_csr(o.dim(0).unwrap_or(0), o.dim(1).unwrap_or(0), index, &decoded(&ip, file)?, &decoded(&ix, file)?)?;
+            let (Some(ip), Some(ix)) = (ip, ix) else {
+                return Err(Error::new(Kind::LayoutParts));
+            };
+            data::check_csr(
+                o.dim(0).unwrap_or(0),
+                o.dim(1).unwrap_or(0),
+                index,
+                &decoded(&ip, file)?,
+                &decoded(&ix, file)?,
+            )?;
         }
         Profile::Coo { index } => {
-            let Some(c) = o.part("coords") else { return Err(Error::new(Kind::LayoutParts)) };
+            let Some(c) = o.part("coords") else {
+                return Err(Error::new(Kind::LayoutParts));
+            };
             let mut shape = [0u64; 64];
             for (s, d) in shape.iter_mut().zip(o.dims()) {
                 *s = d;

@@ -8,16 +8,19 @@
 //! refused. `u8` with the logical type `bool` becomes `bool`, `f8_e8m0` and
 //! `f4_e2m1` take their v1.2 names. A sharded root is read with its data
 //! shards ([`Files`]); encodings other than raw and `zt.zstd-seekable/1`
-//! are refused. Input
-//! digests are verified; with `--digest` unset, `sha256` digests are kept
-//! and `xxh3` ones (no v1.2 algorithm) dropped. Attributes are carried over
-//! item by item.
+//! are refused. Input digests are verified as the parts stream to the
+//! writer (a seekable part a frame at a time: memory is one frame); with
+//! `--digest` unset, `sha256` digests are kept and `xxh3` ones (no v1.2
+//! algorithm) dropped. Attributes are carried over item by item.
 
-use super::{owned_data, slice_data, DigestOpt, Out};
+use super::{DigestOpt, Out};
 use crate::input::{self, Bytes};
 use crate::Fail;
 use ztensor::v2::Digest;
-use ztensor::v2::{shard, verify, Manifest};
+use std::borrow::Cow;
+use std::cell::RefCell;
+use std::rc::Rc;
+use ztensor::v2::{seekable, shard, verify, Manifest};
 use std::path::Path;
 use ztensor::write::v2::{Encoding, NewObject as V2Object, NewPart, Writer as V2Writer};
 use ztensor::write::{AttrValue, Checksum, Data, FileSink, NewComponent, NewObject};
@@ -56,17 +59,21 @@ pub fn write(m: &Manifest<'_>, files: &Files<'_>, out: &mut Out) -> Result<(), F
                 obj = obj.attribute(k, AttrValue::Cbor(v.to_vec()));
             }
         }
+        // The first problem a part's bytes show as the writer takes them.
+        let problem = Rc::new(RefCell::new(None));
         for p in o.parts() {
             let p = p.map_err(|e| bad(e.to_string()))?;
             let pbad = |msg: String| out.bad_input(format!("{msg} (object {name:?}, part {:?})", p.name));
-            let dec = files.decoded(&p).map_err(pbad)?;
+            let at = format!("(object {name:?}, part {:?})", p.name);
+            let (size, chunks) = files.stream(&p, &problem, at).map_err(pbad)?;
             let (dtype, logical) = match (p.dtype, p.type_name) {
                 (DType::U8, Some("bool")) => (DType::Bool, None),
                 (d, Some("f8_e8m0")) => (d, Some("f8_e8m0fnu")),
                 (d, Some("f4_e2m1")) => (d, Some("f4_e2m1fn")),
                 (d, t) => (d, t),
             };
-            let data = if p.is_raw() { slice_data(files.blob(&p), &out.progress) } else { owned_data(dec.to_vec(), &out.progress) };
+            let progress = out.progress.clone();
+            let data = Data::from_chunks(size, chunks.inspect(move |c| progress.add(c.len() as u64)));
             let mut nc = NewComponent::new(p.name, dtype, data);
             if let Some(t) = logical {
                 nc = nc.logical_type(LogicalType::parse(t));
@@ -76,7 +83,11 @@ pub fn write(m: &Manifest<'_>, files: &Files<'_>, out: &mut Out) -> Result<(), F
             }
             obj = obj.component(nc);
         }
-        out.add(obj)?;
+        let added = out.add(obj);
+        if let Some(e) = problem.take() {
+            return Err(out.bad_input(e));
+        }
+        added?;
     }
     Ok(())
 }
@@ -107,10 +118,12 @@ pub fn write_v2(
                 obj = obj.attribute(k, AttrValue::Cbor(v.to_vec()));
             }
         }
+        let problem = Rc::new(RefCell::new(None));
         for p in o.parts() {
             let p = p.map_err(|e| bad(format!("{e} (object {:?})", o.name)))?;
-            let dec = files.decoded(&p).map_err(|e| bad(format!("{e} (object {:?}, part {:?})", o.name, p.name)))?;
-            let data = if p.is_raw() { Data::from(files.blob(&p)) } else { Data::owned(dec.to_vec()) };
+            let at = format!("(object {:?}, part {:?})", o.name, p.name);
+            let (size, chunks) = files.stream(&p, &problem, at.clone()).map_err(|e| bad(format!("{e} {at}")))?;
+            let data = Data::from_chunks(size, chunks);
             let mut np = NewPart::new(p.name, p.dtype, data);
             if let Some(t) = p.type_name {
                 np = np.logical(t);
@@ -120,7 +133,11 @@ pub fn write_v2(
             }
             obj = obj.part(np);
         }
-        w.add(obj).map_err(&refused)?;
+        let added = w.add(obj);
+        if let Some(e) = problem.take() {
+            return Err(bad(e));
+        }
+        added.map_err(&refused)?;
     }
     Ok(())
 }
@@ -157,18 +174,95 @@ impl<'f> Files<'f> {
         }
     }
 
-    /// A part's blob (in its file).
-    fn blob(&self, p: &ztensor::v2::Part<'_>) -> &[u8] {
-        self.file(p).ok().and_then(|f| p.blob(f)).unwrap_or(&[])
+    /// A part's decoded bytes for a writer, and their size: see [`Checked`].
+    /// `problem` receives the first problem found (with `at` appended).
+    fn stream<'s>(
+        &'s self,
+        p: &ztensor::v2::Part<'s>,
+        problem: &Rc<RefCell<Option<String>>>,
+        at: String,
+    ) -> Result<(u64, Checked<'s>), String> {
+        let blob = p.blob(self.file(p)?).ok_or("the part's blob is outside its file")?;
+        let size = p.decoded_size();
+        let chunks: Chunks<'s> = match p.encoding {
+            None => Box::new(blob.chunks(super::CHUNK).map(|c| Ok(Cow::Borrowed(c)))),
+            Some(seekable::ID) => {
+                let frames = seekable::Frames::new(blob, size).map_err(|e| e.to_string())?;
+                Box::new(frames.map(|f| f.map(Cow::Owned).map_err(|e| e.to_string())))
+            }
+            Some(e) => return Err(format!("encoding {e:?} is not one zt decodes")),
+        };
+        let pieces = Some(verify::Pieces::new(p, None));
+        let mut c = Checked { chunks, pieces, size, seen: 0, problem: problem.clone(), at };
+        if size == 0 {
+            // No chunk will come: the checks of nothing, now.
+            c.finish().map_err(|e| e.to_string())?;
+        }
+        Ok((size, c))
+    }
+}
+
+type Chunks<'s> = Box<dyn Iterator<Item = Result<Cow<'s, [u8]>, String>> + 's>;
+
+/// A part's decoded bytes as a writer takes them, checked as they pass
+/// (length, the type's byte rules, the digest: `verify::Pieces`): a raw
+/// part's blob a piece at a time, a `zt.zstd-seekable/1` part a frame at a
+/// time, so a conversion holds one frame whatever the part declares. A
+/// problem ends the stream before its last piece (the writer then refuses
+/// the object as short) and is kept in `problem`, the error reported.
+struct Checked<'s> {
+    chunks: Chunks<'s>,
+    pieces: Option<verify::Pieces<'s>>,
+    size: u64,
+    seen: u64,
+    problem: Rc<RefCell<Option<String>>>,
+    at: String,
+}
+
+impl Checked<'_> {
+    /// The checks of the whole part, once (later calls: `Ok`).
+    fn finish(&mut self) -> Result<(), String> {
+        match self.pieces.take().map(|h| h.finish(self.size)) {
+            Some(Err(e)) => Err(self.fail(e.to_string())),
+            _ => Ok(()),
+        }
     }
 
-    /// A part's decoded bytes, checked against its digest.
-    fn decoded(&self, p: &ztensor::v2::Part<'_>) -> Result<verify::Decoded<'_>, String> {
-        let file = self.file(p)?;
-        let here = ztensor::v2::Part { shard: None, ..*p };
-        let dec = verify::decoded(&here, file).map_err(|e| e.to_string())?;
-        verify::part(p, None, &dec).map_err(|e| e.to_string())?;
-        Ok(dec)
+    /// Record the first problem; the stream ends.
+    fn fail(&mut self, e: String) -> String {
+        self.pieces = None;
+        let e = format!("{e} {}", self.at);
+        self.problem.borrow_mut().get_or_insert(e.clone());
+        e
+    }
+}
+
+impl<'s> Iterator for Checked<'s> {
+    type Item = Cow<'s, [u8]>;
+
+    fn next(&mut self) -> Option<Cow<'s, [u8]>> {
+        let h = self.pieces.as_mut()?;
+        let c = match self.chunks.next() {
+            Some(Ok(c)) => c,
+            Some(Err(e)) => {
+                self.fail(e);
+                return None;
+            }
+            None => {
+                let _ = self.finish();
+                return None;
+            }
+        };
+        if let Err(e) = h.update(&c) {
+            self.fail(e.to_string());
+            return None;
+        }
+        self.seen += c.len() as u64;
+        // The last piece goes only if the whole part checks out.
+        if self.seen >= self.size && self.finish().is_err() {
+            return None;
+        }
+        Some(c)
     }
 }
 

@@ -40,12 +40,17 @@ pub(super) fn shard_entry(size: u64, digest: &str) -> Result<Vec<u8>> {
 
 /// A root for checking one object: data shards of the given sizes, with
 /// provisional names and digests.
-pub(super) fn root_with(objects: &[(Vec<u8>, Vec<u8>)], attrs: &BTreeMap<Vec<u8>, Vec<u8>>, sizes: &BTreeMap<u32, u64>) -> Result<Vec<u8>> {
+pub(super) fn root_with(
+    objects: &[(Vec<u8>, Vec<u8>)],
+    attrs: &BTreeMap<Vec<u8>, Vec<u8>>,
+    sizes: &BTreeMap<u32, u64>,
+    suffix: &str,
+) -> Result<Vec<u8>> {
     #[cfg(feature = "std")]
-    let table: Vec<ShardEntry> = sizes.iter().map(|(&k, &s)| (shard::provisional_name(k), s, [0; 32])).collect();
+    let table: Vec<ShardEntry> = sizes.iter().map(|(&k, &s)| (shard::provisional_name(k, suffix), s, [0; 32])).collect();
     #[cfg(not(feature = "std"))]
     let table: Vec<ShardEntry> = {
-        let _ = sizes;
+        let _ = (sizes, suffix);
         Vec::new()
     };
     root_shards(objects, attrs, &table)
@@ -83,6 +88,7 @@ pub(super) fn object_entry(
     parts: &[NewPart<'_>],
     plans: &[Plan],
     digests: &[Option<String>],
+    suffix: &str,
 ) -> Result<(Vec<u8>, Vec<usize>)> {
     let mut pm = Vec::with_capacity(parts.len());
     for ((p, plan), d) in parts.iter().zip(plans).zip(digests) {
@@ -95,7 +101,7 @@ pub(super) fn object_entry(
         f.push((cbor::key("dtype"), cbor::key(p.dtype.name())));
         #[cfg(feature = "std")]
         if plan.shard != 0 {
-            f.push((cbor::key("shard"), cbor::key(&shard::provisional_name(plan.shard))));
+            f.push((cbor::key("shard"), cbor::key(&shard::provisional_name(plan.shard, suffix))));
         }
         if let Some(t) = &p.logical {
             f.push((cbor::key("type"), cbor::key(t)));
@@ -133,10 +139,12 @@ pub(super) fn object_entry(
     #[allow(unused_mut)] // Filled only with std (sharded output).
     let mut patches = Vec::new();
     #[cfg(not(feature = "std"))]
-    let _ = parts_len;
+    let _ = (parts_len, suffix);
     #[cfg(feature = "std")]
     if plans.iter().any(|p| p.shard != 0) {
-        let marker = [&cbor::key("shard")[..], &[0x6e][..]].concat();
+        // The name's text head: one byte (major type 3, its length below 24).
+        let head = 0x60 + shard::provisional_name(0, suffix).len() as u8;
+        let marker = [&cbor::key("shard")[..], &[head][..]].concat();
         // Only in the parts map, first in the object's map (after its head and key).
         let end = 1 + cbor::key("parts").len() + parts_len;
         let mut i = 0;

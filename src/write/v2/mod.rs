@@ -256,6 +256,15 @@ impl<S: Sink> Writer<S> {
         Ok(())
     }
 
+    /// The suffix of this output's shard names (none without shards).
+    fn shard_suffix(&self) -> &'static str {
+        #[cfg(feature = "std")]
+        if let Some(sh) = &self.shards {
+            return sh.suffix();
+        }
+        ""
+    }
+
     fn usable(&self) -> Result<()> {
         if self.broken {
             return Err(Error::new(Kind::Core(crate::ErrorKind::Io)));
@@ -423,7 +432,8 @@ impl<S: Sink> Writer<S> {
         let provisional: Vec<Option<String>> =
             plans.iter().map(|p| p.digest.clone().or_else(|| Digester::placeholder(self.opts.digest))).collect();
         let key = cbor::key(&obj.name);
-        let (value, _) = object_entry(&obj.shape, &obj.layout, &attrs, &obj.parts, &plans, &provisional)?;
+        let suffix = self.shard_suffix();
+        let (value, _) = object_entry(&obj.shape, &obj.layout, &attrs, &obj.parts, &plans, &provisional, suffix)?;
         // The reader's verdict on the object alone, at its real offsets
         // (data shards as large as the blobs in them need).
         // (Each `offset + length` fits in u64: `take` checked it.)
@@ -433,7 +443,7 @@ impl<S: Sink> Writer<S> {
             *e = (*e).max(end_of(p.offset + p.length, FOOTER_LEN)?);
         }
         let root_end = plans.iter().filter(|p| p.shard == 0).map(|p| p.offset + p.length).max().unwrap_or(0);
-        let m = root_with(&[(key.clone(), value)], &BTreeMap::new(), &table)?;
+        let m = root_with(&[(key.clone(), value)], &BTreeMap::new(), &table, suffix)?;
         check_manifest_after(&m, self.opts.align, root_end.max(if self.shard == 0 { self.next_free() } else { MAGIC.len() as u64 }))?;
 
         // Write.
@@ -450,7 +460,8 @@ impl<S: Sink> Writer<S> {
                 self.blobs.entry(k).or_default().push((plan.shard, plan.offset, plan.full));
             }
         }
-        let (value, patches) = object_entry(&obj.shape, &obj.layout, &attrs, &obj.parts, &plans, &digests)?;
+        let suffix = self.shard_suffix();
+        let (value, patches) = object_entry(&obj.shape, &obj.layout, &attrs, &obj.parts, &plans, &digests, suffix)?;
         let i = self.objects.len();
         self.patches.extend(patches.into_iter().map(|at| (i, at)));
         self.objects.push((key, value));
@@ -646,6 +657,11 @@ impl<S: Sink> Writer<S> {
         if let Err(e) = self.sink.finish() {
             self.broken = true;
             return Err(e.into());
+        }
+        // The new root is published (the commit point): the old one's shards go.
+        #[cfg(feature = "std")]
+        if let Some(sh) = self.shards.as_mut() {
+            sh.remove_old();
         }
         Ok(self.sink)
     }

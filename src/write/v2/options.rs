@@ -65,6 +65,12 @@ impl Options {
     /// Sharded output (non-canonical, files only: [`Writer::create_with`](super::Writer::create_with)):
     /// blobs go to data shards of at most `max_bytes` each (a larger blob
     /// gets a shard of its own) beside a root that holds the manifest.
+    /// Rewriting a sharded model in place is atomic for a reader at the
+    /// root's path (old model or new, never a mix): the new shards take
+    /// names no file there has (`NNNNN-of-NNNNN`, or with a `.1`, `.2`
+    /// suffix), the root is renamed last, the old shards are removed after;
+    /// what a killed writer left is removed by the next writer to the same
+    /// path (see `write::v2`'s shard module docs).
     pub const fn shards(mut self, max_bytes: u64) -> Self {
         self.shard_size = Some(max_bytes);
         self

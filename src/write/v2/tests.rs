@@ -411,3 +411,83 @@ fn a_part_too_large_for_any_file_is_refused() {
         assert_eq!(Manifest::parse(&bytes).unwrap().len(), 1);
     }
 }
+
+/// A sharded model rewritten in place (issue 30, M2): a writer stopped
+/// right after its first shard rename leaves the old model whole at the
+/// root's path; the next writer removes what it left (and a killed
+/// writer's temporary files), publishes, and removes the old shards.
+#[cfg(feature = "std")]
+#[test]
+fn a_sharded_rewrite_is_atomic_and_cleans_up_after_a_killed_writer() {
+    use crate::fs::Reader;
+    use crate::v2::types::DType;
+    use std::string::ToString;
+    let dir = tempfile::tempdir().unwrap();
+    let root = dir.path().join("model.zt");
+    let write = |fill: u8, crash: Option<usize>| {
+        shard::tests::CRASH_AFTER_SHARD_RENAMES.with(|c| c.set(crash));
+        let mut w = Writer::create_with(&root, Options::non_canonical(4096).shards(8192)).unwrap();
+        for (i, name) in ["a", "b", "c"].into_iter().enumerate() {
+            // Distinct bytes: equal blobs would be stored once.
+            let data = vec![fill + 16 * i as u8; 6000];
+            w.add(NewObject::new(name, &[6000], "dense").part(NewPart::new("data", DType::U8, &data[..]))).unwrap();
+        }
+        let r = w.finish().map(drop);
+        shard::tests::CRASH_AFTER_SHARD_RENAMES.with(|c| c.set(None));
+        r
+    };
+    // The model at the root's path: it verifies, and every object holds `fill`.
+    let holds = |fill: u8| {
+        let r = Reader::open(&root).unwrap();
+        let report = r.verify_with(crate::verify::Options::ALL, |_| {});
+        assert!(report.is_ok(), "{:?}", report.first_problem);
+        assert_eq!(report.digests_checked, 3);
+        for (i, o) in r.file().objects().enumerate() {
+            assert_eq!(r.to_vec(&o.component("data").unwrap()).unwrap(), vec![fill + 16 * i as u8; 6000]);
+        }
+        r.file().v2().unwrap().shards().count()
+    };
+    let files = || {
+        let mut v: Vec<std::string::String> = std::fs::read_dir(dir.path())
+            .unwrap()
+            .map(|e| e.unwrap().file_name().to_string_lossy().to_string())
+            .collect();
+        v.sort();
+        v
+    };
+    write(1, None).unwrap();
+    let n = holds(1);
+    assert!(n >= 2, "{n}");
+    let first = files();
+    assert!(first.iter().all(|f| f == "model.zt" || shard::tests::suffix_of(f) == Some("")), "{first:?}");
+
+    // Stopped after its first shard rename: the old model, whole.
+    assert!(write(2, Some(1)).is_err());
+    assert_eq!(holds(1), n);
+    let orphans: Vec<_> = files().into_iter().filter(|f| !first.contains(f)).collect();
+    assert_eq!(orphans.len(), 1, "{orphans:?}");
+    // What a killed writer (a process that is gone) leaves.
+    let stale = [".model-shard-00002.99999999.tmp", ".model.zt.99999999.0.tmp"];
+    for f in stale {
+        std::fs::write(dir.path().join(f), b"left behind").unwrap();
+    }
+
+    // The next writer: the leftovers removed, the new model published, the old shards removed.
+    write(3, None).unwrap();
+    assert_eq!(holds(3), n);
+    let second = files();
+    assert_eq!(second.len(), n + 1, "{second:?}");
+    assert!(second.iter().all(|f| f == "model.zt" || shard::tests::suffix_of(f) == Some(".1")), "{second:?}");
+    // And once more: back to the first family of names.
+    write(4, None).unwrap();
+    assert_eq!(holds(4), n);
+    assert_eq!(files(), first);
+    // The live root's shard files gone (a broken model): the next writer
+    // still keeps clear of its names, and keeps its own shards.
+    for f in files().iter().filter(|f| *f != "model.zt") {
+        std::fs::remove_file(dir.path().join(f)).unwrap();
+    }
+    write(5, None).unwrap();
+    assert_eq!(holds(5), n);
+    assert_eq!(files(), second);
+}
