@@ -167,6 +167,20 @@ void zt_panic(void);
 #define ZT_OPEN_POSITIONAL 1
 #endif
 
+#if defined(ZT_STD)
+/**
+ * `zt_open` flag: reads through the handle do not check digests. By
+ * default every read of a whole component (`zt_component_read`,
+ * `zt_component_read_as`, a `zt_component_read_range` covering it all)
+ * checks the digest it has over the bytes it produces, in the same pass,
+ * and answers `ZT_ERR_DIGEST_MISMATCH` naming the object and component;
+ * set this when the file was verified already (`zt_verify`). Zero-copy
+ * pointers (`zt_component_ptr`) are never checked: see
+ * `zt_component_verify`.
+ */
+#define ZT_READ_NO_VERIFY 2
+#endif
+
 /**
  * `zt_verify` flag: check every component's digest (stored bytes).
  */

@@ -40,7 +40,8 @@ fn decoded<'a>(c: &Component<'a>) -> Result<Stored<'a>> {
         #[cfg(feature = "alloc")]
         Encoding::Zstd | Encoding::ZstdSeekable | Encoding::Unknown => {
             // `to_vec` converts to little-endian; integer readers below take that order.
-            c.to_vec().map(Stored::Owned)
+            // (The digest is verification's own step, not this decode's.)
+            c.unverified().to_vec().map(Stored::Owned)
         }
         #[cfg(not(feature = "alloc"))]
         Encoding::Zstd | Encoding::ZstdSeekable | Encoding::Unknown => {

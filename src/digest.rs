@@ -304,6 +304,37 @@ impl<'a> Component<'a> {
         }
         crate::verify::part(self, crate::verify::Options::DIGESTS, crate::verify::Bytes::Memory(self.stored_bytes()?))
     }
+
+    /// This component with reads that do not check its digest: for callers
+    /// that verified the file already ([`File::verify_with`](crate::File::verify_with)).
+    /// By default every read of the whole component ([`Component::read_into`],
+    /// [`Component::to_vec`], the typed reads, a range covering it all, and
+    /// `fs::Reader`'s reads) checks the digest it has over the bytes it just
+    /// produced, in the same pass over them, and fails with
+    /// [`ErrorKind::DigestMismatch`] naming the part. Zero-copy views
+    /// ([`Component::as_slice`], [`Component::zero_copy_bytes`]) are never
+    /// checked: use [`Component::verify_digest`] for them.
+    pub fn unverified(mut self) -> Self {
+        self.verify_reads = false;
+        self
+    }
+
+    /// Verify on read: the digest over what a whole read produced. v1.x
+    /// digests cover the stored bytes (v1.2 spec, "Digests"), v2 digests the
+    /// decoded ones (§6.3); `stored` is `None` when they are `decoded` (raw
+    /// little-endian). Nothing to do without a digest, or for an algorithm
+    /// this library does not know (the part reads; `verify` reports it).
+    pub(crate) fn check_read(&self, stored: Option<&[u8]>, decoded: &[u8]) -> Result<()> {
+        use crate::verify::{part, Bytes, Options};
+        if !self.verify_reads || self.digest.is_none() {
+            return Ok(());
+        }
+        let bytes = match self.v2_ref() {
+            Some(_) => Bytes::Decoded(decoded),
+            None => Bytes::Memory(stored.unwrap_or(decoded)),
+        };
+        part(self, Options::DIGESTS, bytes).map(|_| ())
+    }
 }
 
 #[cfg(test)]

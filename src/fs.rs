@@ -262,6 +262,7 @@ impl Reader {
             // (Appendix A), as `Component::read_into` does.
             (true, Encoding::Raw) if c.endian() == crate::Endian::Little && c.is_decodable() => {
                 let n = self.read_stored_into(c, out)?;
+                c.check_read(None, &out[..n])?;
                 c.check_v2_bytes(&out[..n])?;
                 Ok(n)
             }

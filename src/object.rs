@@ -282,6 +282,8 @@ pub struct Component<'a> {
     /// targets). Read through [`Component::v2_ref`].
     #[cfg(not(ztensor_no_v2))]
     pub(crate) v2: Option<V2Ref<'a>>,
+    /// Whether whole reads check the digest ([`Component::unverified`] clears it).
+    pub(crate) verify_reads: bool,
 }
 
 /// The fields of a v2 part the views need beyond a v1.x component's.
@@ -454,6 +456,7 @@ impl<'a> Component<'a> {
             fields,
             #[cfg(not(ztensor_no_v2))]
             v2: None,
+            verify_reads: true,
         }
     }
 

@@ -87,6 +87,8 @@ impl<'a> Component<'a> {
             Encoding::ZstdSeekable => self.unseekable_into(stored, out)?,
             Encoding::Unknown => return Err(self.unknown_encoding()),
         };
+        let raw = self.encoding == Encoding::Raw && self.endian == Endian::Little;
+        self.check_read(if raw { None } else { Some(stored) }, &out[..n])?;
         self.to_little_endian(&mut out[..n]);
         self.check_v2_bytes(&out[..n])?;
         Ok(n)
@@ -207,6 +209,8 @@ impl<'a> Component<'a> {
             }
             (Encoding::Unknown, _) => return Err(self.unknown_encoding()),
         };
+        let raw = self.encoding == Encoding::Raw && self.endian == Endian::Little;
+        self.check_read(if raw { None } else { Some(stored) }, &v)?;
         self.to_little_endian(&mut v);
         self.check_v2_bytes(&v)?;
         Ok(v)
@@ -294,6 +298,11 @@ impl<'a> Component<'a> {
             }
             _ if !read_at(start, out) => return Err(self.error(ErrorKind::NoData)),
             _ => {}
+        }
+        if start == 0 && length == size {
+            // A range that is the whole component: verify on read, as a whole read does
+            // (a raw one's bytes are its stored bytes; a seekable part's, decoded).
+            self.check_read(None, out)?;
         }
         self.to_little_endian(out);
         self.check_v2_range(start, out)?;

@@ -32,6 +32,9 @@ pub(crate) type ReadAt<'r, 'a> = &'r dyn Fn(&Component<'a>, u64, &mut [u8]) -> R
 pub(crate) enum Bytes<'s> {
     /// All in memory.
     Memory(&'s [u8]),
+    /// v2: the part's decoded bytes, already produced (a read's output):
+    /// checked as they are, not decoded again.
+    Decoded(&'s [u8]),
     /// Read by position: `read(offset in the stored bytes, out)`.
     #[cfg(feature = "alloc")]
     At(&'s dyn Fn(u64, &mut [u8]) -> Result<()>),
@@ -41,7 +44,8 @@ impl Bytes<'_> {
     /// All the stored bytes of `c`.
     fn whole(&self, #[allow(unused)] c: &Component<'_>) -> Result<Stored<'_>> {
         match self {
-            Bytes::Memory(b) => Ok(Stored::Borrowed(b)),
+            // (v1.x callers never hand `Decoded`: their digests cover the stored bytes.)
+            Bytes::Memory(b) | Bytes::Decoded(b) => Ok(Stored::Borrowed(b)),
             #[cfg(feature = "alloc")]
             Bytes::At(read) => {
                 let mut v = alloc::vec![0u8; c.length() as usize];
@@ -125,7 +129,7 @@ fn decoded_part(c: &Component<'_>, mut p: crate::v2::Part<'_>, options: Options,
     // The element count `f4_e2m1`'s final-nibble rule needs (data rules only).
     let n = c.v2_ref().and_then(|v| v.elements).filter(|_| options.data);
     let checked = match (c.encoding(), &bytes) {
-        (Encoding::Raw, Bytes::Memory(b)) => crate::v2::verify::part(&p, n, b).map_err(named)?,
+        (Encoding::Raw, Bytes::Memory(b)) | (_, Bytes::Decoded(b)) => crate::v2::verify::part(&p, n, b).map_err(named)?,
         #[cfg(feature = "alloc")]
         (Encoding::Raw, Bytes::At(read)) => {
             let mut h = Pieces::new(&p, n);

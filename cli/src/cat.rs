@@ -37,8 +37,10 @@ pub fn run(a: &CatArgs) -> Result<(), Fail> {
         // v2 bool and f4_e2m1 bytes are checked as they are decoded.
         && !(c.digest_covers_decoded() && c.logical_type().is_some())
     {
-        // Already what we must write: straight from the mapping.
+        // Already what we must write: straight from the mapping, once its
+        // digest (if any) matched: nothing is written from a corrupt part.
         let stored = c.stored_bytes().map_err(|e| Fail::input(path, e.in_object(name)))?;
+        c.verify_digest().map_err(|e| Fail::input(path, e.in_object(name)))?;
         o.write_all(stored)?;
     } else {
         let decoded = c.to_vec().map_err(|e| Fail::input(path, e.in_object(name)))?;

@@ -21,6 +21,17 @@ use ztensor_core::File;
 #[cfg(feature = "std")]
 pub const ZT_OPEN_POSITIONAL: u32 = 1;
 
+/// `zt_open` flag: reads through the handle do not check digests. By
+/// default every read of a whole component (`zt_component_read`,
+/// `zt_component_read_as`, a `zt_component_read_range` covering it all)
+/// checks the digest it has over the bytes it produces, in the same pass,
+/// and answers `ZT_ERR_DIGEST_MISMATCH` naming the object and component;
+/// set this when the file was verified already (`zt_verify`). Zero-copy
+/// pointers (`zt_component_ptr`) are never checked: see
+/// `zt_component_verify`.
+#[cfg(feature = "std")]
+pub const ZT_READ_NO_VERIFY: u32 = 2;
+
 /// Open and validate the file at `path` (NUL-terminated; bytes as the OS
 /// takes them). By default the file is memory-mapped: opening costs
 /// O(manifest) whatever the file's size, and raw components are available
@@ -61,7 +72,7 @@ pub unsafe extern "C" fn zt_open(path: *const c_char, flags: u32, out: *mut *mut
         if path.is_null() {
             return Err(Fail::invalid("`path` is NULL"));
         }
-        if flags & !ZT_OPEN_POSITIONAL != 0 {
+        if flags & !(ZT_OPEN_POSITIONAL | ZT_READ_NO_VERIFY) != 0 {
             return Err(Fail::invalid("unknown `zt_open` flag"));
         }
         // SAFETY: NUL-terminated, by the caller's contract.
@@ -75,8 +86,12 @@ pub unsafe extern "C" fn zt_open(path: *const c_char, flags: u32, out: *mut *mut
             let f = Fail::fs(e, Phase::Open);
             Fail { status: f.status, detail: Detail::Owned(format!("cannot open {}: {}", p.display(), f.detail)) }
         })?;
+        let mut h = zt_file::from_reader(reader);
+        if flags & ZT_READ_NO_VERIFY != 0 {
+            h = h.without_read_verify();
+        }
         // SAFETY: checked non-NULL above.
-        unsafe { *out = Box::into_raw(Box::new(zt_file::from_reader(reader))) };
+        unsafe { *out = Box::into_raw(Box::new(h)) };
         Ok(())
     })
 }

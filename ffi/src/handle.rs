@@ -18,6 +18,8 @@ pub struct zt_file {
     inner: Inner,
     /// The tag of every `zt_object` taken from this handle.
     owner: usize,
+    /// Whether reads check digests (`ZT_READ_NO_VERIFY` at open clears it).
+    verify_reads: bool,
     /// The no-heap build's name index, in the caller's slots
     /// (`zt_open_mem_into`); it borrows `inner`, which never moves.
     #[cfg(not(feature = "std"))]
@@ -43,13 +45,30 @@ const _: () = {
 impl zt_file {
     #[cfg(feature = "std")]
     pub(crate) fn from_reader(r: Reader) -> zt_file {
-        zt_file { inner: Inner::Path(r), owner: next_owner() }
+        zt_file { inner: Inner::Path(r), owner: next_owner(), verify_reads: true }
+    }
+
+    /// Reads through this handle skip digest checks (`ZT_READ_NO_VERIFY`).
+    #[cfg(feature = "std")]
+    pub(crate) fn without_read_verify(mut self) -> zt_file {
+        self.verify_reads = false;
+        self
+    }
+
+    /// `c` as this handle reads it: with its digest checked, or not.
+    fn for_read<'c>(&self, c: &Component<'c>) -> Component<'c> {
+        if self.verify_reads {
+            *c
+        } else {
+            c.unverified()
+        }
     }
 
     pub(crate) fn from_memory(f: File<'static>) -> zt_file {
         zt_file {
             inner: Inner::Memory(f),
             owner: next_owner(),
+            verify_reads: true,
             #[cfg(not(feature = "std"))]
             index: None,
         }
@@ -144,6 +163,7 @@ impl zt_file {
 
     /// Decode `c` into `out` (little-endian elements), whatever the mode.
     pub(crate) fn read_into(&self, c: &Component<'_>, out: &mut [u8]) -> Result<usize, Fail> {
+        let c = &self.for_read(c);
         match &self.inner {
             #[cfg(feature = "std")]
             Inner::Path(r) => r.read_into(c, out).map_err(|e| Fail::fs(e, Phase::Data)),
@@ -153,6 +173,7 @@ impl zt_file {
 
     /// Decode bytes `start..start + out.len()` of `c`, whatever the mode.
     pub(crate) fn read_range(&self, c: &Component<'_>, start: u64, out: &mut [u8]) -> Result<usize, Fail> {
+        let c = &self.for_read(c);
         match &self.inner {
             #[cfg(feature = "std")]
             Inner::Path(r) => r.read_range_into(c, start, out).map_err(|e| Fail::fs(e, Phase::Data)),
@@ -186,6 +207,7 @@ impl zt_file {
     #[allow(dead_code)] // kept for conversions (zt_component_read_as)
     #[cfg(feature = "std")]
     pub(crate) fn to_vec(&self, c: &Component<'_>) -> Result<Vec<u8>, Fail> {
+        let c = &self.for_read(c);
         match &self.inner {
             Inner::Path(r) => r.to_vec(c).map_err(|e| Fail::fs(e, Phase::Data)),
             Inner::Memory(_) => c.to_vec().map_err(|e| Fail::core(e, Phase::Data)),
