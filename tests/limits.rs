@@ -499,7 +499,8 @@ fn seekable_bomb(frames: u64) -> Vec<u8> {
     let len = frames * FRAME;
     let mut w = Writer::with_options(Vec::new(), Options::non_canonical(4096)).unwrap();
     let zeros = Data::from_reader(len, std::io::Read::take(std::io::repeat(0), len));
-    let part = NewPart::new("data", DType::U8, zeros).encoding(Encoding::ZstdSeekable { level: 1, frame: FRAME as u32 });
+    let part =
+        NewPart::new("data", DType::U8, zeros).encoding(Encoding::ZstdSeekable { level: 1, frame: FRAME as u32 });
     w.add(NewObject::new("bomb", &[len], "dense").part(part)).unwrap();
     w.finish().unwrap()
 }

@@ -280,7 +280,8 @@ pub(crate) mod tests {
     fn shard_names_and_stale_temporaries_are_recognised() {
         assert_eq!(shard_suffix_of("m", "m-00001-of-00002.zt"), Some(""));
         assert_eq!(shard_suffix_of("m", "m-00001-of-00002.1.zt"), Some(".1"));
-        let others = ["m-00001-of-00002.9.zt", "m-0001-of-00002.zt", "m-00001-of-0000x.zt", "n-00001-of-00002.zt", "m.zt"];
+        let others =
+            ["m-00001-of-00002.9.zt", "m-0001-of-00002.zt", "m-00001-of-0000x.zt", "n-00001-of-00002.zt", "m.zt"];
         for other in others {
             assert_eq!(shard_suffix_of("m", other), None, "{other}");
         }
