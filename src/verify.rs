@@ -2,7 +2,10 @@
 //! ([`Object::check_data`]), from memory or through a positional [`Source`].
 //!
 //! One implementation for every caller: the `zt verify` command and the C
-//! ABI's `zt_verify` call [`File::verify_with`] / [`File::verify_from`].
+//! ABI's `zt_verify` call [`File::verify_with`] / [`File::verify_from`]
+//! (through `fs::Reader::verify_with`, which adds v2 shards' whole-file
+//! digests), and each component goes through [`part`], the same check
+//! [`Component::verify_digest`] and `zt_component_verify` make.
 
 use crate::check::{component_data, format_data, in_memory, Stored};
 use crate::digest::{Digest, Verified};
@@ -42,7 +45,8 @@ pub(crate) enum Bytes<'s> {
 
 impl Bytes<'_> {
     /// All the stored bytes of `c`.
-    fn whole(&self, #[allow(unused)] c: &Component<'_>) -> Result<Stored<'_>> {
+    #[cfg_attr(not(feature = "alloc"), allow(unused_variables))]
+    fn whole(&self, c: &Component<'_>) -> Result<Stored<'_>> {
         match self {
             // (v1.x callers never hand `Decoded`: their digests cover the stored bytes.)
             Bytes::Memory(b) | Bytes::Decoded(b) => Ok(Stored::Borrowed(b)),
@@ -162,7 +166,8 @@ fn decoded_part(c: &Component<'_>, mut p: crate::v2::Part<'_>, options: Options,
 /// What a verification checks.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub struct Options {
-    /// Every component's digest, over its stored bytes.
+    /// Every component's digest: over its stored bytes in v1.x, over its
+    /// decoded bytes in v2.
     pub digests: bool,
     /// The data rules: every component decodes to its declared length, CSR
     /// and COO indices are in range, bool bytes are 0 or 1.

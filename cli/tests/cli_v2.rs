@@ -260,3 +260,33 @@ fn convert_streams_seekable_parts_and_leaves_nothing_on_error() {
     }
     std::fs::remove_dir_all(dir).unwrap();
 }
+
+/// Converting over an existing sharded OUT (issue 30, M2): the new shards
+/// take the other family of names, the old ones go, OUT verifies, and the
+/// summary counts the new shards' bytes as it did the first time.
+#[test]
+fn convert_over_a_sharded_output_replaces_it_whole() {
+    let dir = std::env::temp_dir().join(format!("zt-cli-v2-reshard-{}", std::process::id()));
+    let _ = std::fs::remove_dir_all(&dir);
+    std::fs::create_dir_all(&dir).unwrap();
+    let out = dir.join("out.zt");
+    let run = || {
+        let args = ["convert", &v2("valid/zstd_seekable.zt"), out.to_str().unwrap(), "--format-version", "2"];
+        let o = zt(&[&args[..], &["--shard-size", "4K"]].concat());
+        assert!(o.status.success(), "{}", text(&o.stderr));
+        let summary = text(&o.stderr);
+        let o = zt(&["verify", out.to_str().unwrap()]);
+        assert!(o.status.success(), "{}", text(&o.stderr));
+        let mut names: Vec<String> =
+            std::fs::read_dir(&dir).unwrap().map(|e| e.unwrap().file_name().to_string_lossy().into_owned()).collect();
+        names.sort();
+        (summary.split_once("->").unwrap().1.to_string(), names)
+    };
+    let (first, names) = run();
+    assert!(names.len() > 2 && names[..names.len() - 1].iter().all(|n| n.ends_with("-of-00004.zt")), "{names:?}");
+    let (second, renamed) = run();
+    assert_eq!(renamed.len(), names.len());
+    assert!(renamed[..renamed.len() - 1].iter().all(|n| n.ends_with("-of-00004.1.zt")), "{renamed:?}");
+    assert_eq!(second.split(" in ").next(), first.split(" in ").next(), "the bytes written");
+    std::fs::remove_dir_all(dir).unwrap();
+}

@@ -233,20 +233,11 @@ fn attr(v: Value<'_>) -> Result<AttrValue, &'static str> {
     })
 }
 
-/// Bytes of OUT and, when sharded, of its data shards (`STEM-NNNNN-of-NNNNN.zt`).
+/// Bytes of OUT and, when sharded, of its data shards (the sizes its shard
+/// table gives: the shards' names vary, see `Options::shards`).
 fn written(out: &Path) -> u64 {
-    let size = |p: &Path| std::fs::metadata(p).map(|m| m.len()).unwrap_or(0);
-    let stem = out.file_stem().map(|s| s.to_string_lossy().into_owned()).unwrap_or_default();
-    let dir = out.parent().filter(|d| !d.as_os_str().is_empty()).unwrap_or(Path::new("."));
-    let shards: u64 = std::fs::read_dir(dir)
-        .into_iter()
-        .flatten()
-        .flatten()
-        .filter(|e| {
-            let n = e.file_name().to_string_lossy().into_owned();
-            n.strip_prefix(&format!("{stem}-")).is_some_and(|r| r.len() == 17 && r.contains("-of-") && r.ends_with(".zt"))
-        })
-        .map(|e| size(&e.path()))
-        .sum();
-    size(out) + shards
+    let root = std::fs::metadata(out).map(|m| m.len()).unwrap_or(0);
+    let r = ztensor::fs::Reader::open_with(out, ztensor::fs::Mode::Positional);
+    let shards = r.ok().and_then(|r| r.file().v2().map(|m| m.shards().map(|s| s.size).sum::<u64>()));
+    root + shards.unwrap_or(0)
 }

@@ -18,7 +18,7 @@
 //! writer per path at a time: a second one would remove the first's files.
 //!
 //! A killed writer leaves its temporary files (`.<stem>-shard-NNNNN.<pid>.tmp`,
-//! the root's `.<stem>.zt.<pid>.<n>.tmp`) and, if killed between its shard
+//! the root's `.<stem>.zt.<pid>.<n>.tmp`, `FileSink`'s) and, if killed between its shard
 //! renames and its root's, shards no root names. The next writer to the
 //! same path removes both before it starts: temporary files of processes
 //! that are gone (where `/proc` says which processes are alive; elsewhere
@@ -58,18 +58,19 @@ fn shard_suffix_of(stem: &str, file: &str) -> Option<&'static str> {
     SUFFIXES.into_iter().find(|&x| x == suffix).filter(|_| ok)
 }
 
-/// Whether `file` is a temporary file of a writer to `<stem>.zt` (a shard's
-/// or the root's) whose process is gone.
-fn stale_temp(stem: &str, file: &str) -> bool {
-    let shard = file.strip_prefix('.').and_then(|f| f.strip_prefix(stem)).and_then(|f| f.strip_prefix("-shard-"));
-    let pid = match shard {
+/// Whether `file` is a temporary file of a writer to the root `root` (its
+/// file name, `<stem>.<ext>`): a shard's or the root's, of a process that
+/// is gone.
+fn stale_temp(root: &str, file: &str) -> bool {
+    let stem = root.rsplit_once('.').map_or(root, |(s, _)| s);
+    let rest = file.strip_prefix('.');
+    let pid = match rest.and_then(|f| f.strip_prefix(stem)).and_then(|f| f.strip_prefix("-shard-")) {
         // `.<stem>-shard-NNNNN.<pid>.tmp`
-        Some(rest) => rest.strip_suffix(".tmp").and_then(|r| r.split_once('.')).map(|(_, pid)| pid),
-        // `.<stem>.zt.<pid>.<n>.tmp` (the root's `FileSink`)
-        None => file
-            .strip_prefix('.')
-            .and_then(|f| f.strip_prefix(stem))
-            .and_then(|f| f.strip_prefix(".zt."))
+        Some(shard) => shard.strip_suffix(".tmp").and_then(|r| r.split_once('.')).map(|(_, pid)| pid),
+        // `.<root>.<pid>.<n>.tmp` (the root's `FileSink`)
+        None => rest
+            .and_then(|f| f.strip_prefix(root))
+            .and_then(|f| f.strip_prefix('.'))
             .and_then(|f| f.strip_suffix(".tmp"))
             .and_then(|r| r.split_once('.'))
             .map(|(pid, _)| pid),
@@ -118,6 +119,7 @@ impl ShardSet {
     /// Shards beside the root file `root`.
     pub(crate) fn beside(root: &Path) -> Result<ShardSet> {
         let stem = root.file_stem().and_then(|s| s.to_str()).ok_or(Error::new(Kind::Option("the root needs a UTF-8 file name")))?;
+        let root_name = root.file_name().and_then(|s| s.to_str()).unwrap_or(stem);
         let dir = match root.parent() {
             Some(p) if !p.as_os_str().is_empty() => p.to_path_buf(),
             _ => PathBuf::from("."),
@@ -128,7 +130,7 @@ impl ShardSet {
         for e in fs::read_dir(&dir).map_err(io)?.flatten() {
             let name = e.file_name();
             let Some(name) = name.to_str() else { continue };
-            if stale_temp(stem, name) {
+            if stale_temp(root_name, name) {
                 let _ = fs::remove_file(e.path());
             } else if let Some(suffix) = shard_suffix_of(stem, name) {
                 let named = |l: &Vec<String>| l.iter().any(|n| std::format!("{stem}-{n}.zt") == name);
@@ -278,17 +280,20 @@ pub(crate) mod tests {
     fn shard_names_and_stale_temporaries_are_recognised() {
         assert_eq!(shard_suffix_of("m", "m-00001-of-00002.zt"), Some(""));
         assert_eq!(shard_suffix_of("m", "m-00001-of-00002.1.zt"), Some(".1"));
-        let others = ["m-00001-of-00002.9.zt", "m-0001-of-00002.zt", "m-00001-of-0000x.zt", "n-00001-of-00002.zt", "m.zt"];
+        let others =
+            ["m-00001-of-00002.9.zt", "m-0001-of-00002.zt", "m-00001-of-0000x.zt", "n-00001-of-00002.zt", "m.zt"];
         for other in others {
             assert_eq!(shard_suffix_of("m", other), None, "{other}");
         }
         // Process ids above Linux's pid_max belong to no process.
-        assert!(stale_temp("m", ".m-shard-00001.99999999.tmp"));
-        assert!(stale_temp("m", ".m.zt.99999999.3.tmp"));
+        assert!(stale_temp("m.zt", ".m-shard-00001.99999999.tmp"));
+        assert!(stale_temp("m.zt", ".m.zt.99999999.3.tmp"));
+        assert!(stale_temp("m.bin", ".m.bin.99999999.3.tmp"));
         let mine = std::process::id();
-        assert!(!stale_temp("m", &std::format!(".m-shard-00001.{mine}.tmp")));
-        assert!(!stale_temp("m", &std::format!(".m.zt.{mine}.0.tmp")));
-        assert!(!stale_temp("m", ".n-shard-00001.99999999.tmp"));
-        assert!(!stale_temp("m", ".m-shard-00001.x.tmp"));
+        assert!(!stale_temp("m.zt", &std::format!(".m-shard-00001.{mine}.tmp")));
+        assert!(!stale_temp("m.zt", &std::format!(".m.zt.{mine}.0.tmp")));
+        assert!(!stale_temp("m.zt", ".n-shard-00001.99999999.tmp"));
+        assert!(!stale_temp("m.zt", ".m.bin.99999999.3.tmp"));
+        assert!(!stale_temp("m.zt", ".m-shard-00001.x.tmp"));
     }
 }
