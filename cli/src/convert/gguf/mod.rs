@@ -84,7 +84,7 @@ impl Gguf<'_> {
 /// Why a quantized tensor cannot be v1.2 output.
 fn no_v12(t: &Tensor<'_>) -> String {
     format!(
-        "tensor {:?}: ggml type {} has no v1.2 equivalent (--format-version 2 keeps it as layout {})",
+        "tensor {:?}: ggml type {} has no v1.2 equivalent (v2, the default, keeps it as layout {})",
         t.name,
         t.ty.name,
         t.ty.layout()
