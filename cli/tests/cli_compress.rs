@@ -5,7 +5,7 @@
 
 use std::path::Path;
 use std::process::{Command, Output};
-use ztensor::write::{Checksum, NewObject, Writer};
+use ztensor::write::v1_2::{Checksum, NewObject, Writer};
 use ztensor::{DType, Encoding, File};
 
 fn zt(args: &[&str]) -> Output {

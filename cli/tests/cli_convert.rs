@@ -109,7 +109,7 @@ fn check_against(bytes: &[u8], want: &[Json], what: &str) {
 /// decoded bytes, or raw where a zstd frame (the library's own, at LEVEL)
 /// would not be smaller. Returns the number of zstd components.
 fn assert_compressed_unless_larger(packed: &[u8], level: i32, what: &str) -> usize {
-    use ztensor::write::{Compression, NewObject, Writer};
+    use ztensor::write::v1_2::{Compression, NewObject, Writer};
     let f = File::parse(packed).unwrap();
     let mut zstd = 0;
     for c in f.objects().flat_map(|o| o.components()) {

@@ -421,7 +421,7 @@ fn every_v0_1_and_v1_fixture_upgrades_to_v2_losslessly() {
 /// kept as a v1.2 format name goes back to v2 as it was.
 #[test]
 fn refusals_name_the_object_and_what() {
-    use ztensor::write::{NewComponent, NewObject, Writer};
+    use ztensor::write::v1_2::{NewComponent, NewObject, Writer};
     use ztensor::{DType, Format, LogicalType};
     let dir = tempfile::tempdir().unwrap();
     let cases: Vec<(&str, NewObject<'static>, &str)> = vec![

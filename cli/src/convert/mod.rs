@@ -28,7 +28,7 @@ use std::io::Write as _;
 use std::path::{Path, PathBuf};
 use std::rc::Rc;
 use std::time::{Duration, Instant};
-use ztensor::write::{AttrValue, Checksum, Compression, Data, FileSink, NewObject, Writer};
+use ztensor::write::{AttrValue, Data, FileSink, v1_2::{Checksum, Compression, NewObject, Writer}};
 use ztensor::{ErrorKind, File};
 
 /// What `zt convert --help` says after the options.

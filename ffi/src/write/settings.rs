@@ -6,7 +6,7 @@ use super::descriptors::{seekable, zstd_level, V1Defaults, V2Defaults};
 use crate::guard::Fail;
 use crate::zt_status;
 use ztensor_core::write::v2::{is_valid_align, DigestAlg, Encoding, Options, CANONICAL_ALIGN};
-use ztensor_core::write::{Checksum, Compression};
+use ztensor_core::write::v1_2::{Checksum, Compression};
 
 /// The format version a writer writes (`zt_writer_options.format_version`).
 #[repr(u32)]
