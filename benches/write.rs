@@ -75,7 +75,8 @@ mod cpu_time;
 use cpu_time::{thread_cpu_ns, CpuTime};
 use criterion::measurement::Measurement;
 use criterion::{BatchSize, BenchmarkId, Criterion, SamplingMode, Throughput};
-use ztensor::write::{IoSink, Sink, v1_2::{Writer}};
+use ztensor::write::{IoSink, Sink};
+use ztensor::write::v1_2::Writer;
 
 /// `BufWriter` capacity for ours/iosink and the plain floor: the same as
 /// ztensor 1.2.3's `Writer::create` and our `FileSink`.

@@ -7,7 +7,8 @@
 use core::ptr::{null, null_mut};
 use std::path::PathBuf;
 use ztensor::*;
-use ztensor_core::write::{AttrValue, v1_2::{Checksum, Compression, NewComponent, NewObject, Writer}};
+use ztensor_core::write::AttrValue;
+use ztensor_core::write::v1_2::{Checksum, Compression, NewComponent, NewObject, Writer};
 use ztensor_core::{DType, File, LogicalType};
 
 mod common;

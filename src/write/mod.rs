@@ -102,7 +102,9 @@ impl Default for Version {
     }
 }
 
-/// The encoder a [`Writer`] fronts.
+/// The encoder a [`Writer`] fronts. (One per writer, never moved in bulk:
+/// the size of the larger variant costs nothing.)
+#[allow(clippy::large_enum_variant)]
 enum Gen<S: Sink> {
     V2(v2::Writer<S>),
     V1_2(v1_2::Writer<S>),
@@ -123,7 +125,7 @@ impl<S: Sink> core::fmt::Debug for Writer<S> {
 
 /// A v1.2 writer's error in the front's terms, names kept.
 fn from_v1_2(e: crate::Error) -> Error {
-    let mut out = Error::from(e.clone());
+    let mut out = Error::from(e);
     if let Some(o) = e.object() {
         out = out.in_object(o.as_str());
     }
@@ -336,13 +338,17 @@ mod front_tests {
         )
         .unwrap();
         w.add(NewObject::dense("b", &[2], DType::Bool, &[1u8, 0][..])).unwrap();
-        w.add(NewObject::new("e", &[1], "dense").part(NewPart::new("data", DType::U8, &[0x7fu8][..]).logical("f8_e8m0")))
-            .unwrap();
+        w.add(
+            NewObject::new("e", &[1], "dense").part(NewPart::new("data", DType::U8, &[0x7fu8][..]).logical("f8_e8m0")),
+        )
+        .unwrap();
         let e = w.add(NewObject::new("q", &[32], "zt.mx/1")).unwrap_err();
         assert_eq!(e.object.as_deref(), Some("q"));
         assert!(e.to_string().contains("layout"), "{e}");
         let e = w
-            .add(NewObject::new("f", &[2], "dense").part(NewPart::new("data", DType::U8, &[0u8][..]).logical("f4_e2m1")))
+            .add(
+                NewObject::new("f", &[2], "dense").part(NewPart::new("data", DType::U8, &[0u8][..]).logical("f4_e2m1")),
+            )
             .unwrap_err();
         assert_eq!((e.object.as_deref(), e.part.as_deref()), (Some("f"), Some("data")));
         // A v1.2 rule, reported with the names.

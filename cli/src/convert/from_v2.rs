@@ -20,7 +20,8 @@ use ztensor::v2::Digest;
 use ztensor::v2::{shard, verify, Manifest};
 use std::path::Path;
 use ztensor::write::v2::{Encoding, NewObject as V2Object, NewPart, Writer as V2Writer};
-use ztensor::write::{AttrValue, Data, FileSink, v1_2::{Checksum, NewComponent, NewObject}};
+use ztensor::write::{AttrValue, Data, FileSink};
+use ztensor::write::v1_2::{Checksum, NewComponent, NewObject};
 use ztensor::{DType, Format, LogicalType};
 
 /// The first 8 bytes of a v2 file (§2.1).

@@ -28,7 +28,8 @@ use std::io::Write as _;
 use std::path::{Path, PathBuf};
 use std::rc::Rc;
 use std::time::{Duration, Instant};
-use ztensor::write::{AttrValue, Data, FileSink, v1_2::{Checksum, Compression, NewObject, Writer}};
+use ztensor::write::{AttrValue, Data, FileSink};
+use ztensor::write::v1_2::{Checksum, Compression, NewObject, Writer};
 use ztensor::{ErrorKind, File};
 
 /// What `zt convert --help` says after the options.
@@ -40,7 +41,9 @@ its header or its .safetensors extension):
                 F8_E5M2 are stored as u8 with the logical type f8_e4m3fn /
                 f8_e5m2; F8_E8M0, F4, F6_E2M3, F6_E3M2 as u8 with f8_e8m0fnu,
                 f4_e2m1fn, f6_e2m3fn, f6_e3m2fn (bytes packed as safetensors
-                packs them); C64 as f32 pairs with complex64.
+                packs them); C64 as f32 pairs with complex64. As v2
+                output F6_E2M3 and F6_E3M2 are refused (the tensor is named:
+                v2 registers no 6-bit float type).
   .npy          One dense object named after the file (w.npy -> w; from
                 stdin: after OUT). bool, ints, f16/f32/f64; complex64/128 as
                 f32/f64 pairs with the complex logical type. Big-endian data

@@ -32,7 +32,8 @@ use std::rc::Rc;
 use ztensor::write::v2::{
     is_valid_align, DigestAlg, Encoding, Error, Kind, NewObject, NewPart, Options, Writer, CANONICAL_ALIGN,
 };
-use ztensor::write::{AttrValue, FileSink, v1_2::{Checksum}};
+use ztensor::write::{AttrValue, FileSink};
+use ztensor::write::v1_2::Checksum;
 use ztensor::{File, Format, Value, ValueRef};
 
 /// How the v2 output is laid out (from the command line).

@@ -29,7 +29,8 @@ use std::path::{Path, PathBuf};
 use std::sync::atomic::{AtomicBool, Ordering};
 use std::sync::Arc;
 use ztensor_core::write::v2::{self as v2, Kind as V2Kind};
-use ztensor_core::write::{AttrValue, FileSink, Sink, v1_2::{NewObject, Writer}};
+use ztensor_core::write::{AttrValue, FileSink, Sink};
+use ztensor_core::write::v1_2::{NewObject, Writer};
 use ztensor_core::{Error as CoreError, ErrorKind};
 
 /// The largest `ndim` the `zt_writer_add_*` functions take: a shape of

@@ -24,7 +24,8 @@ use super::{slice_data, Out};
 use crate::Fail;
 use std::path::Path;
 use ztensor::write::v2::{Encoding, Error as V2Error, NewObject as V2Object, NewPart, Writer as V2Writer};
-use ztensor::write::{FileSink, v1_2::{NewComponent, NewObject}};
+use ztensor::write::FileSink;
+use ztensor::write::v1_2::{NewComponent, NewObject};
 use ztensor::{DType, Format};
 
 impl Gguf<'_> {
