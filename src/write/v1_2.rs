@@ -1,7 +1,7 @@
 //! The v1.2 writer: streaming, append-only, deterministic zTensor v1.2
 //! files, for readers of the 1.x generation (PyPI `ztensor` up to 1.2.3,
 //! which cannot read format v2). [`super::Writer`] fronts it with
-//! [`super::Options::v1_2`]; this module's own [`Writer`] takes v1.2's
+//! [`super::Version::V1_2`]; this module's own [`Writer`] takes v1.2's
 //! object model directly ([`NewObject`] with components, per-component
 //! zstd and CRC-32C/SHA-256 digests, `quantized_group`) and appends to
 //! v1.2 files.
