@@ -44,7 +44,8 @@ use criterion::measurement::Measurement;
 use criterion::{BenchmarkId, Criterion, SamplingMode, Throughput};
 use sha2::Digest as _;
 use ztensor::fs::{Mode, Reader};
-use ztensor::write::{Checksum, Compression, Data, NewObject, Sink, Writer};
+use ztensor::write::{Data, Sink};
+use ztensor::write::v1_2::{Checksum, Compression, NewObject, Writer};
 use ztensor::DType;
 
 const MIB: usize = 1 << 20;

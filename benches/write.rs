@@ -13,7 +13,7 @@
 //! before each iteration, untimed, so no iteration truncates or renames over
 //! an old file):
 //!
-//! * `ours/create` — `ztensor::write::Writer::create(path)`, `add_slice` per
+//! * `ours/create` — `ztensor::write::v1_2::Writer::create(path)`, `add_slice` per
 //!   tensor, `finish`: what users get. A `FileSink`: a temp file beside the
 //!   destination behind a 256 KiB `BufWriter`; `finish` flushes, **fsyncs
 //!   the file, renames it, fsyncs the directory**.
@@ -75,7 +75,8 @@ mod cpu_time;
 use cpu_time::{thread_cpu_ns, CpuTime};
 use criterion::measurement::Measurement;
 use criterion::{BatchSize, BenchmarkId, Criterion, SamplingMode, Throughput};
-use ztensor::write::{IoSink, Sink, Writer};
+use ztensor::write::{IoSink, Sink};
+use ztensor::write::v1_2::Writer;
 
 /// `BufWriter` capacity for ours/iosink and the plain floor: the same as
 /// ztensor 1.2.3's `Writer::create` and our `FileSink`.

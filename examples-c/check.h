@@ -28,4 +28,16 @@ static int checks, failures;
         }                                                                                             \
     } while (0)
 
+/* A v1.2 writer (for readers of the 1.x generation): zt_writer_create
+ * writes format v2. For the tests of v1.2 behaviour (per-object zstd and
+ * digests, quantized_group, objects in any order). */
+static inline zt_status create_v1_2(const char *path, zt_writer **w) {
+    zt_writer_options o;
+    zt_status s = zt_writer_options_init(&o);
+    if (s != ZT_OK)
+        return s;
+    o.format_version = ZT_FORMAT_VERSION_1_2;
+    return zt_writer_create_with_options(path, &o, w);
+}
+
 #endif

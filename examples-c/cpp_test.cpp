@@ -3,7 +3,7 @@
  *
  *     cpp_test OUT.zt [SHARDED.zt]
  *
- * Writes OUT.zt (dense f32 raw and zstd, f16, bf16, i8, u8, bool, f64, FP8
+ * Writes OUT.zt, v1.2 (dense f32 raw and zstd, f16, bf16, i8, u8, bool, f64, FP8
  * e4m3fn and e5m2, a CSR matrix) with zt::Writer, then checks through
  * zt::File: try_view<T> is empty (never throws) for every reason a view is
  * unavailable; dtype(), numel(); read<T>() typed and converted to float /
@@ -59,7 +59,7 @@ static_assert(std::is_base_of_v<std::input_iterator_tag,
                                 std::iterator_traits<zt::File::iterator>::iterator_category>);
 
 static void write_model(const std::string &path) {
-    zt::Writer w = zt::Writer::create(path);
+    zt::Writer w = zt::Writer::create(path, zt::WriterOptions().v1_2()); /* objects zstd, in any order */
     w.add_dense<float>("f32", {4}, {1.0f, -2.0f, 0.5f, 3.0f});
     w.add_dense<float>("zstd", {2, 2}, {1.0f, 2.0f, 3.0f, 4.0f}, zt::WriteOptions().zstd().digest(ZT_DIGEST_SHA256));
     const std::uint16_t f16[3] = {0x3c00, 0xc000, 0x3800}; /* 1, -2, 0.5 */

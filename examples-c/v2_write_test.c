@@ -198,7 +198,26 @@ static zt_status add(zt_writer *w, int i) {
     }
 }
 
-/* Write the model to `file` with `o`, objects from `first` on (wrapping). */
+/* Whether two files of `dir` hold the same bytes. */
+static bool same_bytes(const char *a, const char *b) {
+    char pa[4096];
+    snprintf(pa, sizeof pa, "%s", path(a));
+    FILE *fa = fopen(pa, "rb"), *fb = fopen(path(b), "rb");
+    bool same = fa != NULL && fb != NULL;
+    while (same) {
+        int ca = fgetc(fa), cb = fgetc(fb);
+        same = ca == cb;
+        if (ca == EOF || cb == EOF)
+            break;
+    }
+    if (fa)
+        fclose(fa);
+    if (fb)
+        fclose(fb);
+    return same;
+}
+
+/* Write the model to `file` with `o` (NULL: the defaults), objects from `first` on (wrapping). */
 static bool write_model(const char *file, const zt_writer_options *o, int first) {
     zt_writer *w = NULL;
     CHECK_STATUS(zt_writer_create_with_options(path(file), o, &w), ZT_OK);
@@ -334,7 +353,10 @@ static void refusals(void) {
 
     /* A v1.2 writer refuses v2 layouts and stays usable. */
     zt_writer *w = NULL;
-    CHECK_STATUS(zt_writer_create_with_options(path("v1.zt"), NULL, &w), ZT_OK);
+    zt_writer_options v1;
+    CHECK_STATUS(zt_writer_options_init(&v1), ZT_OK);
+    v1.format_version = ZT_FORMAT_VERSION_1_2;
+    CHECK_STATUS(zt_writer_create_with_options(path("v1.zt"), &v1, &w), ZT_OK);
     uint8_t data[34] = {0};
     uint64_t shape[1] = {32};
     CHECK_STATUS(zt_writer_add_gguf(w, "g", 1, "q8_0", 4, shape, 1, 32, 34, data, 34, NULL), ZT_ERR_INVALID_ARGUMENT);
@@ -365,6 +387,9 @@ int main(int argc, char **argv) {
         check_model("canonical.zt", &e, 0);
         check_model("canonical.zt", &e, ZT_OPEN_POSITIONAL);
     }
+    /* No options (zt_writer_create's): the same canonical v2 bytes. */
+    if (write_model("default.zt", NULL, 0))
+        CHECK(same_bytes("canonical.zt", "default.zt"));
 
     CHECK_STATUS(zt_writer_options_init(&o), ZT_OK);
     o.format_version = ZT_FORMAT_VERSION_2;

@@ -4,7 +4,7 @@
  *
  *     write_cpp DIR
  *
- * Writes DIR/cpp-PID.zt (dense raw and zstd + digest, CSR, COO, quantized_group,
+ * Writes DIR/cpp-PID.zt, v1.2 (dense raw and zstd + digest, CSR, COO, quantized_group,
  * a generic object, attributes), checks every value through zt::File, and
  * checks the RAII rules: a Writer destroyed unfinished publishes nothing,
  * errors throw zt::Error with the library's status, a moved-from or
@@ -74,7 +74,8 @@ int main(int argc, char **argv) {
     const std::vector<std::uint8_t> zeros = {8}, fp8 = {0x38, 0xb8};
 
     try {
-        zt::Writer out = zt::Writer::create(path);
+        /* v1.2 (per-object zstd and digests, quantized_group, any order). */
+        zt::Writer out = zt::Writer::create(path, zt::WriterOptions().v1_2());
         out.add_dense("w", {2, 3}, w, zt::WriteOptions().attribute("layer", 3).attribute("kind", "weight"));
         out.add_dense("w_zstd", {2, 3}, w, zt::WriteOptions().zstd(7).digest(ZT_DIGEST_SHA256));
         out.add_sparse_csr("csr", 2, 3, csr_values, csr_indices, csr_indptr, zt::WriteOptions().digest(ZT_DIGEST_CRC32C));
@@ -202,7 +203,7 @@ int main(int argc, char **argv) {
               }) == ZT_ERR_INVALID_ARGUMENT);
         CHECK(status_of([&] { zt::Writer::create(base + "-bad.zt", zt::WriterOptions().v2().canonical().alignment(4096)); }) ==
               ZT_ERR_INVALID_ARGUMENT);
-        CHECK(status_of([&] { zt::Writer::create(base + "-bad.zt", zt::WriterOptions().shards(1 << 20)); }) ==
+        CHECK(status_of([&] { zt::Writer::create(base + "-bad.zt", zt::WriterOptions().v1_2().shards(1 << 20)); }) ==
               ZT_ERR_INVALID_ARGUMENT);
         out.finish();
 

@@ -26,18 +26,17 @@
  * Writing (the file appears atomically at zt_writer_finish):
  *
  *     zt_writer *w;
- *     if (zt_writer_create("out.zt", &w) != ZT_OK) { ... }
- *     // Format v2 (canonical form unless other options say otherwise):
+ *     // Format v2 in canonical form (the bytes PyPI ztensor 2.x writes;
+ *     // objects in ascending name order). v1.2, for readers of the 1.x
+ *     // generation:
  *     //   zt_writer_options o; zt_writer_options_init(&o);
- *     //   o.format_version = ZT_FORMAT_VERSION_2;
+ *     //   o.format_version = ZT_FORMAT_VERSION_1_2;
  *     //   zt_writer_create_with_options("out.zt", &o, &w);
+ *     if (zt_writer_create("out.zt", &w) != ZT_OK) { ... }
  *     float bias[2] = {0.5f, -0.5f};
  *     uint64_t shape[1] = {2};
- *     zt_write_options zstd = {0};          // zeroed: raw, no digest
- *     zstd.encoding = ZT_ENCODING_ZSTD;
- *     zstd.digest = ZT_DIGEST_SHA256;
  *     if (zt_writer_add_dense(w, "bias", ZT_NUL_TERMINATED, ZT_DTYPE_F32,
- *                             shape, 1, bias, sizeof bias, &zstd) != ZT_OK ||
+ *                             shape, 1, bias, sizeof bias, NULL) != ZT_OK ||
  *         zt_writer_set_attribute_text(w, "framework", ZT_NUL_TERMINATED,
  *                                      "mine", ZT_NUL_TERMINATED) != ZT_OK) {
  *         fprintf(stderr, "%s\n", zt_last_error());
@@ -658,19 +657,20 @@ enum zt_format_version
  {
 #if defined(ZT_STD)
   /**
-   * The default: v1.2.
+   * The default: format v2 (what `zt_writer_create` writes).
    */
   ZT_FORMAT_VERSION_DEFAULT = 0,
 #endif
 #if defined(ZT_STD)
   /**
-   * zTensor v1.2 (what `zt_writer_create` writes).
+   * zTensor v1.2, for readers of the 1.x generation (PyPI `ztensor`
+   * up to 1.2.3, which cannot read v2).
    */
   ZT_FORMAT_VERSION_1_2 = 1,
 #endif
 #if defined(ZT_STD)
   /**
-   * zTensor format v2 (the container of PyPI `ztensor` 2.x).
+   * zTensor format v2 (the container of PyPI `ztensor` 2.x): the default.
    */
   ZT_FORMAT_VERSION_2 = 2,
 #endif
@@ -893,8 +893,8 @@ typedef struct zt_file zt_file;
 
 #if defined(ZT_STD)
 /**
- * A writer of one new zTensor file (opaque): `zt_writer_create` (v1.2)
- * or `zt_writer_create_with_options` (v1.2 or v2), then `zt_writer_add_*`
+ * A writer of one new zTensor file (opaque): `zt_writer_create` (format
+ * v2, canonical) or `zt_writer_create_with_options` (v2 or v1.2), then `zt_writer_add_*`
  * / `zt_writer_set_attribute*`, then `zt_writer_finish` (publish) or
  * `zt_writer_abort` (discard).
  */
@@ -1221,10 +1221,12 @@ typedef struct zt_verify_counts {
  * It grows at its end in later versions: set `struct_size` to
  * `sizeof(zt_writer_options)` (`zt_writer_options_init` does), so the
  * library knows which fields the caller has. With every other field 0
- * the writer is `zt_writer_create`'s: v1.2, objects raw with no digest.
- * Choosing v2 alone gives canonical form (§6.3): blobs at 64 KiB
- * boundaries, xxh3 digests, raw parts, one file, objects added in
- * ascending bytewise name order.
+ * the writer is `zt_writer_create`'s: format v2 in canonical form
+ * (§6.3): blobs at 64 KiB boundaries, xxh3 digests, raw parts, one file,
+ * objects added in ascending bytewise name order; byte-identical to PyPI
+ * `ztensor` 2.1.2's writer for the same tensors. `format_version`
+ * `ZT_FORMAT_VERSION_1_2` writes v1.2 instead (objects raw with no digest
+ * unless asked), for readers of the 1.x generation.
  *
  * Combinations the chosen version cannot write are refused with
  * `ZT_ERR_INVALID_ARGUMENT`, `zt_last_error()` naming them: v2 options
@@ -2074,8 +2076,13 @@ zt_status zt_verify_report(const struct zt_file *file,
 
 #if defined(ZT_STD)
 /**
- * Start writing a new zTensor (v1.2) file that will be published at
- * `path` (NUL-terminated; bytes as the OS takes them).
+ * Start writing a new zTensor file that will be published at `path`
+ * (NUL-terminated; bytes as the OS takes them): format v2 in canonical
+ * form (§6.3; the same bytes as PyPI `ztensor` 2.1.2 writes for the same
+ * tensors), so objects must be added in ascending bytewise name order
+ * (`ZT_ERR_FORMAT` otherwise). For v1.2, for readers of the 1.x
+ * generation, use `zt_writer_create_with_options` with `format_version`
+ * `ZT_FORMAT_VERSION_1_2`.
  *
  * The data goes to a temporary file beside `path` (same directory, name
  * `.<file name>.<pid>.<n>.tmp`); `zt_writer_finish` syncs it and renames it
@@ -2102,7 +2109,7 @@ zt_status zt_writer_create(const char *path, struct zt_writer **out);
 #if defined(ZT_STD)
 /**
  * Start writing a new file at `path` as `options` say (NULL: as
- * `zt_writer_create`): format v1.2 or v2, canonical or not, alignment,
+ * `zt_writer_create`): format v2 (the default) or v1.2, canonical or not, alignment,
  * digest, compression, shards (see `zt_writer_options`). Published
  * atomically by `zt_writer_finish` as with `zt_writer_create`; sharded
  * output writes its data shards (`<stem>-NNNNN-of-NNNNN.zt`) beside

@@ -509,20 +509,20 @@ private:
 };
 
 /// File-wide options of a new Writer (builder over zt_writer_options):
-/// format version (v1.2 by default), canonical form, alignment, digest,
+/// format version (v2 by default), canonical form, alignment, digest,
 /// compression, shards. Writer::create refuses combinations the version
 /// cannot write (zt::Error, ZT_ERR_INVALID_ARGUMENT).
 class WriterOptions {
 public:
     WriterOptions() { zt_writer_options_init(&o_); }
 
-    /// zTensor format v2: canonical form (§6.3) unless an option below
-    /// that canonical form excludes is set.
+    /// zTensor format v2 (the default): canonical form (§6.3) unless an
+    /// option below that canonical form excludes is set.
     WriterOptions &v2() {
         o_.format_version = ZT_FORMAT_VERSION_2;
         return *this;
     }
-    /// zTensor v1.2 (the default).
+    /// zTensor v1.2, for readers of the 1.x generation.
     WriterOptions &v1_2() {
         o_.format_version = ZT_FORMAT_VERSION_1_2;
         return *this;
@@ -558,7 +558,8 @@ public:
     /// The C options: valid while this WriterOptions lives unchanged.
     const zt_writer_options *c() {
         if (compress_)
-            o_.compression = o_.format_version == ZT_FORMAT_VERSION_2 ? ZT_ENCODING_ZSTD_SEEKABLE : ZT_ENCODING_ZSTD;
+            o_.compression =
+                o_.format_version == ZT_FORMAT_VERSION_1_2 ? ZT_ENCODING_ZSTD : ZT_ENCODING_ZSTD_SEEKABLE;
         return &o_;
     }
 
@@ -585,13 +586,14 @@ zt_write_component component(std::string_view role, const std::vector<T> &v, std
 /// Every add copies or writes the data before returning.
 class Writer {
 public:
+    /// Format v2 in canonical form (objects in ascending name order).
     static Writer create(const std::string &path) {
         zt_writer *w = nullptr;
         check(zt_writer_create(path.c_str(), &w));
         return Writer(w);
     }
 
-    /// A writer with file-wide options (format v2, canonical form, ...).
+    /// A writer with file-wide options (v1.2, non-canonical v2, ...).
     static Writer create(const std::string &path, WriterOptions opts) {
         zt_writer *w = nullptr;
         check(zt_writer_create_with_options(path.c_str(), opts.c(), &w));

@@ -350,7 +350,7 @@ fn quantized_group_params_are_type_checked_at_open() {
 
 #[test]
 fn v1_1_csr_with_undeclared_zstd_values_checks_against_decoded_count() {
-    use ztensor::write::{Compression, NewObject, Writer};
+    use ztensor::write::v1_2::{Compression, NewObject, Writer};
     // Get a real zstd frame of 2 f32 values from our writer.
     let mut w = Writer::new(Vec::new());
     w.add(NewObject::dense_slice("v", &[2], &[1.0f32, 2.0]).compression(Compression::ZSTD)).unwrap();
@@ -375,7 +375,7 @@ fn v1_1_csr_with_undeclared_zstd_values_checks_against_decoded_count() {
 
 #[test]
 fn undeclared_zstd_size_must_be_whole_elements() {
-    use ztensor::write::{Compression, NewObject, Writer};
+    use ztensor::write::v1_2::{Compression, NewObject, Writer};
     // A real zstd frame of 6 bytes, from our writer.
     let mut w = Writer::new(Vec::new());
     w.add(NewObject::dense("v", &[6], ztensor::DType::U8, &b"hello\n"[..]).compression(Compression::ZSTD)).unwrap();

@@ -315,7 +315,8 @@ fn structured_corpus_stats() {
 mod seeds {
     use super::common::*;
     use super::harness;
-    use ztensor::write::{AttrValue, Checksum, Compression, NewObject, Writer};
+    use ztensor::write::AttrValue;
+    use ztensor::write::v1_2::{Checksum, Compression, NewObject, Writer};
     use ztensor::{DType, LogicalType};
 
     fn fixtures() -> Vec<(String, Vec<u8>)> {

@@ -24,7 +24,8 @@ use sha2::{Digest as _, Sha256};
 use std::collections::BTreeMap;
 use std::path::Path;
 use std::process::Command;
-use ztensor::write::{AttrValue, Checksum, Compression, Data, NewComponent, NewObject, Writer};
+use ztensor::write::{AttrValue, Data};
+use ztensor::write::v1_2::{Checksum, Compression, NewComponent, NewObject, Writer};
 use ztensor::{DType, File, Format, LogicalType};
 
 const REFERENCE_VERSION: &str = "1.2.3";

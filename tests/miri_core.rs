@@ -196,7 +196,7 @@ fn hostile_inputs() {
 
 #[test]
 fn writer_round_trip() {
-    use ztensor::write::{Checksum, Compression, NewObject, Writer};
+    use ztensor::write::v1_2::{Checksum, Compression, NewObject, Writer};
     let mut w = Writer::new(Vec::new());
     w.add_slice("a", &[2, 2], &[1.0f32, 2.0, 3.0, 4.0]).unwrap();
     w.add(NewObject::sparse_csr_slices("m", [2, 3], &[1.0f64, 2.0], &[0, 2], &[0, 1, 2]).compression(Compression::ZSTD).checksum(Checksum::Sha256)).unwrap();

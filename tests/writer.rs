@@ -5,7 +5,8 @@
 
 use proptest::prelude::*;
 use std::path::{Path, PathBuf};
-use ztensor::write::{AttrValue, Checksum, Compression, Data, FileSink, NewComponent, NewObject, Sink, Writer};
+use ztensor::write::{AttrValue, Data, FileSink, Sink};
+use ztensor::write::v1_2::{Checksum, Compression, NewComponent, NewObject, Writer};
 use ztensor::{DType, Encoding, ErrorKind, File, Format, LogicalType, Value, ValueRef};
 
 // ------------------------------------------------------------------ model

@@ -159,23 +159,24 @@ pub struct VerifyArgs {
     pub files: Vec<PathBuf>,
 }
 
-/// Convert .safetensors, .npy, .npz, .gguf or any .zt version into a zTensor v1.2 (or v2) file
+/// Convert .safetensors, .npy, .npz, .gguf or any .zt version into a zTensor v2 (or v1.2) file
 #[derive(Args)]
 #[command(
-    override_usage = "zt convert IN OUT [--compress[=LEVEL]] [--digest xxh3|sha256|crc32c|none] [--format-version 1.2|2] [--align BYTES] [--shard-size SIZE] [--quiet]",
+    override_usage = "zt convert IN OUT [--compress[=LEVEL]] [--digest xxh3|sha256|crc32c|none] [--format-version 2|1.2] [--align BYTES] [--shard-size SIZE] [--quiet]",
     help_template = CMD_HELP,
-    long_about = "Convert IN into a zTensor v1.2 file OUT ('-' as IN: stdin), or a v2 file with \
-                  --format-version 2: canonical (byte-identical to ztensor 2.x's convert for the same \
-                  tensors) unless --align, --compress (zt.zstd-seekable/1), --digest or --shard-size \
-                  is given.",
+    long_about = "Convert IN into a zTensor v2 file OUT ('-' as IN: stdin), canonical (byte-identical \
+                  to ztensor 2.x's convert for the same tensors). --align, --compress \
+                  (zt.zstd-seekable/1), --digest and --shard-size each make it non-canonical. \
+                  --format-version 1.2 writes a v1.2 file instead, for readers of the 1.x \
+                  generation (ztensor <= 1.2.3).",
     after_help = crate::convert::HELP,
 )]
 pub struct ConvertArgs {
-    /// Store components zstd-compressed, at LEVEL (1-22, default 3;
-    /// unless zt was built with the libzstd feature, its pure-Rust encoder
-    /// treats every level alike); one zstd would not make smaller stays
-    /// raw. '--compress 5' works too. Without it: raw.
-    /// v2: every part zt.zstd-seekable/1 (non-canonical).
+    /// Compress at LEVEL (1-22, default 3; unless zt was built with the
+    /// libzstd feature, its pure-Rust encoder treats every level alike).
+    /// v2: every part zt.zstd-seekable/1 (non-canonical). v1.2: components
+    /// zstd-compressed, one zstd would not make smaller stays raw.
+    /// '--compress 5' works too. Without it: raw.
     #[arg(
         long,
         value_name = "LEVEL",
@@ -185,15 +186,17 @@ pub struct ConvertArgs {
         value_parser = level,
     )]
     pub compress: Option<i32>,
-    /// Record a digest of every component's stored bytes. Default: none,
-    /// except for .zt input, where each component keeps the digest
-    /// algorithm it had. v2 (xxh3 only there, crc32c only in v1.2): of every
-    /// part's decoded bytes, xxh3 by default.
+    /// The digest on every part. v2: xxh3 (default), sha256 or none, of
+    /// each part's decoded bytes; anything but xxh3 is non-canonical.
+    /// v1.2: sha256, crc32c or none, of each component's stored bytes;
+    /// default none, except for .zt input, where each component keeps the
+    /// digest algorithm it had.
     #[arg(long, value_name = "ALG")]
     pub digest: Option<DigestArg>,
-    /// The output's format version: 1.2 (default) or 2 (canonical unless
-    /// --align, --compress, --digest or --shard-size is given)
-    #[arg(long, value_name = "VERSION", value_parser = ["1.2", "2"])]
+    /// The output's format version: 2 (default; canonical unless --align,
+    /// --compress, --digest or --shard-size is given) or 1.2 (for readers
+    /// of the 1.x generation)
+    #[arg(long, value_name = "VERSION", value_parser = ["2", "1.2"])]
     pub format_version: Option<String>,
     /// v2: place blobs at multiples of BYTES (a power of two from 4096 to 1G;
     /// non-canonical; without it non-canonical files use 65536, as canonical ones)
@@ -224,9 +227,9 @@ pub enum DigestArg {
 }
 
 impl ConvertArgs {
-    /// Whether `--format-version 2` was given.
+    /// Whether the output is v2: the default, unless `--format-version 1.2` was given.
     pub fn format_version_2(&self) -> bool {
-        self.format_version.as_deref() == Some("2")
+        self.format_version.as_deref() != Some("1.2")
     }
 }
 

@@ -9,7 +9,9 @@ use signal_hook::iterator::Signals;
 use std::path::{Path, PathBuf};
 use std::sync::{Mutex, Once};
 
-static TEMP_FILE: Mutex<Option<PathBuf>> = Mutex::new(None);
+/// The registered files: one, or two while a file is renamed into place
+/// (its temporary name and the name it gets: see [`add`]).
+static TEMP_FILE: Mutex<Vec<PathBuf>> = Mutex::new(Vec::new());
 static WATCH: Once = Once::new();
 
 /// Register (or clear, with `None`) the temporary output file.
@@ -18,15 +20,33 @@ pub fn set(path: Option<&Path>) {
         WATCH.call_once(watch_signals);
     }
     if let Ok(mut t) = TEMP_FILE.lock() {
-        *t = path.map(Path::to_path_buf);
+        t.clear();
+        t.extend(path.map(Path::to_path_buf));
     }
+}
+
+/// Register one more file beside the registered one (a v1.2 stage about to
+/// be renamed into place, which `zt convert` still has to remove).
+pub fn add(path: &Path) {
+    WATCH.call_once(watch_signals);
+    if let Ok(mut t) = TEMP_FILE.lock() {
+        t.push(path.to_path_buf());
+    }
+}
+
+/// Wait for a signal being handled, if any: it removes the registered files
+/// and ends the process holding the registry, so this returns only when no
+/// signal is. (A registered file found missing may have been removed so:
+/// the caller waits here rather than report it as an error.)
+pub fn sync() {
+    drop(TEMP_FILE.lock());
 }
 
 /// Remove the registered temporary file, if any.
 pub fn remove() {
     // try_lock: a panic while the lock is held must not deadlock the hook.
     if let Ok(mut t) = TEMP_FILE.try_lock() {
-        if let Some(p) = t.take() {
+        for p in t.drain(..) {
             let _ = std::fs::remove_file(p);
         }
     }
@@ -35,13 +55,19 @@ pub fn remove() {
 /// A thread waits for the signals (outside signal context, so it may lock
 /// and remove files), cleans up, then re-raises the signal's default action.
 fn watch_signals() {
-    let Ok(mut signals) = Signals::new([SIGINT, SIGTERM, SIGHUP]) else { return };
+    let Ok(mut signals) = Signals::new([SIGINT, SIGTERM, SIGHUP]) else {
+        return;
+    };
     let spawned = std::thread::Builder::new().name("zt-signals".into()).spawn(move || {
         if let Some(sig) = signals.forever().next() {
-            if let Ok(mut t) = TEMP_FILE.lock() {
-                if let Some(p) = t.take() {
+            // The registry stays locked until the process ends: see `sync`.
+            let guard = TEMP_FILE.lock();
+            if let Ok(mut t) = guard {
+                for p in t.drain(..) {
                     let _ = std::fs::remove_file(p);
                 }
+                let _ = signal_hook::low_level::emulate_default_handler(sig);
+                std::process::exit(128 + sig);
             }
             let _ = signal_hook::low_level::emulate_default_handler(sig);
             std::process::exit(128 + sig);

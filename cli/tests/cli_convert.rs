@@ -1,4 +1,6 @@
-//! `zt convert`, run as a separate process: the committed samples in
+//! `zt convert --format-version 1.2` (v1.2 output, for readers of the 1.x
+//! generation; the default, v2, is tested in cli_convert_v2.rs), run as a
+//! separate process: the committed samples in
 //! tests/fixtures/convert (made by make_samples.py there; expected.json is
 //! numpy's own account of every array), the reference fixtures of every
 //! version, hand-made files for what no reference writer produces, and the
@@ -53,10 +55,10 @@ fn expected() -> Json {
     serde_json::from_slice(&std::fs::read(sample("expected.json")).unwrap()).unwrap()
 }
 
-/// Convert; assert success with nothing on stderr (stderr is not a TTY: no
+/// Convert to v1.2; assert success with nothing on stderr (stderr is not a TTY: no
 /// progress bar; `--quiet`: no summary line, see `summary_line_unless_quiet`).
 fn convert(input: &Path, out: &Path, extra: &[&str]) -> Vec<u8> {
-    let mut args = vec!["convert", "--quiet", s(input), s(out)];
+    let mut args = vec!["convert", "--quiet", s(input), s(out), "--format-version", "1.2"];
     args.extend_from_slice(extra);
     let o = zt(&args);
     assert_eq!(code(&o), 0, "{args:?}: {}", stderr(&o));
@@ -107,7 +109,7 @@ fn check_against(bytes: &[u8], want: &[Json], what: &str) {
 /// decoded bytes, or raw where a zstd frame (the library's own, at LEVEL)
 /// would not be smaller. Returns the number of zstd components.
 fn assert_compressed_unless_larger(packed: &[u8], level: i32, what: &str) -> usize {
-    use ztensor::write::{Compression, NewObject, Writer};
+    use ztensor::write::v1_2::{Compression, NewObject, Writer};
     let f = File::parse(packed).unwrap();
     let mut zstd = 0;
     for c in f.objects().flat_map(|o| o.components()) {
@@ -639,7 +641,7 @@ fn summary_line_unless_quiet() {
     let dir = tempfile::tempdir().unwrap();
     let input = sample("arrays.npz");
     let out = dir.path().join("a.zt");
-    let o = zt(&["convert", s(&input), s(&out), "--compress"]);
+    let o = zt(&["convert", s(&input), s(&out), "--compress", "--format-version", "1.2"]);
     assert_eq!(code(&o), 0, "{}", stderr(&o));
     assert!(o.stdout.is_empty());
     let err = stderr(&o);
@@ -671,13 +673,13 @@ fn compress_level_as_a_separate_argument() {
     let separate = convert(&input, &b, &["--compress", "5"]);
     assert_eq!(joined, separate);
     // Before the positionals too, and bare --compress before them still works.
-    let o = zt(&["convert", "-q", "--compress", "7", s(&input), s(&b)]);
+    let o = zt(&["convert", "-q", "--format-version", "1.2", "--compress", "7", s(&input), s(&b)]);
     assert_eq!(code(&o), 0, "{}", stderr(&o));
-    let o = zt(&["convert", "-q", "--compress", s(&input), s(&b)]);
+    let o = zt(&["convert", "-q", "--format-version", "1.2", "--compress", s(&input), s(&b)]);
     assert_eq!(code(&o), 0, "{}", stderr(&o));
     let f = std::fs::read(&b).unwrap();
     assert_compressed_unless_larger(&f, 3, "sample.safetensors");
-    let o = zt(&["convert", "-q", "--compress", s(&sample("arrays.npz")), s(&b)]);
+    let o = zt(&["convert", "-q", "--format-version", "1.2", "--compress", s(&sample("arrays.npz")), s(&b)]);
     assert_eq!(code(&o), 0, "{}", stderr(&o));
     assert!(assert_compressed_unless_larger(&std::fs::read(&b).unwrap(), 3, "arrays.npz") > 0);
     let o = zt(&["convert", s(&input), s(&b), "--compress", "23"]);
@@ -933,7 +935,7 @@ fn converts_from_stdin() {
     for (name, object) in [("f32_c.npy", Some("weights")), ("sample.safetensors", None), ("arrays.npz", None)] {
         let out = dir.path().join("weights.zt");
         let mut child = Command::new(env!("CARGO_BIN_EXE_zt"))
-            .args(["convert", "-q", "-", s(&out)])
+            .args(["convert", "-q", "--format-version", "1.2", "-", s(&out)])
             .stdin(std::process::Stdio::piped())
             .stdout(std::process::Stdio::piped())
             .stderr(std::process::Stdio::piped())

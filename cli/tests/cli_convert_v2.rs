@@ -1,6 +1,6 @@
-//! `zt convert --format-version 2`, run as a separate process, against the
-//! reference implementation: PyPI `ztensor` 2.1.2 (issue 14's "How we will
-//! know"). Its `ztensor.convert` gives the canonical bytes ours must equal;
+//! `zt convert` to v2 (the default generation; issue 29), run as a separate
+//! process, against the reference implementation: PyPI `ztensor` 2.1.2
+//! (issues 14's and 29's "How we will know"). Its `ztensor.convert` gives the canonical bytes ours must equal;
 //! its reader must open every non-canonical file convert writes and read
 //! every tensor bit-identically to the input, with `verify(deep=True)`.
 //!
@@ -70,9 +70,9 @@ v = s.verify(deep=True)
 print(len(s.files), v.checked, v.undigested)
 ";
 
-/// `zt convert --quiet IN OUT --format-version 2 EXTRA...`, which must succeed silently.
+/// `zt convert --quiet IN OUT EXTRA...` (v2: the default), which must succeed silently.
 fn convert_v2(input: &Path, out: &Path, extra: &[&str]) {
-    let mut args = vec!["convert", "--quiet", s(input), s(out), "--format-version", "2"];
+    let mut args = vec!["convert", "--quiet", s(input), s(out)];
     args.extend_from_slice(extra);
     let o = zt(&args);
     assert!(o.status.success(), "zt {args:?}: {}", String::from_utf8_lossy(&o.stderr));
@@ -99,10 +99,16 @@ fn canonical_output_is_byte_identical_to_upstream_convert() {
     let input = make_input(dir.path(), false);
     let (ours, theirs) = (dir.path().join("ours.zt"), dir.path().join("theirs.zt"));
     run_python(&format!("{CHECK_VERSION}ztensor.convert(sys.argv[1], sys.argv[2])\n"), &[s(&input), s(&theirs)]);
+    // No options at all: the default is canonical v2.
     convert_v2(&input, &ours, &[]);
     let (a, b) = (std::fs::read(&ours).unwrap(), std::fs::read(&theirs).unwrap());
     assert!(b.len() > 65536 && b.starts_with(V2_MAGIC), "the reference wrote a v2 file");
-    assert!(a == b, "zt convert --format-version 2 ({} bytes) differs from ztensor.convert ({} bytes)", a.len(), b.len());
+    assert!(a == b, "zt convert IN OUT ({} bytes) differs from ztensor.convert ({} bytes)", a.len(), b.len());
+    // `--format-version 2` asks for the same thing.
+    let explicit = dir.path().join("explicit.zt");
+    convert_v2(&input, &explicit, &["--format-version", "2"]);
+    assert!(std::fs::read(&explicit).unwrap() == b, "--format-version 2 is the default");
+    std::fs::remove_file(&explicit).unwrap();
     // And it reads back as the input (canonical: an xxh3 digest on each of the 10 parts).
     let r = run_python(&format!("{CHECK_VERSION}{READ_BACK}"), &[s(&input), s(&ours)]);
     assert_eq!(r.trim(), "1 10 0");
@@ -110,7 +116,7 @@ fn canonical_output_is_byte_identical_to_upstream_convert() {
     assert_eq!(listing(dir.path()), ["in.safetensors", "ours.zt", "theirs.zt"]);
     // Upstream's file back to v1.2, and that to v2 again: the same bytes.
     let (back, again) = (dir.path().join("back.zt"), dir.path().join("again.zt"));
-    assert!(zt(&["convert", "-q", s(&theirs), s(&back)]).status.success());
+    assert!(zt(&["convert", "-q", s(&theirs), s(&back), "--format-version", "1.2"]).status.success());
     assert!(std::fs::read(&back).unwrap().starts_with(b"ZTEN1000"));
     convert_v2(&back, &again, &[]);
     assert!(std::fs::read(&again).unwrap() == b, "v2 -> v1.2 -> v2 gives upstream's bytes again");
@@ -171,10 +177,18 @@ fn v2_options_are_checked() {
         assert!(err.contains(needle), "{args:?}: {err}");
         assert!(!out.exists(), "{args:?} wrote OUT");
     };
-    refused(&["convert", i, o, "--align", "4096"], "need --format-version 2");
-    refused(&["convert", i, o, "--shard-size", "1M"], "need --format-version 2");
-    refused(&["convert", i, o, "--digest", "xxh3"], "needs --format-version 2");
-    refused(&["convert", i, o, "--format-version", "2", "--digest", "crc32c"], "v1 only");
+    let v12 = ["--format-version", "1.2"];
+    refused(
+        &[&["convert", i, o, "--align", "4096"][..], &v12].concat(),
+        "are v2 options (not with --format-version 1.2)",
+    );
+    refused(&[&["convert", i, o, "--shard-size", "1M"][..], &v12].concat(), "are v2 options");
+    refused(
+        &[&["convert", i, o, "--digest", "xxh3"][..], &v12].concat(),
+        "is a v2 digest (not with --format-version 1.2)",
+    );
+    refused(&["convert", i, o, "--digest", "crc32c"], "v1.2 only (--format-version 1.2");
+    refused(&["convert", i, o, "--format-version", "2", "--digest", "crc32c"], "v1.2 only");
     refused(&["convert", i, o, "--format-version", "2", "--align", "1000"], "power of two");
     refused(&["convert", i, o, "--format-version", "2", "--align", "2048"], "power of two");
     // At most 1 GiB: the padding before each blob is up to --align bytes (audit M1).
@@ -182,13 +196,13 @@ fn v2_options_are_checked() {
     refused(&["convert", i, o, "--format-version", "2", "--align", "9223372036854775808"], "1 GiB");
     refused(&["convert", i, o, "--format-version", "3"], "--format-version");
     refused(&["convert", i, o, "--format-version", "2", "--shard-size", "0"], "positive byte count");
-    // The default is still v1.2, and the npy input converts to v2 too.
-    assert!(zt(&["convert", "-q", i, o]).status.success());
-    assert!(std::fs::read(&out).unwrap().starts_with(b"ZTEN1000"), "v1.2 stays the default");
-    std::fs::remove_file(&out).unwrap();
+    // The default is v2; v1.2 is one option away.
     convert_v2(&input, &out, &[]);
     let b = std::fs::read(&out).unwrap();
-    assert!(b.starts_with(V2_MAGIC), "a v2 file");
+    assert!(b.starts_with(V2_MAGIC), "v2 is the default");
+    std::fs::remove_file(&out).unwrap();
+    assert!(zt(&["convert", "-q", i, o, "--format-version", "1.2"]).status.success());
+    assert!(std::fs::read(&out).unwrap().starts_with(b"ZTEN1000"), "--format-version 1.2 writes v1.2");
 }
 
 #[test]
@@ -203,7 +217,7 @@ fn a_name_v2_refuses_leaves_no_output_and_no_stage_file() {
     let input = dir.path().join("nfd.safetensors");
     std::fs::write(&input, f).unwrap();
     let out = dir.path().join("nfd.zt");
-    let r = zt(&["convert", "-q", s(&input), s(&out), "--format-version", "2"]);
+    let r = zt(&["convert", "-q", s(&input), s(&out)]);
     let err = String::from_utf8_lossy(&r.stderr).into_owned();
     assert_eq!(r.status.code(), Some(1), "{err}");
     assert!(err.contains("nfd.safetensors") && err.contains("cafe") && err.contains("not in Unicode Normalization Form C"), "IN and the object are named: {err}");
@@ -239,6 +253,20 @@ fn v12_content(path: &Path) -> serde_json::Value {
     serde_json::Value::Object(m)
 }
 
+/// The fixtures v2 cannot hold, and what the refusal must name (the object and what it is).
+fn no_v2_equivalent(input: &Path) -> Option<&'static [&'static str]> {
+    match input.file_name()?.to_str()? {
+        // A non-NFC name (e + U+0301), which canonical v2 refuses, naming it.
+        "names.zt" => Some(&["not in Unicode Normalization Form C", "e\\u{301}"]),
+        // v1.2's quantized_group: zt.quant_group/1 needs parameters v1.2 does not record.
+        "quantized.zt" => Some(&["object \"", "format \"quantized_group\" has no v2 equivalent", "zt.quant_group/1"]),
+        // A format of no namespace or version (the unknown logical type of
+        // its other object is refused the same way: see `refusals_name_the_object_and_what`).
+        "extensions.zt" => Some(&["object \"custom_format\"", "format \"block_sparse_x\" has no v2 equivalent"]),
+        _ => None,
+    }
+}
+
 #[test]
 fn every_input_kind_converts_to_v2_as_it_does_to_v1_2() {
     let repo = Path::new(env!("CARGO_MANIFEST_DIR")).parent().unwrap().to_owned();
@@ -257,17 +285,17 @@ fn every_input_kind_converts_to_v2_as_it_does_to_v1_2() {
     let (mut v2s, mut v12s) = (Vec::new(), Vec::new());
     for (i, input) in inputs.iter().enumerate() {
         let (v12, v2) = (dir.path().join(format!("{i}.v12.zt")), dir.path().join(format!("{i}.zt")));
-        if !zt(&["convert", "-q", s(input), s(&v12)]).status.success() {
+        if !zt(&["convert", "-q", s(input), s(&v12), "--format-version", "1.2"]).status.success() {
             // Refused as v1.2 already (hostile or unsupported input): refused as v2 too.
-            let r = zt(&["convert", "-q", s(input), s(&v2), "--format-version", "2"]);
+            let r = zt(&["convert", "-q", s(input), s(&v2)]);
             assert_eq!(r.status.code(), Some(1), "{input:?}");
             continue;
         }
-        let r = zt(&["convert", "-q", s(input), s(&v2), "--format-version", "2"]);
+        let r = zt(&["convert", "-q", s(input), s(&v2)]);
         let err = String::from_utf8_lossy(&r.stderr).into_owned();
-        if input.file_name().unwrap() == "names.zt" {
-            // A non-NFC name (e + U+0301), which canonical v2 refuses, naming it.
-            assert!(!r.status.success() && err.contains("not in Unicode Normalization Form C") && err.contains("e\\u{301}"), "{input:?}: {err}");
+        if let Some(why) = no_v2_equivalent(input) {
+            assert!(!r.status.success() && why.iter().all(|w| err.contains(w)), "{input:?}: {err}");
+            assert!(!v2.exists(), "{input:?}");
             continue;
         }
         assert!(r.status.success(), "{input:?}: {err}");
@@ -279,6 +307,156 @@ fn every_input_kind_converts_to_v2_as_it_does_to_v1_2() {
     let got: serde_json::Value = serde_json::from_str(&run_python(&format!("{CHECK_VERSION}{SAME_AS_V12}"), &args)).unwrap();
     for (i, v12) in v12s.iter().enumerate() {
         assert_eq!(got[i], v12_content(v12), "{:?}", v2s[i]);
+    }
+}
+
+/// Every object of each v2 file (argv) as the reference reads it: layout,
+/// shape and, per part, dtype, logical type and decoded bytes (hex); then
+/// `verify(deep=True)`.
+const DUMP_V2: &str = "
+import json
+res = []
+for f in sys.argv[1:]:
+    s = ztensor.open(f)
+    res.append({k: [s[k].layout, list(s[k].shape), {p: [s[k][p].dtype, s[k][p].logical, s[k][p].tobytes().hex()] for p in s[k].parts}] for k in s.keys()})
+    ztensor.verify(f, deep=True)
+print(json.dumps(res))
+";
+
+/// What a v0.1/v1.x file holds, read by our reader, in v2's terms (as
+/// `DUMP_V2` prints it): formats as layout profiles, `bool` as `u8` with
+/// the logical type `bool`, the v1.2 logical names of v2's `f8_e8m0` and
+/// `f4_e2m1`, pre-1.2 sparse indices as the `u64` values v1.2 requires.
+fn as_v2(path: &Path) -> serde_json::Value {
+    use ztensor::{DType, Format};
+    let bytes = std::fs::read(path).unwrap();
+    let file = ztensor::File::parse(&bytes).unwrap();
+    let mut m = serde_json::Map::new();
+    for o in file.objects() {
+        let layout = match o.format() {
+            Format::Dense => "dense",
+            Format::SparseCsr => "zt.sparse_csr/1",
+            Format::SparseCoo => "zt.sparse_coo/1",
+            f => panic!("{path:?}: {f:?} has no v2 layout"),
+        };
+        let mut parts = serde_json::Map::new();
+        for c in o.components() {
+            let sparse_index = layout != "dense" && ["indices", "indptr", "coords"].contains(&c.role());
+            let mut data = c.to_vec().unwrap();
+            let (dtype, logical) = match (c.dtype(), c.logical_type().map(|t| t.name())) {
+                (DType::Bool, None) => ("u8".to_owned(), Some("bool")),
+                (d, _) if sparse_index && d != DType::U64 => {
+                    let w = d.width() as usize;
+                    data = data
+                        .chunks_exact(w)
+                        .flat_map(|e| {
+                            let mut b = [0u8; 8];
+                            b[..w].copy_from_slice(e);
+                            u64::from_le_bytes(b).to_le_bytes()
+                        })
+                        .collect();
+                    ("u64".to_owned(), None)
+                }
+                (d, Some("f8_e8m0fnu")) => (d.name().to_owned(), Some("f8_e8m0")),
+                (d, Some("f4_e2m1fn")) => (d.name().to_owned(), Some("f4_e2m1")),
+                (d, t) => (d.name().to_owned(), t),
+            };
+            parts.insert(c.role().to_owned(), serde_json::json!([dtype, logical, hex::encode(&data)]));
+        }
+        m.insert(o.name().to_owned(), serde_json::json!([layout, o.shape().dims().collect::<Vec<u64>>(), parts]));
+    }
+    serde_json::Value::Object(m)
+}
+
+/// Issue 29's migration: `zt convert old.zt new.zt` upgrades every v0.1,
+/// v1.1 and v1.2 fixture to v2, and upstream 2.1.2 reads back the same
+/// tensors, bit for bit, as our reader reads from the old file; what v2
+/// has no equivalent for is refused by name.
+#[test]
+fn every_v0_1_and_v1_fixture_upgrades_to_v2_losslessly() {
+    let repo = Path::new(env!("CARGO_MANIFEST_DIR")).parent().unwrap().to_owned();
+    let dir = tempfile::tempdir().unwrap();
+    let (mut olds, mut news, mut refused) = (Vec::new(), Vec::new(), 0);
+    for version in ["v0.1", "v1.1", "v1.2"] {
+        let mut fixtures: Vec<PathBuf> = std::fs::read_dir(repo.join("tests/fixtures").join(version))
+            .unwrap()
+            .map(|e| e.unwrap().path())
+            .filter(|p| p.extension().is_some_and(|x| x == "zt"))
+            .collect();
+        fixtures.sort();
+        for old in fixtures {
+            let new = dir.path().join(format!("{version}-{}", old.file_name().unwrap().to_str().unwrap()));
+            let r = zt(&["convert", "-q", s(&old), s(&new)]);
+            let err = String::from_utf8_lossy(&r.stderr).into_owned();
+            if ztensor::File::parse(&std::fs::read(&old).unwrap()).is_err() {
+                // Fixtures our reader refuses (non-conformant on purpose) are refused here too.
+                assert_eq!(r.status.code(), Some(1), "{old:?}: {err}");
+                continue;
+            }
+            if let Some(why) = no_v2_equivalent(&old) {
+                assert_eq!(r.status.code(), Some(1), "{old:?}: {err}");
+                assert!(why.iter().all(|w| err.contains(w)), "{old:?}: {err}");
+                assert!(!new.exists(), "{old:?}");
+                refused += 1;
+                continue;
+            }
+            assert!(r.status.success(), "{old:?}: {err}");
+            assert!(std::fs::read(&new).unwrap().starts_with(V2_MAGIC), "{old:?}");
+            olds.push(old);
+            news.push(new);
+        }
+    }
+    assert!(olds.len() >= 18 && refused >= 4, "{} upgraded, {refused} refused", olds.len());
+    let args: Vec<&str> = news.iter().map(|p| s(p)).collect();
+    let got: serde_json::Value =
+        serde_json::from_str(&run_python(&format!("{CHECK_VERSION}{DUMP_V2}"), &args)).unwrap();
+    for (i, old) in olds.iter().enumerate() {
+        assert_eq!(got[i], as_v2(old), "{old:?}");
+    }
+}
+
+/// What v2 has no equivalent for is refused naming the object and what it
+/// is, and no OUT appears: a logical type outside v2's registry, v1.2's
+/// `quantized_group`, a format that is no v2 layout id. A v2 layout id
+/// kept as a v1.2 format name goes back to v2 as it was.
+#[test]
+fn refusals_name_the_object_and_what() {
+    use ztensor::write::v1_2::{NewComponent, NewObject, Writer};
+    use ztensor::{DType, Format, LogicalType};
+    let dir = tempfile::tempdir().unwrap();
+    let cases: Vec<(&str, NewObject<'static>, &str)> = vec![
+        (
+            "f6",
+            NewObject::new("w", Format::Dense, &[4]).component(
+                NewComponent::new("data", DType::U8, &[1u8, 2, 3][..]).logical_type(LogicalType::parse("f6_e2m3fn")),
+            ),
+            "object \"w\": component \"data\": logical type \"f6_e2m3fn\" has no v2 equivalent",
+        ),
+        (
+            "int4",
+            NewObject::new("x", Format::Dense, &[2]).component(
+                NewComponent::new("data", DType::U8, &[1u8, 2][..]).logical_type(LogicalType::parse("int4_packed_x")),
+            ),
+            "object \"x\": component \"data\": logical type \"int4_packed_x\" has no v2 equivalent",
+        ),
+        (
+            "custom",
+            NewObject::new("y", Format::Other("my_layout"), &[2]).with_component("blob", DType::U8, &[1u8, 2][..]),
+            "object \"y\": format \"my_layout\" has no v2 equivalent",
+        ),
+    ];
+    for (name, obj, want) in cases {
+        let (input, out) = (dir.path().join(format!("{name}.zt")), dir.path().join(format!("{name}.v2.zt")));
+        let mut w = Writer::new(Vec::new());
+        w.add(obj).unwrap();
+        std::fs::write(&input, w.finish().unwrap()).unwrap();
+        let r = zt(&["convert", "-q", s(&input), s(&out)]);
+        let err = String::from_utf8_lossy(&r.stderr).into_owned();
+        assert_eq!(r.status.code(), Some(1), "{name}: {err}");
+        assert!(err.contains(s(&input)) && err.contains(want), "{name}: {err}");
+        assert!(!out.exists(), "{name}");
+        // v1.2 keeps them.
+        assert!(zt(&["convert", "-q", s(&input), s(&out), "--format-version", "1.2"]).status.success(), "{name}");
     }
 }
 
@@ -358,7 +536,7 @@ fn v2_inputs_convert_back_to_v1_2_or_are_refused_with_the_object_named() {
     for input in names {
         let file = input.file_name().unwrap().to_str().unwrap().to_owned();
         let out = dir.path().join(&file);
-        let r = zt(&["convert", "-q", s(&input), s(&out)]);
+        let r = zt(&["convert", "-q", s(&input), s(&out), "--format-version", "1.2"]);
         let err = String::from_utf8_lossy(&r.stderr).into_owned();
         match refused.iter().find(|(f, ..)| *f == file) {
             Some((_, object, why)) => {
@@ -376,7 +554,7 @@ fn v2_inputs_convert_back_to_v1_2_or_are_refused_with_the_object_named() {
     assert!(converted >= 10, "{converted} v2 fixtures converted");
     // A sharded root, read with its shards: each object's data as sharded.json records it.
     let out = dir.path().join("model.zt");
-    let r = zt(&["convert", "-q", s(&fixtures.join("sharded/model.zt")), s(&out)]);
+    let r = zt(&["convert", "-q", s(&fixtures.join("sharded/model.zt")), s(&out), "--format-version", "1.2"]);
     assert!(r.status.success(), "{}", String::from_utf8_lossy(&r.stderr));
     let want: serde_json::Value = serde_json::from_slice(&std::fs::read(fixtures.join("sharded.json")).unwrap()).unwrap();
     let got = v12_objects(&out);
@@ -386,7 +564,14 @@ fn v2_inputs_convert_back_to_v1_2_or_are_refused_with_the_object_named() {
         assert_eq!(hex::encode(Sha256::digest(&parts[0].3)), want["objects"][name]["sha256"].as_str().unwrap(), "{name}");
     }
     // One of its shards missing: refused, naming the shard.
-    let r = zt(&["convert", "-q", s(&fixtures.join("sharded/missing.zt")), s(&dir.path().join("missing.zt"))]);
+    let r = zt(&[
+        "convert",
+        "-q",
+        s(&fixtures.join("sharded/missing.zt")),
+        s(&dir.path().join("missing.zt")),
+        "--format-version",
+        "1.2",
+    ]);
     let err = String::from_utf8_lossy(&r.stderr).into_owned();
     assert_eq!(r.status.code(), Some(1), "{err}");
     assert!(err.contains("data shard \"00003-of-00003\"") && err.contains("shard file not found"), "{err}");

@@ -1,5 +1,5 @@
-//! `zt convert IN.gguf OUT`, run as a separate process. With
-//! `--format-version 2` the canonical output must be byte-identical to
+//! `zt convert IN.gguf OUT`, run as a separate process. The canonical v2
+//! output (the default) must be byte-identical to
 //! upstream's `ztensor.convert` (PyPI `ztensor` 2.1.2, which converts GGUF
 //! itself), and upstream's reader must read every tensor of every output
 //! back as it was in the GGUF file. The interpreter is
@@ -138,10 +138,10 @@ fn same_as_upstream(input: &Path, dir: &Path) -> Vec<u8> {
     let stem = input.file_stem().unwrap().to_string_lossy().into_owned();
     let (ours, theirs) = (dir.join(format!("{stem}.ours.zt")), dir.join(format!("{stem}.theirs.zt")));
     run_python(&format!("{CHECK_VERSION}ztensor.convert(sys.argv[1], sys.argv[2])\n"), &[s(input), s(&theirs)]);
-    convert(input, &ours, &["--format-version", "2"]);
+    convert(input, &ours, &[]);
     let (a, b) = (std::fs::read(&ours).unwrap(), std::fs::read(&theirs).unwrap());
     assert!(b.len() > 65536 && b.starts_with(V2_MAGIC), "the reference wrote a v2 file for {stem}");
-    assert!(a == b, "{stem}: zt convert --format-version 2 ({} bytes) differs from ztensor.convert ({} bytes)", a.len(), b.len());
+    assert!(a == b, "{stem}: zt convert ({} bytes) differs from ztensor.convert ({} bytes)", a.len(), b.len());
     a
 }
 
@@ -204,9 +204,7 @@ fn upstream_reads_every_tensor_of_every_output_back() {
     ];
     for (name, opts, [digested, undigested]) in cases {
         let out = dir.path().join(format!("{name}.zt"));
-        let mut args = vec!["--format-version", "2"];
-        args.extend_from_slice(opts);
-        convert(&input, &out, &args);
+        convert(&input, &out, opts);
         let r = run_python(&format!("{CHECK_VERSION}{READ_BACK}"), &[s(&out), s(&expected)]);
         assert_eq!(r.trim(), format!("{n} {digested} {undigested}"), "{name}: objects, digested and undigested parts");
     }
@@ -216,24 +214,24 @@ fn upstream_reads_every_tensor_of_every_output_back() {
 fn v12_output_holds_dense_gguf_and_refuses_quantized_by_name() {
     let dir = tempfile::tempdir().unwrap();
     for name in ["dense.gguf", "v2.gguf"] {
-        // GGUF -> v1.2 (the default) -> v2: upstream's canonical bytes again, so
+        // GGUF -> v1.2 -> v2 (the default): upstream's canonical bytes again, so
         // v1.2 kept every tensor and metadata value.
         let v12 = dir.path().join(format!("{name}.v12.zt"));
-        convert(&fixture(name), &v12, &[]);
+        convert(&fixture(name), &v12, &["--format-version", "1.2"]);
         assert!(std::fs::read(&v12).unwrap().starts_with(b"ZTEN1000"), "a v1.2 file");
         let upstream = same_as_upstream(&fixture(name), dir.path());
         let again = dir.path().join(format!("{name}.again.zt"));
-        convert(&v12, &again, &["--format-version", "2"]);
+        convert(&v12, &again, &[]);
         assert!(std::fs::read(&again).unwrap() == upstream, "{name} -> v1.2 -> v2 gives upstream's bytes");
     }
     let input = fixture("quant.gguf");
     let out = dir.path().join("q.zt");
-    let r = zt(&["convert", s(&input), s(&out)]);
+    let r = zt(&["convert", s(&input), s(&out), "--format-version", "1.2"]);
     assert_eq!(r.status.code(), Some(1));
     assert_eq!(
         String::from_utf8_lossy(&r.stderr),
         format!(
-            "zt: {}: tensor \"q4_0\": ggml type q4_0 has no v1.2 equivalent (--format-version 2 keeps it as layout gguf.q4_0/1)\n",
+            "zt: {}: tensor \"q4_0\": ggml type q4_0 has no v1.2 equivalent (v2, the default, keeps it as layout gguf.q4_0/1)\n",
             input.display()
         )
     );

@@ -26,7 +26,8 @@
 //!   stored bytes, every object's format, rank and element count.
 
 use std::fmt::Write as _;
-use ztensor_core::write::{Checksum, Data, NewObject, Writer};
+use ztensor_core::write::Data;
+use ztensor_core::write::v1_2::{Checksum, NewObject, Writer};
 use ztensor_core::{DType, File};
 
 /// Deterministic filler bytes (a 32-bit LCG).

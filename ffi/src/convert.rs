@@ -105,7 +105,8 @@ fn nested(s: zt_status) -> Result<(), Fail> {
 mod tests {
     use super::*;
     use crate::{zt_close, zt_find, zt_open_mem, ZT_NUL_TERMINATED};
-    use ztensor_core::write::{IoSink, NewObject, Writer};
+    use ztensor_core::write::IoSink;
+    use ztensor_core::write::v1_2::{NewObject, Writer};
     use ztensor_core::LogicalType;
 
     /// A file with one dense object per case, written by the core writer.

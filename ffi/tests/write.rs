@@ -1,11 +1,14 @@
-//! The write API through its C entry points: the same objects written
-//! through `zt_writer_*` and through the Rust `Writer` give byte-identical
-//! files, which the Rust reader reads back bit for bit.
+//! The write API through its C entry points, writing v1.2
+//! (`ZT_FORMAT_VERSION_1_2`; the default, v2, is tested in write_v2.rs):
+//! the same objects written through `zt_writer_*` and through the Rust
+//! v1.2 `Writer` give byte-identical files, which the Rust reader reads
+//! back bit for bit.
 
 use core::ptr::{null, null_mut};
 use std::path::PathBuf;
 use ztensor::*;
-use ztensor_core::write::{AttrValue, Checksum, Compression, NewComponent, NewObject, Writer};
+use ztensor_core::write::AttrValue;
+use ztensor_core::write::v1_2::{Checksum, Compression, NewComponent, NewObject, Writer};
 use ztensor_core::{DType, File, LogicalType};
 
 mod common;
@@ -13,6 +16,17 @@ use common::*;
 
 fn temp_dir(tag: &str) -> PathBuf {
     common::temp_dir("write", tag)
+}
+
+/// A v1.2 writer of `path` (`zt_writer_create` writes v2).
+unsafe fn create_v1_2(path: &std::path::Path, w: &mut *mut zt_writer) {
+    let mut o = core::mem::MaybeUninit::<zt_writer_options>::uninit();
+    ok(unsafe { zt_writer_options_init(o.as_mut_ptr()) });
+    let o = zt_writer_options {
+        format_version: zt_format_version::ZT_FORMAT_VERSION_1_2 as u32,
+        ..unsafe { o.assume_init() }
+    };
+    ok(unsafe { zt_writer_create_with_options(cpath(path).as_ptr(), &o, w) });
 }
 
 fn le<T: Copy>(v: &[T]) -> &[u8] {
@@ -55,7 +69,7 @@ fn c_and_rust_writers_make_identical_files() {
     // --- through the C API
     unsafe {
         let mut w = null_mut();
-        ok(zt_writer_create(cpath(&c_out).as_ptr(), &mut w));
+        create_v1_2(&c_out, &mut w);
         let shape = [2u64, 3];
         let (n, nl) = s("dense_raw");
         ok(zt_writer_add_dense(
@@ -271,7 +285,7 @@ fn refusals_leave_the_writer_usable_and_abort_leaves_nothing() {
     let data = [1.0f32, 2.0];
     unsafe {
         let mut w = null_mut();
-        ok(zt_writer_create(cpath(&out).as_ptr(), &mut w));
+        create_v1_2(&out, &mut w);
         let (n, nl) = s("x");
         let f32_ = zt_dtype::ZT_DTYPE_F32 as u32;
         // Shape 3 needs 12 bytes.

@@ -21,7 +21,6 @@ use ztensor_core::write::v2::{NewObject, NewPart, Writer};
 use ztensor_core::write::AttrValue;
 use ztensor_core::DType;
 
-
 mod common;
 use common::*;
 
@@ -529,6 +528,33 @@ fn canonical_file_from_c_is_byte_identical_to_rusts() {
     let o = zt_writer_options { canonical: zt_canonical::ZT_CANONICAL_YES as u32, alignment: 65536, ..v2_options() };
     m.write_c(&explicit, &o, &NAMES, false);
     assert!(std::fs::read(&explicit).unwrap() == a);
+    // Every option 0 (`format_version` DEFAULT) is the same canonical v2 file (issue 29).
+    let default = dir.join("default.zt");
+    m.write_c(&default, &options(), &NAMES, false);
+    assert!(std::fs::read(&default).unwrap() == a, "the default writer is canonical v2");
+    // And so is `zt_writer_create`'s (no options at all).
+    let (plain, rust1) = (dir.join("plain.zt"), dir.join("rust1.zt"));
+    unsafe {
+        let mut w = null_mut();
+        ok(zt_writer_create(cpath(&plain).as_ptr(), &mut w));
+        let v = [1.5f32, -2.0];
+        ok(zt_writer_add_dense(
+            w,
+            c"w".as_ptr(),
+            1,
+            zt_dtype::ZT_DTYPE_F32 as u32,
+            [2u64].as_ptr(),
+            1,
+            v.as_ptr().cast(),
+            8,
+            null(),
+        ));
+        ok(zt_writer_finish(w));
+    }
+    let mut w = Writer::create(&rust1).unwrap();
+    w.add(NewObject::new("w", &[2], "dense").part(NewPart::from_slice("data", &[1.5f32, -2.0]))).unwrap();
+    w.finish().unwrap();
+    assert!(std::fs::read(&plain).unwrap() == std::fs::read(&rust1).unwrap(), "zt_writer_create writes canonical v2");
     read_back_through_the_c_abi(&c, &m.expected());
     // Canonical form: objects in ascending name order, no encoded parts.
     unsafe {
@@ -633,7 +659,6 @@ fn non_canonical_cases() -> Vec<(&'static str, zt_writer_options, bool)> {
         ),
     ]
 }
-
 
 /// Reads every file with upstream's reader: one `P path object part hex`
 /// line per part (its decoded bytes), one `V path checked undigested` line
@@ -855,7 +880,8 @@ fn v1_2_writer_options_are_defaults_for_objects() {
         ));
         ok(zt_writer_finish(w));
 
-        ok(zt_writer_create(cpath(&b).as_ptr(), &mut w));
+        let v1 = zt_writer_options { format_version: zt_format_version::ZT_FORMAT_VERSION_1_2 as u32, ..options() };
+        ok(zt_writer_create_with_options(cpath(&b).as_ptr(), &v1, &mut w));
         let mut oo = zeroed_options();
         oo.encoding = zt_encoding::ZT_ENCODING_ZSTD as u32;
         oo.digest = zt_digest::ZT_DIGEST_SHA256 as u32;

@@ -6,7 +6,9 @@ use super::*;
 // (e) writer_roundtrip: the writer's output reads back as written
 // ====================================================================
 
-use ztensor::write::{AttrValue, Checksum, Compression, NewComponent, NewObject, Writer};
+use ztensor::write::AttrValue;
+
+use ztensor::write::v1_2::{Checksum, Compression, NewComponent, NewObject, Writer};
 
 #[derive(Arbitrary, Debug)]
 pub struct WFile {

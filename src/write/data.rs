@@ -8,7 +8,7 @@ use alloc::boxed::Box;
 use alloc::vec::Vec;
 
 /// A Rust element type with a zTensor storage type, for typed helpers like
-/// [`Data::from_slice`] and [`Writer::add_slice`](super::Writer::add_slice).
+/// [`Data::from_slice`] and [`Writer::add_slice`](super::v1_2::Writer::add_slice).
 ///
 /// `f16`/`bf16` have no Rust type here: give their bytes with the dtype.
 pub trait Scalar: zerocopy::IntoBytes + zerocopy::Immutable + Copy + 'static {
@@ -93,7 +93,7 @@ impl<'a> Data<'a> {
 
     /// `len` bytes read from `reader` through a 64 KiB buffer. A read error
     /// fails the object with [`ErrorKind::Io`](crate::ErrorKind::Io); the
-    /// `std::io::Error` is kept for [`Writer::take_io_error`](super::Writer::take_io_error).
+    /// `std::io::Error` is kept for [`Writer::take_io_error`](super::v1_2::Writer::take_io_error).
     #[cfg(feature = "std")]
     pub fn from_reader<R: std::io::Read + 'a>(len: u64, reader: R) -> Self {
         Data(Repr::Stream { len, src: Box::new(Reader { r: reader, buf: Vec::new(), start: 0, end: 0, err: None }) })

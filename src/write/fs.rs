@@ -1,7 +1,8 @@
 //! Files: written to a temporary file beside the destination, published by
 //! an atomic rename at `finish`, removed on any failure.
 
-use super::{Sink, State, Writer};
+use super::v1_2::{State, Writer};
+use super::Sink;
 use crate::container::{Layout, FOOTER_LEN, HEADER_LEN, MAGIC_V0};
 use crate::error::{Error, ErrorKind, Result};
 use crate::file::File;
@@ -189,7 +190,7 @@ fn io_err(_: io::Error) -> Error {
 }
 
 impl Writer<FileSink> {
-    /// Write a new file at `path`, published atomically by
+    /// Write a new v1.2 file at `path`, published atomically by
     /// [`finish`](Writer::finish) (see [`FileSink`]). An existing file there
     /// is replaced only then.
     pub fn create(path: impl AsRef<Path>) -> Result<Self> {

@@ -1,87 +1,59 @@
-//! The writer: streaming, append-only, deterministic zTensor v1.2 files.
+//! Writing zTensor files: [`Writer`] writes **format v2** by default, in
+//! canonical form (§6.3: the same tensors give the same bytes, the bytes
+//! PyPI `ztensor` 2.x writes), and v1.2 for readers of the 1.x generation
+//! when asked ([`Version::V1_2`]).
 //!
-//! [`Writer`] writes each object's blobs as soon as the object is added
-//! (64-byte aligned, zero padding), keeps only the object's few bytes of
-//! manifest, and at [`Writer::finish`] appends the CBOR manifest, its size
-//! (u64 LE) and the `ZTEN1000` footer. It never seeks back, so any
-//! append-only [`Sink`] will do: a `Vec<u8>`, a `std::io::Write` through
-//! [`IoSink`], a file published atomically through [`FileSink`]
-//! ([`Writer::create`], [`Writer::append`]), or a `no_std` program's own.
+//! One [`Writer`] fronts both generations' encoders ([`v2::Writer`] and
+//! [`v1_2::Writer`]): objects are described once, as format v2 describes
+//! them ([`NewObject`]: a name, a shape, a layout and named [`NewPart`]s),
+//! and written deterministically by the chosen generation's encoder. Each
+//! object is checked by the reader's own rules before any of its bytes is
+//! written, so the writer refuses exactly what a reader would refuse.
 //!
 //! ```
-//! # fn main() -> Result<(), ztensor::Error> {
-//! use ztensor::write::{Checksum, Compression, NewObject, Writer};
-//! use ztensor::{DType, File};
+//! use ztensor::write::{NewObject, NewPart, Writer};
+//! use ztensor::DType;
 //!
+//! // Canonical v2: objects in ascending bytewise name order.
 //! let mut w = Writer::new(Vec::new());
-//! w.set_attribute("framework", "doc")?;
-//! w.add_slice("bias", &[2], &[0.5f32, -0.5])?;
-//! w.add(
-//!     NewObject::sparse_csr_slices("m", [2, 3], &[1.0f64, 2.0], &[0, 2], &[0, 1, 2])
-//!         .compression(Compression::ZSTD)
-//!         .checksum(Checksum::Crc32c)
-//!         .attribute("origin", "scipy"),
-//! )?;
-//! let bytes = w.finish()?;
+//! w.add_dense("bias", &[2], DType::F32, &[0u8, 0, 0, 63, 0, 0, 0, 191][..]).unwrap();
+//! w.add(NewObject::new("m", &[2, 3], "zt.sparse_csr/1")
+//!     .part(NewPart::from_slice("indices", &[0u64, 2]))
+//!     .part(NewPart::from_slice("indptr", &[0u64, 1, 2]))
+//!     .part(NewPart::from_slice("values", &[1.0f32, 2.0]))).unwrap();
+//! w.set_attribute("framework", "doc").unwrap();
+//! let bytes = w.finish().unwrap();
 //!
-//! let file = File::parse(&bytes)?;
-//! assert_eq!(file.require("bias")?.data()?.to_vec_of::<f32>()?, [0.5, -0.5]);
-//! let m = file.require("m")?;
-//! assert_eq!(m.require("values")?.to_vec_of::<f64>()?, [1.0, 2.0]);
-//! m.require("indptr")?.verify_digest()?;
-//! # Ok(()) }
+//! let file = ztensor::File::parse(&bytes).unwrap();
+//! assert_eq!(file.version().major, 2);
+//! assert_eq!(file.require("bias").unwrap().data().unwrap().to_vec_of::<f32>().unwrap(), [0.5, -0.5]);
 //! ```
 //!
-//! # What the writer checks
+//! The same objects as v1.2, for readers of the 1.x generation (`ztensor`
+//! up to 1.2.3, which cannot read v2):
 //!
-//! Before writing any byte of an object, [`Writer::add`] checks it with
-//! the reader's own rules at its provisional offsets, so the writer refuses
-//! exactly what [`File::parse`](crate::File::parse) refuses, with the same
-//! [`ErrorKind`]. An object with attributes (or more than four components)
-//! has its manifest entry encoded and run through the reader's validation;
-//! any other is checked on its typed values by the same rule functions,
-//! without encoding or allocating (debug builds also run the first way and
-//! assert the same verdict). What is refused: empty names or roles, duplicate roles, a dense length that
-//! does not match shape × width, a logical type that does not fit the
-//! dtype, sparse indices that are not `u64`, a CSR shape that is not 2-D,
-//! `indptr` ≠ rows + 1 or `indices` ≠ nnz, COO `coords` ≠ ndim × nnz,
-//! missing components, attributes that are not well-formed CBOR or hold
-//! duplicate keys or nest too deep. A duplicate object name is
-//! [`ErrorKind::DuplicateKey`]. In debug builds [`Writer::finish`] also
-//! re-validates the final manifest as a self-check. A refused object leaves
-//! the writer as it was.
+//! ```
+//! use ztensor::write::{NewObject, NewPart, Version, Writer};
 //!
-//! After bytes have been written, two things can still fail: the sink
-//! (then the writer is broken: every later call fails with
-//! [`ErrorKind::Io`], and a [`FileSink`] removes its temporary file when
-//! dropped), or a streamed source (an I/O error, or not exactly its
-//! declared length: [`ErrorKind::LengthMismatch`]). In the second case the
-//! object is not recorded and the writer stays usable; the bytes already
-//! written for it stay in the file as unreferenced padding.
+//! let mut w = Writer::with_version(Vec::new(), Version::V1_2).unwrap();
+//! w.add(NewObject::dense("mask", &[3], ztensor::DType::Bool, &[1u8, 0, 1][..])).unwrap();
+//! let bytes = w.finish().unwrap();
+//! assert!(bytes.starts_with(b"ZTEN1000"));
+//! assert_eq!(ztensor::File::parse(&bytes).unwrap().require("mask").unwrap().data().unwrap().dtype(), ztensor::DType::Bool);
+//! ```
 //!
-//! # Layout and determinism
+//! Non-canonical v2 (another alignment, `sha256` or no digests,
+//! `zt.zstd-seekable/1` parts, data shards) is [`Version::V2`] with
+//! [`Options::non_canonical`]; see [`v2`] for what canonical form requires.
+//! [`v1_2::Writer`] writes what only v1.2 has (per-component zstd and
+//! CRC-32C digests, `quantized_group`) and appends to v1.2 files;
+//! [`v2::Writer::append`] appends to v2 files.
 //!
-//! The same objects added in the same order give byte-identical files
-//! (for a given zstd backend). The manifest is definite-length CBOR with
-//! minimal integer heads and this key order:
-//!
-//! - root: `version` (`"1.2.0"`), `attributes` (only if set), `objects`;
-//! - objects: in the order they were added (for [`Writer::append`]: the
-//!   existing objects first, in their manifest order);
-//! - object: `shape`, `format`, `attributes` (only if any), `components`;
-//! - components: in the order given; keys `dtype`, `type` (if any),
-//!   `offset`, `length`, `uncompressed_length` (zstd only), `encoding`
-//!   (always: `"raw"` or `"zstd"`), `digest` (if any);
-//! - attributes: in the order set, values as given (see [`AttrValue`]).
-//!
-//! Blobs are written in the same order as the manifest lists them. The
-//! first is at offset 64; a zero-length component gets the next 64-aligned
-//! offset (padding is written before it, so one written last makes the
-//! manifest start exactly there, as with the reference writer); the
-//! manifest directly follows the last blob.
-
-// `Error` is large by design (allocation-free, carries names); the reader lives with it too.
-#![allow(clippy::result_large_err)]
+//! Sinks: any append-only [`Sink`] will do: a `Vec<u8>`, a
+//! `std::io::Write` through [`IoSink`], a file published atomically
+//! through [`FileSink`] ([`Writer::create`]), or a `no_std` program's own.
+//! (Canonical v2 reads back through the sink to share identical blobs:
+//! `Vec<u8>` and `FileSink` can.)
 
 mod attr;
 mod check;
@@ -93,6 +65,7 @@ mod hash;
 mod names;
 mod object;
 mod sink;
+pub mod v1_2;
 pub mod v2;
 mod zstd;
 
@@ -100,556 +73,294 @@ pub use attr::AttrValue;
 pub use data::{Data, Scalar};
 #[cfg(feature = "std")]
 pub use fs::FileSink;
-pub use hash::Checksum;
-pub use object::{Compression, NewComponent, NewObject};
 #[cfg(feature = "std")]
 pub use sink::IoSink;
 pub use sink::Sink;
+pub use v2::{DigestAlg, Encoding, Error, Kind, NewObject, NewPart, Options, Result};
 
-use crate::container::{Layout, Tail, ALIGNMENT, FOOTER_LEN, HEADER_LEN, MAGIC_V1, MAX_MANIFEST_LEN};
-use crate::error::{Error, ErrorKind, Result};
-use crate::file::File;
-use crate::object::Object;
-use crate::schema::{ComponentKey, ObjectKey, Role};
-use check::NewComp;
-use crate::types::{DType, Encoding, Format};
-use names::NameSet;
-use alloc::string::{String, ToString};
-use alloc::vec::Vec;
-use attr::Attrs;
-use data::{Pull, Repr, Slice};
-use enc::CompMeta;
+use crate::types::{DType, Format, LogicalType};
+use alloc::string::String;
 
-/// Objects with at most this many components are checked without allocating.
-const FEW: usize = 4;
-use hash::Hasher;
+/// The generation a [`Writer`] writes, and how.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum Version {
+    /// Format v2 with these options ([`Options::canonical`], the default,
+    /// or [`Options::non_canonical`]).
+    V2(Options),
+    /// zTensor v1.2, for readers of the 1.x generation: 64-byte aligned
+    /// raw blobs (a part with [`Encoding::ZstdSeekable`] becomes one zstd
+    /// frame at its level), no digests, objects in the order added.
+    /// Layouts `dense`, `zt.sparse_csr/1` and `zt.sparse_coo/1` (u64
+    /// indices) become v1.2's `dense`, `sparse_csr` and `sparse_coo`;
+    /// `bool` over `u8` becomes v1.2's `bool` storage type.
+    V1_2,
+}
 
-/// A streaming, append-only zTensor v1.2 writer. See the [module docs](self).
+impl Default for Version {
+    fn default() -> Self {
+        Version::V2(Options::canonical())
+    }
+}
+
+/// The encoder a [`Writer`] fronts. (One per writer, never moved in bulk:
+/// the size of the larger variant costs nothing.)
+#[allow(clippy::large_enum_variant)]
+enum Gen<S: Sink> {
+    V2(v2::Writer<S>),
+    V1_2(v1_2::Writer<S>),
+}
+
+/// A streaming writer of format v2 (canonical by default) or v1.2. See
+/// the [module docs](self).
 pub struct Writer<S: Sink> {
-    sink: S,
-    /// Bytes written so far (the next blob's position before padding).
-    pos: u64,
-    /// Encoded `objects` entries (name, object map), back to back.
-    entries: Vec<u8>,
-    count: u64,
-    names: NameSet,
-    attrs: Attrs,
-    /// The sink failed: nothing more can be written.
-    broken: bool,
-    /// Scratch for an entry checked by the reader's pass before writing.
-    entry: Vec<u8>,
-    /// Components [`Compression::ZstdIfSmaller`] stored raw.
-    kept_raw: u64,
-    #[cfg(feature = "std")]
-    io_error: Option<std::io::Error>,
+    gen: Gen<S>,
+    version: Version,
 }
 
 impl<S: Sink> core::fmt::Debug for Writer<S> {
     fn fmt(&self, f: &mut core::fmt::Formatter<'_>) -> core::fmt::Result {
-        f.debug_struct("Writer").field("objects", &self.count).field("position", &self.pos).finish_non_exhaustive()
+        f.debug_struct("Writer").field("version", &self.version).field("objects", &self.len()).finish_non_exhaustive()
     }
 }
 
-impl<S: Sink> Writer<S> {
-    /// A writer for a new file. Nothing is written until the first object
-    /// (or `finish`).
-    pub fn new(sink: S) -> Self {
-        Writer {
-            sink,
-            pos: 0,
-            entries: Vec::new(),
-            count: 0,
-            names: NameSet::new(),
-            attrs: Attrs::default(),
-            broken: false,
-            entry: Vec::new(),
-            kept_raw: 0,
-            #[cfg(feature = "std")]
-            io_error: None,
-        }
-    }
-
-    /// Add an object: validate it, then write its components' blobs in
-    /// order. On error nothing of the object is recorded (see the
-    /// [module docs](self) for what may have been written).
-    pub fn add(&mut self, mut obj: NewObject<'_>) -> Result<()> {
-        // A broken writer says so before anything about the object.
-        let r = match self.usable().and_then(|()| obj.attr_check()) {
-            Ok(()) => {
-                let attrs = obj.attributes.encoded();
-                let o = Parts { name: &obj.name, format: obj.format, shape: &obj.shape, attrs: attrs.as_deref() };
-                self.add_parts(o, &mut obj.components, obj.compression, obj.checksum)
-            }
-            Err(e) => Err(e),
-        };
-        r.map_err(|e| e.in_object(&obj.name))
-    }
-
-    /// Add a dense, raw object from little-endian bytes: the same as
-    /// `add(NewObject::dense(name, shape, dtype, data))`, without building
-    /// the `NewObject`.
-    pub fn add_dense(&mut self, name: &str, shape: &[u64], dtype: DType, data: &[u8]) -> Result<()> {
-        self.add_raw_dense(name, shape, NewComponent::new(Role::Data.name(), dtype, data))
-    }
-
-    /// Add a dense, raw object from typed elements (see [`Self::add_dense`]).
-    pub fn add_slice<T: Scalar>(&mut self, name: &str, shape: &[u64], data: &[T]) -> Result<()> {
-        self.add_raw_dense(name, shape, NewComponent::from_slice(Role::Data.name(), data))
-    }
-
-    /// A dense object of one raw component without digest, not built as a `NewObject`.
-    fn add_raw_dense(&mut self, name: &str, shape: &[u64], data: NewComponent<'_>) -> Result<()> {
-        let o = Parts { name, format: Format::Dense, shape, attrs: None };
-        self.add_parts(o, &mut [data], Compression::Raw, Checksum::None).map_err(|e| e.in_object(name))
-    }
-
-    /// Set a file-level attribute (insertion order; setting a key again
-    /// replaces its value). Checked now; written at `finish`.
-    pub fn set_attribute(&mut self, key: &str, value: impl Into<AttrValue>) -> Result<()> {
-        let mut a = Attrs::default();
-        a.set(key, &value.into())?;
-        parse_detached(&enc::manifest(a.encoded().as_deref(), 0, &[]), HEADER_LEN).map_err(relocate)?;
-        self.attrs.merge(a);
-        Ok(())
-    }
-
-    /// Whether an object of this name has been added.
-    pub fn contains(&self, name: &str) -> bool {
-        self.names.contains(name)
-    }
-
-    /// Number of objects added (including an appended file's).
-    pub fn len(&self) -> usize {
-        self.count as usize
-    }
-
-    /// Whether no object has been added.
-    pub fn is_empty(&self) -> bool {
-        self.count == 0
-    }
-
-    /// Bytes written to the sink so far.
-    pub fn position(&self) -> u64 {
-        self.pos
-    }
-
-    /// The sink.
-    pub fn sink(&self) -> &S {
-        &self.sink
-    }
-
-    /// The `std::io::Error` behind the last [`ErrorKind::Io`] failure (of a
-    /// streamed source or of the sink), if any.
-    #[cfg(feature = "std")]
-    pub fn take_io_error(&mut self) -> Option<std::io::Error> {
-        self.io_error.take().or_else(|| self.sink.take_io_error())
-    }
-
-    /// Write the manifest and footer, finish the sink (a [`FileSink`]
-    /// publishes the file now) and return it. (Debug builds re-validate the
-    /// whole manifest with the reader first.)
-    pub fn finish(mut self) -> Result<S> {
-        self.usable()?;
-        self.header()?;
-        // Head and entries are written as they are, not joined in memory.
-        let attrs = self.attrs.encoded();
-        let head = enc::manifest_head(attrs.as_deref(), self.count);
-        let len = (head.len() + self.entries.len()) as u64;
-        if len > MAX_MANIFEST_LEN {
-            return Err(Error::new(ErrorKind::ManifestTooLarge { size: len }));
-        }
-        // Each object was checked by `add` and names are kept unique, blobs
-        // are laid out in order (no overlap by construction), attributes
-        // were checked when set: the whole manifest is re-validated only as
-        // a self-check in debug builds (and so in every test).
-        #[cfg(debug_assertions)]
-        parse_detached(&enc::manifest(attrs.as_deref(), self.count, &self.entries), self.pos).map_err(relocate)?;
-        self.put(&head)?;
-        let entries = core::mem::take(&mut self.entries);
-        self.put(&entries)?;
-        self.put(&len.to_le_bytes())?;
-        self.put(&MAGIC_V1)?;
-        if let Err(e) = self.sink.finish() {
-            self.broken = true;
-            return Err(e);
-        }
-        Ok(self.sink)
-    }
-
-    fn usable(&self) -> Result<()> {
-        if self.broken {
-            return Err(Error::new(ErrorKind::Io));
-        }
-        Ok(())
-    }
-
-    fn put(&mut self, b: &[u8]) -> Result<()> {
-        if let Err(e) = self.sink.write_all(b) {
-            self.broken = true;
-            return Err(e);
-        }
-        self.pos += b.len() as u64;
-        Ok(())
-    }
-
-    fn header(&mut self) -> Result<()> {
-        if self.pos == 0 {
-            self.put(&MAGIC_V1)?;
-        }
-        Ok(())
-    }
-
-    fn pad(&mut self) -> Result<()> {
-        let n = (ALIGNMENT - self.pos % ALIGNMENT) % ALIGNMENT;
-        self.put(&[0u8; ALIGNMENT as usize][..n as usize])
-    }
-
-    /// Check an object, then write its blobs and record its entry.
-    fn add_parts(&mut self, obj: Parts<'_>, comps: &mut [NewComponent<'_>], compression: Compression, checksum: Checksum) -> Result<()> {
-        self.usable()?;
-        // The name's slot is fetched first: a cache miss once earlier blobs
-        // have streamed through the caches, overlapped with the checks.
-        let h = NameSet::hash(obj.name);
-        self.names.prefetch(h);
-        let attrs = obj.attrs;
-        // As the reader will see it (`Other("dense")` is `dense`).
-        let format = Format::parse(obj.format.name());
-        // Provisional layout: every check the reader makes, before any byte
-        // is written. Offsets are where the blobs will really go.
-        let first = if self.pos == 0 { HEADER_LEN } else { self.pos };
-        let mut at = first.checked_next_multiple_of(ALIGNMENT).ok_or(Error::new(ErrorKind::ShapeOverflow))?;
-        let n = comps.len();
-        let (mut inline, mut heap): ([CompMeta; FEW], Vec<CompMeta>) = (Default::default(), Vec::new());
-        let metas: &mut [CompMeta] = if n <= FEW {
-            &mut inline[..n]
-        } else {
-            heap.resize_with(n, CompMeta::default);
-            &mut heap
-        };
-        for (c, m) in comps.iter().zip(metas.iter_mut()) {
-            let declared = c.data.len();
-            // (`ZstdIfSmaller` is checked as zstd: the rules on the decoded
-            // size are the same either way, and the stored length is known later.)
-            let zstd = !matches!(c.compression.unwrap_or(compression), Compression::Raw);
-            let length = if zstd { 0 } else { declared };
-            *m = CompMeta { dtype: c.dtype, offset: at, length, zstd_len: zstd.then_some(declared), digest: None };
-            at = at.checked_add(length).and_then(|e| e.checked_next_multiple_of(ALIGNMENT)).ok_or(Error::new(ErrorKind::ShapeOverflow))?;
-        }
-        if attrs.is_none() && n <= FEW {
-            // The reader's rules on typed values: no encoding, no parse.
-            let mut new = [NewComp::EMPTY; FEW];
-            for (i, (c, m)) in comps.iter().zip(metas.iter()).enumerate() {
-                new[i] = NewComp {
-                    role: &c.role,
-                    dtype: c.dtype,
-                    logical: c.logical,
-                    encoding: if m.zstd_len.is_some() { Encoding::Zstd } else { Encoding::Raw },
-                    offset: m.offset,
-                    length: m.length,
-                    ulen: m.zstd_len,
-                };
-            }
-            let verdict = check::check_new(obj.name, obj.shape, format, &new[..n], at);
-            // Self-check (debug builds, so every test and fuzz run): the
-            // encoded entry gets the same verdict from the reader's pass.
-            #[cfg(debug_assertions)]
-            {
-                self.entry.clear();
-                enc::object(&mut self.entry, obj.name, obj.shape, format.name(), None, metas, comp_names(comps), &[], &[]);
-                let full = check::check_entry(&self.entry, at);
-                assert_eq!(verdict.as_ref().err().map(Error::kind), full.as_ref().err().map(Error::kind), "check_new and check_entry disagree on {:?}", obj.name);
-            }
-            verdict.map_err(relocate)?;
-        } else {
-            self.entry.clear();
-            enc::object(&mut self.entry, obj.name, obj.shape, format.name(), attrs, metas, comp_names(comps), &[], &[]);
-            check::check_entry(&self.entry, at).map_err(relocate)?;
-        }
-        let Some(slot) = self.names.vacancy(h, obj.name) else {
-            return Err(Error::new(ErrorKind::DuplicateKey));
-        };
-
-        self.header()?;
-        let mut kept_raw = 0;
-        for (c, meta) in comps.iter_mut().zip(metas.iter_mut()) {
-            self.pad()?;
-            meta.offset = self.pos;
-            let comp = c.compression.unwrap_or(compression);
-            let sum = c.checksum.unwrap_or(checksum);
-            let declared = c.data.len();
-            let (length, digest, encoding) = match comp {
-                Compression::ZstdIfSmaller(level) => self.blob_if_smaller(&mut c.data, level, sum),
-                _ => self.blob(&mut c.data, comp, sum).map(|(l, d)| (l, d, comp)),
-            }
-            .map_err(|e| e.in_component(&c.role))?;
-            meta.length = length;
-            meta.digest = digest;
-            meta.zstd_len = matches!(encoding, Compression::Zstd(_)).then_some(declared);
-            kept_raw += (comp != Compression::Raw && encoding == Compression::Raw) as u64;
-        }
-        enc::object(&mut self.entries, obj.name, obj.shape, format.name(), attrs, metas, comp_names(comps), &[], &[]);
-        self.names.insert_at(slot, h, obj.name);
-        self.count += 1;
-        self.kept_raw += kept_raw;
-        Ok(())
-    }
-
-    /// Write one blob; returns its stored length and digest.
-    fn blob(&mut self, data: &mut Data<'_>, comp: Compression, sum: Checksum) -> Result<(u64, Option<String>)> {
-        let declared = data.len();
-        if let (Compression::Raw, Repr::Bytes(b)) = (comp, &data.0) {
-            // Bytes in memory, stored as they are: one write.
-            let mut hasher = Hasher::new(sum);
-            hasher.update(b);
-            self.put(b)?;
-            return Ok((declared, hasher.finish()));
-        }
-        let mut slice;
-        let src: &mut dyn Pull = match &mut data.0 {
-            Repr::Bytes(b) => {
-                slice = Slice { b: &b[..] };
-                &mut slice
-            }
-            Repr::Stream { src, .. } => &mut **src,
-        };
-        let mut hasher = Hasher::new(sum);
-        let (mut stored, start) = (0u64, self.pos);
-        let decoded = {
-            let (sink, broken, pos) = (&mut self.sink, &mut self.broken, &mut self.pos);
-            let mut out = |b: &[u8]| -> Result<()> {
-                if let Err(e) = sink.write_all(b) {
-                    *broken = true;
-                    return Err(e);
-                }
-                hasher.update(b);
-                *pos += b.len() as u64;
-                stored += b.len() as u64;
-                Ok(())
-            };
-            match comp {
-                Compression::Raw => copy(src, declared, &mut out),
-                Compression::Zstd(level) | Compression::ZstdIfSmaller(level) => {
-                    zstd::compress(level, src, declared, &mut out)
-                }
-            }
-        };
-        #[cfg(feature = "std")]
-        if let Some(e) = src.take_io_error() {
-            self.io_error = Some(e);
-        }
-        let decoded = decoded?;
-        if decoded != declared {
-            return Err(Error::new(ErrorKind::LengthMismatch { expected: declared, actual: decoded }));
-        }
-        debug_assert_eq!(self.pos - start, stored);
-        Ok((stored, hasher.finish()))
-    }
-}
-
-impl<S: Sink> Writer<S> {
-    /// Write one blob with [`Compression::ZstdIfSmaller`]: the zstd frame,
-    /// built in memory, if it is smaller than the raw bytes, else the raw
-    /// bytes. Returns the stored length, the digest and the encoding used.
-    fn blob_if_smaller(&mut self, data: &mut Data<'_>, level: i32, sum: Checksum) -> Result<(u64, Option<String>, Compression)> {
-        let declared = data.len();
-        let mut whole = Vec::new();
-        let raw: &[u8] = match &mut data.0 {
-            Repr::Bytes(b) => b,
-            Repr::Stream { src, .. } => {
-                let n = copy(&mut **src, declared, &mut |b| {
-                    whole.extend_from_slice(b);
-                    Ok(())
-                });
-                #[cfg(feature = "std")]
-                if let Some(e) = src.take_io_error() {
-                    self.io_error = Some(e);
-                }
-                let n = n?;
-                if n != declared {
-                    return Err(Error::new(ErrorKind::LengthMismatch { expected: declared, actual: n }));
-                }
-                &whole
-            }
-        };
-        let (mut frame, mut larger) = (Vec::new(), false);
-        let r = zstd::compress(level, &mut Slice { b: raw }, declared, &mut |b| {
-            if (frame.len() + b.len()) as u64 >= declared {
-                // Not smaller: stop compressing.
-                larger = true;
-                return Err(Error::new(ErrorKind::Io));
-            }
-            frame.extend_from_slice(b);
-            Ok(())
-        });
-        let (stored, used) = match r {
-            Ok(_) => (&frame[..], Compression::Zstd(level)),
-            Err(_) if larger => (raw, Compression::Raw),
-            Err(e) => return Err(e),
-        };
-        let mut hasher = Hasher::new(sum);
-        hasher.update(stored);
-        self.put(stored)?;
-        Ok((stored.len() as u64, hasher.finish(), used))
-    }
-
-    /// Components of the objects added so far that
-    /// [`Compression::ZstdIfSmaller`] stored raw because zstd would not
-    /// have made them smaller.
-    pub fn kept_raw(&self) -> u64 {
-        self.kept_raw
-    }
-}
-
-impl Writer<Vec<u8>> {
-    /// Continue a v1.2 file held in memory: its blobs stay where they are
-    /// (the manifest and footer are cut off), its objects and file
-    /// attributes are kept, new objects follow.
-    pub fn append_to_vec(mut bytes: Vec<u8>) -> Result<Self> {
-        let (state, end) = {
-            let file = File::parse(&bytes)?;
-            (State::of(&file)?, file.tail().manifest_offset)
-        };
-        bytes.truncate(end as usize);
-        Ok(state.resume(bytes))
-    }
-}
-
-/// What a writer keeps of an existing file it appends to.
-struct State {
-    pos: u64,
-    entries: Vec<u8>,
-    count: u64,
-    names: NameSet,
-    attrs: Attrs,
-}
-
-/// Object and component keys this writer knows ([`ObjectKey::NAMES`],
-/// [`ComponentKey::NAMES`]): others are copied as they are.
-
-impl State {
-    fn of(file: &File<'_>) -> Result<State> {
-        let v = file.version();
-        if file.layout() != Layout::V1 || v.major != 1 || v.minor != 2 {
-            return Err(Error::new(ErrorKind::Unsupported { what: "appending needs a v1.2 file" }));
-        }
-        let mut s = State {
-            pos: file.tail().manifest_offset,
-            entries: Vec::new(),
-            count: 0,
-            names: NameSet::new(),
-            attrs: Attrs::default(),
-        };
-        for (k, v) in file.attributes().iter() {
-            s.attrs.set_raw(k.raw().to_vec(), v.raw().to_vec());
-        }
-        for o in file.objects() {
-            reencode(&mut s.entries, &o).map_err(|e| e.in_object(o.name()))?;
-            s.names.insert(o.name());
-            s.count += 1;
-        }
-        Ok(s)
-    }
-
-    fn resume<S: Sink>(self, sink: S) -> Writer<S> {
-        let mut w = Writer::new(sink);
-        w.pos = self.pos;
-        w.entries = self.entries;
-        w.count = self.count;
-        w.names = self.names;
-        w.attrs = self.attrs;
-        w
-    }
-}
-
-fn extra<'a>(fields: crate::value::Map<'a>, known: &[&str]) -> Vec<(&'a [u8], &'a [u8])> {
-    fields.iter().filter(|(k, _)| !k.as_str().is_some_and(|s| known.contains(&s))).map(|(k, v)| (k.raw(), v.raw())).collect()
-}
-
-/// Encode an object of an existing file again: known fields from their
-/// parsed values, attributes and unknown fields copied as raw CBOR.
-fn reencode(out: &mut Vec<u8>, o: &Object<'_>) -> Result<()> {
-    let shape: Vec<u64> = o.shape().dims().collect();
-    let attrs = o.fields().get(ObjectKey::Attributes.name()).filter(|v| !v.is_null()).map(|v| v.raw());
-    let mut metas = Vec::new();
-    let mut names = Vec::new();
-    let mut extras = Vec::new();
-    for c in o.components() {
-        let zstd_len = match c.encoding() {
-            Encoding::Raw => None,
-            Encoding::Zstd => Some(c.uncompressed_length().ok_or(Error::new(ErrorKind::MissingUncompressedLength))?),
-            Encoding::ZstdSeekable | Encoding::Unknown => {
-                return Err(Error::new(ErrorKind::Unsupported { what: "appending to a v2 file" }))
-            }
-        };
-        metas.push(CompMeta {
-            dtype: c.dtype(),
-            offset: c.offset(),
-            length: c.length(),
-            zstd_len,
-            digest: c.digest().map(ToString::to_string),
-        });
-        // `type` as written (the reader hides a `type` equal to the dtype).
-        names.push((c.role(), c.fields().get(ComponentKey::Type.name()).and_then(|v| v.as_str())));
-        extras.push(extra(c.fields(), ComponentKey::NAMES));
-    }
-    let format = o.format();
-    enc::object(out, o.name(), &shape, format.name(), attrs, &metas, |i| names[i], &extras, &extra(o.fields(), ObjectKey::NAMES));
-    Ok(())
-}
-
-/// An object's own fields as [`Writer::add_parts`] takes them (its
-/// components, encoding and digest defaults are passed beside).
-struct Parts<'o> {
-    name: &'o str,
-    format: Format<'o>,
-    shape: &'o [u64],
-    /// Encoded attributes map, if any.
-    attrs: Option<&'o [u8]>,
-}
-
-/// Role and logical type of component `i`, for [`enc::object`].
-fn comp_names<'c>(comps: &'c [NewComponent<'_>]) -> impl Fn(usize) -> (&'c str, Option<&'c str>) {
-    move |i| (&comps[i].role, comps[i].logical.as_ref().map(|t| t.name()))
-}
-
-/// Raw copy of at most `limit` bytes; returns the bytes copied.
-fn copy(src: &mut dyn Pull, limit: u64, out: &mut dyn FnMut(&[u8]) -> Result<()>) -> Result<u64> {
-    let mut total = 0u64;
-    loop {
-        let b = src.fill()?;
-        if b.is_empty() {
-            return Ok(total);
-        }
-        let n = b.len();
-        if total + n as u64 > limit {
-            return Err(Error::new(ErrorKind::LengthMismatch { expected: limit, actual: total + n as u64 }));
-        }
-        out(b)?;
-        src.consume(n);
-        total += n as u64;
-    }
-}
-
-/// Validate a manifest as if it followed `data_end` bytes of header and blobs.
-fn parse_detached(m: &[u8], data_end: u64) -> Result<()> {
-    let len = m.len() as u64;
-    let file_len = data_end.checked_add(len + FOOTER_LEN).ok_or(Error::new(ErrorKind::ShapeOverflow))?;
-    let tail = Tail { layout: Layout::V1, file_len, manifest_offset: data_end, manifest_len: len };
-    File::parse_manifest(m, tail, None).map(drop)
-}
-
-/// Drop the manifest offset of an error found in a provisional manifest:
-/// it points into bytes the caller never sees.
-fn relocate(e: Error) -> Error {
-    let mut out = Error::new(e.kind());
+/// A v1.2 writer's error in the front's terms, names kept.
+fn from_v1_2(e: crate::Error) -> Error {
+    let mut out = Error::from(e);
     if let Some(o) = e.object() {
         out = out.in_object(o.as_str());
     }
     if let Some(r) = e.role() {
-        out = out.in_component(r.as_str());
+        out = out.in_part(r.as_str());
     }
     out
 }
 
+impl<S: Sink> Writer<S> {
+    /// A writer of canonical format v2 (§6.3).
+    pub fn new(sink: S) -> Self {
+        Writer { gen: Gen::V2(v2::Writer::new(sink)), version: Version::default() }
+    }
+
+    /// A writer of `version` (options a v2 writer refuses are refused here).
+    pub fn with_version(sink: S, version: Version) -> Result<Self> {
+        let gen = match version {
+            Version::V2(opts) => Gen::V2(v2::Writer::with_options(sink, opts)?),
+            Version::V1_2 => Gen::V1_2(v1_2::Writer::new(sink)),
+        };
+        Ok(Writer { gen, version })
+    }
+
+    /// The generation and options this writer writes.
+    pub fn version(&self) -> Version {
+        self.version
+    }
+
+    /// Add an object: check it (the reader's rules, at the offsets it will
+    /// get), then write its parts. On error nothing of the object is
+    /// recorded and the writer stays usable (unless the sink failed).
+    pub fn add(&mut self, obj: NewObject<'_>) -> Result<()> {
+        match &mut self.gen {
+            Gen::V2(w) => w.add(obj),
+            Gen::V1_2(w) => {
+                let name = obj.name.clone();
+                let o = to_v1_2(obj).map_err(|e| e.in_object(&name))?;
+                w.add(o).map_err(from_v1_2)
+            }
+        }
+    }
+
+    /// Add a dense raw object: `add(NewObject::dense(name, shape, dtype, data))`.
+    pub fn add_dense<'a>(&mut self, name: &str, shape: &[u64], dtype: DType, data: impl Into<Data<'a>>) -> Result<()> {
+        self.add(NewObject::dense(name, shape, dtype, data))
+    }
+
+    /// Set a file attribute (setting a key again replaces it).
+    pub fn set_attribute(&mut self, key: &str, value: impl Into<AttrValue>) -> Result<()> {
+        match &mut self.gen {
+            Gen::V2(w) => w.set_attribute(key, value),
+            Gen::V1_2(w) => w.set_attribute(key, value).map_err(from_v1_2),
+        }
+    }
+
+    /// Number of objects added.
+    pub fn len(&self) -> usize {
+        match &self.gen {
+            Gen::V2(w) => w.len(),
+            Gen::V1_2(w) => w.len(),
+        }
+    }
+
+    /// Whether no object has been added.
+    pub fn is_empty(&self) -> bool {
+        self.len() == 0
+    }
+
+    /// Bytes written to the sink so far.
+    pub fn position(&self) -> u64 {
+        match &self.gen {
+            Gen::V2(w) => w.position(),
+            Gen::V1_2(w) => w.position(),
+        }
+    }
+
+    /// The sink.
+    pub fn sink(&self) -> &S {
+        match &self.gen {
+            Gen::V2(w) => w.sink(),
+            Gen::V1_2(w) => w.sink(),
+        }
+    }
+
+    /// Write the manifest and footer, finish the sink (a [`FileSink`]
+    /// publishes the file now) and return it.
+    pub fn finish(self) -> Result<S> {
+        match self.gen {
+            Gen::V2(w) => w.finish(),
+            Gen::V1_2(w) => w.finish().map_err(from_v1_2),
+        }
+    }
+}
+
+#[cfg(feature = "std")]
+impl Writer<FileSink> {
+    /// A canonical v2 file at `path`, published atomically by
+    /// [`finish`](Writer::finish) (temporary file, fsync, rename: see
+    /// [`FileSink`]).
+    ///
+    /// ```no_run
+    /// # fn main() -> Result<(), ztensor::write::Error> {
+    /// let mut w = ztensor::write::Writer::create("model.zt")?;
+    /// w.add_dense("w", &[2], ztensor::DType::F32, &[0u8; 8][..])?;
+    /// w.finish()?;
+    /// # Ok(()) }
+    /// ```
+    pub fn create(path: impl AsRef<std::path::Path>) -> Result<Self> {
+        Self::create_with(path, Version::default())
+    }
+
+    /// A file at `path` of `version` (sharded v2 output writes its data
+    /// shards beside `path`).
+    pub fn create_with(path: impl AsRef<std::path::Path>, version: Version) -> Result<Self> {
+        let gen = match version {
+            Version::V2(opts) => Gen::V2(v2::Writer::create_with(path, opts)?),
+            Version::V1_2 => Gen::V1_2(v1_2::Writer::create(path).map_err(from_v1_2)?),
+        };
+        Ok(Writer { gen, version })
+    }
+}
+
+/// The v1.2 format of a v2 layout.
+fn format_of(layout: &str) -> Result<Format<'static>> {
+    Ok(match layout {
+        "dense" => Format::Dense,
+        "zt.sparse_csr/1" => Format::SparseCsr,
+        "zt.sparse_coo/1" => Format::SparseCoo,
+        _ => {
+            return Err(Error::new(Kind::Option(
+                "v1.2 has no equivalent of this layout (v1.2: dense, zt.sparse_csr/1, zt.sparse_coo/1)",
+            )))
+        }
+    })
+}
+
+/// The v1.2 name of a v2 logical type (Appendix A; v1.2 spells two of them differently).
+fn logical_of(t: &str) -> Result<LogicalType<'static>> {
+    let name = match t {
+        "f8_e4m3fn" => "f8_e4m3fn",
+        "f8_e5m2" => "f8_e5m2",
+        "f8_e4m3fnuz" => "f8_e4m3fnuz",
+        "f8_e5m2fnuz" => "f8_e5m2fnuz",
+        "f8_e8m0" => "f8_e8m0fnu",
+        "complex64" => "complex64",
+        "complex128" => "complex128",
+        _ => return Err(Error::new(Kind::Option("v1.2 has no equivalent of this logical type"))),
+    };
+    Ok(LogicalType::parse(name))
+}
+
+/// A v2 object as v1.2's (see [`Version::V1_2`]).
+fn to_v1_2(obj: NewObject<'_>) -> Result<v1_2::NewObject<'_>> {
+    let mut o = v1_2::NewObject::new(obj.name, format_of(&obj.layout)?, &obj.shape);
+    for (k, v) in obj.attributes {
+        o = o.attribute(&k, v);
+    }
+    for p in obj.parts {
+        let logical: Option<String> = p.logical;
+        let mut c = match (p.dtype, logical.as_deref()) {
+            (DType::U8, Some("bool")) => v1_2::NewComponent::new(p.name, DType::Bool, p.data),
+            (d, None) => v1_2::NewComponent::new(p.name, d, p.data),
+            (d, Some(t)) => {
+                let t = logical_of(t).map_err(|e| e.in_part(&p.name))?;
+                v1_2::NewComponent::new(p.name, d, p.data).logical_type(t)
+            }
+        };
+        if let Encoding::ZstdSeekable { level, .. } = p.encoding {
+            c = c.compression(v1_2::Compression::Zstd(level));
+        }
+        o = o.component(c);
+    }
+    Ok(o)
+}
+
 #[cfg(test)]
-mod tests;
+mod front_tests {
+    use super::*;
+    use alloc::string::ToString;
+    use alloc::vec::Vec;
+
+    #[test]
+    fn the_default_is_canonical_v2_and_v1_2_is_one_option_away() {
+        let mut w = Writer::new(Vec::new());
+        w.add_dense("a", &[2], DType::F32, &[0u8, 0, 128, 63, 0, 0, 0, 64][..]).unwrap();
+        let front = w.finish().unwrap();
+        let mut w = v2::Writer::new(Vec::new());
+        w.add_dense("a", &[2], DType::F32, &[0u8, 0, 128, 63, 0, 0, 0, 64][..]).unwrap();
+        assert_eq!(front, w.finish().unwrap(), "the v2 encoder's canonical bytes");
+
+        let mut w = Writer::with_version(Vec::new(), Version::V1_2).unwrap();
+        w.add_dense("a", &[2], DType::F32, &[0u8, 0, 128, 63, 0, 0, 0, 64][..]).unwrap();
+        let front = w.finish().unwrap();
+        let mut w = v1_2::Writer::new(Vec::new());
+        w.add_dense("a", &[2], DType::F32, &[0u8, 0, 128, 63, 0, 0, 0, 64]).unwrap();
+        assert_eq!(front, w.finish().unwrap(), "the v1.2 encoder's bytes");
+    }
+
+    #[test]
+    fn v1_2_takes_v2_objects_and_refuses_what_it_cannot_hold_by_name() {
+        let mut w = Writer::with_version(Vec::new(), Version::V1_2).unwrap();
+        // Objects in any order; layouts, bool and logical types mapped.
+        w.add(
+            NewObject::new("m", &[2, 3], "zt.sparse_csr/1")
+                .part(NewPart::from_slice("values", &[1.0f32, 2.0]))
+                .part(NewPart::from_slice("indices", &[0u64, 2]))
+                .part(NewPart::from_slice("indptr", &[0u64, 1, 2]))
+                .attribute("origin", "scipy"),
+        )
+        .unwrap();
+        w.add(NewObject::dense("b", &[2], DType::Bool, &[1u8, 0][..])).unwrap();
+        w.add(
+            NewObject::new("e", &[1], "dense").part(NewPart::new("data", DType::U8, &[0x7fu8][..]).logical("f8_e8m0")),
+        )
+        .unwrap();
+        let e = w.add(NewObject::new("q", &[32], "zt.mx/1")).unwrap_err();
+        assert_eq!(e.object.as_deref(), Some("q"));
+        assert!(e.to_string().contains("layout"), "{e}");
+        let e = w
+            .add(
+                NewObject::new("f", &[2], "dense").part(NewPart::new("data", DType::U8, &[0u8][..]).logical("f4_e2m1")),
+            )
+            .unwrap_err();
+        assert_eq!((e.object.as_deref(), e.part.as_deref()), (Some("f"), Some("data")));
+        // A v1.2 rule, reported with the names.
+        let e = w.add_dense("short", &[3], DType::F32, &[0u8; 8][..]).unwrap_err();
+        assert_eq!(e.object.as_deref(), Some("short"));
+        assert_eq!(w.len(), 3);
+        let bytes = w.finish().unwrap();
+        let f = crate::File::parse(&bytes).unwrap();
+        assert_eq!(f.version().to_string(), "1.2.0");
+        assert_eq!(f.require("m").unwrap().format(), Format::SparseCsr);
+        assert_eq!(f.require("m").unwrap().attributes().len(), 1);
+        assert_eq!(f.require("b").unwrap().data().unwrap().dtype(), DType::Bool);
+        assert_eq!(f.require("e").unwrap().data().unwrap().logical_type().map(|t| t.name()), Some("f8_e8m0fnu"));
+    }
+}

@@ -23,7 +23,7 @@ pub enum Compression {
     /// else `raw` (no `uncompressed_length`): incompressible data stays
     /// memory-mappable and no larger. The frame is built in memory before
     /// it is written (a streamed source is read whole first);
-    /// [`Writer::kept_raw`](super::Writer::kept_raw) counts the components
+    /// [`Writer::kept_raw`](super::v1_2::Writer::kept_raw) counts the components
     /// it stored raw.
     ZstdIfSmaller(i32),
 }
@@ -80,10 +80,10 @@ impl<'a> NewComponent<'a> {
 ///
 /// Constructors exist for the spec's formats; [`NewObject::new`] plus
 /// [`NewObject::component`] builds any other. The writer checks the object
-/// exactly as the reader would (see [`Writer::add`](super::Writer::add)).
+/// exactly as the reader would (see [`Writer::add`](super::v1_2::Writer::add)).
 ///
 /// ```
-/// use ztensor::write::{Checksum, Compression, NewObject};
+/// use ztensor::write::v1_2::{Checksum, Compression, NewObject};
 /// use ztensor::{DType, LogicalType};
 /// let fp8 = [0x38u8, 0x40, 0xb8];
 /// let obj = NewObject::dense("w8", &[3], DType::U8, &fp8)

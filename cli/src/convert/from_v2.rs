@@ -23,7 +23,8 @@ use std::rc::Rc;
 use ztensor::v2::{seekable, shard, verify, Manifest};
 use std::path::Path;
 use ztensor::write::v2::{Encoding, NewObject as V2Object, NewPart, Writer as V2Writer};
-use ztensor::write::{AttrValue, Checksum, Data, FileSink, NewComponent, NewObject};
+use ztensor::write::{AttrValue, Data, FileSink};
+use ztensor::write::v1_2::{Checksum, NewComponent, NewObject};
 use ztensor::{DType, Format, LogicalType};
 
 /// The first 8 bytes of a v2 file (§2.1).

@@ -1,6 +1,7 @@
 //! `zt convert IN OUT`: safetensors, NumPy `.npy`/`.npz`, GGUF and `.zt` files of
-//! any version into a zTensor v1.2 file, written deterministically and
-//! published atomically (see [`HELP`]).
+//! any version into a zTensor v2 file (canonical unless options ask
+//! otherwise; [`v2`]) or, with `--format-version 1.2`, a v1.2 file, written
+//! deterministically and published atomically (see [`HELP`]).
 //!
 //! Each input module parses and checks its input's structure first (before
 //! OUT's temporary file exists), then feeds objects to [`Out`], borrowing
@@ -27,7 +28,8 @@ use std::io::Write as _;
 use std::path::{Path, PathBuf};
 use std::rc::Rc;
 use std::time::{Duration, Instant};
-use ztensor::write::{AttrValue, Checksum, Compression, Data, FileSink, NewObject, Writer};
+use ztensor::write::{AttrValue, Data, FileSink};
+use ztensor::write::v1_2::{Checksum, Compression, NewObject, Writer};
 use ztensor::{ErrorKind, File};
 
 /// What `zt convert --help` says after the options.
@@ -39,7 +41,9 @@ its header or its .safetensors extension):
                 F8_E5M2 are stored as u8 with the logical type f8_e4m3fn /
                 f8_e5m2; F8_E8M0, F4, F6_E2M3, F6_E3M2 as u8 with f8_e8m0fnu,
                 f4_e2m1fn, f6_e2m3fn, f6_e3m2fn (bytes packed as safetensors
-                packs them); C64 as f32 pairs with complex64.
+                packs them); C64 as f32 pairs with complex64. As v2
+                output F6_E2M3 and F6_E3M2 are refused (the tensor is named:
+                v2 registers no 6-bit float type).
   .npy          One dense object named after the file (w.npy -> w; from
                 stdin: after OUT). bool, ints, f16/f32/f64; complex64/128 as
                 f32/f64 pairs with the complex logical type. Big-endian data
@@ -49,30 +53,39 @@ its header or its .safetensors extension):
                 refused.
   .npz          Each member NAME.npy becomes the object NAME, in archive
                 order; stored (np.savez) or deflated (np.savez_compressed).
-  .zt           Any version zt reads (0.1, 1.x), upgraded or re-encoded:
-                every object (any format), component, logical type and
-                attribute, and the file attributes, are carried over; v0.1
-                big-endian data becomes little-endian; pre-1.2 sparse
-                indices are widened to u64. Input digests are verified.
+  .zt           Any version zt reads (0.1, 1.x), upgraded: every object,
+                component, logical type and attribute, and the file
+                attributes, are carried over; v0.1 big-endian data becomes
+                little-endian; pre-1.2 sparse indices are widened to u64.
+                Input digests are verified. To v2: dense stays dense,
+                sparse_csr / sparse_coo become zt.sparse_csr/1 /
+                zt.sparse_coo/1, bool becomes u8 with the logical type
+                bool, f8_e8m0fnu / f4_e2m1fn become f8_e8m0 / f4_e2m1;
+                what v2 has no equivalent for (quantized_group and other
+                unregistered formats, logical types outside v2's registry,
+                CBOR tags in attributes) is refused, naming the object and
+                what it is (--format-version 1.2 keeps every object).
   .gguf         GGUF v2 or v3 (llama.cpp): each tensor one object with
                 one part 'data', its bytes as stored; the dims reversed to a
                 row-major shape. f32, f16, bf16, f64, i8, i16, i32, i64 as
                 dense; quantized types (q4_0 ... q8_k, iq*, mxfp4) as
                 gguf.<type>/1 (u8 blocks, attributes elems_per_block and
-                block_bytes), refused as v1.2 output (the tensor is named;
-                use --format-version 2). Every metadata pair becomes a file
-                attribute of the same key. With --format-version 2 the
-                canonical OUT is the bytes ztensor 2.x's convert writes.
-  .zt (v2)      Dense, sparse and unregistered
-                layouts; zt.quant_group/1, zt.mx/1, gguf.* and u32 sparse
-                indices are refused as v1.2 output (the object is named).
-                A sharded root is read with its data shards beside it.
-                With --format-version 2 every object is kept (re-laid-out,
-                re-encoded as asked; canonical: the bytes ztensor 2.x's
-                convert writes).
-With --format-version 2, OUT is a zTensor v2 file, canonical (the bytes
-ztensor 2.x's convert writes for the same tensors) unless --align,
---compress, --digest or --shard-size is given.
+                block_bytes), refused as v1.2 output (the tensor is named).
+                Every metadata pair becomes a file attribute of the same
+                key. The canonical OUT is the bytes ztensor 2.x's convert
+                writes.
+  .zt (v2)      Every object is kept (re-laid-out, re-encoded as asked;
+                canonical: the bytes ztensor 2.x's convert writes). A
+                sharded root is read with its data shards beside it. As
+                v1.2 output: dense, sparse and unregistered layouts;
+                zt.quant_group/1, zt.mx/1, gguf.* and u32 sparse indices
+                are refused (the object is named).
+OUT is a zTensor v2 file, canonical (the bytes ztensor 2.x's convert writes
+for the same tensors) unless --align, --compress, --digest or --shard-size
+is given: each of them makes it non-canonical. --format-version 1.2 writes
+the previous generation instead, for readers of the 1.x generation
+(ztensor <= 1.2.3); --align and --shard-size are v2 only, crc32c digests
+v1.2 only.
 
 OUT is written to a temporary file beside it and renamed into place once
 complete: if the conversion fails or is interrupted (Ctrl-C, SIGTERM,
@@ -83,8 +96,9 @@ OUT may not be IN itself (also through a link) nor '-', and may not end
 in the extension of another format (.safetensors, .npy, .npz, ...). The same input
 and options always give the same bytes.
 
-With --compress, a component that zstd would not make smaller (random or
-already compressed bytes, tiny tensors) is stored raw (and stays
+With --compress, v2 stores every part as zt.zstd-seekable/1 (frames of
+1 MiB, each decodable alone). v1.2 stores a component that zstd would not
+make smaller (random or already compressed bytes, tiny tensors) raw (and
 memory-mappable); the summary line counts them, and 'zt info' shows each
 component's encoding. Each compressed component is built in memory before
 it is written.
@@ -165,7 +179,7 @@ pub fn run(a: &ConvertArgs) -> Result<(), Fail> {
     // v2: a v1.2 stage file first, rewritten as OUT by `v2`.
     let stage = v2.map(|_| v2::Stage::beside(out_path));
     let write_path = stage.as_ref().map_or(out_path, |s| s.path());
-    let new_out = |total| Out::create(in_path, write_path, compression, digest, total, a.quiet);
+    let new_out = |total| Out::create(in_path, write_path, out_path, compression, digest, total, a.quiet);
     let kind = detect(in_path, &bytes).map_err(bad)?;
     if let (Kind::ZtV2, Some(plan)) = (&kind, &v2) {
         // v2 to v2: straight through, every layout kept.
@@ -233,7 +247,7 @@ pub fn run(a: &ConvertArgs) -> Result<(), Fail> {
     let (objects, quiet) = (out.objects, a.quiet);
     let (mut written, kept_raw) = out.finish()?;
     if let (Some(stage), Some(plan)) = (stage, v2) {
-        written = stage.finish(in_path, out_path, &plan)?;
+        written = stage.finish(in_path, out_path, &plan, quiet)?;
     }
     if !quiet {
         let line = summary(out_path, objects, bytes.len() as u64, written, kept_raw, started.elapsed());
@@ -280,15 +294,18 @@ pub struct Out {
 }
 
 impl Out {
+    /// The writer of `write_path`: OUT, or the v1.2 stage beside it (then a
+    /// failure to create or write it is still blamed on OUT).
     fn create(
         in_path: &Path,
+        write_path: &Path,
         out_path: &Path,
         compression: Compression,
         digest: DigestOpt,
         total: u64,
         quiet: bool,
     ) -> Result<Out, Fail> {
-        let sink = FileSink::create(out_path).map_err(|e| Fail::input(out_path, e))?;
+        let sink = FileSink::create(write_path).map_err(|e| Fail::input(out_path, e))?;
         temp::set(Some(sink.temp_path()));
         Ok(Out {
             w: Writer::new(sink),
@@ -299,7 +316,8 @@ impl Out {
             progress: Rc::new(if quiet { Progress::hidden(total) } else { Progress::new(total) }),
             objects: 0,
             source_error: Rc::new(RefCell::new(None)),
-            _temp: TempGuard,
+            // A stage stays registered once published, until the v2 pass unlinks it.
+            _temp: TempGuard { after: (write_path != out_path).then(|| write_path.to_owned()) },
         })
     }
 
@@ -344,22 +362,29 @@ impl Out {
     fn finish(self) -> Result<(u64, u64), Fail> {
         let Out { w, out_path, progress, _temp, .. } = self;
         let kept_raw = w.kept_raw();
+        if let Some(stage) = &_temp.after {
+            // Registered before the rename, so that no signal can leave it behind.
+            temp::add(stage);
+        }
         let r = w.finish();
         drop((_temp, progress));
         match r {
-            Ok(_) => Ok((std::fs::metadata(&out_path).map(|m| m.len()).unwrap_or(0), kept_raw)),
+            Ok(sink) => Ok((std::fs::metadata(sink.path()).map(|m| m.len()).unwrap_or(0), kept_raw)),
             Err(e) if e.kind() == ErrorKind::Io => Err(Fail::input(&out_path, e)),
             Err(e) => Err(Fail::input(&out_path, format!("cannot write the manifest: {e}"))),
         }
     }
 }
 
-/// Keeps the temporary file registered for the panic hook while alive.
-struct TempGuard;
+/// Keeps the temporary file registered for the panic hook while alive;
+/// then registers `after` (the published v1.2 stage of a v2 conversion).
+struct TempGuard {
+    after: Option<PathBuf>,
+}
 
 impl Drop for TempGuard {
     fn drop(&mut self) {
-        temp::set(None);
+        temp::set(self.after.as_deref());
     }
 }
 

@@ -13,7 +13,8 @@
 use super::{owned_data, slice_data, swap_elements, swapped_data, Out, Progress};
 use crate::Fail;
 use std::rc::Rc;
-use ztensor::write::{Data, NewObject};
+use ztensor::write::Data;
+use ztensor::write::v1_2::NewObject;
 use ztensor::{DType, LogicalType};
 
 /// The magic string every `.npy` file starts with.

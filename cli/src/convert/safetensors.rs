@@ -9,7 +9,7 @@ use super::{slice_data, Out};
 use crate::Fail;
 use serde::de::{self, DeserializeSeed, Deserializer, Error as _, MapAccess, SeqAccess, Visitor};
 use std::fmt;
-use ztensor::write::NewObject;
+use ztensor::write::v1_2::NewObject;
 use ztensor::{DType, LogicalType};
 
 /// One tensor of the file.

@@ -1,4 +1,5 @@
-//! `zt convert --format-version 2`: a v2 input goes straight to the v2
+//! `zt convert` to v2 (the default; `--format-version 1.2` is the other
+//! choice): a v2 input goes straight to the v2
 //! writer ([`from_v2`]); any other input is first converted as for
 //! v1.2 (raw, no digests) into a hidden stage file beside OUT, which is then
 //! rewritten as a zTensor v2 file by [`ztensor::write::v2::Writer`]:
@@ -7,18 +8,32 @@
 //! canonical form requires; upstream's `ztensor.convert` does the same), so
 //! a canonical OUT is byte-identical to upstream's for the same tensors.
 //!
-//! v1.2 → v2 mapping: `dense` stays, `sparse_csr`/`sparse_coo` become
-//! `zt.sparse_csr/1`/`zt.sparse_coo/1` (same part names), other formats
-//! keep their name; `bool` becomes `u8` with the logical type `bool`; the
-//! v1.2 logical types `f8_e8m0fnu` and `f4_e2m1fn` take their v2 names
-//! `f8_e8m0` and `f4_e2m1`; attributes are carried over as they are.
+//! v1.x → v2 mapping (what makes `zt convert old.zt new.zt` an upgrade):
+//! `dense` stays, `sparse_csr`/`sparse_coo` become
+//! `zt.sparse_csr/1`/`zt.sparse_coo/1` (same part names, §5.2's registry);
+//! a format that is already a namespaced, versioned v2 layout id (a v2
+//! file converted to v1.2 and back) keeps its name; `bool` becomes `u8`
+//! with the logical type `bool` (§4.1); the v1.2 logical types
+//! `f8_e8m0fnu` and `f4_e2m1fn` take their v2 names `f8_e8m0` and
+//! `f4_e2m1`, the others of Appendix A keep theirs; attributes are carried
+//! over as they are. What has no v2 equivalent is refused, naming the
+//! object and what it is, never dropped: v1.2's `quantized_group` (its
+//! attributes do not say what `zt.quant_group/1` requires: axis, packing
+//! order, scale form, zero point), other formats without a v2 layout id,
+//! logical types outside Appendix A, CBOR tags and simple values in
+//! attributes.
 
 use super::DigestOpt;
 use crate::args::{ConvertArgs, DigestArg};
+use crate::progress::Progress;
 use crate::{input, temp, Fail};
 use std::path::{Path, PathBuf};
-use ztensor::write::v2::{is_valid_align, DigestAlg, Encoding, Error, Kind, NewObject, NewPart, Options, Writer, CANONICAL_ALIGN};
-use ztensor::write::{AttrValue, Checksum, FileSink};
+use std::rc::Rc;
+use ztensor::write::v2::{
+    is_valid_align, DigestAlg, Encoding, Error, Kind, NewObject, NewPart, Options, Writer, CANONICAL_ALIGN,
+};
+use ztensor::write::{AttrValue, FileSink};
+use ztensor::write::v1_2::Checksum;
 use ztensor::{File, Format, Value, ValueRef};
 
 /// How the v2 output is laid out (from the command line).
@@ -30,15 +45,15 @@ pub struct Plan {
 }
 
 impl Plan {
-    /// The plan `--format-version 2` and its options ask for; `None` for v1.2
-    /// (and then none of the v2-only options may be given).
+    /// The plan for v2 output (the default) and its options; `None` for
+    /// `--format-version 1.2` (and then none of the v2-only options may be given).
     pub fn from_args(a: &ConvertArgs) -> Result<Option<Plan>, Fail> {
         if !a.format_version_2() {
             if a.align.is_some() || a.shard_size.is_some() {
-                return Err(usage("--align and --shard-size need --format-version 2"));
+                return Err(usage("--align and --shard-size are v2 options (not with --format-version 1.2)"));
             }
             if matches!(a.digest, Some(DigestArg::Xxh3)) {
-                return Err(usage("--digest xxh3 needs --format-version 2"));
+                return Err(usage("--digest xxh3 is a v2 digest (not with --format-version 1.2)"));
             }
             return Ok(None);
         }
@@ -47,7 +62,9 @@ impl Plan {
             Some(DigestArg::Xxh3) => Some(DigestAlg::Xxh3),
             Some(DigestArg::Sha256) => Some(DigestAlg::Sha256),
             Some(DigestArg::None) => Some(DigestAlg::None),
-            Some(DigestArg::Crc32c) => return Err(usage("--digest crc32c is v1 only (v2: xxh3, sha256 or none)")),
+            Some(DigestArg::Crc32c) => {
+                return Err(usage("--digest crc32c is v1.2 only (--format-version 1.2; v2: xxh3, sha256 or none)"))
+            }
         };
         let canonical = a.align.is_none() && a.compress.is_none() && digest.is_none() && a.shard_size.is_none();
         let options = if canonical {
@@ -97,13 +114,20 @@ impl Stage {
 
     /// Rewrite the stage as the v2 file OUT; the bytes written (all files).
     /// What v2 refuses (a non-NFC name, ...) is blamed on IN, failed writes on OUT.
-    pub fn finish(self, in_path: &Path, out: &Path, plan: &Plan) -> Result<u64, Fail> {
-        let bytes = input::load(&self.path).map_err(|e| Fail::input(&self.path, e))?;
+    /// A progress bar is drawn for this pass too (unless `quiet`).
+    pub fn finish(self, in_path: &Path, out: &Path, plan: &Plan, quiet: bool) -> Result<u64, Fail> {
+        let bytes = input::load(&self.path).map_err(|e| {
+            // Removed by a signal being handled? Then zt ends of it here.
+            temp::sync();
+            Fail::input(&self.path, e)
+        })?;
         // Mapped (or read): unlinked now, so that no signal can leave it behind
         // (where a mapped file cannot be removed, `drop` removes it later).
         let _ = std::fs::remove_file(&self.path);
         let file = File::parse(&bytes).map_err(|e| Fail::input(&self.path, e))?;
-        write(&file, in_path, out, plan)
+        let total = file.objects().flat_map(|o| o.components()).map(|c| c.length()).sum();
+        let progress = Rc::new(if quiet { Progress::hidden(total) } else { Progress::new(total) });
+        publish(out, plan, |w, encoding| fill(&file, w, encoding, in_path, out, &progress))
     }
 }
 
@@ -113,27 +137,47 @@ impl Drop for Stage {
     }
 }
 
-/// The v2 layout name of a v1.2 format.
-fn layout<'a>(f: &Format<'a>) -> &'a str {
+/// The v2 layout of a v1.2 format (§5.2), or why it has none.
+fn layout<'a>(f: &Format<'a>) -> Result<&'a str, String> {
     match f {
-        Format::Dense => "dense",
-        Format::SparseCsr => "zt.sparse_csr/1",
-        Format::SparseCoo => "zt.sparse_coo/1",
-        other => other.name(),
+        Format::Dense => Ok("dense"),
+        Format::SparseCsr => Ok("zt.sparse_csr/1"),
+        Format::SparseCoo => Ok("zt.sparse_coo/1"),
+        Format::QuantizedGroup => Err("format \"quantized_group\" has no v2 equivalent: zt.quant_group/1 needs its \
+             axis, packing order, scale form and zero point, which v1.2 does not record (--format-version 1.2 keeps it)"
+            .into()),
+        other if is_layout_id(other.name()) => Ok(other.name()),
+        other => Err(format!(
+            "format {:?} has no v2 equivalent (a v2 layout is a namespaced, versioned profile id such as \
+             zt.sparse_csr/1; --format-version 1.2 keeps it)",
+            other.name()
+        )),
     }
 }
 
-/// The v2 name of a v1.2 logical type.
-fn logical(t: &str) -> &str {
-    match t {
+/// Whether `s` has the shape of a v2 layout profile id (§5.2):
+/// `namespace.name/version`, e.g. `acme.paged/1`.
+fn is_layout_id(s: &str) -> bool {
+    let Some((id, version)) = s.rsplit_once('/') else {
+        return false;
+    };
+    let Some((namespace, name)) = id.split_once('.') else {
+        return false;
+    };
+    !namespace.is_empty() && !name.is_empty() && !version.is_empty() && version.bytes().all(|b| b.is_ascii_digit())
+}
+
+/// The v2 name of a v1.2 logical type (Appendix A), or why it has none.
+fn logical(t: &str) -> Result<&str, String> {
+    let v2 = match t {
         "f8_e8m0fnu" => "f8_e8m0",
         "f4_e2m1fn" => "f4_e2m1",
         t => t,
+    };
+    match ztensor::v2::types::Logical::parse(v2) {
+        Some(_) => Ok(v2),
+        None => Err(format!("logical type {t:?} has no v2 equivalent (not in v2's registry, Appendix A)")),
     }
-}
-
-fn write(file: &File<'_>, in_path: &Path, out: &Path, plan: &Plan) -> Result<u64, Fail> {
-    publish(out, plan, |w, encoding| fill(file, w, encoding, in_path, out))
 }
 
 /// A v2 input rewritten as the v2 file OUT (no stage: every layout is kept);
@@ -178,7 +222,14 @@ fn refused(e: Error, in_path: &Path, out: &Path) -> Fail {
     }
 }
 
-fn fill(file: &File<'_>, w: &mut Writer<FileSink>, encoding: Option<Encoding>, in_path: &Path, out: &Path) -> Result<(), Fail> {
+fn fill(
+    file: &File<'_>,
+    w: &mut Writer<FileSink>,
+    encoding: Option<Encoding>,
+    in_path: &Path,
+    out: &Path,
+    progress: &Rc<Progress>,
+) -> Result<(), Fail> {
     for (k, v) in file.attributes().iter() {
         let key = k.as_str().ok_or_else(|| Fail::input(in_path, "a file attribute key is not text"))?;
         let v = attr(v).map_err(|e| Fail::input(in_path, format!("file attribute {key:?}: {e}")))?;
@@ -190,16 +241,19 @@ fn fill(file: &File<'_>, w: &mut Writer<FileSink>, encoding: Option<Encoding>, i
     for o in objects {
         let bad = |e: &dyn std::fmt::Display| Fail::input(in_path, format!("object {:?}: {e}", o.name()));
         let shape: Vec<u64> = o.shape().dims().collect();
-        let mut obj = NewObject::new(o.name(), &shape, layout(&o.format()));
+        let mut obj = NewObject::new(o.name(), &shape, layout(&o.format()).map_err(|e| bad(&e))?);
         for (k, v) in o.attributes().iter() {
             let key = k.as_str().ok_or_else(|| bad(&"an attribute key is not text"))?;
             obj = obj.attribute(key, attr(v).map_err(|e| bad(&format_args!("attribute {key:?}: {e}")))?);
         }
         for c in o.components() {
             let bytes = c.stored_bytes().map_err(|e| bad(&e))?;
-            let mut p = NewPart::new(c.role(), c.dtype(), bytes);
+            // Fed a chunk at a time, for the progress bar (canonical form
+            // shares a streamed duplicate as it does one in memory).
+            let mut p = NewPart::new(c.role(), c.dtype(), super::slice_data(bytes, progress));
             if let Some(t) = c.logical_type() {
-                p = p.logical(logical(t.name()));
+                let t = logical(t.name()).map_err(|e| bad(&format_args!("component {:?}: {e}", c.role())))?;
+                p = p.logical(t);
             }
             if let Some(e) = encoding {
                 p = p.encoding(e);

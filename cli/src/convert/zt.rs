@@ -15,7 +15,8 @@ use super::{owned_data, slice_data, swapped_data, DigestOpt, Out};
 use crate::Fail;
 use ztensor::digest::{Digest, Verified};
 use ztensor::schema::{ComponentKey, ObjectKey, Role};
-use ztensor::write::{AttrValue, Checksum, Data, NewComponent, NewObject};
+use ztensor::write::{AttrValue, Data};
+use ztensor::write::v1_2::{Checksum, NewComponent, NewObject};
 use ztensor::{Component, DType, Encoding, Endian, File, Format, Object};
 
 /// Object and component fields the writer reproduces: the schema's own;

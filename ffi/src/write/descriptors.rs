@@ -6,7 +6,8 @@ use super::args::{data_arg, dtype_arg, opt_str_arg, slice_arg, str_arg};
 use crate::guard::Fail;
 use core::ffi::{c_char, c_void};
 use ztensor_core::write::v2::{DigestAlg, Encoding, NewPart};
-use ztensor_core::write::{AttrValue, Checksum, Compression, Data, NewComponent, NewObject};
+use ztensor_core::write::{AttrValue, Data};
+use ztensor_core::write::v1_2::{Checksum, Compression, NewComponent, NewObject};
 use ztensor_core::{DType, LogicalType};
 
 /// Which digest `zt_write_options.digest` records for every component of an

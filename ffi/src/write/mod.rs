@@ -29,7 +29,8 @@ use std::path::{Path, PathBuf};
 use std::sync::atomic::{AtomicBool, Ordering};
 use std::sync::Arc;
 use ztensor_core::write::v2::{self as v2, Kind as V2Kind};
-use ztensor_core::write::{AttrValue, FileSink, NewObject, Sink, Writer};
+use ztensor_core::write::{AttrValue, FileSink, Sink};
+use ztensor_core::write::v1_2::{NewObject, Writer};
 use ztensor_core::{Error as CoreError, ErrorKind};
 
 /// The largest `ndim` the `zt_writer_add_*` functions take: a shape of
@@ -41,8 +42,8 @@ const _: () = assert!(ZT_MAX_NDIM as u64 == ztensor_core::v2::MAX_RANK);
 
 // ===================================================================== the handle
 
-/// A writer of one new zTensor file (opaque): `zt_writer_create` (v1.2)
-/// or `zt_writer_create_with_options` (v1.2 or v2), then `zt_writer_add_*`
+/// A writer of one new zTensor file (opaque): `zt_writer_create` (format
+/// v2, canonical) or `zt_writer_create_with_options` (v2 or v1.2), then `zt_writer_add_*`
 /// / `zt_writer_set_attribute*`, then `zt_writer_finish` (publish) or
 /// `zt_writer_abort` (discard).
 pub struct zt_writer {
@@ -249,8 +250,13 @@ impl zt_writer {
 
 // ===================================================================== create, finish, abort
 
-/// Start writing a new zTensor (v1.2) file that will be published at
-/// `path` (NUL-terminated; bytes as the OS takes them).
+/// Start writing a new zTensor file that will be published at `path`
+/// (NUL-terminated; bytes as the OS takes them): format v2 in canonical
+/// form (§6.3; the same bytes as PyPI `ztensor` 2.1.2 writes for the same
+/// tensors), so objects must be added in ascending bytewise name order
+/// (`ZT_ERR_FORMAT` otherwise). For v1.2, for readers of the 1.x
+/// generation, use `zt_writer_create_with_options` with `format_version`
+/// `ZT_FORMAT_VERSION_1_2`.
 ///
 /// The data goes to a temporary file beside `path` (same directory, name
 /// `.<file name>.<pid>.<n>.tmp`); `zt_writer_finish` syncs it and renames it
@@ -277,7 +283,7 @@ pub unsafe extern "C" fn zt_writer_create(path: *const c_char, out: *mut *mut zt
 }
 
 /// Start writing a new file at `path` as `options` say (NULL: as
-/// `zt_writer_create`): format v1.2 or v2, canonical or not, alignment,
+/// `zt_writer_create`): format v2 (the default) or v1.2, canonical or not, alignment,
 /// digest, compression, shards (see `zt_writer_options`). Published
 /// atomically by `zt_writer_finish` as with `zt_writer_create`; sharded
 /// output writes its data shards (`<stem>-NNNNN-of-NNNNN.zt`) beside

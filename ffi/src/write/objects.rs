@@ -11,7 +11,8 @@ use crate::guard::{guard, Fail};
 use crate::zt_status;
 use core::ffi::{c_char, c_void};
 use ztensor_core::write::v2;
-use ztensor_core::write::{AttrValue, Data, NewObject};
+use ztensor_core::write::{AttrValue, Data};
+use ztensor_core::write::v1_2::NewObject;
 use ztensor_core::{DType, Format};
 
 /// A v2 object of `layout` with these parts: every part gets the object's

@@ -6,17 +6,18 @@ use super::descriptors::{seekable, zstd_level, V1Defaults, V2Defaults};
 use crate::guard::Fail;
 use crate::zt_status;
 use ztensor_core::write::v2::{is_valid_align, DigestAlg, Encoding, Options, CANONICAL_ALIGN};
-use ztensor_core::write::{Checksum, Compression};
+use ztensor_core::write::v1_2::{Checksum, Compression};
 
 /// The format version a writer writes (`zt_writer_options.format_version`).
 #[repr(u32)]
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub enum zt_format_version {
-    /// The default: v1.2.
+    /// The default: format v2 (what `zt_writer_create` writes).
     ZT_FORMAT_VERSION_DEFAULT = 0,
-    /// zTensor v1.2 (what `zt_writer_create` writes).
+    /// zTensor v1.2, for readers of the 1.x generation (PyPI `ztensor`
+    /// up to 1.2.3, which cannot read v2).
     ZT_FORMAT_VERSION_1_2 = 1,
-    /// zTensor format v2 (the container of PyPI `ztensor` 2.x).
+    /// zTensor format v2 (the container of PyPI `ztensor` 2.x): the default.
     ZT_FORMAT_VERSION_2 = 2,
 }
 
@@ -55,10 +56,12 @@ pub enum zt_writer_digest {
 /// It grows at its end in later versions: set `struct_size` to
 /// `sizeof(zt_writer_options)` (`zt_writer_options_init` does), so the
 /// library knows which fields the caller has. With every other field 0
-/// the writer is `zt_writer_create`'s: v1.2, objects raw with no digest.
-/// Choosing v2 alone gives canonical form (§6.3): blobs at 64 KiB
-/// boundaries, xxh3 digests, raw parts, one file, objects added in
-/// ascending bytewise name order.
+/// the writer is `zt_writer_create`'s: format v2 in canonical form
+/// (§6.3): blobs at 64 KiB boundaries, xxh3 digests, raw parts, one file,
+/// objects added in ascending bytewise name order; byte-identical to PyPI
+/// `ztensor` 2.1.2's writer for the same tensors. `format_version`
+/// `ZT_FORMAT_VERSION_1_2` writes v1.2 instead (objects raw with no digest
+/// unless asked), for readers of the 1.x generation.
 ///
 /// Combinations the chosen version cannot write are refused with
 /// `ZT_ERR_INVALID_ARGUMENT`, `zt_last_error()` naming them: v2 options
@@ -181,8 +184,8 @@ pub(super) fn decide(o: &zt_writer_options) -> Result<Settings, Fail> {
         return Err(refuse("`compression_level` and `frame_size` need `compression`"));
     }
     match o.format_version {
-        0 | 1 => v1(o, level),
-        2 => v2(o, level),
+        1 => v1(o, level),
+        0 | 2 => v2(o, level),
         _ => Err(refuse("`format_version` is not a zt_format_version")),
     }
 }

@@ -14,11 +14,23 @@ use std::path::Path;
 use zt_dtype::*;
 use ztensor::*;
 
-/// A new writer at `path` as `options` say (NULL: v1.2).
+/// A new writer at `path` as `options` say (NULL: format v2, canonical).
 pub fn create(path: &Path, options: *const zt_writer_options) -> *mut zt_writer {
     let mut w = dangling();
     ok(unsafe { zt_writer_create_with_options(cpath(path).as_ptr(), options, &mut w) });
     w
+}
+
+/// A new v1.2 writer at `path` (`ZT_FORMAT_VERSION_1_2`).
+pub fn create_v1_2(path: &Path) -> *mut zt_writer {
+    let mut o = core::mem::MaybeUninit::<zt_writer_options>::uninit();
+    ok(unsafe { zt_writer_options_init(o.as_mut_ptr()) });
+    // SAFETY: written by the call.
+    let o = zt_writer_options {
+        format_version: zt_format_version::ZT_FORMAT_VERSION_1_2 as u32,
+        ..unsafe { o.assume_init() }
+    };
+    create(path, &o)
 }
 
 /// A component to write: `role` (NULL when `None`), `dtype`, the bytes.
@@ -139,7 +151,7 @@ pub fn check_file_attributes(h: *const zt_file) {
 pub fn dense_objects() {
     let dir = temp_dir("writer");
     let path = dir.join("out.zt");
-    let w = create(&path, null());
+    let w = create_v1_2(&path);
     let f32s = le([1.0f32, 2.0, 3.0, 4.0, 5.0, 6.0], |x| x.to_le_bytes().to_vec());
     let (shape, data) = (Shifted::new(&le([2u64, 3], |x| x.to_ne_bytes().to_vec())), Shifted::new(&f32s));
     let shape: *const u64 = shape.bytes().as_ptr().cast();

@@ -5,7 +5,7 @@
 
 use super::library::{cpath, temp_dir};
 use super::support::*;
-use super::writer::{comp, create, le};
+use super::writer::{comp, create_v1_2, le};
 use core::ptr::null;
 use zt_dtype::*;
 use ztensor::*;
@@ -18,7 +18,7 @@ fn odd_words<T: Copy>(v: &[T]) -> Shifted {
 pub fn v1_2_layouts() {
     let dir = temp_dir("layouts");
     let path = dir.join("out.zt");
-    let w = create(&path, null());
+    let w = create_v1_2(&path);
     let values = le([10.0f64, 20.0, 30.0], |x| x.to_le_bytes().to_vec());
     let (indices, indptr) = (odd_words(&[0u64, 2, 1]), odd_words(&[0u64, 2, 2, 3]));
     let (ip, pp): (*const u64, *const u64) = (indices.bytes().as_ptr().cast(), indptr.bytes().as_ptr().cast());

@@ -594,7 +594,7 @@ impl<S: Sink> Writer<S> {
                 // The sharing key's prefix (canonical form, the root: see `share_streamed`).
                 let keyed = self.opts.canonical && self.shard == 0;
                 let mut prefix = Vec::new();
-                let n = super::copy(&mut **src, declared, &mut |b: &[u8]| {
+                let n = super::v1_2::copy(&mut **src, declared, &mut |b: &[u8]| {
                     self.put(b).map_err(|e| {
                         failed = Some(e);
                         crate::Error::new(crate::ErrorKind::Io)

@@ -24,7 +24,8 @@ use super::{slice_data, Out};
 use crate::Fail;
 use std::path::Path;
 use ztensor::write::v2::{Encoding, Error as V2Error, NewObject as V2Object, NewPart, Writer as V2Writer};
-use ztensor::write::{FileSink, NewComponent, NewObject};
+use ztensor::write::FileSink;
+use ztensor::write::v1_2::{NewComponent, NewObject};
 use ztensor::{DType, Format};
 
 impl Gguf<'_> {
@@ -84,7 +85,7 @@ impl Gguf<'_> {
 /// Why a quantized tensor cannot be v1.2 output.
 fn no_v12(t: &Tensor<'_>) -> String {
     format!(
-        "tensor {:?}: ggml type {} has no v1.2 equivalent (--format-version 2 keeps it as layout {})",
+        "tensor {:?}: ggml type {} has no v1.2 equivalent (v2, the default, keeps it as layout {})",
         t.name,
         t.ty.name,
         t.ty.layout()

@@ -2,7 +2,9 @@
 //! written here, item by item, so that they can break rules a writer
 //! refuses to) and a rich valid one from the core's writer.
 
-use ztensor_core::write::{Checksum, Compression, Data, NewObject, Writer};
+use ztensor_core::write::Data;
+
+use ztensor_core::write::v1_2::{Checksum, Compression, NewObject, Writer};
 use ztensor_core::DType;
 
 /// A CBOR item.
