@@ -651,12 +651,12 @@ fn bench_positional(dir: &Path, pairs: &mut Vec<Pair>) {
     let data = f32_signal(total);
     let (p2, p1) = (dir.join("positional_v2.zt"), dir.join("positional_v1.zt"));
     let mut w = w2::Writer::create(&p2).unwrap();
-    let mut w1 = ztensor::write::Writer::create(&p1).unwrap();
+    let mut w1 = ztensor::write::v1_2::Writer::create(&p1).unwrap();
     for (i, chunk) in data.chunks(each).enumerate() {
         let name = format!("t{i:03}");
         let shape = [(chunk.len() / 4) as u64];
         w.add_dense(&name, &shape, DType::F32, chunk).unwrap();
-        w1.add(ztensor::write::NewObject::dense(
+        w1.add(ztensor::write::v1_2::NewObject::dense(
             &name,
             &shape,
             ztensor::DType::F32,

@@ -4,7 +4,8 @@
 //! not the whole component, and zero-copy views, are not checked.
 
 use ztensor::fs::{Mode, Reader};
-use ztensor::write::{v2 as w2, Checksum, NewObject, Writer};
+use ztensor::write::v1_2::{Checksum, NewObject, Writer};
+use ztensor::write::v2 as w2;
 use ztensor::{DType, ErrorKind, File};
 
 const N: usize = 1 << 12;

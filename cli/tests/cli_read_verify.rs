@@ -3,7 +3,8 @@
 //! stdout; v1.2 and v2, raw parts read straight from the mapping.
 
 use std::process::Command;
-use ztensor::write::{v2 as w2, Checksum, NewObject, Writer};
+use ztensor::write::v1_2::{Checksum, NewObject, Writer};
+use ztensor::write::v2 as w2;
 use ztensor::{DType, File};
 
 #[test]

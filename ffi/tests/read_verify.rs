@@ -6,7 +6,8 @@
 
 use core::ptr::null_mut;
 use ztensor::*;
-use ztensor_core::write::{v2 as w2, Checksum, NewObject, Writer};
+use ztensor_core::write::v1_2::{Checksum, NewObject, Writer};
+use ztensor_core::write::v2 as w2;
 use ztensor_core::DType;
 
 mod common;

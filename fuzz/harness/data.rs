@@ -48,8 +48,24 @@ pub(crate) fn walk_component(c: &Component<'_>, data: Option<&[u8]>, tail: &Tail
     let expect = &file[c.offset() as usize..end as usize];
     assert_eq!(stored.as_ptr(), expect.as_ptr(), "stored_bytes is not the file's range");
 
+    // Verify on read: a whole read with the digest checked gives the same
+    // bytes as one without, or fails on the digest alone. The invariants
+    // below hold for the bytes as stored, so they read `unverified()`.
+    let checked = *c;
+    let c = &c.unverified();
+    let verified = checked.to_vec_with_limit(DECODE_LIMIT);
+
     // to_vec_with_limit.
     let v = c.to_vec_with_limit(DECODE_LIMIT);
+    match (&verified, &v) {
+        (Ok(a), Ok(b)) => assert_eq!(a, b, "verified and unverified reads disagree"),
+        (Ok(_), Err(e)) => panic!("a verified read succeeded where the unverified one failed: {e}"),
+        (Err(e), Ok(_)) => assert!(
+            matches!(e.kind(), ErrorKind::DigestMismatch | ErrorKind::BadDigest),
+            "a verified read failed, not on its digest: {e}"
+        ),
+        (Err(_), Err(_)) => {}
+    }
     match (&v, c.encoding()) {
         (Ok(v), _) => {
             assert!(v.len() as u64 <= DECODE_LIMIT);
