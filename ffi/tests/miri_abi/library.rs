@@ -42,7 +42,7 @@ pub fn open_by_path() {
         invalid(zt_open(p.as_ptr(), ZT_OPEN_POSITIONAL, null_mut()), "`out` is NULL");
     }
     invalid(open_path(null(), ZT_OPEN_POSITIONAL).0, "`path` is NULL");
-    invalid(open_path(p.as_ptr(), 2).0, "unknown `zt_open` flag");
+    invalid(open_path(p.as_ptr(), 4).0, "unknown `zt_open` flag");
     expect(open_path(cpath(&dir.join("absent.zt")).as_ptr(), ZT_OPEN_POSITIONAL).0, ZT_ERR_IO, "cannot open");
     expect(open_path(cpath(&dir).as_ptr(), ZT_OPEN_POSITIONAL).0, ZT_ERR_IO, "not a regular file");
     expect(open_path(cpath(&dir.join("junk.zt")).as_ptr(), ZT_OPEN_POSITIONAL).0, ZT_ERR_FORMAT, "junk.zt");

@@ -185,6 +185,14 @@ unsafe fn compare_read(
     };
     let l = format!("{l}: read {:?} into {n} bytes", String::from_utf8_lossy(role));
     if ci.encoding == crate::zt_encoding::ZT_ENCODING_RAW {
+        // The one allowed difference: the full library checks a part's
+        // digest as it reads it (verify on read); the no-heap builds leave
+        // that to zt_verify and zt_component_verify (docs/embedded.md).
+        // (A malformed digest cannot be checked: a format error there.)
+        if ci.digest_len > 0 && matches!(ss, ZT_ERR_DIGEST_MISMATCH | ZT_ERR_FORMAT) && cs == ZT_OK {
+            assert_eq!(cw, n, "{l}");
+            return;
+        }
         assert_eq!((ss, sw), (cs, cw), "{l}: {}", last_error());
         let expected = if n as u64 >= ci.length { ZT_OK } else { ZT_ERR_BUFFER_TOO_SMALL };
         assert_eq!(cs, expected, "{l}");
