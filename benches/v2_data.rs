@@ -32,13 +32,17 @@
 //!   where `malloc` puts large blocks: the kernel's copy from v2's
 //!   page-aligned blobs then meets 4K aliasing (benches/README.md).
 //!
+//! * `read_verify` — verify on read: the same tensors (v2 with xxh3, v1.2
+//!   with crc32c), `Reader::read_into` of every part, mapped and positional,
+//!   digest checked against `unverified()`; goal ≥ 0.8 (≤ 25% more time).
+//!
 //! Every contestant's result is checked against the others once before
 //! anything is timed. Each pair runs alternately (ours, theirs, theirs, ours,
 //! ...; `ZT_BENCH_ROUNDS` rounds each, default 15), timed with the thread's
 //! CPU clock (`ZT_BENCH_CLOCK=cpu`, the default; `wall` for wall time).
 //! `ZT_BENCH_VERIFY_MIB` (default 1024), `ZT_BENCH_SEEKABLE_MIB` (default
 //! 256) and `ZT_BENCH_POSITIONAL_MIB` (default 256) shrink the inputs for a
-//! quick run; `ZT_BENCH_ONLY=verify|seekable|positional` runs one section.
+//! quick run; `ZT_BENCH_ONLY=verify|seekable|positional|read_verify` runs one section.
 //!
 //!     cargo bench -p ztensor-benches --bench v2_data
 
@@ -707,6 +711,61 @@ fn bench_positional(dir: &Path, pairs: &mut Vec<Pair>) {
     }
 }
 
+/// Verify on read: `read_into` of every part (the digest checked over the
+/// bytes read) against the same reads `unverified()`, v2 (xxh3, canonical
+/// default) and v1.2 (crc32c), mapped and positional.
+fn bench_read_verify(dir: &Path, pairs: &mut Vec<Pair>) {
+    let total = env_usize("ZT_BENCH_POSITIONAL_MIB", 256) * MIB;
+    let each = 4 * MIB;
+    let data = f32_signal(total);
+    let (p2, p1) = (dir.join("verify_v2.zt"), dir.join("verify_v1.zt"));
+    let mut w = w2::Writer::create(&p2).unwrap();
+    let mut w1 = ztensor::write::v1_2::Writer::create(&p1).unwrap();
+    for (i, chunk) in data.chunks(each).enumerate() {
+        let name = format!("t{i:03}");
+        let shape = [(chunk.len() / 4) as u64];
+        w.add_dense(&name, &shape, DType::F32, chunk).unwrap();
+        w1.add(
+            ztensor::write::v1_2::NewObject::dense(&name, &shape, ztensor::DType::F32, chunk)
+                .checksum(ztensor::write::v1_2::Checksum::Crc32c),
+        )
+        .unwrap();
+    }
+    w.finish().unwrap();
+    w1.finish().unwrap();
+    let read_all = |r: &Reader, out: &mut [u8], verify: bool| {
+        let mut sum = 0u64;
+        for o in r.file().objects() {
+            let c = o.data().unwrap();
+            assert!(c.digest().is_some());
+            let c = if verify { c } else { c.unverified() };
+            let n = r.read_into(&c, out).unwrap();
+            sum = sum.wrapping_add(black_box(out[n - 1]) as u64);
+        }
+        sum
+    };
+    for (label, path) in [("v2 xxh3", &p2), ("v1.2 crc32c", &p1)] {
+        for mode in [Mode::Mmap, Mode::Positional] {
+            let r = Reader::open_with(path, mode).unwrap();
+            let (mut s1, mut s2) = (Vec::new(), Vec::new());
+            let (o1, o2) = (buffer_at(&mut s1, each, 0), buffer_at(&mut s2, each, 0));
+            assert_eq!(read_all(&r, o1, true), read_all(&r, o2, false));
+            paired(
+                pairs,
+                &format!("read_into {} MiB in {} parts, {label}, {mode:?}", total / MIB, total / each),
+                total as u64,
+                ("ours/read_into, digest checked", || {
+                    black_box(read_all(&r, o1, true));
+                }),
+                ("ours/read_into, unverified()", || {
+                    black_box(read_all(&r, o2, false));
+                }),
+                "≥ 0.8",
+            );
+        }
+    }
+}
+
 fn main() {
     let dir = tempfile::Builder::new()
         .prefix("zt-bench-v2data-")
@@ -723,6 +782,9 @@ fn main() {
     }
     if only.is_empty() || only == "positional" {
         bench_positional(dir.path(), &mut pairs);
+    }
+    if only.is_empty() || only == "read_verify" {
+        bench_read_verify(dir.path(), &mut pairs);
     }
     print_pairs(&pairs);
 }
