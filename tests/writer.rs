@@ -909,7 +909,7 @@ fn rewrites_reference_fixtures() {
                 match c.digest().map(|d| d.split(':').next().unwrap()) {
                     Some("sha256") => nc = nc.checksum(Checksum::Sha256),
                     Some("crc32c") => nc = nc.checksum(Checksum::Crc32c),
-                    _ => {}
+                    _ => nc = nc.checksum(Checksum::None),
                 }
                 n = n.component(nc);
             }

@@ -189,8 +189,9 @@ pub struct ConvertArgs {
     /// The digest on every part. v2: xxh3 (default), sha256 or none, of
     /// each part's decoded bytes; anything but xxh3 is non-canonical.
     /// v1.2: sha256, crc32c or none, of each component's stored bytes;
-    /// default none, except for .zt input, where each component keeps the
-    /// digest algorithm it had.
+    /// default crc32c (so that reads can check what they read), except for
+    /// .zt input, where each component keeps the digest algorithm it had
+    /// (or none).
     #[arg(long, value_name = "ALG")]
     pub digest: Option<DigestArg>,
     /// The output's format version: 2 (default; canonical unless --align,

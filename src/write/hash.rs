@@ -12,9 +12,10 @@ use sha2::{Digest as _, Sha256};
 #[derive(Clone, Copy, Debug, Default, PartialEq, Eq, Hash)]
 pub enum Checksum {
     /// No `digest` field.
-    #[default]
     None,
-    /// CRC-32C (Castagnoli): fast, catches accidental corruption.
+    /// CRC-32C (Castagnoli): fast, catches accidental corruption. The
+    /// default, so that reads can check what they read (verify on read).
+    #[default]
     Crc32c,
     /// SHA-256: cryptographic.
     Sha256,

@@ -117,7 +117,7 @@ impl<'a> NewObject<'a> {
             attr_error: None,
             components: Vec::new(),
             compression: Compression::Raw,
-            checksum: Checksum::None,
+            checksum: Checksum::default(),
         }
     }
 

@@ -40,7 +40,9 @@ fn layout_and_key_order() {
     assert_eq!(names, ["z", "a", "empty_last"]);
     let z = f.require("z").unwrap();
     assert_eq!(keys(z.fields()), ["shape", "format", "attributes", "components"]);
-    assert_eq!(keys(z.data().unwrap().fields()), ["dtype", "offset", "length", "encoding"]);
+    // A crc32c digest by default (verify on read has something to check).
+    assert_eq!(keys(z.data().unwrap().fields()), ["dtype", "offset", "length", "encoding", "digest"]);
+    assert!(z.data().unwrap().digest().unwrap().starts_with("crc32c:0x"));
     assert_eq!(z.data().unwrap().offset(), 64);
     let a = f.require("a").unwrap();
     assert_eq!(keys(a.fields()), ["shape", "format", "components"]);

@@ -185,10 +185,10 @@ impl<S: Sink> Writer<S> {
         self.add_raw_dense(name, shape, NewComponent::from_slice(Role::Data.name(), data))
     }
 
-    /// A dense object of one raw component without digest, not built as a `NewObject`.
+    /// A dense object of one raw component with the default digest, not built as a `NewObject`.
     fn add_raw_dense(&mut self, name: &str, shape: &[u64], data: NewComponent<'_>) -> Result<()> {
         let o = Parts { name, format: Format::Dense, shape, attrs: None };
-        self.add_parts(o, &mut [data], Compression::Raw, Checksum::None).map_err(|e| e.in_object(name))
+        self.add_parts(o, &mut [data], Compression::Raw, Checksum::default()).map_err(|e| e.in_object(name))
     }
 
     /// Set a file-level attribute (insertion order; setting a key again

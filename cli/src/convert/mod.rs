@@ -112,7 +112,8 @@ failed write (one 'zt: FILE: ...' line on stderr); 2 usage error.";
 /// What `--digest` asked for.
 #[derive(Clone, Copy)]
 pub enum DigestOpt {
-    /// Not given: none, except that `.zt` components keep their algorithm.
+    /// Not given: the writer's default (v1.2: crc32c), except that `.zt`
+    /// components keep their algorithm (or none).
     Keep,
     Set(Checksum),
 }
