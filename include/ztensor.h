@@ -2702,7 +2702,7 @@ zt_status zt_writer_set_attribute_cbor(struct zt_writer *writer,
 #define ZT_FAULT_CONTAINER 0
 
 /**
- * "not a v1.x file": A v0.1 or v2 file.
+ * "not a v1.x file": A v0.1 file (or a v2 file, in a build without the v2 reader).
  */
 #define ZT_FAULT_GENERATION 1
 
@@ -2875,6 +2875,66 @@ zt_status zt_writer_set_attribute_cbor(struct zt_writer *writer,
  * "COO coordinate out of range": A COO coordinate outside the shape (or negative).
  */
 #define ZT_FAULT_COORDINATE 35
+
+/**
+ * "manifest hash mismatch": A v2 manifest whose XXH3-64 is not the footer's (§2.2).
+ */
+#define ZT_FAULT_MANIFEST_HASH 36
+
+/**
+ * "CBOR not deterministic": A v2 manifest not in deterministic CBOR (§3.1).
+ */
+#define ZT_FAULT_NOT_DETERMINISTIC 37
+
+/**
+ * "bad name": A v2 name or attribute key breaking §3.5 (or a shard name, §7.1).
+ */
+#define ZT_FAULT_NAME 38
+
+/**
+ * "rank too large": A v2 shape of more than 64 dimensions (§3.3).
+ */
+#define ZT_FAULT_RANK 39
+
+/**
+ * "bad shard reference": A v2 shard table or a part's shard reference broken (§7).
+ */
+#define ZT_FAULT_SHARD 40
+
+/**
+ * "layout rule broken": A v2 layout profile's metadata rule broken (§5).
+ */
+#define ZT_FAULT_LAYOUT 41
+
+/**
+ * "sharded file": A v2 sharded file or data shard: its parts lie in other files.
+ */
+#define ZT_FAULT_SHARDED 42
+
+/**
+ * "f4 padding nibble set": An `f4_e2m1` part whose unused final nibble is set (Appendix A).
+ */
+#define ZT_FAULT_F4_NIBBLE 43
+
+/**
+ * "COO duplicate coordinate": Two COO entries at the same coordinates (zt.sparse_coo/1).
+ */
+#define ZT_FAULT_COO_DUPLICATE 44
+
+/**
+ * "bad seek table": A `zt.zstd-seekable/1` part whose seek table is broken.
+ */
+#define ZT_FAULT_SEEKABLE 45
+
+/**
+ * "decoded length mismatch": Decoded bytes of another length than the part's `decoded_length`.
+ */
+#define ZT_FAULT_DECODED_LENGTH 46
+
+/**
+ * "type not decoded": A v2 part of a logical type this library does not know.
+ */
+#define ZT_FAULT_UNKNOWN_TYPE 47
 
 /**
  * "`file` is NULL" (`ZT_ERR_INVALID_ARGUMENT`).

@@ -4,9 +4,10 @@
 //! reports. The comparison itself is `fuzz/harness/compact.rs` (shared
 //! with the `compact` fuzz target); this file supplies the inputs:
 //!
-//! - every `.zt` file under `tests/` (v0.1 and v2 ones must be refused by
-//!   the compact reader as unsupported);
-//! - deterministic mutations of every v1.x one (a seeded xorshift: bit
+//! - every `.zt` file under `tests/` (v0.1 ones, and v2 sharded files and
+//!   data shards, must be refused by the compact reader as unsupported);
+//! - deterministic mutations of every v1.x and v2 one (a v2 one's footer
+//!   hash rewritten after each) (a seeded xorshift: bit
 //!   flips, CBOR heads changed, lengths and integers changed, map entries
 //!   duplicated, deleted or added, items spliced, the manifest or the
 //!   file truncated, data bytes changed, ...);
@@ -235,14 +236,38 @@ fn head_bytes(major: u8, n: u64) -> Vec<u8> {
     }
 }
 
-/// `bytes` (a v1.x file) with its manifest replaced by `m`: the data region
-/// kept, the footer's size fixed.
+/// `bytes` (a v1.x or v2 file) with its manifest replaced by `m`: the data
+/// region kept, the footer's size (v2: and the manifest's XXH3, so that a
+/// mutation reaches the manifest's rules) fixed.
 fn rewrap(bytes: &[u8], moff: usize, m: &[u8]) -> Vec<u8> {
     let mut f = bytes[..moff].to_vec();
     f.extend_from_slice(m);
+    if bytes.starts_with(V2_MAGIC) {
+        // The v2 footer (§2.2): offset, length, XXH3-64, version 2, reserved, magic.
+        for v in [moff as u64, m.len() as u64, xxhash_rust::xxh3::xxh3_64(m)] {
+            f.extend_from_slice(&v.to_le_bytes());
+        }
+        f.extend_from_slice(&2u32.to_le_bytes());
+        f.extend_from_slice(&[0; 4]);
+        f.extend_from_slice(V2_MAGIC);
+        return f;
+    }
     f.extend_from_slice(&(m.len() as u64).to_le_bytes());
     f.extend_from_slice(b"ZTEN1000");
     f
+}
+
+/// The v2 magic (§2.1).
+const V2_MAGIC: &[u8] = b"\x89ZT2\r\n\x1a\n";
+
+/// The manifest's offset and bytes of a v1.x or v2 file with a manifest.
+fn manifest_of(bytes: &[u8]) -> Option<(usize, &[u8])> {
+    let tail = ztensor::Tail::from_file(bytes).ok()?;
+    if !matches!(tail.layout, ztensor::Layout::V1 | ztensor::Layout::V2) || tail.manifest_len == 0 {
+        return None;
+    }
+    let moff = tail.manifest_offset as usize;
+    Some((moff, bytes.get(moff..moff + tail.manifest_len as usize)?))
 }
 
 fn splice(m: &[u8], range: std::ops::Range<usize>, with: &[u8]) -> Vec<u8> {
@@ -466,14 +491,9 @@ fn mutate(bytes: &[u8], moff: usize, m: &[u8], its: &[Item], rng: &mut Rng) -> (
     (f, format!("file byte {at} flipped"))
 }
 
-/// `n` mutations of `bytes` (a v1.x file; none for other files), checked.
+/// `n` mutations of `bytes` (a v1.x or v2 file; none for other files), checked.
 fn check_mutations(name: &str, bytes: &[u8], n: usize, fails: &mut Vec<String>) -> usize {
-    let Ok(tail) = ztensor::Tail::from_file(bytes) else { return 0 };
-    if tail.layout != ztensor::Layout::V1 {
-        return 0;
-    }
-    let moff = tail.manifest_offset as usize;
-    let m = &bytes[moff..moff + tail.manifest_len as usize];
+    let Some((moff, m)) = manifest_of(bytes) else { return 0 };
     let its = items(m);
     let mut rng = Rng::new(seed_of(bytes));
     for i in 0..n {
@@ -489,11 +509,9 @@ fn check_mutations(name: &str, bytes: &[u8], n: usize, fails: &mut Vec<String>) 
     n
 }
 
-/// A mutation of a mutated file, when it still has a v1.x container.
+/// A mutation of a mutated file, when it still has a v1.x or v2 container.
 fn mutate_again(bytes: &[u8], rng: &mut Rng) -> Option<(Vec<u8>, String)> {
-    let tail = ztensor::Tail::from_file(bytes).ok().filter(|t| t.layout == ztensor::Layout::V1)?;
-    let moff = tail.manifest_offset as usize;
-    let m = &bytes[moff..moff + tail.manifest_len as usize];
+    let (moff, m) = manifest_of(bytes)?;
     Some(mutate(bytes, moff, m, &items(m), rng))
 }
 
@@ -622,9 +640,7 @@ fn fault_fingerprints() {
         let bytes = std::fs::read(&p).unwrap();
         let mut h = fold_answers(0xcbf2_9ce4_8422_2325, &bytes);
         let mut n = 1;
-        if let Ok(tail) = ztensor::Tail::from_file(&bytes).map_err(|_| ()).and_then(|t| if t.layout == ztensor::Layout::V1 { Ok(t) } else { Err(()) }) {
-            let moff = tail.manifest_offset as usize;
-            let m = &bytes[moff..moff + tail.manifest_len as usize];
+        if let Some((moff, m)) = manifest_of(&bytes) {
             let its = items(m);
             let mut rng = Rng::new(seed_of(&bytes));
             let count = if bytes.len() > 1 << 20 { MUTATIONS_BIG } else { FAULT_MUTATIONS };

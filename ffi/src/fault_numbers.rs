@@ -9,7 +9,7 @@
 
 /// "bad container": Magic, footer or manifest size wrong.
 pub const ZT_FAULT_CONTAINER: u32 = 0;
-/// "not a v1.x file": A v0.1 or v2 file.
+/// "not a v1.x file": A v0.1 file (or a v2 file, in a build without the v2 reader).
 pub const ZT_FAULT_GENERATION: u32 = 1;
 /// "malformed CBOR": Malformed CBOR: a bad head, a length past the manifest, a misplaced break.
 pub const ZT_FAULT_CBOR: u32 = 2;
@@ -79,6 +79,30 @@ pub const ZT_FAULT_INDPTR: u32 = 33;
 pub const ZT_FAULT_COLUMN: u32 = 34;
 /// "COO coordinate out of range": A COO coordinate outside the shape (or negative).
 pub const ZT_FAULT_COORDINATE: u32 = 35;
+/// "manifest hash mismatch": A v2 manifest whose XXH3-64 is not the footer's (§2.2).
+pub const ZT_FAULT_MANIFEST_HASH: u32 = 36;
+/// "CBOR not deterministic": A v2 manifest not in deterministic CBOR (§3.1).
+pub const ZT_FAULT_NOT_DETERMINISTIC: u32 = 37;
+/// "bad name": A v2 name or attribute key breaking §3.5 (or a shard name, §7.1).
+pub const ZT_FAULT_NAME: u32 = 38;
+/// "rank too large": A v2 shape of more than 64 dimensions (§3.3).
+pub const ZT_FAULT_RANK: u32 = 39;
+/// "bad shard reference": A v2 shard table or a part's shard reference broken (§7).
+pub const ZT_FAULT_SHARD: u32 = 40;
+/// "layout rule broken": A v2 layout profile's metadata rule broken (§5).
+pub const ZT_FAULT_LAYOUT: u32 = 41;
+/// "sharded file": A v2 sharded file or data shard: its parts lie in other files.
+pub const ZT_FAULT_SHARDED: u32 = 42;
+/// "f4 padding nibble set": An `f4_e2m1` part whose unused final nibble is set (Appendix A).
+pub const ZT_FAULT_F4_NIBBLE: u32 = 43;
+/// "COO duplicate coordinate": Two COO entries at the same coordinates (zt.sparse_coo/1).
+pub const ZT_FAULT_COO_DUPLICATE: u32 = 44;
+/// "bad seek table": A `zt.zstd-seekable/1` part whose seek table is broken.
+pub const ZT_FAULT_SEEKABLE: u32 = 45;
+/// "decoded length mismatch": Decoded bytes of another length than the part's `decoded_length`.
+pub const ZT_FAULT_DECODED_LENGTH: u32 = 46;
+/// "type not decoded": A v2 part of a logical type this library does not know.
+pub const ZT_FAULT_UNKNOWN_TYPE: u32 = 47;
 /// "`file` is NULL" (`ZT_ERR_INVALID_ARGUMENT`).
 pub const ZT_REFUSAL_FILE_NULL: u32 = 0;
 /// "`obj` is NULL" (`ZT_ERR_INVALID_ARGUMENT`).

@@ -10,8 +10,10 @@
 //! What is compared, for any bytes:
 //! - opening with ample slots: both open, or both refuse with the same
 //!   status class (the full reader's `ErrorKind` mapped as the C ABI's
-//!   `status_of` does at open); v0.1 and v2 files (which the full reader
-//!   reads) are refused by the compact reader as `Unsupported`;
+//!   `status_of` does at open); v0.1 files (which the full reader reads)
+//!   are refused by the compact reader as `Unsupported`, and so are v2
+//!   sharded files and data shards that the full reader opens (and v2
+//!   files in a build with `--cfg ztensor_no_v2`);
 //! - opening with 0, 1 and 8 slots: without `alloc`, the same outcome as
 //!   `File::parse_with_scratch` with as many entries; with `alloc` the full
 //!   reader takes the heap for what does not fit the caller's scratch (it
@@ -30,6 +32,12 @@
 //! Built with `--cfg ztensor_no_v1_1` (the firmware's compact reader
 //! reads v1.2 only), v1.0 and v1.1 files must be refused as unsupported
 //! (`Kind::Version`) instead.
+//!
+//! v2 files: their verification is compared with `File::verify_with`'s
+//! directly, except for files with a `zt.zstd-seekable/1` part read with
+//! `alloc` (the full reader decodes them, the compact one reports each
+//! such part as `Unsupported`): there only the object and part counts
+//! are compared.
 //!
 //! zstd: the compact reader does not decode zstd data; with data checks
 //! it reports such an object's data as `Unsupported` (what the full reader
@@ -303,6 +311,21 @@ fn views(f: &File<'_>, c: &compact::File<'_>, budget: usize, d: &mut Diffs) {
 fn verify(f: &File<'_>, c: &compact::File<'_>, alloc: bool, d: &mut Diffs) {
     // Without `alloc` the full reader does not decode zstd either.
     let zstd = alloc && has_zstd(f);
+    if f.version().major == 2 {
+        for (name, opt) in OPTIONS {
+            let full = sum_full(&f.verify_with(opt, |_| {}));
+            let got = sum_compact(&c.verify(opt));
+            let same = if zstd {
+                (full.objects, full.components) == (got.objects, got.components)
+            } else {
+                full.same(&got)
+            };
+            if !same {
+                let _ = writeln!(d.0, "  verify {name} (v2): full {full:?}, compact {got:?}");
+            }
+        }
+        return;
+    }
     for (name, opt) in OPTIONS {
         let want = expected_report(f, opt);
         if !zstd {
@@ -345,11 +368,19 @@ pub fn differential(bytes: &[u8], alloc: bool) -> Result<(), String> {
     let comp = compact::File::open(bytes, &mut slots);
     let class_full = full.as_ref().err().map(|e| class_of(e.kind(), false));
     let class_comp = comp.as_ref().err().map(|f| class_fault(f.status()));
-    let generation = matches!(layout, Some(Layout::V0 | Layout::V2));
+    // A v2 sharded file or data shard: refused by the compact reader once
+    // found valid (its parts lie in other files).
+    let sharded = layout == Some(Layout::V2)
+        && full.is_ok()
+        && ztensor::v2::Manifest::parse_with(bytes, &mut vec![Default::default(); ample(bytes)])
+            .is_ok_and(|m| m.is_data_shard() || m.shards().next().is_some());
+    let generation = matches!(layout, Some(Layout::V0))
+        || sharded
+        || (cfg!(ztensor_no_v2) && layout == Some(Layout::V2));
     // Built with `--cfg ztensor_no_v1_1`, the compact reader refuses v1.0
     // and v1.1 files as unsupported when it reads their version (before
     // that, it refuses what it finds as the full reader does).
-    if cfg!(ztensor_no_v1_1) && !generation {
+    if cfg!(ztensor_no_v1_1) && !generation && layout != Some(Layout::V2) {
         let old = full.as_ref().ok().map(|f| f.version().minor < 2);
         let version = matches!(&comp, Err(f) if f.kind == compact::Kind::Version);
         match (old, version) {

@@ -64,7 +64,7 @@ impl Kind {
 kinds! {
     /// Magic, footer or manifest size wrong.
     Container = Format, "bad container";
-    /// A v0.1 or v2 file.
+    /// A v0.1 file (or a v2 file, in a build without the v2 reader).
     Generation = Unsupported, "not a v1.x file";
     /// Malformed CBOR: a bad head, a length past the manifest, a misplaced break.
     Cbor = Format, "malformed CBOR";
@@ -134,6 +134,35 @@ kinds! {
     Column = CorruptData, "CSR column out of range";
     /// A COO coordinate outside the shape (or negative).
     Coordinate = CorruptData, "COO coordinate out of range";
+    // v2 (format v2 Draft 4): kinds added after v1's, so that v1's numbers stay.
+    /// A v2 manifest whose XXH3-64 is not the footer's (§2.2).
+    ManifestHash = Format, "manifest hash mismatch";
+    /// A v2 manifest not in deterministic CBOR (§3.1): a head not in its
+    /// shortest form, an indefinite length, a tag, a simple value, a float
+    /// not canonical, map keys out of order.
+    NotDeterministic = Format, "CBOR not deterministic";
+    /// A v2 name or attribute key breaking §3.5 (or a shard name, §7.1).
+    Name = Format, "bad name";
+    /// A v2 shape of more than 64 dimensions (§3.3).
+    Rank = Format, "rank too large";
+    /// A v2 shard table or a part's shard reference broken (§7).
+    Shard = Format, "bad shard reference";
+    /// A v2 layout profile's metadata rule broken (§5, the profile's text).
+    Layout = Format, "layout rule broken";
+    /// A v2 sharded file or data shard: its parts lie in other files, which
+    /// this reader (one file in memory) does not read.
+    Sharded = Unsupported, "sharded file";
+    /// An `f4_e2m1` part whose unused final nibble is set (Appendix A).
+    F4Nibble = CorruptData, "f4 padding nibble set";
+    /// Two COO entries at the same coordinates (zt.sparse_coo/1).
+    CooDuplicate = CorruptData, "COO duplicate coordinate";
+    /// A `zt.zstd-seekable/1` part whose seek table is broken.
+    Seekable = Format, "bad seek table";
+    /// Decoded bytes of another length than the part's `decoded_length`.
+    DecodedLength = Format, "decoded length mismatch";
+    /// A v2 part of a logical type this library does not know: its bytes
+    /// are listed, not decoded (as [`crate::Component::read_into`] says).
+    UnknownType = Unsupported, "type not decoded";
 }
 
 impl Fault {
@@ -177,7 +206,8 @@ mod tests {
         assert_eq!(Kind::Slots.status(), Status::BufferTooSmall);
         assert_eq!(Kind::Version.status(), Status::Unsupported);
         assert_eq!(Kind::Bool.status(), Status::CorruptData);
-        let n = Kind::Coordinate as usize + 1;
+        let n = Kind::UnknownType as usize + 1;
+        assert_eq!(Kind::COUNT, n);
         assert_eq!(STATUS.len(), n);
         assert_eq!(MESSAGES.bytes().filter(|&b| b == 0).count(), n);
         assert!(MESSAGES.split('\0').take(n).all(|m| !m.is_empty()));

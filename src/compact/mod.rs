@@ -1,13 +1,14 @@
-//! The compact reader: v1.x files only, no heap, small code, for firmware.
+//! The compact reader: v1.x and v2 files, no heap, small code, for firmware.
 //!
-//! The same rules as [`crate::File`] on v1.0–v1.2 files (it accepts and
+//! The same rules as [`crate::File`] on v1.0–v1.2 and v2 files (it accepts and
 //! refuses the same files; `tests/compact.rs` checks that on every fixture,
 //! hostile file and thousands of mutations of them), in less code (the
 //! firmware's C library: 19.1 KiB of flash instead of 44.9): errors are a
 //! [`Fault`] (a kind and a manifest byte, 8 bytes) instead of an
 //! [`crate::Error`], and the views decode only what is asked.
-//! v0.1 and v2 files are refused as [`Status::Unsupported`]; zstd
-//! components are listed but not decoded.
+//! v0.1 files are refused as [`Status::Unsupported`] (and v2 files in a
+//! build with `--cfg ztensor_no_v2`), and so are v2 sharded files and data
+//! shards (see `v2.rs`); zstd components are listed but not decoded.
 //!
 //! Memory: the caller's `slots` serve as scratch while [`File::open`]
 //! validates (the same needs as [`crate::File::parse_with_scratch`]: keys
@@ -29,19 +30,21 @@
 mod cur;
 mod fault;
 mod pass;
+#[cfg(not(ztensor_no_v2))]
+mod v2;
 mod verify;
 mod view;
 
+pub use crate::value::{Map, Value, ValueRef};
 pub use fault::{Fault, Kind, Status};
 pub use verify::Report;
-pub use crate::value::{Map, Value, ValueRef};
 pub use view::{Component, Components, Object, Shape};
 
 use crate::container::{Tail, MAGIC_V0, MAGIC_V1, MAX_MANIFEST_LEN, READS_V2};
 use crate::scratch::Entry as Slot;
 use crate::types::Version;
 
-/// A validated v1.x file in memory (a model in flash): views borrow it.
+/// A validated v1.x or v2 file in memory (a model in flash): views borrow it.
 #[derive(Clone, Copy)]
 pub struct File<'a> {
     bytes: &'a [u8],
@@ -62,8 +65,9 @@ impl<'a> File<'a> {
     /// Validate the whole file `bytes` (every rule that metadata alone
     /// allows checking), with `slots` as scratch, then keep them as the
     /// name index. Refusals: [`Status::Format`] (a broken file),
-    /// [`Status::Unsupported`] (v0.1, v2 or a manifest major other than
-    /// 1), [`Status::BufferTooSmall`] (too few slots for this file).
+    /// [`Status::Unsupported`] (v0.1, a v2 sharded file, or a manifest
+    /// major other than 1), [`Status::BufferTooSmall`] (too few slots for
+    /// this file).
     pub fn open(bytes: &'a [u8], slots: &'a mut [Slot]) -> Result<File<'a>, Fault> {
         let mut f = core::mem::MaybeUninit::uninit();
         File::open_in(bytes, slots, &mut f).map(|f| *f)
@@ -76,6 +80,10 @@ impl<'a> File<'a> {
         slots: &'a mut [Slot],
         place: &'p mut core::mem::MaybeUninit<File<'a>>,
     ) -> Result<&'p mut File<'a>, Fault> {
+        #[cfg(not(ztensor_no_v2))]
+        if crate::v2::container::has_magic(bytes) {
+            return v2::open(bytes, slots, place);
+        }
         let (start, end) = manifest(bytes)?;
         let m = bytes.get(start..end).unwrap_or(&[]);
         let manifest_offset = start as u64;
@@ -155,7 +163,38 @@ impl<'a> File<'a> {
     /// in bounds at open).
     pub fn stored(&self, c: &Component<'a>) -> &'a [u8] {
         let bytes: &'a [u8] = self.bytes;
-        bytes.get(c.offset as usize..(c.offset + c.length) as usize).unwrap_or(&[])
+        bytes
+            .get(c.offset as usize..(c.offset + c.length) as usize)
+            .unwrap_or(&[])
+    }
+
+    /// Whether the decoded bytes `bytes` of `c` (of object `o`) may be
+    /// handed out as its elements: in v2, a part of an unknown logical
+    /// type is not decoded ([`Kind::UnknownType`]), and `bool` and
+    /// `f4_e2m1` bytes obey Appendix A's rules, as [`crate::Component`]'s
+    /// reads check them. Nothing to check in v1.x.
+    pub fn check_decoded(
+        &self,
+        o: &Object<'a>,
+        c: &Component<'a>,
+        bytes: &[u8],
+    ) -> Result<(), Fault> {
+        #[cfg(not(ztensor_no_v2))]
+        if self.version.major == 2 {
+            return v2::check_decoded(self.m, o, c, bytes);
+        }
+        let _ = (o, c, bytes);
+        Ok(())
+    }
+
+    /// The encoding's identifier as the file spells it: v2's `encoding`
+    /// text (§3.4; an unregistered one included), else the encoding's name.
+    pub fn encoding_id(&self, c: &Component<'a>) -> &'a str {
+        #[cfg(not(ztensor_no_v2))]
+        if self.version.major == 2 {
+            return v2::encoding_id(self.m, c);
+        }
+        c.encoding.name()
     }
 
     /// Check digests and the data rules (see [`crate::verify`]) of every
@@ -163,6 +202,10 @@ impl<'a> File<'a> {
     /// counted in a [`Report`]; zstd components' data is not decoded
     /// ([`Status::Unsupported`] when data checks are asked for).
     pub fn verify(&self, options: crate::verify::Options) -> Report {
+        #[cfg(not(ztensor_no_v2))]
+        if self.version.major == 2 {
+            return v2::verify(self, options);
+        }
         verify::run(self, options)
     }
 }
@@ -192,7 +235,9 @@ pub fn nth_text(table: &'static str, mut n: usize) -> &'static str {
 /// one ([`Kind::Generation`]).
 fn manifest(bytes: &[u8]) -> Result<(usize, usize), Fault> {
     let fault = |k| Err(Fault::new(k, 0));
-    let Some(h) = bytes.first_chunk::<8>() else { return fault(Kind::Container) };
+    let Some(h) = bytes.first_chunk::<8>() else {
+        return fault(Kind::Container);
+    };
     if *h == crate::v2::container::MAGIC {
         // (Without the v2 reader, refused unread.)
         if READS_V2 {
@@ -203,7 +248,11 @@ fn manifest(bytes: &[u8]) -> Result<(usize, usize), Fault> {
     let v1 = *h == MAGIC_V1;
     let len = bytes.len();
     // The footer: v1.x, the manifest size and `ZTEN1000`; v0.1, the size last.
-    let Some((size, magic)) = bytes.last_chunk::<16>().filter(|_| len > 16).map(|f| f.split_at(8)) else {
+    let Some((size, magic)) = bytes
+        .last_chunk::<16>()
+        .filter(|_| len > 16)
+        .map(|f| f.split_at(8))
+    else {
         return fault(Kind::Container);
     };
     if !v1 && *h != MAGIC_V0 || v1 != (magic == MAGIC_V1) {

@@ -25,7 +25,7 @@ pub struct Report {
 impl Report {
     /// Count a problem, the first kept (out of line: two callers).
     #[inline(never)]
-    fn problem(&mut self, kind: Kind, at: usize) {
+    pub(super) fn problem(&mut self, kind: Kind, at: usize) {
         self.problems += 1;
         self.first.get_or_insert(Fault::new(kind, at));
     }

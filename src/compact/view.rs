@@ -214,11 +214,25 @@ impl<'a> Object<'a> {
         text(self.m, self.name)
     }
 
+    /// Where the object's name is in the manifest (its map follows).
+    #[cfg_attr(ztensor_no_v2, allow(dead_code))]
+    pub(crate) fn name_pos(&self) -> usize {
+        self.name
+    }
+
     /// The value of the field `key`; when absent, a position past the
     /// manifest (no item there: each view reads it as empty).
     fn field(&self, key: ObjectKey) -> usize {
         // (The name from the packed list: no table of the key's names.)
-        field(self.m, skip(self.m, self.name), ObjectKey::PACKED.get(key as usize)).unwrap_or(usize::MAX)
+        let name = match key {
+            // v2 (§3.3) names two of the object's fields differently.
+            #[cfg(not(ztensor_no_v2))]
+            ObjectKey::Format if self.version.major == 2 => "layout",
+            #[cfg(not(ztensor_no_v2))]
+            ObjectKey::Components if self.version.major == 2 => "parts",
+            _ => ObjectKey::PACKED.get(key as usize),
+        };
+        field(self.m, skip(self.m, self.name), name).unwrap_or(usize::MAX)
     }
 
     /// The object's shape.
@@ -379,6 +393,10 @@ impl<'a> Iterator for Components<'a> {
             return None;
         }
         self.left -= 1;
+        #[cfg(not(ztensor_no_v2))]
+        if self.version.major == 2 {
+            return super::v2::next_component(self.m, &mut self.pos);
+        }
         // The pass's decoding (one copy of it in the code), not checking.
         let mut p = Pass::viewing(self.m, self.pos, self.version);
         let role = p.c.str();

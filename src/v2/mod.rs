@@ -13,8 +13,8 @@
 //! computes §6.4's content digest from the manifest alone.
 
 pub mod cbor;
-mod content;
 pub mod container;
+mod content;
 pub mod data;
 mod error;
 pub(crate) mod errors;
@@ -27,13 +27,15 @@ pub mod range;
 pub mod seekable;
 pub mod shard;
 mod spans;
+pub mod types;
 pub mod verify;
 pub(crate) mod view;
 pub(crate) mod wire;
-pub mod types;
 
 pub use error::{Error, Kind, Result};
 pub use layout::Profile;
+#[cfg_attr(ztensor_no_v2, allow(unused_imports))]
+pub(crate) use manifest::object_in;
 pub use manifest::{AttrValue, Attributes, Manifest, Object, Objects, Shard, Shards, MAX_RANK};
 pub use part::{Digest, Part};
 pub use spans::Span;

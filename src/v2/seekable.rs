@@ -4,7 +4,10 @@
 //! Stream: zstd frames, then a skippable frame (magic `0x184D2A5E`) whose
 //! payload is the seek table: per frame `compressed u32, decompressed u32`
 //! (`+ checksum u32` when the descriptor's bit 7 is set), then
-//! `frames u32, descriptor u8, magic 0x8F92EAB1`.
+//! `frames u32, descriptor u8, magic 0x8F92EAB1`. The descriptor
+//! (`Seek_Table_Descriptor` of the zstd seekable format): bit 7
+//! `Checksum_Flag`, bits 6-2 `Reserved_Bits` (must be zero), bits 1-0
+//! `Unused_Bits` (a decoder must not interpret them).
 
 use super::error::{Error, Kind, Result};
 
@@ -15,6 +18,8 @@ pub const MAX_FRAME: u64 = 16 << 20;
 const SEEK_MAGIC: u32 = 0x8F92_EAB1;
 const SKIPPABLE_MAGIC: u32 = 0x184D_2A5E;
 const ZSTD_MAGIC: u32 = 0xFD2F_B528;
+/// The seek table descriptor's `Reserved_Bits` (6-2).
+const RESERVED_BITS: u8 = 0x7c;
 
 fn bad(what: &'static str) -> Error {
     Error::ctx(Kind::Seekable, what)
@@ -62,7 +67,8 @@ impl<'a> SeekTable<'a> {
         }
         let frames = le32(encoded, n - 9) as usize;
         let desc = encoded[n - 5];
-        if desc & 0x7f != 0 {
+        // Reserved_Bits set: refused; Unused_Bits: ignored (the seekable format).
+        if desc & RESERVED_BITS != 0 {
             return Err(bad("reserved descriptor bits"));
         }
         let stride = if desc & 0x80 != 0 { 12 } else { 8 };
@@ -401,6 +407,32 @@ mod tests {
             assert!(v.is_empty());
             assert_eq!(d.decode_append(good, &mut v, 64).unwrap(), 64);
             assert!(d.decode_into(pair, &mut out2).is_err(), "one frame at a time");
+        }
+    }
+
+    /// The descriptor's `Unused_Bits` (1-0) are ignored; any of its
+    /// `Reserved_Bits` (6-2) set is refused.
+    #[test]
+    fn descriptor_unused_bits_are_ignored_and_reserved_bits_refused() {
+        let (encoded, content) = stream();
+        let n = encoded.len();
+        for bits in [0b01u8, 0b10, 0b11] {
+            let mut e = encoded.clone();
+            e[n - 5] |= bits;
+            assert_eq!(SeekTable::parse(&e, 160).unwrap().len(), 3, "{bits:#04x}");
+            for r in decode_all(&e) {
+                assert_eq!(r.unwrap(), content, "{bits:#04x}");
+            }
+        }
+        for bit in 2..7 {
+            let mut e = encoded.clone();
+            e[n - 5] |= 1 << bit;
+            let err = SeekTable::parse(&e, 160).unwrap_err();
+            assert_eq!(err.kind, Kind::Seekable, "bit {bit}");
+            assert!(
+                alloc::format!("{err}").contains("reserved descriptor bits"),
+                "{err}"
+            );
         }
     }
 

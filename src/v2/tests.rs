@@ -574,3 +574,65 @@ fn messages_say_the_rule_in_words() {
         }
     }
 }
+
+/// A v2 file of manifest `m` alone (at offset 4096, §2).
+fn file_of(m: &[u8]) -> Vec<u8> {
+    let mut f = std::vec![0u8; 4096];
+    f[..8].copy_from_slice(&container::MAGIC);
+    f.extend_from_slice(m);
+    for v in [4096, m.len() as u64, xxhash_rust::xxh3::xxh3_64(m)] {
+        f.extend_from_slice(&v.to_le_bytes());
+    }
+    f.extend_from_slice(&container::VERSION.to_le_bytes());
+    f.extend_from_slice(&[0; 4]);
+    f.extend_from_slice(&container::MAGIC);
+    f
+}
+
+/// §3.1: nesting is limited to 32 levels measured from the manifest root,
+/// wherever the item is: an empty array 32 levels below the root reads, 33
+/// is refused, in the file's attributes, under an unknown root key and in
+/// an object's attributes.
+#[test]
+fn nesting_is_limited_to_32_levels_from_the_manifest_root() {
+    // `k` arrays, the innermost empty, as a value at `level` (the root map is level 0).
+    let nested = |k: usize| -> Vec<u8> { [std::vec![0x81u8; k - 1], std::vec![0x80]].concat() };
+    let object = |attrs: &[u8]| -> Vec<u8> {
+        // "x": {"parts": {"data": {"blob": [4096, 0], "dtype": "f32"}}, "shape": [0],
+        // "layout": "dense", "attributes": {"a": ...}} (keys in encoded order)
+        let data = b"\xa1\x64data\xa2\x64blob\x82\x19\x10\x00\x00\x65dtype\x63f32";
+        [
+            &b"\x61x\xa4\x65parts"[..],
+            data,
+            b"\x65shape\x81\x00\x66layout\x65dense\x6aattributes\xa1\x61a",
+            attrs,
+        ]
+        .concat()
+    };
+    for (place, below) in [
+        ("file attributes", 2),
+        ("unknown root key", 1),
+        ("object attributes", 4),
+    ] {
+        for (levels, ok) in [(32, true), (33, false)] {
+            let v = nested(levels + 1 - below);
+            let m = match place {
+                "file attributes" => {
+                    [&b"\xa2\x67objects\xa0\x6aattributes\xa1\x61a"[..], &v].concat()
+                }
+                "unknown root key" => [&b"\xa2\x67objects\xa0\x6azz_unknown"[..], &v].concat(),
+                _ => [&b"\xa1\x67objects\xa1"[..], &object(&v)].concat(),
+            };
+            let f = file_of(&m);
+            let r = open(&f);
+            match ok {
+                true => assert!(r.is_ok(), "{place}, {levels} levels: {:?}", r.err()),
+                false => assert_eq!(
+                    r.err().map(|e| e.kind),
+                    Some(Kind::CborTooDeep),
+                    "{place}, {levels} levels"
+                ),
+            }
+        }
+    }
+}

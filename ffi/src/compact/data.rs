@@ -152,20 +152,36 @@ fn mul_pow2(n: u64, m: u32) -> Option<u64> {
     ((n >> 32) * m as u64 >> 32 == 0).then(|| n.wrapping_mul(m as u64))
 }
 
-/// Write the description of `c` (which decodes to `decoded` bytes) to
-/// `*info`, which the caller zeroed: only the fields that can be other
-/// than zero are written (v1.x: little-endian elements, digests over the
-/// stored bytes, no shards).
+/// Write the description of `c` (which decodes to `decoded` bytes) of the
+/// file `h` to `*info`, which the caller zeroed: only the fields that can
+/// be other than zero are written (little-endian elements; no shards, the
+/// compact reader refuses sharded files; digests over the stored bytes in
+/// v1.x, over the decoded bytes in v2, §3.4).
 ///
 /// # Safety
 /// `info` is writable.
-unsafe fn describe_component(info: *mut zt_component_info, c: &Component<'_>, decoded: Option<u64>) {
+unsafe fn describe_component(info: *mut zt_component_info, h: &zt_file, c: &Component<'_>, decoded: Option<u64>) {
     // SAFETY: the caller's contract.
     let info = unsafe { &mut *info };
     (info.role, info.role_len) = (c.role.as_ptr().cast(), c.role.len());
     info.dtype = c_dtype(c.dtype);
+    // (A build without v2, the firmware's, meets raw and zstd only: one
+    // test, for its flash budget.)
+    #[cfg(ztensor_no_v2)]
+    let _ = h;
+    #[cfg(ztensor_no_v2)]
     if c.encoding != Encoding::Raw {
         info.encoding = zt_encoding::ZT_ENCODING_ZSTD;
+    }
+    #[cfg(not(ztensor_no_v2))]
+    {
+        info.encoding = match c.encoding {
+            Encoding::Raw => zt_encoding::ZT_ENCODING_RAW,
+            Encoding::Zstd => zt_encoding::ZT_ENCODING_ZSTD,
+            Encoding::ZstdSeekable => zt_encoding::ZT_ENCODING_ZSTD_SEEKABLE,
+            Encoding::Unknown => zt_encoding::ZT_ENCODING_UNKNOWN,
+        };
+        info.digest_over_decoded = h.file.version().major == 2;
     }
     if let Some(name) = c.logical.map(|t| t.name()) {
         (info.logical_type, info.logical_type_len) = (name.as_ptr().cast(), name.len());
@@ -180,7 +196,10 @@ unsafe fn describe_component(info: *mut zt_component_info, c: &Component<'_>, de
     if let Some(d) = c.digest {
         (info.digest, info.digest_len) = (d.as_ptr().cast(), d.len());
     }
+    #[cfg(ztensor_no_v2)]
     let id = c.encoding.name();
+    #[cfg(not(ztensor_no_v2))]
+    let id = h.file.encoding_id(c);
     (info.encoding_id, info.encoding_id_len) = (id.as_ptr().cast(), id.len());
 }
 
@@ -203,7 +222,7 @@ pub unsafe extern "C" fn zt_component(
         }
         // SAFETY: the caller's contract, for every call below.
         unsafe { info.write(core::mem::zeroed()) };
-        unsafe { component(file, obj, role, role_len, &mut None).map(|(_, c, decoded)| describe_component(info, c, decoded)) }
+        unsafe { component(file, obj, role, role_len, &mut None).map(|(h, c, decoded)| describe_component(info, h, c, decoded)) }
             .map_err(Fail::Text)
     })
 }
@@ -225,9 +244,9 @@ pub unsafe extern "C" fn zt_component_at(
         }
         // SAFETY: the caller's contract, for every call below.
         unsafe { info.write(core::mem::zeroed()) };
-        let (_, o) = unsafe { object(file, obj)? };
+        let (h, o) = unsafe { object(file, obj)? };
         let c = o.components().nth(index).ok_or(Fail::Str(zt_status::ZT_ERR_INVALID_ARGUMENT, "component index out of range"))?;
-        unsafe { describe_component(info, &c, decoded_len(&o, &c)) };
+        unsafe { describe_component(info, h, &c, decoded_len(&o, &c)) };
         Ok(())
     })
 }
@@ -324,6 +343,13 @@ pub unsafe extern "C" fn zt_component_read(
         }
         // Raw: `cap` holds the stored length (checked above).
         let bytes = h.file.stored(&c);
+        // v2: an unknown logical type is not decoded, bool and f4_e2m1
+        // bytes obey their rules (Appendix A), as the full library reads them.
+        #[cfg(not(ztensor_no_v2))]
+        {
+            let (_, o) = unsafe { object(file, obj)? };
+            h.file.check_decoded(&o, c, bytes).map_err(|f| Fail::Fault(0, f))?;
+        }
         if !bytes.is_empty() {
             unsafe { core::ptr::copy_nonoverlapping(bytes.as_ptr(), dst.cast::<u8>(), bytes.len()) };
         }
@@ -343,9 +369,10 @@ pub unsafe extern "C" fn zt_verify(file: *const zt_file, flags: u32) -> zt_statu
 }
 
 /// `zt_verify`, and what it looked at (the header's `zt_verify_report`):
-/// digests over the stored bytes, the data rules of raw components; a zstd
-/// component's data is a problem when data is checked (`ZT_ERR_UNSUPPORTED`:
-/// not decoded by this build).
+/// digests (over the stored bytes in v1.x, the decoded bytes in v2), the
+/// data rules of raw components; a zstd component's data is a problem when
+/// data is checked, and in v2 a zstd-seekable part is one when digests are
+/// checked too (`ZT_ERR_UNSUPPORTED`: not decoded by this build).
 ///
 /// # Safety
 /// `file` NULL or live; `counts` NULL or writable.

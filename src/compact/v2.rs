@@ -1,0 +1,326 @@
+//! The compact reader on v2 files (format v2 Draft 4): open, views and
+//! verify over [`crate::v2`]'s rules, with [`Fault`]s.
+//!
+//! Open runs the v2 reader's one validating pass
+//! ([`crate::v2::Manifest`]: container and manifest XXH3 (§2), deterministic
+//! CBOR (§3.1), schema (§3.2-§3.5), blob placement and overlap (§2.4),
+//! logical types (Appendix A), every registered layout profile's metadata
+//! rules (§5)) with the caller's slots as its span scratch, then keeps the
+//! slots as the name index, as for v1.x. A v2 object is an [`Object`], a
+//! part a [`Component`] whose role is the part name (as `v2/wire.rs` maps
+//! them for [`crate::File`]).
+//!
+//! A sharded file (a shard table, §7) and a data shard are refused as
+//! [`Kind::Sharded`] once they are found valid: their parts lie in other
+//! files, and this reader holds one file in memory.
+//!
+//! Verify follows [`crate::File::verify_with`] on v2 in a build without
+//! `alloc`: digests over the decoded bytes (a raw part's are its stored
+//! bytes); a `zt.zstd-seekable/1` part is not decoded ([`Kind::Zstd`]).
+
+use super::{Component, Fault, File, Kind, Report};
+use crate::types::{Encoding, LogicalType, Version};
+use crate::v2::layout::Profile;
+use crate::v2::types::ElemType;
+use crate::v2::{Digest, Error as V2Error, Kind as V2Kind, Part};
+use crate::verify::Options;
+
+/// The compact kind of a v2 rule's refusal, at its manifest byte (0 when
+/// the v2 reader names none).
+pub(crate) fn fault(e: V2Error) -> Fault {
+    use Kind as C;
+    use V2Kind as K;
+    let kind = match e.kind {
+        K::TooShort
+        | K::BadMagic
+        | K::ManifestTooLarge
+        | K::ManifestOutOfBounds
+        | K::BadDataShardFooter
+        | K::ManifestLengthMismatch => C::Container,
+        K::UnsupportedVersion => C::Version,
+        K::ManifestHashMismatch => C::ManifestHash,
+        K::CborTruncated | K::CborInvalid => C::Cbor,
+        K::CborNonShortest
+        | K::CborIndefinite
+        | K::CborTag
+        | K::CborSimple
+        | K::CborNonCanonicalFloat
+        | K::CborUnsortedKeys => C::NotDeterministic,
+        K::CborDuplicateKey => C::DuplicateKey,
+        K::CborTrailingBytes => C::Trailing,
+        K::CborTooDeep => C::Deep,
+        K::CborInvalidUtf8 => C::Utf8,
+        K::WrongType | K::BlobNotPair => C::WrongType,
+        K::MissingField => C::Missing,
+        K::BadName | K::BadShardName => C::Name,
+        K::EmptyParts | K::LayoutParts => C::MissingComponent,
+        K::RankTooLarge => C::Rank,
+        K::ShapeOverflow => C::Overflow,
+        K::UnknownDtype => C::DType,
+        K::BlobMisaligned => C::Misaligned,
+        K::BlobBelowFloor | K::BlobOutOfBounds => C::OutOfBounds,
+        K::BlobOverlap => C::Overlap,
+        K::EncodingLengthPair => C::NoDecodedSize,
+        K::BadDigest => C::BadDigest,
+        K::UnknownShard | K::BadShardSize | K::ShardMismatch | K::ShardMissing => C::Shard,
+        K::TypeDtypeMismatch => C::LogicalType,
+        K::LayoutPartType | K::LayoutRank | K::LayoutAttribute => C::Layout,
+        K::SizeMismatch => C::Length,
+        K::BoolValue => C::Bool,
+        K::F4OddNibble => C::F4Nibble,
+        K::CsrIndptr => C::Indptr,
+        K::CsrIndices => C::Column,
+        K::CooOutOfRange => C::Coordinate,
+        K::CooDuplicate => C::CooDuplicate,
+        K::Seekable => C::Seekable,
+        K::DecodedLength => C::DecodedLength,
+        K::DigestMismatch => C::DigestMismatch,
+        K::ScratchTooSmall => C::Slots,
+        K::NotAvailable | K::Unsupported => C::Zstd,
+    };
+    Fault::new(kind, e.offset.unwrap_or(0))
+}
+
+/// Open the v2 file `bytes` into `place` (see [`File::open_in`]).
+pub(crate) fn open<'a, 'p>(
+    bytes: &'a [u8],
+    slots: &'a mut [crate::scratch::Entry],
+    place: &'p mut core::mem::MaybeUninit<File<'a>>,
+) -> Result<&'p mut File<'a>, Fault> {
+    let m = crate::v2::Manifest::parse_with_entries(bytes, slots).map_err(fault)?;
+    if m.is_data_shard() || m.shards().next().is_some() {
+        return Err(Fault::new(Kind::Sharded, 0));
+    }
+    let buf = m.bytes();
+    let f = place.write(File {
+        bytes,
+        m: buf,
+        manifest_offset: m.footer().manifest_offset,
+        version: Version::V2,
+        objects: m.objects_pos(),
+        count: m.len(),
+        attributes: m.attributes().map(|a| a.pos),
+        index: &[],
+    });
+    // Object names come in deterministic key order (§3.1: shorter first),
+    // not by content: ascending only when the lengths do not get in the way.
+    let mut prev: &[u8] = &[];
+    let mut ordered = true;
+    for (k, _) in super::view::entries(buf, f.objects, f.count) {
+        let name = super::view::name_at(buf, k);
+        ordered &= prev < name;
+        prev = name;
+    }
+    f.index = super::view::build_index(f, slots, ordered, false);
+    Ok(f)
+}
+
+/// The compact view of the part `p` of a validated v2 manifest.
+pub(crate) fn component(p: Part<'_>) -> Component<'_> {
+    let logical = match p.elem() {
+        ElemType::Plain(_) => None,
+        ElemType::Logical(l) => Some(LogicalType::from(l)),
+        ElemType::Unknown(_, t) => Some(LogicalType::Other(t)),
+    };
+    let encoding = match p.encoding {
+        None => Encoding::Raw,
+        Some(crate::v2::seekable::ID) => Encoding::ZstdSeekable,
+        Some(_) => Encoding::Unknown,
+    };
+    Component {
+        role: p.name,
+        dtype: p.dtype,
+        logical,
+        encoding,
+        offset: p.offset,
+        length: p.length,
+        uncompressed_length: p.decoded_length,
+        digest: p.digest_text,
+        at: p.pos,
+    }
+}
+
+/// The next part of a validated `parts` map at `pos`, as a [`Component`].
+pub(crate) fn next_component<'a>(m: &'a [u8], pos: &mut usize) -> Option<Component<'a>> {
+    let mut left = 1;
+    crate::v2::wire::next_part(m, pos, &mut left).map(component)
+}
+
+/// The v2 part behind a compact component (its map at `c.at`).
+fn part<'a>(m: &'a [u8], c: &Component<'a>) -> Option<Part<'a>> {
+    crate::v2::wire::part_at(m, c.role, c.at)
+}
+
+/// The `encoding` text of a v2 component ("raw" for none, as
+/// [`crate::Component::encoding_id`] says it).
+pub(crate) fn encoding_id<'a>(m: &'a [u8], c: &Component<'a>) -> &'a str {
+    part(m, c)
+        .and_then(|p| p.encoding)
+        .unwrap_or(c.encoding.name())
+}
+
+/// [`File::check_decoded`] on a v2 file.
+pub(crate) fn check_decoded(
+    m: &[u8],
+    o: &super::Object<'_>,
+    c: &Component<'_>,
+    bytes: &[u8],
+) -> Result<(), Fault> {
+    match c.logical {
+        Some(LogicalType::Other(_)) => return Err(Fault::new(Kind::UnknownType, c.at)),
+        Some(LogicalType::Bool | LogicalType::F4E2M1) => {}
+        _ => return Ok(()),
+    }
+    let (Some((v2o, _)), Some(p)) = (crate::v2::object_in(m, o.name_pos()), part(m, c)) else {
+        return Ok(());
+    };
+    let Some(t) = p.logical() else { return Ok(()) };
+    // (The f4_e2m1 padding rule needs the element count its layout gives.)
+    let n = crate::v2::verify::elements(&v2o, &p).unwrap_or(0);
+    crate::v2::data::check_logical(t, n, bytes).map_err(|e| Fault {
+        at: c.at as u32,
+        ..fault(e)
+    })
+}
+
+/// [`File::verify`] on a v2 file: the checks of `File::verify_with` on v2
+/// (`v2/file_verify.rs`), in the same order, on the stored bytes.
+pub(crate) fn verify(f: &File<'_>, opt: Options) -> Report {
+    let mut r = Report::default();
+    for o in f.objects() {
+        r.objects += 1;
+        let Some((v2o, _)) = crate::v2::object_in(f.m, o.name_pos()) else {
+            continue;
+        };
+        for c in o.components() {
+            r.components += 1;
+            let Some(mut p) = part(f.m, &c) else { continue };
+            if !opt.digests {
+                p.digest = None;
+            }
+            if !opt.digests && !opt.data {
+                continue;
+            }
+            // A digest of an unregistered algorithm, or (for digests) an
+            // unknown encoding: not verifiable (§6.3).
+            if matches!(p.digest, Some(Digest::Other(..)))
+                || (opt.digests && c.encoding == Encoding::Unknown)
+            {
+                r.unverifiable += 1;
+                if opt.strict {
+                    r.problem(Kind::Unverifiable, c.at);
+                }
+                if c.encoding == Encoding::Unknown {
+                    continue;
+                }
+            }
+            let Some(decoded) = decoded(f, &c) else {
+                r.problem(Kind::Zstd, c.at);
+                continue;
+            };
+            let n = if opt.data {
+                crate::v2::verify::elements(&v2o, &p)
+            } else {
+                None
+            };
+            match crate::v2::verify::part(&p, n, decoded) {
+                Ok(true) => r.digests_checked += 1,
+                Ok(false) => {}
+                Err(e) => r.problem(fault(e).kind, c.at),
+            }
+        }
+        if opt.data {
+            if let Err(k) = layout_data(f, &o, &v2o) {
+                r.problem(k.kind, k.at as usize);
+            }
+        }
+    }
+    r
+}
+
+/// A part's decoded bytes: a raw part's stored bytes (`None` for any other
+/// encoding, which this reader does not decode).
+fn decoded<'a>(f: &File<'a>, c: &Component<'a>) -> Option<&'a [u8]> {
+    (c.encoding == Encoding::Raw).then(|| f.stored(c))
+}
+
+/// The data rules of the object's layout (zt.sparse_csr/1: indptr and
+/// indices; zt.sparse_coo/1: coordinates), as `v2/file_verify.rs` runs them.
+fn layout_data(
+    f: &File<'_>,
+    o: &super::Object<'_>,
+    v2o: &crate::v2::Object<'_, '_>,
+) -> Result<(), Fault> {
+    let bytes = |role: &[u8]| -> Result<&[u8], Fault> {
+        let c = o
+            .component(role)
+            .ok_or(Fault::new(Kind::MissingComponent, o.name_pos()))?;
+        decoded(f, &c).ok_or(Fault::new(Kind::Zstd, c.at))
+    };
+    let at = |e: V2Error| Fault {
+        at: o.name_pos() as u32,
+        ..fault(e)
+    };
+    match v2o.profile() {
+        Profile::Csr { index } => {
+            let (ip, ix) = (bytes(b"indptr")?, bytes(b"indices")?);
+            let (rows, cols) = (v2o.dim(0).unwrap_or(0), v2o.dim(1).unwrap_or(0));
+            crate::v2::data::check_csr(rows, cols, index, ip, ix).map_err(at)
+        }
+        Profile::Coo { index } => {
+            let mut shape = [0u64; crate::v2::MAX_RANK as usize];
+            for (s, d) in shape.iter_mut().zip(v2o.dims()) {
+                *s = d;
+            }
+            crate::v2::data::check_coo(&shape[..v2o.rank()], index, bytes(b"coords")?).map_err(at)
+        }
+        _ => Ok(()),
+    }
+}
+
+#[cfg(all(test, feature = "std"))]
+mod tests {
+    use super::super::{File, Kind};
+    extern crate std;
+    use std::vec;
+
+    fn fixture(name: &str) -> std::vec::Vec<u8> {
+        std::fs::read(std::format!(
+            "{}/tests/fixtures/v2/hostile/{name}",
+            env!("CARGO_MANIFEST_DIR")
+        ))
+        .unwrap()
+    }
+
+    /// A data shard is valid but refused (its parts lie elsewhere); a
+    /// broken manifest hash is a format fault.
+    #[test]
+    fn sharded_files_are_unsupported_and_the_manifest_hash_is_checked() {
+        let mut slots = vec![[0u64; 2]; 64];
+        let e = File::open(&fixture("c_data_shard.zt"), &mut slots).err();
+        assert_eq!(e.map(|e| e.kind), Some(Kind::Sharded));
+        let e = File::open(&fixture("c_hash_mismatch.zt"), &mut slots).err();
+        assert_eq!(e.map(|e| e.kind), Some(Kind::ManifestHash));
+        assert!(File::open(&fixture("c_valid.zt"), &mut slots).is_ok());
+    }
+
+    /// Reads: an unknown logical type is not decoded; bool bytes over 1
+    /// are corrupt (Appendix A); a plain part reads as stored.
+    #[test]
+    fn decoded_bytes_obey_the_logical_type() {
+        let cases = [
+            ("t_unknown_type.zt", Some(Kind::UnknownType)),
+            ("t_bool_value.zt", Some(Kind::Bool)),
+            ("c_valid.zt", None),
+        ];
+        for (name, want) in cases {
+            let bytes = fixture(name);
+            let mut slots = vec![[0u64; 2]; 64];
+            let f = File::open(&bytes, &mut slots).unwrap();
+            let o = f.object(0).unwrap();
+            let c = o.components().next().unwrap();
+            let got = f.check_decoded(&o, &c, f.stored(&c)).err().map(|e| e.kind);
+            assert_eq!(got, want, "{name}");
+        }
+    }
+}
