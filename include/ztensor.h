@@ -734,7 +734,8 @@ enum zt_writer_digest
  {
 #if defined(ZT_STD)
   /**
-   * v2: xxh3. v1.2: none (each object's `zt_write_options.digest` decides).
+   * v2: xxh3. v1.2: crc32c, so that reads can check what they read
+   * (each object's `zt_write_options.digest` may choose another).
    */
   ZT_WRITER_DIGEST_DEFAULT = 0,
 #endif

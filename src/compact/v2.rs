@@ -184,7 +184,8 @@ pub(crate) fn check_decoded(
 }
 
 /// [`File::verify`] on a v2 file: the checks of `File::verify_with` on v2
-/// (`v2/file_verify.rs`), in the same order, on the stored bytes.
+/// (`verify::part` for each part, then the layout's data rules), in the
+/// same order, on the stored bytes.
 pub(crate) fn verify(f: &File<'_>, opt: Options) -> Report {
     let mut r = Report::default();
     for o in f.objects() {
@@ -198,21 +199,27 @@ pub(crate) fn verify(f: &File<'_>, opt: Options) -> Report {
             if !opt.digests {
                 p.digest = None;
             }
-            if !opt.digests && !opt.data {
-                continue;
-            }
-            // A digest of an unregistered algorithm, or (for digests) an
-            // unknown encoding: not verifiable (§6.3).
-            if matches!(p.digest, Some(Digest::Other(..)))
-                || (opt.digests && c.encoding == Encoding::Unknown)
-            {
+            let unverifiable = |r: &mut Report| {
                 r.unverifiable += 1;
                 if opt.strict {
                     r.problem(Kind::Unverifiable, c.at);
                 }
-                if c.encoding == Encoding::Unknown {
-                    continue;
+            };
+            // An unknown encoding: nothing of it can be checked (§6.3).
+            if c.encoding == Encoding::Unknown {
+                if opt.digests || opt.data {
+                    unverifiable(&mut r);
                 }
+                continue;
+            }
+            // A digest of an unregistered algorithm cannot be checked; with
+            // no data rules asked for, nothing else is read.
+            let other = matches!(p.digest, Some(Digest::Other(..)));
+            if !opt.data && (p.digest.is_none() || other) {
+                if other {
+                    unverifiable(&mut r);
+                }
+                continue;
             }
             let Some(decoded) = decoded(f, &c) else {
                 r.problem(Kind::Zstd, c.at);
@@ -225,6 +232,7 @@ pub(crate) fn verify(f: &File<'_>, opt: Options) -> Report {
             };
             match crate::v2::verify::part(&p, n, decoded) {
                 Ok(true) => r.digests_checked += 1,
+                Ok(false) if other => unverifiable(&mut r),
                 Ok(false) => {}
                 Err(e) => r.problem(fault(e).kind, c.at),
             }

@@ -39,7 +39,8 @@ pub enum zt_canonical {
 #[repr(u32)]
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub enum zt_writer_digest {
-    /// v2: xxh3. v1.2: none (each object's `zt_write_options.digest` decides).
+    /// v2: xxh3. v1.2: crc32c, so that reads can check what they read
+    /// (each object's `zt_write_options.digest` may choose another).
     ZT_WRITER_DIGEST_DEFAULT = 0,
     /// No digest.
     ZT_WRITER_DIGEST_NONE = 1,
@@ -204,7 +205,8 @@ fn v1(o: &zt_writer_options, level: i32) -> Result<Settings, Fail> {
         return Err(refuse("`frame_size` is for v2's zstd-seekable; v1.2 writes one zstd frame per component"));
     }
     let checksum = match o.digest {
-        0 | 1 => Checksum::None,
+        0 => Checksum::Crc32c,
+        1 => Checksum::None,
         3 => Checksum::Sha256,
         4 => Checksum::Crc32c,
         _ => return Err(refuse("`digest` ZT_WRITER_DIGEST_XXH3 is a format v2 digest (v1.2: sha256, crc32c)")),
