@@ -154,7 +154,7 @@ static int write_bomb(const char *path) {
 /* A 2x4 CSR matrix (values 1, 2 at columns 0 and 3): raw, no digest. */
 static int write_csr(const char *path) {
     zt_writer *w = NULL;
-    if (create_v1_2(path, &w) != ZT_OK)
+    if (create_v1_2_plain(path, &w) != ZT_OK)
         return 0;
     float values[2] = {1.0f, 2.0f};
     uint64_t indices[2] = {0, 3}, indptr[3] = {0, 1, 2};
@@ -446,7 +446,7 @@ static void test_verify_on_read(void) {
     PATH(bad, "digest-bad.zt");
     PATH(unknown, "digest-unknown.zt");
     zt_writer *w = NULL;
-    CHECK_STATUS(create_v1_2(good, &w), ZT_OK); /* CRC-32C is v1.2's */
+    CHECK_STATUS(create_v1_2_plain(good, &w), ZT_OK); /* CRC-32C is v1.2's; "plain" has none */
     float x[4] = {1, 2, 3, 4};
     uint64_t shape[1] = {4};
     zt_write_options o;

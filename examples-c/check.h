@@ -40,4 +40,16 @@ static inline zt_status create_v1_2(const char *path, zt_writer **w) {
     return zt_writer_create_with_options(path, &o, w);
 }
 
+/* A v1.2 writer whose objects carry no digest unless they ask for one
+ * (v1.2's default is crc32c): for tests about data rules or digest-less parts. */
+static inline zt_status create_v1_2_plain(const char *path, zt_writer **w) {
+    zt_writer_options o;
+    zt_status s = zt_writer_options_init(&o);
+    if (s != ZT_OK)
+        return s;
+    o.format_version = ZT_FORMAT_VERSION_1_2;
+    o.digest = ZT_WRITER_DIGEST_NONE;
+    return zt_writer_create_with_options(path, &o, w);
+}
+
 #endif

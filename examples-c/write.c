@@ -212,7 +212,7 @@ static int check_file(const char *path) {
     zt_object o;
     EXPECT(zt_find(f, "weight", ZT_NUL_TERMINATED, &o) == ZT_OK);
     expect_shape(f, &o, weight_shape, 2);
-    expect_component(f, &o, "data", ZT_DTYPE_F32, ZT_ENCODING_RAW, NULL, weight, sizeof weight);
+    expect_component(f, &o, "data", ZT_DTYPE_F32, ZT_ENCODING_RAW, "crc32c:0x", weight, sizeof weight); /* v1.2's default */
     const uint8_t *ptr = NULL;
     size_t len = 0;
     EXPECT(zt_component_ptr(f, &o, "data", 4, &ptr, &len) == ZT_OK);
@@ -245,9 +245,9 @@ static int check_file(const char *path) {
     EXPECT(zt_find(f, "q", ZT_NUL_TERMINATED, &o) == ZT_OK);
     EXPECT(zt_object_get_info(f, &o, &oi) == ZT_OK && oi.format_kind == ZT_FORMAT_QUANTIZED_GROUP);
     expect_shape(f, &o, q_shape, 2);
-    expect_component(f, &o, "packed_weight", ZT_DTYPE_I32, ZT_ENCODING_RAW, NULL, q_packed, sizeof q_packed);
-    expect_component(f, &o, "scales", ZT_DTYPE_F32, ZT_ENCODING_RAW, NULL, q_scales, sizeof q_scales);
-    expect_component(f, &o, "zeros", ZT_DTYPE_U8, ZT_ENCODING_RAW, NULL, q_zeros, sizeof q_zeros);
+    expect_component(f, &o, "packed_weight", ZT_DTYPE_I32, ZT_ENCODING_RAW, "crc32c:0x", q_packed, sizeof q_packed);
+    expect_component(f, &o, "scales", ZT_DTYPE_F32, ZT_ENCODING_RAW, "crc32c:0x", q_scales, sizeof q_scales);
+    expect_component(f, &o, "zeros", ZT_DTYPE_U8, ZT_ENCODING_RAW, "crc32c:0x", q_zeros, sizeof q_zeros);
     EXPECT(zt_attribute_find(f, &o, "bits", ZT_NUL_TERMINATED, &a) == ZT_OK && a.uint_value == 4);
     EXPECT(zt_attribute_find(f, &o, "group_size", ZT_NUL_TERMINATED, &a) == ZT_OK && a.uint_value == 16);
     EXPECT(zt_attribute_find(f, &o, "packing", ZT_NUL_TERMINATED, &a) == ZT_OK &&
