@@ -25,6 +25,19 @@ pub fn set(path: Option<&Path>) {
     }
 }
 
+/// Create the temporary output file with `create` and register it (the
+/// path `path` gives) in one step: the registry stays locked meanwhile, so
+/// a signal arriving between the file's creation and its registration
+/// waits and then removes it too.
+pub fn create<T, E>(create: impl FnOnce() -> Result<T, E>, path: impl FnOnce(&T) -> PathBuf) -> Result<T, E> {
+    WATCH.call_once(watch_signals);
+    let mut t = TEMP_FILE.lock().unwrap_or_else(|e| e.into_inner());
+    let made = create()?;
+    t.clear();
+    t.push(path(&made));
+    Ok(made)
+}
+
 /// Register one more file beside the registered one (a v1.2 stage about to
 /// be renamed into place, which `zt convert` still has to remove).
 pub fn add(path: &Path) {

@@ -306,8 +306,8 @@ impl Out {
         total: u64,
         quiet: bool,
     ) -> Result<Out, Fail> {
-        let sink = FileSink::create(write_path).map_err(|e| Fail::input(out_path, e))?;
-        temp::set(Some(sink.temp_path()));
+        let sink = temp::create(|| FileSink::create(write_path), |s| s.temp_path().to_path_buf())
+            .map_err(|e| Fail::input(out_path, e))?;
         Ok(Out {
             w: Writer::new(sink),
             in_path: in_path.to_owned(),

@@ -202,8 +202,8 @@ fn publish(
     fill: impl FnOnce(&mut Writer<FileSink>, Option<Encoding>) -> Result<(), Fail>,
 ) -> Result<u64, Fail> {
     let werr = |e: Error| Fail::input(out, e);
-    let mut w = Writer::create_with(out, plan.options).map_err(werr)?;
-    temp::set(Some(w.sink().temp_path()));
+    let mut w = temp::create(|| Writer::create_with(out, plan.options), |w| w.sink().temp_path().to_path_buf())
+        .map_err(werr)?;
     let encoding = plan.level.map(|level| match Encoding::ZSTD_SEEKABLE {
         Encoding::ZstdSeekable { frame, .. } => Encoding::ZstdSeekable { level, frame },
         e => e,
