@@ -31,25 +31,24 @@ static int checks, failures;
 /* A v1.2 writer (for readers of the 1.x generation): zt_writer_create
  * writes format v2. For the tests of v1.2 behaviour (per-object zstd and
  * digests, quantized_group, objects in any order). */
-static inline zt_status create_v1_2(const char *path, zt_writer **w) {
+static inline zt_status create_v1_2_digest(const char *path, uint32_t digest, zt_writer **w) {
     zt_writer_options o;
     zt_status s = zt_writer_options_init(&o);
     if (s != ZT_OK)
         return s;
     o.format_version = ZT_FORMAT_VERSION_1_2;
+    o.digest = digest;
     return zt_writer_create_with_options(path, &o, w);
+}
+
+static inline zt_status create_v1_2(const char *path, zt_writer **w) {
+    return create_v1_2_digest(path, ZT_WRITER_DIGEST_DEFAULT, w);
 }
 
 /* A v1.2 writer whose objects carry no digest unless they ask for one
  * (v1.2's default is crc32c): for tests about data rules or digest-less parts. */
 static inline zt_status create_v1_2_plain(const char *path, zt_writer **w) {
-    zt_writer_options o;
-    zt_status s = zt_writer_options_init(&o);
-    if (s != ZT_OK)
-        return s;
-    o.format_version = ZT_FORMAT_VERSION_1_2;
-    o.digest = ZT_WRITER_DIGEST_NONE;
-    return zt_writer_create_with_options(path, &o, w);
+    return create_v1_2_digest(path, ZT_WRITER_DIGEST_NONE, w);
 }
 
 #endif

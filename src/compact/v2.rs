@@ -21,7 +21,6 @@
 use super::{Component, Fault, File, Kind, Report};
 use crate::types::{Encoding, LogicalType, Version};
 use crate::v2::layout::Profile;
-use crate::v2::types::ElemType;
 use crate::v2::{Digest, Error as V2Error, Kind as V2Kind, Part};
 use crate::verify::Options;
 
@@ -117,16 +116,7 @@ pub(crate) fn open<'a, 'p>(
 
 /// The compact view of the part `p` of a validated v2 manifest.
 pub(crate) fn component(p: Part<'_>) -> Component<'_> {
-    let logical = match p.elem() {
-        ElemType::Plain(_) => None,
-        ElemType::Logical(l) => Some(LogicalType::from(l)),
-        ElemType::Unknown(_, t) => Some(LogicalType::Other(t)),
-    };
-    let encoding = match p.encoding {
-        None => Encoding::Raw,
-        Some(crate::v2::seekable::ID) => Encoding::ZstdSeekable,
-        Some(_) => Encoding::Unknown,
-    };
+    let (logical, encoding) = crate::v2::wire::logical_and_encoding(&p);
     Component {
         role: p.name,
         dtype: p.dtype,

@@ -46,8 +46,9 @@ pub(crate) fn view<'a>(ctx: Ctx<'a>, o: &V2Object<'a, '_>, index: usize) -> Obje
     }
 }
 
-/// The crate view of a v2 part.
-pub(crate) fn component<'a>(ctx: Ctx<'a>, p: Part<'a>) -> Component<'a> {
+/// A v2 part's logical type and encoding as the crate's views name them
+/// (shared by these views and the compact reader's).
+pub(crate) fn logical_and_encoding<'a>(p: &Part<'a>) -> (Option<LogicalType<'a>>, Encoding) {
     let logical = match p.elem() {
         ElemType::Plain(_) => None,
         ElemType::Logical(l) => Some(LogicalType::from(l)),
@@ -58,6 +59,12 @@ pub(crate) fn component<'a>(ctx: Ctx<'a>, p: Part<'a>) -> Component<'a> {
         Some(seekable::ID) => Encoding::ZstdSeekable,
         Some(_) => Encoding::Unknown,
     };
+    (logical, encoding)
+}
+
+/// The crate view of a v2 part.
+pub(crate) fn component<'a>(ctx: Ctx<'a>, p: Part<'a>) -> Component<'a> {
+    let (logical, encoding) = logical_and_encoding(&p);
     Component {
         data: if p.shard.is_none() { ctx.data } else { None },
         role: p.name,
