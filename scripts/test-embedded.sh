@@ -44,7 +44,10 @@ out=$PWD/target/embedded
 mkdir -p "$out"
 
 echo "--> models (ffi example embedded_model, our writer)"
-cargo run -q --manifest-path ffi/Cargo.toml --example embedded_model -- "$out/models"
+# In the C suite's target directory (scripts/test-c.sh, run before this in
+# test-all.sh), whose dependencies are already built.
+CARGO_TARGET_DIR="${CARGO_TARGET_DIR:-$PWD/target}" \
+    cargo run -q --manifest-path ffi/Cargo.toml --example embedded_model -- "$out/models"
 
 # --features compact: the compact build (docs/embedded.md): the core's
 # compact reader, v1.x files only, zstd not decoded. --cfg ztensor_no_v2
