@@ -75,12 +75,14 @@ impl<'a> Component<'a> {
     pub fn read_into(&self, out: &mut [u8]) -> Result<usize> {
         self.check_decodable()?;
         let stored = self.stored_bytes()?;
+        // Whether the digest was checked while copying (raw little-endian parts).
+        let mut checked = false;
         let n = match self.encoding {
             Encoding::Raw => {
                 let dst = out
                     .get_mut(..stored.len())
                     .ok_or_else(|| self.error(ErrorKind::BufferTooSmall { needed: stored.len() as u64 }))?;
-                dst.copy_from_slice(stored);
+                checked = self.copy_checked(stored, dst)?;
                 stored.len()
             }
             Encoding::Zstd => self.unzstd_into(stored, out)?,
@@ -88,7 +90,9 @@ impl<'a> Component<'a> {
             Encoding::Unknown => return Err(self.unknown_encoding()),
         };
         let raw = self.encoding == Encoding::Raw && self.endian == Endian::Little;
-        self.check_read(if raw { None } else { Some(stored) }, &out[..n])?;
+        if !checked {
+            self.check_read(if raw { None } else { Some(stored) }, &out[..n])?;
+        }
         self.to_little_endian(&mut out[..n]);
         self.check_v2_bytes(&out[..n])?;
         Ok(n)

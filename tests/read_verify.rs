@@ -132,3 +132,36 @@ fn verify_on_read_checks_the_decoded_bytes_of_a_seekable_part() {
     is_mismatch(&c.read_into(&mut vec![0u8; 4 * N]).unwrap_err(), "seekable");
     assert_eq!(c.unverified().to_vec().unwrap(), data());
 }
+
+/// A raw part is hashed while it is copied, a chunk at a time: a flipped
+/// byte in any chunk (the first, a middle one, the last byte of a part whose
+/// length is no multiple of the chunk or the XXH3 block) fails the read with
+/// the same words as `verify_digest`, for XXH3 (v2) and CRC-32C (v1.2).
+#[test]
+fn the_digest_checked_while_copying_covers_every_chunk() {
+    let n = 70_001usize;
+    let d: Vec<u8> = (0..n as u32).flat_map(|i| (i as f32 * 0.25).to_le_bytes()).collect();
+    let mut w = Writer::new(Vec::new());
+    w.add(NewObject::dense("w", &[n as u64], DType::F32, &d[..]).checksum(Checksum::Crc32c)).unwrap();
+    let v1 = w.finish().unwrap();
+    let mut w = w2::Writer::with_options(Vec::new(), w2::Options::non_canonical(4096).digest(w2::DigestAlg::Xxh3)).unwrap();
+    w.add(w2::NewObject::new("w", &[n as u64], "dense").part(w2::NewPart::new("data", ztensor::v2::types::DType::F32, &d[..])))
+        .unwrap();
+    let v2 = w.finish().unwrap();
+    for (what, bytes) in [("v1.2 crc32c", v1), ("v2 xxh3", v2)] {
+        let mut out = vec![0u8; d.len()];
+        let f = File::parse(&bytes).unwrap();
+        assert_eq!(f.require("w").unwrap().data().unwrap().read_into(&mut out).unwrap(), d.len(), "{what}");
+        assert_eq!(out, d, "{what}");
+        let start = f.require("w").unwrap().data().unwrap().offset() as usize;
+        for at in [0, 65_536 + 7, 3 * 65_536 + 1_000, d.len() - 1] {
+            let mut bad = bytes.clone();
+            bad[start + at] ^= 0x01;
+            let f = File::parse(&bad).unwrap();
+            let c = f.require("w").unwrap().data().unwrap();
+            let e = c.read_into(&mut out).unwrap_err();
+            is_mismatch(&e, what);
+            assert_eq!(e.to_string(), c.verify_digest().unwrap_err().to_string(), "{what}, byte {at}");
+        }
+    }
+}
