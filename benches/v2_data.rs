@@ -48,7 +48,7 @@
 
 use std::hint::black_box;
 use std::os::unix::fs::FileExt;
-use std::path::Path;
+use std::path::{Path, PathBuf};
 
 #[path = "cpu_time.rs"]
 #[allow(dead_code)]
@@ -648,28 +648,30 @@ fn buffer_at(storage: &mut Vec<u8>, len: usize, shift: usize) -> &mut [u8] {
     &mut storage[at..at + len]
 }
 
-/// Positional `read_into` of every part, v2 against v1.2 on the same tensors.
-fn bench_positional(dir: &Path, pairs: &mut Vec<Pair>) {
+/// The same f32 tensors of 4 MiB (`ZT_BENCH_POSITIONAL_MIB` in all, 256 by
+/// default) in a canonical v2 file (xxh3 digests) and a v1.2 file (crc32c,
+/// its writer's default): `(v2, v1.2, total bytes, bytes per tensor)`.
+fn v2_v1_pair(dir: &Path, stem: &str) -> (PathBuf, PathBuf, usize, usize) {
     let total = env_usize("ZT_BENCH_POSITIONAL_MIB", 256) * MIB;
     let each = 4 * MIB;
     let data = f32_signal(total);
-    let (p2, p1) = (dir.join("positional_v2.zt"), dir.join("positional_v1.zt"));
+    let (p2, p1) = (dir.join(format!("{stem}_v2.zt")), dir.join(format!("{stem}_v1.zt")));
     let mut w = w2::Writer::create(&p2).unwrap();
     let mut w1 = ztensor::write::v1_2::Writer::create(&p1).unwrap();
     for (i, chunk) in data.chunks(each).enumerate() {
         let name = format!("t{i:03}");
         let shape = [(chunk.len() / 4) as u64];
         w.add_dense(&name, &shape, DType::F32, chunk).unwrap();
-        w1.add(ztensor::write::v1_2::NewObject::dense(
-            &name,
-            &shape,
-            ztensor::DType::F32,
-            chunk,
-        ))
-        .unwrap();
+        w1.add(ztensor::write::v1_2::NewObject::dense(&name, &shape, ztensor::DType::F32, chunk)).unwrap();
     }
     w.finish().unwrap();
     w1.finish().unwrap();
+    (p2, p1, total, each)
+}
+
+/// Positional `read_into` of every part, v2 against v1.2 on the same tensors.
+fn bench_positional(dir: &Path, pairs: &mut Vec<Pair>) {
+    let (p2, p1, total, each) = v2_v1_pair(dir, "positional");
     let v2 = Reader::open_with(&p2, Mode::Positional).unwrap();
     let v1 = Reader::open_with(&p1, Mode::Positional).unwrap();
     let read_all = |r: &Reader, out: &mut [u8]| {
@@ -715,24 +717,7 @@ fn bench_positional(dir: &Path, pairs: &mut Vec<Pair>) {
 /// bytes read) against the same reads `unverified()`, v2 (xxh3, canonical
 /// default) and v1.2 (crc32c), mapped and positional.
 fn bench_read_verify(dir: &Path, pairs: &mut Vec<Pair>) {
-    let total = env_usize("ZT_BENCH_POSITIONAL_MIB", 256) * MIB;
-    let each = 4 * MIB;
-    let data = f32_signal(total);
-    let (p2, p1) = (dir.join("verify_v2.zt"), dir.join("verify_v1.zt"));
-    let mut w = w2::Writer::create(&p2).unwrap();
-    let mut w1 = ztensor::write::v1_2::Writer::create(&p1).unwrap();
-    for (i, chunk) in data.chunks(each).enumerate() {
-        let name = format!("t{i:03}");
-        let shape = [(chunk.len() / 4) as u64];
-        w.add_dense(&name, &shape, DType::F32, chunk).unwrap();
-        w1.add(
-            ztensor::write::v1_2::NewObject::dense(&name, &shape, ztensor::DType::F32, chunk)
-                .checksum(ztensor::write::v1_2::Checksum::Crc32c),
-        )
-        .unwrap();
-    }
-    w.finish().unwrap();
-    w1.finish().unwrap();
+    let (p2, p1, total, each) = v2_v1_pair(dir, "verify");
     let read_all = |r: &Reader, out: &mut [u8], verify: bool| {
         let mut sum = 0u64;
         for o in r.file().objects() {
