@@ -319,47 +319,43 @@ impl<'a> Component<'a> {
         self
     }
 
-    /// Copy a raw part's `stored` bytes into `dst` (as long) and, when
-    /// reads verify and its digest is XXH3 (v2) or CRC-32C
-    /// (v1.2), check it in the same pass: each chunk is hashed and then
-    /// copied while it is in the CPU's cache, where a copy followed by
-    /// [`Component::check_read`] would read `dst` back from memory (issue
-    /// 32's budget for verify on read). `Ok(false)`: nothing was checked
-    /// here, the caller checks with `check_read`.
-    pub(crate) fn copy_checked(&self, stored: &[u8], dst: &mut [u8]) -> Result<bool> {
+    /// Fill `dst` with a raw part's stored bytes through `fill(offset,
+    /// piece)` (a copy from memory, or a positional read), `chunk` bytes (a
+    /// multiple of 1024) at a time, and, when reads verify and the digest is XXH3 (v2) or CRC-32C
+    /// (v1.2), hash each piece right after it lands, while it is in the
+    /// CPU's cache: the read and its check in one pass over the bytes (issue
+    /// 32's budget for verify on read), where [`Component::check_read`]
+    /// would read `dst` back from memory. `Ok(false)`: nothing was checked
+    /// here (reads unverified, or another digest), and the caller checks
+    /// with `check_read`.
+    pub(crate) fn fill_checked<E: From<Error>>(
+        &self,
+        dst: &mut [u8],
+        chunk: usize,
+        mut fill: impl FnMut(u64, &mut [u8]) -> core::result::Result<(), E>,
+    ) -> core::result::Result<bool, E> {
         use crate::v2::Digest as V2Digest;
-        // Hashed, then copied while still in the L1/L2 cache.
-        const CHUNK: usize = 64 * 1024;
-        let mut at = 0;
-        let mut copy = |c: &[u8]| {
-            dst[at..at + c.len()].copy_from_slice(c);
-            at += c.len();
-            Ok::<(), core::convert::Infallible>(())
-        };
-        let v2 = self.v2_part().filter(|p| p.decoded_size() == stored.len() as u64);
+        let v2 = self.v2_part().filter(|p| p.decoded_size() == dst.len() as u64);
         let checked = match (self.verify_reads, v2.map(|p| p.digest), self.digest.and_then(Digest::read)) {
             (false, ..) => None,
             (true, Some(Some(V2Digest::Xxh3(want))), _) => {
-                let got = crate::xxh3::hash_then(stored, CHUNK, copy).unwrap_or_else(|never| match never {});
+                let got = crate::xxh3::fill_then_hash(dst, chunk, |at, piece| fill(at as u64, piece))?;
                 Some((got == want, "xxh3 of the decoded bytes"))
             }
             (true, None, Some(Digest::Crc32c(want))) if self.v2_ref().is_none() => {
                 let mut crc = Crc32c::new();
-                for c in stored.chunks(CHUNK) {
-                    crc.update(c);
-                    let _ = copy(c);
+                for (i, piece) in dst.chunks_mut(chunk).enumerate() {
+                    fill((i * chunk) as u64, piece)?;
+                    crc.update(piece);
                 }
                 Some((crc.finish() == want, "crc32c of the stored bytes"))
             }
             _ => None,
         };
         match checked {
-            None => {
-                dst.copy_from_slice(stored);
-                Ok(false)
-            }
+            None => fill(0, dst).map(|()| false),
             Some((true, _)) => Ok(true),
-            Some((false, what)) => Err(self.error(ErrorKind::DigestMismatch).with_value(what)),
+            Some((false, what)) => Err(self.error(ErrorKind::DigestMismatch).with_value(what).into()),
         }
     }
 

@@ -261,9 +261,14 @@ impl Reader {
             // straight into `out`, then check a v2 part's byte rules there
             // (Appendix A), as `Component::read_into` does.
             (true, Encoding::Raw) if c.endian() == crate::Endian::Little && c.is_decodable() => {
-                let n = self.read_stored_into(c, out)?;
-                c.check_read(None, &out[..n])?;
-                c.check_v2_bytes(&out[..n])?;
+                let n = c.length() as usize;
+                let dst = out.get_mut(..n).ok_or_else(|| c.error(ErrorKind::BufferTooSmall { needed: n as u64 }))?;
+                // A read a MiB at a time, each hashed as it lands (smaller
+                // reads cost more in system calls than the cache saves).
+                if !c.fill_checked(dst, 1024 * 1024, |at, piece| self.read_stored_at(c, at, piece))? {
+                    c.check_read(None, dst)?;
+                }
+                c.check_v2_bytes(dst)?;
                 Ok(n)
             }
             (true, _) => {

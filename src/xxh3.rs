@@ -23,12 +23,52 @@ pub(crate) fn hash_then<E>(b: &[u8], chunk: usize, mut f: impl FnMut(&[u8]) -> R
     #[cfg(all(feature = "std", target_arch = "x86_64"))]
     if b.len() > MID_MAX && std::is_x86_feature_detected!("avx2") {
         // SAFETY: AVX2 is present (checked just above).
-        return unsafe { avx2::hash_then(b, chunk, &mut f) };
+        let mut h = unsafe { avx2::Long::new() };
+        for (i, c) in b.chunks(chunk).enumerate() {
+            // SAFETY: AVX2 is present (checked just above); `b.len() > 240`.
+            unsafe { h.update(b, i * chunk + c.len()) };
+            f(c)?;
+        }
+        // SAFETY: as above.
+        return Ok(unsafe { h.digest(b.len()) });
     }
     let mut h = xxhash_rust::xxh3::Xxh3Default::new();
     for c in b.chunks(chunk) {
         h.update(c);
         f(c)?;
+    }
+    Ok(h.digest())
+}
+
+/// XXH3-64 of `buf` as `fill` writes it: `fill(offset, piece)` fills each
+/// `chunk`-sized piece in order (the last may be shorter), which is hashed
+/// right after, while it is in the CPU's cache (a read and its digest in
+/// one pass over the bytes). `chunk` is a multiple of 1024.
+pub(crate) fn fill_then_hash<E>(
+    buf: &mut [u8],
+    chunk: usize,
+    mut fill: impl FnMut(usize, &mut [u8]) -> Result<(), E>,
+) -> Result<u64, E> {
+    debug_assert!(chunk % BLOCK == 0 && chunk > 0);
+    let len = buf.len();
+    #[cfg(all(feature = "std", target_arch = "x86_64"))]
+    if len > MID_MAX && std::is_x86_feature_detected!("avx2") {
+        // SAFETY: AVX2 is present (checked just above).
+        let mut h = unsafe { avx2::Long::new() };
+        for at in (0..len).step_by(chunk) {
+            let end = len.min(at + chunk);
+            fill(at, &mut buf[at..end])?;
+            // SAFETY: AVX2 is present (checked just above); `buf.len() > 240`.
+            unsafe { h.update(buf, end) };
+        }
+        // SAFETY: as above.
+        return Ok(unsafe { h.digest(len) });
+    }
+    let mut h = xxhash_rust::xxh3::Xxh3Default::new();
+    for at in (0..len).step_by(chunk) {
+        let end = len.min(at + chunk);
+        fill(at, &mut buf[at..end])?;
+        h.update(&buf[at..end]);
     }
     Ok(h.digest())
 }
@@ -113,49 +153,70 @@ mod avx2 {
         p as u64 ^ (p >> 64) as u64
     }
 
-    /// SAFETY: the CPU has AVX2; `b.len() > 240`.
-    #[target_feature(enable = "avx2")]
-    pub(super) unsafe fn hash_then<E>(b: &[u8], chunk: usize, f: &mut dyn FnMut(&[u8]) -> Result<(), E>) -> Result<u64, E> {
-        let len = b.len();
-        let s = SECRET.as_ptr();
-        let mut acc = [_mm256_loadu_si256(INITIAL.as_ptr().cast()), _mm256_loadu_si256(INITIAL.as_ptr().add(4).cast())];
-        // Whole blocks, all but the last bytes: `(len - 1) / BLOCK` of them.
-        let blocks = (len - 1) / BLOCK;
-        let mut block = 0;
-        for (i, c) in b.chunks(chunk).enumerate() {
-            let end = i * chunk + c.len();
-            while block < blocks && (block + 1) * BLOCK <= end {
-                let p = b.as_ptr().add(block * BLOCK);
+    /// The long-input (> 240 bytes) XXH3 state over one buffer hashed from
+    /// its start: `update` takes the blocks each newly available end adds.
+    pub(super) struct Long {
+        acc: [__m256i; 2],
+        /// Whole blocks hashed so far.
+        block: usize,
+    }
+
+    impl Long {
+        /// SAFETY: the CPU has AVX2.
+        #[target_feature(enable = "avx2")]
+        pub(super) unsafe fn new() -> Long {
+            let acc = [_mm256_loadu_si256(INITIAL.as_ptr().cast()), _mm256_loadu_si256(INITIAL.as_ptr().add(4).cast())];
+            Long { acc, block: 0 }
+        }
+
+        /// Hash the whole blocks within `b[..end]` not hashed yet (all but
+        /// the last bytes of `b`), and, when `end == b.len()`, the rest.
+        ///
+        /// SAFETY: the CPU has AVX2; `b.len() > 240`; `end` grows from call
+        /// to call over the same `b`.
+        #[target_feature(enable = "avx2")]
+        pub(super) unsafe fn update(&mut self, b: &[u8], end: usize) {
+            let (len, s, acc) = (b.len(), SECRET.as_ptr(), &mut self.acc);
+            // Whole blocks, all but the last bytes: `(len - 1) / BLOCK` of them.
+            let blocks = (len - 1) / BLOCK;
+            while self.block < blocks && (self.block + 1) * BLOCK <= end {
+                let p = b.as_ptr().add(self.block * BLOCK);
                 for k in 0..STRIPES_PER_BLOCK {
                     // Prefetch ahead as the reference XXH3 does (an address
                     // past the end is only a hint: prefetches never fault).
                     _mm_prefetch::<_MM_HINT_T0>(p.wrapping_add(k * STRIPE + PREFETCH_DIST).cast());
-                    accumulate(&mut acc, p.add(k * STRIPE), s.add(k * 8));
+                    accumulate(acc, p.add(k * STRIPE), s.add(k * 8));
                 }
-                scramble(&mut acc, s.add(SECRET_LEN - STRIPE));
-                block += 1;
+                scramble(acc, s.add(SECRET_LEN - STRIPE));
+                self.block += 1;
             }
             if end == len {
                 // The last partial block's whole stripes, then the last 64 bytes.
                 let p = b.as_ptr().add(blocks * BLOCK);
                 for k in 0..((len - 1) - blocks * BLOCK) / STRIPE {
-                    accumulate(&mut acc, p.add(k * STRIPE), s.add(k * 8));
+                    accumulate(acc, p.add(k * STRIPE), s.add(k * 8));
                 }
-                accumulate(&mut acc, b.as_ptr().add(len - STRIPE), s.add(SECRET_LEN - STRIPE - 7));
+                accumulate(acc, b.as_ptr().add(len - STRIPE), s.add(SECRET_LEN - STRIPE - 7));
             }
-            f(c)?;
         }
-        let mut a = [0u64; 8];
-        _mm256_storeu_si256(a.as_mut_ptr().cast(), acc[0]);
-        _mm256_storeu_si256(a.as_mut_ptr().add(4).cast(), acc[1]);
-        let mut r = (len as u64).wrapping_mul(P64_1);
-        for i in 0..4 {
-            r = r.wrapping_add(fold(a[2 * i] ^ read64(&SECRET, 11 + 16 * i), a[2 * i + 1] ^ read64(&SECRET, 11 + 16 * i + 8)));
+
+        /// The hash of the `len` bytes, once `update` has seen them all.
+        ///
+        /// SAFETY: the CPU has AVX2.
+        #[target_feature(enable = "avx2")]
+        pub(super) unsafe fn digest(&self, len: usize) -> u64 {
+            let mut a = [0u64; 8];
+            _mm256_storeu_si256(a.as_mut_ptr().cast(), self.acc[0]);
+            _mm256_storeu_si256(a.as_mut_ptr().add(4).cast(), self.acc[1]);
+            let mut r = (len as u64).wrapping_mul(P64_1);
+            for i in 0..4 {
+                r = r.wrapping_add(fold(a[2 * i] ^ read64(&SECRET, 11 + 16 * i), a[2 * i + 1] ^ read64(&SECRET, 11 + 16 * i + 8)));
+            }
+            // Avalanche.
+            r ^= r >> 37;
+            r = r.wrapping_mul(0x1656_6791_9E37_79F9);
+            r ^ (r >> 32)
         }
-        // Avalanche.
-        r ^= r >> 37;
-        r = r.wrapping_mul(0x1656_6791_9E37_79F9);
-        Ok(r ^ (r >> 32))
     }
 }
 
@@ -181,6 +242,15 @@ mod tests {
                 .unwrap();
                 assert_eq!(h, xxhash_rust::xxh3::xxh3_64(&data[..n]), "len {n}, chunk {chunk}");
                 assert_eq!(seen, &data[..n]);
+                // Filled a piece at a time into a buffer that held other bytes.
+                let mut buf = alloc::vec![0xa5u8; n];
+                let h = fill_then_hash::<()>(&mut buf, chunk, |at, piece| {
+                    piece.copy_from_slice(&data[at..at + piece.len()]);
+                    Ok(())
+                })
+                .unwrap();
+                assert_eq!(h, xxhash_rust::xxh3::xxh3_64(&data[..n]), "filled: len {n}, chunk {chunk}");
+                assert_eq!(buf, &data[..n]);
             }
         }
     }

@@ -133,10 +133,11 @@ fn verify_on_read_checks_the_decoded_bytes_of_a_seekable_part() {
     assert_eq!(c.unverified().to_vec().unwrap(), data());
 }
 
-/// A raw part is hashed while it is copied, a chunk at a time: a flipped
-/// byte in any chunk (the first, a middle one, the last byte of a part whose
-/// length is no multiple of the chunk or the XXH3 block) fails the read with
-/// the same words as `verify_digest`, for XXH3 (v2) and CRC-32C (v1.2).
+/// A raw part is hashed while it is copied or read, a chunk at a time: a
+/// flipped byte in any chunk (the first, a middle one, the last byte of a
+/// part whose length is no multiple of the chunk or the XXH3 block) fails
+/// the read with the same words as `verify_digest`, for XXH3 (v2) and
+/// CRC-32C (v1.2), in memory and through `fs::Reader` in both modes.
 #[test]
 fn the_digest_checked_while_copying_covers_every_chunk() {
     let n = 70_001usize;
@@ -161,7 +162,26 @@ fn the_digest_checked_while_copying_covers_every_chunk() {
             let c = f.require("w").unwrap().data().unwrap();
             let e = c.read_into(&mut out).unwrap_err();
             is_mismatch(&e, what);
-            assert_eq!(e.to_string(), c.verify_digest().unwrap_err().to_string(), "{what}, byte {at}");
+            let words = c.verify_digest().unwrap_err().to_string();
+            assert_eq!(e.to_string(), words, "{what}, byte {at}");
+            let dir = tempfile::tempdir().unwrap();
+            std::fs::write(dir.path().join("bad.zt"), &bad).unwrap();
+            for mode in [Mode::Mmap, Mode::Positional] {
+                let r = Reader::open_with(dir.path().join("bad.zt"), mode).unwrap();
+                let c = r.file().require("w").unwrap().data().unwrap();
+                let e = r.read_into(&c, &mut out).unwrap_err();
+                assert!(e.to_string().contains(&words), "{what}, byte {at}, {mode:?}: {e}");
+                assert_eq!(r.read_into(&c.unverified(), &mut out).unwrap(), d.len(), "{what}, byte {at}, {mode:?}");
+            }
+        }
+        let dir = tempfile::tempdir().unwrap();
+        std::fs::write(dir.path().join("good.zt"), &bytes).unwrap();
+        for mode in [Mode::Mmap, Mode::Positional] {
+            let r = Reader::open_with(dir.path().join("good.zt"), mode).unwrap();
+            let c = r.file().require("w").unwrap().data().unwrap();
+            out.fill(0);
+            assert_eq!(r.read_into(&c, &mut out).unwrap(), d.len(), "{what}, {mode:?}");
+            assert_eq!(out, d, "{what}, {mode:?}");
         }
     }
 }
