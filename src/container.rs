@@ -18,15 +18,17 @@ pub const ALIGNMENT: u64 = 64;
 /// Largest manifest accepted (spec: 1 GiB).
 pub const MAX_MANIFEST_LEN: u64 = 1 << 30;
 
-/// Container generation of a file.
-#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
-pub enum Layout {
-    /// `ZTEN1000`: manifest is a CBOR map, footer = size + magic.
-    V1,
-    /// `ZTEN0001`: manifest is a CBOR array, trailer = size only.
-    V0,
-    /// Format v2: the v2 magic at both ends, a 40-byte footer, a deterministic CBOR manifest.
-    V2,
+pub use crate::types::Layout;
+
+/// A file whose header magic names `layout` but whose `len` bytes do not
+/// end with that layout's footer ([`Error::truncated`] with this layer's
+/// sizes: the smallest file, 17 bytes for v0.1/v1.x and v2 §2's 48, and
+/// the footer's length).
+pub(crate) const fn truncated(layout: Layout, len: u64) -> Error {
+    match layout {
+        Layout::V2 => Error::truncated(layout, len, crate::v2::container::MIN_FILE_LEN, crate::v2::container::FOOTER_LEN as u8),
+        _ => Error::truncated(layout, len, HEADER_LEN + 9, FOOTER_LEN as u8),
+    }
 }
 
 /// Bytes of the longest footer (v2's): pass at least this many of a file's
@@ -74,7 +76,7 @@ impl Tail {
             _ if f[8..] == MAGIC_V1 => (Layout::V1, le(&f[..8]), FOOTER_LEN),
             // The header names a generation but its footer magic is gone:
             // truncated or corrupt.
-            Some(l @ (Layout::V1 | Layout::V2)) => return Err(Error::truncated(l, file_len)),
+            Some(l @ (Layout::V1 | Layout::V2)) => return Err(truncated(l, file_len)),
             None => (Layout::V0, le(&f[8..]), 8),
         };
         let guessed = layout == Layout::V0 && header.is_none();
@@ -113,14 +115,14 @@ impl Tail {
             // v2 §2: the magic at offset 0 and at the end of the 40-byte footer.
             Some(h) if h == crate::v2::container::MAGIC => {
                 let whole = file_len >= crate::v2::container::MIN_FILE_LEN && footer.ends_with(&crate::v2::container::MAGIC);
-                return if whole || !READS_V2 { Tail::v2(footer, file_len) } else { Err(Error::truncated(Layout::V2, file_len)) };
+                return if whole || !READS_V2 { Tail::v2(footer, file_len) } else { Err(truncated(Layout::V2, file_len)) };
             }
             Some(_) => return Err(Error::new(ErrorKind::BadMagic)),
             None => return Err(Error::new(ErrorKind::FileTooSmall { len: file_len })),
         };
         if file_len < 17 {
             return Err(match layout {
-                Layout::V1 => Error::truncated(Layout::V1, file_len),
+                Layout::V1 => truncated(Layout::V1, file_len),
                 _ => Error::new(ErrorKind::FileTooSmall { len: file_len }),
             });
         }

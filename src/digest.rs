@@ -1,7 +1,6 @@
 //! Digests of stored bytes: `sha256:<hex>` and `crc32c:0x<hex>`.
 
 use crate::error::{Error, ErrorKind, Result};
-use crate::object::Component;
 
 /// A parsed digest string.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
@@ -284,96 +283,6 @@ impl Crc32c {
     /// The CRC of everything fed so far.
     pub const fn finish(&self) -> u32 {
         self.0
-    }
-}
-
-impl<'a> Component<'a> {
-    /// Check the digest: over the stored bytes in v1.x; over the decoded
-    /// bytes in v2 (§6.3), a `zt.zstd-seekable/1` part decoded a frame at a
-    /// time (with `alloc`), its length and its type's byte rules checked on
-    /// the way. The same check as [`File::verify_with`](crate::File::verify_with)'s.
-    ///
-    /// `Ok(Verified::Ok)` on a match, `NoDigest` / `Unverifiable` when there
-    /// is nothing to check (no digest; an unknown algorithm, or a v2 part of
-    /// an unknown encoding); a malformed digest, a mismatch
-    /// ([`ErrorKind::DigestMismatch`], naming the algorithm) or bytes that do
-    /// not decode are errors.
-    pub fn verify_digest(&self) -> Result<Verified> {
-        if self.digest.is_none() {
-            return Ok(Verified::NoDigest);
-        }
-        crate::verify::part(self, crate::verify::Options::DIGESTS, crate::verify::Bytes::Memory(self.stored_bytes()?))
-    }
-
-    /// This component with reads that do not check its digest: for callers
-    /// that verified the file already ([`File::verify_with`](crate::File::verify_with)).
-    /// By default every read of the whole component ([`Component::read_into`],
-    /// [`Component::to_vec`], the typed reads, a range covering it all, and
-    /// `fs::Reader`'s reads) checks the digest it has over the bytes it just
-    /// produced, in the same pass over them, and fails with
-    /// [`ErrorKind::DigestMismatch`] naming the part. Zero-copy views
-    /// ([`Component::as_slice`], [`Component::zero_copy_bytes`]) are never
-    /// checked: use [`Component::verify_digest`] for them.
-    pub fn unverified(mut self) -> Self {
-        self.verify_reads = false;
-        self
-    }
-
-    /// Fill `dst` with a raw part's stored bytes through `fill(offset,
-    /// piece)` (a copy from memory, or a positional read), `chunk` bytes (a
-    /// multiple of 1024) at a time, and, when reads verify and the digest is XXH3 (v2) or CRC-32C
-    /// (v1.2), hash each piece right after it lands, while it is in the
-    /// CPU's cache: the read and its check in one pass over the bytes (issue
-    /// 32's budget for verify on read), where [`Component::check_read`]
-    /// would read `dst` back from memory. `Ok(false)`: nothing was checked
-    /// here (reads unverified, or another digest), and the caller checks
-    /// with `check_read`.
-    pub(crate) fn fill_checked<E: From<Error>>(
-        &self,
-        dst: &mut [u8],
-        chunk: usize,
-        mut fill: impl FnMut(u64, &mut [u8]) -> core::result::Result<(), E>,
-    ) -> core::result::Result<bool, E> {
-        use crate::v2::Digest as V2Digest;
-        let v2 = self.v2_part().filter(|p| p.decoded_size() == dst.len() as u64);
-        let checked = match (self.verify_reads, v2.map(|p| p.digest), self.digest.and_then(Digest::read)) {
-            (false, ..) => None,
-            (true, Some(Some(V2Digest::Xxh3(want))), _) => {
-                let got = crate::xxh3::fill_then_hash(dst, chunk, |at, piece| fill(at as u64, piece))?;
-                Some((got == want, "xxh3 of the decoded bytes"))
-            }
-            (true, None, Some(Digest::Crc32c(want))) if self.v2_ref().is_none() => {
-                let mut crc = Crc32c::new();
-                for (i, piece) in dst.chunks_mut(chunk).enumerate() {
-                    fill((i * chunk) as u64, piece)?;
-                    crc.update(piece);
-                }
-                Some((crc.finish() == want, "crc32c of the stored bytes"))
-            }
-            _ => None,
-        };
-        match checked {
-            None => fill(0, dst).map(|()| false),
-            Some((true, _)) => Ok(true),
-            Some((false, what)) => Err(self.error(ErrorKind::DigestMismatch).with_value(what).into()),
-        }
-    }
-
-    /// Verify on read: the digest over what a whole read produced. v1.x
-    /// digests cover the stored bytes (v1.2 spec, "Digests"), v2 digests the
-    /// decoded ones (§6.3); `stored` is `None` when they are `decoded` (raw
-    /// little-endian). Nothing to do without a digest, or for an algorithm
-    /// this library does not know (the part reads; `verify` reports it).
-    pub(crate) fn check_read(&self, stored: Option<&[u8]>, decoded: &[u8]) -> Result<()> {
-        use crate::verify::{part, Bytes, Options};
-        if !self.verify_reads || self.digest.is_none() {
-            return Ok(());
-        }
-        let bytes = match self.v2_ref() {
-            Some(_) => Bytes::Decoded(decoded),
-            None => Bytes::Memory(stored.unwrap_or(decoded)),
-        };
-        part(self, Options::DIGESTS, bytes).map(|_| ())
     }
 }
 

@@ -254,7 +254,7 @@ pub struct Error {
     role: Option<Name>,
     detail: Detail,
     /// The file's generation, once its container told it (named in the message).
-    layout: Option<crate::container::Layout>,
+    layout: Option<crate::types::Layout>,
 }
 
 /// What an error adds to its kind's message.
@@ -265,7 +265,7 @@ enum Detail {
     Value(Name),
     /// The header magic names a generation, but the file is too short for
     /// that generation's footer or does not end with its footer magic.
-    Truncated { layout: crate::container::Layout, len: u64 },
+    Truncated { layout: crate::types::Layout, len: u64, footer: u8 },
 }
 
 /// `Result` with this crate's [`Error`].
@@ -283,18 +283,15 @@ impl Error {
     }
 
     /// A file of `len` bytes whose header magic names `layout` but which
-    /// does not end with that layout's footer: truncated (or corrupt).
-    /// [`ErrorKind::FileTooSmall`] below the generation's smallest file
-    /// (the same threshold as for any file: 17 bytes for v0.1/v1.x, v2
-    /// §2's 48), else [`ErrorKind::BadMagic`] (the footer magic is not there).
-    pub(crate) const fn truncated(layout: crate::container::Layout, len: u64) -> Self {
-        let smallest = match layout {
-            crate::container::Layout::V2 => crate::v2::container::MIN_FILE_LEN,
-            _ => crate::container::HEADER_LEN + 9,
-        };
+    /// does not end with that layout's `footer`-byte footer: truncated (or
+    /// corrupt). [`ErrorKind::FileTooSmall`] below `smallest`, the
+    /// generation's smallest file, else [`ErrorKind::BadMagic`] (the footer
+    /// magic is not there). The container layer knows the sizes
+    /// (`container::truncated`).
+    pub(crate) const fn truncated(layout: crate::types::Layout, len: u64, smallest: u64, footer: u8) -> Self {
         let kind = if len < smallest { ErrorKind::FileTooSmall { len } } else { ErrorKind::BadMagic };
         let mut e = Error::new(kind);
-        e.detail = Detail::Truncated { layout, len };
+        e.detail = Detail::Truncated { layout, len, footer };
         e
     }
 
@@ -336,12 +333,12 @@ impl Error {
     }
 
     /// The generation of the file refused, when its container was read.
-    pub fn layout(&self) -> Option<crate::container::Layout> {
+    pub fn layout(&self) -> Option<crate::types::Layout> {
         self.layout
     }
 
     /// Record the file's generation (`layout`) unless one is already set.
-    pub(crate) fn in_layout(mut self, layout: crate::container::Layout) -> Self {
+    pub(crate) fn in_layout(mut self, layout: crate::types::Layout) -> Self {
         self.layout.get_or_insert(layout);
         self
     }
@@ -490,10 +487,10 @@ impl fmt::Display for ErrorKind {
 impl fmt::Display for Error {
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
         match (&self.detail, self.kind) {
-            (Detail::Truncated { layout, len }, _) => {
-                let (generation, magic, footer) = match layout {
-                    crate::container::Layout::V2 => ("v2", "v2 magic (\\x89ZT2)", crate::v2::container::FOOTER_LEN),
-                    _ => ("v1.x", "ZTEN1000 magic", crate::container::FOOTER_LEN),
+            (Detail::Truncated { layout, len, footer }, _) => {
+                let (generation, magic) = match layout {
+                    crate::types::Layout::V2 => ("v2", "v2 magic (\\x89ZT2)"),
+                    _ => ("v1.x", "ZTEN1000 magic"),
                 };
                 write!(
                     f,
@@ -511,9 +508,9 @@ impl fmt::Display for Error {
         // A truncated file's text names its generation already.
         if let (Some(layout), false) = (self.layout, matches!(self.detail, Detail::Truncated { .. })) {
             let generation = match layout {
-                crate::container::Layout::V0 => "v0.1",
-                crate::container::Layout::V1 => "v1.x",
-                crate::container::Layout::V2 => "v2",
+                crate::types::Layout::V0 => "v0.1",
+                crate::types::Layout::V1 => "v1.x",
+                crate::types::Layout::V2 => "v2",
             };
             write!(f, "{sep}{generation} file")?;
             sep = ", ";
@@ -605,13 +602,14 @@ mod tests {
 
     #[test]
     fn a_missing_footer_is_not_called_bad_magic() {
-        use crate::container::Layout;
-        let e = Error::truncated(Layout::V1, 100);
+        use crate::container::truncated;
+        use crate::types::Layout;
+        let e = truncated(Layout::V1, 100);
         assert_eq!(e.kind(), ErrorKind::BadMagic);
         assert!(e.to_string().starts_with("truncated v1.x file"), "{e}");
         assert!(e.to_string().contains("100 bytes") && e.to_string().contains("16-byte footer"), "{e}");
         assert!(!e.to_string().contains("not a zTensor file"));
-        let e = Error::truncated(Layout::V2, 47);
+        let e = truncated(Layout::V2, 47);
         assert_eq!(e.kind(), ErrorKind::FileTooSmall { len: 47 });
         assert!(e.to_string().starts_with("truncated v2 file") && e.to_string().contains("40-byte footer"), "{e}");
     }

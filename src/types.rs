@@ -2,6 +2,17 @@
 
 use core::fmt;
 
+/// Container generation of a file.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
+pub enum Layout {
+    /// `ZTEN1000`: manifest is a CBOR map, footer = size + magic.
+    V1,
+    /// `ZTEN0001`: manifest is a CBOR array, trailer = size only.
+    V0,
+    /// Format v2: the v2 magic at both ends, a 40-byte footer, a deterministic CBOR manifest.
+    V2,
+}
+
 /// Storage type of a component: one of the 13 fixed primitives (spec §2).
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
 #[repr(u8)]
@@ -294,23 +305,6 @@ impl<'a> LogicalType<'a> {
 /// the first six.
 const LOGICAL: Names =
     packed!("f8_e4m3fn", "f8_e5m2", "f8_e4m3fnuz", "f8_e5m2fnuz", "complex64", "complex128", "bool", "f8_e8m0", "f4_e2m1");
-
-impl From<crate::v2::types::Logical> for LogicalType<'_> {
-    fn from(l: crate::v2::types::Logical) -> Self {
-        use crate::v2::types::Logical as L;
-        match l {
-            L::Bool => LogicalType::Bool,
-            L::F8E4M3Fn => LogicalType::F8E4M3Fn,
-            L::F8E5M2 => LogicalType::F8E5M2,
-            L::F8E4M3Fnuz => LogicalType::F8E4M3Fnuz,
-            L::F8E5M2Fnuz => LogicalType::F8E5M2Fnuz,
-            L::F8E8M0 => LogicalType::F8E8M0,
-            L::F4E2M1 => LogicalType::F4E2M1,
-            L::Complex64 => LogicalType::Complex64,
-            L::Complex128 => LogicalType::Complex128,
-        }
-    }
-}
 
 impl fmt::Display for LogicalType<'_> {
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {

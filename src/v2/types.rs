@@ -106,3 +106,22 @@ impl ElemType<'_> {
         }
     }
 }
+
+/// A v2 logical type as the crate-wide [`LogicalType`] the views show.
+impl From<Logical> for crate::types::LogicalType<'_> {
+    fn from(l: Logical) -> Self {
+        use crate::types::LogicalType;
+        use Logical as L;
+        match l {
+            L::Bool => LogicalType::Bool,
+            L::F8E4M3Fn => LogicalType::F8E4M3Fn,
+            L::F8E5M2 => LogicalType::F8E5M2,
+            L::F8E4M3Fnuz => LogicalType::F8E4M3Fnuz,
+            L::F8E5M2Fnuz => LogicalType::F8E5M2Fnuz,
+            L::F8E8M0 => LogicalType::F8E8M0,
+            L::F4E2M1 => LogicalType::F4E2M1,
+            L::Complex64 => LogicalType::Complex64,
+            L::Complex128 => LogicalType::Complex128,
+        }
+    }
+}
