@@ -80,37 +80,33 @@ pub(crate) fn fault(e: V2Error) -> Fault {
     Fault::new(kind, e.offset.unwrap_or(0))
 }
 
-/// Open the v2 file `bytes` into `place` (see [`File::open_in`]).
+/// Open the v2 file `bytes` into `place` (see [`File::open_in`]): the
+/// container (§2, the manifest's XXH3 among it), then the compact pass
+/// (`pass_v2.rs`).
 pub(crate) fn open<'a, 'p>(
     bytes: &'a [u8],
     slots: &'a mut [crate::scratch::Entry],
     place: &'p mut core::mem::MaybeUninit<File<'a>>,
 ) -> Result<&'p mut File<'a>, Fault> {
-    let m = crate::v2::Manifest::parse_with_entries(bytes, slots).map_err(fault)?;
-    if m.is_data_shard() || m.shards().next().is_some() {
+    let (footer, m) = crate::v2::container::open(bytes).map_err(fault)?;
+    if footer.is_data_shard() {
         return Err(Fault::new(Kind::Sharded, 0));
     }
-    let buf = m.bytes();
+    let root = super::pass_v2::validate(m, footer, slots)?;
+    if root.sharded {
+        return Err(Fault::new(Kind::Sharded, 0));
+    }
     let f = place.write(File {
         bytes,
-        m: buf,
-        manifest_offset: m.footer().manifest_offset,
+        m,
+        manifest_offset: footer.manifest_offset,
         version: Version::V2,
-        objects: m.objects_pos(),
-        count: m.len(),
-        attributes: m.attributes().map(|a| a.pos),
+        objects: root.objects,
+        count: root.count,
+        attributes: root.attributes,
         index: &[],
     });
-    // Object names come in deterministic key order (§3.1: shorter first),
-    // not by content: ascending only when the lengths do not get in the way.
-    let mut prev: &[u8] = &[];
-    let mut ordered = true;
-    for (k, _) in super::view::entries(buf, f.objects, f.count) {
-        let name = super::view::name_at(buf, k);
-        ordered &= prev < name;
-        prev = name;
-    }
-    f.index = super::view::build_index(f, slots, ordered, false);
+    f.index = super::view::build_index(f, slots, root.ordered, false);
     Ok(f)
 }
 

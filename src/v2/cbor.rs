@@ -82,32 +82,32 @@ fn f32_fits_f16(f: f32) -> bool {
 
 /// Check a float head (`ai` 25, 26, 27 with its raw bits).
 fn check_float(ai: u8, v: u64, pos: usize) -> Result<()> {
-    let bad = Err(Error::at(Kind::CborNonCanonicalFloat, pos));
+    if canonical_float(ai, v) {
+        Ok(())
+    } else {
+        Err(Error::at(Kind::CborNonCanonicalFloat, pos))
+    }
+}
+
+/// Whether a float head (`ai` 25, 26, 27 with its raw bits) is in §3.1's
+/// canonical form: the shortest width that holds the value exactly, NaN
+/// only as the half `0x7e00` (also the compact reader's rule).
+pub(crate) fn canonical_float(ai: u8, v: u64) -> bool {
     match ai {
         25 => {
             let nan = v & 0x7c00 == 0x7c00 && v & 0x3ff != 0;
-            if nan && v != 0x7e00 {
-                return bad;
-            }
+            !nan || v == 0x7e00
         }
         26 => {
             let f = f32::from_bits(v as u32);
-            if f.is_nan() || f32_fits_f16(f) {
-                return bad;
-            }
+            !(f.is_nan() || f32_fits_f16(f))
         }
         _ => {
             let d = f64::from_bits(v);
-            if d.is_nan() {
-                return bad;
-            }
             let s = d as f32;
-            if s as f64 == d || (d.is_infinite()) {
-                return bad;
-            }
+            !(d.is_nan() || s as f64 == d || d.is_infinite())
         }
     }
-    Ok(())
 }
 
 /// Bytewise order of two encoded keys: a plain loop, quicker than a
