@@ -298,6 +298,42 @@ mod tests {
         assert!(File::open(&fixture("c_valid.zt"), &mut slots).is_ok());
     }
 
+    /// The compact pass's deterministic dialect (§3.1), each refusal with
+    /// its kind: nesting 32 deep opens and 33 does not; keys out of order,
+    /// a key twice, a float wider than it needs, an indefinite length and
+    /// a tag are refused.
+    #[test]
+    fn the_deterministic_dialect_is_checked() {
+        let cases = [
+            ("cbor_depth_32.zt", None),
+            ("cbor_depth_33.zt", Some(Kind::Deep)),
+            ("cbor_unsorted_root.zt", Some(Kind::NotDeterministic)),
+            ("cbor_duplicate_key.zt", Some(Kind::DuplicateKey)),
+            ("cbor_f64_fits_f32.zt", Some(Kind::NotDeterministic)),
+            ("cbor_indefinite_map.zt", Some(Kind::NotDeterministic)),
+            ("cbor_tag.zt", Some(Kind::NotDeterministic)),
+            ("cbor_non_shortest_uint.zt", Some(Kind::NotDeterministic)),
+            ("cbor_bad_utf8.zt", Some(Kind::Utf8)),
+        ];
+        for (name, want) in cases {
+            let mut slots = vec![[0u64; 2]; 64];
+            let got = File::open(&fixture(name), &mut slots).err().map(|e| e.kind);
+            assert_eq!(got, want, "{name}");
+        }
+    }
+
+    /// Spans take two slots each, and two for the manifest (as the v2
+    /// reader's scratch): one blob needs four.
+    #[test]
+    fn each_blob_and_the_manifest_take_two_slots() {
+        let bytes = fixture("c_valid.zt");
+        for (n, ok) in [(0, false), (3, false), (4, true)] {
+            let mut slots = vec![[0u64; 2]; n];
+            let got = File::open(&bytes, &mut slots).err().map(|e| e.kind);
+            assert_eq!(got, (!ok).then_some(Kind::Slots), "{n} slots");
+        }
+    }
+
     /// Reads: an unknown logical type is not decoded; bool bytes over 1
     /// are corrupt (Appendix A); a plain part reads as stored.
     #[test]
