@@ -24,8 +24,8 @@ use crate::cbor::{decode_head, MAJOR_ARRAY, MAJOR_MAP, MAJOR_TEXT, MAJOR_UINT};
 use crate::scratch::Entry as Slot;
 use crate::v2::container::{Footer, BLOB_ALIGN, FOOTER_LEN, MIN_FILE_LEN};
 use crate::v2::layout::PartSet;
-use crate::v2::types::Logical;
-use crate::v2::{Digest, MAX_RANK};
+use crate::v2::types::DType;
+use crate::v2::{Digest, Part, MAX_RANK};
 
 /// What the pass found: where the objects are, whether their names ascend
 /// byte-wise (for the name index), and whether the file is sharded.
@@ -118,12 +118,12 @@ fn shard_name_ok(s: &[u8]) -> bool {
 }
 
 /// A map's text key at the cursor (another type: `kind` there), its order checked.
-fn text_key<'a>(c: &mut Cur<'a>, prev: &mut usize, kind: Kind) -> &'a [u8] {
+fn text_key<'a>(c: &mut Cur<'a>, prev: &mut usize, kind: Kind) -> &'a str {
     let at = c.pos;
     if c.peek() >> 5 != MAJOR_TEXT {
         c.fail(kind, at);
     }
-    let s = c.str().as_bytes();
+    let s = c.str();
     c.key_order(prev, at);
     s
 }
@@ -135,7 +135,7 @@ fn attributes(c: &mut Cur<'_>, depth: usize) {
     let mut prev = NO_KEY;
     while c.more(&mut len) {
         let at = c.pos;
-        if !name_ok(text_key(c, &mut prev, Kind::WrongType)) {
+        if !name_ok(text_key(c, &mut prev, Kind::WrongType).as_bytes()) {
             c.fail(Kind::Name, at);
         }
         c.walk_det(depth + 1);
@@ -143,14 +143,15 @@ fn attributes(c: &mut Cur<'_>, depth: usize) {
 }
 
 /// A digest text (§6.3): a registered algorithm's, or (unless
-/// `registered`) another's in its form. Whether it is one.
-fn digest(c: &mut Cur<'_>, registered: bool) -> bool {
+/// `registered`) another's in its form. The digest and its text.
+fn digest<'a>(c: &mut Cur<'a>, registered: bool) -> Option<(Digest<'a>, &'a str)> {
     let at = c.pos;
-    let ok = Digest::parse(c.str(), at).is_ok_and(|d| !registered || d.is_registered());
-    if !ok {
+    let text = c.str();
+    let d = Digest::parse(text, at).ok().filter(|d| !registered || d.is_registered());
+    if d.is_none() {
         c.fail(Kind::BadDigest, at);
     }
-    ok
+    d.map(|d| (d, text))
 }
 
 /// The shard table (§7.1): each name, and its `size` and `digest`.
@@ -159,7 +160,7 @@ fn shards(c: &mut Cur<'_>, n: usize) {
     let mut prev = NO_KEY;
     while c.more(&mut len) {
         let at = c.pos;
-        if !shard_name_ok(text_key(c, &mut prev, Kind::Name)) {
+        if !shard_name_ok(text_key(c, &mut prev, Kind::Name).as_bytes()) {
             c.fail(Kind::Name, at);
         }
         let start = c.pos;
@@ -168,7 +169,7 @@ fn shards(c: &mut Cur<'_>, n: usize) {
         while c.more(&mut len) {
             match c.key(3, &mut prev) {
                 Some(b"size") => size = Some(c.uint()),
-                Some(b"digest") => has_digest = digest(c, true),
+                Some(b"digest") => has_digest = digest(c, true).is_some(),
                 _ => c.walk_det(3),
             }
         }
@@ -187,7 +188,7 @@ fn objects(p: &mut Pass<'_, '_>, n: usize) -> bool {
     let (mut prev, mut ordered, mut last): (usize, bool, &[u8]) = (NO_KEY, true, &[]);
     while p.c.more(&mut len) {
         let at = p.c.pos;
-        let name = text_key(&mut p.c, &mut prev, Kind::WrongType);
+        let name = text_key(&mut p.c, &mut prev, Kind::WrongType).as_bytes();
         if !name_ok(name) {
             p.c.fail(Kind::Name, at);
         }
@@ -204,7 +205,7 @@ fn objects(p: &mut Pass<'_, '_>, n: usize) -> bool {
 fn object(p: &mut Pass<'_, '_>, name: usize) {
     let start = p.c.pos;
     let mut len = p.c.container(MAJOR_MAP);
-    let (mut prev, mut seen) = (NO_KEY, 0u8);
+    let (mut prev, mut seen, mut set) = (NO_KEY, 0u8, PartSet::new(0));
     while p.c.more(&mut len) {
         let key = p.c.key(3, &mut prev);
         let c = &mut p.c;
@@ -236,13 +237,15 @@ fn object(p: &mut Pass<'_, '_>, name: usize) {
                 if len == Some(0) {
                     c.fail(Kind::MissingComponent, at);
                 }
+                set = PartSet::new(len.unwrap_or(0));
                 let mut prev = NO_KEY;
                 while p.c.more(&mut len) {
                     let at = p.c.pos;
-                    if !name_ok(text_key(&mut p.c, &mut prev, Kind::WrongType)) {
+                    let name = text_key(&mut p.c, &mut prev, Kind::WrongType);
+                    if !name_ok(name.as_bytes()) {
                         p.c.fail(Kind::Name, at);
                     }
-                    part(p);
+                    set.push(part(p, name));
                 }
             }
             Some(b"attributes") => attributes(c, 3),
@@ -252,95 +255,94 @@ fn object(p: &mut Pass<'_, '_>, name: usize) {
     if seen != 7 {
         return p.c.fail(Kind::Missing, start);
     }
+    // The rules of its layout profile (§5), the v2 reader's, on the
+    // object read through the compact views.
     if p.c.fault.is_none() {
-        layout(&mut p.c, name);
+        let o = super::view::object_of(p.c.m, crate::types::Version::V2, name);
+        if let Err(e) = crate::v2::layout::check(&o, &set) {
+            p.c.fail(super::v2::fault(e).kind, name);
+        }
     }
 }
 
-/// The rules of the object whose name is at `name` (validated) of its
-/// layout profile (§5): the v2 reader's rule functions.
-#[inline(never)]
-fn layout(c: &mut Cur<'_>, name: usize) {
-    let Some((o, _)) = crate::v2::object_in(c.m, name) else { return };
-    let mut set = PartSet::new(o.num_parts());
-    o.parts().flatten().for_each(|p| set.push(p));
-    if let Err(e) = crate::v2::layout::check(&o, &set) {
-        c.fail(super::v2::fault(e).kind, name);
-    }
-}
-
-/// One part map (§3.4): its fields, the rules between them, its blob.
-#[inline(never)]
-fn part(p: &mut Pass<'_, '_>) {
-    let c = &mut p.c;
-    let start = c.pos;
+/// A part map at the cursor (§3.4), its fields read, each of its type (a
+/// known dtype, a digest in its form), else a fault in the cursor: the
+/// pass's decoding and the views'. Whether `dtype` and `blob` were there
+/// (read as `u8` and `[0, 0]` when not).
+pub(crate) fn read_part<'a>(c: &mut Cur<'a>, name: &'a str) -> (Part<'a>, bool) {
+    let pos = c.pos;
     let mut len = c.container(MAJOR_MAP);
-    let (mut prev, mut dtype, mut ty) = (NO_KEY, None, None);
-    let (mut blob, mut shard, mut encoding, mut decoded) = (None, None, false, false);
+    let mut p = Part { name, dtype: DType::U8, type_name: None, offset: 0, length: 0, shard: None, encoding: None, decoded_length: None, digest: None, digest_text: None, pos };
+    let (mut prev, mut dtype, mut blob) = (NO_KEY, false, false);
     while c.more(&mut len) {
         let key = c.key(5, &mut prev);
         let at = c.pos;
         match key {
-            Some(b"dtype") => {
-                dtype = crate::v2::types::dtype(c.str().as_bytes());
-                if dtype.is_none() {
-                    c.fail(Kind::DType, at);
-                }
-            }
-            Some(b"type") => ty = Some(c.str()),
+            Some(b"dtype") => match crate::v2::types::dtype(c.str().as_bytes()) {
+                Some(d) => (p.dtype, dtype) = (d, true),
+                None => c.fail(Kind::DType, at),
+            },
+            Some(b"type") => p.type_name = Some(c.str()),
             Some(b"blob") => {
                 // An array of two unsigned integers.
                 let pair = c.peek() >> 5 == MAJOR_ARRAY && c.container(MAJOR_ARRAY) == Some(2);
                 let first = pair && c.peek() >> 5 == MAJOR_UINT;
-                let offset = if first { c.uint() } else { 0 };
+                p.offset = if first { c.uint() } else { 0 };
                 if !first || c.peek() >> 5 != MAJOR_UINT {
                     c.fail(Kind::WrongType, at);
                 }
-                blob = Some((offset, c.uint()));
+                (p.length, blob) = (c.uint(), true);
             }
-            Some(b"shard") => shard = Some(c.str().as_bytes()),
-            Some(b"encoding") => {
-                c.str();
-                encoding = true;
-            }
-            Some(b"decoded_length") => {
-                c.uint();
-                decoded = true;
-            }
-            Some(b"digest") => {
-                digest(c, false);
-            }
+            Some(b"shard") => p.shard = Some(c.str()),
+            Some(b"encoding") => p.encoding = Some(c.str()),
+            Some(b"decoded_length") => p.decoded_length = Some(c.uint()),
+            Some(b"digest") => (p.digest, p.digest_text) = digest(c, false).unzip(),
             _ => c.walk_det(5),
         }
     }
-    let (Some(dtype), Some((offset, length))) = (dtype, blob) else {
-        return c.fail(Kind::Missing, start);
-    };
-    if encoding != decoded {
-        return c.fail(Kind::NoDecodedSize, start);
-    }
-    if ty.and_then(Logical::parse).is_some_and(|l| l.dtype() != dtype) {
-        return c.fail(Kind::LogicalType, start);
-    }
-    // The blob inside its file (§2.4): this one, or a shard of the table.
-    let (file, size) = match shard {
-        None => (0, p.footer.file_len),
-        Some(s) => match p.shard(s) {
-            Some(f) => f,
-            None => return p.c.fail(Kind::Shard, start),
-        },
-    };
+    (p, dtype && blob)
+}
+
+/// One part map (§3.4), called `name`: its fields, the rules between
+/// them, its blob. The part, for the layout's rules.
+#[inline(never)]
+fn part<'a>(p: &mut Pass<'a, '_>, name: &'a str) -> Part<'a> {
+    let start = p.c.pos;
+    let (part, complete) = read_part(&mut p.c, name);
     let c = &mut p.c;
-    if offset % BLOB_ALIGN != 0 {
-        return c.fail(Kind::Misaligned, start);
+    if !complete {
+        c.fail(Kind::Missing, start);
+    } else if part.encoding.is_some() != part.decoded_length.is_some() {
+        c.fail(Kind::NoDecodedSize, start);
+    } else if part.logical().is_some_and(|l| l.dtype() != part.dtype) {
+        c.fail(Kind::LogicalType, start);
+    } else {
+        p.place(&part, start);
     }
-    if offset < BLOB_ALIGN || offset.checked_add(length).is_none_or(|e| e > size - FOOTER_LEN) {
-        return c.fail(Kind::OutOfBounds, start);
-    }
-    p.span(file, offset, length, start);
+    part
 }
 
 impl Pass<'_, '_> {
+    /// Place the blob of `part` (its map at `start`) inside its file
+    /// (§2.4): this one, or a shard of the table; aligned, past the floor.
+    fn place(&mut self, part: &Part<'_>, start: usize) {
+        let (file, size) = match part.shard {
+            None => (0, self.footer.file_len),
+            Some(s) => match self.shard(s.as_bytes()) {
+                Some(f) => f,
+                None => return self.c.fail(Kind::Shard, start),
+            },
+        };
+        let (offset, length) = (part.offset, part.length);
+        if offset % BLOB_ALIGN != 0 {
+            return self.c.fail(Kind::Misaligned, start);
+        }
+        if offset < BLOB_ALIGN || offset.checked_add(length).is_none_or(|e| e > size - FOOTER_LEN) {
+            return self.c.fail(Kind::OutOfBounds, start);
+        }
+        self.span(file, offset, length, start);
+    }
+
     /// The 1-based index and size of the shard called `name` in the table.
     fn shard(&self, name: &[u8]) -> Option<(u64, u64)> {
         let m = self.c.m;

@@ -2,7 +2,7 @@
 //! function per layout that checks an object and returns its parameters.
 
 use super::error::{Error, Kind, Result};
-use super::manifest::{AttrValue, Attributes, Object};
+use super::manifest::{AttrValue, Attributes};
 use super::part::Part;
 use super::types::{is_float, DType, ElemType, Logical};
 
@@ -137,14 +137,32 @@ impl<'a> PartSet<'a> {
         self.len += 1;
     }
 
-    fn get(&self, name: &str) -> Option<Part<'a>> {
+    /// The part called `name` among the first three.
+    pub(crate) fn get(&self, name: &str) -> Option<Part<'a>> {
         self.buf.iter().flatten().find(|p| p.name == name).copied()
     }
 }
 
+/// What a layout's rules read of an object (§5): its layout id, shape and
+/// attributes. The v2 reader's [`super::Object`] and the compact reader's
+/// v2 object give it, so that one set of rules serves both readers.
+pub trait Shaped<'a> {
+    /// The `layout` id.
+    fn layout(&self) -> &'a str;
+    /// Number of dimensions.
+    fn rank(&self) -> usize;
+    /// Dimension `i`.
+    fn dim(&self, i: usize) -> Option<u64>;
+    /// Product of the dimensions (validated not to overflow).
+    fn num_elements(&self) -> u64;
+    /// The value of the text key `key` in the map `within`, or (`None`)
+    /// in the object's `attributes`.
+    fn attr(&self, within: Option<&Attributes<'a>>, key: &str) -> Option<AttrValue<'a>>;
+}
+
 /// Check an object against its layout's at-open rules, given its parts.
-pub fn check<'a>(o: &Object<'a, '_>, parts: &PartSet<'a>) -> Result<Profile<'a>> {
-    let name = o.layout;
+pub fn check<'a>(o: &impl Shaped<'a>, parts: &PartSet<'a>) -> Result<Profile<'a>> {
+    let name = o.layout();
     let e = |k| move |mut x: Error| {
         if x.context.is_empty() {
             x.context = k;
@@ -195,7 +213,7 @@ fn bytes_are(p: &Part<'_>, n: Option<u64>) -> Result<()> {
     }
 }
 
-fn dense<'a>(o: &Object<'a, '_>, set: &PartSet<'a>) -> Result<Profile<'a>> {
+fn dense<'a>(o: &impl Shaped<'a>, set: &PartSet<'a>) -> Result<Profile<'a>> {
     let [data] = exactly(set, ["data"])?;
     size_is(&data, o.num_elements())?;
     Ok(Profile::Dense)
@@ -209,7 +227,7 @@ fn index_part(p: &Part<'_>) -> Result<DType> {
     }
 }
 
-fn csr<'a>(o: &Object<'a, '_>, set: &PartSet<'a>) -> Result<Profile<'a>> {
+fn csr<'a>(o: &impl Shaped<'a>, set: &PartSet<'a>) -> Result<Profile<'a>> {
     if o.rank() != 2 {
         return Err(err(Kind::LayoutRank, ""));
     }
@@ -229,7 +247,7 @@ fn csr<'a>(o: &Object<'a, '_>, set: &PartSet<'a>) -> Result<Profile<'a>> {
     Ok(Profile::Csr { index })
 }
 
-fn coo<'a>(o: &Object<'a, '_>, set: &PartSet<'a>) -> Result<Profile<'a>> {
+fn coo<'a>(o: &impl Shaped<'a>, set: &PartSet<'a>) -> Result<Profile<'a>> {
     if o.rank() < 1 {
         return Err(err(Kind::LayoutRank, ""));
     }
@@ -243,31 +261,31 @@ fn coo<'a>(o: &Object<'a, '_>, set: &PartSet<'a>) -> Result<Profile<'a>> {
     Ok(Profile::Coo { index })
 }
 
-fn uint_attr(a: Option<&Attributes<'_>>, key: &'static str) -> Result<u64> {
-    match a.and_then(|a| a.get(key)) {
+fn uint_attr<'a>(o: &impl Shaped<'a>, a: Option<&Attributes<'a>>, key: &'static str) -> Result<u64> {
+    match o.attr(a, key) {
         Some(AttrValue::Uint(v)) => Ok(v),
         _ => Err(err(Kind::LayoutAttribute, key)),
     }
 }
 
-fn text_attr<'a>(a: Option<&Attributes<'a>>, key: &'static str) -> Result<&'a str> {
-    match a.and_then(|a| a.get(key)) {
+fn text_attr<'a>(o: &impl Shaped<'a>, a: Option<&Attributes<'a>>, key: &'static str) -> Result<&'a str> {
+    match o.attr(a, key) {
         Some(AttrValue::Text(v)) => Ok(v),
         _ => Err(err(Kind::LayoutAttribute, key)),
     }
 }
 
-fn map_attr<'a>(a: Option<&Attributes<'a>>, key: &'static str) -> Result<Attributes<'a>> {
-    match a.and_then(|a| a.get(key)) {
+fn map_attr<'a>(o: &impl Shaped<'a>, a: Option<&Attributes<'a>>, key: &'static str) -> Result<Attributes<'a>> {
+    match o.attr(a, key) {
         Some(AttrValue::Map(m)) => Ok(m),
         _ => Err(err(Kind::LayoutAttribute, key)),
     }
 }
 
 /// A CBOR integer (major 0 or 1) as i64.
-fn int_attr(a: Option<&Attributes<'_>>, key: &'static str) -> Result<i64> {
+fn int_attr<'a>(o: &impl Shaped<'a>, a: Option<&Attributes<'a>>, key: &'static str) -> Result<i64> {
     let bad = err(Kind::LayoutAttribute, key);
-    match a.and_then(|a| a.get(key)) {
+    match o.attr(a, key) {
         Some(AttrValue::Uint(v)) => i64::try_from(v).map_err(|_| bad),
         Some(AttrValue::Other(b)) if !b.is_empty() && b[0] >> 5 == 1 => {
             let ai = b[0] & 0x1f;
@@ -283,32 +301,30 @@ fn int_attr(a: Option<&Attributes<'_>>, key: &'static str) -> Result<i64> {
 }
 
 /// The product of every dimension but `axis`.
-fn lanes(o: &Object<'_, '_>, axis: usize) -> Option<u64> {
-    o.dims().enumerate().filter(|&(i, _)| i != axis).try_fold(1u64, |p, (_, d)| p.checked_mul(d))
+fn lanes<'a>(o: &impl Shaped<'a>, axis: usize) -> Option<u64> {
+    (0..o.rank()).filter(|&i| i != axis).try_fold(1u64, |p, i| p.checked_mul(o.dim(i)?))
 }
 
-fn quant_group<'a>(o: &Object<'a, '_>, set: &PartSet<'a>) -> Result<Profile<'a>> {
-    let a = o.attributes();
-    let a = a.as_ref();
-    let bits = uint_attr(a, "bits")?;
-    let group_size = uint_attr(a, "group_size")?;
-    let axis = uint_attr(a, "axis")?;
-    let packing = map_attr(a, "packing")?;
-    let scale_form = text_attr(a, "scale_form")?;
-    let zp = map_attr(a, "zero_point")?;
-    let word = match text_attr(Some(&packing), "word")? {
+fn quant_group<'a>(o: &impl Shaped<'a>, set: &PartSet<'a>) -> Result<Profile<'a>> {
+    let bits = uint_attr(o, None, "bits")?;
+    let group_size = uint_attr(o, None, "group_size")?;
+    let axis = uint_attr(o, None, "axis")?;
+    let packing = map_attr(o, None, "packing")?;
+    let scale_form = text_attr(o, None, "scale_form")?;
+    let zp = map_attr(o, None, "zero_point")?;
+    let word = match text_attr(o, Some(&packing), "word")? {
         "u8" => DType::U8,
         "u16" => DType::U16,
         "u32" => DType::U32,
         "u64" => DType::U64,
         _ => return Err(err(Kind::LayoutAttribute, "word")),
     };
-    let order = match text_attr(Some(&packing), "order")? {
+    let order = match text_attr(o, Some(&packing), "order")? {
         "lsb_first" => Order::LsbFirst,
         "msb_first" => Order::MsbFirst,
         _ => return Err(err(Kind::LayoutAttribute, "order")),
     };
-    let per_word = uint_attr(Some(&packing), "per_word")?;
+    let per_word = uint_attr(o, Some(&packing), "per_word")?;
     let word_bits = 8 * word.width();
     if !matches!(bits, 2 | 3 | 4 | 5 | 6 | 8) || word_bits % bits != 0 {
         return Err(err(Kind::LayoutAttribute, "bits"));
@@ -322,10 +338,10 @@ fn quant_group<'a>(o: &Object<'a, '_>, set: &PartSet<'a>) -> Result<Profile<'a>>
         "e8m0_exponent" => ScaleForm::E8m0Exponent,
         _ => return Err(err(Kind::LayoutAttribute, "scale_form")),
     };
-    let zero_point = match text_attr(Some(&zp), "form")? {
+    let zero_point = match text_attr(o, Some(&zp), "form")? {
         "none" => ZeroPoint::None,
-        "implied" => ZeroPoint::Implied(int_attr(Some(&zp), "value")?),
-        "tensor" => match text_attr(Some(&zp), "packing")? {
+        "implied" => ZeroPoint::Implied(int_attr(o, Some(&zp), "value")?),
+        "tensor" => match text_attr(o, Some(&zp), "packing")? {
             "same_as_data" => ZeroPoint::Tensor { same_as_data: true },
             "plain" => ZeroPoint::Tensor { same_as_data: false },
             _ => return Err(err(Kind::LayoutAttribute, "packing")),
@@ -371,7 +387,7 @@ fn quant_group<'a>(o: &Object<'a, '_>, set: &PartSet<'a>) -> Result<Profile<'a>>
     Ok(Profile::QuantGroup(QuantGroup { bits, group_size, axis, word, order, per_word, scale_form, zero_point }))
 }
 
-fn mx<'a>(o: &Object<'a, '_>, set: &PartSet<'a>) -> Result<Profile<'a>> {
+fn mx<'a>(o: &impl Shaped<'a>, set: &PartSet<'a>) -> Result<Profile<'a>> {
     let [data, scales] = exactly(set, ["data", "scales"])?;
     if scales.dtype != DType::U8 || scales.logical() != Some(Logical::F8E8M0) {
         return Err(err(Kind::LayoutPartType, "scales"));
@@ -382,19 +398,17 @@ fn mx<'a>(o: &Object<'a, '_>, set: &PartSet<'a>) -> Result<Profile<'a>> {
         (_, ElemType::Unknown(..)) => None, // unknown element type: structural only
         _ => return Err(err(Kind::LayoutPartType, "data")),
     };
-    let a = o.attributes();
-    let a = a.as_ref();
-    let block_size = uint_attr(a, "block_size")?;
+    let block_size = uint_attr(o, None, "block_size")?;
     if block_size < 2 {
         return Err(err(Kind::LayoutAttribute, "block_size"));
     }
-    if text_attr(a, "scale_form")? != "e8m0_exponent" {
+    if text_attr(o, None, "scale_form")? != "e8m0_exponent" {
         return Err(err(Kind::LayoutAttribute, "scale_form"));
     }
     if o.rank() == 0 {
         return Err(err(Kind::LayoutRank, ""));
     }
-    let axis = match a.and_then(|a| a.get("axis")) {
+    let axis = match o.attr(None, "axis") {
         None => o.rank() as u64 - 1,
         Some(AttrValue::Uint(v)) if v < o.rank() as u64 => v,
         Some(_) => return Err(err(Kind::LayoutAttribute, "axis")),
@@ -408,15 +422,13 @@ fn mx<'a>(o: &Object<'a, '_>, set: &PartSet<'a>) -> Result<Profile<'a>> {
     Ok(Profile::Mx(Mx { block_size, axis, element }))
 }
 
-fn gguf<'a>(o: &Object<'a, '_>, set: &PartSet<'a>, ty: &'a str) -> Result<Profile<'a>> {
+fn gguf<'a>(o: &impl Shaped<'a>, set: &PartSet<'a>, ty: &'a str) -> Result<Profile<'a>> {
     let [data] = exactly(set, ["data"])?;
     if data.dtype != DType::U8 || data.type_name.is_some() {
         return Err(err(Kind::LayoutPartType, "data"));
     }
-    let a = o.attributes();
-    let a = a.as_ref();
-    let elems_per_block = uint_attr(a, "elems_per_block")?;
-    let block_bytes = uint_attr(a, "block_bytes")?;
+    let elems_per_block = uint_attr(o, None, "elems_per_block")?;
+    let block_bytes = uint_attr(o, None, "block_bytes")?;
     if elems_per_block == 0 || o.num_elements() % elems_per_block != 0 {
         return Err(err(Kind::LayoutAttribute, "elems_per_block"));
     }
