@@ -245,7 +245,7 @@ fn object(p: &mut Pass<'_, '_>, name: usize) {
                     if !name_ok(name.as_bytes()) {
                         p.c.fail(Kind::Name, at);
                     }
-                    set.push(part(p, name));
+                    set.push(&part(p, name));
                 }
             }
             Some(b"attributes") => attributes(c, 3),

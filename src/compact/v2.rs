@@ -148,7 +148,7 @@ fn part<'a>(m: &'a [u8], c: &Component<'a>) -> Option<Part<'a>> {
 /// the layout's rules see them.
 fn profile<'a>(m: &'a [u8], o: &Object<'a>) -> (Profile<'a>, PartSet<'a>) {
     let mut set = PartSet::new(o.component_count());
-    o.components().filter_map(|c| part(m, &c)).for_each(|p| set.push(p));
+    o.components().filter_map(|c| part(m, &c)).for_each(|p| set.push(&p));
     (layout::check(o, &set).unwrap_or(Profile::Unknown(o.layout())), set)
 }
 

@@ -114,10 +114,34 @@ fn err(kind: Kind, ctx: &'static str) -> Error {
     Error::ctx(kind, ctx)
 }
 
+/// What a layout's rules read of a part (§3.4): its name, storage type,
+/// `type` and decoded size.
+#[derive(Clone, Copy, Debug)]
+pub struct PartInfo<'a> {
+    /// The part's name.
+    pub name: &'a str,
+    /// Storage type.
+    pub dtype: DType,
+    /// The `type` text, if any.
+    pub type_name: Option<&'a str>,
+    /// Bytes the part denotes ([`Part::decoded_size`]).
+    pub size: u64,
+}
+
+impl<'a> PartInfo<'a> {
+    fn elem(&self) -> ElemType<'a> {
+        ElemType::of(self.dtype, self.type_name)
+    }
+
+    fn logical(&self) -> Option<Logical> {
+        self.type_name.and_then(Logical::parse)
+    }
+}
+
 /// The parts of an object as a layout sees them: the first three (no
 /// registered layout has more) and how many there are.
 pub struct PartSet<'a> {
-    buf: [Option<Part<'a>>; 3],
+    buf: [Option<PartInfo<'a>>; 3],
     len: usize,
     /// How many parts the object has.
     pub(crate) total: usize,
@@ -130,15 +154,15 @@ impl<'a> PartSet<'a> {
     }
 
     /// Add the next part (beyond three, only counted).
-    pub fn push(&mut self, p: Part<'a>) {
+    pub fn push(&mut self, p: &Part<'a>) {
         if let Some(slot) = self.buf.get_mut(self.len) {
-            *slot = Some(p);
+            *slot = Some(PartInfo { name: p.name, dtype: p.dtype, type_name: p.type_name, size: p.decoded_size() });
         }
         self.len += 1;
     }
 
     /// The part called `name` among the first three.
-    pub(crate) fn get(&self, name: &str) -> Option<Part<'a>> {
+    pub(crate) fn get(&self, name: &str) -> Option<PartInfo<'a>> {
         self.buf.iter().flatten().find(|p| p.name == name).copied()
     }
 }
@@ -182,31 +206,34 @@ pub fn check<'a>(o: &impl Shaped<'a>, parts: &PartSet<'a>) -> Result<Profile<'a>
     }
 }
 
-/// The parts named in `names`, exactly (no others).
-fn exactly<'a, const N: usize>(set: &PartSet<'a>, names: [&str; N]) -> Result<[Part<'a>; N]> {
-    if set.total != N || set.len != N {
-        return Err(err(Kind::LayoutParts, ""));
+/// The parts named in `names` (at most three) in that order, when the
+/// object has exactly those (no others); the slots past `names` repeat the
+/// first. (One function for every layout's part list, not one per length.)
+fn exactly<'a>(set: &PartSet<'a>, names: &[&str]) -> Result<[PartInfo<'a>; 3]> {
+    let bad = err(Kind::LayoutParts, "");
+    if set.total != names.len() || set.len != names.len() {
+        return Err(bad);
     }
-    let mut out = [None; N];
+    let mut out = [set.buf[0].ok_or(bad)?; 3];
     for (slot, n) in out.iter_mut().zip(names) {
-        *slot = Some(set.get(n).ok_or(err(Kind::LayoutParts, ""))?);
+        *slot = set.get(n).ok_or(bad)?;
     }
-    Ok(out.map(|p| p.unwrap_or_else(|| unreachable!())))
+    Ok(out)
 }
 
 /// `decoded_size(p) == p.type's size function at n` (skipped for an unknown type).
-fn size_is(p: &Part<'_>, n: u64) -> Result<()> {
+fn size_is(p: &PartInfo<'_>, n: u64) -> Result<()> {
     match p.elem() {
         ElemType::Unknown(..) => Ok(()),
         t => match t.size(n) {
-            Some(s) if s == p.decoded_size() => Ok(()),
+            Some(s) if s == p.size => Ok(()),
             _ => Err(err(Kind::SizeMismatch, "")),
         },
     }
 }
 
-fn bytes_are(p: &Part<'_>, n: Option<u64>) -> Result<()> {
-    if n == Some(p.decoded_size()) {
+fn bytes_are(p: &PartInfo<'_>, n: Option<u64>) -> Result<()> {
+    if n == Some(p.size) {
         Ok(())
     } else {
         Err(err(Kind::SizeMismatch, ""))
@@ -214,13 +241,13 @@ fn bytes_are(p: &Part<'_>, n: Option<u64>) -> Result<()> {
 }
 
 fn dense<'a>(o: &impl Shaped<'a>, set: &PartSet<'a>) -> Result<Profile<'a>> {
-    let [data] = exactly(set, ["data"])?;
+    let [data, ..] = exactly(set, &["data"])?;
     size_is(&data, o.num_elements())?;
     Ok(Profile::Dense)
 }
 
 /// A plain `u32`/`u64` index part.
-fn index_part(p: &Part<'_>) -> Result<DType> {
+fn index_part(p: &PartInfo<'_>) -> Result<DType> {
     match (p.dtype, p.type_name) {
         (DType::U32 | DType::U64, None) => Ok(p.dtype),
         _ => Err(err(Kind::LayoutPartType, "")),
@@ -231,16 +258,16 @@ fn csr<'a>(o: &impl Shaped<'a>, set: &PartSet<'a>) -> Result<Profile<'a>> {
     if o.rank() != 2 {
         return Err(err(Kind::LayoutRank, ""));
     }
-    let [values, indices, indptr] = exactly(set, ["values", "indices", "indptr"])?;
+    let [values, indices, indptr] = exactly(set, &["values", "indices", "indptr"])?;
     let index = index_part(&indices)?;
     if indptr.dtype != index || indptr.type_name.is_some() {
         return Err(err(Kind::LayoutPartType, ""));
     }
     let w = index.width();
-    if indices.decoded_size() % w != 0 {
+    if indices.size % w != 0 {
         return Err(err(Kind::SizeMismatch, "indices"));
     }
-    let nnz = indices.decoded_size() / w;
+    let nnz = indices.size / w;
     let rows = o.dim(0).unwrap_or(0);
     bytes_are(&indptr, rows.checked_add(1).and_then(|r| r.checked_mul(w)))?;
     size_is(&values, nnz)?;
@@ -251,13 +278,13 @@ fn coo<'a>(o: &impl Shaped<'a>, set: &PartSet<'a>) -> Result<Profile<'a>> {
     if o.rank() < 1 {
         return Err(err(Kind::LayoutRank, ""));
     }
-    let [values, coords] = exactly(set, ["values", "coords"])?;
+    let [values, coords, _] = exactly(set, &["values", "coords"])?;
     let index = index_part(&coords)?;
     let per = index.width() * o.rank() as u64;
-    if coords.decoded_size() % per != 0 {
+    if coords.size % per != 0 {
         return Err(err(Kind::SizeMismatch, "coords"));
     }
-    size_is(&values, coords.decoded_size() / per)?;
+    size_is(&values, coords.size / per)?;
     Ok(Profile::Coo { index })
 }
 
@@ -349,10 +376,10 @@ fn quant_group<'a>(o: &impl Shaped<'a>, set: &PartSet<'a>) -> Result<Profile<'a>
         _ => return Err(err(Kind::LayoutAttribute, "form")),
     };
     let (data, scales, zeros) = if let ZeroPoint::Tensor { .. } = zero_point {
-        let [d, s, z] = exactly(set, ["data", "scales", "zeros"])?;
+        let [d, s, z] = exactly(set, &["data", "scales", "zeros"])?;
         (d, s, Some(z))
     } else {
-        let [d, s] = exactly(set, ["data", "scales"])?;
+        let [d, s, _] = exactly(set, &["data", "scales"])?;
         (d, s, None)
     };
     if !data.dtype.is_integer() || data.dtype.width() != word.width() {
@@ -388,7 +415,7 @@ fn quant_group<'a>(o: &impl Shaped<'a>, set: &PartSet<'a>) -> Result<Profile<'a>
 }
 
 fn mx<'a>(o: &impl Shaped<'a>, set: &PartSet<'a>) -> Result<Profile<'a>> {
-    let [data, scales] = exactly(set, ["data", "scales"])?;
+    let [data, scales, _] = exactly(set, &["data", "scales"])?;
     if scales.dtype != DType::U8 || scales.logical() != Some(Logical::F8E8M0) {
         return Err(err(Kind::LayoutPartType, "scales"));
     }
@@ -423,7 +450,7 @@ fn mx<'a>(o: &impl Shaped<'a>, set: &PartSet<'a>) -> Result<Profile<'a>> {
 }
 
 fn gguf<'a>(o: &impl Shaped<'a>, set: &PartSet<'a>, ty: &'a str) -> Result<Profile<'a>> {
-    let [data] = exactly(set, ["data"])?;
+    let [data, ..] = exactly(set, &["data"])?;
     if data.dtype != DType::U8 || data.type_name.is_some() {
         return Err(err(Kind::LayoutPartType, "data"));
     }

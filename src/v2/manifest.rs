@@ -210,7 +210,7 @@ impl<'a> Manifest<'a> {
             let o = Object::read(name, kpos, c, self.buf, |p, at| {
                 let file = self.check_blob(&p, at)?;
                 spans.push(Span { file, offset: p.offset, len: p.length })?;
-                set.push(p);
+                set.push(&p);
                 Ok(())
             })?;
             set.total = o.num_parts();
@@ -636,7 +636,7 @@ impl<'a, 'm> Object<'a, 'm> {
     /// The parts as the layout rules see them.
     pub(crate) fn part_set(&self) -> PartSet<'a> {
         let mut set = PartSet::new(self.num_parts());
-        self.parts().flatten().for_each(|p| set.push(p));
+        self.parts().flatten().for_each(|p| set.push(&p));
         set
     }
 

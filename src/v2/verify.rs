@@ -168,9 +168,9 @@ pub fn decoded<'f>(p: &Part<'_>, file: &'f [u8]) -> Result<Decoded<'f>> {
 pub(crate) fn elements<'a>(o: &impl Shaped<'a>, profile: &Profile<'a>, set: &PartSet<'a>, p: &Part<'_>) -> Option<u64> {
     match (profile, p.name) {
         (Profile::Dense, _) | (Profile::Mx(_), "data") => Some(o.num_elements()),
-        (Profile::Csr { index }, "values") => set.get("indices").map(|i| i.decoded_size() / index.width()),
+        (Profile::Csr { index }, "values") => set.get("indices").map(|i| i.size / index.width()),
         (Profile::Coo { index }, "values") => {
-            set.get("coords").map(|c| c.decoded_size() / index.width() / (o.rank() as u64).max(1))
+            set.get("coords").map(|c| c.size / index.width() / (o.rank() as u64).max(1))
         }
         _ => None,
     }
