@@ -1,4 +1,7 @@
-//! A CBOR cursor over the manifest whose failures are [`Fault`]s.
+//! A CBOR cursor over the manifest whose failures are [`Fault`]s: the
+//! open dialect of v1.x manifests, or (v2) the deterministic dialect of
+//! format v2 §3.1 (shortest heads, definite lengths, no tags, canonical
+//! floats, map keys in ascending byte order; checked with no scratch).
 
 use super::{Fault, Kind};
 use crate::cbor::{decode_head, Reader, What, MAJOR_MAP, MAJOR_TEXT, MAJOR_UINT};
@@ -14,11 +17,42 @@ pub(crate) struct Cur<'a> {
     pub m: &'a [u8],
     pub pos: usize,
     pub fault: Option<Fault>,
+    /// Whether the deterministic dialect (v2, §3.1) is read.
+    det: bool,
+}
+
+/// Deepest container nesting of a v2 manifest below its root map (§3.1).
+#[cfg(not(ztensor_no_v2))]
+pub(crate) const MAX_DEPTH_V2: usize = 32;
+
+/// No previous key yet (a map's key order, [`Cur::key_order`]).
+#[cfg(not(ztensor_no_v2))]
+pub(crate) const NO_KEY: usize = usize::MAX;
+
+/// Whether a head `width` bytes long with argument `arg` (`None`:
+/// indefinite) is in its shortest form (§3.1; not asked of floats and
+/// simple values, major type 7).
+fn shortest(major: u8, arg: Option<u64>, width: usize) -> bool {
+    let Some(v) = arg else { return false };
+    major == 7
+        || match width {
+            1 => true,
+            2 => v >= 24,
+            3 => v > 0xff,
+            5 => v > 0xffff,
+            _ => v > 0xffff_ffff,
+        }
 }
 
 impl<'a> Cur<'a> {
     pub fn at(m: &'a [u8], pos: usize) -> Self {
-        Cur { m, pos, fault: None }
+        Cur { m, pos, fault: None, det: false }
+    }
+
+    #[cfg(not(ztensor_no_v2))]
+    /// A cursor of the deterministic dialect (v2, §3.1).
+    pub fn det(m: &'a [u8], pos: usize) -> Self {
+        Cur { m, pos, fault: None, det: true }
     }
 
     /// Record `kind` at `at`, unless a fault came first.
@@ -60,6 +94,11 @@ impl<'a> Cur<'a> {
             return None;
         };
         self.pos = end;
+        // (Never in a build without the v2 reader: no code for it there.)
+        if !cfg!(ztensor_no_v2) && self.det && !shortest(m, arg, end - start) {
+            self.fail(Kind::NotDeterministic, start);
+            return None;
+        }
         if m != major {
             self.fail(Kind::WrongType, start);
             return None;
@@ -164,6 +203,121 @@ impl<'a> Cur<'a> {
                 What::Head | What::Length | What::Indefinite => Kind::Cbor,
             };
             self.fail(kind, bad.at);
+        }
+    }
+    #[cfg(not(ztensor_no_v2))]
+    /// The key that started at `start` (and ends at the cursor) comes
+    /// after the map's previous key, at `*prev` ([`NO_KEY`] for none), in
+    /// bytewise order of their encodings (§3.1: which also refuses a key
+    /// twice); it becomes the previous one.
+    pub fn key_order(&mut self, prev: &mut usize, start: usize) {
+        if let Some(p) = self.m.get(*prev..super::view::skip(self.m, *prev)) {
+            match p.cmp(self.m.get(start..self.pos).unwrap_or(&[])) {
+                core::cmp::Ordering::Less => {}
+                core::cmp::Ordering::Equal => self.fail(Kind::DuplicateKey, start),
+                core::cmp::Ordering::Greater => self.fail(Kind::NotDeterministic, start),
+            }
+        }
+        *prev = start;
+    }
+
+    #[cfg(not(ztensor_no_v2))]
+    /// A key of a v2 map nested `depth` below the root: `Some(bytes)` for
+    /// text (UTF-8 checked), any other key walked; its order checked.
+    pub fn key(&mut self, depth: usize, prev: &mut usize) -> Option<&'a [u8]> {
+        let start = self.pos;
+        let key = if self.peek() >> 5 == MAJOR_TEXT {
+            Some(self.str().as_bytes())
+        } else {
+            self.walk_det(depth);
+            None
+        };
+        self.key_order(prev, start);
+        key
+    }
+
+    #[cfg(not(ztensor_no_v2))]
+    /// Walk one item nested `depth` below the root in the deterministic
+    /// dialect (§3.1): well formed, shortest heads, definite lengths, no
+    /// tags, only false, true, null and canonical floats of the simple
+    /// values, UTF-8 text, nesting at most [`MAX_DEPTH_V2`], each map's
+    /// keys ascending. With no scratch: a frame per open container (items
+    /// left, with a map's flag in the top bit; where its current and
+    /// previous keys start).
+    #[inline(never)]
+    pub fn walk_det(&mut self, depth: usize) {
+        const MAP: u32 = 1 << 31;
+        let mut frames = [[0u32; 3]; MAX_DEPTH_V2 + 1];
+        let mut open = 0usize;
+        loop {
+            let start = self.pos;
+            // (A map's items alternate key and value: an even count left is a key next.)
+            if let Some(f) = open.checked_sub(1).and_then(|i| frames.get_mut(i)) {
+                if f[0] & MAP != 0 && f[0] % 2 == 0 {
+                    f[1] = start as u32;
+                }
+            }
+            let Some((major, arg, end)) = decode_head(self.m, start) else {
+                return self.fail(Kind::Cbor, start);
+            };
+            if !shortest(major, arg, end - start) {
+                return self.fail(Kind::NotDeterministic, start);
+            }
+            let v = arg.unwrap_or(0);
+            self.pos = end;
+            match major {
+                2 | 3 => {
+                    let Some(s) = usize::try_from(v).ok().and_then(|n| self.m.get(end..end.checked_add(n)?)) else {
+                        return self.fail(Kind::Cbor, start);
+                    };
+                    if major == MAJOR_TEXT && !crate::utf8::valid(s) {
+                        return self.fail(Kind::Utf8, start);
+                    }
+                    self.pos += s.len();
+                }
+                4 | 5 => {
+                    if depth + open > MAX_DEPTH_V2 {
+                        return self.fail(Kind::Deep, start);
+                    }
+                    // (Every item takes a byte: a count past the bytes left cannot fit.)
+                    if v > (self.m.len() - end) as u64 {
+                        return self.fail(Kind::Cbor, start);
+                    }
+                    if v > 0 {
+                        let map = major == MAJOR_MAP;
+                        frames[open] = [(v as u32) << map as u32 | if map { MAP } else { 0 }, 0, NO_KEY as u32];
+                        open += 1;
+                        continue;
+                    }
+                }
+                6 => return self.fail(Kind::NotDeterministic, start),
+                7 => {
+                    let ai = self.m[start] & 0x1f;
+                    let ok = matches!(ai, 20..=22) || (25..=27).contains(&ai) && crate::v2::cbor::canonical_float(ai, v);
+                    if !ok {
+                        return self.fail(Kind::NotDeterministic, start);
+                    }
+                }
+                _ => {}
+            }
+            // One item done: account for it in the containers it ends.
+            loop {
+                let Some(f) = open.checked_sub(1).and_then(|i| frames.get_mut(i)) else { return };
+                if f[0] & MAP != 0 && f[0] % 2 == 0 {
+                    let mut prev = if f[2] == NO_KEY as u32 { NO_KEY } else { f[2] as usize };
+                    let key = f[1] as usize;
+                    self.key_order(&mut prev, key);
+                    if self.fault.is_some() {
+                        return;
+                    }
+                    f[2] = key as u32;
+                }
+                f[0] -= 1;
+                if f[0] & !MAP != 0 {
+                    break;
+                }
+                open -= 1;
+            }
         }
     }
 }

@@ -31,6 +31,8 @@ mod cur;
 mod fault;
 mod pass;
 #[cfg(not(ztensor_no_v2))]
+mod pass_v2;
+#[cfg(not(ztensor_no_v2))]
 mod v2;
 mod verify;
 mod view;

@@ -18,9 +18,11 @@
 //! `alloc`: digests over the decoded bytes (a raw part's are its stored
 //! bytes); a `zt.zstd-seekable/1` part is not decoded ([`Kind::Zstd`]).
 
-use super::{Component, Fault, File, Kind, Report};
+use super::cur::Cur;
+use super::pass_v2::read_part;
+use super::{Component, Fault, File, Kind, Object, Report};
 use crate::types::{Encoding, LogicalType, Version};
-use crate::v2::layout::Profile;
+use crate::v2::layout::{self, PartSet, Profile, Shaped};
 use crate::v2::{Digest, Error as V2Error, Kind as V2Kind, Part};
 use crate::verify::Options;
 
@@ -80,37 +82,33 @@ pub(crate) fn fault(e: V2Error) -> Fault {
     Fault::new(kind, e.offset.unwrap_or(0))
 }
 
-/// Open the v2 file `bytes` into `place` (see [`File::open_in`]).
+/// Open the v2 file `bytes` into `place` (see [`File::open_in`]): the
+/// container (§2, the manifest's XXH3 among it), then the compact pass
+/// (`pass_v2.rs`).
 pub(crate) fn open<'a, 'p>(
     bytes: &'a [u8],
     slots: &'a mut [crate::scratch::Entry],
     place: &'p mut core::mem::MaybeUninit<File<'a>>,
 ) -> Result<&'p mut File<'a>, Fault> {
-    let m = crate::v2::Manifest::parse_with_entries(bytes, slots).map_err(fault)?;
-    if m.is_data_shard() || m.shards().next().is_some() {
+    let (footer, m) = crate::v2::container::open(bytes).map_err(fault)?;
+    if footer.is_data_shard() {
         return Err(Fault::new(Kind::Sharded, 0));
     }
-    let buf = m.bytes();
+    let root = super::pass_v2::validate(m, footer, slots)?;
+    if root.sharded {
+        return Err(Fault::new(Kind::Sharded, 0));
+    }
     let f = place.write(File {
         bytes,
-        m: buf,
-        manifest_offset: m.footer().manifest_offset,
+        m,
+        manifest_offset: footer.manifest_offset,
         version: Version::V2,
-        objects: m.objects_pos(),
-        count: m.len(),
-        attributes: m.attributes().map(|a| a.pos),
+        objects: root.objects,
+        count: root.count,
+        attributes: root.attributes,
         index: &[],
     });
-    // Object names come in deterministic key order (§3.1: shorter first),
-    // not by content: ascending only when the lengths do not get in the way.
-    let mut prev: &[u8] = &[];
-    let mut ordered = true;
-    for (k, _) in super::view::entries(buf, f.objects, f.count) {
-        let name = super::view::name_at(buf, k);
-        ordered &= prev < name;
-        prev = name;
-    }
-    f.index = super::view::build_index(f, slots, ordered, false);
+    f.index = super::view::build_index(f, slots, root.ordered, false);
     Ok(f)
 }
 
@@ -132,13 +130,26 @@ pub(crate) fn component(p: Part<'_>) -> Component<'_> {
 
 /// The next part of a validated `parts` map at `pos`, as a [`Component`].
 pub(crate) fn next_component<'a>(m: &'a [u8], pos: &mut usize) -> Option<Component<'a>> {
-    let mut left = 1;
-    crate::v2::wire::next_part(m, pos, &mut left).map(component)
+    let mut c = Cur::det(m, *pos);
+    let name = c.str();
+    let (p, _) = read_part(&mut c, name);
+    *pos = c.pos;
+    c.fault.is_none().then(|| component(p))
 }
 
 /// The v2 part behind a compact component (its map at `c.at`).
 fn part<'a>(m: &'a [u8], c: &Component<'a>) -> Option<Part<'a>> {
-    crate::v2::wire::part_at(m, c.role, c.at)
+    let mut cur = Cur::det(m, c.at);
+    let (p, _) = read_part(&mut cur, c.role);
+    cur.fault.is_none().then_some(p)
+}
+
+/// The object's layout profile (§5, validated at open) and its parts as
+/// the layout's rules see them.
+fn profile<'a>(m: &'a [u8], o: &Object<'a>) -> (Profile<'a>, PartSet<'a>) {
+    let mut set = PartSet::new(o.component_count());
+    o.components().filter_map(|c| part(m, &c)).for_each(|p| set.push(&p));
+    (layout::check(o, &set).unwrap_or(Profile::Unknown(o.layout())), set)
 }
 
 /// The `encoding` text of a v2 component ("raw" for none, as
@@ -150,10 +161,10 @@ pub(crate) fn encoding_id<'a>(m: &'a [u8], c: &Component<'a>) -> &'a str {
 }
 
 /// [`File::check_decoded`] on a v2 file.
-pub(crate) fn check_decoded(
-    m: &[u8],
-    o: &super::Object<'_>,
-    c: &Component<'_>,
+pub(crate) fn check_decoded<'a>(
+    m: &'a [u8],
+    o: &Object<'a>,
+    c: &Component<'a>,
     bytes: &[u8],
 ) -> Result<(), Fault> {
     match c.logical {
@@ -161,12 +172,11 @@ pub(crate) fn check_decoded(
         Some(LogicalType::Bool | LogicalType::F4E2M1) => {}
         _ => return Ok(()),
     }
-    let (Some((v2o, _)), Some(p)) = (crate::v2::object_in(m, o.name_pos()), part(m, c)) else {
-        return Ok(());
-    };
+    let Some(p) = part(m, c) else { return Ok(()) };
     let Some(t) = p.logical() else { return Ok(()) };
     // (The f4_e2m1 padding rule needs the element count its layout gives.)
-    let n = crate::v2::verify::elements(&v2o, &p).unwrap_or(0);
+    let (profile, set) = profile(m, o);
+    let n = crate::v2::verify::elements(o, &profile, &set, &p).unwrap_or(0);
     crate::v2::data::check_logical(t, n, bytes).map_err(|e| Fault {
         at: c.at as u32,
         ..fault(e)
@@ -180,9 +190,7 @@ pub(crate) fn verify(f: &File<'_>, opt: Options) -> Report {
     let mut r = Report::default();
     for o in f.objects() {
         r.objects += 1;
-        let Some((v2o, _)) = crate::v2::object_in(f.m, o.name_pos()) else {
-            continue;
-        };
+        let (profile, set) = profile(f.m, &o);
         for c in o.components() {
             r.components += 1;
             let Some(mut p) = part(f.m, &c) else { continue };
@@ -216,7 +224,7 @@ pub(crate) fn verify(f: &File<'_>, opt: Options) -> Report {
                 continue;
             };
             let n = if opt.data {
-                crate::v2::verify::elements(&v2o, &p)
+                crate::v2::verify::elements(&o, &profile, &set, &p)
             } else {
                 None
             };
@@ -228,7 +236,7 @@ pub(crate) fn verify(f: &File<'_>, opt: Options) -> Report {
             }
         }
         if opt.data {
-            if let Err(k) = layout_data(f, &o, &v2o) {
+            if let Err(k) = layout_data(f, &o, profile) {
                 r.problem(k.kind, k.at as usize);
             }
         }
@@ -244,11 +252,7 @@ fn decoded<'a>(f: &File<'a>, c: &Component<'a>) -> Option<&'a [u8]> {
 
 /// The data rules of the object's layout (zt.sparse_csr/1: indptr and
 /// indices; zt.sparse_coo/1: coordinates), as `v2/file_verify.rs` runs them.
-fn layout_data(
-    f: &File<'_>,
-    o: &super::Object<'_>,
-    v2o: &crate::v2::Object<'_, '_>,
-) -> Result<(), Fault> {
+fn layout_data<'a>(f: &File<'a>, o: &Object<'a>, profile: Profile<'a>) -> Result<(), Fault> {
     let bytes = |role: &[u8]| -> Result<&[u8], Fault> {
         let c = o
             .component(role)
@@ -259,18 +263,18 @@ fn layout_data(
         at: o.name_pos() as u32,
         ..fault(e)
     };
-    match v2o.profile() {
+    match profile {
         Profile::Csr { index } => {
             let (ip, ix) = (bytes(b"indptr")?, bytes(b"indices")?);
-            let (rows, cols) = (v2o.dim(0).unwrap_or(0), v2o.dim(1).unwrap_or(0));
+            let (rows, cols) = (o.dim(0).unwrap_or(0), o.dim(1).unwrap_or(0));
             crate::v2::data::check_csr(rows, cols, index, ip, ix).map_err(at)
         }
         Profile::Coo { index } => {
             let mut shape = [0u64; crate::v2::MAX_RANK as usize];
-            for (s, d) in shape.iter_mut().zip(v2o.dims()) {
+            for (s, d) in shape.iter_mut().zip(o.shape().dims()) {
                 *s = d;
             }
-            crate::v2::data::check_coo(&shape[..v2o.rank()], index, bytes(b"coords")?).map_err(at)
+            crate::v2::data::check_coo(&shape[..o.rank()], index, bytes(b"coords")?).map_err(at)
         }
         _ => Ok(()),
     }
@@ -300,6 +304,42 @@ mod tests {
         let e = File::open(&fixture("c_hash_mismatch.zt"), &mut slots).err();
         assert_eq!(e.map(|e| e.kind), Some(Kind::ManifestHash));
         assert!(File::open(&fixture("c_valid.zt"), &mut slots).is_ok());
+    }
+
+    /// The compact pass's deterministic dialect (§3.1), each refusal with
+    /// its kind: nesting 32 deep opens and 33 does not; keys out of order,
+    /// a key twice, a float wider than it needs, an indefinite length and
+    /// a tag are refused.
+    #[test]
+    fn the_deterministic_dialect_is_checked() {
+        let cases = [
+            ("cbor_depth_32.zt", None),
+            ("cbor_depth_33.zt", Some(Kind::Deep)),
+            ("cbor_unsorted_root.zt", Some(Kind::NotDeterministic)),
+            ("cbor_duplicate_key.zt", Some(Kind::DuplicateKey)),
+            ("cbor_f64_fits_f32.zt", Some(Kind::NotDeterministic)),
+            ("cbor_indefinite_map.zt", Some(Kind::NotDeterministic)),
+            ("cbor_tag.zt", Some(Kind::NotDeterministic)),
+            ("cbor_non_shortest_uint.zt", Some(Kind::NotDeterministic)),
+            ("cbor_bad_utf8.zt", Some(Kind::Utf8)),
+        ];
+        for (name, want) in cases {
+            let mut slots = vec![[0u64; 2]; 64];
+            let got = File::open(&fixture(name), &mut slots).err().map(|e| e.kind);
+            assert_eq!(got, want, "{name}");
+        }
+    }
+
+    /// Spans take two slots each, and two for the manifest (as the v2
+    /// reader's scratch): one blob needs four.
+    #[test]
+    fn each_blob_and_the_manifest_take_two_slots() {
+        let bytes = fixture("c_valid.zt");
+        for (n, ok) in [(0, false), (3, false), (4, true)] {
+            let mut slots = vec![[0u64; 2]; n];
+            let got = File::open(&bytes, &mut slots).err().map(|e| e.kind);
+            assert_eq!(got, (!ok).then_some(Kind::Slots), "{n} slots");
+        }
     }
 
     /// Reads: an unknown logical type is not decoded; bool bytes over 1

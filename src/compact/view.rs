@@ -99,7 +99,7 @@ pub struct Object<'a> {
 }
 
 /// The object whose name is at `name` (its map follows).
-fn object_of(m: &[u8], version: Version, name: usize) -> Object<'_> {
+pub(crate) fn object_of(m: &[u8], version: Version, name: usize) -> Object<'_> {
     Object { m, version, name }
 }
 
@@ -279,6 +279,34 @@ impl<'a> Object<'a> {
             c = all.next();
         }
         c
+    }
+}
+
+/// A v2 object as its layout's rules read it (§5).
+#[cfg(not(ztensor_no_v2))]
+impl<'a> crate::v2::layout::Shaped<'a> for Object<'a> {
+    fn layout(&self) -> &'a str {
+        text(self.m, self.field(ObjectKey::Format))
+    }
+    fn rank(&self) -> usize {
+        self.shape().ndim
+    }
+    fn dim(&self, i: usize) -> Option<u64> {
+        self.shape().dims().nth(i)
+    }
+    fn num_elements(&self) -> u64 {
+        self.shape().numel()
+    }
+    fn attr(&self, within: Option<&crate::v2::Attributes<'a>>, key: &str) -> Option<crate::v2::AttrValue<'a>> {
+        use crate::v2::{AttrValue, Attributes};
+        let m = self.m;
+        let v = field(m, within.map_or(self.field(ObjectKey::Attributes), |a| a.pos), key)?;
+        Some(match decode_head(m, v)? {
+            (0, Some(n), _) => AttrValue::Uint(n),
+            (MAJOR_TEXT, ..) => AttrValue::Text(text(m, v)),
+            (MAJOR_MAP, ..) => AttrValue::Map(Attributes::at(m, v)),
+            _ => AttrValue::Other(&m[v..skip(m, v)]),
+        })
     }
 }
 

@@ -82,32 +82,47 @@ fn f32_fits_f16(f: f32) -> bool {
 
 /// Check a float head (`ai` 25, 26, 27 with its raw bits).
 fn check_float(ai: u8, v: u64, pos: usize) -> Result<()> {
-    let bad = Err(Error::at(Kind::CborNonCanonicalFloat, pos));
+    if canonical_float(ai, v) {
+        Ok(())
+    } else {
+        Err(Error::at(Kind::CborNonCanonicalFloat, pos))
+    }
+}
+
+/// Whether a float head (`ai` 25, 26, 27 with its raw bits) is in §3.1's
+/// canonical form: the shortest width that holds the value exactly, NaN
+/// only as the half `0x7e00` (also the compact reader's rule).
+pub(crate) fn canonical_float(ai: u8, v: u64) -> bool {
     match ai {
         25 => {
             let nan = v & 0x7c00 == 0x7c00 && v & 0x3ff != 0;
-            if nan && v != 0x7e00 {
-                return bad;
-            }
+            !nan || v == 0x7e00
         }
         26 => {
             let f = f32::from_bits(v as u32);
-            if f.is_nan() || f32_fits_f16(f) {
-                return bad;
-            }
+            !(f.is_nan() || f32_fits_f16(f))
         }
         _ => {
-            let d = f64::from_bits(v);
-            if d.is_nan() {
-                return bad;
-            }
-            let s = d as f32;
-            if s as f64 == d || (d.is_infinite()) {
-                return bad;
+            // Infinities and NaN fit a half; a zero fits one too, and no
+            // f64 subnormal fits an f32.
+            let (exp, man) = ((v >> 52 & 0x7ff) as i32, v & ((1 << 52) - 1));
+            match exp {
+                0x7ff => false,
+                0 => man != 0,
+                _ => !f64_fits_f32(exp - 1023, man),
             }
         }
     }
-    Ok(())
+}
+
+/// Whether the finite normal f64 `(1 + man / 2^52) * 2^e` is an f32 value.
+/// In integers: the targets' FPUs (Cortex-M4F among them) are single
+/// precision only, and f64 arithmetic would link soft-float routines.
+fn f64_fits_f32(e: i32, man: u64) -> bool {
+    // The value's lowest set bit, as a power of two, must be one an f32
+    // holds: f32 has 23 bits below its leading one, none below 2^-149.
+    let lowest = e - 52 + (man | 1 << 52).trailing_zeros() as i32;
+    e <= 127 && lowest >= (e - 23).max(-149)
 }
 
 /// Bytewise order of two encoded keys: a plain loop, quicker than a
@@ -554,6 +569,37 @@ mod tests {
 
     fn kind(b: &[u8]) -> Option<Kind> {
         validate(b).err().map(|e| e.kind)
+    }
+
+    /// The integer rule for f64 heads agrees with the float conversion
+    /// (`d as f32` exact), around each boundary and on pseudo-random bits.
+    #[test]
+    fn f64_canonical_rule_matches_the_float_conversion() {
+        let by_floats = |v: u64| {
+            let d = f64::from_bits(v);
+            !(d.is_nan() || d as f32 as f64 == d || d.is_infinite())
+        };
+        let mut cases = std::vec::Vec::new();
+        for e in [0u64, 1, 800, 873, 874, 875, 895, 896, 897, 1000, 1023, 1150, 1151, 1152, 2046, 2047] {
+            for man in [0u64, 1, 1 << 28, 1 << 29, 3 << 29, 1 << 51, (1 << 52) - 1, (1 << 52) - (1 << 29)] {
+                for sign in [0, 1u64 << 63] {
+                    cases.push(sign | e << 52 | man);
+                }
+            }
+        }
+        let mut x = 0x9e37_79b9_7f4a_7c15u64;
+        for _ in 0..100_000 {
+            x ^= x << 13;
+            x ^= x >> 7;
+            x ^= x << 17;
+            // Low mantissa bits cleared now and then, so that fitting values occur.
+            cases.push(if x & 1 == 0 { x & !((1 << 29) - 1) } else { x });
+        }
+        let fits = cases.iter().filter(|&&v| !canonical_float(27, v)).count();
+        assert!(fits > 1000, "too few fitting cases: {fits}");
+        for v in cases {
+            assert_eq!(canonical_float(27, v), by_floats(v), "{v:#018x}");
+        }
     }
 
     #[test]

@@ -2,7 +2,7 @@
 //! function per layout that checks an object and returns its parameters.
 
 use super::error::{Error, Kind, Result};
-use super::manifest::{AttrValue, Attributes, Object};
+use super::manifest::{AttrValue, Attributes};
 use super::part::Part;
 use super::types::{is_float, DType, ElemType, Logical};
 
@@ -114,10 +114,34 @@ fn err(kind: Kind, ctx: &'static str) -> Error {
     Error::ctx(kind, ctx)
 }
 
+/// What a layout's rules read of a part (§3.4): its name, storage type,
+/// `type` and decoded size.
+#[derive(Clone, Copy, Debug)]
+pub struct PartInfo<'a> {
+    /// The part's name.
+    pub name: &'a str,
+    /// Storage type.
+    pub dtype: DType,
+    /// The `type` text, if any.
+    pub type_name: Option<&'a str>,
+    /// Bytes the part denotes ([`Part::decoded_size`]).
+    pub size: u64,
+}
+
+impl<'a> PartInfo<'a> {
+    fn elem(&self) -> ElemType<'a> {
+        ElemType::of(self.dtype, self.type_name)
+    }
+
+    fn logical(&self) -> Option<Logical> {
+        self.type_name.and_then(Logical::parse)
+    }
+}
+
 /// The parts of an object as a layout sees them: the first three (no
 /// registered layout has more) and how many there are.
 pub struct PartSet<'a> {
-    buf: [Option<Part<'a>>; 3],
+    buf: [Option<PartInfo<'a>>; 3],
     len: usize,
     /// How many parts the object has.
     pub(crate) total: usize,
@@ -130,21 +154,39 @@ impl<'a> PartSet<'a> {
     }
 
     /// Add the next part (beyond three, only counted).
-    pub fn push(&mut self, p: Part<'a>) {
+    pub fn push(&mut self, p: &Part<'a>) {
         if let Some(slot) = self.buf.get_mut(self.len) {
-            *slot = Some(p);
+            *slot = Some(PartInfo { name: p.name, dtype: p.dtype, type_name: p.type_name, size: p.decoded_size() });
         }
         self.len += 1;
     }
 
-    fn get(&self, name: &str) -> Option<Part<'a>> {
+    /// The part called `name` among the first three.
+    pub(crate) fn get(&self, name: &str) -> Option<PartInfo<'a>> {
         self.buf.iter().flatten().find(|p| p.name == name).copied()
     }
 }
 
+/// What a layout's rules read of an object (§5): its layout id, shape and
+/// attributes. The v2 reader's [`super::Object`] and the compact reader's
+/// v2 object give it, so that one set of rules serves both readers.
+pub trait Shaped<'a> {
+    /// The `layout` id.
+    fn layout(&self) -> &'a str;
+    /// Number of dimensions.
+    fn rank(&self) -> usize;
+    /// Dimension `i`.
+    fn dim(&self, i: usize) -> Option<u64>;
+    /// Product of the dimensions (validated not to overflow).
+    fn num_elements(&self) -> u64;
+    /// The value of the text key `key` in the map `within`, or (`None`)
+    /// in the object's `attributes`.
+    fn attr(&self, within: Option<&Attributes<'a>>, key: &str) -> Option<AttrValue<'a>>;
+}
+
 /// Check an object against its layout's at-open rules, given its parts.
-pub fn check<'a>(o: &Object<'a, '_>, parts: &PartSet<'a>) -> Result<Profile<'a>> {
-    let name = o.layout;
+pub fn check<'a>(o: &impl Shaped<'a>, parts: &PartSet<'a>) -> Result<Profile<'a>> {
+    let name = o.layout();
     let e = |k| move |mut x: Error| {
         if x.context.is_empty() {
             x.context = k;
@@ -164,110 +206,113 @@ pub fn check<'a>(o: &Object<'a, '_>, parts: &PartSet<'a>) -> Result<Profile<'a>>
     }
 }
 
-/// The parts named in `names`, exactly (no others).
-fn exactly<'a, const N: usize>(set: &PartSet<'a>, names: [&str; N]) -> Result<[Part<'a>; N]> {
-    if set.total != N || set.len != N {
-        return Err(err(Kind::LayoutParts, ""));
+/// The parts named in `names` (at most three) in that order, when the
+/// object has exactly those (no others); the slots past `names` repeat the
+/// first. (One function for every layout's part list, not one per length.)
+fn exactly<'a>(set: &PartSet<'a>, names: &[&str]) -> Result<[PartInfo<'a>; 3]> {
+    let bad = err(Kind::LayoutParts, "");
+    if set.total != names.len() || set.len != names.len() {
+        return Err(bad);
     }
-    let mut out = [None; N];
+    let mut out = [set.buf[0].ok_or(bad)?; 3];
     for (slot, n) in out.iter_mut().zip(names) {
-        *slot = Some(set.get(n).ok_or(err(Kind::LayoutParts, ""))?);
+        *slot = set.get(n).ok_or(bad)?;
     }
-    Ok(out.map(|p| p.unwrap_or_else(|| unreachable!())))
+    Ok(out)
 }
 
 /// `decoded_size(p) == p.type's size function at n` (skipped for an unknown type).
-fn size_is(p: &Part<'_>, n: u64) -> Result<()> {
+fn size_is(p: &PartInfo<'_>, n: u64) -> Result<()> {
     match p.elem() {
         ElemType::Unknown(..) => Ok(()),
         t => match t.size(n) {
-            Some(s) if s == p.decoded_size() => Ok(()),
+            Some(s) if s == p.size => Ok(()),
             _ => Err(err(Kind::SizeMismatch, "")),
         },
     }
 }
 
-fn bytes_are(p: &Part<'_>, n: Option<u64>) -> Result<()> {
-    if n == Some(p.decoded_size()) {
+fn bytes_are(p: &PartInfo<'_>, n: Option<u64>) -> Result<()> {
+    if n == Some(p.size) {
         Ok(())
     } else {
         Err(err(Kind::SizeMismatch, ""))
     }
 }
 
-fn dense<'a>(o: &Object<'a, '_>, set: &PartSet<'a>) -> Result<Profile<'a>> {
-    let [data] = exactly(set, ["data"])?;
+fn dense<'a>(o: &impl Shaped<'a>, set: &PartSet<'a>) -> Result<Profile<'a>> {
+    let [data, ..] = exactly(set, &["data"])?;
     size_is(&data, o.num_elements())?;
     Ok(Profile::Dense)
 }
 
 /// A plain `u32`/`u64` index part.
-fn index_part(p: &Part<'_>) -> Result<DType> {
+fn index_part(p: &PartInfo<'_>) -> Result<DType> {
     match (p.dtype, p.type_name) {
         (DType::U32 | DType::U64, None) => Ok(p.dtype),
         _ => Err(err(Kind::LayoutPartType, "")),
     }
 }
 
-fn csr<'a>(o: &Object<'a, '_>, set: &PartSet<'a>) -> Result<Profile<'a>> {
+fn csr<'a>(o: &impl Shaped<'a>, set: &PartSet<'a>) -> Result<Profile<'a>> {
     if o.rank() != 2 {
         return Err(err(Kind::LayoutRank, ""));
     }
-    let [values, indices, indptr] = exactly(set, ["values", "indices", "indptr"])?;
+    let [values, indices, indptr] = exactly(set, &["values", "indices", "indptr"])?;
     let index = index_part(&indices)?;
     if indptr.dtype != index || indptr.type_name.is_some() {
         return Err(err(Kind::LayoutPartType, ""));
     }
     let w = index.width();
-    if indices.decoded_size() % w != 0 {
+    if indices.size % w != 0 {
         return Err(err(Kind::SizeMismatch, "indices"));
     }
-    let nnz = indices.decoded_size() / w;
+    let nnz = indices.size / w;
     let rows = o.dim(0).unwrap_or(0);
     bytes_are(&indptr, rows.checked_add(1).and_then(|r| r.checked_mul(w)))?;
     size_is(&values, nnz)?;
     Ok(Profile::Csr { index })
 }
 
-fn coo<'a>(o: &Object<'a, '_>, set: &PartSet<'a>) -> Result<Profile<'a>> {
+fn coo<'a>(o: &impl Shaped<'a>, set: &PartSet<'a>) -> Result<Profile<'a>> {
     if o.rank() < 1 {
         return Err(err(Kind::LayoutRank, ""));
     }
-    let [values, coords] = exactly(set, ["values", "coords"])?;
+    let [values, coords, _] = exactly(set, &["values", "coords"])?;
     let index = index_part(&coords)?;
     let per = index.width() * o.rank() as u64;
-    if coords.decoded_size() % per != 0 {
+    if coords.size % per != 0 {
         return Err(err(Kind::SizeMismatch, "coords"));
     }
-    size_is(&values, coords.decoded_size() / per)?;
+    size_is(&values, coords.size / per)?;
     Ok(Profile::Coo { index })
 }
 
-fn uint_attr(a: Option<&Attributes<'_>>, key: &'static str) -> Result<u64> {
-    match a.and_then(|a| a.get(key)) {
+fn uint_attr<'a>(o: &impl Shaped<'a>, a: Option<&Attributes<'a>>, key: &'static str) -> Result<u64> {
+    match o.attr(a, key) {
         Some(AttrValue::Uint(v)) => Ok(v),
         _ => Err(err(Kind::LayoutAttribute, key)),
     }
 }
 
-fn text_attr<'a>(a: Option<&Attributes<'a>>, key: &'static str) -> Result<&'a str> {
-    match a.and_then(|a| a.get(key)) {
+fn text_attr<'a>(o: &impl Shaped<'a>, a: Option<&Attributes<'a>>, key: &'static str) -> Result<&'a str> {
+    match o.attr(a, key) {
         Some(AttrValue::Text(v)) => Ok(v),
         _ => Err(err(Kind::LayoutAttribute, key)),
     }
 }
 
-fn map_attr<'a>(a: Option<&Attributes<'a>>, key: &'static str) -> Result<Attributes<'a>> {
-    match a.and_then(|a| a.get(key)) {
+fn map_attr<'a>(o: &impl Shaped<'a>, a: Option<&Attributes<'a>>, key: &'static str) -> Result<Attributes<'a>> {
+    match o.attr(a, key) {
         Some(AttrValue::Map(m)) => Ok(m),
         _ => Err(err(Kind::LayoutAttribute, key)),
     }
 }
 
 /// A CBOR integer (major 0 or 1) as i64.
-fn int_attr(a: Option<&Attributes<'_>>, key: &'static str) -> Result<i64> {
+fn int_attr<'a>(o: &impl Shaped<'a>, a: Option<&Attributes<'a>>, key: &'static str) -> Result<i64> {
     let bad = err(Kind::LayoutAttribute, key);
-    match a.and_then(|a| a.get(key)) {
+    match o.attr(a, key) {
         Some(AttrValue::Uint(v)) => i64::try_from(v).map_err(|_| bad),
         Some(AttrValue::Other(b)) if !b.is_empty() && b[0] >> 5 == 1 => {
             let ai = b[0] & 0x1f;
@@ -283,32 +328,30 @@ fn int_attr(a: Option<&Attributes<'_>>, key: &'static str) -> Result<i64> {
 }
 
 /// The product of every dimension but `axis`.
-fn lanes(o: &Object<'_, '_>, axis: usize) -> Option<u64> {
-    o.dims().enumerate().filter(|&(i, _)| i != axis).try_fold(1u64, |p, (_, d)| p.checked_mul(d))
+fn lanes<'a>(o: &impl Shaped<'a>, axis: usize) -> Option<u64> {
+    (0..o.rank()).filter(|&i| i != axis).try_fold(1u64, |p, i| p.checked_mul(o.dim(i)?))
 }
 
-fn quant_group<'a>(o: &Object<'a, '_>, set: &PartSet<'a>) -> Result<Profile<'a>> {
-    let a = o.attributes();
-    let a = a.as_ref();
-    let bits = uint_attr(a, "bits")?;
-    let group_size = uint_attr(a, "group_size")?;
-    let axis = uint_attr(a, "axis")?;
-    let packing = map_attr(a, "packing")?;
-    let scale_form = text_attr(a, "scale_form")?;
-    let zp = map_attr(a, "zero_point")?;
-    let word = match text_attr(Some(&packing), "word")? {
+fn quant_group<'a>(o: &impl Shaped<'a>, set: &PartSet<'a>) -> Result<Profile<'a>> {
+    let bits = uint_attr(o, None, "bits")?;
+    let group_size = uint_attr(o, None, "group_size")?;
+    let axis = uint_attr(o, None, "axis")?;
+    let packing = map_attr(o, None, "packing")?;
+    let scale_form = text_attr(o, None, "scale_form")?;
+    let zp = map_attr(o, None, "zero_point")?;
+    let word = match text_attr(o, Some(&packing), "word")? {
         "u8" => DType::U8,
         "u16" => DType::U16,
         "u32" => DType::U32,
         "u64" => DType::U64,
         _ => return Err(err(Kind::LayoutAttribute, "word")),
     };
-    let order = match text_attr(Some(&packing), "order")? {
+    let order = match text_attr(o, Some(&packing), "order")? {
         "lsb_first" => Order::LsbFirst,
         "msb_first" => Order::MsbFirst,
         _ => return Err(err(Kind::LayoutAttribute, "order")),
     };
-    let per_word = uint_attr(Some(&packing), "per_word")?;
+    let per_word = uint_attr(o, Some(&packing), "per_word")?;
     let word_bits = 8 * word.width();
     if !matches!(bits, 2 | 3 | 4 | 5 | 6 | 8) || word_bits % bits != 0 {
         return Err(err(Kind::LayoutAttribute, "bits"));
@@ -322,10 +365,10 @@ fn quant_group<'a>(o: &Object<'a, '_>, set: &PartSet<'a>) -> Result<Profile<'a>>
         "e8m0_exponent" => ScaleForm::E8m0Exponent,
         _ => return Err(err(Kind::LayoutAttribute, "scale_form")),
     };
-    let zero_point = match text_attr(Some(&zp), "form")? {
+    let zero_point = match text_attr(o, Some(&zp), "form")? {
         "none" => ZeroPoint::None,
-        "implied" => ZeroPoint::Implied(int_attr(Some(&zp), "value")?),
-        "tensor" => match text_attr(Some(&zp), "packing")? {
+        "implied" => ZeroPoint::Implied(int_attr(o, Some(&zp), "value")?),
+        "tensor" => match text_attr(o, Some(&zp), "packing")? {
             "same_as_data" => ZeroPoint::Tensor { same_as_data: true },
             "plain" => ZeroPoint::Tensor { same_as_data: false },
             _ => return Err(err(Kind::LayoutAttribute, "packing")),
@@ -333,10 +376,10 @@ fn quant_group<'a>(o: &Object<'a, '_>, set: &PartSet<'a>) -> Result<Profile<'a>>
         _ => return Err(err(Kind::LayoutAttribute, "form")),
     };
     let (data, scales, zeros) = if let ZeroPoint::Tensor { .. } = zero_point {
-        let [d, s, z] = exactly(set, ["data", "scales", "zeros"])?;
+        let [d, s, z] = exactly(set, &["data", "scales", "zeros"])?;
         (d, s, Some(z))
     } else {
-        let [d, s] = exactly(set, ["data", "scales"])?;
+        let [d, s, _] = exactly(set, &["data", "scales"])?;
         (d, s, None)
     };
     if !data.dtype.is_integer() || data.dtype.width() != word.width() {
@@ -371,8 +414,8 @@ fn quant_group<'a>(o: &Object<'a, '_>, set: &PartSet<'a>) -> Result<Profile<'a>>
     Ok(Profile::QuantGroup(QuantGroup { bits, group_size, axis, word, order, per_word, scale_form, zero_point }))
 }
 
-fn mx<'a>(o: &Object<'a, '_>, set: &PartSet<'a>) -> Result<Profile<'a>> {
-    let [data, scales] = exactly(set, ["data", "scales"])?;
+fn mx<'a>(o: &impl Shaped<'a>, set: &PartSet<'a>) -> Result<Profile<'a>> {
+    let [data, scales, _] = exactly(set, &["data", "scales"])?;
     if scales.dtype != DType::U8 || scales.logical() != Some(Logical::F8E8M0) {
         return Err(err(Kind::LayoutPartType, "scales"));
     }
@@ -382,19 +425,17 @@ fn mx<'a>(o: &Object<'a, '_>, set: &PartSet<'a>) -> Result<Profile<'a>> {
         (_, ElemType::Unknown(..)) => None, // unknown element type: structural only
         _ => return Err(err(Kind::LayoutPartType, "data")),
     };
-    let a = o.attributes();
-    let a = a.as_ref();
-    let block_size = uint_attr(a, "block_size")?;
+    let block_size = uint_attr(o, None, "block_size")?;
     if block_size < 2 {
         return Err(err(Kind::LayoutAttribute, "block_size"));
     }
-    if text_attr(a, "scale_form")? != "e8m0_exponent" {
+    if text_attr(o, None, "scale_form")? != "e8m0_exponent" {
         return Err(err(Kind::LayoutAttribute, "scale_form"));
     }
     if o.rank() == 0 {
         return Err(err(Kind::LayoutRank, ""));
     }
-    let axis = match a.and_then(|a| a.get("axis")) {
+    let axis = match o.attr(None, "axis") {
         None => o.rank() as u64 - 1,
         Some(AttrValue::Uint(v)) if v < o.rank() as u64 => v,
         Some(_) => return Err(err(Kind::LayoutAttribute, "axis")),
@@ -408,15 +449,13 @@ fn mx<'a>(o: &Object<'a, '_>, set: &PartSet<'a>) -> Result<Profile<'a>> {
     Ok(Profile::Mx(Mx { block_size, axis, element }))
 }
 
-fn gguf<'a>(o: &Object<'a, '_>, set: &PartSet<'a>, ty: &'a str) -> Result<Profile<'a>> {
-    let [data] = exactly(set, ["data"])?;
+fn gguf<'a>(o: &impl Shaped<'a>, set: &PartSet<'a>, ty: &'a str) -> Result<Profile<'a>> {
+    let [data, ..] = exactly(set, &["data"])?;
     if data.dtype != DType::U8 || data.type_name.is_some() {
         return Err(err(Kind::LayoutPartType, "data"));
     }
-    let a = o.attributes();
-    let a = a.as_ref();
-    let elems_per_block = uint_attr(a, "elems_per_block")?;
-    let block_bytes = uint_attr(a, "block_bytes")?;
+    let elems_per_block = uint_attr(o, None, "elems_per_block")?;
+    let block_bytes = uint_attr(o, None, "block_bytes")?;
     if elems_per_block == 0 || o.num_elements() % elems_per_block != 0 {
         return Err(err(Kind::LayoutAttribute, "elems_per_block"));
     }

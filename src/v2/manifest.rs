@@ -4,7 +4,7 @@
 use super::cbor::{self, Cursor, Keys, MAP, TEXT, UINT};
 use super::container::{self, Footer, BLOB_ALIGN, FOOTER_LEN, MIN_FILE_LEN};
 use super::error::{Error, Kind, Result};
-use super::layout::{self, PartSet, Profile};
+use super::layout::{self, PartSet, Profile, Shaped};
 use super::part::{check_name, check_shard_name, Digest, Part};
 use super::spans::{Span, Spans};
 
@@ -210,7 +210,7 @@ impl<'a> Manifest<'a> {
             let o = Object::read(name, kpos, c, self.buf, |p, at| {
                 let file = self.check_blob(&p, at)?;
                 spans.push(Span { file, offset: p.offset, len: p.length })?;
-                set.push(p);
+                set.push(&p);
                 Ok(())
             })?;
             set.total = o.num_parts();
@@ -442,7 +442,8 @@ impl PartialEq for Attributes<'_> {
 }
 
 impl<'a> Attributes<'a> {
-    fn at(buf: &'a [u8], pos: usize) -> Self {
+    /// The map whose head is at `pos` of `buf`.
+    pub(crate) fn at(buf: &'a [u8], pos: usize) -> Self {
         Attributes { buf, pos }
     }
 
@@ -632,11 +633,34 @@ impl<'a, 'm> Object<'a, 'm> {
         self.attributes.map(|p| Attributes::at(self.buf, p))
     }
 
+    /// The parts as the layout rules see them.
+    pub(crate) fn part_set(&self) -> PartSet<'a> {
+        let mut set = PartSet::new(self.num_parts());
+        self.parts().flatten().for_each(|p| set.push(&p));
+        set
+    }
+
     /// The layout with its parameters (validated at open).
     pub fn profile(&self) -> Profile<'a> {
-        let mut set = PartSet::new(self.num_parts());
-        self.parts().flatten().for_each(|p| set.push(p));
-        layout::check(self, &set).unwrap_or(Profile::Unknown(self.layout))
+        layout::check(self, &self.part_set()).unwrap_or(Profile::Unknown(self.layout))
+    }
+}
+
+impl<'a> Shaped<'a> for Object<'a, '_> {
+    fn layout(&self) -> &'a str {
+        self.layout
+    }
+    fn rank(&self) -> usize {
+        Object::rank(self)
+    }
+    fn dim(&self, i: usize) -> Option<u64> {
+        Object::dim(self, i)
+    }
+    fn num_elements(&self) -> u64 {
+        self.numel
+    }
+    fn attr(&self, within: Option<&Attributes<'a>>, key: &str) -> Option<AttrValue<'a>> {
+        within.copied().or(self.attributes())?.get(key)
     }
 }
 

@@ -216,13 +216,7 @@ impl<'a> Part<'a> {
 
     /// The element type: plain, registered logical, or unknown.
     pub fn elem(&self) -> ElemType<'a> {
-        match self.type_name {
-            None => ElemType::Plain(self.dtype),
-            Some(t) => match Logical::parse(t) {
-                Some(l) => ElemType::Logical(l),
-                None => ElemType::Unknown(self.dtype, t),
-            },
-        }
+        ElemType::of(self.dtype, self.type_name)
     }
 
     /// The registered logical type, if `type` names one.

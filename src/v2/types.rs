@@ -92,7 +92,18 @@ pub enum ElemType<'a> {
     Unknown(DType, &'a str),
 }
 
-impl ElemType<'_> {
+impl<'a> ElemType<'a> {
+    /// The element type of a part of storage type `dtype` and `type` `ty`.
+    pub fn of(dtype: DType, ty: Option<&'a str>) -> ElemType<'a> {
+        match ty {
+            None => ElemType::Plain(dtype),
+            Some(t) => match Logical::parse(t) {
+                Some(l) => ElemType::Logical(l),
+                None => ElemType::Unknown(dtype, t),
+            },
+        }
+    }
+
     /// The decoded byte size of `n` elements (Appendix A's size function),
     /// `None` on overflow or for an unknown type.
     pub fn size(self, n: u64) -> Option<u64> {

@@ -6,7 +6,7 @@ use xxhash_rust::xxh3::Xxh3Default;
 
 use super::data;
 use super::error::{Error, Kind, Result};
-use super::layout::Profile;
+use super::layout::{PartSet, Profile, Shaped};
 use super::manifest::Object;
 use super::part::{Digest, Part};
 use super::seekable;
@@ -164,12 +164,13 @@ pub fn decoded<'f>(p: &Part<'_>, file: &'f [u8]) -> Result<Decoded<'f>> {
 
 /// The element count a part's logical type sees, where the layout says
 /// (dense and MX `data`: the shape's; sparse `values`: nnz); `None` elsewhere.
-pub(crate) fn elements(o: &Object<'_, '_>, p: &Part<'_>) -> Option<u64> {
-    match (o.profile(), p.name) {
+/// `profile` and `set` are the object's (both readers give them).
+pub(crate) fn elements<'a>(o: &impl Shaped<'a>, profile: &Profile<'a>, set: &PartSet<'a>, p: &Part<'_>) -> Option<u64> {
+    match (profile, p.name) {
         (Profile::Dense, _) | (Profile::Mx(_), "data") => Some(o.num_elements()),
-        (Profile::Csr { index }, "values") => o.part("indices").map(|i| i.decoded_size() / index.width()),
+        (Profile::Csr { index }, "values") => set.get("indices").map(|i| i.size / index.width()),
         (Profile::Coo { index }, "values") => {
-            o.part("coords").map(|c| c.decoded_size() / index.width() / (o.rank() as u64).max(1))
+            set.get("coords").map(|c| c.size / index.width() / (o.rank() as u64).max(1))
         }
         _ => None,
     }
@@ -179,12 +180,13 @@ pub(crate) fn elements(o: &Object<'_, '_>, p: &Part<'_>) -> Option<u64> {
 /// its layout's data rules (CSR, COO). Returns how many parts had a digest.
 pub fn object(o: &Object<'_, '_>, file: &[u8]) -> Result<usize> {
     let mut digested = 0;
+    let (set, profile) = (o.part_set(), o.profile());
     for p in o.parts() {
         let p = p?;
         let b = decoded(&p, file)?;
-        digested += part(&p, elements(o, &p), &b)? as usize;
+        digested += part(&p, elements(o, &profile, &set, &p), &b)? as usize;
     }
-    match o.profile() {
+    match profile {
         Profile::Csr { index } => {
             let (ip, ix) = (o.part("indptr"), o.part("indices"));
             let (Some(ip), Some(ix)) = (ip, ix) else {

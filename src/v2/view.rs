@@ -30,5 +30,5 @@ pub(crate) fn profile<'a>(buf: &'a [u8], name: &'a str) -> Option<Profile<'a>> {
 #[cfg_attr(ztensor_no_v2, allow(dead_code))]
 pub(crate) fn elements<'a>(buf: &'a [u8], name: &'a str, role: &str) -> Option<u64> {
     let o = object_named(buf, name)?;
-    super::verify::elements(&o, &o.part(role)?)
+    super::verify::elements(&o, &o.profile(), &o.part_set(), &o.part(role)?)
 }
