@@ -248,7 +248,7 @@ impl Reader {
     /// [`ErrorKind::NotZeroCopy`] in positional mode too.
     pub fn zero_copy<'f>(&'f self, c: &Component<'f>) -> Result<&'f [u8], Error> {
         if let Backing::Positional(..) = self.owned.borrow_owner() {
-            let reason = "the file is read by position (no memory map): read into a buffer instead";
+            let reason = "the file is read by positional reads (no memory map): read into a buffer instead";
             return Err(Error::Format(crate::Error::new(ErrorKind::NotZeroCopy { reason }).in_component(c.role())));
         }
         Ok(c.zero_copy_bytes()?)
