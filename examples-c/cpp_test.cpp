@@ -174,6 +174,37 @@ static void check_shards(const std::string &root) {
     CHECK(f.at("local").try_view<double>().has_value());
 }
 
+/* zt::File::from_source: the file's bytes in a vector, read by callbacks;
+ * reads as positional mode does, and `close` runs once, at destruction. */
+static void check_source(const std::string &path) {
+    struct Bytes {
+        std::vector<unsigned char> v;
+        int closed = 0;
+    } b;
+    std::FILE *in = std::fopen(path.c_str(), "rb");
+    CHECK(in != nullptr);
+    if (!in) return;
+    for (int c; (c = std::fgetc(in)) != EOF;) b.v.push_back(static_cast<unsigned char>(c));
+    std::fclose(in);
+    zt_source src{};
+    src.struct_size = sizeof src;
+    src.ctx = &b;
+    src.size = b.v.size();
+    src.read_at = [](void *ctx, std::uint64_t off, void *buf, std::size_t len) -> int {
+        auto *p = static_cast<Bytes *>(ctx);
+        if (off > p->v.size() || len > p->v.size() - off) return 1;
+        std::copy_n(p->v.data() + off, len, static_cast<unsigned char *>(buf));
+        return 0;
+    };
+    src.close = [](void *ctx) { static_cast<Bytes *>(ctx)->closed++; };
+    {
+        zt::File f = zt::File::from_source(src);
+        check_reads(f, true);
+        f.verify();
+    }
+    CHECK(b.closed == 1);
+}
+
 int main(int argc, char **argv) {
     if (argc != 2 && argc != 3) {
         std::fprintf(stderr, "usage: cpp_test OUT.zt [SHARDED.zt]\n");
@@ -189,6 +220,7 @@ int main(int argc, char **argv) {
         check_errors(f, dir);
         f.verify();
         check_reads(zt::File::open(path, ZT_OPEN_POSITIONAL), true);
+        check_source(path);
         if (argc == 3) check_shards(argv[2]);
     } catch (const zt::Error &e) {
         std::fprintf(stderr, "cpp_test: unexpected error: %s\n", e.what());

@@ -307,7 +307,8 @@ enum zt_mode
    */
   ZT_MODE_MMAP = 0,
   /**
-   * `zt_open` with `ZT_OPEN_POSITIONAL`: components are read on demand.
+   * `zt_open` with `ZT_OPEN_POSITIONAL`, or `zt_open_source`: components
+   * are read on demand.
    */
   ZT_MODE_POSITIONAL = 1,
   /**
@@ -962,6 +963,46 @@ typedef struct zt_file_info {
    */
   uint64_t manifest_length;
 } zt_file_info;
+
+#if defined(ZT_STD)
+/**
+ * A file the caller reads: its size and a positional read callback
+ * (`zt_open_source`). Set `struct_size` to `sizeof(zt_source)`: fields are
+ * only ever added at the end, and `struct_size` tells which a caller set.
+ */
+typedef struct zt_source {
+  /**
+   * `sizeof(zt_source)` as the caller compiled it.
+   */
+  size_t struct_size;
+  /**
+   * Handed to every callback.
+   */
+  void *ctx;
+  /**
+   * The file's length in bytes.
+   */
+  uint64_t size;
+  /**
+   * Read exactly `len` bytes at `offset` into `buf`; return 0, or the
+   * caller's non-zero error code (reported by `zt_last_error`). May be
+   * called from several threads at once. Required.
+   */
+  int (*read_at)(void *ctx, uint64_t offset, void *buf, size_t len);
+  /**
+   * Optional: called exactly once, by `zt_close` or when `zt_open_source`
+   * fails.
+   */
+  void (*close)(void *ctx);
+  /**
+   * Optional, for v2 shards (§7): fill `*out` with a source for the
+   * shard called `name` (`name_len` bytes, not NUL-terminated) in the
+   * root's shard table and return 0, or return a non-zero code. The
+   * shard's `close` is called when the handle is closed.
+   */
+  int (*open_shard)(void *ctx, const char *name, size_t name_len, struct zt_source *out);
+} zt_source;
+#endif
 
 #if !defined(ZT_STD)
 /**
@@ -1624,8 +1665,8 @@ zt_status zt_open_mem(const uint8_t *ptr, size_t len, struct zt_file **out);
 
 #if defined(ZT_STD)
 /**
- * Release a handle from `zt_open` / `zt_open_mem`: unmaps or closes the
- * file. Every pointer obtained from it (names, strings, zero-copy data)
+ * Release a handle from `zt_open` / `zt_open_mem` / `zt_open_source`:
+ * unmaps or closes the file (calls the source's `close`, and its shards'). Every pointer obtained from it (names, strings, zero-copy data)
  * becomes invalid. `zt_close(NULL)` does nothing.
  *
  * Ownership: consumes the handle; closing it twice is undefined behaviour.
@@ -1647,6 +1688,40 @@ void zt_close(struct zt_file *file);
  * `file` is NULL or live; `info` is NULL or writable.
  */
 zt_status zt_file_get_info(const struct zt_file *file, struct zt_file_info *info);
+
+#if defined(ZT_STD)
+/**
+ * Open and validate a file the caller reads through `src`'s callbacks:
+ * object storage, a custom VFS, an archive member. Only the file's tail is
+ * read now: for v1.2 and v2 files at most 2 calls of `read_at` (one, of
+ * the last 64 KiB, when they hold the manifest; v0.1 may need 3), and each
+ * component's bytes when it is read (of a `zt.zstd-seekable/1` range, only
+ * the covering frames). Reads, range reads, typed reads and verification
+ * work; `zt_component_ptr` answers `ZT_ERR_NOT_ZERO_COPY`. v2 parts in
+ * shards are read through `src->open_shard`.
+ *
+ * `flags`: 0, or `ZT_READ_NO_VERIFY` (as for `zt_open`).
+ *
+ * On success `*out` receives a new handle, which calls `src->close` when
+ * `zt_close` releases it. On failure `*out` is set to NULL and
+ * `src->close` has been called (unless `src` is NULL or its `struct_size`
+ * is too small): `ZT_ERR_IO` when `read_at` returned an error, its code in
+ * `zt_last_error()`, `ZT_ERR_FORMAT`, `ZT_ERR_UNSUPPORTED`,
+ * `ZT_ERR_INVALID_ARGUMENT` for a NULL `src`, `out` or `read_at`, a
+ * `struct_size` below the first version's, or an unknown flag. Later
+ * reads that fail return `ZT_ERR_IO` the same way, never crash.
+ *
+ * Ownership: `*src` is copied (the struct need not outlive the call; its
+ * `ctx` must live until `close`). The caller owns the handle and must
+ * release it with `zt_close`. Thread-safety: as `zt_open`; the callbacks
+ * are then called from whichever threads use the handle.
+ *
+ * # Safety
+ * `src` is NULL or valid for reads of `src->struct_size` bytes, with
+ * callbacks that keep the contract above; `out` is NULL or writable.
+ */
+zt_status zt_open_source(const struct zt_source *src, uint32_t flags, struct zt_file **out);
+#endif
 
 #if !defined(ZT_STD)
 /**
@@ -1901,7 +1976,8 @@ zt_status zt_component_at(const struct zt_file *file,
  * `ZT_ERR_NOT_ZERO_COPY` when the component is zstd-compressed, its
  * elements are big-endian (v0.1) or the host is, it is a v2 part in a
  * data shard (another file, outside the mapping), or the file was opened
- * with `ZT_OPEN_POSITIONAL`: use `zt_component_read` then. On failure
+ * with `ZT_OPEN_POSITIONAL` or through `zt_open_source`: use
+ * `zt_component_read` then. On failure
  * `*ptr` is NULL and `*len` 0.
  *
  * Ownership: borrowed, read-only, valid until `zt_close`.

@@ -309,6 +309,14 @@ public:
         return File(f);
     }
 
+    /// Open a file read through the caller's callbacks (zt_open_source):
+    /// `src.close` runs once, when the File is destroyed or when this throws.
+    static File from_source(const zt_source &src, std::uint32_t flags = 0) {
+        zt_file *f = nullptr;
+        check(zt_open_source(&src, flags, &f));
+        return File(f);
+    }
+
     const zt_file *handle() const noexcept { return h_.get(); }
 
     zt_file_info info() const {

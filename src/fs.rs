@@ -6,6 +6,9 @@
 //! - [`Mode::Positional`]: only the footer and the manifest are read at
 //!   open; each component is fetched with a positional read when asked for.
 //!   For network filesystems and files larger than the address space.
+//!   [`Reader::from_source`] reads the same way from any
+//!   [`Source`](crate::source::Source): a caller's callbacks, an HTTP
+//!   resource, bytes in memory.
 //!
 //! Files that change while open. Replacing a file by a rename (what
 //! [`FileSink`](crate::write::FileSink) does) is harmless in both modes:
@@ -30,7 +33,9 @@ use crate::container::{Tail, HEADER_LEN, MAX_FOOTER_LEN};
 use crate::error::ErrorKind;
 use crate::file::File;
 use crate::object::Component;
+use crate::source::{read, Source, TailRead};
 use crate::types::Encoding;
+use std::boxed::Box;
 use std::fmt;
 use std::path::{Path, PathBuf};
 use std::sync::{Arc, Mutex};
@@ -82,9 +87,9 @@ impl From<crate::Error> for Error {
 /// What `Reader::file` borrows from.
 enum Backing {
     Map(memmap2::Mmap),
-    /// The manifest bytes, where the file puts them, the file for
-    /// positional reads, and the file's last bytes (a v2 footer is 40).
-    Positional(Vec<u8>, Tail, std::fs::File, Vec<u8>),
+    /// The manifest bytes, where the file puts them, the source read by
+    /// position, and the file's last bytes (a v2 footer is 40).
+    Positional(Vec<u8>, Tail, Box<dyn Source>, Vec<u8>),
 }
 
 /// Validate what `b` holds: the whole mapped file, or the manifest alone.
@@ -121,10 +126,11 @@ self_cell::self_cell!(
 /// ```
 pub struct Reader {
     owned: Owned,
-    /// The path opened (v2 shards are found beside it).
-    path: PathBuf,
-    /// v2 shard files opened so far, by name.
-    shards: Mutex<Vec<(String, Arc<std::fs::File>)>>,
+    /// The path opened (v2 shards are found beside it); none for a
+    /// [`Source`], which finds its shards itself ([`Source::open_shard`]).
+    path: Option<PathBuf>,
+    /// v2 shards opened so far, by name.
+    shards: Mutex<Vec<(String, Arc<dyn Source>)>>,
 }
 
 impl Reader {
@@ -154,23 +160,36 @@ impl Reader {
                 // being truncated or rewritten while mapped (see memmap2 and
                 // the module's documentation).
                 let map = unsafe { memmap2::Mmap::map(&f)? };
-                Ok(Reader::new(Owned::try_new(Backing::Map(map), parse)?, path))
+                Ok(Reader::new(Owned::try_new(Backing::Map(map), parse)?, Some(path)))
             }
             Mode::Mmap => Err(Error::Format(crate::Error::new(ErrorKind::FileTooSmall { len }))),
-            Mode::Positional => {
-                let (tail, manifest, footer) = read_tail(&f, len)?;
-                Ok(Reader::new(Owned::try_new(Backing::Positional(manifest, tail, f, footer), parse)?, path))
-            }
+            Mode::Positional => Reader::positional(Box::new(f), Some(path)),
         }
     }
 
-    fn new(owned: Owned, path: &Path) -> Reader {
-        Reader { owned, path: path.to_path_buf(), shards: Mutex::new(Vec::new()) }
+    /// Open and validate a file read through `source`, by position: only
+    /// its tail is read now (for v1.x and v2, one read of its last 64 KiB
+    /// when they hold the manifest, else two; see [`crate::source`]), and
+    /// each part's bytes when it is read. Zero-copy views are refused
+    /// ([`ErrorKind::NotZeroCopy`]); v2 shards come from
+    /// [`Source::open_shard`].
+    pub fn from_source(source: impl Source + 'static) -> Result<Reader, Error> {
+        Reader::positional(Box::new(source), None)
     }
 
-    /// The v2 shard file called `name`: found beside the root, its size and
-    /// footer checked, kept open for later reads.
-    pub fn shard(&self, name: &str) -> Result<Arc<std::fs::File>, Error> {
+    fn positional(src: Box<dyn Source>, path: Option<&Path>) -> Result<Reader, Error> {
+        let TailRead { tail, manifest, footer } = crate::source::read_tail(&*src)?;
+        Ok(Reader::new(Owned::try_new(Backing::Positional(manifest, tail, src, footer), parse)?, path))
+    }
+
+    fn new(owned: Owned, path: Option<&Path>) -> Reader {
+        Reader { owned, path: path.map(Path::to_path_buf), shards: Mutex::new(Vec::new()) }
+    }
+
+    /// The v2 shard called `name`: found beside the root (or by the
+    /// source's [`Source::open_shard`]), its size and footer checked, kept
+    /// open for later reads.
+    pub fn shard(&self, name: &str) -> Result<Arc<dyn Source>, Error> {
         use crate::v2::errors::{to_crate, Sizes};
         let mut open = self.shards.lock().unwrap_or_else(|e| e.into_inner());
         if let Some((_, f)) = open.iter().find(|(n, _)| n == name) {
@@ -178,22 +197,28 @@ impl Reader {
         }
         let missing = || Error::Format(crate::Error::new(ErrorKind::ShardMissing).with_value(name));
         let entry = self.file().v2().and_then(|m| m.shards().find(|s| s.name == name)).ok_or_else(missing)?;
-        let path = crate::v2::shard::locate(&self.path, &entry).map_err(|_| missing())?;
-        let f = std::fs::File::open(&path)?;
-        let len = f.metadata()?.len();
+        let f: Box<dyn Source> = match (&self.path, self.owned.borrow_owner()) {
+            (Some(root), _) => {
+                let path = crate::v2::shard::locate(root, &entry).map_err(|_| missing())?;
+                Box::new(std::fs::File::open(&path)?)
+            }
+            (None, Backing::Positional(_, _, src, _)) => src.open_shard(name).map_err(|_| missing())?,
+            (None, Backing::Map(_)) => return Err(missing()),
+        };
+        let len = f.size();
         let mismatch = || Error::Format(crate::Error::new(ErrorKind::ShardMismatch).with_value(name));
         if len != entry.size || len < MAX_FOOTER_LEN + HEADER_LEN {
             return Err(mismatch());
         }
         let (mut head, mut footer) = ([0u8; HEADER_LEN as usize], [0u8; MAX_FOOTER_LEN as usize]);
-        read_exact_at(&f, &mut head, 0)?;
-        read_exact_at(&f, &mut footer, len - MAX_FOOTER_LEN)?;
+        f.read_at(0, &mut head)?;
+        f.read_at(len - MAX_FOOTER_LEN, &mut footer)?;
         if !crate::v2::container::has_magic(&head) {
             return Err(mismatch());
         }
         crate::v2::container::Footer::parse(&footer, len)
             .map_err(|e| Error::Format(to_crate(e, Sizes::of_footer(&footer, len)).with_value(name)))?;
-        let f = Arc::new(f);
+        let f: Arc<dyn Source> = Arc::from(f);
         open.push((name.into(), f.clone()));
         Ok(f)
     }
@@ -223,7 +248,7 @@ impl Reader {
     /// [`ErrorKind::NotZeroCopy`] in positional mode too.
     pub fn zero_copy<'f>(&'f self, c: &Component<'f>) -> Result<&'f [u8], Error> {
         if let Backing::Positional(..) = self.owned.borrow_owner() {
-            let reason = "the file was opened for positional reads";
+            let reason = "the file is read by positional reads (no memory map): read into a buffer instead";
             return Err(Error::Format(crate::Error::new(ErrorKind::NotZeroCopy { reason }).in_component(c.role())));
         }
         Ok(c.zero_copy_bytes()?)
@@ -234,8 +259,8 @@ impl Reader {
         let n = c.length() as usize;
         let dst = out.get_mut(..n).ok_or_else(|| crate::Error::new(ErrorKind::BufferTooSmall { needed: n as u64 }))?;
         match (self.owned.borrow_owner(), c.shard()) {
-            (_, Some(name)) => read_exact_at(&*self.shard(name)?, dst, c.offset())?,
-            (Backing::Positional(_, _, f, _), None) => read_exact_at(f, dst, c.offset())?,
+            (_, Some(name)) => read(&*self.shard(name)?, c.offset(), dst)?,
+            (Backing::Positional(_, _, f, _), None) => read(&**f, c.offset(), dst)?,
             _ => dst.copy_from_slice(c.stored_bytes()?),
         }
         Ok(n)
@@ -247,8 +272,8 @@ impl Reader {
         let past = || crate::Error::new(ErrorKind::OutOfBounds { offset, length: out.len() as u64, limit: c.length() });
         let end = offset.checked_add(out.len() as u64).filter(|&e| e <= c.length()).ok_or_else(past)?;
         match (self.owned.borrow_owner(), c.shard()) {
-            (_, Some(name)) => read_exact_at(&*self.shard(name)?, out, c.offset() + offset)?,
-            (Backing::Positional(_, _, f, _), None) => read_exact_at(f, out, c.offset() + offset)?,
+            (_, Some(name)) => read(&*self.shard(name)?, c.offset() + offset, out)?,
+            (Backing::Positional(_, _, f, _), None) => read(&**f, c.offset() + offset, out)?,
             _ => out.copy_from_slice(&c.stored_bytes()?[offset as usize..end as usize]),
         }
         Ok(())
@@ -291,14 +316,14 @@ impl Reader {
             Some(name) => Some(self.shard(name)?),
             None => None,
         };
-        let f = match (self.owned.borrow_owner(), &shard) {
+        let f: &dyn Source = match (self.owned.borrow_owner(), &shard) {
             (_, Some(s)) => &**s,
-            (Backing::Positional(_, _, f, _), None) => f,
+            (Backing::Positional(_, _, f, _), None) => &**f,
             (Backing::Map(_), None) => return Ok(c.read_range_into(start, out)?),
         };
         let mut io = None;
         let r = c.read_range_by(start, out, None, |off, buf| {
-            read_exact_at(f, buf, c.offset() + off).map_err(|e| io = Some(e)).is_ok()
+            read(f, c.offset() + off, buf).map_err(|e| io = Some(e)).is_ok()
         });
         match (r, io) {
             (_, Some(e)) => Err(Error::Io(e)),
@@ -366,19 +391,28 @@ impl Reader {
     /// parts in shards are read from their shards), then every shard of a
     /// v2 file's table that is found beside it: its size, footer and
     /// whole-file digest (§7.3), read a piece at a time. A shard not found
-    /// is no problem of its own here: the reads of its parts fail.
+    /// is no problem of its own here: the reads of its parts fail. A file
+    /// read by position whose open did not read its header magic has it
+    /// checked here.
     pub fn verify_with<'a>(
         &'a self,
         options: crate::verify::Options,
         mut on: impl FnMut(crate::verify::Finding<'_, 'a>),
     ) -> crate::verify::Report {
         let mut r = self.file().verify_from(self, options, &mut on);
+        if let Backing::Positional(_, tail, src, _) = self.owned.borrow_owner() {
+            if !crate::source::header_read(tail) {
+                if let Err(e) = crate::source::check_header(&**src, tail) {
+                    r.problem(e, &mut on);
+                }
+            }
+        }
         let Some(m) = self.file().v2().filter(|_| options.digests) else {
             return r;
         };
         for s in m.shards() {
             let e = match self.shard(s.name) {
-                Ok(f) => match shard_digest(&s, &f) {
+                Ok(f) => match shard_digest(&s, &*f) {
                     Ok(()) => continue,
                     Err(e) => e,
                 },
@@ -391,6 +425,14 @@ impl Reader {
         r
     }
 
+    /// The file's length in bytes.
+    pub fn size(&self) -> u64 {
+        match self.owned.borrow_owner() {
+            Backing::Map(m) => m.len() as u64,
+            Backing::Positional(_, tail, _, _) => tail.file_len,
+        }
+    }
+
     fn stored(&self, c: &Component<'_>) -> Result<Vec<u8>, Error> {
         let mut v = std::vec![0u8; c.length() as usize];
         self.read_stored_into(c, &mut v)?;
@@ -400,14 +442,14 @@ impl Reader {
 
 /// A shard's whole-file digest (§7.3), its bytes read and hashed a piece
 /// at a time; a mismatch names the algorithm and the shard.
-fn shard_digest(s: &crate::v2::Shard<'_>, f: &std::fs::File) -> Result<(), crate::Error> {
+fn shard_digest(s: &crate::v2::Shard<'_>, f: &dyn Source) -> Result<(), crate::Error> {
     let named = |alg: &str| std::format!("{alg} of shard {:?}", s.name);
     let mut h = crate::v2::shard::Pieces::new(s).map_err(|e| crate::Error::from(e).with_value(s.name))?;
     let mut buf = std::vec![0u8; (1u64 << 20).min(s.size) as usize];
     let mut at = 0;
     while at < s.size {
         let n = (s.size - at).min(buf.len() as u64) as usize;
-        read_exact_at(f, &mut buf[..n], at).map_err(|_| crate::Error::new(ErrorKind::Io).with_value(s.name))?;
+        f.read_at(at, &mut buf[..n]).map_err(|_| crate::Error::new(ErrorKind::Io).with_value(s.name))?;
         h.update(&buf[..n]);
         at += n as u64;
     }
@@ -423,43 +465,6 @@ impl fmt::Debug for Reader {
 
 fn not_regular() -> Error {
     Error::Io(std::io::Error::new(std::io::ErrorKind::InvalidInput, "not a regular file"))
-}
-
-/// Read and check the footer and header of a file of `len` bytes, then read
-/// its manifest: everything a reader needs before validating it.
-/// Also returns the file's last bytes (up to a v2 footer's 40).
-pub(crate) fn read_tail(f: &std::fs::File, len: u64) -> Result<(Tail, Vec<u8>, Vec<u8>), Error> {
-    if len < HEADER_LEN + 9 {
-        return Err(Error::Format(crate::Error::new(ErrorKind::FileTooSmall { len })));
-    }
-    let mut head = [0u8; HEADER_LEN as usize];
-    read_exact_at(f, &mut head, 0)?;
-    let n = MAX_FOOTER_LEN.min(len);
-    let mut footer = std::vec![0u8; n as usize];
-    read_exact_at(f, &mut footer, len - n)?;
-    let tail = Tail::from_header_and_footer(&head, &footer, len)?;
-    let mut manifest = std::vec![0u8; tail.manifest_len as usize];
-    read_exact_at(f, &mut manifest, tail.manifest_offset)?;
-    Ok((tail, manifest, footer))
-}
-
-#[cfg(unix)]
-pub(crate) fn read_exact_at(f: &std::fs::File, buf: &mut [u8], offset: u64) -> std::io::Result<()> {
-    std::os::unix::fs::FileExt::read_exact_at(f, buf, offset)
-}
-
-#[cfg(windows)]
-pub(crate) fn read_exact_at(f: &std::fs::File, mut buf: &mut [u8], mut offset: u64) -> std::io::Result<()> {
-    while !buf.is_empty() {
-        match std::os::windows::fs::FileExt::seek_read(f, buf, offset)? {
-            0 => return Err(std::io::ErrorKind::UnexpectedEof.into()),
-            n => {
-                buf = &mut buf[n..];
-                offset += n as u64;
-            }
-        }
-    }
-    Ok(())
 }
 
 #[cfg(test)]

@@ -63,6 +63,8 @@ pub mod read;
 pub mod scratch;
 #[cfg(feature = "alloc")]
 mod sort;
+#[cfg(feature = "std")]
+pub mod source;
 mod types;
 mod utf8;
 #[doc(hidden)]

@@ -20,7 +20,7 @@ const PIECE: u64 = 1 << 20;
 /// How [`File::verify_from`] reaches the v2 parts it does not hold in
 /// memory (positional sources, parts in shards): by position, a piece or a
 /// part's encoded bytes at a time, never a buffer of a part's decoded size.
-#[cfg_attr(not(feature = "alloc"), allow(dead_code))] // built by `verify_from` only
+#[cfg_attr(not(feature = "std"), allow(dead_code))] // built by `verify_from` only
 pub(crate) struct Positional<'r, 'a> {
     /// Whether the component's stored bytes are read by position.
     pub by_position: &'r dyn Fn(&Component<'a>) -> bool,
@@ -277,78 +277,10 @@ impl Report {
     }
 }
 
-/// Where a verification reads component bytes: a file in memory, or one
-/// read by position (the descriptor a [`fs::Reader`](crate::fs::Reader)
-/// holds in positional mode: no memory map, no re-opening by path).
-#[cfg(feature = "alloc")]
-pub trait Source {
-    /// Fill `out` with the file's bytes at `offset..offset + out.len()`.
-    /// Raw v2 parts outside shards are verified through this, 1 MiB at a
-    /// time, when [`Source::bytes`] is `None`.
-    fn read_at(&self, offset: u64, out: &mut [u8]) -> Result<()>;
-
-    /// The whole file, when it is in memory: component bytes are then
-    /// borrowed, not copied.
-    fn bytes(&self) -> Option<&[u8]> {
-        None
-    }
-
-    /// Fill `out` with a component's stored bytes.
-    fn read_component(&self, c: &Component<'_>, out: &mut [u8]) -> Result<()> {
-        self.read_component_at(c, 0, out)
-    }
-
-    /// Fill `out` with a component's stored bytes from `offset` (in its
-    /// stored bytes) on: by default from this file; a source that finds v2
-    /// shards reads a sharded part from its shard.
-    fn read_component_at(&self, c: &Component<'_>, offset: u64, out: &mut [u8]) -> Result<()> {
-        match c.shard() {
-            Some(_) => Err(c.error(ErrorKind::ShardMissing)),
-            None => self.read_at(c.offset() + offset, out),
-        }
-    }
-}
-
-#[cfg(feature = "alloc")]
-impl Source for [u8] {
-    fn read_at(&self, offset: u64, out: &mut [u8]) -> Result<()> {
-        let len = out.len() as u64;
-        let src = usize::try_from(offset)
-            .ok()
-            .and_then(|o| self.get(o..o.checked_add(out.len())?))
-            .ok_or(Error::new(ErrorKind::OutOfBounds { offset, length: len, limit: self.len() as u64 }))?;
-        out.copy_from_slice(src);
-        Ok(())
-    }
-
-    fn bytes(&self) -> Option<&[u8]> {
-        Some(self)
-    }
-}
-
+/// Where a verification reads component bytes: the one positional-read
+/// trait, [`crate::source::Source`].
 #[cfg(feature = "std")]
-impl Source for crate::fs::Reader {
-    fn read_at(&self, offset: u64, out: &mut [u8]) -> Result<()> {
-        let span = Component::span(self.file().bytes(), offset, out.len() as u64);
-        match self.read_stored_into(&span, out) {
-            Ok(_) => Ok(()),
-            Err(crate::fs::Error::Format(e)) => Err(e),
-            Err(crate::fs::Error::Io(_)) => Err(Error::new(ErrorKind::Io)),
-        }
-    }
-
-    fn bytes(&self) -> Option<&[u8]> {
-        self.file().bytes()
-    }
-
-    fn read_component_at(&self, c: &Component<'_>, offset: u64, out: &mut [u8]) -> Result<()> {
-        match self.read_stored_at(c, offset, out) {
-            Ok(()) => Ok(()),
-            Err(crate::fs::Error::Format(e)) => Err(e),
-            Err(crate::fs::Error::Io(_)) => Err(c.error(ErrorKind::Io)),
-        }
-    }
-}
+pub use crate::source::Source;
 
 impl<'a> File<'a> {
     /// Deep check of the whole file held in memory: every digest and every
@@ -370,7 +302,7 @@ impl<'a> File<'a> {
     /// file opened from its tail alone (positional reads), or any file whose
     /// bytes are elsewhere. `source` must hold the file this one was parsed
     /// from.
-    #[cfg(feature = "alloc")]
+    #[cfg(feature = "std")]
     pub fn verify_from<S: Source + ?Sized>(
         &self,
         source: &S,
@@ -389,7 +321,7 @@ impl<'a> File<'a> {
                 }
                 None => {
                     let mut v = alloc::vec![0u8; len as usize];
-                    source.read_component(c, &mut v).map_err(|e| e.in_component(c.role()))?;
+                    source.read_component_at(c, 0, &mut v).map_err(|e| e.in_component(c.role()))?;
                     Ok(Stored::Owned(v))
                 }
             }

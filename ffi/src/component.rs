@@ -166,7 +166,8 @@ pub unsafe extern "C" fn zt_component_at(
 /// `ZT_ERR_NOT_ZERO_COPY` when the component is zstd-compressed, its
 /// elements are big-endian (v0.1) or the host is, it is a v2 part in a
 /// data shard (another file, outside the mapping), or the file was opened
-/// with `ZT_OPEN_POSITIONAL`: use `zt_component_read` then. On failure
+/// with `ZT_OPEN_POSITIONAL` or through `zt_open_source`: use
+/// `zt_component_read` then. On failure
 /// `*ptr` is NULL and `*len` 0.
 ///
 /// Ownership: borrowed, read-only, valid until `zt_close`.

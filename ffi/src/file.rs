@@ -142,8 +142,8 @@ pub unsafe extern "C" fn zt_open_mem(ptr: *const u8, len: usize, out: *mut *mut 
     })
 }
 
-/// Release a handle from `zt_open` / `zt_open_mem`: unmaps or closes the
-/// file. Every pointer obtained from it (names, strings, zero-copy data)
+/// Release a handle from `zt_open` / `zt_open_mem` / `zt_open_source`:
+/// unmaps or closes the file (calls the source's `close`, and its shards'). Every pointer obtained from it (names, strings, zero-copy data)
 /// becomes invalid. `zt_close(NULL)` does nothing.
 ///
 /// Ownership: consumes the handle; closing it twice is undefined behaviour.

@@ -58,6 +58,9 @@ mod dtype;
 #[cfg(not(feature = "compact"))]
 mod file;
 
+#[cfg(feature = "std")]
+mod source;
+
 #[cfg(not(any(feature = "std", feature = "compact")))]
 mod embedded;
 
@@ -112,6 +115,8 @@ pub use file::*;
 pub use handle::zt_file;
 #[cfg(not(feature = "compact"))]
 pub use object::*;
+#[cfg(feature = "std")]
+pub use source::*;
 pub use types::*;
 pub use value::*;
 #[cfg(not(feature = "compact"))]

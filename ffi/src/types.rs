@@ -14,7 +14,8 @@ use ztensor_core::Format;
 pub enum zt_mode {
     /// `zt_open`: the whole file is memory-mapped.
     ZT_MODE_MMAP = 0,
-    /// `zt_open` with `ZT_OPEN_POSITIONAL`: components are read on demand.
+    /// `zt_open` with `ZT_OPEN_POSITIONAL`, or `zt_open_source`: components
+    /// are read on demand.
     ZT_MODE_POSITIONAL = 1,
     /// `zt_open_mem`: memory lent by the caller.
     ZT_MODE_MEMORY = 2,

@@ -219,7 +219,7 @@ impl Writer<FileSink> {
         let mut header = [0u8; HEADER_LEN as usize];
         let unsupported = Error::new(ErrorKind::Unsupported { what: "appending needs a v1.2 file" });
         if file_len >= HEADER_LEN {
-            crate::fs::read_exact_at(&f, &mut header, 0).map_err(io_err)?;
+            crate::source::Source::read_at(&f, 0, &mut header).map_err(io_err)?;
             if header == MAGIC_V0 {
                 return Err(unsupported);
             }
@@ -227,7 +227,7 @@ impl Writer<FileSink> {
         if file_len < HEADER_LEN + FOOTER_LEN {
             return Err(Error::new(ErrorKind::FileTooSmall { len: file_len }));
         }
-        let (tail, manifest, _) = crate::fs::read_tail(&f, file_len).map_err(|e| match e {
+        let crate::source::TailRead { tail, manifest, .. } = crate::source::read_tail(&f).map_err(|e| match e {
             crate::fs::Error::Io(_) => Error::new(ErrorKind::Io),
             crate::fs::Error::Format(e) => e,
         })?;

@@ -1,0 +1,247 @@
+//! Sources (`std`): a file's bytes read by position, wherever they live.
+//!
+//! One trait for every positional read: a [`std::fs::File`], bytes in
+//! memory, a C caller's callbacks (`zt_open_source`), an HTTP resource read
+//! by Range requests (the `zt` command). [`fs::Reader`](crate::fs::Reader)
+//! reads through it when it does not map a file, and [`File::verify_from`]
+//! reads component bytes through it.
+//!
+//! [`File::verify_from`]: crate::File::verify_from
+
+use crate::container::{Layout, Tail, HEADER_LEN, MAX_FOOTER_LEN};
+use crate::error::{Error, ErrorKind, Result};
+use crate::object::Component;
+use std::boxed::Box;
+use std::io;
+use std::vec::Vec;
+
+/// Bytes read at open when the size allows: the footer and, for most
+/// files, the whole manifest, so that listing a file costs one read
+/// (issue #33: a remote or caller source pays per request).
+pub const SPECULATIVE_TAIL: u64 = 64 << 10;
+
+/// A file's bytes, read by position.
+///
+/// `read_at` is called from several threads at once when a reader is
+/// shared; it reads exactly `out.len()` bytes or fails. A source whose
+/// bytes end before [`Source::size`] says (truncated, or replaced by a
+/// shorter file) must fail the read, never fill `out` partly.
+///
+/// ```
+/// use ztensor::source::Source;
+/// let bytes = ztensor::doc_example_file();
+/// let mut head = [0u8; 8];
+/// bytes.read_at(0, &mut head).unwrap();
+/// assert_eq!(bytes.size(), bytes.len() as u64);
+/// let r = ztensor::fs::Reader::from_source(bytes.to_vec()).unwrap();
+/// assert_eq!(r.file().len(), 2);
+/// ```
+pub trait Source: Send + Sync {
+    /// The file's length in bytes (read once, at open).
+    fn size(&self) -> u64;
+
+    /// Fill `out` with the bytes at `offset..offset + out.len()`.
+    fn read_at(&self, offset: u64, out: &mut [u8]) -> io::Result<()>;
+
+    /// The whole file, when it is in memory: component bytes are then
+    /// borrowed, not copied.
+    fn bytes(&self) -> Option<&[u8]> {
+        None
+    }
+
+    /// The v2 shard called `name` in the root's shard table (§7), for a
+    /// source that can find one (a caller's `open_shard`, a URL beside the
+    /// root's). The reader checks its size and footer. By default, none.
+    fn open_shard(&self, name: &str) -> io::Result<Box<dyn Source>> {
+        let _ = name;
+        Err(io::Error::new(io::ErrorKind::NotFound, "this source has no shards"))
+    }
+
+    /// Fill `out` with a component's stored bytes from `offset` (in its
+    /// stored bytes) on: by default from this file; a source that finds v2
+    /// shards (a [`fs::Reader`](crate::fs::Reader)) reads a sharded part
+    /// from its shard.
+    fn read_component_at(&self, c: &Component<'_>, offset: u64, out: &mut [u8]) -> Result<()> {
+        match c.shard() {
+            Some(_) => Err(c.error(ErrorKind::ShardMissing)),
+            None => self.read_at(c.offset() + offset, out).map_err(|e| io_error(&e).in_component(c.role())),
+        }
+    }
+}
+
+/// `src.read_at`, not called for nothing (an HTTP range cannot be empty).
+pub(crate) fn read(src: &dyn Source, offset: u64, out: &mut [u8]) -> io::Result<()> {
+    match out.is_empty() {
+        true => Ok(()),
+        false => src.read_at(offset, out),
+    }
+}
+
+/// An I/O error as this crate's `Copy` error: [`ErrorKind::Io`], its text
+/// (a callback's code, an HTTP status) kept as the value the message quotes.
+pub(crate) fn io_error(e: &io::Error) -> Error {
+    Error::new(ErrorKind::Io).with_value(&std::string::ToString::to_string(e))
+}
+
+impl Source for [u8] {
+    fn size(&self) -> u64 {
+        self.len() as u64
+    }
+
+    fn read_at(&self, offset: u64, out: &mut [u8]) -> io::Result<()> {
+        let src = usize::try_from(offset).ok().and_then(|o| self.get(o..o.checked_add(out.len())?));
+        out.copy_from_slice(src.ok_or_else(|| io::Error::from(io::ErrorKind::UnexpectedEof))?);
+        Ok(())
+    }
+
+    fn bytes(&self) -> Option<&[u8]> {
+        Some(self)
+    }
+}
+
+impl Source for Vec<u8> {
+    fn size(&self) -> u64 {
+        self.len() as u64
+    }
+
+    fn read_at(&self, offset: u64, out: &mut [u8]) -> io::Result<()> {
+        self.as_slice().read_at(offset, out)
+    }
+
+    fn bytes(&self) -> Option<&[u8]> {
+        Some(self)
+    }
+}
+
+/// A file read by position; its size is asked of the system each time.
+impl Source for std::fs::File {
+    fn size(&self) -> u64 {
+        self.metadata().map_or(0, |m| m.len())
+    }
+
+    #[cfg(unix)]
+    fn read_at(&self, offset: u64, out: &mut [u8]) -> io::Result<()> {
+        std::os::unix::fs::FileExt::read_exact_at(self, out, offset)
+    }
+
+    #[cfg(windows)]
+    fn read_at(&self, mut offset: u64, mut out: &mut [u8]) -> io::Result<()> {
+        while !out.is_empty() {
+            match std::os::windows::fs::FileExt::seek_read(self, out, offset)? {
+                0 => return Err(io::ErrorKind::UnexpectedEof.into()),
+                n => {
+                    out = &mut out[n..];
+                    offset += n as u64;
+                }
+            }
+        }
+        Ok(())
+    }
+}
+
+impl<S: Source + ?Sized> Source for Box<S> {
+    fn size(&self) -> u64 {
+        (**self).size()
+    }
+    fn read_at(&self, offset: u64, out: &mut [u8]) -> io::Result<()> {
+        (**self).read_at(offset, out)
+    }
+    fn bytes(&self) -> Option<&[u8]> {
+        (**self).bytes()
+    }
+    fn open_shard(&self, name: &str) -> io::Result<Box<dyn Source>> {
+        (**self).open_shard(name)
+    }
+}
+
+/// What a reader learns from a file's end: where the manifest lies, the
+/// manifest, and the file's last bytes (up to a v2 footer's 40).
+pub(crate) struct TailRead {
+    pub tail: Tail,
+    pub manifest: Vec<u8>,
+    pub footer: Vec<u8>,
+}
+
+/// Read and check a file's footer, then its manifest, in as few reads as
+/// the layout allows: the last [`SPECULATIVE_TAIL`] bytes first (the whole
+/// file when it is that small). For v1.x and v2 the footer's magic names
+/// the generation, so a second read is needed only when the manifest
+/// reaches further back; the header magic is checked when the first read
+/// covers it (and by verification, `fs::Reader::verify_with`). A footer
+/// without v1.x or v2 magic (v0.1, or a truncated file) needs the header
+/// to tell which: one more read.
+pub(crate) fn read_tail(src: &dyn Source) -> std::result::Result<TailRead, crate::fs::Error> {
+    let len = src.size();
+    if len < HEADER_LEN + 9 {
+        return Err(Error::new(ErrorKind::FileTooSmall { len }).into());
+    }
+    let n = SPECULATIVE_TAIL.min(len);
+    let mut end = std::vec![0u8; n as usize];
+    src.read_at(len - n, &mut end)?;
+    let footer = end[end.len() - MAX_FOOTER_LEN.min(n) as usize..].to_vec();
+    let named = footer.ends_with(&crate::v2::container::MAGIC) || footer.ends_with(&crate::container::MAGIC_V1);
+    let tail = if n == len {
+        Tail::from_header_and_footer(&end[..HEADER_LEN as usize], &footer, len)?
+    } else if named {
+        Tail::from_footer(&footer, len)?
+    } else {
+        let mut head = [0u8; HEADER_LEN as usize];
+        src.read_at(0, &mut head)?;
+        Tail::from_header_and_footer(&head, &footer, len)?
+    };
+    let start = len - n;
+    let manifest = if tail.manifest_offset >= start {
+        let at = (tail.manifest_offset - start) as usize;
+        end[at..at + tail.manifest_len as usize].to_vec()
+    } else {
+        let mut m = std::vec![0u8; tail.manifest_len as usize];
+        read(src, tail.manifest_offset, &mut m)?;
+        m
+    };
+    Ok(TailRead { tail, manifest, footer })
+}
+
+/// Whether a file's first bytes are the magic its footer announced (for
+/// sources whose open did not read them): [`Tail::check_header`].
+pub(crate) fn check_header(src: &dyn Source, tail: &Tail) -> Result<()> {
+    let mut head = [0u8; HEADER_LEN as usize];
+    src.read_at(0, &mut head).map_err(|e| io_error(&e))?;
+    tail.check_header(&head).map_err(|e| e.in_layout(tail.layout))
+}
+
+/// Whether the open of a file of `len` bytes read its header (the first
+/// read covered the file, or the footer named no generation).
+pub(crate) fn header_read(tail: &Tail) -> bool {
+    tail.file_len <= SPECULATIVE_TAIL || tail.layout == Layout::V0
+}
+
+/// A reader is a source of the file it opened: what [`File::verify_from`]
+/// reads through, parts in v2 shards read from their shards.
+///
+/// [`File::verify_from`]: crate::File::verify_from
+impl Source for crate::fs::Reader {
+    fn size(&self) -> u64 {
+        crate::fs::Reader::size(self)
+    }
+
+    fn read_at(&self, offset: u64, out: &mut [u8]) -> io::Result<()> {
+        let span = Component::span(self.file().bytes(), offset, out.len() as u64);
+        match self.read_stored_into(&span, out) {
+            Ok(_) => Ok(()),
+            Err(crate::fs::Error::Io(e)) => Err(e),
+            Err(crate::fs::Error::Format(e)) => Err(io::Error::new(io::ErrorKind::InvalidData, e)),
+        }
+    }
+
+    fn bytes(&self) -> Option<&[u8]> {
+        self.file().bytes()
+    }
+
+    fn read_component_at(&self, c: &Component<'_>, offset: u64, out: &mut [u8]) -> Result<()> {
+        match self.read_stored_at(c, offset, out) {
+            Ok(()) => Ok(()),
+            Err(crate::fs::Error::Format(e)) => Err(e),
+            Err(crate::fs::Error::Io(e)) => Err(io_error(&e).in_component(c.role())),
+        }
+    }
+}
