@@ -4,6 +4,7 @@
 //! buffers refused before any is written, NULL and oversized arguments.
 
 use super::support::*;
+use core::mem::{size_of, MaybeUninit};
 use core::ptr::{addr_of_mut, null, null_mut};
 use ztensor::*;
 use ztensor_core::v2::types::DType;
@@ -18,45 +19,69 @@ fn model() -> Vec<u8> {
     w.finish().unwrap()
 }
 
-/// A request for `name`'s "data" into `dst` (`len` bytes), its status 0xA5 bytes.
+/// A request for `name`'s "data" into `dst` (`len` bytes).
 fn request(h: &Handle<'_>, name: &[u8], dst: *mut u8, len: usize) -> zt_load_request {
-    let mut r = zt_load_request {
+    zt_load_request {
         object: find(h, name),
         role: c"data".as_ptr(),
         role_len: NUL,
         dst: dst.cast(),
         dst_len: len,
         status: zt_status::ZT_OK,
-    };
-    // SAFETY: the field's bytes; the library only writes it.
-    unsafe { addr_of_mut!(r.status).cast::<u8>().write_bytes(0xa5, core::mem::size_of::<zt_status>()) };
-    r
+    }
+}
+
+/// `zt_load` of `reqs` laid out as a C caller may leave them: each
+/// `status` holding 0xA5 bytes, no `zt_status`, until the call writes it
+/// (reading the requests back is undefined behaviour, which Miri reports,
+/// unless every status was written). The call's status and the requests.
+fn load(f: *const zt_file, reqs: Vec<zt_load_request>, threads: u32) -> (zt_status, Vec<zt_load_request>) {
+    let mut raw: Vec<MaybeUninit<zt_load_request>> = reqs.into_iter().map(MaybeUninit::new).collect();
+    for r in &mut raw {
+        // SAFETY: the field's bytes, in storage that claims no validity.
+        unsafe { addr_of_mut!((*r.as_mut_ptr()).status).cast::<u8>().write_bytes(0xa5, size_of::<zt_status>()) };
+    }
+    let s = unsafe { zt_load(f, raw.as_mut_ptr().cast(), raw.len(), threads, 0) };
+    // SAFETY: every status written by the call (Miri checks it).
+    (s, raw.into_iter().map(|r| unsafe { r.assume_init() }).collect())
 }
 
 pub fn whole_model() {
     let bytes = model();
     let h = open(&bytes);
     let (mut a, mut b, mut c) = (vec![0u8; 300], vec![0u8; 32], vec![0u8; 1]);
-    let mut reqs =
-        [request(&h, b"a", a.as_mut_ptr(), 300), request(&h, b"b", b.as_mut_ptr(), 32), request(&h, b"c", c.as_mut_ptr(), 1)];
-    ok(unsafe { zt_load(h.ptr(), reqs.as_mut_ptr(), 3, 2, 0) });
+    let reqs = vec![
+        request(&h, b"a", a.as_mut_ptr(), 300),
+        request(&h, b"b", b.as_mut_ptr(), 32),
+        request(&h, b"c", c.as_mut_ptr(), 1),
+    ];
+    let (st, reqs) = load(h.ptr(), reqs, 2);
+    ok(st);
     assert!(reqs.iter().all(|r| r.status == zt_status::ZT_OK));
     assert!(a.iter().enumerate().all(|(i, &x)| x == i as u8) && b == [7; 32] && c == [9]);
 
     // Overlapping buffers: both refused, neither written; the third loads.
     let mut shared = vec![0u8; 300];
     let p = shared.as_mut_ptr();
-    let mut reqs = [request(&h, b"a", p, 300), request(&h, b"c", unsafe { p.add(299) }, 1), request(&h, b"b", b.as_mut_ptr(), 32)];
-    expect(unsafe { zt_load(h.ptr(), reqs.as_mut_ptr(), 3, 2, 0) }, zt_status::ZT_ERR_INVALID_ARGUMENT, "overlaps");
-    assert_eq!((reqs[0].status, reqs[1].status, reqs[2].status), (zt_status::ZT_ERR_INVALID_ARGUMENT, zt_status::ZT_ERR_INVALID_ARGUMENT, zt_status::ZT_OK));
+    let reqs = vec![
+        request(&h, b"a", p, 300),
+        request(&h, b"c", unsafe { p.add(299) }, 1),
+        request(&h, b"b", b.as_mut_ptr(), 32),
+    ];
+    let (st, reqs) = load(h.ptr(), reqs, 2);
+    expect(st, zt_status::ZT_ERR_INVALID_ARGUMENT, "overlaps");
+    let statuses: Vec<_> = reqs.iter().map(|r| r.status).collect();
+    use zt_status::{ZT_ERR_INVALID_ARGUMENT as INVALID, ZT_OK as OK};
+    assert_eq!(statuses, [INVALID, INVALID, OK]);
     assert!(shared.iter().all(|&x| x == 0));
 
     // Arguments.
     let mut one = [request(&h, b"c", c.as_mut_ptr(), 1)];
     invalid(unsafe { zt_load(h.ptr(), null_mut(), 1, 1, 0) }, "`reqs` is NULL");
     invalid(unsafe { zt_load(h.ptr(), one.as_mut_ptr(), usize::MAX / 2, 1, 0) }, "`n` is too large");
-    invalid(unsafe { zt_load(null(), one.as_mut_ptr(), 1, 1, 0) }, "`file` is NULL");
-    assert_eq!(one[0].status, zt_status::ZT_ERR_INVALID_ARGUMENT);
+    let (st, back) = load(null(), vec![request(&h, b"c", c.as_mut_ptr(), 1)], 1);
+    invalid(st, "`file` is NULL");
+    assert_eq!(back[0].status, zt_status::ZT_ERR_INVALID_ARGUMENT);
     one[0].dst = null_mut();
     invalid(unsafe { zt_load(h.ptr(), one.as_mut_ptr(), 1, 1, 0) }, "`dst` is NULL");
     one[0].dst_len = usize::MAX;
