@@ -205,6 +205,29 @@ static void check_source(const std::string &path) {
     CHECK(b.closed == 1);
 }
 
+/* File::load: every object's first part on 2 threads equals read();
+ * a request for a role the object lacks fails alone, and load() throws its error. */
+static void check_load(const zt::File &f) {
+    std::vector<std::vector<std::byte>> bufs;
+    std::vector<zt_load_request> reqs;
+    for (zt::Object o : f) bufs.push_back(o.read(o.component_at(0).role()));
+    for (std::size_t i = 0; i < f.size(); i++) {
+        std::fill(bufs[i].begin(), bufs[i].end(), std::byte{0});
+        reqs.push_back(zt::File::request(f[i], f[i].component_at(0).role(), bufs[i].data(), bufs[i].size()));
+    }
+    f.load(reqs, 2);
+    for (std::size_t i = 0; i < f.size(); i++) {
+        CHECK(reqs[i].status == ZT_OK);
+        CHECK(bufs[i] == f[i].read(f[i].component_at(0).role()));
+    }
+    std::vector<std::byte> spare(bufs[0].size());
+    reqs.push_back(zt::File::request(f[0], "no-such-part", spare.data(), spare.size()));
+    auto [s, msg] = error_of([&] { f.load(reqs, 2); });
+    CHECK(s == ZT_ERR_NOT_FOUND);
+    CHECK(msg.find("no-such-part") != std::string::npos);
+    CHECK(reqs.back().status == ZT_ERR_NOT_FOUND && reqs.front().status == ZT_OK);
+}
+
 int main(int argc, char **argv) {
     if (argc != 2 && argc != 3) {
         std::fprintf(stderr, "usage: cpp_test OUT.zt [SHARDED.zt]\n");
@@ -219,6 +242,7 @@ int main(int argc, char **argv) {
         check_reads(f, false);
         check_errors(f, dir);
         f.verify();
+        check_load(f);
         check_reads(zt::File::open(path, ZT_OPEN_POSITIONAL), true);
         check_source(path);
         if (argc == 3) check_shards(argv[2]);

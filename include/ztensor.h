@@ -180,6 +180,14 @@ void zt_panic(void);
 #define ZT_READ_NO_VERIFY 2
 #endif
 
+#if defined(ZT_STD)
+/**
+ * `zt_load` flag: skip digest checks (for a file verified already, as
+ * `ZT_READ_NO_VERIFY` at open does for every read of the handle).
+ */
+#define ZT_LOAD_NO_VERIFY 1
+#endif
+
 /**
  * `zt_verify` flag: check every component's digest (stored bytes).
  */
@@ -1258,6 +1266,39 @@ typedef struct zt_verify_counts {
 
 #if defined(ZT_STD)
 /**
+ * One part for `zt_load` to decode into the caller's buffer.
+ */
+typedef struct zt_load_request {
+  /**
+   * The object, from `zt_find` / `zt_object_at` on the same handle.
+   */
+  struct zt_object object;
+  /**
+   * The component (v2: part) name, `role_len` bytes.
+   */
+  const char *role;
+  /**
+   * Length of `role` in bytes, or `ZT_NUL_TERMINATED`.
+   */
+  size_t role_len;
+  /**
+   * Receives the decoded bytes (little-endian elements, as
+   * `zt_component_read` writes them).
+   */
+  void *dst;
+  /**
+   * Must equal the decoded size (`zt_component`'s `decoded_length`).
+   */
+  size_t dst_len;
+  /**
+   * Out: this request's result.
+   */
+  zt_status status;
+} zt_load_request;
+#endif
+
+#if defined(ZT_STD)
+/**
  * The file-wide options of a new writer (`zt_writer_create_with_options`).
  *
  * It grows at its end in later versions: set `struct_size` to
@@ -2150,6 +2191,50 @@ zt_status zt_verify(const struct zt_file *file, uint32_t flags);
 zt_status zt_verify_report(const struct zt_file *file,
                            uint32_t flags,
                            struct zt_verify_counts *counts);
+
+#if defined(ZT_STD)
+/**
+ * Decode the parts `reqs[0..n]` name into their buffers, on `threads`
+ * worker threads (the calling one among them; 0: one per core of the
+ * machine). Large raw parts are read in pieces and `zt.zstd-seekable/1`
+ * parts in runs of whole frames, spread over the workers, largest first.
+ * Every part with a digest is checked as it is read (see
+ * `ZT_READ_NO_VERIFY`), unless `flags` has `ZT_LOAD_NO_VERIFY` or the
+ * handle was opened with `ZT_READ_NO_VERIFY`. Works on every handle:
+ * mapped, positional (`ZT_OPEN_POSITIONAL`), in memory; v2 parts in
+ * shards are read from their shards.
+ *
+ * Each request's `status` is set. A request fails alone: an unknown role
+ * (`ZT_ERR_NOT_FOUND`), a `dst_len` other than the decoded size
+ * (`ZT_ERR_BUFFER_TOO_SMALL` below it, `ZT_ERR_INVALID_ARGUMENT` above),
+ * a `dst` that is NULL with a nonzero `dst_len` or overlaps the `dst` of
+ * another request (`ZT_ERR_INVALID_ARGUMENT`, each of them), a corrupt
+ * part (`ZT_ERR_DIGEST_MISMATCH`, `ZT_ERR_CORRUPT_DATA`, `ZT_ERR_FORMAT`),
+ * a failed read (`ZT_ERR_IO`); the others complete. Two requests may name
+ * the same part (with buffers of their own). A failed request's `dst` may
+ * hold part of the data.
+ *
+ * Returns `ZT_OK` when every request succeeded, else the status of the
+ * first failed one in request order, whose message (naming the object and
+ * part) is `zt_last_error()`'s. `ZT_ERR_INVALID_ARGUMENT` for a NULL
+ * `file`, a NULL `reqs` with `n > 0` or an unknown flag (then every
+ * request's `status` says so, when `reqs` is not NULL).
+ *
+ * Ownership: the caller owns `reqs` and the buffers; nothing is kept.
+ * Thread-safety: safe on a shared handle; the buffers must not be touched
+ * by others during the call.
+ *
+ * # Safety
+ * `file` NULL or live; `reqs` NULL or valid for reading and writing `n`
+ * requests, each with `role` valid for `role_len` bytes (or
+ * NUL-terminated) and `dst` NULL or writable for `dst_len` bytes.
+ */
+zt_status zt_load(const struct zt_file *file,
+                  struct zt_load_request *reqs,
+                  size_t n,
+                  unsigned int threads,
+                  uint32_t flags);
+#endif
 
 #if defined(ZT_STD)
 /**

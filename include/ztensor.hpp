@@ -353,6 +353,24 @@ public:
     /// Check every digest and data rule (throws on the first problem found).
     void verify(std::uint32_t flags = ZT_VERIFY_ALL) const { check(zt_verify(h_.get(), flags)); }
 
+    /// A request for load(): part `role` of `obj` decoded into `dst`, which
+    /// holds exactly its decoded size (`len` bytes).
+    static zt_load_request request(const Object &obj, std::string_view role, void *dst, std::size_t len) noexcept {
+        return zt_load_request{obj.handle(), role.data(), role.size(), dst, len, ZT_OK};
+    }
+
+    /// Decode many parts into the caller's buffers on `threads` worker
+    /// threads (0: one per core), each part's digest checked as it is read
+    /// unless `flags` has ZT_LOAD_NO_VERIFY (zt_load). Every request's
+    /// `status` is set; throws zt::Error for the first failed request (the
+    /// others are loaded).
+    void load(zt_load_request *reqs, std::size_t n, unsigned threads = 0, std::uint32_t flags = 0) const {
+        check(zt_load(h_.get(), reqs, n, threads, flags));
+    }
+    void load(std::vector<zt_load_request> &reqs, unsigned threads = 0, std::uint32_t flags = 0) const {
+        load(reqs.data(), reqs.size(), threads, flags);
+    }
+
     /// Iteration over objects in manifest order (an input iterator: it
     /// yields Objects by value, so standard algorithms work).
     class iterator {

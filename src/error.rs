@@ -91,6 +91,8 @@ pub enum ErrorKind {
     NoData,
     /// A caller buffer is too small; `needed` bytes are required.
     BufferTooSmall { needed: u64 },
+    /// A caller buffer that must be exactly `needed` bytes (a load's destination) holds `given`.
+    BufferSize { needed: u64, given: u64 },
     /// A byte range `start..start + length` reaches past the `size` decoded bytes of a component.
     RangeOutOfBounds { start: u64, length: u64, size: u64 },
     /// A zero-copy view is not possible: the reason says why.
@@ -443,6 +445,7 @@ impl fmt::Display for ErrorKind {
             NotFound => f.write_str("not found"),
             NoData => f.write_str("only the manifest was loaded; data bytes are not available"),
             BufferTooSmall { needed } => write!(f, "buffer too small: {needed} bytes needed"),
+            BufferSize { needed, given } => write!(f, "buffer of {given} bytes for {needed} decoded bytes: they must be equal"),
             RangeOutOfBounds { start, length, size } => {
                 write!(f, "byte range {start}+{length} reaches past the {size} decoded bytes")
             }

@@ -57,6 +57,8 @@ mod heapsort;
 #[cfg(feature = "std")]
 pub mod fs;
 mod index;
+#[cfg(feature = "std")]
+pub mod load;
 mod manifest;
 mod object;
 pub mod read;

@@ -117,6 +117,7 @@ pub(crate) fn status_of(kind: ErrorKind, phase: Phase) -> zt_status {
         NotFound => ZT_ERR_NOT_FOUND,
         // Caller storage too small (the no-heap build's slots).
         BufferTooSmall { .. } | ScratchTooSmall { .. } => ZT_ERR_BUFFER_TOO_SMALL,
+        BufferSize { needed, given } if given < needed => ZT_ERR_BUFFER_TOO_SMALL,
         NotZeroCopy { .. } => ZT_ERR_NOT_ZERO_COPY,
         DigestMismatch => ZT_ERR_DIGEST_MISMATCH,
         Decompress | ZstdChecksum | DecodedTooLarge { .. } | BadData { .. } => ZT_ERR_CORRUPT_DATA,
@@ -125,7 +126,7 @@ pub(crate) fn status_of(kind: ErrorKind, phase: Phase) -> zt_status {
         LengthMismatch { .. } if phase == Phase::Data => ZT_ERR_CORRUPT_DATA,
         Io => ZT_ERR_IO,
         UnsupportedVersion { .. } | Unsupported { .. } | NoData | UnverifiableDigest => ZT_ERR_UNSUPPORTED,
-        TypeMismatch | RangeOutOfBounds { .. } => ZT_ERR_INVALID_ARGUMENT,
+        TypeMismatch | RangeOutOfBounds { .. } | BufferSize { .. } => ZT_ERR_INVALID_ARGUMENT,
         _ => ZT_ERR_FORMAT,
     }
 }

@@ -181,6 +181,22 @@ impl zt_file {
         }
     }
 
+    /// Load `requests` on `threads` workers (`ztensor::load`), checking
+    /// digests when asked and when the handle does.
+    #[cfg(feature = "std")]
+    pub(crate) fn load(
+        &self,
+        requests: &mut [ztensor_core::load::Request<'_>],
+        threads: usize,
+        verify: bool,
+    ) -> Vec<Result<(), ztensor_core::fs::Error>> {
+        let options = ztensor_core::load::Options { threads, verify: verify && self.verify_reads };
+        match &self.inner {
+            Inner::Path(r) => r.load(requests, options),
+            Inner::Memory(f) => ztensor_core::load::load(f, requests, options),
+        }
+    }
+
     /// The bytes `read_into` writes for `c`, found in bounded memory.
     #[cfg(feature = "std")]
     pub(crate) fn measure(&self, c: &Component<'_>) -> Result<u64, Fail> {

@@ -76,6 +76,9 @@ mod component;
 #[cfg(not(feature = "compact"))]
 mod verify;
 
+#[cfg(feature = "std")]
+mod load;
+
 // The C types both readers share (after the modules above for cbindgen:
 // its constants keep their place in the header).
 mod types;
@@ -113,6 +116,8 @@ pub use fault_numbers::*;
 pub use file::*;
 #[cfg(not(feature = "compact"))]
 pub use handle::zt_file;
+#[cfg(feature = "std")]
+pub use load::*;
 #[cfg(not(feature = "compact"))]
 pub use object::*;
 #[cfg(feature = "std")]

@@ -102,6 +102,7 @@ fn phrase(kind: ErrorKind) -> (&'static str, Option<&'static str>) {
         NotFound => "not found",
         NoData => "data bytes are not available",
         BufferTooSmall { .. } => "buffer too small",
+        BufferSize { .. } => "buffer size is not the decoded size",
         RangeOutOfBounds { .. } => "byte range reaches past the decoded bytes",
         NotZeroCopy { reason } => return ("no zero-copy view: ", Some(reason)),
         TypeMismatch => "requested element type does not match the dtype",

@@ -39,6 +39,73 @@ pub fn read_range(encoded: &[u8], decoded_length: u64, start: u64, out: &mut [u8
     Ok(())
 }
 
+/// A seek table read by position: its skippable frame (header included),
+/// where that frame starts in the part, its entry size and frame count.
+struct TableAt {
+    table: Vec<u8>,
+    skip: u64,
+    stride: u64,
+    frames: u64,
+    desc: u8,
+}
+
+impl TableAt {
+    /// Read the seek table of a part of `encoded_len` bytes (its last 9
+    /// bytes, then the table itself) through `read(offset, len)`.
+    fn read(encoded_len: u64, read: &mut impl FnMut(u64, usize) -> Result<Vec<u8>>) -> Result<TableAt> {
+        if encoded_len < 17 {
+            return Err(bad("no seek table"));
+        }
+        let end9 = read(encoded_len - 9, 9)?;
+        let (frames, desc) = (le32(&end9, 0) as u64, end9[4]);
+        if le32(&end9, 5) != SEEK_MAGIC {
+            return Err(bad("no seek table"));
+        }
+        if desc & 0x7f != 0 {
+            return Err(bad("reserved descriptor bits"));
+        }
+        let stride = if desc & 0x80 != 0 { 12 } else { 8 };
+        let table_len = frames * stride + 9;
+        let skip = encoded_len.checked_sub(table_len + 8).ok_or(bad("seek table size"))?;
+        let table = read(skip, (table_len + 8) as usize)?;
+        if le32(&table, 0) != SKIPPABLE_MAGIC || le32(&table, 4) as u64 != table_len {
+            return Err(bad("seek table frame"));
+        }
+        Ok(TableAt { table, skip, stride, frames, desc })
+    }
+
+    /// Frame `i`'s (compressed, decoded) sizes.
+    fn entry(&self, i: u64) -> (u64, u64) {
+        let at = 8 + (i * self.stride) as usize;
+        (le32(&self.table, at) as u64, le32(&self.table, at + 4) as u64)
+    }
+}
+
+/// Wrap a caller's `read_at(offset in the part, buf)` (`false`: the read
+/// failed, and the caller keeps its error; [`Kind::NotAvailable`] here).
+fn reader(mut read_at: impl FnMut(u64, &mut [u8]) -> bool) -> impl FnMut(u64, usize) -> Result<Vec<u8>> {
+    move |off: u64, len: usize| {
+        let mut b = alloc::vec![0u8; len];
+        if read_at(off, &mut b) {
+            Ok(b)
+        } else {
+            Err(Error::new(Kind::NotAvailable))
+        }
+    }
+}
+
+/// The decoded size of every frame but the last of a part of `encoded_len`
+/// bytes, from its seek table alone (read as [`read_range_at`] does): what a
+/// parallel load splits the part on, a frame never decoded twice. The
+/// table's other rules are checked when the frames are read.
+pub fn frame_size_at(encoded_len: u64, read_at: impl FnMut(u64, &mut [u8]) -> bool) -> Result<u64> {
+    let t = TableAt::read(encoded_len, &mut reader(read_at))?;
+    if t.frames == 0 {
+        return Err(bad("no frames"));
+    }
+    Ok(t.entry(0).1)
+}
+
 /// [`read_range`] for a part of `encoded_len` bytes read through
 /// `read_at(offset in the part, buf)` (`false`: the read failed, and the
 /// caller keeps its error; [`Kind::NotAvailable`] here). Reads the seek
@@ -51,38 +118,12 @@ pub fn read_range_at(
     decoded_length: u64,
     start: u64,
     out: &mut [u8],
-    mut read_at: impl FnMut(u64, &mut [u8]) -> bool,
+    read_at: impl FnMut(u64, &mut [u8]) -> bool,
 ) -> Result<()> {
-    let mut read = |off: u64, len: usize| {
-        let mut b = alloc::vec![0u8; len];
-        if read_at(off, &mut b) {
-            Ok(b)
-        } else {
-            Err(Error::new(Kind::NotAvailable))
-        }
-    };
-    if encoded_len < 17 {
-        return Err(bad("no seek table"));
-    }
-    let end9 = read(encoded_len - 9, 9)?;
-    let (frames, desc) = (le32(&end9, 0) as u64, end9[4]);
-    if le32(&end9, 5) != SEEK_MAGIC {
-        return Err(bad("no seek table"));
-    }
-    if desc & 0x7f != 0 {
-        return Err(bad("reserved descriptor bits"));
-    }
-    let stride = if desc & 0x80 != 0 { 12 } else { 8 };
-    let table_len = frames * stride + 9;
-    let skip = encoded_len.checked_sub(table_len + 8).ok_or(bad("seek table size"))?;
-    let table = read(skip, (table_len + 8) as usize)?;
-    if le32(&table, 0) != SKIPPABLE_MAGIC || le32(&table, 4) as u64 != table_len {
-        return Err(bad("seek table frame"));
-    }
-    let entry = |i: u64| {
-        let at = 8 + (i * stride) as usize;
-        (le32(&table, at) as u64, le32(&table, at + 4) as u64)
-    };
+    let mut read = reader(read_at);
+    let t = TableAt::read(encoded_len, &mut read)?;
+    let (table, skip, stride, frames, desc) = (&t.table, t.skip, t.stride, t.frames, t.desc);
+    let entry = |i: u64| t.entry(i);
     // The table's sizes, and the frames covering the range with where they are.
     let (size, end) = (entry(0).1, start + out.len() as u64);
     let (mut enc, mut dec) = (0u64, 0u64);

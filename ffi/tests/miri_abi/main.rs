@@ -17,6 +17,7 @@
 mod components;
 mod foreign;
 mod library;
+mod load;
 mod reads;
 mod support;
 mod writer;
@@ -136,4 +137,9 @@ fn writer_options_by_struct_size() {
 #[test]
 fn writer_v2_layouts() {
     writer_v2::v2_layouts();
+}
+
+#[test]
+fn whole_model_load() {
+    load::whole_model();
 }

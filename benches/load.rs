@@ -1,0 +1,350 @@
+//! Whole-model load (issue #33), side by side in one run, warm page cache,
+//! wall time (the contestants use several threads):
+//!
+//! A model of about 1 GiB in 299 f32 tensors (12 of 32 MiB, 100 of 4 MiB,
+//! 100 of 2 MiB, 87 of 512 KiB; a smooth signal with noise, as `data.rs`),
+//! written at startup by our v2 writer into a temp dir (`$TMPDIR`), raw
+//! (canonical: xxh3 on every part) and `zt.zstd-seekable/1` (1 MiB frames,
+//! level 3, xxh3), and as a `.safetensors` file. Every timed call opens its
+//! file anew (a cold start with the bytes in the page cache: the mapping's
+//! page faults count) and reads every tensor:
+//!
+//! * ours: `fs::Reader::open` (mapped or positional) + `load` into the
+//!   caller's pre-touched buffers (one arena), 1 and 2 threads, digests
+//!   checked (the default) or not;
+//! * upstream `ztensor = "=2.1.1"`: `Source::open` + `Part::bytes` of every
+//!   tensor into owned memory (`into_owned`), on 1 thread and on 2 threads
+//!   of the caller's (half the tensors each);
+//! * `safetensors` 0.6: `File::open` + mmap + `SafeTensors::deserialize` +
+//!   a copy of every tensor into the same arena;
+//! * plain `read()`: `File::open` + `read_exact` of the whole raw file into
+//!   one pre-touched buffer (the limit).
+//!
+//! Each pair runs alternately (ours, theirs, theirs, ours, ...;
+//! `ZT_BENCH_ROUNDS` rounds, default 5); the table gives fastest and median.
+//! `ZT_BENCH_LOAD_MIB` (default 1024) scales the model.
+//!
+//!     cargo bench -p ztensor-benches --bench load
+
+use std::hint::black_box;
+use std::io::Read;
+use std::path::Path;
+use std::time::Instant;
+
+use ztensor::fs::{Mode, Reader};
+use ztensor::load::{Options, Request};
+use ztensor::v2::types::DType;
+use ztensor::write::v2 as w2;
+
+const MIB: usize = 1 << 20;
+
+fn env_usize(name: &str, default: usize) -> usize {
+    std::env::var(name).ok().map_or(default, |v| v.parse().unwrap_or_else(|_| panic!("{name}: an integer")))
+}
+
+/// xorshift64*.
+struct Rng(u64);
+impl Rng {
+    fn next(&mut self) -> u64 {
+        self.0 ^= self.0 >> 12;
+        self.0 ^= self.0 << 25;
+        self.0 ^= self.0 >> 27;
+        self.0.wrapping_mul(0x2545_f491_4f6c_dd1d)
+    }
+}
+
+/// Tensor sizes in bytes: 12 × 32 MiB, 100 × 4 MiB, 100 × 2 MiB, 87 × 512 KiB at 1 GiB.
+fn sizes(total_mib: usize) -> Vec<usize> {
+    let scale = |n: usize| (n * total_mib).div_ceil(1024).max(1);
+    let mut v = Vec::new();
+    for (n, each) in [(12, 32 * MIB), (100, 4 * MIB), (100, 2 * MIB), (87, MIB / 2)] {
+        v.extend(std::iter::repeat(each).take(scale(n)));
+    }
+    v
+}
+
+/// A smooth f32 signal (two sines) with small noise: zstd ratio about 1.1.
+fn signal(bytes: usize, seed: u64) -> Vec<u8> {
+    let mut r = Rng(seed | 1);
+    (0..bytes / 4)
+        .flat_map(|i| {
+            let t = i as f32;
+            let noise = (r.next() >> 40) as f32 / (1u64 << 24) as f32 - 0.5;
+            let x = (t * 0.001_534).sin() + 0.25 * (t * 0.016_67).sin() + 0.02 * noise;
+            x.to_le_bytes()
+        })
+        .collect()
+}
+
+struct Model {
+    names: Vec<String>,
+    sizes: Vec<usize>,
+    total: usize,
+}
+
+fn write_models(dir: &Path, total_mib: usize) -> Model {
+    let sizes = sizes(total_mib);
+    let names: Vec<String> = (0..sizes.len()).map(|i| format!("blk.{:03}.weight", i)).collect();
+    let base = signal(64 * MIB, 0x9e37_79b9);
+    let mut raw = w2::Writer::create(dir.join("raw.zt")).unwrap();
+    let mut seek = w2::Writer::create_with(dir.join("seekable.zt"), w2::Options::non_canonical(4096)).unwrap();
+    let mut st: Vec<(String, Vec<u8>, usize)> = Vec::new();
+    for (i, (name, &len)) in names.iter().zip(&sizes).enumerate() {
+        // A window of the signal (distinct for every tensor), its first word the index.
+        let at = (i * 4099 * 4) % (base.len() - len);
+        let mut data = base[at..at + len].to_vec();
+        data[..4].copy_from_slice(&(i as u32).to_le_bytes());
+        raw.add_dense(name, &[(len / 4) as u64], DType::F32, &data[..]).unwrap();
+        let part = w2::NewPart::new("data", DType::F32, &data[..]).encoding(w2::Encoding::ZSTD_SEEKABLE);
+        seek.add(w2::NewObject::new(name.as_str(), &[(len / 4) as u64], "dense").part(part)).unwrap();
+        st.push((name.clone(), data, len));
+    }
+    raw.finish().unwrap();
+    seek.finish().unwrap();
+    let views: Vec<(String, safetensors::tensor::TensorView<'_>)> = st
+        .iter()
+        .map(|(n, d, len)| (n.clone(), safetensors::tensor::TensorView::new(safetensors::Dtype::F32, vec![len / 4], d).unwrap()))
+        .collect();
+    safetensors::serialize_to_file(views, None, &dir.join("model.safetensors")).unwrap();
+    let total = sizes.iter().sum();
+    Model { names, sizes, total }
+}
+
+/// The arena: every tensor's buffer, pre-touched.
+fn arena(m: &Model) -> Vec<u8> {
+    vec![1u8; m.total]
+}
+
+fn slices<'a>(m: &Model, arena: &'a mut [u8]) -> Vec<&'a mut [u8]> {
+    let mut out = Vec::with_capacity(m.sizes.len());
+    let mut rest = arena;
+    for &n in &m.sizes {
+        let (a, b) = rest.split_at_mut(n);
+        out.push(a);
+        rest = b;
+    }
+    out
+}
+
+fn ours(path: &Path, mode: Mode, m: &Model, arena: &mut [u8], threads: usize, verify: bool) {
+    let r = Reader::open_with(path, mode).unwrap();
+    let objects: Vec<_> = m.names.iter().map(|n| r.file().get(n).unwrap()).collect();
+    let mut reqs: Vec<Request<'_>> =
+        objects.iter().zip(slices(m, arena)).map(|(o, dst)| Request { object: *o, role: "data", dst }).collect();
+    for res in r.load(&mut reqs, Options { threads, verify }) {
+        res.unwrap();
+    }
+}
+
+fn upstream(path: &Path, m: &Model, threads: usize) {
+    let s = ztensor_up2::Source::open(path).unwrap();
+    let read = |names: &[String]| {
+        let mut sum = 0usize;
+        for n in names {
+            let v = s.tensor(n).unwrap().data().unwrap().bytes().unwrap().into_owned();
+            sum += black_box(&v).len();
+        }
+        sum
+    };
+    let n = if threads == 1 {
+        read(&m.names)
+    } else {
+        let half = m.names.len() / 2;
+        std::thread::scope(|sc| {
+            let t = sc.spawn(|| read(&m.names[half..]));
+            read(&m.names[..half]) + t.join().unwrap()
+        })
+    };
+    assert_eq!(n, m.total);
+}
+
+fn safetensors_copy(path: &Path, m: &Model, arena: &mut [u8]) {
+    let f = std::fs::File::open(path).unwrap();
+    // SAFETY: a read-only map of a file nobody modifies during the benchmark.
+    let map = unsafe { memmap2::Mmap::map(&f) }.unwrap();
+    let st = safetensors::SafeTensors::deserialize(&map).unwrap();
+    for (name, dst) in m.names.iter().zip(slices(m, arena)) {
+        dst.copy_from_slice(st.tensor(name).unwrap().data());
+    }
+}
+
+fn plain_read(path: &Path, buf: &mut [u8]) {
+    let mut f = std::fs::File::open(path).unwrap();
+    f.read_exact(buf).unwrap();
+}
+
+struct Pair {
+    what: String,
+    ours: String,
+    theirs: String,
+    goal: &'static str,
+    bytes: usize,
+    min: (f64, f64),
+    median: (f64, f64),
+}
+
+fn paired(
+    pairs: &mut Vec<Pair>,
+    what: &str,
+    bytes: usize,
+    (ours_name, mut ours): (&str, impl FnMut()),
+    (theirs_name, mut theirs): (&str, impl FnMut()),
+    goal: &'static str,
+) {
+    let rounds = env_usize("ZT_BENCH_ROUNDS", 5).max(1);
+    let time = |f: &mut dyn FnMut()| {
+        let t = Instant::now();
+        f();
+        t.elapsed().as_nanos() as f64
+    };
+    time(&mut ours);
+    time(&mut theirs);
+    let (mut a, mut b) = (Vec::new(), Vec::new());
+    for i in 0..rounds {
+        if i % 2 == 0 {
+            a.push(time(&mut ours));
+            b.push(time(&mut theirs));
+        } else {
+            b.push(time(&mut theirs));
+            a.push(time(&mut ours));
+        }
+    }
+    a.sort_by(f64::total_cmp);
+    b.sort_by(f64::total_cmp);
+    let p = Pair {
+        what: what.to_owned(),
+        ours: ours_name.to_owned(),
+        theirs: theirs_name.to_owned(),
+        goal,
+        bytes,
+        min: (a[0], b[0]),
+        median: (a[rounds / 2], b[rounds / 2]),
+    };
+    eprintln!(
+        "{what}: {ours_name} {:.0} MB/s vs {theirs_name} {:.0} MB/s (median): theirs/ours {:.3}",
+        mb_s(bytes, p.median.0),
+        mb_s(bytes, p.median.1),
+        p.median.1 / p.median.0
+    );
+    pairs.push(p);
+}
+
+fn mb_s(bytes: usize, ns: f64) -> f64 {
+    bytes as f64 / ns * 1e3
+}
+
+fn main() {
+    let total_mib = env_usize("ZT_BENCH_LOAD_MIB", 1024);
+    let dir = tempfile::Builder::new().prefix("zt-bench-load-").tempdir().unwrap();
+    let t = Instant::now();
+    let m = write_models(dir.path(), total_mib);
+    let (raw, seek, st) = (dir.path().join("raw.zt"), dir.path().join("seekable.zt"), dir.path().join("model.safetensors"));
+    let len = |p: &Path| std::fs::metadata(p).unwrap().len();
+    eprintln!(
+        "{} tensors, {} bytes; raw.zt {} bytes, seekable.zt {} bytes, model.safetensors {} bytes; written in {:.1?} to {}",
+        m.names.len(),
+        m.total,
+        len(&raw),
+        len(&seek),
+        len(&st),
+        t.elapsed(),
+        dir.path().display()
+    );
+    let mut a1 = arena(&m);
+    let mut a2 = arena(&m);
+    let mut whole = vec![1u8; len(&raw) as usize];
+    // Everyone reads the same bytes (and the page cache is warm).
+    ours(&raw, Mode::Mmap, &m, &mut a1, 2, true);
+    safetensors_copy(&st, &m, &mut a2);
+    assert!(a1 == a2);
+    a1.fill(0);
+    ours(&seek, Mode::Positional, &m, &mut a1, 1, true);
+    assert!(a1 == a2);
+    upstream(&raw, &m, 2);
+    upstream(&seek, &m, 2);
+    plain_read(&raw, &mut whole);
+
+    let n = m.total;
+    let mut pairs = Vec::new();
+    let what = format!("raw, {} MiB in {} tensors", n / MIB, m.names.len());
+    for (mode, threads) in [(Mode::Positional, 1), (Mode::Positional, 2), (Mode::Mmap, 1), (Mode::Mmap, 2)] {
+        paired(
+            &mut pairs,
+            &what,
+            n,
+            (&format!("ours load {mode:?} {threads}t"), || ours(&raw, mode, &m, &mut a1, threads, true)),
+            ("plain read() of the file", || plain_read(&raw, &mut whole)),
+            "≥ 0.9",
+        );
+    }
+    for threads in [1, 2] {
+        paired(
+            &mut pairs,
+            &what,
+            n,
+            (&format!("ours load Mmap {threads}t"), || ours(&raw, Mode::Mmap, &m, &mut a1, threads, true)),
+            (&format!("upstream Part::bytes {threads}t"), || upstream(&raw, &m, threads)),
+            "",
+        );
+    }
+    paired(
+        &mut pairs,
+        &what,
+        n,
+        ("ours load Mmap 1t", || ours(&raw, Mode::Mmap, &m, &mut a1, 1, true)),
+        ("safetensors mmap + copy", || safetensors_copy(&st, &m, &mut a2)),
+        "",
+    );
+    paired(
+        &mut pairs,
+        &what,
+        n,
+        ("ours load Positional 1t, verify", || ours(&raw, Mode::Positional, &m, &mut a1, 1, true)),
+        ("ours load Positional 1t, no verify", || ours(&raw, Mode::Positional, &m, &mut a2, 1, false)),
+        "≥ 0.83 (verify ≤ 20%)",
+    );
+    let what = format!("zstd-seekable, {} MiB in {} tensors", n / MIB, m.names.len());
+    for threads in [1, 2] {
+        paired(
+            &mut pairs,
+            &what,
+            n,
+            (&format!("ours load Mmap {threads}t"), || ours(&seek, Mode::Mmap, &m, &mut a1, threads, true)),
+            (&format!("upstream Part::bytes {threads}t"), || upstream(&seek, &m, threads)),
+            "≥ 1.1",
+        );
+    }
+    paired(
+        &mut pairs,
+        &what,
+        n,
+        ("ours load Mmap 2t", || ours(&seek, Mode::Mmap, &m, &mut a1, 2, true)),
+        ("ours load Mmap 1t", || ours(&seek, Mode::Mmap, &m, &mut a2, 1, true)),
+        "≥ 1.8",
+    );
+    paired(
+        &mut pairs,
+        &what,
+        n,
+        ("ours load Mmap 1t, verify", || ours(&seek, Mode::Mmap, &m, &mut a1, 1, true)),
+        ("ours load Mmap 1t, no verify", || ours(&seek, Mode::Mmap, &m, &mut a2, 1, false)),
+        "≥ 0.83 (verify ≤ 20%)",
+    );
+
+    println!("\nInterleaved pairs ({} rounds each, wall time; ratio = theirs / ours time, ≥ 1: ours is as fast):\n", env_usize("ZT_BENCH_ROUNDS", 5));
+    println!("| what | ours | theirs | ours MB/s (median) | theirs MB/s (median) | theirs/ours median | theirs/ours fastest | goal |");
+    println!("|---|---|---|---|---|---|---|---|");
+    for p in &pairs {
+        println!(
+            "| {} | {} | {} | {:.0} | {:.0} | {:.3} | {:.3} | {} |",
+            p.what,
+            p.ours,
+            p.theirs,
+            mb_s(p.bytes, p.median.0),
+            mb_s(p.bytes, p.median.1),
+            p.median.1 / p.median.0,
+            p.min.1 / p.min.0,
+            p.goal
+        );
+    }
+}
