@@ -164,7 +164,8 @@ pub fn decoded<'f>(p: &Part<'_>, file: &'f [u8]) -> Result<Decoded<'f>> {
 
 /// The element count a part's logical type sees, where the layout says
 /// (dense and MX `data`: the shape's; sparse `values`: nnz); `None` elsewhere.
-pub(crate) fn elements(o: &Object<'_, '_>, p: &Part<'_>) -> Option<u64> {
+/// [`Pieces::new`] takes it for `f4_e2m1`'s final-nibble rule.
+pub fn elements(o: &Object<'_, '_>, p: &Part<'_>) -> Option<u64> {
     match (o.profile(), p.name) {
         (Profile::Dense, _) | (Profile::Mx(_), "data") => Some(o.num_elements()),
         (Profile::Csr { index }, "values") => o.part("indices").map(|i| i.decoded_size() / index.width()),
@@ -184,31 +185,32 @@ pub fn object(o: &Object<'_, '_>, file: &[u8]) -> Result<usize> {
         let b = decoded(&p, file)?;
         digested += part(&p, elements(o, &p), &b)? as usize;
     }
+    layout(o, |p| decoded(p, file))?;
+    Ok(digested)
+}
+
+/// The data rules of an object's layout (CSR indptr and indices, COO
+/// coordinates; §5's profiles), on the index parts' decoded bytes, which
+/// `decoded` produces (whole: the rules look across a part).
+pub fn layout<D, E>(o: &Object<'_, '_>, decoded: impl Fn(&Part<'_>) -> Result<D, E>) -> Result<(), E>
+where
+    D: core::ops::Deref<Target = [u8]>,
+    E: From<Error>,
+{
+    let part = |name| o.part(name).ok_or(Error::new(Kind::LayoutParts));
     match o.profile() {
         Profile::Csr { index } => {
-            let (ip, ix) = (o.part("indptr"), o.part("indices"));
-            let (Some(ip), Some(ix)) = (ip, ix) else {
-                return Err(Error::new(Kind::LayoutParts));
-            };
-            data::check_csr(
-                o.dim(0).unwrap_or(0),
-                o.dim(1).unwrap_or(0),
-                index,
-                &decoded(&ip, file)?,
-                &decoded(&ix, file)?,
-            )?;
+            let (ip, ix) = (decoded(&part("indptr")?)?, decoded(&part("indices")?)?);
+            Ok(data::check_csr(o.dim(0).unwrap_or(0), o.dim(1).unwrap_or(0), index, &ip, &ix)?)
         }
         Profile::Coo { index } => {
-            let Some(c) = o.part("coords") else {
-                return Err(Error::new(Kind::LayoutParts));
-            };
+            let coords = decoded(&part("coords")?)?;
             let mut shape = [0u64; 64];
             for (s, d) in shape.iter_mut().zip(o.dims()) {
                 *s = d;
             }
-            data::check_coo(&shape[..o.rank()], index, &decoded(&c, file)?)?;
+            Ok(data::check_coo(&shape[..o.rank()], index, &coords)?)
         }
-        _ => {}
+        _ => Ok(()),
     }
-    Ok(digested)
 }
