@@ -242,3 +242,40 @@ fn a_sharded_rewrite_killed_after_its_first_shard_rename() {
     expected.sort();
     assert_eq!(after, expected, "only the root and the shards it names");
 }
+
+// ============================================================ messages in words
+
+/// Words of `text` that look like a Rust identifier in CamelCase
+/// ("BlobOutOfBounds", "DigestMismatch"): a lowercase letter followed by an
+/// uppercase one; the format's own spelling and binary units excepted.
+fn camel_case_words(text: &str) -> Vec<String> {
+    text.split(|c: char| !c.is_ascii_alphanumeric())
+        .filter(|w| w.as_bytes().windows(2).any(|p| p[0].is_ascii_lowercase() && p[1].is_ascii_uppercase()))
+        .filter(|w| !matches!(*w, "zTensor" | "KiB" | "MiB" | "GiB" | "TiB"))
+        .map(String::from)
+        .collect()
+}
+
+/// Issue 30 ("Smaller"): what `zt verify` and `zt info` say of every
+/// hostile v2 fixture is in words, never a Rust enum's name.
+#[test]
+fn messages_about_hostile_v2_files_are_in_words() {
+    let fixtures = Path::new(env!("CARGO_MANIFEST_DIR")).join("../tests/fixtures/v2");
+    let mut seen = 0;
+    for dir in ["hostile", "sharded"] {
+        for e in std::fs::read_dir(fixtures.join(dir)).unwrap() {
+            let path = e.unwrap().path();
+            if path.extension().is_none_or(|x| x != "zt") {
+                continue;
+            }
+            for cmd in ["verify", "info"] {
+                let o = zt(&[cmd, s(&path)]);
+                let err = String::from_utf8_lossy(&o.stderr);
+                assert!(camel_case_words(&err).is_empty(), "zt {cmd} {path:?}: {err}");
+                seen += usize::from(!err.is_empty());
+            }
+        }
+    }
+    assert!(seen > 100, "only {seen} messages");
+    assert_eq!(camel_case_words("zt: f: BlobOutOfBounds (MiB)"), ["BlobOutOfBounds"]);
+}

@@ -185,3 +185,31 @@ fn corrupt_seekable_frames_are_corrupt_data_everywhere() {
         }
     }
 }
+
+/// Issue 30 ("Smaller"): v2 digests cover decoded bytes, so a v2 digest
+/// mismatch never says "stored bytes are corrupt", from any entry point.
+#[test]
+fn a_v2_digest_mismatch_names_the_decoded_bytes() {
+    let hostile = Path::new(env!("CARGO_MANIFEST_DIR")).join("../tests/fixtures/v2/hostile");
+    for (name, alg) in [("t_sha256_mismatch.zt", "sha256"), ("t_digest_mismatch.zt", "xxh3")] {
+        let path = hostile.join(name);
+        let said = |what: &str, st: zt_status| {
+            let msg = last_error();
+            assert_eq!(st, zt_status::ZT_ERR_DIGEST_MISMATCH, "{name} {what}: {msg}");
+            assert!(!msg.contains("stored bytes"), "{name} {what}: {msg}");
+            assert!(msg.contains(&format!("{alg} of the decoded bytes")), "{name} {what}: {msg}");
+        };
+        unsafe {
+            let (mut f, mut o) = (null_mut(), zt_object { index: 0, owner: 0 });
+            ok(zt_open(cpath(&path).as_ptr(), 0, &mut f));
+            ok(zt_object_at(f, 0, &mut o));
+            let (role, len) = s("data");
+            let mut buf = vec![0u8; 1 << 16];
+            let mut n = 0usize;
+            said("read", zt_component_read(f, &o, role, len, buf.as_mut_ptr().cast(), buf.len(), &mut n));
+            said("component_verify", zt_component_verify(f, &o, role, len, 0, null_mut()));
+            said("verify", zt_verify(f, 0));
+            zt_close(f);
+        }
+    }
+}
