@@ -324,7 +324,7 @@ impl Error {
         (self.offset != NO_OFFSET).then_some(self.offset as u64)
     }
 
-    /// Name of the object concerned, if known (truncated to [`NAME_CAP`] bytes at a character boundary;
+    /// Name of the object concerned, if known (truncated to 48 bytes, 16 without `alloc`, at a character boundary;
     /// never kept with `--cfg ztensor_no_error_names`).
     pub fn object(&self) -> Option<&Name> {
         self.object.as_ref()

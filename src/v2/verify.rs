@@ -15,7 +15,7 @@ use super::types::Logical;
 /// Check decoded bytes of a part: length, digest (if registered), and the
 /// logical type's byte rules. Returns whether a digest was checked.
 /// The same checks as [`Pieces`] on bytes all in memory, with the one-shot
-/// XXH3 ([`xxh3`]).
+/// XXH3.
 pub fn part(p: &Part<'_>, n_elements: Option<u64>, decoded: &[u8]) -> Result<bool> {
     if decoded.len() as u64 != p.decoded_size() {
         return Err(Error::new(Kind::DecodedLength));
