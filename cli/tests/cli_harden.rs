@@ -279,3 +279,30 @@ fn messages_about_hostile_v2_files_are_in_words() {
     assert!(seen > 100, "only {seen} messages");
     assert_eq!(camel_case_words("zt: f: BlobOutOfBounds (MiB)"), ["BlobOutOfBounds"]);
 }
+
+/// `zt convert` of a seekable bomb streams it, a frame at a time, with the
+/// same limits as reads (issue 30, H1: it asked for the whole part at
+/// once): 12 frames of 16 MiB (192 MiB decoded) under a 150 MB
+/// address-space limit, the last frame's checksum broken: refused with
+/// status 1 once the frames before it have streamed through, peak RSS
+/// bounded, nothing left beside OUT.
+#[test]
+fn convert_of_a_seekable_bomb_streams_under_an_address_space_limit() {
+    let dir = tempfile::tempdir().unwrap();
+    let input = dir.path().join("bomb.zt");
+    let mut bytes = seekable_bomb(12);
+    let last = 4096 + zero_frame().len() * 12 - 1;
+    bytes[last] ^= 1;
+    std::fs::write(&input, &bytes).unwrap();
+    let out_dir = dir.path().join("out");
+    std::fs::create_dir(&out_dir).unwrap();
+    let out = out_dir.join("out.zt");
+    for version in ["2", "1.2"] {
+        let (status, maxrss_kb) = run_limited(150_000, &["convert", "-q", "--format-version", version, s(&input), s(&out)]);
+        println!("zt convert --format-version {version} of a 192 MiB seekable bomb under ulimit -v 150000: peak RSS {maxrss_kb} KiB");
+        assert!(libc::WIFEXITED(status), "zt convert ended by signal {}", libc::WTERMSIG(status));
+        assert_eq!(libc::WEXITSTATUS(status), 1, "the broken last frame is refused");
+        assert!(maxrss_kb < 256 * 1024, "peak RSS {maxrss_kb} KiB");
+        assert_eq!(listing(&out_dir), Vec::<String>::new(), "nothing left beside OUT");
+    }
+}
