@@ -88,6 +88,10 @@ the previous generation instead, for readers of the 1.x generation
 (ztensor <= 1.2.3); --align and --shard-size are v2 only, crc32c digests
 v1.2 only.
 
+OUT keeps the data rules 'zt verify' checks (CSR/COO indices, bool bytes 0
+or 1, f4_e2m1's final nibble; v2's stricter ones for v2 output): an input
+whose values break one is refused, naming the object and the rule.
+
 OUT is written to a temporary file beside it and renamed into place once
 complete: if the conversion fails or is interrupted (Ctrl-C, SIGTERM,
 SIGHUP), no OUT is left behind, the temporary file is removed and an
