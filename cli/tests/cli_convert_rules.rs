@@ -142,7 +142,7 @@ fn other_inputs_with_bool_bytes_other_than_0_or_1_are_refused() {
     let pad = 64 - (10 + dict.len() + 1) % 64;
     npy.extend_from_slice(&((dict.len() + pad + 1) as u16).to_le_bytes());
     npy.extend_from_slice(dict);
-    npy.extend(std::iter::repeat(b' ').take(pad));
+    npy.extend(std::iter::repeat_n(b' ', pad));
     npy.push(b'\n');
     npy.extend_from_slice(&[0, 1, 7]);
     let npy_path = d.path().join("mask.npy");

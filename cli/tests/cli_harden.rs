@@ -114,7 +114,9 @@ fn seekable_bomb(frames: u32) -> Vec<u8> {
 }
 
 /// Run `zt ARGS` under `ulimit -v KB` (a shell sets it, then execs zt) and
-/// reap it with `wait4`: its wait status and peak RSS in KiB.
+/// reap it with `wait4` (not `Child::wait`: it gives no resource usage):
+/// its wait status and peak RSS in KiB.
+#[allow(clippy::zombie_processes)]
 fn run_limited(limit_kb: u64, args: &[&str]) -> (i32, i64) {
     let script = format!("ulimit -v {limit_kb} && exec \"$0\" \"$@\"");
     let child = Command::new("sh")
