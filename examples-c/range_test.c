@@ -6,7 +6,7 @@
  * empty, past the end (ZT_ERR_INVALID_ARGUMENT); and, in a copy whose
  * first frame's checksum is broken, ranges in the other frames still read
  * (only covering frames are decoded) while one in the first fails
- * (ZT_ERR_FORMAT, as zt_component_read says for a corrupt frame).
+ * (ZT_ERR_CORRUPT_DATA, as zt_component_read says for a corrupt frame).
  *
  *     range_test FIXTURES_V2_DIR
  *
@@ -134,14 +134,14 @@ int main(int argc, char **argv) {
     if (f) {
         CHECK_STATUS(range(f, FRAME + 5, 100), ZT_OK);           /* frame 1 only */
         CHECK_STATUS(range(f, 2 * FRAME, SIZE - 2 * FRAME), ZT_OK); /* frame 2 only */
-        CHECK_STATUS(range(f, 10, 10), ZT_ERR_FORMAT); /* frame 0 */
+        CHECK_STATUS(range(f, 10, 10), ZT_ERR_CORRUPT_DATA); /* frame 0 */
         CHECK(strstr(zt_last_error(), "frame checksum") != NULL);
-        CHECK_STATUS(range(f, FRAME - 1, 2), ZT_ERR_FORMAT); /* frames 0 and 1 */
+        CHECK_STATUS(range(f, FRAME - 1, 2), ZT_ERR_CORRUPT_DATA); /* frames 0 and 1 */
         size_t all = 0;
         zt_object o;
         CHECK_STATUS(zt_find(f, "big", ZT_NUL_TERMINATED, &o), ZT_OK);
         uint8_t *whole = malloc(SIZE);
-        CHECK_STATUS(zt_component_read(f, &o, "data", 4, whole, SIZE, &all), ZT_ERR_FORMAT);
+        CHECK_STATUS(zt_component_read(f, &o, "data", 4, whole, SIZE, &all), ZT_ERR_CORRUPT_DATA);
         free(whole);
         zt_close(f);
     }

@@ -2049,9 +2049,10 @@ zt_status zt_component_ptr(const struct zt_file *file,
  * unknown formats), it is found by decoding in bounded memory, the output
  * discarded (time grows with the size; at most 4 GiB is accepted).
  * `cap` over `PTRDIFF_MAX` is `ZT_ERR_INVALID_ARGUMENT`.
- * `ZT_ERR_CORRUPT_DATA` when zstd data is corrupt, declares an impossible
- * size, or decodes to another size than declared; `ZT_ERR_IO` when a
- * positional read fails.
+ * `ZT_ERR_CORRUPT_DATA` when zstd data (a v1 `zstd` component, or a
+ * `zt.zstd-seekable/1` part's frames or seek table) is corrupt, declares
+ * an impossible size, or decodes to another size than declared;
+ * `ZT_ERR_IO` when a positional read fails.
  *
  * Ownership: the caller owns `dst`. Thread-safety: safe on a shared
  * handle (each thread with its own `dst`).
@@ -2079,9 +2080,9 @@ zt_status zt_component_read(const struct zt_file *file,
  *
  * `ZT_ERR_INVALID_ARGUMENT` when the range reaches past the decoded size
  * (or `dst` is NULL with `len > 0`, or `len` is over `PTRDIFF_MAX`);
- * `ZT_ERR_FORMAT` when a covering frame or the seek table is corrupt (as
- * `zt_component_read` says); `ZT_ERR_CORRUPT_DATA` when the bytes break
- * the logical type's rules; `ZT_ERR_UNSUPPORTED` for an unknown
+ * `ZT_ERR_CORRUPT_DATA` when a covering frame or the seek table is corrupt
+ * (as `zt_component_read` says) or the bytes break the logical type's
+ * rules; `ZT_ERR_UNSUPPORTED` for an unknown
  * type or encoding; `ZT_ERR_IO` when a positional read fails.
  *
  * Ownership: the caller owns `dst`. Thread-safety: safe on a shared
@@ -2114,9 +2115,9 @@ zt_status zt_component_read_range(const struct zt_file *file,
  * `ZT_OK` when the digest matches or there is nothing to check;
  * `ZT_ERR_DIGEST_MISMATCH` when it does not match (`zt_last_error()` names
  * the algorithm and the bytes it covers); `ZT_ERR_FORMAT` for a malformed
- * digest or, as `zt_component_read_range` says, a v2 part whose frames or
- * seek table are corrupt or decode to another length; `ZT_ERR_CORRUPT_DATA`
- * for decoded bytes against the type's rules; `ZT_ERR_IO` when a
+ * digest; `ZT_ERR_CORRUPT_DATA`, as `zt_component_read` says, for a v2
+ * part whose frames or seek table are corrupt or decode to another length,
+ * and for decoded bytes against the type's rules; `ZT_ERR_IO` when a
  * positional read fails. With
  * `flags = ZT_VERIFY_STRICT`, a component that cannot be checked (no
  * digest, unknown algorithm or encoding) is `ZT_ERR_UNSUPPORTED`. Other

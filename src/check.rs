@@ -28,6 +28,13 @@ impl Stored<'_> {
     }
 }
 
+impl core::ops::Deref for Stored<'_> {
+    type Target = [u8];
+    fn deref(&self) -> &[u8] {
+        self.get()
+    }
+}
+
 /// The stored bytes of a component, from the file it was parsed from.
 pub(crate) fn in_memory<'a>(c: &Component<'a>) -> Result<Stored<'a>> {
     c.stored_bytes().map(Stored::Borrowed)

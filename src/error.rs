@@ -323,7 +323,7 @@ impl Error {
         (self.offset != NO_OFFSET).then_some(self.offset as u64)
     }
 
-    /// Name of the object concerned, if known (truncated to [`NAME_CAP`] bytes at a character boundary;
+    /// Name of the object concerned, if known (truncated to 48 bytes, 16 without `alloc`, at a character boundary;
     /// never kept with `--cfg ztensor_no_error_names`).
     pub fn object(&self) -> Option<&Name> {
         self.object.as_ref()
@@ -455,7 +455,8 @@ impl fmt::Display for ErrorKind {
             ZstdChecksum => f.write_str("zstd frame content checksum does not match"),
             DecodedTooLarge { limit } => write!(f, "decoded data exceeds the limit of {limit} bytes"),
             BadDigest => f.write_str("malformed digest (expected sha256:<hex> or crc32c:0x<hex>)"),
-            DigestMismatch => f.write_str("digest mismatch: stored bytes are corrupt"),
+            // (Which bytes a digest covers depends on the generation: the value says, when it is known.)
+            DigestMismatch => f.write_str("digest mismatch: the data is corrupt"),
             UnverifiableDigest => f.write_str("digest algorithm unknown to this reader: not verified"),
             BadData { what } => write!(f, "invalid data: {what}"),
             Io => f.write_str("I/O error"),

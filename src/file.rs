@@ -161,7 +161,6 @@ impl<'a> File<'a> {
 
     /// [`File::parse`] of a v2 file with caller-provided scratch for the
     /// blob-overlap check (one span per blob reference, plus one): never allocates.
-    #[doc(hidden)]
     pub fn parse_with_spans(bytes: &'a [u8], spans: &mut [crate::v2::Span]) -> Result<Self> {
         Self::parse_v2(bytes, Some(spans)).map_err(|e| e.in_layout(Layout::V2))
     }
@@ -229,8 +228,8 @@ impl<'a> File<'a> {
         }
     }
 
-    /// The v2 manifest, for a v2 file.
-    #[doc(hidden)]
+    /// The v2 manifest, for a v2 file (`None` for v1.x and v0.1): the v2
+    /// reader's own view of it ([`crate::v2`]), with its shard table.
     pub fn v2(&self) -> Option<&crate::v2::Manifest<'a>> {
         #[cfg(ztensor_no_v2)]
         return None;

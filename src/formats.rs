@@ -176,6 +176,40 @@ impl<'a> Object<'a> {
     /// (`None` for v1.x and v0.1 files). [`Object::csr`], [`Object::coo`],
     /// [`Object::quant_group`], [`Object::mx`] and [`Object::gguf`] give
     /// each profile's parts and parameters.
+    ///
+    /// ```
+    /// use ztensor::write::{NewObject, NewPart, Writer};
+    /// use ztensor::{DType, Profile};
+    ///
+    /// let mut w = Writer::new(Vec::new());
+    /// w.add(NewObject::new("m", &[2, 3], "zt.sparse_csr/1")
+    ///     .part(NewPart::from_slice("indices", &[0u32, 2]))
+    ///     .part(NewPart::from_slice("indptr", &[0u32, 1, 2]))
+    ///     .part(NewPart::from_slice("values", &[1.5f32, -2.0]))).unwrap();
+    /// w.add(NewObject::dense("w", &[2], DType::F32, &[0u8; 8][..])).unwrap();
+    /// let bytes = w.finish().unwrap();
+    ///
+    /// let file = ztensor::File::parse(&bytes).unwrap();
+    /// for o in file.objects() {
+    ///     match o.profile() {
+    ///         Some(Profile::Dense) => assert_eq!(o.name(), "w"),
+    ///         Some(Profile::Csr { .. }) => {
+    ///             let csr = o.csr().unwrap();
+    ///             assert_eq!((csr.rows, csr.cols, csr.index_dtype()), (2, 3, DType::U32));
+    ///             assert_eq!(csr.indptr_to_vec().unwrap(), [0, 1, 2]);
+    ///             assert_eq!(csr.indices_to_vec().unwrap(), [0, 2]);
+    ///             assert_eq!(csr.values.to_vec_of::<f32>().unwrap(), [1.5, -2.0]);
+    ///         }
+    ///         // zt.quant_group/1 and zt.mx/1 carry their parameters: o.quant_group(), o.mx().
+    ///         Some(Profile::QuantGroup(q)) => println!("{} bits per code, groups of {}", q.bits, q.group_size),
+    ///         Some(Profile::Mx(mx)) => println!("blocks of {} along axis {}", mx.block_size, mx.axis),
+    ///         Some(Profile::Gguf { ty, .. }) => println!("ggml {ty} blocks: o.gguf()"),
+    ///         Some(Profile::Coo { .. }) => println!("coordinates: o.coo()"),
+    ///         Some(Profile::Unknown(layout)) => println!("{layout}: bytes and metadata only"),
+    ///         None => println!("a v1.x file: o.format()"),
+    ///     }
+    /// }
+    /// ```
     pub fn profile(&self) -> Option<Profile<'a>> {
         if !crate::container::READS_V2 || self.ctx.version.major != 2 {
             return None;

@@ -69,7 +69,6 @@ mod sort;
 pub mod source;
 mod types;
 mod utf8;
-#[doc(hidden)]
 pub mod v2;
 mod value;
 mod xxh3;
@@ -89,6 +88,7 @@ pub use manifest::schema;
 pub use manifest::view::Objects;
 pub use object::{Component, Components, Object, Shape};
 pub use types::{DType, Encoding, Endian, Format, LogicalType, Version};
+pub use v2::layout::{Mx, Profile, QuantGroup};
 pub use value::{Array, Chunks, Described, Map, Value, ValueRef};
 
 /// The ```rust blocks of README.md, compiled and run by `cargo test --doc`

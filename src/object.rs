@@ -378,8 +378,8 @@ impl<'a> Component<'a> {
         self.v2_ref().and_then(|v| v.shard)
     }
 
-    /// v2: the part as the v2 reader sees it.
-    #[doc(hidden)]
+    /// v2: the part as the v2 reader sees it (its `encoding`, `digest`,
+    /// `decoded_length`, blob and shard), `None` for v1.x and v0.1 components.
     pub fn v2_part(&self) -> Option<crate::v2::Part<'a>> {
         if !crate::container::READS_V2 {
             return None;

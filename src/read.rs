@@ -252,6 +252,25 @@ impl<'a> Component<'a> {
     /// The logical type's byte rules are checked on the range (`f4_e2m1`'s
     /// final nibble when the range ends the part). Without the `alloc`
     /// feature only raw components' ranges are read.
+    ///
+    /// ```
+    /// use ztensor::write::{Encoding, NewObject, NewPart, Options, Version, Writer};
+    ///
+    /// // 3 MiB of u32 stored as zt.zstd-seekable/1 (non-canonical v2), frames of 1 MiB.
+    /// let values: Vec<u32> = (0..786_432).collect();
+    /// let seekable = Encoding::ZstdSeekable { level: 3, frame: 1 << 20 };
+    /// let mut w = Writer::with_version(Vec::new(), Version::V2(Options::non_canonical(4096))).unwrap();
+    /// w.add(NewObject::new("t", &[786_432], "dense").part(NewPart::from_slice("data", &values).encoding(seekable))).unwrap();
+    /// let bytes = w.finish().unwrap();
+    ///
+    /// let file = ztensor::File::parse(&bytes).unwrap();
+    /// let c = file.require("t").unwrap().data().unwrap();
+    /// // Elements 300_000..300_004: only the frame holding them is decoded.
+    /// let mut out = [0u8; 16];
+    /// assert_eq!(c.read_range_into(300_000 * 4, &mut out).unwrap(), 16);
+    /// assert_eq!(out[..4], 300_000u32.to_le_bytes());
+    /// assert!(c.read_range_into(c.decoded_len().unwrap() - 8, &mut out).is_err()); // past the end
+    /// ```
     pub fn read_range_into(&self, start: u64, out: &mut [u8]) -> Result<usize> {
         let stored = self.stored_bytes();
         self.read_range_by(start, out, stored.ok(), |off, buf| match stored {

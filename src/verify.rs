@@ -4,8 +4,8 @@
 //! One implementation for every caller: the `zt verify` command and the C
 //! ABI's `zt_verify` call [`File::verify_with`] / [`File::verify_from`]
 //! (through `fs::Reader::verify_with`, which adds v2 shards' whole-file
-//! digests), and each component goes through [`part`], the same check
-//! [`Component::verify_digest`] and `zt_component_verify` make.
+//! digests), and each component goes through one per-part check (`part`),
+//! the one [`Component::verify_digest`] and `zt_component_verify` make too.
 
 use crate::check::{component_data, format_data, in_memory, Stored};
 use crate::digest::{Digest, Verified};

@@ -36,16 +36,16 @@
 //! the first included): the reserved bit must be 0 and the window at most
 //! [`MAX_WINDOW`] (100 MiB), else [`ErrorKind::Decompress`].
 //!
-//! [`FrameDecoder`] decodes one whole frame at a time, reusing its state,
-//! and refuses a wrong content checksum on both backends (the frames of a
-//! `zt.zstd-seekable/1` part).
+//! [`FrameDecoder`] decodes one whole frame at a time, reusing its state
+//! (the frames of a `zt.zstd-seekable/1` part).
 //!
-//! libzstd also checks a frame's content checksum and declared content
-//! size when present; ruzstd (built without its `hash` feature) checks
-//! neither, so a few corrupt frames ruzstd accepts, libzstd refuses. The
-//! zstd format makes the checksum optional for decoders; the file's own
-//! digests (`sha256`, `crc32c`, over the stored frame) are what detects
-//! corruption, and every decoded size is checked against the manifest.
+//! Both backends refuse the same frames: a frame whose content checksum
+//! (RFC 8878 §3.1.1: the low 32 bits of the XXH64 of its content) does not
+//! match is [`ErrorKind::ZstdChecksum`], one whose declared
+//! `Frame_Content_Size` is not what it decodes to is
+//! [`ErrorKind::Decompress`]. libzstd checks both itself; ruzstd (built
+//! without its `hash` feature) checks neither, so [`pure`] does, frame by
+//! frame, as the bytes pass.
 
 // `Error` is large by design (allocation-free, carries names), as in `write`.
 #![allow(clippy::result_large_err)]
@@ -165,14 +165,6 @@ impl FrameDecoder {
     }
 }
 
-/// The content checksum a frame's header announces: its last 4 bytes (the
-/// low 32 bits of the XXH64 of its content), or `None` without the flag.
-fn content_checksum(frame: &[u8]) -> Option<u32> {
-    let flagged = frame.len() >= 9 && frame[..4] == [0x28, 0xb5, 0x2f, 0xfd] && frame[4] & 0x04 != 0;
-    let t = frame.len().wrapping_sub(4);
-    flagged.then(|| u32::from_le_bytes([frame[t], frame[t + 1], frame[t + 2], frame[t + 3]]))
-}
-
 /// Gather what a `for_each_chunk` hands out into one `Vec`.
 fn collect(each: impl FnOnce(&mut dyn FnMut(&[u8]) -> Result<()>) -> Result<u64>) -> Result<Vec<u8>> {
     let mut out = Vec::new();
@@ -234,15 +226,38 @@ pub mod pure {
     /// Most bytes decoded per step before draining into the output.
     const STEP: usize = 1 << 17;
 
+    /// What one frame has decoded so far: its length and the XXH64 its
+    /// content checksum is the low 32 bits of.
+    pub(super) struct Frame {
+        len: u64,
+        hash: xxhash_rust::xxh64::Xxh64,
+    }
+
+    impl Frame {
+        /// Decoded bytes `b` of the frame, in order.
+        fn saw(&mut self, b: &[u8]) {
+            self.len += b.len() as u64;
+            self.hash.update(b);
+        }
+    }
+
     /// Run the frames of `input` through `drain`, which receives the decoder
-    /// after each step and must take what it can.
-    fn frames(mut input: &[u8], mut drain: impl FnMut(&mut FrameDecoder) -> Result<()>) -> Result<()> {
+    /// after each step and must take what it can, handing what it took to
+    /// [`Frame::saw`]. At each frame's end its content checksum and declared
+    /// content size, when its header has them, are checked against what
+    /// was taken (what libzstd checks while decoding).
+    /// Returns the number of frames, skippable ones included.
+    fn frames(mut input: &[u8], mut drain: impl FnMut(&mut FrameDecoder, &mut Frame) -> Result<()>) -> Result<usize> {
         let mut dec = FrameDecoder::new();
         if input.is_empty() {
             return Err(corrupt());
         }
+        let mut count = 0;
         while !input.is_empty() {
+            count += 1;
             super::check_frame_header(input)?;
+            // RFC 8878 §3.1.1.1.1: Frame_Content_Size is present when its flag is set or the frame is single-segment.
+            let declares_size = input.get(4).is_some_and(|&d| d >> 6 != 0 || d & 0x20 != 0);
             match dec.init(&mut input) {
                 Ok(()) => {}
                 Err(FrameDecoderError::ReadFrameHeaderError(ReadFrameHeaderError::SkipFrame { length, .. })) => {
@@ -251,41 +266,52 @@ pub mod pure {
                 }
                 Err(_) => return Err(corrupt()),
             }
+            let mut frame = Frame { len: 0, hash: xxhash_rust::xxh64::Xxh64::new(0) };
             loop {
                 dec.decode_blocks(&mut input, BlockDecodingStrategy::UptoBytes(STEP)).map_err(|_| corrupt())?;
-                drain(&mut dec)?;
+                drain(&mut dec, &mut frame)?;
                 if dec.is_finished() {
                     break;
                 }
             }
+            if dec.get_checksum_from_data().is_some_and(|sum| sum != frame.hash.digest() as u32) {
+                return Err(Error::new(ErrorKind::ZstdChecksum));
+            }
+            if declares_size && dec.content_size() != frame.len {
+                return Err(corrupt());
+            }
         }
-        Ok(())
+        Ok(count)
     }
 
     /// [`super::decode_into`] with ruzstd.
     pub fn decode_into(input: &[u8], out: &mut [u8]) -> Result<usize> {
+        into(input, out).map(|(n, _)| n)
+    }
+
+    /// [`decode_into`], and the number of frames.
+    fn into(input: &[u8], out: &mut [u8]) -> Result<(usize, usize)> {
         let limit = out.len() as u64;
         let mut written = 0usize;
-        frames(input, |dec| {
+        let count = frames(input, |dec, frame| {
             let n = dec.read(&mut out[written..]).map_err(|_| corrupt())?;
+            frame.saw(&out[written..written + n]);
             written += n;
             if dec.can_collect() != 0 {
                 return Err(Error::new(ErrorKind::DecodedTooLarge { limit }));
             }
             Ok(())
         })?;
-        Ok(written)
+        Ok((written, count))
     }
 
-    /// [`super::FrameDecoder::decode_into`] with ruzstd: [`decode_into`],
-    /// then the content checksum (ruzstd does not check it): the XXH64 of
-    /// everything decoded against the last 4 bytes, so a second frame in
-    /// `frame` fails it too.
+    /// [`super::FrameDecoder::decode_into`] with ruzstd: [`decode_into`]
+    /// (which checks the content checksum), refusing a second frame after
+    /// the first (libzstd's `ZSTD_findFrameCompressedSize` check).
     pub fn decode_frame_into(frame: &[u8], out: &mut [u8]) -> Result<usize> {
-        let n = decode_into(frame, out)?;
-        match super::content_checksum(frame) {
-            Some(sum) if sum != xxhash_rust::xxh64::xxh64(&out[..n], 0) as u32 => Err(Error::new(ErrorKind::ZstdChecksum)),
-            _ => Ok(n),
+        match into(frame, out)? {
+            (n, 1) => Ok(n),
+            _ => Err(corrupt()),
         }
     }
 
@@ -306,11 +332,12 @@ pub mod pure {
     pub fn for_each_chunk(input: &[u8], limit: u64, mut f: impl FnMut(&[u8]) -> Result<()>) -> Result<u64> {
         let mut stage = alloc::vec![0u8; 1 << 17];
         let mut total = 0u64;
-        frames(input, |dec| loop {
+        frames(input, |dec, frame| loop {
             let n = dec.read(&mut stage).map_err(|_| corrupt())?;
             if n == 0 {
                 return Ok(());
             }
+            frame.saw(&stage[..n]);
             total += n as u64;
             if total > limit {
                 return Err(Error::new(ErrorKind::DecodedTooLarge { limit }));

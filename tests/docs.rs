@@ -85,3 +85,19 @@ fn readme_opens_with_the_two_commands() {
     assert!(lines[1].starts_with("bash scripts/test-all.sh"), "second: the test command");
     assert!(root().join("scripts/test-all.sh").is_file());
 }
+
+/// Issue 29, item 2: nothing a user needs is hidden from `cargo doc`: no
+/// public module is `#[doc(hidden)]` (the v2 layer is documented), and the
+/// types the reader hands out for v2 layouts are at the crate root.
+#[test]
+fn no_public_module_is_hidden_and_v2_profiles_are_at_the_root() {
+    let lib = std::fs::read_to_string(concat!(env!("CARGO_MANIFEST_DIR"), "/src/lib.rs")).unwrap();
+    let lines: Vec<&str> = lib.lines().collect();
+    let hidden: Vec<&[&str]> =
+        lines.windows(2).filter(|w| w[0].contains("doc(hidden)") && w[1].trim_start().starts_with("pub mod")).collect();
+    assert!(hidden.is_empty(), "{hidden:?}");
+    fn _at_root(p: ztensor::Profile<'_>, q: ztensor::QuantGroup, m: ztensor::Mx) -> (u64, u64) {
+        let _ = p;
+        (q.bits, m.block_size)
+    }
+}

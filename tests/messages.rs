@@ -123,3 +123,12 @@ fn refusals_name_the_generation_once_it_is_known() {
     assert_eq!(e.layout(), None);
     assert!(!e.to_string().contains(" file,") && !e.to_string().contains(" file)"), "{e}");
 }
+
+/// A digest mismatch whose algorithm is not attached says nothing of which
+/// bytes were hashed: v1.2 digests cover the stored bytes, v2's the decoded
+/// ones (issue 30: a v2 sha256 mismatch said "stored bytes are corrupt").
+#[test]
+fn a_bare_digest_mismatch_does_not_say_stored_bytes() {
+    let msg = ztensor::Error::new(ErrorKind::DigestMismatch).to_string();
+    assert!(msg.starts_with("digest mismatch") && !msg.contains("stored"), "{msg}");
+}

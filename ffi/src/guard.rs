@@ -120,7 +120,11 @@ pub(crate) fn status_of(kind: ErrorKind, phase: Phase) -> zt_status {
         BufferSize { needed, given } if given < needed => ZT_ERR_BUFFER_TOO_SMALL,
         NotZeroCopy { .. } => ZT_ERR_NOT_ZERO_COPY,
         DigestMismatch => ZT_ERR_DIGEST_MISMATCH,
-        Decompress | ZstdChecksum | DecodedTooLarge { .. } | BadData { .. } => ZT_ERR_CORRUPT_DATA,
+        // (A seek table, its frames and what they decode to are a part's
+        // data: found only when it is read or verified.)
+        Decompress | ZstdChecksum | DecodedTooLarge { .. } | BadData { .. } | Seekable { .. } | DecodedLength => {
+            ZT_ERR_CORRUPT_DATA
+        }
         // At open, a size that disagrees with shape and type is a manifest
         // error; when reading, it is data that decodes to the wrong size.
         LengthMismatch { .. } if phase == Phase::Data => ZT_ERR_CORRUPT_DATA,

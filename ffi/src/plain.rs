@@ -110,7 +110,7 @@ fn phrase(kind: ErrorKind) -> (&'static str, Option<&'static str>) {
         ZstdChecksum => "zstd frame content checksum does not match",
         DecodedTooLarge { .. } => "decoded data exceeds the limit",
         BadDigest => "malformed digest",
-        DigestMismatch => "digest mismatch: stored bytes are corrupt",
+        DigestMismatch => "digest mismatch: the data is corrupt",
         UnverifiableDigest => "digest algorithm unknown: not verified",
         BadData { what } => return ("invalid data: ", Some(what)),
         Io => "I/O error",

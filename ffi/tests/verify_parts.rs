@@ -148,3 +148,68 @@ fn zt_verify_checks_the_shards_whole_file_digests() {
     }
     std::fs::remove_dir_all(dir).unwrap();
 }
+
+/// Issue 30 ("Smaller"): a `zt.zstd-seekable/1` part whose frames or seek
+/// table are corrupt is `ZT_ERR_CORRUPT_DATA` from every entry point, as
+/// `zt_component_read`'s doc says (it was `ZT_ERR_FORMAT`), with a message
+/// in words.
+#[test]
+fn corrupt_seekable_frames_are_corrupt_data_everywhere() {
+    let hostile = Path::new(env!("CARGO_MANIFEST_DIR")).join("../tests/fixtures/v2/hostile");
+    let files = ["z_bad_checksum.zt", "z_not_zstd.zt", "z_table_lies.zt", "z_fcs_mismatch.zt", "z_sizes_dont_tile.zt"];
+    for name in files {
+        let path = hostile.join(name);
+        for open in [0, ZT_OPEN_POSITIONAL] {
+            let (parts, whole) = unsafe { statuses(&path, open, 0) };
+            assert_eq!(parts, [(zt_status::ZT_ERR_CORRUPT_DATA, false)], "{name} open {open}: {}", last_error());
+            assert_eq!(whole, zt_status::ZT_ERR_CORRUPT_DATA, "{name}");
+            unsafe {
+                let (mut f, mut o) = (null_mut(), zt_object { index: 0, owner: 0 });
+                ok(zt_open(cpath(&path).as_ptr(), open, &mut f));
+                ok(zt_object_at(f, 0, &mut o));
+                let (role, len) = s("data");
+                let mut buf = vec![0u8; 1 << 16];
+                let mut n = 0usize;
+                let st = zt_component_read(f, &o, role, len, buf.as_mut_ptr().cast(), buf.len(), &mut n);
+                assert_eq!(st, zt_status::ZT_ERR_CORRUPT_DATA, "{name} read: {}", last_error());
+                let msg = last_error();
+                assert!(!msg.contains("Seekable") && !msg.contains("DecodedLength"), "{name}: {msg}");
+                // The whole part as a range: every frame covered.
+                let mut c = core::mem::zeroed::<zt_component_info>();
+                ok(zt_component_at(f, &o, 0, &mut c));
+                let all = c.uncompressed_length as usize;
+                let st = zt_component_read_range(f, &o, role, len, 0, buf.as_mut_ptr().cast(), all);
+                assert_eq!(st, zt_status::ZT_ERR_CORRUPT_DATA, "{name} range: {}", last_error());
+                zt_close(f);
+            }
+        }
+    }
+}
+
+/// Issue 30 ("Smaller"): v2 digests cover decoded bytes, so a v2 digest
+/// mismatch never says "stored bytes are corrupt", from any entry point.
+#[test]
+fn a_v2_digest_mismatch_names_the_decoded_bytes() {
+    let hostile = Path::new(env!("CARGO_MANIFEST_DIR")).join("../tests/fixtures/v2/hostile");
+    for (name, alg) in [("t_sha256_mismatch.zt", "sha256"), ("t_digest_mismatch.zt", "xxh3")] {
+        let path = hostile.join(name);
+        let said = |what: &str, st: zt_status| {
+            let msg = last_error();
+            assert_eq!(st, zt_status::ZT_ERR_DIGEST_MISMATCH, "{name} {what}: {msg}");
+            assert!(!msg.contains("stored bytes"), "{name} {what}: {msg}");
+            assert!(msg.contains(&format!("{alg} of the decoded bytes")), "{name} {what}: {msg}");
+        };
+        unsafe {
+            let (mut f, mut o) = (null_mut(), zt_object { index: 0, owner: 0 });
+            ok(zt_open(cpath(&path).as_ptr(), 0, &mut f));
+            ok(zt_object_at(f, 0, &mut o));
+            let (role, len) = s("data");
+            let mut buf = vec![0u8; 1 << 16];
+            let mut n = 0usize;
+            said("read", zt_component_read(f, &o, role, len, buf.as_mut_ptr().cast(), buf.len(), &mut n));
+            said("component_verify", zt_component_verify(f, &o, role, len, 0, null_mut()));
+            said("verify", zt_verify(f, 0));
+            zt_close(f);
+        }
+    }
+}

@@ -166,7 +166,7 @@ impl Error {
 }
 
 /// One line: the rule in words (the phrase of the crate's [`ErrorKind`] for
-/// the same rule, [`to_crate`]), the context in parentheses unless the
+/// the same rule), the context in parentheses unless the
 /// phrase names it already, and the manifest byte.
 ///
 /// [`ErrorKind`]: crate::ErrorKind

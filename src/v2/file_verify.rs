@@ -1,10 +1,8 @@
 //! [`File::verify_with`](crate::File::verify_with) on a v2 file: every
 //! part through the one per-part check (`crate::verify::part`: decoded bytes
 //! against `decoded_length`, digest, type's byte rules), then each object's
-//! layout data rules (CSR, COO).
+//! layout data rules (CSR, COO: `v2::verify::layout`).
 
-use super::data;
-use super::layout::Profile;
 use crate::check::Stored;
 use crate::error::{ErrorKind, Result};
 use crate::file::File;
@@ -58,32 +56,17 @@ impl<'a> File<'a> {
         r
     }
 
-    /// The data rules of a layout (CSR indptr and indices, COO coordinates).
+    /// The data rules of a layout (CSR indptr and indices, COO coordinates):
+    /// `v2::verify::layout`, on the index parts' decoded bytes.
     fn layout_data<'s>(
         &self,
         o: &crate::Object<'a>,
         v2o: &super::Object<'a, '_>,
         load: &impl Fn(&Component<'a>) -> Result<Stored<'s>>,
     ) -> Result<()> {
-        let bytes = |role: &str| -> Result<Stored<'s>> {
-            let c = o.require(role)?;
+        super::verify::layout(v2o, |p| {
+            let c = o.require(p.name)?;
             load(&c).and_then(|s| decode(&c, s))
-        };
-        match v2o.profile() {
-            Profile::Csr { index } => {
-                let (ip, ix) = (bytes("indptr")?, bytes("indices")?);
-                let (rows, cols) = (v2o.dim(0).unwrap_or(0), v2o.dim(1).unwrap_or(0));
-                data::check_csr(rows, cols, index, ip.get(), ix.get())?;
-            }
-            Profile::Coo { index } => {
-                let mut shape = [0u64; 64];
-                for (s, d) in shape.iter_mut().zip(v2o.dims()) {
-                    *s = d;
-                }
-                data::check_coo(&shape[..v2o.rank()], index, bytes("coords")?.get())?;
-            }
-            _ => {}
-        }
-        Ok(())
+        })
     }
 }

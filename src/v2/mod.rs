@@ -2,6 +2,29 @@
 //! docs/format.md); the crate's [`crate::File`] reads v2 files through it
 //! (`wire`, `errors`).
 //!
+//! Most programs need none of this module: [`crate::File`] reads every
+//! generation, [`crate::Object::profile`] gives a v2 object's layout and
+//! its parameters ([`Profile`], also at the crate root), and
+//! [`crate::Component::read_range_into`] reads byte ranges. This module is
+//! the v2-specific layer beneath: the manifest as v2 describes it
+//! ([`Manifest`], [`Object`], [`Part`]: encodings, digests over decoded
+//! bytes, shards; [`crate::File::v2`] hands it out), v2's storage types
+//! ([`types`], which the v2 writer takes), the seek table of
+//! `zt.zstd-seekable/1` parts ([`seekable`]) and the data rules.
+//!
+//! ```
+//! use ztensor::write::{NewObject, NewPart, Writer};
+//!
+//! let mut w = Writer::new(Vec::new());
+//! w.add(NewObject::new("q", &[3], "dense").part(NewPart::from_slice("data", &[1u8, 0, 1]).logical("bool"))).unwrap();
+//! let bytes = w.finish().unwrap();
+//! let file = ztensor::File::parse(&bytes).unwrap();
+//! let m = file.v2().expect("a v2 file");
+//! let part = m.objects().next().unwrap().part("data").unwrap();
+//! assert_eq!((part.dtype, part.type_name, part.decoded_size()), (ztensor::v2::types::DType::U8, Some("bool"), 3));
+//! assert!(matches!(part.digest, Some(ztensor::v2::Digest::Xxh3(_)))); // canonical v2: xxh3 of the decoded bytes
+//! ```
+//!
 //! [`Manifest::parse_with`] runs every at-open rule in one pass over a
 //! borrowed file (or its tail): the container (§2), deterministic CBOR
 //! (§3.1), the schema (§3.2-§3.5), blob placement and the identical-or-

@@ -15,7 +15,7 @@ use super::types::Logical;
 /// Check decoded bytes of a part: length, digest (if registered), and the
 /// logical type's byte rules. Returns whether a digest was checked.
 /// The same checks as [`Pieces`] on bytes all in memory, with the one-shot
-/// XXH3 ([`xxh3`]).
+/// XXH3.
 pub fn part(p: &Part<'_>, n_elements: Option<u64>, decoded: &[u8]) -> Result<bool> {
     if decoded.len() as u64 != p.decoded_size() {
         return Err(Error::new(Kind::DecodedLength));
@@ -176,6 +176,12 @@ pub(crate) fn elements<'a>(o: &impl Shaped<'a>, profile: &Profile<'a>, set: &Par
     }
 }
 
+/// The element count of part `p` of object `o` (see `elements`), which [`Pieces::new`] takes
+/// for `f4_e2m1`'s final-nibble rule.
+pub fn part_elements(o: &Object<'_, '_>, p: &Part<'_>) -> Option<u64> {
+    elements(o, &o.profile(), &o.part_set(), p)
+}
+
 /// Verify every part of an object whose parts are raw and in `file`, and
 /// its layout's data rules (CSR, COO). Returns how many parts had a digest.
 pub fn object(o: &Object<'_, '_>, file: &[u8]) -> Result<usize> {
@@ -186,31 +192,32 @@ pub fn object(o: &Object<'_, '_>, file: &[u8]) -> Result<usize> {
         let b = decoded(&p, file)?;
         digested += part(&p, elements(o, &profile, &set, &p), &b)? as usize;
     }
-    match profile {
+    layout(o, |p| decoded(p, file))?;
+    Ok(digested)
+}
+
+/// The data rules of an object's layout (CSR indptr and indices, COO
+/// coordinates; §5's profiles), on the index parts' decoded bytes, which
+/// `decoded` produces (whole: the rules look across a part).
+pub fn layout<D, E>(o: &Object<'_, '_>, decoded: impl Fn(&Part<'_>) -> Result<D, E>) -> Result<(), E>
+where
+    D: core::ops::Deref<Target = [u8]>,
+    E: From<Error>,
+{
+    let part = |name| o.part(name).ok_or(Error::new(Kind::LayoutParts));
+    match o.profile() {
         Profile::Csr { index } => {
-            let (ip, ix) = (o.part("indptr"), o.part("indices"));
-            let (Some(ip), Some(ix)) = (ip, ix) else {
-                return Err(Error::new(Kind::LayoutParts));
-            };
-            data::check_csr(
-                o.dim(0).unwrap_or(0),
-                o.dim(1).unwrap_or(0),
-                index,
-                &decoded(&ip, file)?,
-                &decoded(&ix, file)?,
-            )?;
+            let (ip, ix) = (decoded(&part("indptr")?)?, decoded(&part("indices")?)?);
+            Ok(data::check_csr(o.dim(0).unwrap_or(0), o.dim(1).unwrap_or(0), index, &ip, &ix)?)
         }
         Profile::Coo { index } => {
-            let Some(c) = o.part("coords") else {
-                return Err(Error::new(Kind::LayoutParts));
-            };
+            let coords = decoded(&part("coords")?)?;
             let mut shape = [0u64; 64];
             for (s, d) in shape.iter_mut().zip(o.dims()) {
                 *s = d;
             }
-            data::check_coo(&shape[..o.rank()], index, &decoded(&c, file)?)?;
+            Ok(data::check_coo(&shape[..o.rank()], index, &coords)?)
         }
-        _ => {}
+        _ => Ok(()),
     }
-    Ok(digested)
 }

@@ -45,6 +45,31 @@
 //! Non-canonical v2 (another alignment, `sha256` or no digests,
 //! `zt.zstd-seekable/1` parts, data shards) is [`Version::V2`] with
 //! [`Options::non_canonical`]; see [`v2`] for what canonical form requires.
+//!
+//! ```
+//! use ztensor::write::{DigestAlg, Encoding, NewObject, NewPart, Options, Version, Writer};
+//!
+//! // Blobs 4096-aligned (a power of two from 4096 to 1 GiB), sha256 digests
+//! // (over the decoded bytes; xxh3 is canonical's, DigestAlg::None writes none).
+//! let options = Options::non_canonical(4096).digest(DigestAlg::Sha256);
+//! assert!(!options.is_canonical() && Options::canonical().is_canonical());
+//! let mut w = Writer::with_version(Vec::new(), Version::V2(options)).unwrap();
+//! // Compression is per part: zt.zstd-seekable/1 (level 3, 1 MiB frames).
+//! let data = vec![7u8; 100_000];
+//! w.add(NewObject::new("z", &[100_000], "dense")
+//!     .part(NewPart::new("data", ztensor::DType::U8, &data[..]).encoding(Encoding::ZSTD_SEEKABLE))).unwrap();
+//! let bytes = w.finish().unwrap();
+//! assert!(bytes.len() < 20_000);
+//!
+//! let file = ztensor::File::parse(&bytes).unwrap();
+//! let c = file.require("z").unwrap().data().unwrap();
+//! assert_eq!(c.encoding(), ztensor::Encoding::ZstdSeekable);
+//! assert_eq!(c.to_vec().unwrap(), data); // decoded, sha256 checked on the way
+//! assert!(file.verify_with(ztensor::verify::Options::ALL, |_| {}).is_ok());
+//! ```
+//!
+//! To a file: [`Writer::create_with`] (published atomically); with
+//! [`Options::shards`] the blobs go to data shards beside it (§7).
 //! [`v1_2::Writer`] writes what only v1.2 has (per-component zstd and
 //! CRC-32C digests, `quantized_group`) and appends to v1.2 files;
 //! [`v2::Writer::append`] appends to v2 files.

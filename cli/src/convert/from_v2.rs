@@ -60,13 +60,14 @@ pub fn write(m: &Manifest<'_>, files: &Files<'_>, out: &mut Out) -> Result<(), F
                 obj = obj.attribute(k, AttrValue::Cbor(v.to_vec()));
             }
         }
+        verify::layout(&o, |p| files.decoded(p)).map_err(|e| bad(e.to_string()))?;
         // The first problem a part's bytes show as the writer takes them.
         let problem = Rc::new(RefCell::new(None));
         for p in o.parts() {
             let p = p.map_err(|e| bad(e.to_string()))?;
             let pbad = |msg: String| out.bad_input(format!("{msg} (object {name:?}, part {:?})", p.name));
             let at = format!("(object {name:?}, part {:?})", p.name);
-            let (size, chunks) = files.stream(&p, &problem, at).map_err(pbad)?;
+            let (size, chunks) = files.stream(&p, verify::part_elements(&o, &p), &problem, at).map_err(pbad)?;
             let (dtype, logical) = match (p.dtype, p.type_name) {
                 (DType::U8, Some("bool")) => (DType::Bool, None),
                 (d, Some("f8_e8m0")) => (d, Some("f8_e8m0fnu")),
@@ -119,11 +120,13 @@ pub fn write_v2(
                 obj = obj.attribute(k, AttrValue::Cbor(v.to_vec()));
             }
         }
+        verify::layout(&o, |p| files.decoded(p)).map_err(|e| bad(format!("{e} (object {:?})", o.name)))?;
         let problem = Rc::new(RefCell::new(None));
         for p in o.parts() {
             let p = p.map_err(|e| bad(format!("{e} (object {:?})", o.name)))?;
             let at = format!("(object {:?}, part {:?})", o.name, p.name);
-            let (size, chunks) = files.stream(&p, &problem, at.clone()).map_err(|e| bad(format!("{e} {at}")))?;
+            let n = verify::part_elements(&o, &p);
+            let (size, chunks) = files.stream(&p, n, &problem, at.clone()).map_err(|e| bad(format!("{e} {at}")))?;
             let data = Data::from_chunks(size, chunks);
             let mut np = NewPart::new(p.name, p.dtype, data);
             if let Some(t) = p.type_name {
@@ -175,11 +178,27 @@ impl<'f> Files<'f> {
         }
     }
 
+    /// A part's decoded bytes, whole (the index parts the layout's data
+    /// rules look across, `verify::layout`).
+    fn decoded(&self, p: &ztensor::v2::Part<'_>) -> Result<Cow<'_, [u8]>, ztensor::Error> {
+        use ztensor::{Error, ErrorKind};
+        let file = self.file(p).map_err(|_| Error::new(ErrorKind::ShardMissing))?;
+        let outside = ErrorKind::OutOfBounds { offset: p.offset, length: p.length, limit: file.len() as u64 };
+        let blob = p.blob(file).ok_or(Error::new(outside))?;
+        match p.encoding {
+            None => Ok(Cow::Borrowed(blob)),
+            Some(seekable::ID) => Ok(Cow::Owned(seekable::decode_to_vec(blob, p.decoded_size())?)),
+            Some(_) => Err(Error::new(ErrorKind::Unsupported { what: "decoding this encoding" })),
+        }
+    }
+
     /// A part's decoded bytes for a writer, and their size: see [`Checked`].
+    /// `n` is the element count its logical type sees (`verify::part_elements`).
     /// `problem` receives the first problem found (with `at` appended).
     fn stream<'s>(
         &'s self,
         p: &ztensor::v2::Part<'s>,
+        n: Option<u64>,
         problem: &Rc<RefCell<Option<String>>>,
         at: String,
     ) -> Result<(u64, Checked<'s>), String> {
@@ -193,7 +212,7 @@ impl<'f> Files<'f> {
             }
             Some(e) => return Err(format!("encoding {e:?} is not one zt decodes")),
         };
-        let pieces = Some(verify::Pieces::new(p, None));
+        let pieces = Some(verify::Pieces::new(p, n));
         let mut c = Checked { chunks, pieces, size, seen: 0, problem: problem.clone(), at };
         if size == 0 {
             // No chunk will come: the checks of nothing, now.

@@ -14,6 +14,7 @@ mod from_v2;
 mod gguf;
 mod npy;
 mod npz;
+mod rules;
 mod safetensors;
 mod target;
 mod v2;
@@ -86,6 +87,10 @@ is given: each of them makes it non-canonical. --format-version 1.2 writes
 the previous generation instead, for readers of the 1.x generation
 (ztensor <= 1.2.3); --align and --shard-size are v2 only, crc32c digests
 v1.2 only.
+
+OUT keeps the data rules 'zt verify' checks (CSR/COO indices, bool bytes 0
+or 1, f4_e2m1's final nibble; v2's stricter ones for v2 output): an input
+whose values break one is refused, naming the object and the rule.
 
 OUT is written to a temporary file beside it and renamed into place once
 complete: if the conversion fails or is interrupted (Ctrl-C, SIGTERM,
@@ -280,14 +285,15 @@ fn summary(out_path: &Path, objects: u64, read: u64, written: u64, kept_raw: u64
 
 /// The output being written, and what every input module needs around it.
 pub struct Out {
-    w: Writer<FileSink>,
+    w: Writer<rules::CheckedSink>,
     pub in_path: PathBuf,
     out_path: PathBuf,
     compression: Compression,
     pub digest: DigestOpt,
     pub progress: Rc<Progress>,
-    /// The first failure of a streamed input source (corrupt deflate data):
-    /// the writer only sees an I/O error.
+    /// The first failure of a streamed input source (corrupt deflate data;
+    /// the writer only sees an I/O error), or the first data rule the
+    /// written file breaks (`rules::CheckedSink`).
     pub source_error: Rc<RefCell<Option<String>>>,
     /// Objects added so far.
     objects: u64,
@@ -308,15 +314,16 @@ impl Out {
     ) -> Result<Out, Fail> {
         let sink = temp::create(|| FileSink::create(write_path), |s| s.temp_path().to_path_buf())
             .map_err(|e| Fail::input(out_path, e))?;
+        let source_error = Rc::new(RefCell::new(None));
         Ok(Out {
-            w: Writer::new(sink),
+            w: Writer::new(rules::CheckedSink::new(sink, source_error.clone())),
             in_path: in_path.to_owned(),
             out_path: out_path.to_owned(),
             compression,
             digest,
             progress: Rc::new(if quiet { Progress::hidden(total) } else { Progress::new(total) }),
             objects: 0,
-            source_error: Rc::new(RefCell::new(None)),
+            source_error,
             // A stage stays registered once published, until the v2 pass unlinks it.
             _temp: TempGuard { after: (write_path != out_path).then(|| write_path.to_owned()) },
         })
@@ -361,7 +368,7 @@ impl Out {
     /// Write the manifest and publish OUT; the bytes written and the
     /// components `--compress` kept raw.
     fn finish(self) -> Result<(u64, u64), Fail> {
-        let Out { w, out_path, progress, _temp, .. } = self;
+        let Out { w, in_path, out_path, progress, _temp, source_error, .. } = self;
         let kept_raw = w.kept_raw();
         if let Some(stage) = &_temp.after {
             // Registered before the rename, so that no signal can leave it behind.
@@ -369,8 +376,11 @@ impl Out {
         }
         let r = w.finish();
         drop((_temp, progress));
+        if let Some(msg) = source_error.take() {
+            return Err(Fail::input(&in_path, msg));
+        }
         match r {
-            Ok(sink) => Ok((std::fs::metadata(sink.path()).map(|m| m.len()).unwrap_or(0), kept_raw)),
+            Ok(sink) => Ok((std::fs::metadata(sink.file.path()).map(|m| m.len()).unwrap_or(0), kept_raw)),
             Err(e) if e.kind() == ErrorKind::Io => Err(Fail::input(&out_path, e)),
             Err(e) => Err(Fail::input(&out_path, format!("cannot write the manifest: {e}"))),
         }

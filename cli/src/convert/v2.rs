@@ -242,6 +242,7 @@ fn fill(
         let bad = |e: &dyn std::fmt::Display| Fail::input(in_path, format!("object {:?}: {e}", o.name()));
         let shape: Vec<u64> = o.shape().dims().collect();
         let mut obj = NewObject::new(o.name(), &shape, layout(&o.format()).map_err(|e| bad(&e))?);
+        super::rules::v2_extra(&o).map_err(|e| Fail::input(in_path, e))?;
         for (k, v) in o.attributes().iter() {
             let key = k.as_str().ok_or_else(|| bad(&"an attribute key is not text"))?;
             obj = obj.attribute(key, attr(v).map_err(|e| bad(&format_args!("attribute {key:?}: {e}")))?);

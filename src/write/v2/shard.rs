@@ -238,12 +238,28 @@ impl ShardSet {
             if tests::CRASH_AFTER_SHARD_RENAMES.with(|c| c.get()) == Some(i + 1) {
                 return Err(Error::new(Kind::Core(crate::ErrorKind::Io)));
             }
+            pause_for_tests(i + 1);
             table.push((name, d.size, d.sha256));
         }
         self.published = true;
         #[cfg(unix)]
         fs::File::open(&self.dir).and_then(|d| d.sync_all()).map_err(io)?;
         Ok((n, table))
+    }
+}
+
+/// Test hook, not an API: with `ZT_TEST_PAUSE_AFTER_SHARD_RENAMES=k` in
+/// the environment, the process says so on stderr right after its `k`-th
+/// shard rename and waits there forever, so that a test can SIGKILL a real
+/// writer at that instant (cli/tests/cli_kill.rs, issue 30's "a writer
+/// killed right after its first shard rename").
+fn pause_for_tests(renamed: usize) {
+    let wanted = std::env::var("ZT_TEST_PAUSE_AFTER_SHARD_RENAMES").ok().and_then(|v| v.parse().ok());
+    if wanted == Some(renamed) {
+        std::eprintln!("ztensor: paused after {renamed} shard renames (ZT_TEST_PAUSE_AFTER_SHARD_RENAMES)");
+        loop {
+            std::thread::park();
+        }
     }
 }
 
