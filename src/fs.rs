@@ -7,7 +7,7 @@
 //!   open; each component is fetched with a positional read when asked for.
 //!   For network filesystems and files larger than the address space.
 //!   [`Reader::from_source`] reads the same way from any
-//!   [`Source`](crate::source::Source): a caller's callbacks, an HTTP
+//!   [`crate::source::Source`]: a caller's callbacks, an HTTP
 //!   resource, bytes in memory.
 //!
 //! Files that change while open. Replacing a file by a rename (what

@@ -118,7 +118,7 @@ impl<'a> ElemType<'a> {
     }
 }
 
-/// A v2 logical type as the crate-wide [`LogicalType`] the views show.
+/// A v2 logical type as the crate-wide [`LogicalType`](crate::types::LogicalType) the views show.
 impl From<Logical> for crate::types::LogicalType<'_> {
     fn from(l: Logical) -> Self {
         use crate::types::LogicalType;

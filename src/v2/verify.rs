@@ -64,7 +64,7 @@ enum State {
 
 impl<'p> Pieces<'p> {
     /// For `p`; `n_elements` is the count its logical type sees (where its
-    /// layout gives one, [`elements`]); without it, the `f4_e2m1`
+    /// layout gives one, [`part_elements`]); without it, the `f4_e2m1`
     /// final-nibble rule cannot be located and only `bool`'s rule runs.
     pub fn new(p: &Part<'p>, n_elements: Option<u64>) -> Pieces<'p> {
         let state = match p.digest {
