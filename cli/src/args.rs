@@ -160,7 +160,7 @@ pub struct VerifyArgs {
 }
 
 /// Convert .safetensors, .npy, .npz, .gguf or any .zt version into a zTensor v2 (or v1.2) file
-#[derive(Args)]
+#[derive(Args, Clone)]
 #[command(
     override_usage = "zt convert IN OUT [--compress[=LEVEL]] [--digest xxh3|sha256|crc32c|none] [--format-version 2|1.2] [--align BYTES] [--shard-size SIZE] [--quiet]",
     help_template = CMD_HELP,
@@ -210,7 +210,7 @@ pub struct ConvertArgs {
     /// No summary line after a successful conversion, no progress bar
     #[arg(short, long)]
     pub quiet: bool,
-    /// The input file ('-': stdin)
+    /// The input file ('-': stdin; an http:// or https:// URL: downloaded first)
     #[arg(value_name = "IN")]
     pub input: PathBuf,
     /// The zTensor file to write
