@@ -197,7 +197,7 @@ fn read_body(resp: ureq::http::Response<ureq::Body>, len: u64) -> io::Result<Vec
         }
     }
     if (got as u64) < len {
-        return Err(err(format!("the connection closed after {got} of {len} bytes")));
+        return Err(err(format!("the response ended after {got} of {len} bytes (the connection closed)")));
     }
     Ok(v)
 }
@@ -236,7 +236,7 @@ pub fn download(url: &str, dest: &mut std::fs::File, quiet: bool) -> io::Result<
         progress.add(n as u64);
     }
     match declared {
-        Some(n) if n != got => Err(err(format!("the connection closed after {got} of {n} bytes"))),
+        Some(n) if n != got => Err(err(format!("the response ended after {got} of {n} bytes (the connection closed)"))),
         _ => Ok(got),
     }
 }
