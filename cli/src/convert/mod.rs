@@ -293,7 +293,8 @@ fn fetch(url: &str, to: &Path, quiet: bool) -> std::io::Result<u64> {
     http::download(url, &mut f, quiet)
 }
 
-/// A temporary directory for downloads, removed when dropped.
+/// A temporary directory for downloads, removed when dropped, and on a
+/// signal or panic before that (registered with [`temp`]).
 struct Download(PathBuf);
 
 impl Download {
@@ -302,7 +303,10 @@ impl Download {
         loop {
             let d = std::env::temp_dir().join(format!("zt-download-{}-{n}", std::process::id()));
             match std::fs::create_dir(&d) {
-                Ok(()) => return Ok(Download(d)),
+                Ok(()) => {
+                    temp::add_dir(&d);
+                    return Ok(Download(d));
+                }
                 Err(e) if e.kind() == std::io::ErrorKind::AlreadyExists && n < 100 => n += 1,
                 Err(e) => return Err(e),
             }
@@ -312,7 +316,7 @@ impl Download {
 
 impl Drop for Download {
     fn drop(&mut self) {
-        let _ = std::fs::remove_dir_all(&self.0);
+        temp::remove_dir(&self.0);
     }
 }
 
