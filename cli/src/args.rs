@@ -95,7 +95,7 @@ pub struct InfoArgs {
     /// Print JSON instead of text (see below)
     #[arg(long)]
     pub json: bool,
-    /// zTensor files ('-': stdin)
+    /// zTensor files ('-': stdin; http(s):// URLs: read by range requests)
     #[arg(value_name = "FILE", required = true)]
     pub files: Vec<PathBuf>,
 }
@@ -120,7 +120,7 @@ pub struct CatArgs {
     /// Write even when stdout is a terminal
     #[arg(short, long)]
     pub force: bool,
-    /// A zTensor file ('-': stdin)
+    /// A zTensor file ('-': stdin; an http(s):// URL: its tail and this part read by range requests)
     #[arg(value_name = "FILE")]
     pub file: PathBuf,
     /// The object's name
@@ -154,7 +154,7 @@ pub struct VerifyArgs {
     /// A digest zt cannot check is a problem: the default now (accepted, no effect)
     #[arg(long)]
     pub strict: bool,
-    /// zTensor files ('-': stdin)
+    /// zTensor files ('-': stdin; http(s):// URLs: read by range requests)
     #[arg(value_name = "FILE", required = true)]
     pub files: Vec<PathBuf>,
 }

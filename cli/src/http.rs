@@ -74,6 +74,18 @@ impl HttpSource {
     fn open_with(agent: ureq::Agent, url: &str) -> io::Result<HttpSource> {
         let want = format!("bytes=-{SPECULATIVE_TAIL}");
         let resp = range_get(&agent, url, &want)?;
+        // An empty file has no last bytes to give: 416, `bytes */0`
+        // (RFC 9110 §15.5.17); the reader then says it is too small.
+        if resp.status().as_u16() == 416 && header(&resp, "content-range") == Some("bytes */0") {
+            return Ok(HttpSource { agent, url: url.to_owned(), size: 0, tail: Vec::new() });
+        }
+        // A whole file no longer than the range asked for (servers answer an
+        // empty file so) is all its bytes: no other request will be made.
+        let whole = header(&resp, "content-length").and_then(|v| v.trim().parse::<u64>().ok());
+        if let (200, Some(size @ 0..=SPECULATIVE_TAIL)) = (resp.status().as_u16(), whole) {
+            let tail = read_body(resp, size)?;
+            return Ok(HttpSource { agent, url: url.to_owned(), size, tail });
+        }
         let (start, end, size) = content_range(&resp, &want)?;
         let n = SPECULATIVE_TAIL.min(size);
         if start != size - n || end + 1 != size {
@@ -91,6 +103,9 @@ impl Source for HttpSource {
 
     fn read_at(&self, offset: u64, out: &mut [u8]) -> io::Result<()> {
         let len = out.len() as u64;
+        if len == 0 {
+            return Ok(());
+        }
         let end = offset.checked_add(len).filter(|&e| e <= self.size).ok_or(io::ErrorKind::UnexpectedEof)?;
         let tail_start = self.size - self.tail.len() as u64;
         if offset >= tail_start {

@@ -283,6 +283,38 @@ fn info_lists_v2_and_v1_2_models_with_at_most_two_requests() {
 }
 
 #[test]
+fn an_empty_or_missing_file_is_reported_as_locally() {
+    let Some(s) = Server::start() else { return };
+    let dir = tempfile::tempdir().unwrap();
+    let empty = dir.path().join("empty.zt");
+    std::fs::write(&empty, b"").unwrap();
+    let url = s.serve(&empty, "empty.zt");
+    let here = zt(&["info", empty.to_str().unwrap()]);
+    assert_eq!(here.status.code(), Some(1));
+    let remote = zt(&["info", &url]);
+    assert_eq!(text(&remote.stderr), text(&here.stderr).replace(empty.to_str().unwrap(), &url));
+    fails(&zt(&["verify", &s.url("missing.zt")]), &s.url("missing.zt"), "HTTP 404 Not Found");
+}
+
+#[test]
+fn a_whole_small_file_answering_a_range_request_is_read() {
+    let (_d, _p, file) = big_model();
+    let dir = tempfile::tempdir().unwrap();
+    let small = dir.path().join("small.zt");
+    model(&small, "1.2", 2, 16); // v1.2: 64-byte alignment, a small file
+    let bytes = std::fs::read(&small).unwrap();
+    assert!(bytes.len() < 65536);
+    let url = misbehaving(Box::new(move |_, _| (whole(&bytes), Next)));
+    let remote = zt(&["cat", &url, "w0001"]);
+    assert!(remote.status.success(), "{}", text(&remote.stderr));
+    assert_eq!(remote.stdout, zt(&["cat", small.to_str().unwrap(), "w0001"]).stdout);
+    // One byte more than the range asked for: refused.
+    let big = file[..65537].to_vec();
+    let url = misbehaving(Box::new(move |_, _| (whole(&big), Next)));
+    fails(&zt(&["info", &url]), &url, "server does not support HTTP range requests");
+}
+
+#[test]
 fn cat_reads_the_tail_and_the_object_only() {
     let Some(s) = Server::start() else { return };
     let dir = tempfile::tempdir().unwrap();
@@ -566,7 +598,7 @@ fn a_server_that_lies_about_the_length_is_an_error() {
 fn nothing_listens_is_an_error() {
     let port = TcpListener::bind("127.0.0.1:0").unwrap().local_addr().unwrap().port();
     let url = format!("http://127.0.0.1:{port}/model.zt");
-    fails(&zt(&["info", &url]), &url, "");
+    fails(&zt(&["info", &url]), &url, "Connection refused");
 }
 
 /// What a private `TMPDIR` holds (zt's download directories and their files).
