@@ -214,7 +214,14 @@ fn read_body(resp: ureq::http::Response<ureq::Body>, len: u64) -> io::Result<Vec
     if (got as u64) < len {
         return Err(err(format!("the response ended after {got} of {len} bytes (the connection closed)")));
     }
-    Ok(v)
+    // Read to the body's end: the connection then goes back to the pool
+    // for the next request (no new TCP and TLS handshake), and a body
+    // longer than announced is caught.
+    match r.read(&mut [0u8; 1]) {
+        Ok(0) => Ok(v),
+        Ok(_) => Err(err(format!("the response is longer than the {len} bytes announced"))),
+        Err(e) => Err(io::Error::new(e.kind(), format!("the response is longer than the {len} bytes announced: {e}"))),
+    }
 }
 
 fn dropped(got: u64, len: u64, e: &io::Error) -> io::Error {

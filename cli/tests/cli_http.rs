@@ -99,6 +99,7 @@ fn lighttpd() -> Option<PathBuf> {
 struct Seen {
     ranges: Vec<Option<String>>,
     bytes: u64,
+    connections: usize,
 }
 
 /// lighttpd serving a directory, behind a counting proxy.
@@ -186,6 +187,7 @@ fn proxy(upstream: u16, seen: Arc<Mutex<Seen>>) -> u16 {
         for client in l.incoming() {
             let Ok(client) = client else { continue };
             let Ok(server) = TcpStream::connect(("127.0.0.1", upstream)) else { continue };
+            seen.lock().unwrap().connections += 1;
             let (c2, s2, seen2) = (client.try_clone().unwrap(), server.try_clone().unwrap(), seen.clone());
             thread::spawn(move || requests(client, server, &seen2));
             let seen3 = seen.clone();
@@ -335,6 +337,8 @@ fn cat_reads_the_tail_and_the_object_only() {
         // The tail (the first request), then exactly the object's bytes.
         let ranges: Vec<(u64, u64)> = seen.ranges.iter().map(|r| range_of(r.as_ref().unwrap(), size)).collect();
         assert_eq!(ranges, [(size - (64 << 10), size), (start, end)], "{name}");
+        // The second request reuses the first one's connection.
+        assert_eq!(seen.connections, 1, "{name}");
         assert!(seen.bytes < (64 << 10) + (end - start) + 2048, "{name}: {} bytes", seen.bytes);
     }
 }
@@ -588,6 +592,16 @@ fn a_server_that_lies_about_the_length_is_an_error() {
         (text(&a).replacen("Content-Length: 65536", "Content-Length: 70000", 1).into_bytes(), Next)
     }));
     fails(&zt(&["info", &url]), &url, "Content-Length (70000) does not match its Content-Range (65536 bytes)");
+    // A body longer than its Content-Range, delimited by the connection's close.
+    let f = file.clone();
+    let url = misbehaving(Box::new(move |_, r| {
+        let a = text(&partial(&f, r.unwrap(), len, 0)).replacen("Content-Length: 65536\r\n", "", 1);
+        let mut a = a.into_bytes();
+        a.extend_from_slice(&f[f.len() - 65536..]);
+        a.extend_from_slice(b"and more");
+        (a, Close)
+    }));
+    fails(&zt(&["info", &url]), &url, "the response is longer than the 65536 bytes announced");
     // An error status.
     let url = misbehaving(Box::new(|_, _| (b"HTTP/1.1 404 Not Found\r\nContent-Length: 0\r\n\r\n".to_vec(), Next)));
     fails(&zt(&["info", &url]), &url, "HTTP 404 Not Found");
