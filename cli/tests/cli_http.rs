@@ -615,6 +615,23 @@ fn nothing_listens_is_an_error() {
     fails(&zt(&["info", &url]), &url, "Connection refused");
 }
 
+#[test]
+fn https_urls_go_through_tls() {
+    // A plain-HTTP server answering a TLS client hello: the handshake fails.
+    let l = TcpListener::bind("127.0.0.1:0").unwrap();
+    let url = format!("https://127.0.0.1:{}/model.zt", l.local_addr().unwrap().port());
+    thread::spawn(move || {
+        for mut c in l.incoming().flatten() {
+            let _ = c.read(&mut [0u8; 512]);
+            let _ = c.write_all(b"HTTP/1.1 400 Bad Request\r\nContent-Length: 0\r\n\r\n");
+        }
+    });
+    let out = zt(&["info", &url]);
+    assert_eq!(out.status.code(), Some(1));
+    assert!(text(&out.stderr).starts_with(&format!("zt: {url}: ")), "{}", text(&out.stderr));
+    assert!(!text(&out.stderr).contains("HTTP 400"), "{}", text(&out.stderr));
+}
+
 /// What a private `TMPDIR` holds (zt's download directories and their files).
 fn leftovers(tmp: &Path) -> Vec<PathBuf> {
     let mut all = Vec::new();
