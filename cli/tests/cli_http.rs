@@ -124,7 +124,8 @@ impl Server {
                 &conf,
                 format!(
                     "server.document-root = \"{}\"\nserver.bind = \"127.0.0.1\"\nserver.port = {port}\n\
-                     server.errorlog = \"{}\"\nserver.modules = ()\n",
+                     server.errorlog = \"{}\"\nserver.modules = ()\n\
+                     server.stat-cache-engine = \"disable\"\n",
                     root.path().join("www").display(),
                     root.path().join("error.log").display()
                 ),
@@ -420,6 +421,21 @@ fn v2_shards_are_found_beside_the_url() {
     let out = zt(&["convert", "-q", &url, a.to_str().unwrap()]);
     assert!(out.status.success(), "{}", text(&out.stderr));
     assert_eq!(std::fs::read(&a).unwrap(), std::fs::read(&single).unwrap());
+    // The shard of w0007 gone from the server: its reads fail, verify
+    // warns that the shard is not found, the other parts still read.
+    let info = zt(&["info", "--json", root.to_str().unwrap()]);
+    let doc: serde_json::Value = serde_json::from_slice(&info.stdout).unwrap();
+    let o = doc["objects"].as_array().unwrap().iter().find(|o| o["name"] == "w0007").unwrap();
+    let shard = o["components"]["data"]["shard"].as_str().expect("w0007 lies in a shard").to_owned();
+    std::fs::remove_file(s.root.path().join("www").join(format!("sharded-{shard}.zt"))).unwrap();
+    let out = zt(&["cat", &url, "w0007"]);
+    assert_eq!(out.status.code(), Some(1));
+    assert!(text(&out.stderr).contains(&shard), "{}", text(&out.stderr));
+    assert!(zt(&["cat", &url, "w0000"]).status.success());
+    let out = zt(&["verify", &url]);
+    assert_eq!(out.status.code(), Some(1));
+    let warning = format!("zt: {url}: warning: shard {shard:?} not found beside the URL\n");
+    assert!(text(&out.stderr).contains(&warning), "{}", text(&out.stderr));
 }
 
 // ------------------------------------------------- misbehaving servers
