@@ -116,7 +116,8 @@ impl Server {
         let root = tempfile::tempdir().unwrap();
         std::fs::create_dir(root.path().join("www")).unwrap();
         // A free port, then lighttpd on it; tried again if another
-        // process took the port in between (lighttpd then exits).
+        // process took the port in between (lighttpd then exits). No stat
+        // cache: a file a test removes is gone at once.
         for _ in 0..20 {
             let port = TcpListener::bind("127.0.0.1:0").unwrap().local_addr().unwrap().port();
             let conf = root.path().join("lighttpd.conf");
