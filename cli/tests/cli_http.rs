@@ -298,6 +298,12 @@ fn an_empty_or_missing_file_is_reported_as_locally() {
     let remote = zt(&["info", &url]);
     assert_eq!(text(&remote.stderr), text(&here.stderr).replace(empty.to_str().unwrap(), &url));
     fails(&zt(&["verify", &s.url("missing.zt")]), &s.url("missing.zt"), "HTTP 404 Not Found");
+    // Servers that answer an empty file's range with 416 (RFC 9110 §15.5.17).
+    let url416 = misbehaving(Box::new(|_, _| {
+        (b"HTTP/1.1 416 Range Not Satisfiable\r\nContent-Range: bytes */0\r\nContent-Length: 0\r\n\r\n".to_vec(), Next)
+    }));
+    let remote = zt(&["info", &url416]);
+    assert_eq!(text(&remote.stderr), text(&here.stderr).replace(empty.to_str().unwrap(), &url416));
 }
 
 #[test]
