@@ -168,7 +168,8 @@ fn range_get(agent: &ureq::Agent, url: &str, range: &str) -> io::Result<ureq::ht
 fn content_range(resp: &ureq::http::Response<ureq::Body>, want: &str) -> io::Result<(u64, u64, u64)> {
     let status = resp.status();
     if status.as_u16() == 200 {
-        return Err(err("server does not support HTTP range requests (it answered a range request with the whole file)"));
+        let msg = "server does not support HTTP range requests (it answered a range request with the whole file)";
+        return Err(err(msg));
     }
     if status.as_u16() != 206 {
         return Err(err(format!("HTTP {status}")));
@@ -196,7 +197,8 @@ fn mismatch(resp: &ureq::http::Response<ureq::Body>, want: &str) -> io::Error {
 fn read_body(resp: ureq::http::Response<ureq::Body>, len: u64) -> io::Result<Vec<u8>> {
     if let Some(n) = header(&resp, "content-length").and_then(|v| v.trim().parse::<u64>().ok()) {
         if n != len {
-            return Err(err(format!("the server's Content-Length ({n}) does not match its Content-Range ({len} bytes)")));
+            let msg = format!("the server's Content-Length ({n}) does not match its Content-Range ({len} bytes)");
+            return Err(err(msg));
         }
     }
     let mut body = resp.into_body();

@@ -597,7 +597,8 @@ fn a_server_that_lies_about_the_length_is_an_error() {
     // The total changes between the first answer and the second.
     let f = file.clone();
     let url = misbehaving(Box::new(move |n, r| (partial(&f, r.unwrap(), len + n as u64, usize::MAX), Next)));
-    fails(&zt(&["cat", &url, "w0001"]), &url, &format!("the file changed size between requests ({len} bytes, now {})", len + 1));
+    let changed = format!("the file changed size between requests ({len} bytes, now {})", len + 1);
+    fails(&zt(&["cat", &url, "w0001"]), &url, &changed);
     // A Content-Range other than the range asked for.
     let f = file.clone();
     let url = misbehaving(Box::new(move |_, _| (partial(&f, "bytes=0-65535", len, usize::MAX), Next)));

@@ -273,10 +273,8 @@ fn from_url(a: &ConvertArgs) -> Result<(), Fail> {
     fetch(&url, &local, a.quiet).map_err(|e| fail(&e))?;
     if let Ok(r) = ztensor::fs::Reader::open(&local) {
         for s in r.file().v2().iter().flat_map(|m| m.shards()) {
-            let (Some(u), Some(p)) = (http::shard_url(&url, s.name), ztensor::v2::shard::positional_path(&local, s.name))
-            else {
-                continue;
-            };
+            let beside = ztensor::v2::shard::positional_path(&local, s.name);
+            let (Some(u), Some(p)) = (http::shard_url(&url, s.name), beside) else { continue };
             fetch(&u, &p, a.quiet).map_err(|e| fail(&format_args!("shard {:?} ({u}): {e}", s.name)))?;
         }
     }
