@@ -95,7 +95,7 @@ pub struct InfoArgs {
     /// Print JSON instead of text (see below)
     #[arg(long)]
     pub json: bool,
-    /// zTensor files ('-': stdin)
+    /// zTensor files ('-': stdin; http(s):// URLs: read by range requests)
     #[arg(value_name = "FILE", required = true)]
     pub files: Vec<PathBuf>,
 }
@@ -120,7 +120,7 @@ pub struct CatArgs {
     /// Write even when stdout is a terminal
     #[arg(short, long)]
     pub force: bool,
-    /// A zTensor file ('-': stdin)
+    /// A zTensor file ('-': stdin; an http(s):// URL: its tail and this part read by range requests)
     #[arg(value_name = "FILE")]
     pub file: PathBuf,
     /// The object's name
@@ -154,13 +154,13 @@ pub struct VerifyArgs {
     /// A digest zt cannot check is a problem: the default now (accepted, no effect)
     #[arg(long)]
     pub strict: bool,
-    /// zTensor files ('-': stdin)
+    /// zTensor files ('-': stdin; http(s):// URLs: read by range requests)
     #[arg(value_name = "FILE", required = true)]
     pub files: Vec<PathBuf>,
 }
 
 /// Convert .safetensors, .npy, .npz, .gguf or any .zt version into a zTensor v2 (or v1.2) file
-#[derive(Args)]
+#[derive(Args, Clone)]
 #[command(
     override_usage = "zt convert IN OUT [--compress[=LEVEL]] [--digest xxh3|sha256|crc32c|none] [--format-version 2|1.2] [--align BYTES] [--shard-size SIZE] [--quiet]",
     help_template = CMD_HELP,
@@ -210,7 +210,7 @@ pub struct ConvertArgs {
     /// No summary line after a successful conversion, no progress bar
     #[arg(short, long)]
     pub quiet: bool,
-    /// The input file ('-': stdin)
+    /// The input file ('-': stdin; an http:// or https:// URL: downloaded first)
     #[arg(value_name = "IN")]
     pub input: PathBuf,
     /// The zTensor file to write

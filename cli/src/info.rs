@@ -2,7 +2,7 @@
 
 use crate::args::InfoArgs;
 use crate::json::{self, JsonMap};
-use crate::{input, out, Fail};
+use crate::{http, input, out, Fail};
 use serde::ser::SerializeMap;
 use serde::{Serialize, Serializer};
 use std::fmt::Write as _;
@@ -14,14 +14,22 @@ pub fn run(a: &InfoArgs) -> Result<(), Fail> {
     let several = a.files.len() > 1;
     let mut first = true;
     crate::each_file(&a.files, |path| {
-        let bytes = input::load(path).map_err(|e| Fail::input(path, e))?;
-        let file = File::parse(&bytes).map_err(|e| Fail::input(path, e))?;
+        // A URL is read by range requests: its tail only (crate::http).
+        let (bytes, parsed, reader);
+        let file: &File<'_> = if http::is_url(path) {
+            reader = input::open_url(path).map_err(|e| Fail::input(path, e))?;
+            reader.file()
+        } else {
+            bytes = input::load(path).map_err(|e| Fail::input(path, e))?;
+            parsed = File::parse(&bytes).map_err(|e| Fail::input(path, e))?;
+            &parsed
+        };
         let label = out::path(path);
         let text = if a.json {
-            to_json(&file, several.then_some(label.as_str()))
+            to_json(file, several.then_some(label.as_str()))
         } else {
             let gap = if first { "" } else { "\n" };
-            format!("{gap}{}", to_text(&label, &file))
+            format!("{gap}{}", to_text(&label, file))
         };
         first = false;
         out::print(&text)

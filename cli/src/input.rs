@@ -1,5 +1,6 @@
 //! Getting a file's bytes into memory: mapped when it is a regular file,
-//! read otherwise (pipes, character devices, empty files).
+//! read otherwise (pipes, character devices, empty files); or, for a URL,
+//! a reader that fetches only what is asked for (`crate::http`).
 
 use memmap2::Mmap;
 use std::fs;
@@ -57,4 +58,11 @@ pub fn load(path: &Path) -> io::Result<Bytes> {
     let mut v = Vec::new();
     file.read_to_end(&mut v)?;
     Ok(Bytes::Owned(v))
+}
+
+/// A reader of the file at an `http://` or `https://` URL, by range
+/// requests: opening reads its tail, each part is read when asked for.
+pub fn open_url(url: &Path) -> Result<ztensor::fs::Reader, String> {
+    let src = crate::http::HttpSource::open(&url.to_string_lossy()).map_err(crate::out::message)?;
+    ztensor::fs::Reader::from_source(src).map_err(crate::out::message)
 }

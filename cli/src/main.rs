@@ -9,6 +9,7 @@
 mod args;
 mod cat;
 mod convert;
+mod http;
 mod id;
 mod info;
 mod input;

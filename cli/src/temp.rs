@@ -1,7 +1,8 @@
 //! The temporary file `zt convert` writes before renaming it into place:
 //! removed when zt panics (the panic hook exits without unwinding) and on
 //! SIGINT, SIGTERM and SIGHUP, after which zt dies of that signal as it
-//! would have without the handler. SIGKILL cannot be caught: after it (or a
+//! would have without the handler; so is the directory a URL is
+//! downloaded into. SIGKILL cannot be caught: after it (or a
 //! power loss) the hidden `.OUT.PID.N.tmp` file stays beside OUT.
 
 use signal_hook::consts::{SIGHUP, SIGINT, SIGTERM};
@@ -12,6 +13,9 @@ use std::sync::{Mutex, Once};
 /// The registered files: one, or two while a file is renamed into place
 /// (its temporary name and the name it gets: see [`add`]).
 static TEMP_FILE: Mutex<Vec<PathBuf>> = Mutex::new(Vec::new());
+/// Temporary directories (`zt convert URL`'s download), removed with their
+/// contents on the same occasions; [`set`] and [`create`] leave them be.
+static TEMP_DIRS: Mutex<Vec<PathBuf>> = Mutex::new(Vec::new());
 static WATCH: Once = Once::new();
 
 /// Register (or clear, with `None`) the temporary output file.
@@ -47,6 +51,29 @@ pub fn add(path: &Path) {
     }
 }
 
+/// Register a temporary directory, removed (with what it holds) on a
+/// signal or a panic until [`remove_dir`] removes it.
+pub fn add_dir(path: &Path) {
+    WATCH.call_once(watch_signals);
+    if let Ok(mut d) = TEMP_DIRS.lock() {
+        d.push(path.to_path_buf());
+    }
+}
+
+/// Remove a directory [`add_dir`] registered, and forget it.
+pub fn remove_dir(path: &Path) {
+    if let Ok(mut d) = TEMP_DIRS.lock() {
+        d.retain(|p| p != path);
+    }
+    let _ = std::fs::remove_dir_all(path);
+}
+
+fn remove_dirs(d: &mut Vec<PathBuf>) {
+    for p in d.drain(..) {
+        let _ = std::fs::remove_dir_all(p);
+    }
+}
+
 /// Wait for a signal being handled, if any: it removes the registered files
 /// and ends the process holding the registry, so this returns only when no
 /// signal is. (A registered file found missing may have been removed so:
@@ -63,6 +90,9 @@ pub fn remove() {
             let _ = std::fs::remove_file(p);
         }
     }
+    if let Ok(mut d) = TEMP_DIRS.try_lock() {
+        remove_dirs(&mut d);
+    }
 }
 
 /// A thread waits for the signals (outside signal context, so it may lock
@@ -75,6 +105,9 @@ fn watch_signals() {
         if let Some(sig) = signals.forever().next() {
             // The registry stays locked until the process ends: see `sync`.
             let guard = TEMP_FILE.lock();
+            if let Ok(mut d) = TEMP_DIRS.lock() {
+                remove_dirs(&mut d);
+            }
             if let Ok(mut t) = guard {
                 for p in t.drain(..) {
                     let _ = std::fs::remove_file(p);

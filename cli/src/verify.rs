@@ -11,7 +11,7 @@
 //! that default) is accepted and changes nothing.
 
 use crate::args::VerifyArgs;
-use crate::{input, out, Fail};
+use crate::{http, input, out, Fail};
 use std::fmt::Display;
 use std::io::{self, Write};
 use std::path::Path;
@@ -88,9 +88,30 @@ pub fn run(a: &VerifyArgs) -> Result<(), Fail> {
 }
 
 fn one(path: &Path, strict: bool) -> Result<(), Fail> {
-    let bytes = input::load(path).map_err(|e| Fail::input(path, e))?;
     let mut r = Report { file: path, strict, problems: 0, warnings: 0, digests_checked: 0 };
     let mut summary = String::new();
+    if http::is_url(path) {
+        // Read by range requests: the tail, then each part through the reader.
+        match input::open_url(path) {
+            Ok(rd) => {
+                let (objects, components) = check_from(rd.file(), Some(&rd), &mut r);
+                if let Some(m) = rd.file().v2() {
+                    for s in m.shards() {
+                        // A shard found but wrong was a problem of verify_with's.
+                        if let Err(ztensor::fs::Error::Format(e)) = rd.shard(s.name) {
+                            if e.kind() == ErrorKind::ShardMissing {
+                                r.warning(format_args!("shard {:?} not found beside the URL", s.name));
+                            }
+                        }
+                    }
+                }
+                summary = summarize(rd.file(), objects, components, &r);
+            }
+            Err(e) => r.problem(e),
+        }
+        return verdict(path, &r, &summary);
+    }
+    let bytes = input::load(path).map_err(|e| Fail::input(path, e))?;
     match File::parse(&bytes) {
         Ok(file) => {
             let v2 = file.v2().copied();
@@ -114,23 +135,35 @@ fn one(path: &Path, strict: bool) -> Result<(), Fail> {
             if let Some(m) = v2 {
                 shards(path, &m, &mut r);
             }
-            summary = format!(
-                "{objects} object{}, {components} component{}, {} digest{} verified",
-                if objects == 1 { "" } else { "s" },
-                if components == 1 { "" } else { "s" },
-                r.digests_checked,
-                if r.digests_checked == 1 { "" } else { "s" },
-            );
-            if file.version().major == 2 {
-                let undigested = file.objects().flat_map(|o| o.components()).filter(|c| c.digest().is_none()).count();
-                summary += &format!(", {undigested} part{} without digest", if undigested == 1 { "" } else { "s" });
-            }
-            if r.warnings > 0 {
-                summary += &format!(", {} warning{}", r.warnings, if r.warnings == 1 { "" } else { "s" });
-            }
+            summary = summarize(&file, objects, components, &r);
         }
         Err(e) => r.problem(e),
     }
+    verdict(path, &r, &summary)
+}
+
+/// `3 objects, 5 components, 5 digests verified` (and for v2 the parts
+/// without a digest, and the warnings).
+fn summarize(file: &File<'_>, objects: usize, components: usize, r: &Report<'_>) -> String {
+    let mut summary = format!(
+        "{objects} object{}, {components} component{}, {} digest{} verified",
+        if objects == 1 { "" } else { "s" },
+        if components == 1 { "" } else { "s" },
+        r.digests_checked,
+        if r.digests_checked == 1 { "" } else { "s" },
+    );
+    if file.version().major == 2 {
+        let undigested = file.objects().flat_map(|o| o.components()).filter(|c| c.digest().is_none()).count();
+        summary += &format!(", {undigested} part{} without digest", if undigested == 1 { "" } else { "s" });
+    }
+    if r.warnings > 0 {
+        summary += &format!(", {} warning{}", r.warnings, if r.warnings == 1 { "" } else { "s" });
+    }
+    summary
+}
+
+/// The verdict line on stdout; `Reported` when there were problems.
+fn verdict(path: &Path, r: &Report<'_>, summary: &str) -> Result<(), Fail> {
     let label = out::path(path);
     let verdict = if r.problems == 0 {
         format!("{label}: OK ({summary})\n")

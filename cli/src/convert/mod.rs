@@ -22,7 +22,7 @@ mod zt;
 
 use crate::args::{ConvertArgs, DigestArg};
 use crate::progress::Progress;
-use crate::{input, out, temp, Fail};
+use crate::{http, input, out, temp, Fail};
 use std::cell::RefCell;
 use std::fmt::Display;
 use std::io::Write as _;
@@ -166,6 +166,9 @@ fn detect(path: &Path, b: &[u8]) -> Result<Kind, String> {
 }
 
 pub fn run(a: &ConvertArgs) -> Result<(), Fail> {
+    if http::is_url(&a.input) {
+        return from_url(a);
+    }
     let started = Instant::now();
     // A component zstd would not make smaller stays raw (v1.2; v2 compresses in its own stage).
     let v2 = v2::Plan::from_args(a)?;
@@ -260,6 +263,64 @@ pub fn run(a: &ConvertArgs) -> Result<(), Fail> {
         let _ = writeln!(std::io::stderr().lock(), "{line}");
     }
     Ok(())
+}
+
+/// `zt convert URL OUT`: the file (and a v2 root's shards, by their
+/// positional names beside it) downloaded into a temporary directory with
+/// one plain GET each, then converted as a local file; failures name the URL.
+fn from_url(a: &ConvertArgs) -> Result<(), Fail> {
+    let url = a.input.to_string_lossy().into_owned();
+    let fail = |e: &dyn Display| Fail::input(&a.input, e);
+    let dir = Download::dir().map_err(|e| fail(&format_args!("cannot create a temporary directory: {e}")))?;
+    // The URL's last segment: its extension tells formats without magic.
+    let name = url.split(['?', '#']).next().and_then(|u| u.rsplit('/').next()).filter(|n| !n.is_empty());
+    let local = dir.0.join(name.unwrap_or("download"));
+    fetch(&url, &local, a.quiet).map_err(|e| fail(&e))?;
+    if let Ok(r) = ztensor::fs::Reader::open(&local) {
+        for s in r.file().v2().iter().flat_map(|m| m.shards()) {
+            let beside = ztensor::v2::shard::positional_path(&local, s.name);
+            let (Some(u), Some(p)) = (http::shard_url(&url, s.name), beside) else { continue };
+            fetch(&u, &p, a.quiet).map_err(|e| fail(&format_args!("shard {:?} ({u}): {e}", s.name)))?;
+        }
+    }
+    let mut here = a.clone();
+    here.input = local.clone();
+    run(&here).map_err(|f| match f {
+        Fail::Input { file, msg } if file == local => Fail::Input { file: a.input.clone(), msg },
+        f => f,
+    })
+}
+
+fn fetch(url: &str, to: &Path, quiet: bool) -> std::io::Result<u64> {
+    let mut f = std::fs::File::create(to)?;
+    http::download(url, &mut f, quiet)
+}
+
+/// A temporary directory for downloads, removed when dropped, and on a
+/// signal or panic before that (registered with [`temp`]).
+struct Download(PathBuf);
+
+impl Download {
+    fn dir() -> std::io::Result<Download> {
+        let mut n = 0;
+        loop {
+            let d = std::env::temp_dir().join(format!("zt-download-{}-{n}", std::process::id()));
+            match std::fs::create_dir(&d) {
+                Ok(()) => {
+                    temp::add_dir(&d);
+                    return Ok(Download(d));
+                }
+                Err(e) if e.kind() == std::io::ErrorKind::AlreadyExists && n < 100 => n += 1,
+                Err(e) => return Err(e),
+            }
+        }
+    }
+}
+
+impl Drop for Download {
+    fn drop(&mut self) {
+        temp::remove_dir(&self.0);
+    }
 }
 
 /// `zt: OUT: 3 objects, 1.2 MiB -> 800.0 KiB (1.54x) in 0.42 s`: the ratio
