@@ -101,6 +101,10 @@ fn v2_parts_load_whole_and_in_pieces_in_every_mode() {
         assert!(r.file().get("big").unwrap().data().unwrap().digest().is_some());
         check_all(&r, &want, &format!("v2 {mode:?}"));
     }
+    // Through a caller's source (issue 33 item 1): the file as an open
+    // `std::fs::File`, read by position.
+    let r = Reader::from_source(std::fs::File::open(&path).unwrap()).unwrap();
+    check_all(&r, &want, "v2 from_source");
     // A file held in memory loads through the same code.
     let bytes = std::fs::read(&path).unwrap();
     let f = ztensor::File::parse(&bytes).unwrap();
@@ -123,6 +127,8 @@ fn v1_2_parts_load_in_every_mode() {
         assert!(r.file().get("big").unwrap().data().unwrap().digest().unwrap().starts_with("crc32c:"));
         check_all(&r, &want, &format!("v1.2 {mode:?}"));
     }
+    let r = Reader::from_source(std::fs::File::open(&path).unwrap()).unwrap();
+    check_all(&r, &want, "v1.2 from_source");
 }
 
 #[test]
