@@ -52,23 +52,6 @@ static int write_file(const char *path, const uint8_t *p, size_t n) {
     return fclose(out) == 0 && ok;
 }
 
-static uint8_t *read_file(const char *path, size_t *n) {
-    FILE *in = fopen(path, "rb");
-    if (!in)
-        return NULL;
-    fseek(in, 0, SEEK_END);
-    long len = ftell(in);
-    fseek(in, 0, SEEK_SET);
-    uint8_t *p = malloc(len > 0 ? (size_t)len : 1);
-    if (p && fread(p, 1, (size_t)len, in) != (size_t)len) {
-        free(p);
-        p = NULL;
-    }
-    fclose(in);
-    *n = (size_t)len;
-    return p;
-}
-
 /* Peak resident memory of this process so far, in bytes. */
 static long peak_rss(void) {
     struct rusage u;

@@ -1,6 +1,7 @@
 /*
  * check.h: the counting CHECK macros of the C test programs (api_test,
- * audit_test). Include once per program, after <ztensor.h> and <stdio.h>.
+ * audit_test, ...) and their small helpers. Include once per program, after
+ * <ztensor.h> and <stdio.h>.
  */
 #ifndef ZT_EXAMPLES_CHECK_H
 #define ZT_EXAMPLES_CHECK_H
@@ -27,6 +28,28 @@ static int checks, failures;
                     __LINE__, #call, (int)s_, zt_status_str(s_), #expected, zt_last_error());        \
         }                                                                                             \
     } while (0)
+
+/* The whole file at `path`, in a malloc'd buffer of *n bytes (at least 1
+ * allocated); NULL with *n = 0 when it cannot be opened or read. Needs
+ * <stdint.h> and <stdlib.h>. */
+static inline uint8_t *read_file(const char *path, size_t *n) {
+    *n = 0;
+    FILE *in = fopen(path, "rb");
+    if (!in)
+        return NULL;
+    fseek(in, 0, SEEK_END);
+    long len = ftell(in);
+    fseek(in, 0, SEEK_SET);
+    uint8_t *p = len >= 0 ? malloc(len > 0 ? (size_t)len : 1) : NULL;
+    if (p && fread(p, 1, (size_t)len, in) != (size_t)len) {
+        free(p);
+        p = NULL;
+    }
+    fclose(in);
+    if (p)
+        *n = (size_t)len;
+    return p;
+}
 
 /* A v1.2 writer (for readers of the 1.x generation): zt_writer_create
  * writes format v2. For the tests of v1.2 behaviour (per-object zstd and

@@ -20,19 +20,6 @@
 
 #include "check.h"
 
-static uint8_t *read_file(const char *p, size_t *n) {
-    FILE *in = fopen(p, "rb");
-    if (!in)
-        return NULL;
-    fseek(in, 0, SEEK_END);
-    long len = ftell(in);
-    fseek(in, 0, SEEK_SET);
-    uint8_t *b = malloc(len > 0 ? (size_t)len : 1);
-    *n = b && fread(b, 1, (size_t)len, in) == (size_t)len ? (size_t)len : 0;
-    fclose(in);
-    return b;
-}
-
 /* Every component of every object of `f`: requests into fresh buffers,
  * with zt_component_read's status and bytes for each beside them. */
 typedef struct {

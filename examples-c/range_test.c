@@ -25,19 +25,6 @@
 #define FRAME (1024u * 1024u)
 #define SIZE (640u * 1024u * 4u) /* "big": u32 elements i % 251 */
 
-static uint8_t *read_file(const char *p, size_t *n) {
-    FILE *in = fopen(p, "rb");
-    if (!in)
-        return NULL;
-    fseek(in, 0, SEEK_END);
-    long len = ftell(in);
-    fseek(in, 0, SEEK_SET);
-    uint8_t *b = malloc(len > 0 ? (size_t)len : 1);
-    *n = b && fread(b, 1, (size_t)len, in) == (size_t)len ? (size_t)len : 0;
-    fclose(in);
-    return b;
-}
-
 /* Byte `i` of "big"'s decoded bytes. */
 static uint8_t want_byte(uint64_t i) {
     uint32_t v = (uint32_t)((i / 4) % 251);

@@ -28,19 +28,6 @@ static const char *path(const char *rel) {
     return buf;
 }
 
-static uint8_t *read_file(const char *p, size_t *n) {
-    FILE *in = fopen(p, "rb");
-    if (!in)
-        return NULL;
-    fseek(in, 0, SEEK_END);
-    long len = ftell(in);
-    fseek(in, 0, SEEK_SET);
-    uint8_t *b = malloc(len > 0 ? (size_t)len : 1);
-    *n = b && fread(b, 1, (size_t)len, in) == (size_t)len ? (size_t)len : 0;
-    fclose(in);
-    return b;
-}
-
 static bool text_is(const char *p, size_t n, const char *want) {
     return p && n == strlen(want) && memcmp(p, want, n) == 0;
 }
