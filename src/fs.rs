@@ -33,7 +33,8 @@ use crate::container::{Tail, HEADER_LEN, MAX_FOOTER_LEN};
 use crate::error::ErrorKind;
 use crate::file::File;
 use crate::object::Component;
-use crate::source::{read, Source, TailRead};
+use crate::source::{read, Source};
+use tail::TailRead;
 use crate::types::Encoding;
 use std::boxed::Box;
 use std::fmt;
@@ -41,6 +42,8 @@ use std::path::{Path, PathBuf};
 use std::sync::{Arc, Mutex};
 use std::string::String;
 use std::vec::Vec;
+
+pub(crate) mod tail;
 
 /// How a [`Reader`] reads the file.
 #[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
@@ -178,7 +181,7 @@ impl Reader {
     }
 
     fn positional(src: Box<dyn Source>, path: Option<&Path>) -> Result<Reader, Error> {
-        let TailRead { tail, manifest, footer } = crate::source::read_tail(&*src)?;
+        let TailRead { tail, manifest, footer } = tail::read_tail(&*src)?;
         Ok(Reader::new(Owned::try_new(Backing::Positional(manifest, tail, src, footer), parse)?, path))
     }
 

@@ -227,7 +227,7 @@ impl Writer<FileSink> {
         if file_len < HEADER_LEN + FOOTER_LEN {
             return Err(Error::new(ErrorKind::FileTooSmall { len: file_len }));
         }
-        let crate::source::TailRead { tail, manifest, .. } = crate::source::read_tail(&f).map_err(|e| match e {
+        let crate::fs::tail::TailRead { tail, manifest, .. } = crate::fs::tail::read_tail(&f).map_err(|e| match e {
             crate::fs::Error::Io(_) => Error::new(ErrorKind::Io),
             crate::fs::Error::Format(e) => e,
         })?;
