@@ -9,6 +9,11 @@
 
 /// XXH3-64 of `b`.
 pub(crate) fn xxh3_64(b: &[u8]) -> u64 {
+    // Without std (firmware): the one-shot hash, which the v2 container's
+    // manifest check (§2) links anyway, rather than a second, streaming one.
+    #[cfg(not(feature = "std"))]
+    return xxhash_rust::xxh3::xxh3_64(b);
+    #[cfg(feature = "std")]
     match hash_then::<core::convert::Infallible>(b, 1 << 20, |_| Ok(())) {
         Ok(h) => h,
         Err(never) => match never {},
@@ -17,7 +22,8 @@ pub(crate) fn xxh3_64(b: &[u8]) -> u64 {
 
 /// XXH3-64 of `b`, calling `f` on each `chunk`-sized piece of it (the last
 /// may be shorter) in order, right after hashing it. `chunk` is a multiple
-/// of 1024 (the XXH3 block).
+/// of 1024 (the XXH3 block). (The writer's, hence `alloc`.)
+#[cfg(feature = "alloc")]
 pub(crate) fn hash_then<E>(b: &[u8], chunk: usize, mut f: impl FnMut(&[u8]) -> Result<(), E>) -> Result<u64, E> {
     debug_assert!(chunk % BLOCK == 0 && chunk > 0);
     #[cfg(all(feature = "std", target_arch = "x86_64"))]
@@ -77,6 +83,7 @@ pub(crate) fn fill_then_hash<E>(
 #[cfg(all(feature = "std", target_arch = "x86_64"))]
 const MID_MAX: usize = 240;
 /// Bytes per block: 16 stripes of 64.
+#[cfg(feature = "alloc")]
 const BLOCK: usize = 1024;
 
 #[cfg(all(feature = "std", target_arch = "x86_64"))]

@@ -1,14 +1,15 @@
 //! The compact reader on v2 files (format v2 Draft 4): open, views and
 //! verify over [`crate::v2`]'s rules, with [`Fault`]s.
 //!
-//! Open runs the v2 reader's one validating pass
-//! ([`crate::v2::Manifest`]: container and manifest XXH3 (§2), deterministic
-//! CBOR (§3.1), schema (§3.2-§3.5), blob placement and overlap (§2.4),
-//! logical types (Appendix A), every registered layout profile's metadata
-//! rules (§5)) with the caller's slots as its span scratch, then keeps the
-//! slots as the name index, as for v1.x. A v2 object is an [`Object`], a
-//! part a [`Component`] whose role is the part name (as `v2/wire.rs` maps
-//! them for [`crate::File`]).
+//! Open checks the container and its manifest XXH3 (§2), then runs the
+//! compact v2 pass (`pass_v2.rs`: deterministic CBOR (§3.1), schema
+//! (§3.2-§3.5), blob placement and overlap (§2.4), logical types
+//! (Appendix A), every registered layout profile's metadata rules (§5))
+//! with the caller's slots as its span scratch, then keeps the slots as
+//! the name index, as for v1.x. A v2 object is an [`Object`], a part a
+//! [`Component`] whose role is the part name (as `v2/wire.rs` maps them
+//! for [`crate::File`]), read with the pass's `read_part`; the layout
+//! rules read the compact [`Object`] through `layout::Shaped`.
 //!
 //! A sharded file (a shard table, §7) and a data shard are refused as
 //! [`Kind::Sharded`] once they are found valid: their parts lie in other

@@ -2,7 +2,7 @@
 //! function per layout that checks an object and returns its parameters.
 
 use super::error::{Error, Kind, Result};
-use super::manifest::{AttrValue, Attributes};
+use super::manifest::{AttrValue, Attributes, Object};
 use super::part::Part;
 use super::types::{is_float, DType, ElemType, Logical};
 
@@ -182,6 +182,25 @@ pub trait Shaped<'a> {
     /// The value of the text key `key` in the map `within`, or (`None`)
     /// in the object's `attributes`.
     fn attr(&self, within: Option<&Attributes<'a>>, key: &str) -> Option<AttrValue<'a>>;
+}
+
+/// The v2 reader's object, through its public views.
+impl<'a> Shaped<'a> for Object<'a, '_> {
+    fn layout(&self) -> &'a str {
+        self.layout
+    }
+    fn rank(&self) -> usize {
+        Object::rank(self)
+    }
+    fn dim(&self, i: usize) -> Option<u64> {
+        Object::dim(self, i)
+    }
+    fn num_elements(&self) -> u64 {
+        Object::num_elements(self)
+    }
+    fn attr(&self, within: Option<&Attributes<'a>>, key: &str) -> Option<AttrValue<'a>> {
+        within.copied().or(self.attributes())?.get(key)
+    }
 }
 
 /// Check an object against its layout's at-open rules, given its parts.

@@ -4,7 +4,7 @@
 use super::cbor::{self, Cursor, Keys, MAP, TEXT, UINT};
 use super::container::{self, Footer, BLOB_ALIGN, FOOTER_LEN, MIN_FILE_LEN};
 use super::error::{Error, Kind, Result};
-use super::layout::{self, PartSet, Profile, Shaped};
+use super::layout::{self, PartSet, Profile};
 use super::part::{check_name, check_shard_name, Digest, Part};
 use super::spans::{Span, Spans};
 
@@ -643,24 +643,6 @@ impl<'a, 'm> Object<'a, 'm> {
     /// The layout with its parameters (validated at open).
     pub fn profile(&self) -> Profile<'a> {
         layout::check(self, &self.part_set()).unwrap_or(Profile::Unknown(self.layout))
-    }
-}
-
-impl<'a> Shaped<'a> for Object<'a, '_> {
-    fn layout(&self) -> &'a str {
-        self.layout
-    }
-    fn rank(&self) -> usize {
-        Object::rank(self)
-    }
-    fn dim(&self, i: usize) -> Option<u64> {
-        Object::dim(self, i)
-    }
-    fn num_elements(&self) -> u64 {
-        self.numel
-    }
-    fn attr(&self, within: Option<&Attributes<'a>>, key: &str) -> Option<AttrValue<'a>> {
-        within.copied().or(self.attributes())?.get(key)
     }
 }
 
