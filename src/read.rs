@@ -425,11 +425,11 @@ impl<'a> Component<'a> {
 
     /// Fill `dst` with a raw part's stored bytes through `fill(offset,
     /// piece)` (a copy from memory, or a positional read), `chunk` bytes (a
-    /// multiple of 1024) at a time, and, when reads verify and the digest is XXH3 (v2) or CRC-32C
-    /// (v1.2), hash each piece right after it lands, while it is in the
-    /// CPU's cache: the read and its check in one pass over the bytes (issue
-    /// 32's budget for verify on read), where [`Component::check_read`]
-    /// would read `dst` back from memory. `Ok(false)`: nothing was checked
+    /// multiple of 1024) at a time, and, when reads verify and the digest
+    /// is XXH3 (v2) or CRC-32C (v1.2), hash each piece right after it
+    /// lands, while it is in the CPU's cache: the read and its check in one
+    /// pass over the bytes (issue 32's budget for verify on read), where
+    /// [`Component::check_read`] would read `dst` back from memory. `Ok(false)`: nothing was checked
     /// here (reads unverified, or another digest), and the caller checks
     /// with `check_read`.
     pub(crate) fn fill_checked<E: From<Error>>(
