@@ -1,7 +1,9 @@
 //! The manifest (§3): one validating pass over the root, the shard table and
 //! every object, then borrowing views over the validated bytes.
 
-use super::cbor::{self, Cursor, Keys, MAP, TEXT, UINT};
+pub use super::attributes::{AttrValue, Attributes};
+use super::attributes::check_attributes;
+use super::cbor::{self, Cursor, Keys, TEXT};
 use super::container::{self, Footer, BLOB_ALIGN, FOOTER_LEN, MIN_FILE_LEN};
 use super::error::{Error, Kind, Result};
 use super::layout::{self, PartSet, Profile};
@@ -334,24 +336,6 @@ fn check_shards(c: &mut Cursor<'_>, n: u64) -> Result<()> {
     Ok(())
 }
 
-/// Check an `attributes` map nested `depth` below the root: text keys
-/// obeying the name rules (values: checked as CBOR only).
-fn check_attributes(c: &mut Cursor<'_>, depth: usize) -> Result<()> {
-    let n = c.map("attributes")?;
-    let mut keys = Keys::default();
-    for _ in 0..n {
-        let kpos = c.pos;
-        if c.peek().0 != TEXT {
-            return Err(Error::field(Kind::WrongType, kpos, "attribute key"));
-        }
-        let key = c.text("attribute key")?;
-        keys.next(c, kpos)?;
-        check_name(key, kpos, "attribute key")?;
-        c.skip_in(depth + 1)?;
-    }
-    Ok(())
-}
-
 /// An entry of the shard table (§7.1).
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub struct Shard<'a> {
@@ -411,80 +395,6 @@ impl<'a> Iterator for Shards<'a> {
         self.left -= 1;
         let name = self.c.text("shard name").ok()?;
         Shard::read(name, &mut self.c).ok()
-    }
-}
-
-/// A map of attributes (or any CBOR map) in the manifest.
-#[derive(Clone, Copy, Debug)]
-pub struct Attributes<'a> {
-    buf: &'a [u8],
-    /// Position of the map item.
-    pub pos: usize,
-}
-
-/// A scalar attribute value, or the raw encoding of anything else.
-#[derive(Clone, Copy, Debug, PartialEq)]
-pub enum AttrValue<'a> {
-    /// An unsigned integer.
-    Uint(u64),
-    /// A text string.
-    Text(&'a str),
-    /// A map.
-    Map(Attributes<'a>),
-    /// Any other item, as its encoded bytes.
-    Other(&'a [u8]),
-}
-
-impl PartialEq for Attributes<'_> {
-    fn eq(&self, o: &Self) -> bool {
-        self.raw() == o.raw()
-    }
-}
-
-impl<'a> Attributes<'a> {
-    /// The map whose head is at `pos` of `buf`.
-    pub(crate) fn at(buf: &'a [u8], pos: usize) -> Self {
-        Attributes { buf, pos }
-    }
-
-    /// The encoded bytes of the whole map.
-    pub fn raw(&self) -> &'a [u8] {
-        let mut c = Cursor::at(self.buf, self.pos);
-        c.skip();
-        &self.buf[self.pos..c.pos]
-    }
-
-    /// Number of entries.
-    pub fn len(&self) -> usize {
-        Cursor::at(self.buf, self.pos).map("attributes").unwrap_or(0) as usize
-    }
-
-    /// Whether the map is empty.
-    pub fn is_empty(&self) -> bool {
-        self.len() == 0
-    }
-
-    /// The value of a text key.
-    pub fn get(&self, key: &str) -> Option<AttrValue<'a>> {
-        let mut c = Cursor::at(self.buf, self.pos);
-        let n = c.map("attributes").ok()?;
-        for _ in 0..n {
-            let k = c.key();
-            if k == Some(key.as_bytes()) {
-                let start = c.pos;
-                return Some(match c.peek() {
-                    (UINT, v) => AttrValue::Uint(v),
-                    (TEXT, _) => AttrValue::Text(c.text("attribute").ok()?),
-                    (MAP, _) => AttrValue::Map(Attributes::at(self.buf, start)),
-                    _ => {
-                        c.skip();
-                        AttrValue::Other(&self.buf[start..c.pos])
-                    }
-                });
-            }
-            c.skip();
-        }
-        None
     }
 }
 

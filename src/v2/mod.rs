@@ -37,6 +37,7 @@
 
 pub mod cbor;
 pub mod container;
+mod attributes;
 mod content;
 pub mod data;
 mod error;

@@ -1,6 +1,7 @@
 //! Unit tests of the writer (`alloc` only: they run in `no_std` builds too).
 
 use super::*;
+use alloc::string::ToString;
 use crate::types::{Format, LogicalType};
 use alloc::vec;
 

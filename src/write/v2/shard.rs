@@ -248,11 +248,13 @@ impl ShardSet {
     }
 }
 
-/// Test hook, not an API: with `ZT_TEST_PAUSE_AFTER_SHARD_RENAMES=k` in
-/// the environment, the process says so on stderr right after its `k`-th
+/// Test hook, not an API, in builds with the `test-hooks` feature only (the
+/// `zt` command's tests turn it on): with `ZT_TEST_PAUSE_AFTER_SHARD_RENAMES=k`
+/// in the environment, the process says so on stderr right after its `k`-th
 /// shard rename and waits there forever, so that a test can SIGKILL a real
-/// writer at that instant (cli/tests/cli_kill.rs, issue 30's "a writer
-/// killed right after its first shard rename").
+/// writer at that instant (cli/tests/cli_harden.rs: "a writer killed right
+/// after its first shard rename").
+#[cfg(feature = "test-hooks")]
 fn pause_for_tests(renamed: usize) {
     let wanted = std::env::var("ZT_TEST_PAUSE_AFTER_SHARD_RENAMES").ok().and_then(|v| v.parse().ok());
     if wanted == Some(renamed) {
@@ -262,6 +264,9 @@ fn pause_for_tests(renamed: usize) {
         }
     }
 }
+
+#[cfg(not(feature = "test-hooks"))]
+fn pause_for_tests(_renamed: usize) {}
 
 impl Drop for ShardSet {
     fn drop(&mut self) {
