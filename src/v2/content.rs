@@ -4,107 +4,61 @@
 //! alone; defined only when every part carries a digest.
 
 use super::manifest::{Manifest, Object};
-use super::part::{Digest, Part};
+use super::part::Part;
+use core::convert::Infallible;
+use minicbor::Encoder;
 
 /// The version tag of the content value.
 pub const TAG: &str = "zt.content/1";
 
-fn head(out: &mut impl FnMut(&[u8]), major: u8, n: u64) {
-    let m = major << 5;
-    let mut b = [0u8; 9];
-    let len = match n {
-        0..=23 => {
-            b[0] = m | n as u8;
-            1
-        }
-        24..=0xff => {
-            b[0] = m | 24;
-            b[1] = n as u8;
-            2
-        }
-        0x100..=0xffff => {
-            b[0] = m | 25;
-            b[1..3].copy_from_slice(&(n as u16).to_be_bytes());
-            3
-        }
-        0x1_0000..=0xffff_ffff => {
-            b[0] = m | 26;
-            b[1..5].copy_from_slice(&(n as u32).to_be_bytes());
-            5
-        }
-        _ => {
-            b[0] = m | 27;
-            b[1..9].copy_from_slice(&n.to_be_bytes());
-            9
-        }
-    };
-    out(&b[..len]);
-}
+/// The content value's bytes, handed to the caller's hasher as minicbor
+/// encodes them.
+struct Feed<F>(F);
 
-fn text(out: &mut impl FnMut(&[u8]), s: &str) {
-    head(out, 3, s.len() as u64);
-    out(s.as_bytes());
-}
+impl<F: FnMut(&[u8])> minicbor::encode::Write for Feed<F> {
+    type Error = Infallible;
 
-fn hex_text(out: &mut impl FnMut(&[u8]), alg: &str, bytes: &[u8]) {
-    const HEX: &[u8; 16] = b"0123456789abcdef";
-    head(out, 3, (alg.len() + 1 + 2 * bytes.len()) as u64);
-    out(alg.as_bytes());
-    out(b":");
-    for &b in bytes {
-        out(&[HEX[(b >> 4) as usize], HEX[(b & 15) as usize]]);
+    fn write_all(&mut self, b: &[u8]) -> Result<(), Infallible> {
+        (self.0)(b);
+        Ok(())
     }
 }
 
-fn digest(out: &mut impl FnMut(&[u8]), d: &Digest<'_>) {
-    match d {
-        Digest::Xxh3(v) => hex_text(out, "xxh3", &v.to_be_bytes()),
-        Digest::Sha256(h) => hex_text(out, "sha256", h),
-        Digest::Other(alg, hex) => {
-            head(out, 3, (alg.len() + 1 + hex.len()) as u64);
-            out(alg.as_bytes());
-            out(b":");
-            out(hex.as_bytes());
-        }
-    }
-}
+type Enc<F> = Encoder<Feed<F>>;
+type Done = Result<(), minicbor::encode::Error<Infallible>>;
 
-fn part(out: &mut impl FnMut(&[u8]), p: &Part<'_>) {
-    // Keys in encoded order: "type" (4), "dtype" (5), "digest" (6).
-    head(out, 5, 2 + p.type_name.is_some() as u64);
+fn part<F: FnMut(&[u8])>(e: &mut Enc<F>, p: &Part<'_>) -> Done {
+    // Keys in encoded order (§3.1): "type" (4), "dtype" (5), "digest" (6).
+    e.map(2 + p.type_name.is_some() as u64)?;
     if let Some(t) = p.type_name {
-        text(out, "type");
-        text(out, t);
+        e.str("type")?.str(t)?;
     }
-    text(out, "dtype");
-    text(out, p.dtype.name());
-    text(out, "digest");
-    if let Some(d) = &p.digest {
-        digest(out, d);
-    }
+    // A digest's text as the manifest has it: `Digest::parse` accepts only
+    // the lowercase hex §3.4 prescribes, so it is already canonical.
+    e.str("dtype")?.str(p.dtype.name())?.str("digest")?.str(p.digest_text.unwrap_or(""))?;
+    Ok(())
 }
 
-fn object(out: &mut impl FnMut(&[u8]), o: &Object<'_, '_>) {
+fn object<F: FnMut(&[u8])>(e: &mut Enc<F>, o: &Object<'_, '_>) -> Done {
     // Keys in encoded order: "parts", "shape" (5), "layout" (6), "attributes" (10).
     let attrs = o.attributes();
-    head(out, 5, 3 + attrs.is_some() as u64);
-    text(out, "parts");
-    head(out, 5, o.num_parts() as u64);
+    e.map(3 + attrs.is_some() as u64)?;
+    e.str("parts")?.map(o.num_parts() as u64)?;
     for p in o.parts().flatten() {
-        text(out, p.name);
-        part(out, &p);
+        e.str(p.name)?;
+        part(e, &p)?;
     }
-    text(out, "shape");
-    head(out, 4, o.rank() as u64);
+    e.str("shape")?.array(o.rank() as u64)?;
     for d in o.dims() {
-        head(out, 0, d);
+        e.u64(d)?;
     }
-    text(out, "layout");
-    text(out, o.layout);
+    e.str("layout")?.str(o.layout)?;
     if let Some(a) = attrs {
-        text(out, "attributes");
-        out(a.raw());
+        // The map as stored: validated deterministic CBOR already (§3.1).
+        e.str("attributes")?;
+        (e.writer_mut().0)(a.raw());
     }
+    Ok(())
 }
 
 impl Manifest<'_> {
@@ -115,17 +69,20 @@ impl Manifest<'_> {
 
     /// Feed the deterministic encoding of the content value to `out`;
     /// `false` (and nothing fed) when a part has no digest.
-    pub fn content_value(&self, mut out: impl FnMut(&[u8])) -> bool {
+    pub fn content_value(&self, out: impl FnMut(&[u8])) -> bool {
         if !self.has_content_digest() {
             return false;
         }
-        head(&mut out, 4, 2);
-        text(&mut out, TAG);
-        head(&mut out, 5, self.len() as u64);
-        for o in self.objects() {
-            text(&mut out, o.name);
-            object(&mut out, &o);
-        }
+        let mut e = Encoder::new(Feed(out));
+        let fed = (|| -> Done {
+            e.array(2)?.str(TAG)?.map(self.len() as u64)?;
+            for o in self.objects() {
+                e.str(o.name)?;
+                object(&mut e, &o)?;
+            }
+            Ok(())
+        })();
+        debug_assert!(fed.is_ok(), "feeding a closure cannot fail");
         true
     }
 
