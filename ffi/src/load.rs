@@ -173,7 +173,7 @@ unsafe fn request<'f>(h: &'f zt_file, reqs: *const zt_load_request, i: usize) ->
     let (obj, role, role_len) =
         unsafe { (addr_of!((*p).object).read(), addr_of!((*p).role).read(), addr_of!((*p).role_len).read()) };
     let (dst, len) = unsafe { (addr_of!((*p).dst).read(), addr_of!((*p).dst_len).read()) };
-    let o = unsafe { object(h, &obj)? };
+    let o = object(h, &obj)?;
     let role = unsafe { bytes_arg(role, role_len, "`role` is NULL")? };
     let role = core::str::from_utf8(role).map_err(|_| not_found(Some(o.name()), Some(role)))?;
     // SAFETY: writable for `len` bytes and not aliased, by the caller's contract.
