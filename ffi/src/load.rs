@@ -2,6 +2,7 @@
 
 use crate::args::bytes_arg;
 use crate::guard::{guard, Fail, Phase};
+use crate::args::arg;
 use crate::handle::{handle, not_found, object, zt_file};
 use crate::{zt_object, zt_status};
 use core::ffi::{c_char, c_uint, c_void};
@@ -87,8 +88,7 @@ pub unsafe extern "C" fn zt_load(
             (0..n).for_each(|i| set(i, f.status));
             Err(f)
         };
-        // SAFETY: the caller's contract.
-        let h = match unsafe { handle(file) } {
+        let h = match arg!(handle(file)) {
             Ok(h) => h,
             Err(f) => return early(f),
         };

@@ -2,6 +2,7 @@
 //! writer (canonical form, alignment, digest, compression, shards), checked
 //! together before anything is created.
 
+use crate::args::arg;
 use super::descriptors::{seekable, zstd_level, V1Defaults, V2Defaults};
 use crate::guard::Fail;
 use crate::zt_status;
@@ -112,8 +113,7 @@ pub struct zt_writer_options {
 #[no_mangle]
 pub unsafe extern "C" fn zt_writer_options_init(options: *mut zt_writer_options) -> zt_status {
     crate::guard::guard(|| {
-        // SAFETY: the caller's contract.
-        unsafe { crate::handle::put(options, DEFAULTS, "`options` is NULL")? };
+        arg!(crate::handle::put(options, DEFAULTS, "`options` is NULL"))?;
         Ok(())
     })
 }
