@@ -16,13 +16,17 @@ use core::mem::MaybeUninit;
 /// point whose `# Safety` asks no more of its pointers than the header
 /// does), on pointers the C caller passed: the calling `zt_*` function's
 /// own arguments, or the pointers inside the structs they point to, passed
-/// on unchanged or NULL.
+/// on unchanged or NULL (also from the helpers an entry point hands them
+/// to, whose `# Safety` repeats the header's).
 ///
-/// The one `unsafe` of most entry points: the C caller's contract (every
-/// pointer NULL or valid for the use the header names, for the call) is
-/// each `zt_*` function's `# Safety`, and it is what `f` asks. The
-/// arguments are evaluated first, each into its own `let`, so that none of
-/// the caller's code (a closure's body) runs inside the `unsafe` block.
+/// The one `unsafe` of the entry points, in the manner of rustls-ffi's
+/// `try_ref_from_ptr!`: the C caller's contract (every pointer NULL or
+/// valid for the use the header names, for the call) is each `zt_*`
+/// function's `# Safety`, and it is what `f` asks; a pointer this library
+/// made (a Rust reference, a local buffer) is passed with an `unsafe`
+/// block of its own. The arguments are evaluated first, each into its own
+/// `let`, so that none of the caller's code (a closure's body) runs inside
+/// the `unsafe` block.
 macro_rules! arg {
     ($($f:ident)::+ ($($a:expr),* $(,)?)) => {
         $crate::args::arg!(@bind [$($f)::+] [] $($a,)*)

@@ -16,8 +16,7 @@ unsafe fn attributes<'f>(h: &'f zt_file, obj: *const zt_object) -> Result<Map<'f
     if obj.is_null() {
         Ok(h.file().attributes())
     } else {
-        // SAFETY: the caller's contract.
-        Ok(object(h, unsafe { object_arg(obj)? })?.attributes())
+        Ok(object(h, arg!(object_arg(obj))?)?.attributes())
     }
 }
 

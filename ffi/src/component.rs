@@ -77,10 +77,9 @@ unsafe fn with_component<'f, T>(
     role_len: usize,
     f: impl FnOnce(&'f zt_file, &'f str, &Component<'f>) -> Result<T, Fail>,
 ) -> Result<T, Fail> {
-    // SAFETY: the caller's contract, for every call below.
-    let h = unsafe { handle(file)? };
-    with_object(h, unsafe { object_arg(obj)? }, |o| {
-        let role = unsafe { bytes_arg(role, role_len, "`role` is NULL")? };
+    let h = arg!(handle(file))?;
+    with_object(h, arg!(object_arg(obj))?, |o| {
+        let role = arg!(bytes_arg(role, role_len, "`role` is NULL"))?;
         match core::str::from_utf8(role).ok().and_then(|r| o.component(r)) {
             Some(ref c) => f(h, o.name(), c),
             None => Err(not_found(Some(o.name()), Some(role))),

@@ -21,8 +21,7 @@ unsafe fn attributes(h: &zt_file, obj: *const zt_object) -> Result<Map<'static>,
     if obj.is_null() {
         Ok(h.file.attributes())
     } else {
-        // SAFETY: the caller's contract.
-        unsafe { object(h, obj) }.map(|(_, o)| o.attributes())
+        arg!(object(h, obj)).map(|(_, o)| o.attributes())
     }
 }
 
@@ -104,9 +103,8 @@ unsafe fn component<'a, 's>(
     role_len: usize,
     slot: &'s mut Option<Component<'static>>,
 ) -> Result<(&'a zt_file, &'s Component<'static>, Option<u64>), Msg> {
-    // SAFETY: the caller's contract, for both calls.
-    unsafe { object(file, obj) }.and_then(|(h, o)| {
-        let role = unsafe { text_arg(role, role_len, Msg::RoleNull)? };
+    arg!(object(file, obj)).and_then(|(h, o)| {
+        let role = arg!(text_arg(role, role_len, Msg::RoleNull))?;
         *slot = o.component(role);
         match slot {
             Some(c) => Ok((h, &*c, decoded_len(&o, c))),

@@ -260,10 +260,8 @@ unsafe fn handle<'a>(file: *const zt_file) -> Result<&'a zt_file, Msg> {
 /// `zt_object`.
 #[inline(never)]
 unsafe fn object<'a>(file: *const zt_file, obj: *const zt_object) -> Result<(&'a zt_file, Object<'static>), Msg> {
-    // SAFETY: the caller's contract.
-    let h = unsafe { handle(file)? };
-    // SAFETY: the caller's contract.
-    let obj = unsafe { get(obj, Msg::ObjNull)? };
+    let h = arg!(handle(file))?;
+    let obj = arg!(get(obj, Msg::ObjNull))?;
     if obj.owner != h.owner {
         return Err(Msg::ForeignObject);
     }
