@@ -163,6 +163,8 @@ pub(crate) unsafe fn cleared<'a, T: Zeroable, W>(p: *mut T, null: W) -> Result<&
 ///
 /// # Safety
 /// `p` is NULL or valid for reads of `count` values of `T` for `'a`.
+// (Unused by the compact build, whose open reads its slices itself.)
+#[cfg_attr(feature = "compact", allow(dead_code))]
 pub(crate) unsafe fn slice<'a, T, W>(p: *const T, count: usize, bad: W) -> Result<&'a [T], W> {
     if count == 0 {
         return Ok(&[]);

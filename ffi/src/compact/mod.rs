@@ -20,7 +20,7 @@ mod tests;
 
 pub use data::*;
 
-use crate::args::{arg, buffer, cleared, get, out_ref, put_opt, slice, string_arg, Invalid};
+use crate::args::{arg, cleared, get, out_ref, put_opt, string_arg, Invalid};
 use crate::types::{c_format, next_owner};
 use crate::{zt_file_info, zt_file_storage, zt_mode, zt_object, zt_object_info, zt_slot, zt_status};
 use core::ffi::c_char;
@@ -311,10 +311,14 @@ pub unsafe extern "C" fn zt_open_mem_into(
         if len > isize::MAX as usize || (slots.is_null() && slot_count != 0) {
             return Err(Fail::Text(Msg::LenOrSlots));
         }
-        // (Both for the handle's lifetime, by the caller's contract.)
-        let bytes: &'static [u8] = arg!(slice(ptr, len, Msg::PtrNull))?;
+        // (Not through `args::slice` and `args::buffer`: with them LLVM
+        // inlines the open here, more flash for the firmware's budget.)
+        // SAFETY: both for the handle's lifetime, by the caller's contract.
+        let bytes: &'static [u8] = if len == 0 { &[] } else { unsafe { core::slice::from_raw_parts(ptr, len) } };
         // `zt_slot` is 16 bytes of integers, as `Entry` (checked above).
-        let slots: &'static mut [Entry] = arg!(buffer(slots.cast::<Entry>(), slot_count, Msg::LenOrSlots, Msg::LenOrSlots))?;
+        // SAFETY: as above.
+        let slots: &'static mut [Entry] =
+            if slot_count == 0 { &mut [] } else { unsafe { core::slice::from_raw_parts_mut(slots.cast(), slot_count) } };
         let h = storage.cast::<zt_file>();
         // SAFETY: `storage` is large and aligned enough (checked above);
         // the file is opened in place (no copy of it from a `Result`).
@@ -473,10 +477,19 @@ pub unsafe extern "C" fn zt_object_shape(
             if cap < shape.ndim {
                 return Err(Msg::ShapeTooSmall);
             }
-            // (`cap` covers the dimensions, checked above: only they are written.)
-            let dims = arg!(buffer(dims, shape.ndim, Msg::DimsNull, Msg::DimsNull))?;
-            for (at, d) in dims.iter_mut().zip(shape.dims()) {
-                *at = d;
+            if shape.ndim > 0 && dims.is_null() {
+                return Err(Msg::DimsNull);
+            }
+            // (Through the pointer, not `args::buffer`: a slice costs this
+            // build's flash budget more code.)
+            let mut at = dims;
+            for d in shape.dims() {
+                // SAFETY: `dims` is writable for `cap` values (the caller's
+                // contract), and `cap` covers the `ndim` written (checked above).
+                unsafe {
+                    at.write(d);
+                    at = at.add(1);
+                }
             }
             Ok(())
         })
