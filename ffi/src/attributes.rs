@@ -1,7 +1,7 @@
 //! Attributes of a file or an object: count, by position, by key.
 
-use crate::guard::{guard, Fail};
 use crate::args::cleared;
+use crate::guard::{guard, Fail};
 use crate::handle::{arg, bytes_arg, handle, object, object_arg, put, zt_file};
 use crate::value::describe;
 use crate::{zt_attribute, zt_object, zt_status};

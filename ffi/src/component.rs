@@ -1,8 +1,8 @@
 //! Components of an object: description, zero-copy pointer, decoded read.
 
+use crate::args::{buffer, cleared, out_ref};
 use crate::dtype::c_dtype;
 use crate::guard::{guard, Detail, Fail, Phase};
-use crate::args::{buffer, cleared, out_ref};
 use crate::handle::{arg, bytes_arg, handle, in_object, not_found, object_arg, with_object, zt_file};
 use crate::{zt_component_info, zt_encoding, zt_object, zt_status, ZT_VERIFY_STRICT};
 use core::ffi::c_char;

@@ -2,8 +2,8 @@
 //! the name index in a caller array (the types, and the panic hook, are
 //! `bare.rs`, shared with the compact build).
 
-use crate::guard::{guard, Fail, Phase};
 use crate::args::{arg, buffer, out_ref, slice};
+use crate::guard::{guard, Fail, Phase};
 use crate::handle::zt_file;
 use crate::{zt_file_storage, zt_slot, zt_status};
 use ztensor_core::scratch::Entry;

@@ -1,11 +1,11 @@
 //! Opening and closing files: `zt_open`, `zt_open_mem`, `zt_close`, `zt_file_get_info`.
 
+use crate::args::cleared;
+#[cfg(feature = "std")]
+use crate::args::{c_str, out_ref, slice, take};
 use crate::guard::{guard, Fail};
 #[cfg(feature = "std")]
 use crate::guard::{guard_value, Detail, Phase};
-#[cfg(feature = "std")]
-use crate::args::{c_str, out_ref, slice, take};
-use crate::args::cleared;
 use crate::handle::{arg, handle, zt_file};
 use crate::{zt_file_info, zt_status};
 #[cfg(feature = "std")]

@@ -1,7 +1,7 @@
 //! The `zt_file` handle and the argument checks shared by every entry point.
 
-use crate::guard::{Detail, Fail, Phase};
 pub(crate) use crate::args::{arg, bytes_arg, put, put_opt};
+use crate::guard::{Detail, Fail, Phase};
 use crate::types::next_owner;
 use crate::{zt_mode, zt_object, zt_status};
 use ztensor_core::digest::Verified;

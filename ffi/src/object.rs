@@ -1,7 +1,7 @@
 //! Objects: count, lookup by position and name, name, format, info, shape.
 
-use crate::guard::{guard, guard_value, Detail, Fail};
 use crate::args::{buffer, cleared, out_ref};
+use crate::guard::{guard, guard_value, Detail, Fail};
 use crate::handle::{arg, bytes_arg, handle, not_found, object_arg, put, put_opt, with_object, zt_file};
 use crate::types::c_format;
 use crate::{zt_object, zt_object_info, zt_status};

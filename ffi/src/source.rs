@@ -2,8 +2,8 @@
 //! (issue #33), over the core's one positional-read trait,
 //! `ztensor::source::Source`.
 
-use crate::guard::{guard, Detail, Fail, Phase};
 use crate::args::{arg, out_ref};
+use crate::guard::{guard, Detail, Fail, Phase};
 use crate::handle::zt_file;
 use crate::zt_status;
 use core::ffi::{c_char, c_int, c_void};

@@ -1,8 +1,8 @@
 //! Argument helpers of the write entry points: strings, byte buffers,
 //! index arrays, shapes, dtypes.
 
-use crate::args::arg;
 use super::ZT_MAX_NDIM;
+use crate::args::arg;
 use crate::dtype::dtype_of;
 use crate::guard::Fail;
 use crate::handle::bytes_arg;

@@ -1,9 +1,9 @@
 //! File attributes, for both format versions.
 
-use crate::args::{arg, get};
 use super::args::{data_arg, str_arg};
 use super::descriptors::{attribute, zt_write_attribute};
 use super::{live, zt_writer};
+use crate::args::{arg, get};
 use crate::guard::{guard, Fail};
 use crate::zt_status;
 use core::ffi::c_char;
@@ -63,7 +63,6 @@ pub unsafe extern "C" fn zt_writer_set_attribute_int(
     key_len: usize,
     value: i64,
 ) -> zt_status {
-    // SAFETY: the caller's contract.
     arg!(set_attribute(writer, key, key_len, || Ok(AttrValue::from(value))))
 }
 
@@ -81,7 +80,6 @@ pub unsafe extern "C" fn zt_writer_set_attribute_uint(
     key_len: usize,
     value: u64,
 ) -> zt_status {
-    // SAFETY: the caller's contract.
     arg!(set_attribute(writer, key, key_len, || Ok(AttrValue::Uint(value))))
 }
 
@@ -99,7 +97,6 @@ pub unsafe extern "C" fn zt_writer_set_attribute_float(
     key_len: usize,
     value: f64,
 ) -> zt_status {
-    // SAFETY: the caller's contract.
     arg!(set_attribute(writer, key, key_len, || Ok(AttrValue::Float(value))))
 }
 
@@ -117,7 +114,6 @@ pub unsafe extern "C" fn zt_writer_set_attribute_bool(
     key_len: usize,
     value: bool,
 ) -> zt_status {
-    // SAFETY: the caller's contract.
     arg!(set_attribute(writer, key, key_len, || Ok(AttrValue::Bool(value))))
 }
 

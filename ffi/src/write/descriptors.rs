@@ -2,8 +2,8 @@
 //! `zt_write_options`, `zt_write_component`) and their decoding, shared by
 //! the v1.2 and v2 writers.
 
-use crate::args::{arg, get, slice};
 use super::args::{data_arg, dtype_arg, opt_str_arg, str_arg};
+use crate::args::{arg, get, slice};
 use crate::guard::Fail;
 use core::ffi::{c_char, c_void};
 use ztensor_core::write::v2::{DigestAlg, Encoding, NewPart};
@@ -150,9 +150,9 @@ pub(super) unsafe fn attribute<'a>(a: &zt_write_attribute) -> Result<(&'a str, A
         2 => AttrValue::Float(a.float_value),
         3 => AttrValue::Bool(a.bool_value),
         4 => AttrValue::Null,
-        5 => AttrValue::Text(
-            arg!(str_arg(a.data.cast(), a.data_len, "attribute text is NULL or not UTF-8"))?.to_owned(),
-        ),
+        5 => {
+            AttrValue::Text(arg!(str_arg(a.data.cast(), a.data_len, "attribute text is NULL or not UTF-8"))?.to_owned())
+        }
         6 => AttrValue::Bytes(arg!(data_arg(a.data, a.data_len, "attribute bytes are NULL"))?.to_vec()),
         7 => AttrValue::Cbor(arg!(data_arg(a.data, a.data_len, "attribute CBOR is NULL"))?.to_vec()),
         _ => return Err(Fail::invalid("attribute `kind` is not a zt_attr_kind")),

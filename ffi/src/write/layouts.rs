@@ -2,11 +2,11 @@
 //! counterpart for: sparse indices as `u32`, `zt.quant_group/1`,
 //! `zt.mx/1`, `gguf.<type>/1` (v2 writers only).
 
-use crate::args::{arg, get};
 use super::args::{data_arg, dtype_arg, name_arg, shape_arg, str_arg};
 use super::descriptors::{options, required, zt_write_component, zt_write_options, Part, V2Defaults};
 use super::objects::{sparse_coo, sparse_csr, v2_object};
 use super::{live, zt_writer, Version};
+use crate::args::{arg, get};
 use crate::guard::{guard, Fail};
 use crate::zt_status;
 use core::ffi::{c_char, c_void};

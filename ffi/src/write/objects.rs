@@ -2,12 +2,12 @@
 //! the meaning carries over: dense, sparse CSR and COO with u64 indices,
 //! any object by name and components).
 
-use crate::args::{arg, slice};
 use super::args::{data_arg, dtype_arg, index_data, name_arg, shape_arg, str_arg, IndexWord};
 use super::descriptors::{
     component, options, required, zt_write_component, zt_write_options, ObjectOptions, Part, V2Defaults,
 };
 use super::{live, zt_writer, Version};
+use crate::args::{arg, slice};
 use crate::guard::{guard, Fail};
 use crate::zt_status;
 use core::ffi::{c_char, c_void};
@@ -304,8 +304,8 @@ pub unsafe extern "C" fn zt_writer_add_object(
         let name = arg!(name_arg(name, name_len))?;
         let format = arg!(str_arg(format, format_len, "`format` is NULL or not UTF-8"))?;
         let shape = arg!(shape_arg(shape, ndim))?;
-        let list =
-            arg!(slice(components, component_count, Fail::invalid("`components` is NULL or `component_count` too large")))?;
+        let bad = Fail::invalid("`components` is NULL or `component_count` too large");
+        let list = arg!(slice(components, component_count, bad))?;
         let parts = list.iter().map(|c| arg!(component(c, None))).collect::<Result<Vec<_>, _>>()?;
         let opts = arg!(options(opts))?;
         match w.version() {

@@ -2,8 +2,8 @@
 //! writer (canonical form, alignment, digest, compression, shards), checked
 //! together before anything is created.
 
-use crate::args::arg;
 use super::descriptors::{seekable, zstd_level, V1Defaults, V2Defaults};
+use crate::args::arg;
 use crate::guard::Fail;
 use crate::zt_status;
 use ztensor_core::write::v2::{is_valid_align, DigestAlg, Encoding, Options, CANONICAL_ALIGN};
