@@ -1,7 +1,8 @@
 //! Attributes of a file or an object: count, by position, by key.
 
+use crate::args::cleared;
 use crate::guard::{guard, Fail};
-use crate::handle::{bytes_arg, handle, object, put, zt_file};
+use crate::handle::{arg, bytes_arg, handle, object, object_arg, put, zt_file};
 use crate::value::describe;
 use crate::{zt_attribute, zt_object, zt_status};
 use core::ffi::c_char;
@@ -15,8 +16,7 @@ unsafe fn attributes<'f>(h: &'f zt_file, obj: *const zt_object) -> Result<Map<'f
     if obj.is_null() {
         Ok(h.file().attributes())
     } else {
-        // SAFETY: the caller's contract.
-        Ok(unsafe { object(h, obj)? }.attributes())
+        Ok(object(h, arg!(object_arg(obj))?)?.attributes())
     }
 }
 
@@ -34,10 +34,9 @@ pub unsafe extern "C" fn zt_attribute_count(
     count: *mut usize,
 ) -> zt_status {
     guard(|| {
-        // SAFETY: the caller's contract, for every call below.
-        let h = unsafe { handle(file)? };
-        let m = unsafe { attributes(h, obj)? };
-        unsafe { put(count, m.len(), "`count` is NULL")? };
+        let h = arg!(handle(file))?;
+        let m = arg!(attributes(h, obj))?;
+        arg!(put(count, m.len(), "`count` is NULL"))?;
         Ok(())
     })
 }
@@ -60,15 +59,11 @@ pub unsafe extern "C" fn zt_attribute_at(
     attr: *mut zt_attribute,
 ) -> zt_status {
     guard(|| {
-        if attr.is_null() {
-            return Err(Fail::invalid("`attr` is NULL"));
-        }
-        // SAFETY: the caller's contract, for every call below.
-        unsafe { attr.write(core::mem::zeroed()) };
-        let h = unsafe { handle(file)? };
-        let m = unsafe { attributes(h, obj)? };
+        let attr = arg!(cleared(attr, Fail::invalid("`attr` is NULL")))?;
+        let h = arg!(handle(file))?;
+        let m = arg!(attributes(h, obj))?;
         let (k, v) = m.iter().nth(index).ok_or_else(|| Fail::invalid("attribute index out of range"))?;
-        unsafe { attr.write(describe(k, v)) };
+        *attr = describe(k, v);
         Ok(())
     })
 }
@@ -93,19 +88,15 @@ pub unsafe extern "C" fn zt_attribute_find(
     attr: *mut zt_attribute,
 ) -> zt_status {
     guard(|| {
-        if attr.is_null() {
-            return Err(Fail::invalid("`attr` is NULL"));
-        }
-        // SAFETY: the caller's contract, for every call below.
-        unsafe { attr.write(core::mem::zeroed()) };
-        let h = unsafe { handle(file)? };
-        let key = unsafe { bytes_arg(key, key_len, "`key` is NULL")? };
-        let m = unsafe { attributes(h, obj)? };
+        let attr = arg!(cleared(attr, Fail::invalid("`attr` is NULL")))?;
+        let h = arg!(handle(file))?;
+        let key = arg!(bytes_arg(key, key_len, "`key` is NULL"))?;
+        let m = arg!(attributes(h, obj))?;
         let (k, v) = m
             .iter()
             .find(|(k, _)| k.as_str().map(str::as_bytes) == Some(key))
             .ok_or_else(|| Fail::with(zt_status::ZT_ERR_NOT_FOUND, "no attribute with that key"))?;
-        unsafe { attr.write(describe(k, v)) };
+        *attr = describe(k, v);
         Ok(())
     })
 }

@@ -1,8 +1,9 @@
 //! Components of an object: description, zero-copy pointer, decoded read.
 
+use crate::args::{buffer, cleared, out_ref};
 use crate::dtype::c_dtype;
 use crate::guard::{guard, Detail, Fail, Phase};
-use crate::handle::{bytes_arg, handle, in_object, not_found, put_opt, with_object, zt_file};
+use crate::handle::{arg, bytes_arg, handle, in_object, not_found, object_arg, with_object, zt_file};
 use crate::{zt_component_info, zt_encoding, zt_object, zt_status, ZT_VERIFY_STRICT};
 use core::ffi::c_char;
 use ztensor_core::digest::Verified;
@@ -76,17 +77,14 @@ unsafe fn with_component<'f, T>(
     role_len: usize,
     f: impl FnOnce(&'f zt_file, &'f str, &Component<'f>) -> Result<T, Fail>,
 ) -> Result<T, Fail> {
-    // SAFETY: the caller's contract, for every call below.
-    let h = unsafe { handle(file)? };
-    unsafe {
-        with_object(h, obj, |o| {
-            let role = bytes_arg(role, role_len, "`role` is NULL")?;
-            match core::str::from_utf8(role).ok().and_then(|r| o.component(r)) {
-                Some(ref c) => f(h, o.name(), c),
-                None => Err(not_found(Some(o.name()), Some(role))),
-            }
-        })
-    }
+    let h = arg!(handle(file))?;
+    with_object(h, arg!(object_arg(obj))?, |o| {
+        let role = arg!(bytes_arg(role, role_len, "`role` is NULL"))?;
+        match core::str::from_utf8(role).ok().and_then(|r| o.component(r)) {
+            Some(ref c) => f(h, o.name(), c),
+            None => Err(not_found(Some(o.name()), Some(role))),
+        }
+    })
 }
 
 /// The component `role` (`role_len` bytes, or `ZT_NUL_TERMINATED`) of an
@@ -110,14 +108,12 @@ pub unsafe extern "C" fn zt_component(
     info: *mut zt_component_info,
 ) -> zt_status {
     guard(|| {
-        if info.is_null() {
-            return Err(Fail::invalid("`info` is NULL"));
-        }
-        // SAFETY: the caller's contract, for every call below.
-        unsafe { info.write(core::mem::zeroed()) };
+        let info = arg!(cleared(info, Fail::invalid("`info` is NULL")))?;
+        // SAFETY: the caller's pointers (this function's `# Safety`), as
+        // `with_component` asks; a closure, so not through `arg!`.
         unsafe {
             with_component(file, obj, role, role_len, |_, _, c| {
-                info.write(describe_component(c));
+                *info = describe_component(c);
                 Ok(())
             })
         }
@@ -142,18 +138,12 @@ pub unsafe extern "C" fn zt_component_at(
     info: *mut zt_component_info,
 ) -> zt_status {
     guard(|| {
-        if info.is_null() {
-            return Err(Fail::invalid("`info` is NULL"));
-        }
-        // SAFETY: the caller's contract, for every call below.
-        unsafe { info.write(core::mem::zeroed()) };
-        let h = unsafe { handle(file)? };
-        let c = unsafe {
-            with_object(h, obj, |o| {
-                o.components().nth(index).ok_or_else(|| Fail::invalid("component index out of range"))
-            })?
-        };
-        unsafe { info.write(describe_component(&c)) };
+        let info = arg!(cleared(info, Fail::invalid("`info` is NULL")))?;
+        let h = arg!(handle(file))?;
+        let c = with_object(h, arg!(object_arg(obj))?, |o| {
+            o.components().nth(index).ok_or_else(|| Fail::invalid("component index out of range"))
+        })?;
+        *info = describe_component(&c);
         Ok(())
     })
 }
@@ -186,19 +176,16 @@ pub unsafe extern "C" fn zt_component_ptr(
     len: *mut usize,
 ) -> zt_status {
     guard(|| {
-        if ptr.is_null() || len.is_null() {
+        let (Some(ptr), Some(len)) = (arg!(out_ref(ptr)), arg!(out_ref(len))) else {
             return Err(Fail::invalid("`ptr` or `len` is NULL"));
-        }
-        // SAFETY: the caller's contract, for every call below.
-        unsafe {
-            ptr.write(core::ptr::null());
-            len.write(0);
-        }
+        };
+        let (ptr, len) = (ptr.write(core::ptr::null()), len.write(0));
+        // SAFETY: the caller's pointers (this function's `# Safety`), as
+        // `with_component` asks; a closure, so not through `arg!`.
         unsafe {
             with_component(file, obj, role, role_len, |h, name, c| {
                 let bytes = h.zero_copy(name, c)?;
-                ptr.write(bytes.as_ptr());
-                len.write(bytes.len());
+                (*ptr, *len) = (bytes.as_ptr(), bytes.len());
                 Ok(())
             })
         }
@@ -241,16 +228,11 @@ pub unsafe extern "C" fn zt_component_read(
     written: *mut usize,
 ) -> zt_status {
     guard(|| {
-        if written.is_null() {
-            return Err(Fail::invalid("`written` is NULL"));
-        }
-        // SAFETY: the caller's contract, for every call below.
-        unsafe { written.write(0) };
-        let (h, name, c) = unsafe { component(file, obj, role, role_len)? };
-        let too_small = |needed: u64| {
+        let written = arg!(out_ref(written)).ok_or_else(|| Fail::invalid("`written` is NULL"))?.write(0);
+        let (h, name, c) = arg!(component(file, obj, role, role_len))?;
+        let mut too_small = |needed: u64| {
             let e = CoreError::new(ErrorKind::BufferTooSmall { needed }).in_object(name).in_component(c.role());
-            // SAFETY: checked non-NULL above.
-            unsafe { written.write(usize::try_from(needed).unwrap_or(usize::MAX)) };
+            *written = usize::try_from(needed).unwrap_or(usize::MAX);
             Err(Fail { status: zt_status::ZT_ERR_BUFFER_TOO_SMALL, detail: Detail::Core(e) })
         };
         // A declared size the stored bytes cannot produce is refused before
@@ -261,17 +243,11 @@ pub unsafe extern "C" fn zt_component_read(
                 return too_small(n);
             }
         }
-        if cap > isize::MAX as usize {
-            return Err(Fail::invalid("`cap` is over PTRDIFF_MAX"));
-        }
-        if dst.is_null() && cap > 0 {
-            return Err(Fail::invalid("`dst` is NULL"));
-        }
-        let out: &mut [u8] =
-            if cap == 0 { &mut [] } else { unsafe { core::slice::from_raw_parts_mut(dst.cast::<u8>(), cap) } };
+        let too_large = Fail::invalid("`cap` is over PTRDIFF_MAX");
+        let out = arg!(buffer(dst.cast::<u8>(), cap, too_large, Fail::invalid("`dst` is NULL")))?;
         match h.read_into(&c, out) {
             Ok(n) => {
-                unsafe { written.write(n) };
+                *written = n;
                 Ok(())
             }
             // No size is declared anywhere (old zstd components outside
@@ -319,16 +295,9 @@ pub unsafe extern "C" fn zt_component_read_range(
     len: usize,
 ) -> zt_status {
     guard(|| {
-        if len > isize::MAX as usize {
-            return Err(Fail::invalid("`len` is over PTRDIFF_MAX"));
-        }
-        if dst.is_null() && len > 0 {
-            return Err(Fail::invalid("`dst` is NULL"));
-        }
-        // SAFETY: the caller's contract.
-        let (h, name, c) = unsafe { component(file, obj, role, role_len)? };
-        let out: &mut [u8] =
-            if len == 0 { &mut [] } else { unsafe { core::slice::from_raw_parts_mut(dst.cast::<u8>(), len) } };
+        let too_large = Fail::invalid("`len` is over PTRDIFF_MAX");
+        let out = arg!(buffer(dst.cast::<u8>(), len, too_large, Fail::invalid("`dst` is NULL")))?;
+        let (h, name, c) = arg!(component(file, obj, role, role_len))?;
         h.read_range(&c, start, out).map(drop).map_err(|f| in_object(f, name))
     })
 }
@@ -372,18 +341,21 @@ pub unsafe extern "C" fn zt_component_verify(
     checked: *mut bool,
 ) -> zt_status {
     guard(|| {
-        // SAFETY: the caller's contract, for every call below.
-        unsafe { put_opt(checked, false) };
+        let checked = arg!(out_ref(checked)).map(|c| c.write(false));
         if flags & !ZT_VERIFY_STRICT != 0 {
             return Err(Fail::invalid("unknown `zt_component_verify` flag"));
         }
-        let (h, name, c) = unsafe { component(file, obj, role, role_len)? };
+        let (h, name, c) = arg!(component(file, obj, role, role_len))?;
         let unverifiable = |kind: ErrorKind| {
             let e = CoreError::new(kind).in_object(name).in_component(c.role());
             Err(Fail { status: zt_status::ZT_ERR_UNSUPPORTED, detail: Detail::Core(e) })
         };
         match h.verify_digest(&c).map_err(|f| in_object(f, name))? {
-            Verified::Ok => unsafe { put_opt(checked, true) },
+            Verified::Ok => {
+                if let Some(checked) = checked {
+                    *checked = true;
+                }
+            }
             Verified::Unverifiable if flags & ZT_VERIFY_STRICT != 0 => {
                 return unverifiable(ErrorKind::UnverifiableDigest)
             }

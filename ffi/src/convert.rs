@@ -1,6 +1,7 @@
 //! `zt_component_read_as`: a component's elements converted to `f32` or
 //! `f64` (the core's `cast` module), on top of `zt_component_read`.
 
+use crate::args::{arg, buffer, put, put_opt};
 use crate::guard::{guard, Detail, Fail, Phase};
 use crate::{zt_component_read, zt_dtype, zt_file, zt_last_error, zt_object, zt_status};
 use core::ffi::c_char;
@@ -49,44 +50,41 @@ pub unsafe extern "C" fn zt_component_read_as(
     written: *mut usize,
 ) -> zt_status {
     guard(|| {
-        if written.is_null() {
-            return Err(Fail::invalid("`written` is NULL"));
-        }
-        // SAFETY: the caller's contract, for every call below.
-        unsafe { written.write(0) };
+        arg!(put(written, 0, "`written` is NULL"))?;
         let to = match dtype {
             d if d == zt_dtype::ZT_DTYPE_F32 as u32 => DType::F32,
             d if d == zt_dtype::ZT_DTYPE_F64 as u32 => DType::F64,
             _ => return Err(Fail::invalid("zt_component_read_as converts to ZT_DTYPE_F32 or ZT_DTYPE_F64 only")),
         };
-        let (_, name, c) = unsafe { crate::component::component(file, obj, role, role_len)? };
+        let (_, name, c) = arg!(crate::component::component(file, obj, role, role_len))?;
         let from = c.source().map_err(|e| Fail::core(e.in_object(name), Phase::Data))?;
         if from == Source::Plain(to) {
-            return nested(unsafe { zt_component_read(file, obj, role, role_len, dst, cap, written) });
+            return nested(arg!(zt_component_read(file, obj, role, role_len, dst, cap, written)));
         }
         // The decoded size, checked by zt_component_read before anyone allocates it.
         let mut stored = 0usize;
+        // SAFETY: the caller's pointers (this function's `# Safety`), and
+        // `stored` is writable.
         let s = unsafe { zt_component_read(file, obj, role, role_len, core::ptr::null_mut(), 0, &mut stored) };
         if s != zt_status::ZT_ERR_BUFFER_TOO_SMALL {
             nested(s)?;
         }
         let needed = (stored / from.width()) as u64 * to.width();
         if (cap as u64) < needed {
-            unsafe { written.write(usize::try_from(needed).unwrap_or(usize::MAX)) };
+            arg!(put_opt(written, usize::try_from(needed).unwrap_or(usize::MAX)));
             let e = CoreError::new(ErrorKind::BufferTooSmall { needed }).in_object(name).in_component(c.role());
             return Err(Fail { status: zt_status::ZT_ERR_BUFFER_TOO_SMALL, detail: Detail::Core(e) });
         }
-        if dst.is_null() && cap > 0 {
-            return Err(Fail::invalid("`dst` is NULL"));
-        }
+        let too_large = Fail::invalid("`cap` is over PTRDIFF_MAX");
+        let out = arg!(buffer(dst.cast::<u8>(), cap, too_large, Fail::invalid("`dst` is NULL")))?;
         let mut decoded = vec![0u8; stored];
         let mut n = 0usize;
+        // SAFETY: the caller's pointers (this function's `# Safety`), and
+        // `decoded` is writable for `stored` bytes, `n` for one `usize`.
         nested(unsafe { zt_component_read(file, obj, role, role_len, decoded.as_mut_ptr().cast(), stored, &mut n) })?;
-        let out: &mut [u8] =
-            if cap == 0 { &mut [] } else { unsafe { core::slice::from_raw_parts_mut(dst.cast::<u8>(), cap) } };
         let count = cast::convert_into(from, to, &decoded[..n], out)
             .map_err(|e| Fail::core(e.in_object(name).in_component(c.role()), Phase::Data))?;
-        unsafe { written.write(count * to.width() as usize) };
+        arg!(put_opt(written, count * to.width() as usize));
         Ok(())
     })
 }

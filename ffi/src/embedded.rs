@@ -2,8 +2,9 @@
 //! the name index in a caller array (the types, and the panic hook, are
 //! `bare.rs`, shared with the compact build).
 
+use crate::args::{arg, buffer, out_ref, slice};
 use crate::guard::{guard, Fail, Phase};
-use crate::handle::{put, zt_file};
+use crate::handle::zt_file;
 use crate::{zt_file_storage, zt_slot, zt_status};
 use ztensor_core::scratch::Entry;
 use ztensor_core::{File, Slot};
@@ -69,8 +70,8 @@ pub unsafe extern "C" fn zt_open_mem_into(
     out: *mut *mut zt_file,
 ) -> zt_status {
     guard(|| {
-        // SAFETY: the caller's contract.
-        unsafe { put(out, core::ptr::null_mut(), "`out` is NULL")? };
+        let out = arg!(out_ref(out)).ok_or_else(|| Fail::invalid("`out` is NULL"))?;
+        out.write(core::ptr::null_mut());
         if storage.is_null() {
             return Err(Fail::invalid("`storage` is NULL"));
         }
@@ -81,20 +82,11 @@ pub unsafe extern "C" fn zt_open_mem_into(
             return Err(Fail::invalid("`len` or `slot_count` out of range"));
         }
         let slot_count = if slots.is_null() { 0 } else { slot_count };
-        let bytes: &'static [u8] = if len == 0 {
-            &[]
-        } else {
-            // SAFETY: valid for `len` bytes for the handle's lifetime, by the
-            // caller's contract.
-            unsafe { core::slice::from_raw_parts(ptr, len) }
-        };
-        let scratch: &mut [Entry] = if slot_count == 0 {
-            &mut []
-        } else {
-            // SAFETY: `zt_slot` is 16 bytes of integers, aligned for `Entry`
-            // (checked above); writable for `slot_count` entries by contract.
-            unsafe { core::slice::from_raw_parts_mut(slots.cast::<Entry>(), slot_count) }
-        };
+        // (For the handle's lifetime, by the caller's contract.)
+        let bytes: &'static [u8] = arg!(slice(ptr, len, Fail::invalid("`ptr` is NULL")))?;
+        // `zt_slot` is 16 bytes of integers, aligned for `Entry` (checked above).
+        let bad_slots = || Fail::invalid("`len` or `slot_count` out of range");
+        let scratch: &mut [Entry] = arg!(buffer(slots.cast::<Entry>(), slot_count, bad_slots(), bad_slots()))?;
         let h = storage.cast::<zt_file>();
         // Matched, not `map_err(..)?`: each conversion of the result would
         // be one more copy of a `File` on the stack.
@@ -113,8 +105,7 @@ pub unsafe extern "C" fn zt_open_mem_into(
             // SAFETY: as above.
             unsafe { zt_file::index_in_place(h, index_slots)? };
         }
-        // SAFETY: checked non-NULL above.
-        unsafe { *out = h };
+        out.write(h);
         Ok(())
     })
 }

@@ -1,11 +1,12 @@
 //! Opening and closing files: `zt_open`, `zt_open_mem`, `zt_close`, `zt_file_get_info`.
 
+use crate::args::cleared;
+#[cfg(feature = "std")]
+use crate::args::{c_str, out_ref, slice, take};
 use crate::guard::{guard, Fail};
 #[cfg(feature = "std")]
 use crate::guard::{guard_value, Detail, Phase};
-#[cfg(feature = "std")]
-use crate::handle::put;
-use crate::handle::{handle, zt_file};
+use crate::handle::{arg, handle, zt_file};
 use crate::{zt_file_info, zt_status};
 #[cfg(feature = "std")]
 use core::ffi::c_char;
@@ -67,16 +68,15 @@ pub const ZT_READ_NO_VERIFY: u32 = 2;
 #[no_mangle]
 pub unsafe extern "C" fn zt_open(path: *const c_char, flags: u32, out: *mut *mut zt_file) -> zt_status {
     guard(|| {
-        // SAFETY: the caller's contract.
-        unsafe { put(out, core::ptr::null_mut(), "`out` is NULL")? };
+        let out = arg!(out_ref(out)).ok_or_else(|| Fail::invalid("`out` is NULL"))?;
+        out.write(core::ptr::null_mut());
         if path.is_null() {
             return Err(Fail::invalid("`path` is NULL"));
         }
         if flags & !(ZT_OPEN_POSITIONAL | ZT_READ_NO_VERIFY) != 0 {
             return Err(Fail::invalid("unknown `zt_open` flag"));
         }
-        // SAFETY: NUL-terminated, by the caller's contract.
-        let bytes = unsafe { std::ffi::CStr::from_ptr(path) }.to_bytes();
+        let bytes = arg!(c_str(path, Fail::invalid("`path` is NULL")))?;
         #[cfg(unix)]
         let p = std::path::Path::new(<std::ffi::OsStr as std::os::unix::ffi::OsStrExt>::from_bytes(bytes));
         #[cfg(not(unix))]
@@ -90,8 +90,7 @@ pub unsafe extern "C" fn zt_open(path: *const c_char, flags: u32, out: *mut *mut
         if flags & ZT_READ_NO_VERIFY != 0 {
             h = h.without_read_verify();
         }
-        // SAFETY: checked non-NULL above.
-        unsafe { *out = Box::into_raw(Box::new(h)) };
+        out.write(Box::into_raw(Box::new(h)));
         Ok(())
     })
 }
@@ -120,24 +119,15 @@ pub unsafe extern "C" fn zt_open(path: *const c_char, flags: u32, out: *mut *mut
 #[no_mangle]
 pub unsafe extern "C" fn zt_open_mem(ptr: *const u8, len: usize, out: *mut *mut zt_file) -> zt_status {
     guard(|| {
-        // SAFETY: the caller's contract.
-        unsafe { put(out, core::ptr::null_mut(), "`out` is NULL")? };
-        let bytes: &'static [u8] = if ptr.is_null() {
-            if len != 0 {
-                return Err(Fail::invalid("`ptr` is NULL"));
-            }
-            &[]
-        } else {
-            if len > isize::MAX as usize {
-                return Err(Fail::invalid("`len` is too large"));
-            }
-            // SAFETY: valid for `len` bytes for as long as the handle lives,
-            // by the caller's contract; the handle never outlives it.
-            unsafe { core::slice::from_raw_parts(ptr, len) }
-        };
+        let out = arg!(out_ref(out)).ok_or_else(|| Fail::invalid("`out` is NULL"))?;
+        out.write(core::ptr::null_mut());
+        if !ptr.is_null() && len > isize::MAX as usize {
+            return Err(Fail::invalid("`len` is too large"));
+        }
+        // (Valid for as long as the handle lives, by the caller's contract.)
+        let bytes: &'static [u8] = arg!(slice(ptr, len, Fail::invalid("`ptr` is NULL")))?;
         let file = File::parse(bytes).map_err(|e| Fail::core(e, Phase::Open))?;
-        // SAFETY: checked non-NULL above.
-        unsafe { *out = Box::into_raw(Box::new(zt_file::from_memory(file))) };
+        out.write(Box::into_raw(Box::new(zt_file::from_memory(file))));
         Ok(())
     })
 }
@@ -155,10 +145,7 @@ pub unsafe extern "C" fn zt_open_mem(ptr: *const u8, len: usize, out: *mut *mut 
 #[no_mangle]
 pub unsafe extern "C" fn zt_close(file: *mut zt_file) {
     guard_value((), || {
-        if !file.is_null() {
-            // SAFETY: a live handle from `Box::into_raw`, by the caller's contract.
-            drop(unsafe { Box::from_raw(file) });
-        }
+        drop(arg!(take(file)));
     })
 }
 
@@ -172,13 +159,8 @@ pub unsafe extern "C" fn zt_close(file: *mut zt_file) {
 #[no_mangle]
 pub unsafe extern "C" fn zt_file_get_info(file: *const zt_file, info: *mut zt_file_info) -> zt_status {
     guard(|| {
-        if info.is_null() {
-            return Err(Fail::invalid("`info` is NULL"));
-        }
-        // SAFETY: non-NULL and writable, by the caller's contract.
-        unsafe { info.write(core::mem::zeroed()) };
-        // SAFETY: the caller's contract.
-        let h = unsafe { handle(file)? };
+        let info = arg!(cleared(info, Fail::invalid("`info` is NULL")))?;
+        let h = arg!(handle(file))?;
         let f = h.file();
         let v = f.version();
         let tail = f.tail();
@@ -193,8 +175,7 @@ pub unsafe extern "C" fn zt_file_get_info(file: *const zt_file, info: *mut zt_fi
             manifest_offset: tail.manifest_offset,
             manifest_length: tail.manifest_len,
         };
-        // SAFETY: as above.
-        unsafe { info.write(value) };
+        *info = value;
         Ok(())
     })
 }

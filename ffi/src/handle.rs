@@ -1,7 +1,7 @@
 //! The `zt_file` handle and the argument checks shared by every entry point.
 
+pub(crate) use crate::args::{arg, bytes_arg, put, put_opt};
 use crate::guard::{Detail, Fail, Phase};
-pub(crate) use crate::args::{bytes_arg, put, put_opt};
 use crate::types::next_owner;
 use crate::{zt_mode, zt_object, zt_status};
 use ztensor_core::digest::Verified;
@@ -255,27 +255,26 @@ pub(crate) fn in_object(f: Fail, name: &str) -> Fail {
 /// `file` is NULL or a live handle from `zt_open` / `zt_open_mem`.
 pub(crate) unsafe fn handle<'a>(file: *const zt_file) -> Result<&'a zt_file, Fail> {
     // SAFETY: the caller's contract.
-    unsafe { file.as_ref() }.ok_or_else(|| Fail::invalid("`file` is NULL"))
+    unsafe { crate::args::get(file, Fail::invalid("`file` is NULL")) }
 }
 
-/// The object `obj` designates in `h`.
+/// The `zt_object` behind `obj`.
 ///
 /// # Safety
 /// `obj` is NULL or points to a readable `zt_object`.
-pub(crate) unsafe fn object<'f>(h: &'f zt_file, obj: *const zt_object) -> Result<Object<'f>, Fail> {
+pub(crate) unsafe fn object_arg<'a>(obj: *const zt_object) -> Result<&'a zt_object, Fail> {
     // SAFETY: the caller's contract.
-    let i = unsafe { object_index(h, obj)? };
-    h.object(i).ok_or_else(out_of_range)
+    unsafe { crate::args::get(obj, Fail::invalid("`obj` is NULL")) }
+}
+
+/// The object `obj` designates in `h`.
+pub(crate) fn object<'f>(h: &'f zt_file, obj: &zt_object) -> Result<Object<'f>, Fail> {
+    h.object(object_index(h, obj)?).ok_or_else(out_of_range)
 }
 
 /// The position `obj` designates in `h` (not yet checked against the
 /// object count), after checking `obj` is from `h`.
-///
-/// # Safety
-/// `obj` is NULL or points to a readable `zt_object`.
-unsafe fn object_index(h: &zt_file, obj: *const zt_object) -> Result<usize, Fail> {
-    // SAFETY: the caller's contract.
-    let obj = unsafe { obj.as_ref() }.ok_or_else(|| Fail::invalid("`obj` is NULL"))?;
+fn object_index(h: &zt_file, obj: &zt_object) -> Result<usize, Fail> {
     if obj.owner != h.owner {
         return Err(Fail::invalid("a zt_object from another file (or not from zt_object_at / zt_find)"));
     }
@@ -289,17 +288,12 @@ fn out_of_range() -> Fail {
 /// `f` applied to the object `obj` designates in `h`, borrowed where the
 /// lookup left it rather than moved into a `Result`: an `Object` is over
 /// 300 bytes on 32-bit targets, and each copy is stack in the no-heap build.
-///
-/// # Safety
-/// `obj` is NULL or points to a readable `zt_object`.
-pub(crate) unsafe fn with_object<'f, T>(
+pub(crate) fn with_object<'f, T>(
     h: &'f zt_file,
-    obj: *const zt_object,
+    obj: &zt_object,
     f: impl FnOnce(&Object<'f>) -> Result<T, Fail>,
 ) -> Result<T, Fail> {
-    // SAFETY: the caller's contract.
-    let i = unsafe { object_index(h, obj)? };
-    match h.object(i) {
+    match h.object(object_index(h, obj)?) {
         Some(ref o) => f(o),
         None => Err(out_of_range()),
     }

@@ -1,7 +1,8 @@
 //! C ABI of zTensor: `libztensor.so` / `libztensor.a` and `include/ztensor.h`.
 //!
-//! A thin layer over the `ztensor` crate: handles, argument checks, error
-//! mapping, and nothing else. Reading is here; writing (`zt_writer`, over
+//! A thin layer over the `ztensor` crate: handles, argument checks (the
+//! pointer checks of `args.rs`, called through `arg!`, which states the C
+//! caller's contract once), error mapping, and nothing else. Reading is here; writing (`zt_writer`, over
 //! the core's `Writer<FileSink>`) is in `write.rs`. `include/ztensor.h` is
 //! generated from these files by cbindgen; `tests/header.rs` fails when it is stale
 //! (`ZT_BLESS=1 cargo test --manifest-path ffi/Cargo.toml --test header`

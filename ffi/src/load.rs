@@ -1,6 +1,6 @@
 //! Whole-model load: `zt_load` (issue #33), over the core's `load`.
 
-use crate::args::bytes_arg;
+use crate::args::{arg, bytes_arg};
 use crate::guard::{guard, Fail, Phase};
 use crate::handle::{handle, not_found, object, zt_file};
 use crate::{zt_object, zt_status};
@@ -87,16 +87,14 @@ pub unsafe extern "C" fn zt_load(
             (0..n).for_each(|i| set(i, f.status));
             Err(f)
         };
-        // SAFETY: the caller's contract.
-        let h = match unsafe { handle(file) } {
+        let h = match arg!(handle(file)) {
             Ok(h) => h,
             Err(f) => return early(f),
         };
         if flags & !ZT_LOAD_NO_VERIFY != 0 {
             return early(Fail::invalid("unknown `zt_load` flag"));
         }
-        // SAFETY: the caller's contract.
-        let mut fails: Vec<Option<Fail>> = (0..n).map(|i| unsafe { check(reqs, i) }.err()).collect();
+        let mut fails: Vec<Option<Fail>> = (0..n).map(|i| arg!(check(reqs, i)).err()).collect();
         // Requests whose buffers overlap fail (before any slice is made of
         // them): two workers would write the same bytes. Sorted by start, a
         // buffer overlaps another when it starts before an earlier one ends
@@ -168,13 +166,15 @@ unsafe fn check(reqs: *const zt_load_request, i: usize) -> Result<(), Fail> {
 /// `role_len` bytes (or NUL-terminated) and whose `dst` passed [`check`],
 /// is writable for `dst_len` bytes and used by no other request.
 unsafe fn request<'f>(h: &'f zt_file, reqs: *const zt_load_request, i: usize) -> Result<Request<'f>, Fail> {
-    // SAFETY: the caller's contract, for every read below.
-    let p = unsafe { reqs.add(i) };
-    let (obj, role, role_len) =
-        unsafe { (addr_of!((*p).object).read(), addr_of!((*p).role).read(), addr_of!((*p).role_len).read()) };
-    let (dst, len) = unsafe { (addr_of!((*p).dst).read(), addr_of!((*p).dst_len).read()) };
-    let o = unsafe { object(h, &obj)? };
-    let role = unsafe { bytes_arg(role, role_len, "`role` is NULL")? };
+    // SAFETY: the caller's contract: request `i` is readable (its fields
+    // read one by one, its `status` may hold anything).
+    let (obj, role, role_len, dst, len) = unsafe {
+        let p = reqs.add(i);
+        let (dst, len) = (addr_of!((*p).dst).read(), addr_of!((*p).dst_len).read());
+        (addr_of!((*p).object).read(), addr_of!((*p).role).read(), addr_of!((*p).role_len).read(), dst, len)
+    };
+    let o = object(h, &obj)?;
+    let role = arg!(bytes_arg(role, role_len, "`role` is NULL"))?;
     let role = core::str::from_utf8(role).map_err(|_| not_found(Some(o.name()), Some(role)))?;
     // SAFETY: writable for `len` bytes and not aliased, by the caller's contract.
     let dst: &mut [u8] = if len == 0 { &mut [] } else { unsafe { core::slice::from_raw_parts_mut(dst.cast(), len) } };

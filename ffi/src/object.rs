@@ -1,7 +1,8 @@
 //! Objects: count, lookup by position and name, name, format, info, shape.
 
+use crate::args::{buffer, cleared, out_ref};
 use crate::guard::{guard, guard_value, Detail, Fail};
-use crate::handle::{bytes_arg, handle, not_found, put, put_opt, with_object, zt_file};
+use crate::handle::{arg, bytes_arg, handle, not_found, object_arg, put, put_opt, with_object, zt_file};
 use crate::types::c_format;
 use crate::{zt_object, zt_object_info, zt_status};
 use core::ffi::c_char;
@@ -15,8 +16,7 @@ use ztensor_core::{Error as CoreError, ErrorKind};
 /// `file` is NULL or live.
 #[no_mangle]
 pub unsafe extern "C" fn zt_object_count(file: *const zt_file) -> usize {
-    // SAFETY: the caller's contract.
-    guard_value(0, || unsafe { file.as_ref() }.map_or(0, |h| h.file().len()))
+    guard_value(0, || arg!(handle(file)).map_or(0, |h| h.file().len()))
 }
 
 /// The object at position `index` in manifest order (O(1)).
@@ -29,13 +29,11 @@ pub unsafe extern "C" fn zt_object_count(file: *const zt_file) -> usize {
 #[no_mangle]
 pub unsafe extern "C" fn zt_object_at(file: *const zt_file, index: usize, out: *mut zt_object) -> zt_status {
     guard(|| {
-        // SAFETY: the caller's contract.
-        let h = unsafe { handle(file)? };
+        let h = arg!(handle(file))?;
         if index >= h.file().len() {
             return Err(Fail::invalid("object index out of range"));
         }
-        // SAFETY: the caller's contract.
-        unsafe { put(out, zt_object { index, owner: h.owner() }, "`out` is NULL")? };
+        arg!(put(out, zt_object { index, owner: h.owner() }, "`out` is NULL"))?;
         Ok(())
     })
 }
@@ -59,18 +57,13 @@ pub unsafe extern "C" fn zt_find(
     out: *mut zt_object,
 ) -> zt_status {
     guard(|| {
-        // SAFETY: the caller's contract.
-        let h = unsafe { handle(file)? };
-        // SAFETY: the caller's contract.
-        let name = unsafe { bytes_arg(name, name_len, "`name` is NULL")? };
-        if out.is_null() {
-            return Err(Fail::invalid("`out` is NULL"));
-        }
+        let h = arg!(handle(file))?;
+        let name = arg!(bytes_arg(name, name_len, "`name` is NULL"))?;
+        let out = arg!(out_ref(out)).ok_or_else(|| Fail::invalid("`out` is NULL"))?;
         // A name that is not UTF-8 names no object.
         let name = core::str::from_utf8(name).map_err(|_| not_found(Some("(not UTF-8)"), None))?;
         let o = h.find(name).ok_or_else(|| not_found(Some(name), None))?;
-        // SAFETY: checked non-NULL above.
-        unsafe { out.write(zt_object { index: o.index(), owner: h.owner() }) };
+        out.write(zt_object { index: o.index(), owner: h.owner() });
         Ok(())
     })
 }
@@ -91,16 +84,13 @@ pub unsafe extern "C" fn zt_object_name(
     len: *mut usize,
 ) -> zt_status {
     guard(|| {
-        // SAFETY: the caller's contract, for every call below.
-        let h = unsafe { handle(file)? };
-        let n = unsafe { with_object(h, obj, |o| Ok(o.name()))? };
-        if name.is_null() || len.is_null() {
+        let h = arg!(handle(file))?;
+        let n = with_object(h, arg!(object_arg(obj))?, |o| Ok(o.name()))?;
+        let (Some(name), Some(len)) = (arg!(out_ref(name)), arg!(out_ref(len))) else {
             return Err(Fail::invalid("`name` or `len` is NULL"));
-        }
-        unsafe {
-            name.write(n.as_ptr().cast());
-            len.write(n.len());
-        }
+        };
+        name.write(n.as_ptr().cast());
+        len.write(n.len());
         Ok(())
     })
 }
@@ -121,16 +111,13 @@ pub unsafe extern "C" fn zt_object_format(
     len: *mut usize,
 ) -> zt_status {
     guard(|| {
-        // SAFETY: the caller's contract, for every call below.
-        let h = unsafe { handle(file)? };
-        let s = unsafe { with_object(h, obj, |o| Ok(o.format().name()))? };
-        if format.is_null() || len.is_null() {
+        let h = arg!(handle(file))?;
+        let s = with_object(h, arg!(object_arg(obj))?, |o| Ok(o.format().name()))?;
+        let (Some(format), Some(len)) = (arg!(out_ref(format)), arg!(out_ref(len))) else {
             return Err(Fail::invalid("`format` or `len` is NULL"));
-        }
-        unsafe {
-            format.write(s.as_ptr().cast());
-            len.write(s.len());
-        }
+        };
+        format.write(s.as_ptr().cast());
+        len.write(s.len());
         Ok(())
     })
 }
@@ -151,28 +138,22 @@ pub unsafe extern "C" fn zt_object_get_info(
     info: *mut zt_object_info,
 ) -> zt_status {
     guard(|| {
-        if info.is_null() {
-            return Err(Fail::invalid("`info` is NULL"));
-        }
-        // SAFETY: the caller's contract, for every call below.
-        unsafe { info.write(core::mem::zeroed()) };
-        let h = unsafe { handle(file)? };
-        unsafe {
-            with_object(h, obj, |o| {
-                info.write(zt_object_info {
-                    name: o.name().as_ptr().cast(),
-                    name_len: o.name().len(),
-                    format: o.format().name().as_ptr().cast(),
-                    format_len: o.format().name().len(),
-                    format_kind: c_format(o.format()),
-                    ndim: o.shape().ndim(),
-                    numel: o.shape().numel(),
-                    component_count: o.component_count(),
-                    attribute_count: o.attributes().len(),
-                });
-                Ok(())
-            })
-        }
+        let info = arg!(cleared(info, Fail::invalid("`info` is NULL")))?;
+        let h = arg!(handle(file))?;
+        with_object(h, arg!(object_arg(obj))?, |o| {
+            *info = zt_object_info {
+                name: o.name().as_ptr().cast(),
+                name_len: o.name().len(),
+                format: o.format().name().as_ptr().cast(),
+                format_len: o.format().name().len(),
+                format_kind: c_format(o.format()),
+                ndim: o.shape().ndim(),
+                numel: o.shape().numel(),
+                component_count: o.component_count(),
+                attribute_count: o.attributes().len(),
+            };
+            Ok(())
+        })
     })
 }
 
@@ -195,21 +176,16 @@ pub unsafe extern "C" fn zt_object_shape(
     ndim: *mut usize,
 ) -> zt_status {
     guard(|| {
-        // SAFETY: the caller's contract, for every call below.
-        let h = unsafe { handle(file)? };
-        let (name, shape) = unsafe { with_object(h, obj, |o| Ok((o.name(), o.shape())))? };
-        unsafe { put_opt(ndim, shape.ndim()) };
+        let h = arg!(handle(file))?;
+        let (name, shape) = with_object(h, arg!(object_arg(obj))?, |o| Ok((o.name(), o.shape())))?;
+        arg!(put_opt(ndim, shape.ndim()));
         if cap < shape.ndim() {
             let e = CoreError::new(ErrorKind::BufferTooSmall { needed: shape.ndim() as u64 }).in_object(name);
             return Err(Fail { status: zt_status::ZT_ERR_BUFFER_TOO_SMALL, detail: Detail::Core(e) });
         }
-        if shape.ndim() > 0 {
-            if dims.is_null() {
-                return Err(Fail::invalid("`dims` is NULL"));
-            }
-            let out = unsafe { core::slice::from_raw_parts_mut(dims, shape.ndim()) };
-            shape.copy_to(out);
-        }
+        // (`cap` covers the dimensions, checked above: only they are written.)
+        let out = arg!(buffer(dims, shape.ndim(), Fail::invalid("`dims` is NULL"), Fail::invalid("`dims` is NULL")))?;
+        shape.copy_to(out);
         Ok(())
     })
 }

@@ -2,8 +2,9 @@
 //! (issue #33), over the core's one positional-read trait,
 //! `ztensor::source::Source`.
 
+use crate::args::{arg, out_ref};
 use crate::guard::{guard, Detail, Fail, Phase};
-use crate::handle::{put, zt_file};
+use crate::handle::zt_file;
 use crate::zt_status;
 use core::ffi::{c_char, c_int, c_void};
 use core::mem::{offset_of, size_of};
@@ -169,10 +170,10 @@ impl Source for Callbacks {
 #[no_mangle]
 pub unsafe extern "C" fn zt_open_source(src: *const zt_source, flags: u32, out: *mut *mut zt_file) -> zt_status {
     guard(|| {
-        // SAFETY: the caller's contract (taken first: on any failure below, `close` runs).
-        let callbacks = unsafe { Callbacks::take(src)? };
-        // SAFETY: the caller's contract.
-        unsafe { put(out, core::ptr::null_mut(), "`out` is NULL")? };
+        // (Taken first: on any failure below, `close` runs.)
+        let callbacks = arg!(Callbacks::take(src))?;
+        let out = arg!(out_ref(out)).ok_or_else(|| Fail::invalid("`out` is NULL"))?;
+        out.write(core::ptr::null_mut());
         if flags & !crate::file::ZT_READ_NO_VERIFY != 0 {
             return Err(Fail::invalid("unknown `zt_open_source` flag"));
         }
@@ -184,8 +185,7 @@ pub unsafe extern "C" fn zt_open_source(src: *const zt_source, flags: u32, out: 
         if flags & crate::file::ZT_READ_NO_VERIFY != 0 {
             h = h.without_read_verify();
         }
-        // SAFETY: checked non-NULL above.
-        unsafe { *out = Box::into_raw(Box::new(h)) };
+        out.write(Box::into_raw(Box::new(h)));
         Ok(())
     })
 }

@@ -2,7 +2,7 @@
 //! over the core's one verification (`File::verify_with` / `verify_from`).
 
 use crate::guard::{guard, Detail, Fail};
-use crate::handle::{handle, put_opt, zt_file};
+use crate::handle::{arg, handle, put_opt, zt_file};
 use crate::{zt_status, zt_verify_counts, ZT_VERIFY_ALL, ZT_VERIFY_DIGESTS, ZT_VERIFY_DATA, ZT_VERIFY_STRICT,
     ZT_VERIFY_ALLOW_UNVERIFIABLE};
 use ztensor_core::verify::{Options, Report};
@@ -42,8 +42,7 @@ use ztensor_core::verify::{Options, Report};
 /// `file` NULL or live.
 #[no_mangle]
 pub unsafe extern "C" fn zt_verify(file: *const zt_file, flags: u32) -> zt_status {
-    // SAFETY: the caller's contract.
-    unsafe { zt_verify_report(file, flags, core::ptr::null_mut()) }
+    arg!(zt_verify_report(file, flags, core::ptr::null_mut()))
 }
 
 /// `zt_verify`, and what it looked at: `*counts` (when `counts` is not NULL)
@@ -66,9 +65,8 @@ pub unsafe extern "C" fn zt_verify_report(
 ) -> zt_status {
     guard(|| {
         let zero = zt_verify_counts { objects: 0, components: 0, digests_checked: 0, unverifiable: 0, problems: 0 };
-        // SAFETY: the caller's contract, for every call below.
-        unsafe { put_opt(counts, zero) };
-        let h = unsafe { handle(file)? };
+        arg!(put_opt(counts, zero));
+        let h = arg!(handle(file))?;
         if flags & !(ZT_VERIFY_ALL | ZT_VERIFY_STRICT | ZT_VERIFY_ALLOW_UNVERIFIABLE) != 0 {
             return Err(Fail::invalid("unknown `zt_verify` flag"));
         }
@@ -90,7 +88,7 @@ pub unsafe extern "C" fn zt_verify_report(
             unverifiable: r.unverifiable,
             problems: r.problems,
         };
-        unsafe { put_opt(counts, c) };
+        arg!(put_opt(counts, c));
         into_result(r)
     })
 }

@@ -2,7 +2,7 @@
 //! header's functions of the same names (see `mod.rs`).
 
 use super::{guard, handle, object, text_arg, zt_file, Fail, Msg};
-use crate::args::{put, put_opt};
+use crate::args::{arg, buffer, cleared, out_ref, put, put_opt};
 use crate::dtype::c_dtype;
 use crate::value::describe_into;
 use crate::{zt_attribute, zt_component_info, zt_encoding, zt_object, zt_status, zt_verify_counts};
@@ -21,8 +21,7 @@ unsafe fn attributes(h: &zt_file, obj: *const zt_object) -> Result<Map<'static>,
     if obj.is_null() {
         Ok(h.file.attributes())
     } else {
-        // SAFETY: the caller's contract.
-        unsafe { object(h, obj) }.map(|(_, o)| o.attributes())
+        arg!(object(h, obj)).map(|(_, o)| o.attributes())
     }
 }
 
@@ -37,9 +36,8 @@ pub unsafe extern "C" fn zt_attribute_count(
     count: *mut usize,
 ) -> zt_status {
     guard(|| {
-        // SAFETY: the caller's contract, for every call below.
-        let m = unsafe { attributes(handle(file)?, obj)? };
-        unsafe { put(count, m.len(), "`count` is NULL")? };
+        let m = arg!(attributes(arg!(handle(file))?, obj))?;
+        arg!(put(count, m.len(), "`count` is NULL"))?;
         Ok(())
     })
 }
@@ -56,14 +54,10 @@ pub unsafe extern "C" fn zt_attribute_at(
     attr: *mut zt_attribute,
 ) -> zt_status {
     guard(|| {
-        if attr.is_null() {
-            return Err(Fail::Text(Msg::AttrNull));
-        }
-        // SAFETY: the caller's contract, for every call below.
-        unsafe { attr.write(core::mem::zeroed()) };
-        let m = unsafe { attributes(handle(file)?, obj)? };
+        let attr = arg!(cleared(attr, Msg::AttrNull))?;
+        let m = arg!(attributes(arg!(handle(file))?, obj))?;
         let (k, v) = m.iter().nth(index).ok_or(Fail::Str(zt_status::ZT_ERR_INVALID_ARGUMENT, "attribute index out of range"))?;
-        describe_into(unsafe { &mut *attr }, k, v);
+        describe_into(attr, k, v);
         Ok(())
     })
 }
@@ -82,19 +76,15 @@ pub unsafe extern "C" fn zt_attribute_find(
     attr: *mut zt_attribute,
 ) -> zt_status {
     guard(|| {
-        if attr.is_null() {
-            return Err(Fail::Text(Msg::AttrNull));
-        }
-        // SAFETY: the caller's contract, for every call below.
-        unsafe { attr.write(core::mem::zeroed()) };
-        let h = unsafe { handle(file)? };
-        let key = unsafe { text_arg(key, key_len, Msg::KeyNull)? };
-        let m = unsafe { attributes(h, obj)? };
+        let attr = arg!(cleared(attr, Msg::AttrNull))?;
+        let h = arg!(handle(file))?;
+        let key = arg!(text_arg(key, key_len, Msg::KeyNull))?;
+        let m = arg!(attributes(h, obj))?;
         let (k, v) = m
             .iter()
             .find(|(k, _)| k.as_str().map(str::as_bytes) == Some(key))
             .ok_or(Fail::Text(Msg::NoAttribute))?;
-        describe_into(unsafe { &mut *attr }, k, v);
+        describe_into(attr, k, v);
         Ok(())
     })
 }
@@ -113,9 +103,8 @@ unsafe fn component<'a, 's>(
     role_len: usize,
     slot: &'s mut Option<Component<'static>>,
 ) -> Result<(&'a zt_file, &'s Component<'static>, Option<u64>), Msg> {
-    // SAFETY: the caller's contract, for every call below.
-    unsafe { object(file, obj) }.and_then(|(h, o)| {
-        let role = unsafe { text_arg(role, role_len, Msg::RoleNull)? };
+    arg!(object(file, obj)).and_then(|(h, o)| {
+        let role = arg!(text_arg(role, role_len, Msg::RoleNull))?;
         *slot = o.component(role);
         match slot {
             Some(c) => Ok((h, &*c, decoded_len(&o, c))),
@@ -158,11 +147,7 @@ fn mul_pow2(n: u64, m: u32) -> Option<u64> {
 /// compact reader refuses sharded files; digests over the stored bytes in
 /// v1.x, over the decoded bytes in v2, §3.4).
 ///
-/// # Safety
-/// `info` is writable.
-unsafe fn describe_component(info: *mut zt_component_info, h: &zt_file, c: &Component<'_>, decoded: Option<u64>) {
-    // SAFETY: the caller's contract.
-    let info = unsafe { &mut *info };
+fn describe_component(info: &mut zt_component_info, h: &zt_file, c: &Component<'_>, decoded: Option<u64>) {
     (info.role, info.role_len) = (c.role.as_ptr().cast(), c.role.len());
     info.dtype = c_dtype(c.dtype);
     // (A build without v2, the firmware's, meets raw and zstd only: one
@@ -217,12 +202,10 @@ pub unsafe extern "C" fn zt_component(
     info: *mut zt_component_info,
 ) -> zt_status {
     guard(|| {
-        if info.is_null() {
-            return Err(Fail::Text(Msg::InfoNull));
-        }
-        // SAFETY: the caller's contract, for every call below.
-        unsafe { info.write(core::mem::zeroed()) };
-        unsafe { component(file, obj, role, role_len, &mut None).map(|(h, c, decoded)| describe_component(info, h, c, decoded)) }
+        let info = arg!(cleared(info, Msg::InfoNull))?;
+        let slot = &mut None;
+        arg!(component(file, obj, role, role_len, slot))
+            .map(|(h, c, decoded)| describe_component(info, h, c, decoded))
             .map_err(Fail::Text)
     })
 }
@@ -239,14 +222,10 @@ pub unsafe extern "C" fn zt_component_at(
     info: *mut zt_component_info,
 ) -> zt_status {
     guard(|| {
-        if info.is_null() {
-            return Err(Fail::Text(Msg::InfoNull));
-        }
-        // SAFETY: the caller's contract, for every call below.
-        unsafe { info.write(core::mem::zeroed()) };
-        let (h, o) = unsafe { object(file, obj)? };
+        let info = arg!(cleared(info, Msg::InfoNull))?;
+        let (h, o) = arg!(object(file, obj))?;
         let c = o.components().nth(index).ok_or(Fail::Str(zt_status::ZT_ERR_INVALID_ARGUMENT, "component index out of range"))?;
-        unsafe { describe_component(info, h, &c, decoded_len(&o, &c)) };
+        describe_component(info, h, &c, decoded_len(&o, &c));
         Ok(())
     })
 }
@@ -268,16 +247,12 @@ pub unsafe extern "C" fn zt_component_ptr(
     len: *mut usize,
 ) -> zt_status {
     guard(|| {
-        if ptr.is_null() || len.is_null() {
+        let (Some(ptr), Some(len)) = (arg!(out_ref(ptr)), arg!(out_ref(len))) else {
             return Err(Fail::Text(Msg::PtrOrLenNull));
-        }
-        // SAFETY: the caller's contract, for every call below.
-        unsafe {
-            ptr.write(core::ptr::null());
-            len.write(0);
-        }
+        };
+        let (ptr, len) = (ptr.write(core::ptr::null()), len.write(0));
         let slot = &mut None;
-        let (h, c, _) = unsafe { component(file, obj, role, role_len, slot)? };
+        let (h, c, _) = arg!(component(file, obj, role, role_len, slot))?;
         if c.encoding != Encoding::Raw {
             return Err(Fail::Text(Msg::Compressed));
         }
@@ -285,10 +260,7 @@ pub unsafe extern "C" fn zt_component_ptr(
             return Err(Fail::Str(zt_status::ZT_ERR_NOT_ZERO_COPY, "no zero-copy view: elements are not in host byte order"));
         }
         let bytes = h.file.stored(&c);
-        unsafe {
-            ptr.write(bytes.as_ptr());
-            len.write(bytes.len());
-        }
+        (*ptr, *len) = (bytes.as_ptr(), bytes.len());
         Ok(())
     })
 }
@@ -313,13 +285,9 @@ pub unsafe extern "C" fn zt_component_read(
     written: *mut usize,
 ) -> zt_status {
     guard(|| {
-        if written.is_null() {
-            return Err(Fail::Text(Msg::WrittenNull));
-        }
-        // SAFETY: the caller's contract, for every call below.
-        unsafe { written.write(0) };
+        let written = arg!(out_ref(written)).ok_or(Msg::WrittenNull)?.write(0);
         let slot = &mut None;
-        let (h, c, decoded) = unsafe { component(file, obj, role, role_len, slot)? };
+        let (h, c, decoded) = arg!(component(file, obj, role, role_len, slot))?;
         let raw = c.encoding == Encoding::Raw;
         if let Some(n) = decoded {
             // A declared size the stored bytes cannot produce is refused
@@ -328,16 +296,11 @@ pub unsafe extern "C" fn zt_component_read(
                 return Err(Fail::Text(Msg::DeclaredSize));
             }
             if (cap as u64) < n {
-                unsafe { written.write(usize::try_from(n).unwrap_or(usize::MAX)) };
+                *written = usize::try_from(n).unwrap_or(usize::MAX);
                 return Err(Fail::Text(Msg::ComponentTooSmall));
             }
         }
-        if cap > isize::MAX as usize {
-            return Err(Fail::Text(Msg::CapOver));
-        }
-        if dst.is_null() && cap > 0 {
-            return Err(Fail::Text(Msg::DstNull));
-        }
+        let dst = arg!(buffer(dst.cast::<u8>(), cap, Msg::CapOver, Msg::DstNull))?;
         if !raw {
             return Err(Fail::Fault(0, Fault { kind: Kind::Zstd, at: c.at as u32 }));
         }
@@ -347,13 +310,14 @@ pub unsafe extern "C" fn zt_component_read(
         // bytes obey their rules (Appendix A), as the full library reads them.
         #[cfg(not(ztensor_no_v2))]
         {
-            let (_, o) = unsafe { object(file, obj)? };
+            let (_, o) = arg!(object(file, obj))?;
             h.file.check_decoded(&o, c, bytes).map_err(|f| Fail::Fault(0, f))?;
         }
-        if !bytes.is_empty() {
-            unsafe { core::ptr::copy_nonoverlapping(bytes.as_ptr(), dst.cast::<u8>(), bytes.len()) };
-        }
-        unsafe { written.write(bytes.len()) };
+        // SAFETY: `dst` holds `cap` bytes, which hold the stored ones
+        // (checked above); a copy without the slice's length check, which
+        // would bring a panic path into the firmware.
+        unsafe { core::ptr::copy_nonoverlapping(bytes.as_ptr(), dst.as_mut_ptr(), bytes.len()) };
+        *written = bytes.len();
         Ok(())
     })
 }
@@ -364,8 +328,7 @@ pub unsafe extern "C" fn zt_component_read(
 /// `file` NULL or live.
 #[cfg_attr(feature = "compact", no_mangle)]
 pub unsafe extern "C" fn zt_verify(file: *const zt_file, flags: u32) -> zt_status {
-    // SAFETY: the caller's contract.
-    unsafe { zt_verify_report(file, flags, core::ptr::null_mut()) }
+    arg!(zt_verify_report(file, flags, core::ptr::null_mut()))
 }
 
 /// `zt_verify`, and what it looked at (the header's `zt_verify_report`):
@@ -384,9 +347,8 @@ pub unsafe extern "C" fn zt_verify_report(
 ) -> zt_status {
     guard(|| {
         let zero = zt_verify_counts { objects: 0, components: 0, digests_checked: 0, unverifiable: 0, problems: 0 };
-        // SAFETY: the caller's contract, for every call below.
-        unsafe { put_opt(counts, zero) };
-        let h = unsafe { handle(file)? };
+        arg!(put_opt(counts, zero));
+        let h = arg!(handle(file))?;
         let allow = flags & ZT_VERIFY_ALLOW_UNVERIFIABLE != 0;
         if flags & !(ZT_VERIFY_ALL | ZT_VERIFY_STRICT | ZT_VERIFY_ALLOW_UNVERIFIABLE) != 0
             || (allow && flags & ZT_VERIFY_STRICT != 0)
@@ -407,7 +369,7 @@ pub unsafe extern "C" fn zt_verify_report(
             unverifiable: r.unverifiable,
             problems: r.problems,
         };
-        unsafe { put_opt(counts, c) };
+        arg!(put_opt(counts, c));
         match r.first {
             None => Ok(()),
             Some(f) => Err(Fail::Fault(r.problems, f)),

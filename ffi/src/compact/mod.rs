@@ -20,7 +20,7 @@ mod tests;
 
 pub use data::*;
 
-use crate::args::{put_opt, string_arg, Invalid};
+use crate::args::{arg, cleared, get, out_ref, put_opt, string_arg, Invalid};
 use crate::types::{c_format, next_owner};
 use crate::{zt_file_info, zt_file_storage, zt_mode, zt_object, zt_object_info, zt_slot, zt_status};
 use core::ffi::c_char;
@@ -246,7 +246,7 @@ unsafe fn text_arg<'a>(ptr: *const c_char, len: usize, null: Msg) -> Result<&'a 
 /// `file` is NULL or a live handle from `zt_open_mem_into`.
 unsafe fn handle<'a>(file: *const zt_file) -> Result<&'a zt_file, Msg> {
     // SAFETY: the caller's contract.
-    unsafe { file.as_ref() }.ok_or(Msg::FileNull)
+    unsafe { get(file, Msg::FileNull) }
 }
 
 /// The handle behind `file` and the object `obj` designates, after
@@ -260,10 +260,8 @@ unsafe fn handle<'a>(file: *const zt_file) -> Result<&'a zt_file, Msg> {
 /// `zt_object`.
 #[inline(never)]
 unsafe fn object<'a>(file: *const zt_file, obj: *const zt_object) -> Result<(&'a zt_file, Object<'static>), Msg> {
-    // SAFETY: the caller's contract.
-    let h = unsafe { handle(file)? };
-    // SAFETY: the caller's contract.
-    let obj = unsafe { obj.as_ref() }.ok_or(Msg::ObjNull)?;
+    let h = arg!(handle(file))?;
+    let obj = arg!(get(obj, Msg::ObjNull))?;
     if obj.owner != h.owner {
         return Err(Msg::ForeignObject);
     }
@@ -302,11 +300,8 @@ pub unsafe extern "C" fn zt_open_mem_into(
     out: *mut *mut zt_file,
 ) -> zt_status {
     guard(|| {
-        if out.is_null() {
-            return Err(Fail::Text(Msg::OutNull));
-        }
-        // SAFETY: the caller's contract, for every call below.
-        unsafe { out.write(core::ptr::null_mut()) };
+        let out = arg!(out_ref(out)).ok_or(Fail::Text(Msg::OutNull))?;
+        out.write(core::ptr::null_mut());
         if storage.is_null() {
             return Err(Fail::Text(Msg::StorageNull));
         }
@@ -316,8 +311,12 @@ pub unsafe extern "C" fn zt_open_mem_into(
         if len > isize::MAX as usize || (slots.is_null() && slot_count != 0) {
             return Err(Fail::Text(Msg::LenOrSlots));
         }
+        // (Not through `args::slice` and `args::buffer`: with them LLVM
+        // inlines the open here, more flash for the firmware's budget.)
+        // SAFETY: both for the handle's lifetime, by the caller's contract.
         let bytes: &'static [u8] = if len == 0 { &[] } else { unsafe { core::slice::from_raw_parts(ptr, len) } };
         // `zt_slot` is 16 bytes of integers, as `Entry` (checked above).
+        // SAFETY: as above.
         let slots: &'static mut [Entry] =
             if slot_count == 0 { &mut [] } else { unsafe { core::slice::from_raw_parts_mut(slots.cast(), slot_count) } };
         let h = storage.cast::<zt_file>();
@@ -327,10 +326,9 @@ pub unsafe extern "C" fn zt_open_mem_into(
         if let Err(f) = File::open_in(bytes, slots, place) {
             return Err(Fail::Fault(0, f));
         }
-        unsafe {
-            core::ptr::addr_of_mut!((*h).owner).write(next_owner());
-            *out = h;
-        }
+        // SAFETY: as above: `owner` is a field of the handle in `storage`.
+        unsafe { core::ptr::addr_of_mut!((*h).owner).write(next_owner()) };
+        out.write(h);
         Ok(())
     })
 }
@@ -342,14 +340,9 @@ pub unsafe extern "C" fn zt_open_mem_into(
 #[cfg_attr(feature = "compact", no_mangle)]
 pub unsafe extern "C" fn zt_file_get_info(file: *const zt_file, info: *mut zt_file_info) -> zt_status {
     guard(|| {
-        if info.is_null() {
-            return Err(Fail::Text(Msg::InfoNull));
-        }
-        // SAFETY: the caller's contract, for every call below.
-        unsafe { info.write(core::mem::zeroed()) };
-        let f = &unsafe { handle(file)? }.file;
+        let info = arg!(cleared(info, Msg::InfoNull))?;
+        let f = &arg!(handle(file))?.file;
         // (Each field stored as it is found, as in zt_object_get_info.)
-        let info = unsafe { &mut *info };
         let v = f.version();
         (info.version_major, info.version_minor, info.version_patch) = (v.major.into(), v.minor.into(), v.patch.into());
         (info.mode, info.object_count, info.file_length) = (zt_mode::ZT_MODE_MEMORY, f.len(), f.bytes().len() as u64);
@@ -365,8 +358,7 @@ pub unsafe extern "C" fn zt_file_get_info(file: *const zt_file, info: *mut zt_fi
 /// `file` NULL or live.
 #[cfg_attr(feature = "compact", no_mangle)]
 pub unsafe extern "C" fn zt_object_count(file: *const zt_file) -> usize {
-    // SAFETY: the caller's contract.
-    unsafe { file.as_ref() }.map_or(0, |h| h.file.len())
+    arg!(handle(file)).map_or(0, |h| h.file.len())
 }
 
 /// The object at position `index` in manifest order.
@@ -376,15 +368,11 @@ pub unsafe extern "C" fn zt_object_count(file: *const zt_file) -> usize {
 #[cfg_attr(feature = "compact", no_mangle)]
 pub unsafe extern "C" fn zt_object_at(file: *const zt_file, index: usize, out: *mut zt_object) -> zt_status {
     guard(|| {
-        // SAFETY: the caller's contract, for every call below.
-        let h = unsafe { handle(file)? };
+        let h = arg!(handle(file))?;
         if index >= h.file.len() {
             return Err(Fail::Text(Msg::ObjectIndex));
         }
-        if out.is_null() {
-            return Err(Fail::Text(Msg::OutNull));
-        }
-        unsafe { out.write(h.tag(index)) };
+        arg!(out_ref(out)).ok_or(Msg::OutNull)?.write(h.tag(index));
         Ok(())
     })
 }
@@ -402,16 +390,15 @@ pub unsafe extern "C" fn zt_find(
     out: *mut zt_object,
 ) -> zt_status {
     guard(|| {
-        // SAFETY: the caller's contract, for every call below.
-        let h = unsafe { handle(file)? };
-        let name = unsafe { text_arg(name, name_len, Msg::NameNull)? };
-        if out.is_null() {
-            return Err(Fail::Text(Msg::OutNull));
-        }
+        let h = arg!(handle(file))?;
+        let name = arg!(text_arg(name, name_len, Msg::NameNull))?;
+        let out = arg!(out_ref(out)).ok_or(Msg::OutNull)?;
         // (No `?` and Ok: the index is written where it is found.)
         h.file
             .position(name)
-            .map(|i| unsafe { out.write(h.tag(i)) })
+            .map(|i| {
+                out.write(h.tag(i));
+            })
             .ok_or(Fail::Text(Msg::NoObject))
     })
 }
@@ -428,16 +415,13 @@ pub unsafe extern "C" fn zt_object_name(
     len: *mut usize,
 ) -> zt_status {
     guard(|| {
-        // SAFETY: the caller's contract, for every call below.
-        unsafe { object(file, obj) }.and_then(|(_, o)| {
-            if name.is_null() || len.is_null() {
+        arg!(object(file, obj)).and_then(|(_, o)| {
+            let (Some(name), Some(len)) = (arg!(out_ref(name)), arg!(out_ref(len))) else {
                 return Err(Msg::NameOrLenNull);
-            }
+            };
             let n = o.name();
-            unsafe {
-                name.write(n.as_ptr().cast());
-                len.write(n.len());
-            }
+            name.write(n.as_ptr().cast());
+            len.write(n.len());
             Ok(())
         })
         .map_err(Fail::Text)
@@ -455,14 +439,9 @@ pub unsafe extern "C" fn zt_object_get_info(
     info: *mut zt_object_info,
 ) -> zt_status {
     guard(|| {
-        if info.is_null() {
-            return Err(Fail::Text(Msg::InfoNull));
-        }
-        // SAFETY: the caller's contract, for every call below.
-        unsafe { info.write(core::mem::zeroed()) };
+        let info = arg!(cleared(info, Msg::InfoNull))?;
         // (Each field stored as it is found: nothing kept across the calls.)
-        let info = unsafe { &mut *info };
-        unsafe { object(file, obj) }.map(|(_, o)| {
+        arg!(object(file, obj)).map(|(_, o)| {
             let name = o.name();
             (info.name, info.name_len) = (name.as_ptr().cast(), name.len());
             let format = o.format();
@@ -492,18 +471,21 @@ pub unsafe extern "C" fn zt_object_shape(
     ndim: *mut usize,
 ) -> zt_status {
     guard(|| {
-        // SAFETY: the caller's contract, for every call below.
-        unsafe { object(file, obj) }.and_then(|(_, o)| {
+        arg!(object(file, obj)).and_then(|(_, o)| {
             let shape = o.shape();
-            unsafe { put_opt(ndim, shape.ndim) };
+            arg!(put_opt(ndim, shape.ndim));
             if cap < shape.ndim {
                 return Err(Msg::ShapeTooSmall);
             }
             if shape.ndim > 0 && dims.is_null() {
                 return Err(Msg::DimsNull);
             }
+            // (Through the pointer, not `args::buffer`: a slice costs this
+            // build's flash budget more code.)
             let mut at = dims;
             for d in shape.dims() {
+                // SAFETY: `dims` is writable for `cap` values (the caller's
+                // contract), and `cap` covers the `ndim` written (checked above).
                 unsafe {
                     at.write(d);
                     at = at.add(1);

@@ -2,6 +2,7 @@
 //! index arrays, shapes, dtypes.
 
 use super::ZT_MAX_NDIM;
+use crate::args::arg;
 use crate::dtype::dtype_of;
 use crate::guard::Fail;
 use crate::handle::bytes_arg;
@@ -15,8 +16,7 @@ use ztensor_core::DType;
 /// # Safety
 /// As [`bytes_arg`].
 pub(super) unsafe fn str_arg<'a>(ptr: *const c_char, len: usize, what: &'static str) -> Result<&'a str, Fail> {
-    // SAFETY: the caller's contract.
-    let b = unsafe { bytes_arg(ptr, len, what)? };
+    let b = arg!(bytes_arg(ptr, len, what))?;
     core::str::from_utf8(b).map_err(|_| Fail::invalid(what))
 }
 
@@ -32,8 +32,7 @@ pub(super) unsafe fn opt_str_arg<'a>(
     if ptr.is_null() {
         return Ok(None);
     }
-    // SAFETY: the caller's contract.
-    let s = unsafe { str_arg(ptr, len, what)? };
+    let s = arg!(str_arg(ptr, len, what))?;
     Ok((!s.is_empty()).then_some(s))
 }
 
@@ -46,8 +45,7 @@ pub(super) unsafe fn data_arg<'a>(ptr: *const c_void, len: usize, what: &'static
         // Never a byte count: refuse it rather than reading a NUL-terminated "string".
         return Err(Fail::invalid(what));
     }
-    // SAFETY: the caller's contract.
-    Ok(unsafe { bytes_arg(ptr.cast(), len, what)? })
+    Ok(arg!(bytes_arg(ptr.cast(), len, what))?)
 }
 
 /// A sparse index word: `uint32_t` or `uint64_t`.
@@ -74,8 +72,7 @@ pub(super) unsafe fn index_data<'a, T: IndexWord>(
     count: usize,
     what: &'static str,
 ) -> Result<Data<'a>, Fail> {
-    // SAFETY: the caller's contract.
-    unsafe { words(ptr.cast(), count, core::mem::size_of::<T>(), what) }
+    arg!(words(ptr.cast(), count, core::mem::size_of::<T>(), what))
 }
 
 /// `count` host-order words of `width` bytes as little-endian bytes.
@@ -97,21 +94,6 @@ unsafe fn words<'a>(ptr: *const u8, count: usize, width: usize, what: &'static s
         e.reverse();
     }
     Ok(Data::owned(v))
-}
-
-/// `count` C structs at `ptr` (NULL allowed when `count` is 0).
-///
-/// # Safety
-/// `ptr` is NULL or valid for `count` values of `T`.
-pub(super) unsafe fn slice_arg<'a, T>(ptr: *const T, count: usize, what: &'static str) -> Result<&'a [T], Fail> {
-    if count == 0 {
-        return Ok(&[]);
-    }
-    if ptr.is_null() || count > isize::MAX as usize / core::mem::size_of::<T>().max(1) {
-        return Err(Fail::invalid(what));
-    }
-    // SAFETY: the caller's contract.
-    Ok(unsafe { core::slice::from_raw_parts(ptr, count) })
 }
 
 /// A shape: `ndim` dimensions (NULL allowed for a scalar), at most
@@ -144,6 +126,5 @@ pub(super) fn dtype_arg(v: u32) -> Result<DType, Fail> {
 /// # Safety
 /// As [`bytes_arg`].
 pub(super) unsafe fn name_arg<'a>(name: *const c_char, name_len: usize) -> Result<&'a str, Fail> {
-    // SAFETY: the caller's contract.
-    unsafe { str_arg(name, name_len, "`name` is NULL or not UTF-8") }
+    arg!(str_arg(name, name_len, "`name` is NULL or not UTF-8"))
 }

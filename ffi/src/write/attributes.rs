@@ -3,6 +3,7 @@
 use super::args::{data_arg, str_arg};
 use super::descriptors::{attribute, zt_write_attribute};
 use super::{live, zt_writer};
+use crate::args::{arg, get};
 use crate::guard::{guard, Fail};
 use crate::zt_status;
 use core::ffi::c_char;
@@ -22,10 +23,9 @@ use ztensor_core::write::AttrValue;
 #[no_mangle]
 pub unsafe extern "C" fn zt_writer_set_attribute(writer: *mut zt_writer, attr: *const zt_write_attribute) -> zt_status {
     guard(|| {
-        // SAFETY: the caller's contract, for every call below.
-        let w = unsafe { live(writer)? };
-        let a = unsafe { attr.as_ref() }.ok_or_else(|| Fail::invalid("`attr` is NULL"))?;
-        let (key, value) = unsafe { attribute(a)? };
+        let w = arg!(live(writer))?;
+        let a = arg!(get(attr, Fail::invalid("`attr` is NULL")))?;
+        let (key, value) = arg!(attribute(a))?;
         w.set_attribute(key, value)
     })
 }
@@ -42,9 +42,8 @@ unsafe fn set_attribute(
     value: impl FnOnce() -> Result<AttrValue, Fail>,
 ) -> zt_status {
     guard(|| {
-        // SAFETY: the caller's contract, for every call below.
-        let w = unsafe { live(writer)? };
-        let key = unsafe { str_arg(key, key_len, "`key` is NULL or not UTF-8")? };
+        let w = arg!(live(writer))?;
+        let key = arg!(str_arg(key, key_len, "`key` is NULL or not UTF-8"))?;
         let value = value()?;
         w.set_attribute(key, value)
     })
@@ -64,8 +63,7 @@ pub unsafe extern "C" fn zt_writer_set_attribute_int(
     key_len: usize,
     value: i64,
 ) -> zt_status {
-    // SAFETY: the caller's contract.
-    unsafe { set_attribute(writer, key, key_len, || Ok(AttrValue::from(value))) }
+    arg!(set_attribute(writer, key, key_len, || Ok(AttrValue::from(value))))
 }
 
 /// Set the file-level attribute `key` to an unsigned integer. As
@@ -82,8 +80,7 @@ pub unsafe extern "C" fn zt_writer_set_attribute_uint(
     key_len: usize,
     value: u64,
 ) -> zt_status {
-    // SAFETY: the caller's contract.
-    unsafe { set_attribute(writer, key, key_len, || Ok(AttrValue::Uint(value))) }
+    arg!(set_attribute(writer, key, key_len, || Ok(AttrValue::Uint(value))))
 }
 
 /// Set the file-level attribute `key` to a float (written in the shortest
@@ -100,8 +97,7 @@ pub unsafe extern "C" fn zt_writer_set_attribute_float(
     key_len: usize,
     value: f64,
 ) -> zt_status {
-    // SAFETY: the caller's contract.
-    unsafe { set_attribute(writer, key, key_len, || Ok(AttrValue::Float(value))) }
+    arg!(set_attribute(writer, key, key_len, || Ok(AttrValue::Float(value))))
 }
 
 /// Set the file-level attribute `key` to `true` or `false`. As
@@ -118,8 +114,7 @@ pub unsafe extern "C" fn zt_writer_set_attribute_bool(
     key_len: usize,
     value: bool,
 ) -> zt_status {
-    // SAFETY: the caller's contract.
-    unsafe { set_attribute(writer, key, key_len, || Ok(AttrValue::Bool(value))) }
+    arg!(set_attribute(writer, key, key_len, || Ok(AttrValue::Bool(value))))
 }
 
 /// Set the file-level attribute `key` to UTF-8 text (`value_len` bytes or
@@ -139,12 +134,9 @@ pub unsafe extern "C" fn zt_writer_set_attribute_text(
     value: *const c_char,
     value_len: usize,
 ) -> zt_status {
-    // SAFETY: the caller's contract, for both calls.
-    unsafe {
-        set_attribute(writer, key, key_len, || {
-            Ok(AttrValue::Text(str_arg(value, value_len, "`value` is NULL or not UTF-8")?.to_owned()))
-        })
-    }
+    arg!(set_attribute(writer, key, key_len, || -> Result<AttrValue, Fail> {
+        Ok(AttrValue::Text(arg!(str_arg(value, value_len, "`value` is NULL or not UTF-8"))?.to_owned()))
+    }))
 }
 
 /// Set the file-level attribute `key` to one pre-encoded CBOR data item
@@ -166,10 +158,7 @@ pub unsafe extern "C" fn zt_writer_set_attribute_cbor(
     cbor: *const u8,
     len: usize,
 ) -> zt_status {
-    // SAFETY: the caller's contract, for both calls.
-    unsafe {
-        set_attribute(writer, key, key_len, || {
-            Ok(AttrValue::Cbor(data_arg(cbor.cast(), len, "`cbor` is NULL")?.to_vec()))
-        })
-    }
+    arg!(set_attribute(writer, key, key_len, || -> Result<AttrValue, Fail> {
+        Ok(AttrValue::Cbor(arg!(data_arg(cbor.cast(), len, "`cbor` is NULL"))?.to_vec()))
+    }))
 }

@@ -2,7 +2,8 @@
 //! `zt_write_options`, `zt_write_component`) and their decoding, shared by
 //! the v1.2 and v2 writers.
 
-use super::args::{data_arg, dtype_arg, opt_str_arg, slice_arg, str_arg};
+use super::args::{data_arg, dtype_arg, opt_str_arg, str_arg};
+use crate::args::{arg, get, slice};
 use crate::guard::Fail;
 use core::ffi::{c_char, c_void};
 use ztensor_core::write::v2::{DigestAlg, Encoding, NewPart};
@@ -142,19 +143,18 @@ pub struct zt_write_component {
 /// # Safety
 /// `a`'s pointers are valid as its documentation says.
 pub(super) unsafe fn attribute<'a>(a: &zt_write_attribute) -> Result<(&'a str, AttrValue), Fail> {
-    // SAFETY: the caller's contract, for every call below.
-    let key = unsafe { str_arg(a.key, a.key_len, "attribute `key` is NULL or not UTF-8")? };
+    let key = arg!(str_arg(a.key, a.key_len, "attribute `key` is NULL or not UTF-8"))?;
     let value = match a.kind {
         0 => AttrValue::from(a.int_value),
         1 => AttrValue::Uint(a.uint_value),
         2 => AttrValue::Float(a.float_value),
         3 => AttrValue::Bool(a.bool_value),
         4 => AttrValue::Null,
-        5 => AttrValue::Text(
-            unsafe { str_arg(a.data.cast(), a.data_len, "attribute text is NULL or not UTF-8")? }.to_owned(),
-        ),
-        6 => AttrValue::Bytes(unsafe { data_arg(a.data, a.data_len, "attribute bytes are NULL")? }.to_vec()),
-        7 => AttrValue::Cbor(unsafe { data_arg(a.data, a.data_len, "attribute CBOR is NULL")? }.to_vec()),
+        5 => {
+            AttrValue::Text(arg!(str_arg(a.data.cast(), a.data_len, "attribute text is NULL or not UTF-8"))?.to_owned())
+        }
+        6 => AttrValue::Bytes(arg!(data_arg(a.data, a.data_len, "attribute bytes are NULL"))?.to_vec()),
+        7 => AttrValue::Cbor(arg!(data_arg(a.data, a.data_len, "attribute CBOR is NULL"))?.to_vec()),
         _ => return Err(Fail::invalid("attribute `kind` is not a zt_attr_kind")),
     };
     Ok((key, value))
@@ -189,8 +189,7 @@ pub(super) fn zstd_level(l: i32, what: &'static str) -> Result<i32, Fail> {
 /// `opts` is NULL or points to a valid `zt_write_options`.
 pub(super) unsafe fn options<'a>(opts: *const zt_write_options) -> Result<ObjectOptions<'a>, Fail> {
     let mut o = ObjectOptions { encoding: 0, level: 0, digest: 0, logical: None, attributes: Vec::new() };
-    // SAFETY: the caller's contract, for every call below.
-    let Some(opts) = (unsafe { opts.as_ref() }) else { return Ok(o) };
+    let Ok(opts) = arg!(get(opts, ())) else { return Ok(o) };
     o.encoding = match opts.encoding {
         0 => 0,
         e @ (1 | 2) => {
@@ -203,12 +202,11 @@ pub(super) unsafe fn options<'a>(opts: *const zt_write_options) -> Result<Object
         return Err(Fail::invalid("`digest` is not a zt_digest"));
     }
     o.digest = opts.digest;
-    o.logical = unsafe { opt_str_arg(opts.logical_type, opts.logical_type_len, "`logical_type` is not UTF-8")? };
-    let list = unsafe {
-        slice_arg(opts.attributes, opts.attribute_count, "`attributes` is NULL or `attribute_count` too large")?
-    };
+    o.logical = arg!(opt_str_arg(opts.logical_type, opts.logical_type_len, "`logical_type` is not UTF-8"))?;
+    let too_large = Fail::invalid("`attributes` is NULL or `attribute_count` too large");
+    let list = arg!(slice(opts.attributes, opts.attribute_count, too_large))?;
     for a in list {
-        o.attributes.push(unsafe { attribute(a)? });
+        o.attributes.push(arg!(attribute(a))?);
     }
     Ok(o)
 }
@@ -336,17 +334,16 @@ pub(super) unsafe fn component<'a>(c: &zt_write_component, expected: Option<&'st
     let role: &str = match expected {
         Some(r) if c.role.is_null() => r,
         Some(r) => {
-            // SAFETY: the caller's contract.
-            if unsafe { str_arg(c.role, c.role_len, "component `role` is not UTF-8")? } != r {
+            if arg!(str_arg(c.role, c.role_len, "component `role` is not UTF-8"))? != r {
                 return Err(Fail::invalid("component `role` does not match its position (see the function's roles)"));
             }
             r
         }
-        None => unsafe { str_arg(c.role, c.role_len, "component `role` is NULL or not UTF-8")? },
+        None => arg!(str_arg(c.role, c.role_len, "component `role` is NULL or not UTF-8"))?,
     };
     let dtype = dtype_arg(c.dtype)?;
-    let data = unsafe { data_arg(c.data, c.len, "component `data` is NULL")? };
-    let logical = unsafe { opt_str_arg(c.logical_type, c.logical_type_len, "component `logical_type` is not UTF-8")? };
+    let data = arg!(data_arg(c.data, c.len, "component `data` is NULL"))?;
+    let logical = arg!(opt_str_arg(c.logical_type, c.logical_type_len, "component `logical_type` is not UTF-8"))?;
     Ok(Part { role, dtype, logical, data: Data::bytes(data) })
 }
 
@@ -359,7 +356,6 @@ pub(super) unsafe fn required<'a>(
     role: &'static str,
     what: &'static str,
 ) -> Result<Part<'a>, Fail> {
-    // SAFETY: the caller's contract.
-    let c = unsafe { c.as_ref() }.ok_or_else(|| Fail::invalid(what))?;
-    unsafe { component(c, Some(role)) }
+    let c = arg!(get(c, Fail::invalid(what)))?;
+    arg!(component(c, Some(role)))
 }

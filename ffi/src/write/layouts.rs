@@ -6,6 +6,7 @@ use super::args::{data_arg, dtype_arg, name_arg, shape_arg, str_arg};
 use super::descriptors::{options, required, zt_write_component, zt_write_options, Part, V2Defaults};
 use super::objects::{sparse_coo, sparse_csr, v2_object};
 use super::{live, zt_writer, Version};
+use crate::args::{arg, get};
 use crate::guard::{guard, Fail};
 use crate::zt_status;
 use core::ffi::{c_char, c_void};
@@ -105,21 +106,18 @@ pub unsafe extern "C" fn zt_writer_add_sparse_csr_u32(
     indptr_count: usize,
     opts: *const zt_write_options,
 ) -> zt_status {
-    // SAFETY: the caller's contract.
-    unsafe {
-        sparse_csr(
-            writer,
-            name,
-            name_len,
-            dtype,
-            [rows, cols],
-            values,
-            values_len,
-            [indices, indptr],
-            [indices_count, indptr_count],
-            opts,
-        )
-    }
+    arg!(sparse_csr(
+        writer,
+        name,
+        name_len,
+        dtype,
+        [rows, cols],
+        values,
+        values_len,
+        [indices, indptr],
+        [indices_count, indptr_count],
+        opts,
+    ))
 }
 
 /// Add a `zt.sparse_coo/1` tensor with `uint32_t` coordinates (v2 writers
@@ -147,8 +145,7 @@ pub unsafe extern "C" fn zt_writer_add_sparse_coo_u32(
     coords_count: usize,
     opts: *const zt_write_options,
 ) -> zt_status {
-    // SAFETY: the caller's contract.
-    unsafe { sparse_coo(writer, name, name_len, dtype, shape, ndim, values, values_len, coords, coords_count, opts) }
+    arg!(sparse_coo(writer, name, name_len, dtype, shape, ndim, values, values_len, coords, coords_count, opts))
 }
 
 /// The attributes of a `zt.quant_group/1` object.
@@ -226,22 +223,21 @@ pub unsafe extern "C" fn zt_writer_add_quant_group(
     opts: *const zt_write_options,
 ) -> zt_status {
     guard(|| {
-        // SAFETY: the caller's contract, for every call below.
-        let w = unsafe { live(writer)? };
+        let w = arg!(live(writer))?;
         let d = v2_only(w, "zt.quant_group/1 is a format v2 layout (v1.2: zt_writer_add_quantized_group)")?;
-        let name = unsafe { name_arg(name, name_len)? };
-        let shape = unsafe { shape_arg(shape, ndim)? };
-        let q = unsafe { params.as_ref() }.ok_or_else(|| Fail::invalid("`params` is NULL"))?;
+        let name = arg!(name_arg(name, name_len))?;
+        let shape = arg!(shape_arg(shape, ndim))?;
+        let q = arg!(get(params, Fail::invalid("`params` is NULL")))?;
         let attrs = quant_attributes(q)?;
         let what = "a zt.quant_group/1 component is NULL";
-        let mut parts = vec![unsafe { required(data, "data", what)? }, unsafe { required(scales, "scales", what)? }];
+        let mut parts = vec![arg!(required(data, "data", what))?, arg!(required(scales, "scales", what))?];
         match (q.zero_point >= 2, zeros.is_null()) {
-            (true, false) => parts.push(unsafe { required(zeros, "zeros", what)? }),
+            (true, false) => parts.push(arg!(required(zeros, "zeros", what))?),
             (false, true) => {}
             (true, true) => return Err(Fail::invalid("`zeros` is NULL, but the zero point is a tensor")),
             (false, false) => return Err(Fail::invalid("`zeros` is given, but the zero point is not a tensor")),
         }
-        let opts = unsafe { options(opts)? };
+        let opts = arg!(options(opts))?;
         if opts.logical.is_some() {
             return Err(Fail::invalid("`opts.logical_type` is not used by zt.quant_group/1: set it on a component"));
         }
@@ -282,20 +278,19 @@ pub unsafe extern "C" fn zt_writer_add_mx(
     opts: *const zt_write_options,
 ) -> zt_status {
     guard(|| {
-        // SAFETY: the caller's contract, for every call below.
-        let w = unsafe { live(writer)? };
+        let w = arg!(live(writer))?;
         let d = v2_only(w, "zt.mx/1 is a format v2 layout")?;
-        let name = unsafe { name_arg(name, name_len)? };
-        let shape = unsafe { shape_arg(shape, ndim)? };
+        let name = arg!(name_arg(name, name_len))?;
+        let shape = arg!(shape_arg(shape, ndim))?;
         let what = "a zt.mx/1 component is NULL";
-        let parts = vec![unsafe { required(data, "data", what)? }, unsafe { required(scales, "scales", what)? }];
+        let parts = vec![arg!(required(data, "data", what))?, arg!(required(scales, "scales", what))?];
         let mut attrs = vec![("block_size", AttrValue::from(block_size)), ("scale_form", "e8m0_exponent".into())];
         match axis {
             -1 => {}
             a if a >= 0 => attrs.push(("axis", AttrValue::from(a as u64))),
             _ => return Err(Fail::invalid("`axis` is negative (-1 for the last axis)")),
         }
-        let opts = unsafe { options(opts)? };
+        let opts = arg!(options(opts))?;
         if opts.logical.is_some() {
             return Err(Fail::invalid("`opts.logical_type` is not used by zt.mx/1: set it on a component"));
         }
@@ -339,17 +334,16 @@ pub unsafe extern "C" fn zt_writer_add_gguf(
     opts: *const zt_write_options,
 ) -> zt_status {
     guard(|| {
-        // SAFETY: the caller's contract, for every call below.
-        let w = unsafe { live(writer)? };
+        let w = arg!(live(writer))?;
         let d = v2_only(w, "gguf.<type>/1 is a format v2 layout")?;
-        let name = unsafe { name_arg(name, name_len)? };
-        let ty = unsafe { str_arg(r#type, type_len, "`type` is NULL or not UTF-8")? };
+        let name = arg!(name_arg(name, name_len))?;
+        let ty = arg!(str_arg(r#type, type_len, "`type` is NULL or not UTF-8"))?;
         if ty.is_empty() || ty.contains('/') {
             return Err(Fail::invalid("`type` is empty or contains '/'"));
         }
-        let shape = unsafe { shape_arg(shape, ndim)? };
-        let data = unsafe { data_arg(data, len, "`data` is NULL")? };
-        let opts = unsafe { options(opts)? };
+        let shape = arg!(shape_arg(shape, ndim))?;
+        let data = arg!(data_arg(data, len, "`data` is NULL"))?;
+        let opts = arg!(options(opts))?;
         if opts.logical.is_some() {
             return Err(Fail::invalid("`opts.logical_type` is not used by gguf.<type>/1 (its data is u8 blocks)"));
         }

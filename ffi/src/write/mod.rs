@@ -19,6 +19,7 @@ mod settings;
 pub use descriptors::*;
 pub use settings::*;
 
+use crate::args::{arg, c_str, get_mut, out_ref, take};
 use crate::guard::{guard, guard_value, Detail, Fail, Phase};
 use crate::zt_status;
 use core::cell::Cell;
@@ -135,7 +136,7 @@ const _: () = {
 /// `w` is NULL or a live writer.
 unsafe fn live<'a>(w: *mut zt_writer) -> Result<&'a mut zt_writer, Fail> {
     // SAFETY: the caller's contract.
-    let w = unsafe { w.as_mut() }.ok_or_else(|| Fail::invalid("`writer` is NULL"))?;
+    let w = unsafe { get_mut(w, Fail::invalid("`writer` is NULL"))? };
     if w.busy {
         return Err(Fail::with(
             zt_status::ZT_ERR_PANIC,
@@ -278,8 +279,7 @@ impl zt_writer {
 /// `path` is NULL or NUL-terminated; `out` is NULL or writable.
 #[no_mangle]
 pub unsafe extern "C" fn zt_writer_create(path: *const c_char, out: *mut *mut zt_writer) -> zt_status {
-    // SAFETY: the caller's contract.
-    unsafe { zt_writer_create_with_options(path, core::ptr::null(), out) }
+    arg!(zt_writer_create_with_options(path, core::ptr::null(), out))
 }
 
 /// Start writing a new file at `path` as `options` say (NULL: as
@@ -313,14 +313,13 @@ pub unsafe extern "C" fn zt_writer_create_with_options(
     out: *mut *mut zt_writer,
 ) -> zt_status {
     guard(|| {
-        // SAFETY: the caller's contract.
-        unsafe { crate::handle::put(out, core::ptr::null_mut(), "`out` is NULL")? };
+        let out = arg!(out_ref(out)).ok_or_else(|| Fail::invalid("`out` is NULL"))?;
+        out.write(core::ptr::null_mut());
         if path.is_null() {
             return Err(Fail::invalid("`path` is NULL"));
         }
-        let settings = settings::decide(&unsafe { settings::read(options)? })?;
-        // SAFETY: NUL-terminated, by the caller's contract.
-        let bytes = unsafe { std::ffi::CStr::from_ptr(path) }.to_bytes();
+        let settings = settings::decide(&arg!(settings::read(options))?)?;
+        let bytes = arg!(c_str(path, Fail::invalid("`path` is NULL")))?;
         #[cfg(unix)]
         let p = Path::new(<std::ffi::OsStr as std::os::unix::ffi::OsStrExt>::from_bytes(bytes));
         #[cfg(not(unix))]
@@ -341,8 +340,7 @@ pub unsafe extern "C" fn zt_writer_create_with_options(
             }
         };
         let w = zt_writer { gen, published, path: p.to_path_buf(), busy: false };
-        // SAFETY: checked non-NULL above.
-        unsafe { *out = Box::into_raw(Box::new(w)) };
+        out.write(Box::into_raw(Box::new(w)));
         Ok(())
     })
 }
@@ -393,11 +391,7 @@ fn create_v2(
 #[no_mangle]
 pub unsafe extern "C" fn zt_writer_finish(writer: *mut zt_writer) -> zt_status {
     guard(|| {
-        if writer.is_null() {
-            return Err(Fail::invalid("`writer` is NULL"));
-        }
-        // SAFETY: a live writer from `Box::into_raw`, by the caller's contract.
-        let w = unsafe { Box::from_raw(writer) };
+        let w = arg!(take(writer)).ok_or_else(|| Fail::invalid("`writer` is NULL"))?;
         if w.busy {
             // Dropping it removes the temporary file.
             return Err(Fail::with(
@@ -451,11 +445,8 @@ fn v2_finish_error(path: &Path) -> impl Fn(v2::Error) -> (bool, Fail) + '_ {
 #[no_mangle]
 pub unsafe extern "C" fn zt_writer_abort(writer: *mut zt_writer) {
     guard_value((), || {
-        if !writer.is_null() {
-            // SAFETY: a live writer from `Box::into_raw`, by the caller's
-            // contract. Dropping the sink removes the temporary file.
-            drop(unsafe { Box::from_raw(writer) });
-        }
+        // Dropping the sink removes the temporary file.
+        drop(arg!(take(writer)));
     })
 }
 

@@ -2,11 +2,12 @@
 //! the meaning carries over: dense, sparse CSR and COO with u64 indices,
 //! any object by name and components).
 
-use super::args::{data_arg, dtype_arg, index_data, name_arg, shape_arg, slice_arg, str_arg, IndexWord};
+use super::args::{data_arg, dtype_arg, index_data, name_arg, shape_arg, str_arg, IndexWord};
 use super::descriptors::{
     component, options, required, zt_write_component, zt_write_options, ObjectOptions, Part, V2Defaults,
 };
 use super::{live, zt_writer, Version};
+use crate::args::{arg, slice};
 use crate::guard::{guard, Fail};
 use crate::zt_status;
 use core::ffi::{c_char, c_void};
@@ -89,13 +90,12 @@ pub unsafe extern "C" fn zt_writer_add_dense(
     opts: *const zt_write_options,
 ) -> zt_status {
     guard(|| {
-        // SAFETY: the caller's contract, for every call below.
-        let w = unsafe { live(writer)? };
-        let name = unsafe { name_arg(name, name_len)? };
+        let w = arg!(live(writer))?;
+        let name = arg!(name_arg(name, name_len))?;
         let dtype = dtype_arg(dtype)?;
-        let shape = unsafe { shape_arg(shape, ndim)? };
-        let data = unsafe { data_arg(data, len, "`data` is NULL")? };
-        let opts = unsafe { options(opts)? };
+        let shape = arg!(shape_arg(shape, ndim))?;
+        let data = arg!(data_arg(data, len, "`data` is NULL"))?;
+        let opts = arg!(options(opts))?;
         match w.version() {
             Version::V1(d) => w.add(name, opts.apply(NewObject::dense(name, &shape, dtype, Data::bytes(data)), d)?),
             Version::V2(d) => {
@@ -144,21 +144,18 @@ pub unsafe extern "C" fn zt_writer_add_sparse_csr(
     indptr_count: usize,
     opts: *const zt_write_options,
 ) -> zt_status {
-    // SAFETY: the caller's contract.
-    unsafe {
-        sparse_csr(
-            writer,
-            name,
-            name_len,
-            dtype,
-            [rows, cols],
-            values,
-            values_len,
-            [indices, indptr],
-            [indices_count, indptr_count],
-            opts,
-        )
-    }
+    arg!(sparse_csr(
+        writer,
+        name,
+        name_len,
+        dtype,
+        [rows, cols],
+        values,
+        values_len,
+        [indices, indptr],
+        [indices_count, indptr_count],
+        opts,
+    ))
 }
 
 /// Add a `sparse_coo` tensor of `ndim` dimensions `shape`: `values`
@@ -195,8 +192,7 @@ pub unsafe extern "C" fn zt_writer_add_sparse_coo(
     coords_count: usize,
     opts: *const zt_write_options,
 ) -> zt_status {
-    // SAFETY: the caller's contract.
-    unsafe { sparse_coo(writer, name, name_len, dtype, shape, ndim, values, values_len, coords, coords_count, opts) }
+    arg!(sparse_coo(writer, name, name_len, dtype, shape, ndim, values, values_len, coords, coords_count, opts))
 }
 
 /// Add a `quantized_group` tensor of logical shape `shape`: the components
@@ -234,16 +230,15 @@ pub unsafe extern "C" fn zt_writer_add_quantized_group(
     opts: *const zt_write_options,
 ) -> zt_status {
     guard(|| {
-        // SAFETY: the caller's contract, for every call below.
-        let w = unsafe { live(writer)? };
-        let name = unsafe { name_arg(name, name_len)? };
-        let shape = unsafe { shape_arg(shape, ndim)? };
-        let packing = unsafe { str_arg(packing, packing_len, "`packing` is NULL or not UTF-8")? };
+        let w = arg!(live(writer))?;
+        let name = arg!(name_arg(name, name_len))?;
+        let shape = arg!(shape_arg(shape, ndim))?;
+        let packing = arg!(str_arg(packing, packing_len, "`packing` is NULL or not UTF-8"))?;
         let what = "a quantized_group component is NULL";
-        let pw = unsafe { required(packed_weight, "packed_weight", what)? };
-        let sc = unsafe { required(scales, "scales", what)? };
-        let ze = unsafe { required(zeros, "zeros", what)? };
-        let opts = unsafe { options(opts)? };
+        let pw = arg!(required(packed_weight, "packed_weight", what))?;
+        let sc = arg!(required(scales, "scales", what))?;
+        let ze = arg!(required(zeros, "zeros", what))?;
+        let opts = arg!(options(opts))?;
         if opts.logical.is_some() {
             return Err(Fail::invalid("`opts.logical_type` is not used by quantized_group: set it on a component"));
         }
@@ -305,15 +300,14 @@ pub unsafe extern "C" fn zt_writer_add_object(
     opts: *const zt_write_options,
 ) -> zt_status {
     guard(|| {
-        // SAFETY: the caller's contract, for every call below.
-        let w = unsafe { live(writer)? };
-        let name = unsafe { name_arg(name, name_len)? };
-        let format = unsafe { str_arg(format, format_len, "`format` is NULL or not UTF-8")? };
-        let shape = unsafe { shape_arg(shape, ndim)? };
-        let list =
-            unsafe { slice_arg(components, component_count, "`components` is NULL or `component_count` too large")? };
-        let parts = list.iter().map(|c| unsafe { component(c, None) }).collect::<Result<Vec<_>, _>>()?;
-        let opts = unsafe { options(opts)? };
+        let w = arg!(live(writer))?;
+        let name = arg!(name_arg(name, name_len))?;
+        let format = arg!(str_arg(format, format_len, "`format` is NULL or not UTF-8"))?;
+        let shape = arg!(shape_arg(shape, ndim))?;
+        let bad = Fail::invalid("`components` is NULL or `component_count` too large");
+        let list = arg!(slice(components, component_count, bad))?;
+        let parts = list.iter().map(|c| arg!(component(c, None))).collect::<Result<Vec<_>, _>>()?;
+        let opts = arg!(options(opts))?;
         match w.version() {
             Version::V1(d) => {
                 let mut obj = NewObject::new(name, Format::parse(format), &shape);
@@ -352,14 +346,13 @@ pub(super) unsafe fn sparse_csr<T: IndexWord>(
     opts: *const zt_write_options,
 ) -> zt_status {
     guard(|| {
-        // SAFETY: the caller's contract, for every call below.
-        let w = unsafe { live(writer)? };
-        let name = unsafe { name_arg(name, name_len)? };
+        let w = arg!(live(writer))?;
+        let name = arg!(name_arg(name, name_len))?;
         let dtype = dtype_arg(dtype)?;
-        let values = unsafe { data_arg(values, values_len, "`values` is NULL")? };
-        let indices = unsafe { index_data(indices, indices_count, "`indices` is NULL or too long")? };
-        let indptr = unsafe { index_data(indptr, indptr_count, "`indptr` is NULL or too long")? };
-        let opts = unsafe { options(opts)? };
+        let values = arg!(data_arg(values, values_len, "`values` is NULL"))?;
+        let indices = arg!(index_data(indices, indices_count, "`indices` is NULL or too long"))?;
+        let indptr = arg!(index_data(indptr, indptr_count, "`indptr` is NULL or too long"))?;
+        let opts = arg!(options(opts))?;
         add_csr(w, name, dtype, shape, Data::bytes(values), T::DTYPE, [indices, indptr], opts)
     })
 }
@@ -383,14 +376,13 @@ pub(super) unsafe fn sparse_coo<T: IndexWord>(
     opts: *const zt_write_options,
 ) -> zt_status {
     guard(|| {
-        // SAFETY: the caller's contract, for every call below.
-        let w = unsafe { live(writer)? };
-        let name = unsafe { name_arg(name, name_len)? };
+        let w = arg!(live(writer))?;
+        let name = arg!(name_arg(name, name_len))?;
         let dtype = dtype_arg(dtype)?;
-        let shape = unsafe { shape_arg(shape, ndim)? };
-        let values = unsafe { data_arg(values, values_len, "`values` is NULL")? };
-        let coords = unsafe { index_data(coords, coords_count, "`coords` is NULL or too long")? };
-        let opts = unsafe { options(opts)? };
+        let shape = arg!(shape_arg(shape, ndim))?;
+        let values = arg!(data_arg(values, values_len, "`values` is NULL"))?;
+        let coords = arg!(index_data(coords, coords_count, "`coords` is NULL or too long"))?;
+        let opts = arg!(options(opts))?;
         add_coo(w, name, dtype, &shape, Data::bytes(values), T::DTYPE, coords, opts)
     })
 }

@@ -3,6 +3,7 @@
 //! together before anything is created.
 
 use super::descriptors::{seekable, zstd_level, V1Defaults, V2Defaults};
+use crate::args::arg;
 use crate::guard::Fail;
 use crate::zt_status;
 use ztensor_core::write::v2::{is_valid_align, DigestAlg, Encoding, Options, CANONICAL_ALIGN};
@@ -112,8 +113,7 @@ pub struct zt_writer_options {
 #[no_mangle]
 pub unsafe extern "C" fn zt_writer_options_init(options: *mut zt_writer_options) -> zt_status {
     crate::guard::guard(|| {
-        // SAFETY: the caller's contract.
-        unsafe { crate::handle::put(options, DEFAULTS, "`options` is NULL")? };
+        arg!(crate::handle::put(options, DEFAULTS, "`options` is NULL"))?;
         Ok(())
     })
 }
