@@ -25,14 +25,15 @@ cd "$(dirname "$0")/.."
 
 # Goals (issue 31) for the read path of v1.2 and v2 without zstd, and
 # ceilings: a figure over its ceiling fails the run; over its goal, a loud
-# warning (a failure with ZT_EMBEDDED_STRICT=1). The goals are not met yet
-# (docs/embedded.md has the figures), so each ceiling sits a little above
-# its figure, so that growth is noticed; ZT_EMBEDDED_FLASH_MAX and
-# ZT_EMBEDDED_STACK_MAX raise them to try other cfgs.
+# warning (a failure with ZT_EMBEDDED_STRICT=1). The flash goal is not met
+# yet (docs/embedded.md has the figures): its ceiling sits a little above
+# the figure, so that growth is noticed; the stack's is the goal.
+# ZT_EMBEDDED_FLASH_MAX and ZT_EMBEDDED_STACK_MAX raise them to try other
+# cfgs.
 FLASH_GOAL=24576
 STACK_GOAL=2048
-FLASH_MAX=${ZT_EMBEDDED_FLASH_MAX:-39424}
-STACK_MAX=${ZT_EMBEDDED_STACK_MAX:-3072}
+FLASH_MAX=${ZT_EMBEDDED_FLASH_MAX:-37376}
+STACK_MAX=${ZT_EMBEDDED_STACK_MAX:-$STACK_GOAL}
 
 need() { command -v "$1" >/dev/null || { echo "test-embedded: $1 not found ($2)" >&2; exit 1; }; }
 need arm-none-eabi-gcc "apt-get install gcc-arm-none-eabi libnewlib-arm-none-eabi"
