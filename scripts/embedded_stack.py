@@ -33,7 +33,8 @@ def read(path):
         m = re.search(r"\bvpush\s+\{([^}]*)\}", line)
         if m:
             frames[cur] += 8 * len(m.group(1).split(","))
-        m = re.search(r"\bsub(?:\.w)?\s+sp, (?:sp, )?#(\d+)", line)
+        # `subw` too (Thumb-2's 12-bit immediate form, for large frames).
+        m = re.search(r"\bsubw?(?:\.w)?\s+sp, (?:sp, )?#(\d+)", line)
         if m:
             frames[cur] += int(m.group(1))
         m = re.search(r"\bbl?(?:\.w)?\s+[0-9a-f]+ <(.*?)(?:\+0x[0-9a-f]+)?>\s*$", line)

@@ -92,7 +92,7 @@ else
     warn "cmake not found (apt-get install cmake pkg-config valgrind); C examples NOT run"
 fi
 
-step "the firmware's cfgs: compact reader with --cfg ztensor_no_v1_1 (v1.2 only), its C layer also with ztensor_no_texts (numbers)"
+step "the firmware's cfgs: compact reader with --cfg ztensor_no_v1_1 (v1.2 and v2), its C layer also with ztensor_no_texts (numbers)"
 # Without libzstd (--features std): these tests decode no zstd, and the
 # zstd C library is not compiled once more for this target directory.
 RUSTFLAGS="${RUSTFLAGS:-} --cfg ztensor_no_v1_1" cargo test -p ztensor --no-default-features --features std \

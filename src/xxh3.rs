@@ -7,17 +7,30 @@
 
 #![allow(unsafe_code)] // AVX2 intrinsics, behind run-time detection
 
+// The no-heap build's one-shot hash (tested against xxhash-rust's on the host).
+#[cfg(any(not(feature = "std"), test))]
+mod portable;
+
 /// XXH3-64 of `b`.
 pub(crate) fn xxh3_64(b: &[u8]) -> u64 {
     // Without std (firmware): the one-shot hash, which the v2 container's
     // manifest check (§2) links anyway, rather than a second, streaming one.
     #[cfg(not(feature = "std"))]
-    return xxhash_rust::xxh3::xxh3_64(b);
+    return one_shot(b);
     #[cfg(feature = "std")]
     match hash_then::<core::convert::Infallible>(b, 1 << 20, |_| Ok(())) {
         Ok(h) => h,
         Err(never) => match never {},
     }
+}
+
+/// XXH3-64 of `b` in one call: xxhash-rust's with `std`; without, the
+/// small portable one (firmware), which links no second implementation.
+pub(crate) fn one_shot(b: &[u8]) -> u64 {
+    #[cfg(not(feature = "std"))]
+    return portable::xxh3_64(b);
+    #[cfg(feature = "std")]
+    xxhash_rust::xxh3::xxh3_64(b)
 }
 
 /// XXH3-64 of `b`, calling `f` on each `chunk`-sized piece of it (the last
@@ -76,7 +89,7 @@ pub(crate) fn fill_then_hash<E>(
     for at in (0..len).step_by(chunk) {
         fill(at, &mut buf[at..len.min(at + chunk)])?;
     }
-    Ok(xxhash_rust::xxh3::xxh3_64(buf))
+    Ok(one_shot(buf))
 }
 
 /// Longest input of the short and mid-size paths.

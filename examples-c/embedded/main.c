@@ -18,6 +18,7 @@
 
 #include "board.h"
 #include "expect.h"
+#include "expect_v2.h"
 #include "memcheck.h"
 #include "semihost.h"
 #include "ztensor.h"
@@ -35,6 +36,9 @@ extern const uint8_t hostile_overlap_zt[], hostile_overlap_zt_end[];
 extern const uint8_t deep_zt[], deep_zt_end[];
 extern const uint8_t hostile_deep_zt[], hostile_deep_zt_end[];
 extern const uint8_t keys_zt[], keys_zt_end[];
+extern const uint8_t v2_zt[], v2_zt_end[];
+extern const uint8_t v2_hostile_digest_zt[], v2_hostile_digest_zt_end[];
+extern const uint8_t v2_hostile_hash_zt[], v2_hostile_hash_zt_end[];
 
 /* The caller's memory for a handle and its name index (one slot per object). */
 static zt_file_storage storage;
@@ -248,6 +252,64 @@ static uint32_t read_model(void) {
     return bytes;
 }
 
+/* v2.zt, written by upstream's ztensor 2.1.2 (models/make_v2.py): open
+ * (the manifest's XXH3 and the quant_group profile's rules are checked
+ * there), walk the objects by position and by name, read every part
+ * zero-copy, verify every part's xxh3 digest. */
+static void read_v2(void) {
+    zt_file *f = NULL;
+    CHECK(zt_open_mem_into(v2_zt, (size_t)(v2_zt_end - v2_zt), &storage, slots, EXPECT_OBJECTS, &f), "open", "v2.zt");
+    phase("v2.zt: open");
+    if (!f) return;
+    if (zt_object_count(f) != EXPECT_V2_OBJECTS) fail("count", "v2.zt", ZT_ERR_FORMAT);
+#if ZT_FIRMWARE_EXTRAS
+    zt_file_info fi;
+    CHECK(zt_file_get_info(f, &fi), "file info", "v2.zt");
+    if (fi.version_major != 2 || fi.file_length != EXPECT_V2_BYTES) fail("file info differs", "v2.zt", ZT_ERR_FORMAT);
+#endif
+    for (size_t i = 0; i < EXPECT_V2_OBJECTS; i++) {
+        const expect_v2_object *e = &expect_v2_objects[i];
+        zt_object at, o;
+        zt_object_info info;
+        const char *name;
+        size_t name_len;
+        /* In the manifest's order (expect_v2.h). */
+        CHECK(zt_object_at(f, i, &at), "object at", e->name);
+        CHECK(zt_object_name(f, &at, &name, &name_len), "name", e->name);
+        if (!same(name, name_len, e->name)) fail("object order differs", e->name, ZT_ERR_FORMAT);
+        CHECK(zt_find(f, e->name, ZT_NUL_TERMINATED, &o), "find", e->name);
+        CHECK(zt_object_get_info(f, &o, &info), "info", e->name);
+        if (!same(info.format, info.format_len, e->layout) || info.ndim != e->ndim || info.numel != e->numel ||
+            info.component_count != e->parts)
+            fail("object info differs", e->name, ZT_ERR_FORMAT);
+    }
+    for (size_t i = 0; i < EXPECT_V2_PARTS; i++) {
+        const expect_v2_part *e = &expect_v2_parts[i];
+        zt_object o;
+        zt_component_info c;
+        const uint8_t *p = NULL;
+        size_t n = 0;
+        CHECK(zt_find(f, e->object, ZT_NUL_TERMINATED, &o), "find", e->object);
+        CHECK(zt_component(f, &o, e->part, ZT_NUL_TERMINATED, &c), "part", e->part);
+        CHECK(zt_component_ptr(f, &o, e->part, ZT_NUL_TERMINATED, &p, &n), "zero-copy", e->part);
+        if (n != e->length || c.length != e->length || fnv1a(p, n) != e->fnv1a)
+            fail("part bytes differ", e->object, ZT_ERR_CORRUPT_DATA);
+        /* Canonical placement is 64 KiB; the model sits 64-byte aligned. */
+        if ((uintptr_t)p % 64 != 0 || p < v2_zt || p + n > v2_zt_end)
+            fail("zero-copy pointer not 64-aligned in flash", e->object, ZT_ERR_FORMAT);
+    }
+    phase("v2.zt: object at, name, find, info, part, zero-copy read");
+    CHECK(zt_verify(f, ZT_VERIFY_ALL), "verify", "v2.zt");
+    phase("v2.zt: verify (xxh3 digests, data rules)");
+#if ZT_FIRMWARE_EXTRAS
+    zt_verify_counts vc;
+    CHECK(zt_verify_report(f, ZT_VERIFY_ALL, &vc), "verify report", "v2.zt");
+    if (vc.objects != EXPECT_V2_OBJECTS || vc.components != EXPECT_V2_PARTS || vc.digests_checked != EXPECT_V2_PARTS ||
+        vc.problems != 0)
+        fail("verify counts differ", "v2.zt", ZT_ERR_FORMAT);
+#endif
+}
+
 /* deep.zt: open with slots, find the object, its nested attribute, its byte. */
 static void read_deep(void) {
     zt_file *f = NULL;
@@ -271,7 +333,7 @@ static void read_deep(void) {
 static void hostile(const char *name, const uint8_t *p, const uint8_t *end, size_t nslots, int at_verify,
                     zt_status want) {
     zt_file *f = NULL;
-    zt_slot few[8];
+    zt_slot few[16];
     zt_status s = zt_open_mem_into(p, (size_t)(end - p), &storage, nslots ? few : NULL, nslots, &f);
     if (at_verify && s == ZT_OK) s = zt_verify(f, ZT_VERIFY_ALL);
     sh_puts("hostile ");
@@ -307,6 +369,7 @@ int main(void) {
     measuring = 1;
     stack_repaint();
     uint32_t bytes = read_model();
+    read_v2();
 
     /* One object each: no slots needed (zt_find then scans). Their stack
      * counts in the peak too: a refusal may go deeper than a success. */
@@ -329,6 +392,12 @@ int main(void) {
               "keys.zt");
         phase("keys.zt: 12 chunked attribute keys, sorted");
     }
+    /* v2: a flipped data byte (the manifest does not cover the data: open
+     * succeeds, verify finds it); a manifest hash off by one bit (refused at
+     * open). A v2 open needs two slots per non-empty blob and two for the
+     * manifest (the overlap check): 10 here. */
+    hostile("v2.zt, flipped data byte", v2_hostile_digest_zt, v2_hostile_digest_zt_end, 16, 1, ZT_ERR_DIGEST_MISMATCH);
+    hostile("v2.zt, manifest hash mismatch", v2_hostile_hash_zt, v2_hostile_hash_zt_end, 16, 0, ZT_ERR_FORMAT);
     zt_file *f = NULL;
     if (zt_open_mem_into(model_zt, 100, &storage, slots, EXPECT_OBJECTS, &f) != ZT_ERR_FORMAT)
         fail("truncated model opens", "model.zt", ZT_OK);

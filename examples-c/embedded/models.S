@@ -19,6 +19,10 @@ MODEL(hostile_overlap_zt, "hostile_overlap.zt")
 MODEL(deep_zt, "deep.zt")
 MODEL(hostile_deep_zt, "hostile_deep.zt")
 MODEL(keys_zt, "keys.zt")
+/* v2 models written by upstream (models/make_v2.py, committed). */
+MODEL(v2_zt, "v2.zt")
+MODEL(v2_hostile_digest_zt, "v2_hostile_digest.zt")
+MODEL(v2_hostile_hash_zt, "v2_hostile_hash.zt")
 
 /* No executable stack wanted. */
 .section .note.GNU-stack, "", %progbits

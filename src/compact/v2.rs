@@ -194,47 +194,7 @@ pub(crate) fn verify(f: &File<'_>, opt: Options) -> Report {
         let (profile, set) = profile(f.m, &o);
         for c in o.components() {
             r.components += 1;
-            let Some(mut p) = part(f.m, &c) else { continue };
-            if !opt.digests {
-                p.digest = None;
-            }
-            let unverifiable = |r: &mut Report| {
-                r.unverifiable += 1;
-                if opt.strict {
-                    r.problem(Kind::Unverifiable, c.at);
-                }
-            };
-            // An unknown encoding: nothing of it can be checked (§6.3).
-            if c.encoding == Encoding::Unknown {
-                if opt.digests || opt.data {
-                    unverifiable(&mut r);
-                }
-                continue;
-            }
-            // A digest of an unregistered algorithm cannot be checked; with
-            // no data rules asked for, nothing else is read.
-            let other = matches!(p.digest, Some(Digest::Other(..)));
-            if !opt.data && (p.digest.is_none() || other) {
-                if other {
-                    unverifiable(&mut r);
-                }
-                continue;
-            }
-            let Some(decoded) = decoded(f, &c) else {
-                r.problem(Kind::Zstd, c.at);
-                continue;
-            };
-            let n = if opt.data {
-                crate::v2::verify::elements(&o, &profile, &set, &p)
-            } else {
-                None
-            };
-            match crate::v2::verify::part(&p, n, decoded) {
-                Ok(true) => r.digests_checked += 1,
-                Ok(false) if other => unverifiable(&mut r),
-                Ok(false) => {}
-                Err(e) => r.problem(fault(e).kind, c.at),
-            }
+            verify_part(f, &o, (&profile, &set), &c, opt, &mut r);
         }
         if opt.data {
             if let Err(k) = layout_data(f, &o, profile) {
@@ -245,6 +205,60 @@ pub(crate) fn verify(f: &File<'_>, opt: Options) -> Report {
     r
 }
 
+/// One part's checks in [`verify`]. Out of line: its locals are not in
+/// `verify`'s frame while the layout check (`profile`) walks the manifest.
+#[inline(never)]
+fn verify_part<'a>(
+    f: &File<'a>,
+    o: &Object<'a>,
+    (profile, set): (&Profile<'a>, &PartSet<'a>),
+    c: &Component<'a>,
+    opt: Options,
+    r: &mut Report,
+) {
+    let Some(mut p) = part(f.m, c) else { return };
+    if !opt.digests {
+        p.digest = None;
+    }
+    let unverifiable = |r: &mut Report| {
+        r.unverifiable += 1;
+        if opt.strict {
+            r.problem(Kind::Unverifiable, c.at);
+        }
+    };
+    // An unknown encoding: nothing of it can be checked (§6.3).
+    if c.encoding == Encoding::Unknown {
+        if opt.digests || opt.data {
+            unverifiable(r);
+        }
+        return;
+    }
+    // A digest of an unregistered algorithm cannot be checked; with
+    // no data rules asked for, nothing else is read.
+    let other = matches!(p.digest, Some(Digest::Other(..)));
+    if !opt.data && (p.digest.is_none() || other) {
+        if other {
+            unverifiable(r);
+        }
+        return;
+    }
+    let Some(decoded) = decoded(f, c) else {
+        r.problem(Kind::Zstd, c.at);
+        return;
+    };
+    let n = if opt.data {
+        crate::v2::verify::elements(o, profile, set, &p)
+    } else {
+        None
+    };
+    match crate::v2::verify::part(&p, n, decoded) {
+        Ok(true) => r.digests_checked += 1,
+        Ok(false) if other => unverifiable(r),
+        Ok(false) => {}
+        Err(e) => r.problem(fault(e).kind, c.at),
+    }
+}
+
 /// A part's decoded bytes: a raw part's stored bytes (`None` for any other
 /// encoding, which this reader does not decode).
 fn decoded<'a>(f: &File<'a>, c: &Component<'a>) -> Option<&'a [u8]> {
@@ -253,6 +267,9 @@ fn decoded<'a>(f: &File<'a>, c: &Component<'a>) -> Option<&'a [u8]> {
 
 /// The data rules of the object's layout (zt.sparse_csr/1: indptr and
 /// indices; zt.sparse_coo/1: coordinates), as `v2/file_verify.rs` runs them.
+/// Out of line: its frame is not in `verify`'s under the layout check's
+/// walk.
+#[inline(never)]
 fn layout_data<'a>(f: &File<'a>, o: &Object<'a>, profile: Profile<'a>) -> Result<(), Fault> {
     let bytes = |role: &[u8]| -> Result<&[u8], Fault> {
         let c = o
@@ -270,15 +287,20 @@ fn layout_data<'a>(f: &File<'a>, o: &Object<'a>, profile: Profile<'a>) -> Result
             let (rows, cols) = (o.dim(0).unwrap_or(0), o.dim(1).unwrap_or(0));
             crate::v2::data::check_csr(rows, cols, index, ip, ix).map_err(at)
         }
-        Profile::Coo { index } => {
-            let mut shape = [0u64; crate::v2::MAX_RANK as usize];
-            for (s, d) in shape.iter_mut().zip(o.shape().dims()) {
-                *s = d;
-            }
-            crate::v2::data::check_coo(&shape[..o.rank()], index, bytes(b"coords")?).map_err(at)
-        }
+        Profile::Coo { index } => coo_data(o, index, bytes(b"coords")?).map_err(at),
         _ => Ok(()),
     }
+}
+
+/// zt.sparse_coo/1's data rules on `coords`. Out of line, as
+/// `layout_data`: the shape array is on the stack only here.
+#[inline(never)]
+fn coo_data(o: &Object<'_>, index: crate::v2::types::DType, coords: &[u8]) -> Result<(), V2Error> {
+    let mut shape = [0u64; crate::v2::MAX_RANK as usize];
+    for (s, d) in shape.iter_mut().zip(o.shape().dims()) {
+        *s = d;
+    }
+    crate::v2::data::check_coo(&shape[..o.rank()], index, coords)
 }
 
 #[cfg(all(test, feature = "std"))]

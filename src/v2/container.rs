@@ -111,7 +111,7 @@ impl Footer {
         if manifest.len() as u64 != self.manifest_length {
             return Err(Error::new(Kind::ManifestLengthMismatch));
         }
-        if xxhash_rust::xxh3::xxh3_64(manifest) != self.manifest_hash {
+        if crate::xxh3::one_shot(manifest) != self.manifest_hash {
             return Err(Error::new(Kind::ManifestHashMismatch));
         }
         Ok(())

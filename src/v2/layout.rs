@@ -110,6 +110,37 @@ pub struct Mx {
     pub element: Option<Logical>,
 }
 
+/// `(n / d, n % d)`, `d > 0` (every caller checks it or knows it). On
+/// 32-bit targets (firmware) without the compiler's 64-bit division
+/// routine: 32-bit division when both fit, else binary long division (the
+/// sizes of §5's rules are u64 but rarely over 32 bits).
+pub(crate) fn div_rem(n: u64, d: u64) -> (u64, u64) {
+    #[cfg(target_pointer_width = "32")]
+    if let (Ok(n), Ok(d @ 1..)) = (u32::try_from(n), u32::try_from(d)) {
+        return ((n / d) as u64, (n % d) as u64);
+    }
+    #[cfg(target_pointer_width = "32")]
+    return long_div_rem(n, d);
+    #[cfg(not(target_pointer_width = "32"))]
+    (n / d, n % d)
+}
+
+/// `(n / d, n % d)` a bit at a time, from the top (`d > 0`).
+#[cfg(any(target_pointer_width = "32", test))]
+fn long_div_rem(n: u64, d: u64) -> (u64, u64) {
+    let (mut q, mut r) = (0u64, 0u64);
+    for i in (0..64).rev() {
+        // The bit shifted out of `r` (when `d` is over 2^63) counts too.
+        let carry = r >> 63;
+        r = r << 1 | (n >> i & 1);
+        if carry != 0 || r >= d {
+            r = r.wrapping_sub(d);
+            q |= 1 << i;
+        }
+    }
+    (q, r)
+}
+
 fn err(kind: Kind, ctx: &'static str) -> Error {
     Error::ctx(kind, ctx)
 }
@@ -283,10 +314,10 @@ fn csr<'a>(o: &impl Shaped<'a>, set: &PartSet<'a>) -> Result<Profile<'a>> {
         return Err(err(Kind::LayoutPartType, ""));
     }
     let w = index.width();
-    if indices.size % w != 0 {
+    let (nnz, rest) = div_rem(indices.size, w);
+    if rest != 0 {
         return Err(err(Kind::SizeMismatch, "indices"));
     }
-    let nnz = indices.size / w;
     let rows = o.dim(0).unwrap_or(0);
     bytes_are(&indptr, rows.checked_add(1).and_then(|r| r.checked_mul(w)))?;
     size_is(&values, nnz)?;
@@ -300,10 +331,11 @@ fn coo<'a>(o: &impl Shaped<'a>, set: &PartSet<'a>) -> Result<Profile<'a>> {
     let [values, coords, _] = exactly(set, &["values", "coords"])?;
     let index = index_part(&coords)?;
     let per = index.width() * o.rank() as u64;
-    if coords.size % per != 0 {
+    let (n, rest) = div_rem(coords.size, per);
+    if rest != 0 {
         return Err(err(Kind::SizeMismatch, "coords"));
     }
-    size_is(&values, coords.size / per)?;
+    size_is(&values, n)?;
     Ok(Profile::Coo { index })
 }
 
@@ -372,10 +404,10 @@ fn quant_group<'a>(o: &impl Shaped<'a>, set: &PartSet<'a>) -> Result<Profile<'a>
     };
     let per_word = uint_attr(o, Some(&packing), "per_word")?;
     let word_bits = 8 * word.width();
-    if !matches!(bits, 2 | 3 | 4 | 5 | 6 | 8) || word_bits % bits != 0 {
+    if !matches!(bits, 2 | 3 | 4 | 5 | 6 | 8) || div_rem(word_bits, bits).1 != 0 {
         return Err(err(Kind::LayoutAttribute, "bits"));
     }
-    if per_word != word_bits / bits {
+    if per_word != div_rem(word_bits, bits).0 {
         return Err(err(Kind::LayoutAttribute, "per_word"));
     }
     let scale_form = match scale_form {
@@ -415,16 +447,17 @@ fn quant_group<'a>(o: &impl Shaped<'a>, set: &PartSet<'a>) -> Result<Profile<'a>
         return Err(err(Kind::LayoutAttribute, "axis"));
     }
     let along = o.dim(axis as usize).unwrap_or(0);
-    if group_size != 0 && along % group_size != 0 {
+    // group_size 0: per channel.
+    let (groups, rest) = if group_size == 0 { (along, 0) } else { div_rem(along, group_size) };
+    if rest != 0 {
         return Err(err(Kind::LayoutAttribute, "group_size"));
     }
-    let groups = along.checked_div(group_size).unwrap_or(along); // group_size 0: per channel
     let cells = lanes(o, axis as usize).and_then(|l| l.checked_mul(groups));
-    bytes_are(&data, (o.num_elements() / per_word).checked_mul(word.width())).map_err(|e| Error { context: "data", ..e })?;
+    bytes_are(&data, div_rem(o.num_elements(), per_word).0.checked_mul(word.width())).map_err(|e| Error { context: "data", ..e })?;
     bytes_are(&scales, cells.and_then(|c| c.checked_mul(scales.dtype.width()))).map_err(|e| Error { context: "scales", ..e })?;
     if let (Some(z), ZeroPoint::Tensor { same_as_data }) = (zeros, zero_point) {
         let want = if same_as_data {
-            cells.and_then(|c| (c / per_word).checked_mul(word.width()))
+            cells.and_then(|c| div_rem(c, per_word).0.checked_mul(word.width()))
         } else {
             cells.and_then(|c| c.checked_mul(z.dtype.width()))
         };
@@ -459,12 +492,12 @@ fn mx<'a>(o: &impl Shaped<'a>, set: &PartSet<'a>) -> Result<Profile<'a>> {
         Some(AttrValue::Uint(v)) if v < o.rank() as u64 => v,
         Some(_) => return Err(err(Kind::LayoutAttribute, "axis")),
     };
-    if o.dim(axis as usize).unwrap_or(0) % block_size != 0 {
+    if div_rem(o.dim(axis as usize).unwrap_or(0), block_size).1 != 0 {
         return Err(err(Kind::LayoutAttribute, "block_size"));
     }
     let elements = o.num_elements();
     size_is(&data, elements).map_err(|e| Error { context: "data", ..e })?;
-    bytes_are(&scales, Some(elements / block_size)).map_err(|e| Error { context: "scales", ..e })?;
+    bytes_are(&scales, Some(div_rem(elements, block_size).0)).map_err(|e| Error { context: "scales", ..e })?;
     Ok(Profile::Mx(Mx { block_size, axis, element }))
 }
 
@@ -475,12 +508,43 @@ fn gguf<'a>(o: &impl Shaped<'a>, set: &PartSet<'a>, ty: &'a str) -> Result<Profi
     }
     let elems_per_block = uint_attr(o, None, "elems_per_block")?;
     let block_bytes = uint_attr(o, None, "block_bytes")?;
-    if elems_per_block == 0 || o.num_elements() % elems_per_block != 0 {
+    if elems_per_block == 0 {
+        return Err(err(Kind::LayoutAttribute, "elems_per_block"));
+    }
+    let (blocks, rest) = div_rem(o.num_elements(), elems_per_block);
+    if rest != 0 {
         return Err(err(Kind::LayoutAttribute, "elems_per_block"));
     }
     if block_bytes == 0 {
         return Err(err(Kind::LayoutAttribute, "block_bytes"));
     }
-    bytes_are(&data, (o.num_elements() / elems_per_block).checked_mul(block_bytes))?;
+    bytes_are(&data, blocks.checked_mul(block_bytes))?;
     Ok(Profile::Gguf { ty, elems_per_block, block_bytes })
+}
+
+#[cfg(test)]
+mod tests {
+    #[test]
+    fn long_division_equals_the_operators() {
+        let mut x = 0x9E37_79B9_7F4A_7C15u64;
+        let mut next = || {
+            x ^= x << 13;
+            x ^= x >> 7;
+            x ^= x << 17;
+            x
+        };
+        let edges = [1, 2, 3, 7, 8, 255, u32::MAX as u64, 1 << 32, (1 << 63) - 1, 1 << 63, (1 << 63) + 1, u64::MAX];
+        for _ in 0..20_000 {
+            let (n, r) = (next(), next());
+            // Divisors of every width, and the edges.
+            for d in [r >> (r % 64), r, edges[(r % edges.len() as u64) as usize]] {
+                for n in [n, n >> (n % 64), d, d.wrapping_sub(1), edges[(n % edges.len() as u64) as usize]] {
+                    if d != 0 {
+                        assert_eq!(super::long_div_rem(n, d), (n / d, n % d), "{n} / {d}");
+                        assert_eq!(super::div_rem(n, d), (n / d, n % d), "{n} / {d}");
+                    }
+                }
+            }
+        }
+    }
 }

@@ -6,7 +6,7 @@ use xxhash_rust::xxh3::Xxh3Default;
 
 use super::data;
 use super::error::{Error, Kind, Result};
-use super::layout::{PartSet, Profile, Shaped};
+use super::layout::{div_rem, PartSet, Profile, Shaped};
 use super::manifest::Object;
 use super::part::{Digest, Part};
 use super::seekable;
@@ -26,7 +26,7 @@ pub fn part(p: &Part<'_>, n_elements: Option<u64>, decoded: &[u8]) -> Result<boo
     }
     match p.digest {
         Some(Digest::Xxh3(h)) if xxh3(decoded) != h => Err(Error::new(Kind::DigestMismatch)),
-        Some(Digest::Sha256(h)) if Sha256::digest(decoded)[..] != h[..] => Err(Error::new(Kind::DigestMismatch)),
+        Some(Digest::Sha256(h)) if crate::digest::sha256(decoded)[..] != h[..] => Err(Error::new(Kind::DigestMismatch)),
         Some(Digest::Xxh3(_) | Digest::Sha256(_)) => Ok(true),
         _ => Ok(false),
     }
@@ -168,9 +168,9 @@ pub fn decoded<'f>(p: &Part<'_>, file: &'f [u8]) -> Result<Decoded<'f>> {
 pub(crate) fn elements<'a>(o: &impl Shaped<'a>, profile: &Profile<'a>, set: &PartSet<'a>, p: &Part<'_>) -> Option<u64> {
     match (profile, p.name) {
         (Profile::Dense, _) | (Profile::Mx(_), "data") => Some(o.num_elements()),
-        (Profile::Csr { index }, "values") => set.get("indices").map(|i| i.size / index.width()),
+        (Profile::Csr { index }, "values") => set.get("indices").map(|i| div_rem(i.size, index.width()).0),
         (Profile::Coo { index }, "values") => {
-            set.get("coords").map(|c| c.size / index.width() / (o.rank() as u64).max(1))
+            set.get("coords").map(|c| div_rem(div_rem(c.size, index.width()).0, (o.rank() as u64).max(1)).0)
         }
         _ => None,
     }
