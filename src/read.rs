@@ -484,19 +484,21 @@ impl<'a> Component<'a> {
     }
 
     /// [`Component::fill_checked`] from bytes in memory: `src` copied into
-    /// `dst` (the same length), XXH3 hashing each 64 KiB piece right after
-    /// its copy, CRC-32C computed within the copy itself.
+    /// `dst` (the same length) and hashed in the same pass, the digest
+    /// computed from the registers that carry the copy where the CPU allows
+    /// (`xxh3::copy_then_hash`, `Crc32c::copy_update`).
     fn copy_checked(&self, src: &[u8], dst: &mut [u8]) -> Result<bool> {
         match self.in_pass_digest(dst.len()) {
+            None => {
+                dst.copy_from_slice(src);
+                Ok(false)
+            }
+            Some(InPass::Xxh3(want)) => self.in_pass_matched(crate::xxh3::copy_then_hash(src, dst) == want, InPass::XXH3),
             Some(InPass::Crc32c(want)) => {
                 let mut crc = Crc32c::new();
                 crc.copy_update(src, dst);
                 self.in_pass_matched(crc.finish() == want, InPass::CRC32C)
             }
-            _ => self.fill_checked(dst, 64 * 1024, |at, piece| {
-                piece.copy_from_slice(&src[at as usize..at as usize + piece.len()]);
-                Ok::<(), Error>(())
-            }),
         }
     }
 
