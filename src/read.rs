@@ -493,7 +493,9 @@ impl<'a> Component<'a> {
                 dst.copy_from_slice(src);
                 Ok(false)
             }
-            Some(InPass::Xxh3(want)) => self.in_pass_matched(crate::xxh3::copy_then_hash(src, dst) == want, InPass::XXH3),
+            Some(InPass::Xxh3(want)) => {
+                self.in_pass_matched(crate::xxh3::copy_then_hash(src, dst) == want, InPass::XXH3)
+            }
             Some(InPass::Crc32c(want)) => {
                 let mut crc = Crc32c::new();
                 crc.copy_update(src, dst);
