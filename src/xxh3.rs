@@ -32,7 +32,7 @@ pub(crate) fn hash_then<E>(b: &[u8], chunk: usize, mut f: impl FnMut(&[u8]) -> R
         let mut h = unsafe { avx2::Long::new() };
         for (i, c) in b.chunks(chunk).enumerate() {
             // SAFETY: AVX2 is present (checked just above); `b.len() > 240`.
-            unsafe { h.update(b, i * chunk + c.len(), None) };
+            unsafe { h.update::<false>(b, i * chunk + c.len(), core::ptr::null_mut()) };
             f(c)?;
         }
         // SAFETY: as above.
@@ -65,7 +65,7 @@ pub(crate) fn fill_then_hash<E>(
             let end = len.min(at + chunk);
             fill(at, &mut buf[at..end])?;
             // SAFETY: AVX2 is present (checked just above); `buf.len() > 240`.
-            unsafe { h.update(buf, end, None) };
+            unsafe { h.update::<false>(buf, end, core::ptr::null_mut()) };
         }
         // SAFETY: as above.
         return Ok(unsafe { h.digest(len) });
@@ -90,7 +90,7 @@ pub(crate) fn copy_then_hash(src: &[u8], dst: &mut [u8]) -> u64 {
         // `dst` is a distinct `&mut` of `src.len()` bytes.
         unsafe {
             let mut h = avx2::Long::new();
-            h.update(src, src.len(), Some(dst.as_mut_ptr()));
+            h.update::<true>(src, src.len(), dst.as_mut_ptr());
             return h.digest(src.len());
         }
     }
@@ -146,15 +146,20 @@ mod avx2 {
     0x45, 0xcb, 0x3a, 0x8f, 0x95, 0x16, 0x04, 0x28, 0xaf, 0xd7, 0xfb, 0xca, 0xbb, 0x4b, 0x40, 0x7e,
     ];
 
-    /// One 64-byte stripe into the accumulators, and into `copy` as well
-    /// when there is one.
+    /// One 64-byte stripe into the accumulators, and, with `COPY`, to `copy`
+    /// as well. (A constant, so that the hash alone compiles to no test.)
     #[inline]
     #[target_feature(enable = "avx2")]
-    unsafe fn accumulate(acc: &mut [__m256i; 2], stripe: *const u8, secret: *const u8, copy: Option<*mut u8>) {
+    unsafe fn accumulate<const COPY: bool>(
+        acc: &mut [__m256i; 2],
+        stripe: *const u8,
+        secret: *const u8,
+        copy: *mut u8,
+    ) {
         for (i, a) in acc.iter_mut().enumerate() {
             let d = _mm256_loadu_si256(stripe.add(32 * i).cast());
-            if let Some(to) = copy {
-                _mm256_storeu_si256(to.add(32 * i).cast(), d);
+            if COPY {
+                _mm256_storeu_si256(copy.add(32 * i).cast(), d);
             }
             let k = _mm256_loadu_si256(secret.add(32 * i).cast());
             let dk = _mm256_xor_si256(d, k);
@@ -206,17 +211,17 @@ mod avx2 {
 
         /// Hash the whole blocks within `b[..end]` not hashed yet (all but
         /// the last bytes of `b`), and, when `end == b.len()`, the rest.
-        /// With `copy`, a buffer of `b.len()` bytes, the bytes hashed are
-        /// stored there too, at their offsets in `b`, from the registers
-        /// that hash them (a copy and its hash in one pass).
+        /// With `COPY`, the bytes hashed are stored to `copy` too, at their
+        /// offsets in `b`, from the registers that hash them (a copy and its
+        /// hash in one pass); without, `copy` is not used.
         ///
         /// SAFETY: the CPU has AVX2; `b.len() > 240`; `end` grows from call
-        /// to call over the same `b`; `copy` is writable for `b.len()` bytes
-        /// and does not overlap `b`.
+        /// to call over the same `b`; with `COPY`, `copy` is writable for
+        /// `b.len()` bytes and does not overlap `b`.
         #[target_feature(enable = "avx2")]
-        pub(super) unsafe fn update(&mut self, b: &[u8], end: usize, copy: Option<*mut u8>) {
+        pub(super) unsafe fn update<const COPY: bool>(&mut self, b: &[u8], end: usize, copy: *mut u8) {
             let (len, s, acc) = (b.len(), SECRET.as_ptr(), &mut self.acc);
-            let to = |at: usize| copy.map(|c| c.add(at));
+            let to = |at: usize| copy.wrapping_add(at);
             // Whole blocks, all but the last bytes: `(len - 1) / BLOCK` of them.
             let blocks = (len - 1) / BLOCK;
             while self.block < blocks && (self.block + 1) * BLOCK <= end {
@@ -225,7 +230,7 @@ mod avx2 {
                     // Prefetch ahead as the reference XXH3 does (an address
                     // past the end is only a hint: prefetches never fault).
                     _mm_prefetch::<_MM_HINT_T0>(p.wrapping_add(k * STRIPE + PREFETCH_DIST).cast());
-                    accumulate(acc, p.add(k * STRIPE), s.add(k * 8), to(self.block * BLOCK + k * STRIPE));
+                    accumulate::<COPY>(acc, p.add(k * STRIPE), s.add(k * 8), to(self.block * BLOCK + k * STRIPE));
                 }
                 scramble(acc, s.add(SECRET_LEN - STRIPE));
                 self.block += 1;
@@ -235,9 +240,9 @@ mod avx2 {
                 let p = b.as_ptr().add(blocks * BLOCK);
                 // (The stripes and the last 64 bytes cover every byte left.)
                 for k in 0..((len - 1) - blocks * BLOCK) / STRIPE {
-                    accumulate(acc, p.add(k * STRIPE), s.add(k * 8), to(blocks * BLOCK + k * STRIPE));
+                    accumulate::<COPY>(acc, p.add(k * STRIPE), s.add(k * 8), to(blocks * BLOCK + k * STRIPE));
                 }
-                accumulate(acc, b.as_ptr().add(len - STRIPE), s.add(SECRET_LEN - STRIPE - 7), to(len - STRIPE));
+                accumulate::<COPY>(acc, b.as_ptr().add(len - STRIPE), s.add(SECRET_LEN - STRIPE - 7), to(len - STRIPE));
             }
         }
 
