@@ -4,7 +4,7 @@
 
 use crate::data::Element;
 use crate::digest::{Crc32c, Digest, Verified};
-use crate::error::{Error, ErrorKind, Result};
+use crate::error::{ErrorKind, Result};
 use crate::object::Component;
 use crate::types::{Encoding, Endian, LogicalType};
 use zerocopy::IntoBytes;
@@ -458,8 +458,9 @@ impl<'a> Component<'a> {
     /// in one pass over the bytes (issue 32's budget for verify on read),
     /// where [`Component::check_read`] would read `dst` back from memory.
     /// `Ok(false)`: nothing was checked here, and the caller checks with
-    /// `check_read`.
-    pub(crate) fn fill_checked<E: From<Error>>(
+    /// `check_read`. (Positional reads are `fs`'s, hence `std`.)
+    #[cfg(feature = "std")]
+    pub(crate) fn fill_checked<E: From<crate::Error>>(
         &self,
         dst: &mut [u8],
         chunk: usize,
