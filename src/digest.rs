@@ -2,6 +2,9 @@
 
 use crate::error::{Error, ErrorKind, Result};
 
+#[cfg(feature = "std")]
+mod copy;
+
 /// A parsed digest string.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub enum Digest<'a> {
@@ -277,6 +280,20 @@ impl Crc32c {
             let mut d = CASTAGNOLI.digest_with_initial((!self.0).reverse_bits());
             d.update(bytes);
             self.0 = d.finalize();
+        }
+    }
+
+    /// Copy `src` into `dst` (the same length) and feed its bytes: in one
+    /// pass over them with `std` on x86-64 (SSE 4.2), else copied, then fed.
+    pub(crate) fn copy_update(&mut self, src: &[u8], dst: &mut [u8]) {
+        #[cfg(feature = "std")]
+        {
+            self.0 = copy::copy_append(self.0, src, dst);
+        }
+        #[cfg(not(feature = "std"))]
+        {
+            dst.copy_from_slice(src);
+            self.update(dst);
         }
     }
 

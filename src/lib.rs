@@ -19,7 +19,7 @@
 //! # Ok(()) }
 //! ```
 #![no_std]
-#![deny(unsafe_code)] // allowed only in `fs` (memory maps), `write::names` (a prefetch hint), `xxh3` (AVX2) and `utf8` (text after validation)
+#![deny(unsafe_code)] // allowed only in `fs` (memory maps), `write::names` (a prefetch hint), `xxh3` (AVX2), `digest::copy` (SSE 4.2) and `utf8` (text after validation)
 #![warn(missing_docs)]
 
 #[cfg(feature = "alloc")]

@@ -1,21 +1,26 @@
 //! Whole-model load (`std`): many parts decoded into the caller's buffers
 //! by a few worker threads, each part's digest checked as it is read.
 //!
-//! Work is split so that one big part does not serialize the load: a raw
-//! little-endian part of at least two [`PIECE`]s is read in pieces, a
-//! `zt.zstd-seekable/1` part (§ "Profiles": `zt.zstd-seekable/1`) in runs of
-//! whole frames, each piece a work item; other parts are one item each.
-//! Items are handed out largest first.
+//! Work is split so that one big part does not serialize the load: on
+//! several workers, a part of at least two [`PIECE`]s that holds more than
+//! an eighth of a worker's share of the load is read in pieces (a raw
+//! little-endian part) or in runs of whole frames (a `zt.zstd-seekable/1`
+//! part, § "Profiles"), each piece a work item; other parts are one item
+//! each. Items are handed out largest first, so the workers finish within
+//! about one item of each other. Smaller parts, and every part on one
+//! worker, are read whole: splitting them buys no balance, and a part read
+//! whole is hashed as its bytes land (see below).
 //!
 //! Digests. A part read whole is checked by the read itself (verify on read,
-//! [`Component::unverified`]). A part read in pieces has one digest over all
+//! [`Component::unverified`]; a raw part hashed a piece at a time, right
+//! after each piece lands in the caller's buffer). A part read in pieces has one digest over all
 //! of its bytes (v1.2: the stored bytes, which are the decoded ones for raw
 //! little-endian parts; v2 §6.3: the decoded bytes), and xxh3, SHA-256 and
 //! CRC-32C are computed in order: so its pieces are read in parallel first,
 //! and once every read is done the digest of each such part is computed over
 //! the caller's buffer, the parts spread over the workers again, largest
-//! first. Each byte is still hashed once, from the buffer it was written to,
-//! as a whole read does; only the order of reading and hashing changes.
+//! first. Each byte is still hashed once, but read back from memory rather
+//! than from the CPU's cache: the price of spreading one part over workers.
 
 use crate::error::{Error as CoreError, ErrorKind};
 use crate::fs::{Error, Reader};
@@ -141,6 +146,9 @@ pub fn load<P: Parts + ?Sized>(parts: &P, requests: &mut [Request<'_>], options:
         0 => std::thread::available_parallelism().map_or(1, |n| n.get()),
         n => n,
     };
+    // Parts larger than this are split (see the module's documentation).
+    let total: u64 = requests.iter().map(|r| r.dst.len() as u64).sum();
+    let whole_up_to = if threads > 1 { total / (8 * threads as u64) } else { u64::MAX };
     let mut results: Vec<Result<(), Error>> = Vec::with_capacity(requests.len());
     let mut items = Vec::new();
     // Parts read in pieces: their digests are checked once every read is done.
@@ -155,7 +163,8 @@ pub fn load<P: Parts + ?Sized>(parts: &P, requests: &mut [Request<'_>], options:
             }
         };
         results.push(Ok(()));
-        match piece_len(parts, &c, r.dst.len() as u64) {
+        let len = r.dst.len() as u64;
+        match piece_len(parts, &c, len).filter(|_| len > whole_up_to) {
             Some(piece) => {
                 pieced.push(i);
                 for (k, out) in r.dst.chunks_mut(piece as usize).enumerate() {

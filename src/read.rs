@@ -4,7 +4,7 @@
 
 use crate::data::Element;
 use crate::digest::{Crc32c, Digest, Verified};
-use crate::error::{Error, ErrorKind, Result};
+use crate::error::{ErrorKind, Result};
 use crate::object::Component;
 use crate::types::{Encoding, Endian, LogicalType};
 use zerocopy::IntoBytes;
@@ -83,11 +83,7 @@ impl<'a> Component<'a> {
                 let dst = out
                     .get_mut(..stored.len())
                     .ok_or_else(|| self.error(ErrorKind::BufferTooSmall { needed: stored.len() as u64 }))?;
-                // 64 KiB: copied, then hashed while in the L1/L2 cache.
-                checked = self.fill_checked(dst, 64 * 1024, |at, piece| {
-                    piece.copy_from_slice(&stored[at as usize..at as usize + piece.len()]);
-                    Ok::<(), crate::Error>(())
-                })?;
+                checked = self.copy_checked(stored, dst)?;
                 stored.len()
             }
             Encoding::Zstd => self.unzstd_into(stored, out)?,
@@ -423,43 +419,89 @@ impl<'a> Component<'a> {
         self
     }
 
+    /// The digest a raw part's read of `len` bytes checks in the same pass
+    /// over them: XXH3 (v2, over the decoded bytes, which a raw part's
+    /// stored bytes are when `len` is its decoded size) or CRC-32C (v1.2,
+    /// over the stored bytes); none when reads are unverified or the digest
+    /// is another (then [`Component::check_read`] checks it afterwards).
+    fn in_pass_digest(&self, len: usize) -> Option<InPass> {
+        use crate::v2::Digest as V2Digest;
+        if !self.verify_reads {
+            return None;
+        }
+        match self.v2_part() {
+            Some(p) if p.decoded_size() != len as u64 => None,
+            Some(p) => match p.digest {
+                Some(V2Digest::Xxh3(want)) => Some(InPass::Xxh3(want)),
+                _ => None,
+            },
+            None if self.v2_ref().is_some() => None,
+            None => match self.digest.and_then(Digest::read) {
+                Some(Digest::Crc32c(want)) => Some(InPass::Crc32c(want)),
+                _ => None,
+            },
+        }
+    }
+
+    /// Whether an in-pass digest matched: `Ok(true)`, or the mismatch.
+    fn in_pass_matched(&self, matched: bool, what: &str) -> Result<bool> {
+        if matched {
+            return Ok(true);
+        }
+        Err(self.error(ErrorKind::DigestMismatch).with_value(what))
+    }
+
     /// Fill `dst` with a raw part's stored bytes through `fill(offset,
-    /// piece)` (a copy from memory, or a positional read), `chunk` bytes (a
-    /// multiple of 1024) at a time, and, when reads verify and the digest
-    /// is XXH3 (v2) or CRC-32C (v1.2), hash each piece right after it
-    /// lands, while it is in the CPU's cache: the read and its check in one
-    /// pass over the bytes (issue 32's budget for verify on read), where
-    /// [`Component::check_read`] would read `dst` back from memory. `Ok(false)`: nothing was checked
-    /// here (reads unverified, or another digest), and the caller checks
-    /// with `check_read`.
-    pub(crate) fn fill_checked<E: From<Error>>(
+    /// piece)` (a positional read), `chunk` bytes (a multiple of 1024) at a
+    /// time, and hash each piece right after it lands, while it is in the
+    /// CPU's cache ([`Component::in_pass_digest`]): the read and its check
+    /// in one pass over the bytes (issue 32's budget for verify on read),
+    /// where [`Component::check_read`] would read `dst` back from memory.
+    /// `Ok(false)`: nothing was checked here, and the caller checks with
+    /// `check_read`. (Positional reads are `fs`'s, hence `std`.)
+    #[cfg(feature = "std")]
+    pub(crate) fn fill_checked<E: From<crate::Error>>(
         &self,
         dst: &mut [u8],
         chunk: usize,
         mut fill: impl FnMut(u64, &mut [u8]) -> core::result::Result<(), E>,
     ) -> core::result::Result<bool, E> {
-        use crate::v2::Digest as V2Digest;
-        let v2 = self.v2_part().filter(|p| p.decoded_size() == dst.len() as u64);
-        let checked = match (self.verify_reads, v2.map(|p| p.digest), self.digest.and_then(Digest::read)) {
-            (false, ..) => None,
-            (true, Some(Some(V2Digest::Xxh3(want))), _) => {
+        let (matched, what) = match self.in_pass_digest(dst.len()) {
+            None => return fill(0, dst).map(|()| false),
+            Some(InPass::Xxh3(want)) => {
                 let got = crate::xxh3::fill_then_hash(dst, chunk, |at, piece| fill(at as u64, piece))?;
-                Some((got == want, "xxh3 of the decoded bytes"))
+                (got == want, InPass::XXH3)
             }
-            (true, None, Some(Digest::Crc32c(want))) if self.v2_ref().is_none() => {
+            Some(InPass::Crc32c(want)) => {
                 let mut crc = Crc32c::new();
                 for (i, piece) in dst.chunks_mut(chunk).enumerate() {
                     fill((i * chunk) as u64, piece)?;
                     crc.update(piece);
                 }
-                Some((crc.finish() == want, "crc32c of the stored bytes"))
+                (crc.finish() == want, InPass::CRC32C)
             }
-            _ => None,
         };
-        match checked {
-            None => fill(0, dst).map(|()| false),
-            Some((true, _)) => Ok(true),
-            Some((false, what)) => Err(self.error(ErrorKind::DigestMismatch).with_value(what).into()),
+        Ok(self.in_pass_matched(matched, what)?)
+    }
+
+    /// [`Component::fill_checked`] from bytes in memory: `src` copied into
+    /// `dst` (the same length) and hashed in the same pass, the digest
+    /// computed from the registers that carry the copy where the CPU allows
+    /// (`xxh3::copy_then_hash`, `Crc32c::copy_update`).
+    fn copy_checked(&self, src: &[u8], dst: &mut [u8]) -> Result<bool> {
+        match self.in_pass_digest(dst.len()) {
+            None => {
+                dst.copy_from_slice(src);
+                Ok(false)
+            }
+            Some(InPass::Xxh3(want)) => {
+                self.in_pass_matched(crate::xxh3::copy_then_hash(src, dst) == want, InPass::XXH3)
+            }
+            Some(InPass::Crc32c(want)) => {
+                let mut crc = Crc32c::new();
+                crc.copy_update(src, dst);
+                self.in_pass_matched(crc.finish() == want, InPass::CRC32C)
+            }
         }
     }
 
@@ -479,4 +521,15 @@ impl<'a> Component<'a> {
         };
         part(self, Options::DIGESTS, bytes).map(|_| ())
     }
+}
+
+/// A digest checked while a raw part's bytes are read ([`Component::in_pass_digest`]).
+enum InPass {
+    Xxh3(u64),
+    Crc32c(u32),
+}
+
+impl InPass {
+    const XXH3: &'static str = "xxh3 of the decoded bytes";
+    const CRC32C: &'static str = "crc32c of the stored bytes";
 }

@@ -45,7 +45,7 @@ pub(crate) fn hash_then<E>(b: &[u8], chunk: usize, mut f: impl FnMut(&[u8]) -> R
         let mut h = unsafe { avx2::Long::new() };
         for (i, c) in b.chunks(chunk).enumerate() {
             // SAFETY: AVX2 is present (checked just above); `b.len() > 240`.
-            unsafe { h.update(b, i * chunk + c.len()) };
+            unsafe { h.update::<false>(b, i * chunk + c.len(), core::ptr::null_mut()) };
             f(c)?;
         }
         // SAFETY: as above.
@@ -78,7 +78,7 @@ pub(crate) fn fill_then_hash<E>(
             let end = len.min(at + chunk);
             fill(at, &mut buf[at..end])?;
             // SAFETY: AVX2 is present (checked just above); `buf.len() > 240`.
-            unsafe { h.update(buf, end) };
+            unsafe { h.update::<false>(buf, end, core::ptr::null_mut()) };
         }
         // SAFETY: as above.
         return Ok(unsafe { h.digest(len) });
@@ -90,6 +90,31 @@ pub(crate) fn fill_then_hash<E>(
         fill(at, &mut buf[at..len.min(at + chunk)])?;
     }
     Ok(one_shot(buf))
+}
+
+/// XXH3-64 of `src`, copied into `dst` (the same length) on the way: with
+/// AVX2, each 32 bytes are stored from the register that hashes them (one
+/// pass over the bytes); elsewhere [`fill_then_hash`] copying 64 KiB pieces.
+pub(crate) fn copy_then_hash(src: &[u8], dst: &mut [u8]) -> u64 {
+    assert_eq!(src.len(), dst.len(), "copy_then_hash: lengths differ");
+    #[cfg(all(feature = "std", target_arch = "x86_64"))]
+    if src.len() > MID_MAX && std::is_x86_feature_detected!("avx2") {
+        // SAFETY: AVX2 is present (checked just above); `src.len() > 240`;
+        // `dst` is a distinct `&mut` of `src.len()` bytes.
+        unsafe {
+            let mut h = avx2::Long::new();
+            h.update::<true>(src, src.len(), dst.as_mut_ptr());
+            return h.digest(src.len());
+        }
+    }
+    let copied = fill_then_hash::<core::convert::Infallible>(dst, 64 * 1024, |at, piece| {
+        piece.copy_from_slice(&src[at..at + piece.len()]);
+        Ok(())
+    });
+    match copied {
+        Ok(h) => h,
+        Err(never) => match never {},
+    }
 }
 
 /// Longest input of the short and mid-size paths.
@@ -134,12 +159,21 @@ mod avx2 {
     0x45, 0xcb, 0x3a, 0x8f, 0x95, 0x16, 0x04, 0x28, 0xaf, 0xd7, 0xfb, 0xca, 0xbb, 0x4b, 0x40, 0x7e,
     ];
 
-    /// One 64-byte stripe into the accumulators.
+    /// One 64-byte stripe into the accumulators, and, with `COPY`, to `copy`
+    /// as well. (A constant, so that the hash alone compiles to no test.)
     #[inline]
     #[target_feature(enable = "avx2")]
-    unsafe fn accumulate(acc: &mut [__m256i; 2], stripe: *const u8, secret: *const u8) {
+    unsafe fn accumulate<const COPY: bool>(
+        acc: &mut [__m256i; 2],
+        stripe: *const u8,
+        secret: *const u8,
+        copy: *mut u8,
+    ) {
         for (i, a) in acc.iter_mut().enumerate() {
             let d = _mm256_loadu_si256(stripe.add(32 * i).cast());
+            if COPY {
+                _mm256_storeu_si256(copy.add(32 * i).cast(), d);
+            }
             let k = _mm256_loadu_si256(secret.add(32 * i).cast());
             let dk = _mm256_xor_si256(d, k);
             // Low 32 bits times high 32 bits of each lane; lanes swapped pairwise.
@@ -190,12 +224,17 @@ mod avx2 {
 
         /// Hash the whole blocks within `b[..end]` not hashed yet (all but
         /// the last bytes of `b`), and, when `end == b.len()`, the rest.
+        /// With `COPY`, the bytes hashed are stored to `copy` too, at their
+        /// offsets in `b`, from the registers that hash them (a copy and its
+        /// hash in one pass); without, `copy` is not used.
         ///
         /// SAFETY: the CPU has AVX2; `b.len() > 240`; `end` grows from call
-        /// to call over the same `b`.
+        /// to call over the same `b`; with `COPY`, `copy` is writable for
+        /// `b.len()` bytes and does not overlap `b`.
         #[target_feature(enable = "avx2")]
-        pub(super) unsafe fn update(&mut self, b: &[u8], end: usize) {
+        pub(super) unsafe fn update<const COPY: bool>(&mut self, b: &[u8], end: usize, copy: *mut u8) {
             let (len, s, acc) = (b.len(), SECRET.as_ptr(), &mut self.acc);
+            let to = |at: usize| copy.wrapping_add(at);
             // Whole blocks, all but the last bytes: `(len - 1) / BLOCK` of them.
             let blocks = (len - 1) / BLOCK;
             while self.block < blocks && (self.block + 1) * BLOCK <= end {
@@ -204,7 +243,7 @@ mod avx2 {
                     // Prefetch ahead as the reference XXH3 does (an address
                     // past the end is only a hint: prefetches never fault).
                     _mm_prefetch::<_MM_HINT_T0>(p.wrapping_add(k * STRIPE + PREFETCH_DIST).cast());
-                    accumulate(acc, p.add(k * STRIPE), s.add(k * 8));
+                    accumulate::<COPY>(acc, p.add(k * STRIPE), s.add(k * 8), to(self.block * BLOCK + k * STRIPE));
                 }
                 scramble(acc, s.add(SECRET_LEN - STRIPE));
                 self.block += 1;
@@ -212,10 +251,11 @@ mod avx2 {
             if end == len {
                 // The last partial block's whole stripes, then the last 64 bytes.
                 let p = b.as_ptr().add(blocks * BLOCK);
+                // (The stripes and the last 64 bytes cover every byte left.)
                 for k in 0..((len - 1) - blocks * BLOCK) / STRIPE {
-                    accumulate(acc, p.add(k * STRIPE), s.add(k * 8));
+                    accumulate::<COPY>(acc, p.add(k * STRIPE), s.add(k * 8), to(blocks * BLOCK + k * STRIPE));
                 }
-                accumulate(acc, b.as_ptr().add(len - STRIPE), s.add(SECRET_LEN - STRIPE - 7));
+                accumulate::<COPY>(acc, b.as_ptr().add(len - STRIPE), s.add(SECRET_LEN - STRIPE - 7), to(len - STRIPE));
             }
         }
 
@@ -270,6 +310,9 @@ mod tests {
                 .unwrap();
                 assert_eq!(h, xxhash_rust::xxh3::xxh3_64(&data[..n]), "filled: len {n}, chunk {chunk}");
                 assert_eq!(buf, &data[..n]);
+                buf.fill(0x5a);
+                assert_eq!(copy_then_hash(&data[..n], &mut buf), xxhash_rust::xxh3::xxh3_64(&data[..n]), "copied: len {n}");
+                assert_eq!(buf, &data[..n], "copied: len {n}");
             }
         }
     }
