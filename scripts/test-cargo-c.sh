@@ -126,4 +126,4 @@ fi
 run_consumer "$work/consumer_static"
 
 echo
-echo "CARGO-C INSTALL PASSED (libztensor $version, cargo-c $(cargo cinstall --version 2>&1 | head -n 1))"
+echo "CARGO-C INSTALL PASSED (libztensor $version, $(cargo cinstall --version 2>&1 | head -n 1))"
