@@ -5,7 +5,9 @@
 #   2. pkg-config: ztensor (shared, -Wl,-rpath), ztensor-static (libztensor.a),
 #      and the README's C++ quick start built with pkg-config.
 # Also checks the installed layout: libztensor.so -> libztensor.so.0 (the
-# SONAME) -> libztensor.so.X.Y.Z, and .pc files with clean paths.
+# SONAME) -> libztensor.so.X.Y.Z, and .pc files with clean paths; and that a
+# program linked in cargo's build directory (-L, -lztensor, rpath) starts:
+# it records the SONAME, which ffi/build.rs links there.
 #
 #   cmake -DZT_ROOT=... -DSOURCE_DIR=... -DWORK_DIR=... -DSAMPLE=... -DMIXED=... -DQUICKSTART=...
 #         -DCARGO_TARGET_DIR=... -DCARGO_PROFILE=... -DC_COMPILER=... -DCXX_COMPILER=... -P install_test.cmake
@@ -59,6 +61,22 @@ find_program(READELF readelf)
 if(READELF)
   run(${READELF} -d "${prefix}/lib/${real}")
   expect("SONAME is not libztensor.so.0:\n${RUN_OUTPUT}" RUN_OUTPUT MATCHES "Library soname: \\[libztensor\\.so\\.0\\]")
+endif()
+
+# 0. cargo's build directory, as a user links there by hand.
+if(CARGO_PROFILE STREQUAL "dev")
+  set(build_lib "${CARGO_TARGET_DIR}/debug")
+else()
+  set(build_lib "${CARGO_TARGET_DIR}/${CARGO_PROFILE}")
+endif()
+run(${C_COMPILER} "${SOURCE_DIR}/consumer/consumer.c" -o "${WORK_DIR}/consumer_build_dir" "-I${ZT_ROOT}/include"
+    "-L${build_lib}" -lztensor "-Wl,-rpath,${build_lib}")
+run("${WORK_DIR}/consumer_build_dir" "${SAMPLE}")
+message(STATUS "linked in ${build_lib}: ${RUN_OUTPUT}")
+if(READELF)
+  run(${READELF} -d "${WORK_DIR}/consumer_build_dir")
+  expect("consumer_build_dir does not need libztensor.so.0:\n${RUN_OUTPUT}"
+         RUN_OUTPUT MATCHES "Shared library: \\[libztensor\\.so\\.0\\]")
 endif()
 
 # 1. find_package

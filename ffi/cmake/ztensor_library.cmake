@@ -46,14 +46,12 @@ set(ZT_LIB_DIR "${ZT_CARGO_TARGET_DIR}/${_zt_profile_dir}")
 set(ZT_SHARED_NAME "${CMAKE_SHARED_LIBRARY_PREFIX}ztensor${CMAKE_SHARED_LIBRARY_SUFFIX}")
 set(ZT_STATIC_NAME "${CMAKE_STATIC_LIBRARY_PREFIX}ztensor${CMAKE_STATIC_LIBRARY_SUFFIX}")
 # The SONAME ffi/build.rs gives the library: libztensor.so.<major>. Programs
-# record it, so it must exist beside the library in the build tree too.
+# record it; build.rs also makes that link beside the library in ZT_LIB_DIR.
 string(REGEX MATCH "^[0-9]+" ZT_VERSION_MAJOR "${ZT_VERSION}")
 if(CMAKE_SYSTEM_NAME MATCHES "Linux|Android|BSD|DragonFly")
   set(ZT_SONAME "${ZT_SHARED_NAME}.${ZT_VERSION_MAJOR}")
-  set(_zt_soname_link COMMAND ${CMAKE_COMMAND} -E create_symlink "${ZT_SHARED_NAME}" "${ZT_LIB_DIR}/${ZT_SONAME}")
 else()
   set(ZT_SONAME "${ZT_SHARED_NAME}")
-  set(_zt_soname_link "")
 endif()
 
 # Always run cargo: it knows when the library is up to date (a no-op then).
@@ -62,7 +60,6 @@ if(NOT TARGET ztensor_cargo)
     COMMAND ${CMAKE_COMMAND} -E env "CARGO_TARGET_DIR=${ZT_CARGO_TARGET_DIR}"
             "${CARGO_EXECUTABLE}" build --manifest-path "${ZT_ROOT}/ffi/Cargo.toml"
             --profile "${ZT_CARGO_PROFILE}" --lib -j "${ZT_CARGO_JOBS}" ${_zt_features}
-    ${_zt_soname_link}
     BYPRODUCTS "${ZT_LIB_DIR}/${ZT_SHARED_NAME}" "${ZT_LIB_DIR}/${ZT_STATIC_NAME}"
     WORKING_DIRECTORY "${ZT_ROOT}/ffi"
     COMMENT "cargo build ztensor-ffi (${ZT_CARGO_PROFILE})"
