@@ -48,3 +48,29 @@ impl Measurement for CpuTime {
         self.wall.formatter()
     }
 }
+
+/// One warm-up call each, then `rounds` calls each of `ours` and `theirs`,
+/// alternating which goes first (so neither always runs on a cache the
+/// other warmed); each call timed by `time`. The times, sorted, in ns.
+pub fn interleaved(
+    rounds: usize,
+    ours: &mut dyn FnMut(),
+    theirs: &mut dyn FnMut(),
+    time: impl Fn(&mut dyn FnMut()) -> f64,
+) -> (Vec<f64>, Vec<f64>) {
+    time(ours);
+    time(theirs);
+    let (mut a, mut b) = (Vec::with_capacity(rounds), Vec::with_capacity(rounds));
+    for i in 0..rounds {
+        if i % 2 == 0 {
+            a.push(time(ours));
+            b.push(time(theirs));
+        } else {
+            b.push(time(theirs));
+            a.push(time(ours));
+        }
+    }
+    a.sort_by(f64::total_cmp);
+    b.sort_by(f64::total_cmp);
+    (a, b)
+}

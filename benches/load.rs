@@ -30,6 +30,10 @@
 //!
 //!     cargo bench -p ztensor-benches --bench load
 
+#[path = "cpu_time.rs"]
+#[allow(dead_code)]
+mod cpu_time;
+
 use std::hint::black_box;
 use std::io::Read;
 use std::path::Path;
@@ -209,20 +213,7 @@ fn paired(
             false => t.elapsed().as_nanos() as f64,
         }
     };
-    time(&mut ours);
-    time(&mut theirs);
-    let (mut a, mut b) = (Vec::new(), Vec::new());
-    for i in 0..rounds {
-        if i % 2 == 0 {
-            a.push(time(&mut ours));
-            b.push(time(&mut theirs));
-        } else {
-            b.push(time(&mut theirs));
-            a.push(time(&mut ours));
-        }
-    }
-    a.sort_by(f64::total_cmp);
-    b.sort_by(f64::total_cmp);
+    let (a, b) = cpu_time::interleaved(rounds, &mut ours, &mut theirs, time);
     let p = Pair {
         what: what.to_owned(),
         ours: ours_name.to_owned(),

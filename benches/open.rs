@@ -52,6 +52,7 @@ use std::path::PathBuf;
 use std::time::Duration;
 
 #[path = "cpu_time.rs"]
+#[allow(dead_code)]
 mod cpu_time;
 #[path = "minicbor_walk.rs"]
 mod minicbor_walk;

@@ -117,21 +117,7 @@ fn paired(
         f();
         (now_ns() - t) as f64
     };
-    // Warm-up: one call each.
-    time(&mut ours);
-    time(&mut theirs);
-    let (mut a, mut b) = (Vec::with_capacity(rounds), Vec::with_capacity(rounds));
-    for i in 0..rounds {
-        if i % 2 == 0 {
-            a.push(time(&mut ours));
-            b.push(time(&mut theirs));
-        } else {
-            b.push(time(&mut theirs));
-            a.push(time(&mut ours));
-        }
-    }
-    a.sort_by(f64::total_cmp);
-    b.sort_by(f64::total_cmp);
+    let (a, b) = cpu_time::interleaved(rounds, &mut ours, &mut theirs, time);
     let p = Pair {
         what: what.to_owned(),
         ours: ours_name,

@@ -70,6 +70,7 @@ use std::path::{Path, PathBuf};
 use std::time::Duration;
 
 #[path = "cpu_time.rs"]
+#[allow(dead_code)]
 mod cpu_time;
 
 use cpu_time::{thread_cpu_ns, CpuTime};
