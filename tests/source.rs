@@ -277,3 +277,33 @@ fn a_file_is_a_source_and_positional_mode_reads_through_it() {
     assert_eq!(names(&r), names(&p));
     assert_eq!(r.mode(), ztensor::fs::Mode::Positional);
 }
+
+/// A file read at every distance between the buffer and the file offset
+/// modulo a page (those the kernel's copy stalls at go through a bounce
+/// buffer, `source.rs`): the same bytes each time, in pieces and with a
+/// tail, and a read past the end still fails rather than filling part.
+#[test]
+fn a_file_reads_the_same_bytes_at_every_buffer_alignment() {
+    let dir = tempfile::tempdir().unwrap();
+    let path = dir.path().join("bytes");
+    let bytes: Vec<u8> = (0..2_000_000u32).map(|i| (i.wrapping_mul(2_654_435_761) >> 11) as u8).collect();
+    std::fs::write(&path, &bytes).unwrap();
+    let f = std::fs::File::open(&path).unwrap();
+    let len = 600 * 1024 + 123;
+    let mut storage = vec![0u8; len + 2 * 4096];
+    let page = storage.as_ptr().align_offset(4096);
+    for offset in [4096u64, 8192 + 5, 300_001] {
+        for distance in (0..70).chain([2048, 4090]) {
+            // The buffer starts `distance` bytes past the offset, modulo a page.
+            let at = page + (offset as usize + distance) % 4096;
+            let out = &mut storage[at..at + len];
+            out.fill(0);
+            f.read_at(offset, out).unwrap();
+            assert!(out == &bytes[offset as usize..offset as usize + len], "offset {offset}, distance {distance}");
+        }
+    }
+    let at = page + 16;
+    let past = &mut storage[at..at + len];
+    let e = f.read_at(bytes.len() as u64 - 100_000, past).unwrap_err();
+    assert_eq!(e.kind(), io::ErrorKind::UnexpectedEof);
+}
