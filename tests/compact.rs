@@ -1,6 +1,6 @@
 //! The compact reader (`ztensor::compact`) against the full reader
 //! (`ztensor::File`), differentially: they must open and refuse the same
-//! files (by status class), give the same views and the same verification
+//! files (with the same first error), give the same views and the same verification
 //! reports. The comparison itself is `fuzz/harness/compact.rs` (shared
 //! with the `compact` fuzz target); this file supplies the inputs:
 //!
@@ -19,8 +19,9 @@
 //!   rule modules reach through `use super::*`: a helper added there must
 //!   be added here too.
 //!
-//! The readers are compared by status class; `fault_fingerprints` pins the
-//! compact reader's exact answers (each fault's kind and manifest byte,
+//! The readers are compared by status class and first error (its kind,
+//! through the harness's `fault_kinds`, and its manifest byte);
+//! `fault_fingerprints` pins the compact reader's exact answers (each fault's kind and manifest byte,
 //! the verification reports) against `tests/compact_faults.txt`.
 //!
 //! A disagreement prints the input (name and mutation, and its bytes in
