@@ -36,6 +36,11 @@ use std::os::unix::fs::{FileExt, MetadataExt};
 use std::path::{Path, PathBuf};
 use std::time::Duration;
 
+#[path = "signal.rs"]
+mod signal;
+use signal::{f32_signal, Rng};
+/// The seed of every f32 signal here (and in `v2_data.rs`).
+const SEED: u64 = 0x9e37_79b9_7f4a_7c15;
 #[path = "cpu_time.rs"]
 #[allow(dead_code)]
 mod cpu_time;
@@ -157,33 +162,6 @@ fn print_pairs(pairs: &[Pair]) {
 // ---------------------------------------------------------------- inputs
 
 /// xorshift64*: deterministic, no dependency.
-struct Rng(u64);
-impl Rng {
-    fn next(&mut self) -> u64 {
-        self.0 ^= self.0 >> 12;
-        self.0 ^= self.0 << 25;
-        self.0 ^= self.0 >> 27;
-        self.0.wrapping_mul(0x2545_f491_4f6c_dd1d)
-    }
-    /// Uniform in [-0.5, 0.5).
-    fn unit(&mut self) -> f32 {
-        (self.next() >> 40) as f32 / (1u64 << 24) as f32 - 0.5
-    }
-}
-
-/// A smooth f32 signal (two sines) with small noise, little-endian: like a
-/// weight or activation tensor, the low mantissa bits are noise.
-fn f32_signal(bytes: usize) -> Vec<u8> {
-    let mut r = Rng(0x9e37_79b9_7f4a_7c15);
-    (0..bytes / 4)
-        .flat_map(|i| {
-            let t = i as f32;
-            let x = (t * 0.001_534).sin() + 0.25 * (t * 0.016_67).sin() + 0.02 * r.unit();
-            x.to_le_bytes()
-        })
-        .collect()
-}
-
 /// English-like text: words drawn with a skewed distribution from a small
 /// vocabulary, with punctuation and line breaks.
 fn text(bytes: usize) -> Vec<u8> {
@@ -317,8 +295,8 @@ fn zt_file(dtype: DType, bytes: &[u8], c: Compression, sum: Checksum) -> Vec<u8>
 fn bench_zstd<M: Measurement>(c: &mut Criterion<M>, pairs: &mut Vec<Pair>) {
     assert_eq!(ztensor::zstd::BACKEND, "libzstd", "the bench crate enables ztensor's `libzstd` feature");
     let sets: [(&str, usize, fn(usize) -> Vec<u8>, DType); 4] = [
-        ("f32", MIB, f32_signal, DType::F32),
-        ("f32", 16 * MIB, f32_signal, DType::F32),
+        ("f32", MIB, |n| f32_signal(n, SEED), DType::F32),
+        ("f32", 16 * MIB, |n| f32_signal(n, SEED), DType::F32),
         ("text", MIB, text, DType::U8),
         ("text", 16 * MIB, text, DType::U8),
     ];
@@ -456,7 +434,7 @@ fn bench_sha256<M: Measurement>(c: &mut Criterion<M>, pairs: &mut Vec<Pair>) {
 
 fn bench_read<M: Measurement>(c: &mut Criterion<M>, dir: &Path, pairs: &mut Vec<Pair>) {
     let size = 64 * MIB;
-    let data = f32_signal(size);
+    let data = f32_signal(size, SEED);
     let path = dir.join("read.zt");
     let mut w = Writer::create(&path).unwrap();
     w.add(NewObject::dense("x", &[(size / 4) as u64], DType::F32, &data[..])).unwrap();

@@ -30,6 +30,8 @@
 //!
 //!     cargo bench -p ztensor-benches --bench load
 
+#[path = "signal.rs"]
+mod signal;
 #[path = "cpu_time.rs"]
 #[allow(dead_code)]
 mod cpu_time;
@@ -51,16 +53,6 @@ fn env_usize(name: &str, default: usize) -> usize {
 }
 
 /// xorshift64*.
-struct Rng(u64);
-impl Rng {
-    fn next(&mut self) -> u64 {
-        self.0 ^= self.0 >> 12;
-        self.0 ^= self.0 << 25;
-        self.0 ^= self.0 >> 27;
-        self.0.wrapping_mul(0x2545_f491_4f6c_dd1d)
-    }
-}
-
 /// Tensor sizes in bytes: 12 × 32 MiB, 100 × 4 MiB, 100 × 2 MiB, 87 × 512 KiB at 1 GiB.
 fn sizes(total_mib: usize) -> Vec<usize> {
     let scale = |n: usize| (n * total_mib).div_ceil(1024).max(1);
@@ -69,19 +61,6 @@ fn sizes(total_mib: usize) -> Vec<usize> {
         v.extend(std::iter::repeat(each).take(scale(n)));
     }
     v
-}
-
-/// A smooth f32 signal (two sines) with small noise: zstd ratio about 1.1.
-fn signal(bytes: usize, seed: u64) -> Vec<u8> {
-    let mut r = Rng(seed | 1);
-    (0..bytes / 4)
-        .flat_map(|i| {
-            let t = i as f32;
-            let noise = (r.next() >> 40) as f32 / (1u64 << 24) as f32 - 0.5;
-            let x = (t * 0.001_534).sin() + 0.25 * (t * 0.016_67).sin() + 0.02 * noise;
-            x.to_le_bytes()
-        })
-        .collect()
 }
 
 struct Model {
@@ -93,7 +72,7 @@ struct Model {
 fn write_models(dir: &Path, total_mib: usize) -> Model {
     let sizes = sizes(total_mib);
     let names: Vec<String> = (0..sizes.len()).map(|i| format!("blk.{:03}.weight", i)).collect();
-    let base = signal(64 * MIB, 0x9e37_79b9);
+    let base = signal::f32_signal(64 * MIB, 0x9e37_79b9);
     let mut raw = w2::Writer::create(dir.join("raw.zt")).unwrap();
     let mut seek = w2::Writer::create_with(dir.join("seekable.zt"), w2::Options::non_canonical(4096)).unwrap();
     let mut st: Vec<(String, Vec<u8>, usize)> = Vec::new();

@@ -51,6 +51,11 @@ use std::hint::black_box;
 use std::os::unix::fs::FileExt;
 use std::path::{Path, PathBuf};
 
+#[path = "signal.rs"]
+mod signal;
+use signal::{f32_signal, Rng};
+/// The seed of every input here (as in `data.rs`).
+const SEED: u64 = 0x9e37_79b9_7f4a_7c15;
 #[path = "cpu_time.rs"]
 #[allow(dead_code)]
 mod cpu_time;
@@ -168,23 +173,6 @@ fn print_pairs(pairs: &[Pair]) {
     }
 }
 
-/// xorshift64*: deterministic, no dependency.
-struct Rng(u64);
-impl Rng {
-    fn next(&mut self) -> u64 {
-        self.0 ^= self.0 >> 12;
-        self.0 ^= self.0 << 25;
-        self.0 ^= self.0 >> 27;
-        self.0.wrapping_mul(0x2545_f491_4f6c_dd1d)
-    }
-    fn fill(&mut self, out: &mut [u8]) {
-        for c in out.chunks_mut(8) {
-            let v = self.next().to_le_bytes();
-            c.copy_from_slice(&v[..c.len()]);
-        }
-    }
-}
-
 // ------------------------------------------------------------- verify
 
 /// The parts of the verify file: (name, bytes), in name order.
@@ -214,7 +202,7 @@ fn verify_parts(total_mib: usize) -> Vec<(String, usize)> {
 /// Write the canonical file (xxh3 on every part: the canonical default).
 fn write_verify_file(path: &Path, parts: &[(String, usize)]) {
     let mut buf = vec![0u8; parts.iter().map(|p| p.1).max().unwrap()];
-    let mut rng = Rng(0x9e37_79b9_7f4a_7c15);
+    let mut rng = Rng(SEED);
     let mut w = w2::Writer::create(path).unwrap();
     for (name, len) in parts {
         rng.fill(&mut buf[..*len]);
@@ -449,19 +437,6 @@ fn bench_verify(dir: &Path, pairs: &mut Vec<Pair>) {
 
 // ----------------------------------------------------------- seekable
 
-/// A smooth f32 signal (two sines) with small noise, little-endian, as in `data.rs`.
-fn f32_signal(bytes: usize) -> Vec<u8> {
-    let mut r = Rng(0x9e37_79b9_7f4a_7c15);
-    (0..bytes / 4)
-        .flat_map(|i| {
-            let t = i as f32;
-            let noise = (r.next() >> 40) as f32 / (1u64 << 24) as f32 - 0.5;
-            let x = (t * 0.001_534).sin() + 0.25 * (t * 0.016_67).sin() + 0.02 * noise;
-            x.to_le_bytes()
-        })
-        .collect()
-}
-
 fn bench_seekable(dir: &Path, pairs: &mut Vec<Pair>) {
     assert_eq!(
         ztensor::zstd::BACKEND,
@@ -469,7 +444,7 @@ fn bench_seekable(dir: &Path, pairs: &mut Vec<Pair>) {
         "the bench crate enables ztensor's `libzstd` feature"
     );
     let size = env_usize("ZT_BENCH_SEEKABLE_MIB", 256) * MIB;
-    let data = f32_signal(size);
+    let data = f32_signal(size, SEED);
     for frame in [MIB as u32, 16 * MIB as u32] {
         let path = dir.join(format!("seekable-{frame}.zt"));
         let mut w = w2::Writer::create_with(&path, w2::Options::non_canonical(4096)).unwrap();
@@ -641,7 +616,7 @@ fn buffer_at(storage: &mut Vec<u8>, len: usize, shift: usize) -> &mut [u8] {
 fn v2_v1_pair(dir: &Path, stem: &str) -> (PathBuf, PathBuf, usize, usize) {
     let total = env_usize("ZT_BENCH_POSITIONAL_MIB", 256) * MIB;
     let each = 4 * MIB;
-    let data = f32_signal(total);
+    let data = f32_signal(total, SEED);
     let (p2, p1) = (dir.join(format!("{stem}_v2.zt")), dir.join(format!("{stem}_v1.zt")));
     let mut w = w2::Writer::create(&p2).unwrap();
     let mut w1 = ztensor::write::v1_2::Writer::create(&p1).unwrap();
