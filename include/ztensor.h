@@ -2851,7 +2851,7 @@ zt_status zt_writer_set_attribute_cbor(struct zt_writer *writer,
  * Firmware (no-heap build) only.
  *
  * The numbers zt_last_error() gives instead of phrases in the firmware's
- * compact build with `--cfg ztensor_no_texts` (docs/embedded.md):
+ * compact build without `texts` (docs/embedded.md):
  * "fault N (manifest byte B)" names a ZT_FAULT_* (the reader's refusal, or
  * the first problem verification found), "refusal N" a ZT_REFUSAL_* (the C
  * layer's own: an argument, a name not found, a buffer too small). Each
@@ -2915,7 +2915,7 @@ zt_status zt_writer_set_attribute_cbor(struct zt_writer *writer,
 #define ZT_FAULT_BAD_VERSION 10
 
 /**
- * "unsupported version": A major version other than 1 (or, built with `--cfg ztensor_no_v1_1`, a v1.0 or v1.1 file).
+ * "unsupported version": A major version other than 1 (or, built without `v1-legacy`, a v1.0 or v1.1 file).
  */
 #define ZT_FAULT_VERSION 11
 

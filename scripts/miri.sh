@@ -22,13 +22,13 @@
 #    Miri detects no AVX2 at run time), src/fs.rs's positional reads
 #    (zt_open with ZT_OPEN_POSITIONAL; its only unsafe line, the memory
 #    map, cannot run under Miri).
-# 2. ffi, the no-heap build (--no-default-features): the library's own
+# 2. ffi, the no-heap build (--no-default-features, with every reader): the library's own
 #    test miri_no_heap (ffi/tests/miri_abi/no_heap.rs, with the read checks
 #    of 1). Reaches: ffi/src/embedded.rs zt_open_mem_into (the handle
 #    written into caller storage, slots taken as the core's scratch and
 #    name index), handle.rs index_in_place, message.rs's static buffer, and
 #    the read modules of 1 over it.
-# 3. ffi, the compact build (--features compact, the firmware's): the same
+# 3. ffi, the compact build (--features compact, with every reader and texts): the same
 #    test. Reaches: ffi/src/compact/{mod,data}.rs, all their unsafe.
 #    (ffi/src/compact/tests/ compare it with the full library on every
 #    fixture and 5,000 mutations: natively only, in the std build.)
@@ -79,17 +79,17 @@ ffi=(--manifest-path ffi/Cargo.toml)
 # The host builds here leave out the default `libzstd` (the zstd C library,
 # which Miri cannot run) and decode zstd with ruzstd: the same Rust around it.
 step "1. ffi, full library: every exported zt_* function (ffi/tests/miri_abi)" \
-    cargo +nightly miri test "${ffi[@]}" --no-default-features --features std --test miri_abi
+    cargo +nightly miri test "${ffi[@]}" --no-default-features --features std,v1-legacy,texts --test miri_abi
 step "2. ffi, no-heap build: zt_open_mem_into and the reads (miri_no_heap)" \
-    cargo +nightly miri test "${ffi[@]}" --no-default-features --lib miri_no_heap
+    cargo +nightly miri test "${ffi[@]}" --no-default-features --features v0,v1-legacy,v2,error-names,texts --lib miri_no_heap
 step "3. ffi, compact (firmware) build: the same" \
-    cargo +nightly miri test "${ffi[@]}" --no-default-features --features compact --lib miri_no_heap
+    cargo +nightly miri test "${ffi[@]}" --no-default-features --features compact,v0,v1-legacy,v2,error-names,texts --lib miri_no_heap
 # (AVX2 at compile time: Miri then runs xxh3's AVX2 path; x86-64 only.)
 avx2=""
 [ "$(uname -m)" != x86_64 ] || avx2="-C target-feature=+avx2"
 step "4. core with AVX2: xxh3's AVX2 path, utf8, fs positional reads" \
     env RUSTFLAGS="${RUSTFLAGS:-} $avx2" \
-    cargo +nightly miri test -p ztensor --no-default-features --features std --lib --test miri_core --target-dir target/miri-avx2 \
+    cargo +nightly miri test -p ztensor --no-default-features --features std,v1-legacy --lib --test miri_core --target-dir target/miri-avx2 \
     -- xxh3::tests:: utf8:: fs::tests:: fs_reader
 
 echo

@@ -56,25 +56,31 @@ cargo test --workspace
 
 # tests/compact.rs compares the compact reader with the full one on
 # mutations of every fixture: 1,000 per fixture in the default build above;
-# the other builds (no_std, alloc, the firmware's cfgs, s390x) change only
+# the other builds (no_std, alloc, the firmware's features, s390x) change only
 # feature-gated code around the same passes, so they run a sample of 100
 # (their fault fingerprints still cover 1,500 per fixture).
 export ZT_COMPACT_MUTATIONS=${ZT_COMPACT_MUTATIONS:-100}
 
-step "cargo test --no-default-features (no_std, no alloc: zero-allocation test, unit tests, hostile files, compact vs full reader)"
-cargo test -p ztensor --no-default-features --lib --test zero_alloc --test hostile --test compact
+# The readers and error names (Cargo.toml): every one of them, as
+# `default` has, for the builds without `default` that test the same code
+# as before these were features; the C library adds its `texts`.
+readers=v0,v1-legacy,v2,error-names
 
-step "cargo test --no-default-features --features alloc"
-cargo test -p ztensor --no-default-features --features alloc --lib --test zero_alloc --test hostile --test compact
+step "cargo test --no-default-features (no_std, no alloc: zero-allocation test, unit tests, hostile files, compact vs full reader; and the unit tests with no reader feature: v0.1 and v2 files refused, no error names)"
+cargo test -p ztensor --no-default-features --features $readers --lib --test zero_alloc --test hostile --test compact
+cargo test -p ztensor --no-default-features --lib
 
-step "no_std build for the host"
+step "cargo test --no-default-features --features alloc (and the readers)"
+cargo test -p ztensor --no-default-features --features alloc,$readers --lib --test zero_alloc --test hostile --test compact
+
+step "no_std build for the host (no reader feature)"
 cargo build -p ztensor --no-default-features
 
 step "no_std build for thumbv7em-none-eabihf (Cortex-M4F); both no-heap C libraries (the compact one is also run by test-embedded.sh)"
 if rustup target list --installed 2>/dev/null | grep -qx thumbv7em-none-eabihf; then
-    cargo build -p ztensor --no-default-features --target thumbv7em-none-eabihf
-    cargo build --manifest-path ffi/Cargo.toml --no-default-features --target thumbv7em-none-eabihf
-    cargo build --manifest-path ffi/Cargo.toml --no-default-features --features compact --target thumbv7em-none-eabihf
+    cargo build -p ztensor --no-default-features --features $readers --target thumbv7em-none-eabihf
+    cargo build --manifest-path ffi/Cargo.toml --no-default-features --features $readers,texts --target thumbv7em-none-eabihf
+    cargo build --manifest-path ffi/Cargo.toml --no-default-features --features compact,$readers,texts --target thumbv7em-none-eabihf
 else
     warn "target thumbv7em-none-eabihf not installed (rustup target add thumbv7em-none-eabihf); embedded build NOT checked"
 fi
@@ -92,13 +98,13 @@ else
     warn "cmake not found (apt-get install cmake pkg-config valgrind); C examples NOT run"
 fi
 
-step "the firmware's cfgs: compact reader with --cfg ztensor_no_v1_1 (v1.2 and v2), its C layer also with ztensor_no_texts (numbers)"
-# Without libzstd (--features std): these tests decode no zstd, and the
-# zstd C library is not compiled once more for this target directory.
-RUSTFLAGS="${RUSTFLAGS:-} --cfg ztensor_no_v1_1" cargo test -p ztensor --no-default-features --features std \
-    --test compact --target-dir target/firmware-cfgs
-RUSTFLAGS="${RUSTFLAGS:-} --cfg ztensor_no_texts --cfg ztensor_no_v1_1" cargo test --manifest-path ffi/Cargo.toml \
-    --no-default-features --features std --lib compact --target-dir target/firmware-cfgs
+step "the firmware's features: compact reader without v1-legacy (v1.2 and v2), its C layer also without texts (numbers)"
+# `std` (which implies v0, v2 and error-names, not v1-legacy or texts)
+# without libzstd: these tests decode no zstd, and the zstd C library is
+# not compiled once more. In the usual target directories: a feature set
+# of its own rebuilds only the crates it changes (RUSTFLAGS rebuilt all).
+cargo test -p ztensor --no-default-features --features std --test compact
+cargo test --manifest-path ffi/Cargo.toml --no-default-features --features std --lib compact
 
 step "embedded: no-heap libztensor.a in a Cortex-M4F firmware under QEMU (budget line last)"
 if command -v arm-none-eabi-gcc >/dev/null && command -v qemu-system-arm >/dev/null && command -v cmake >/dev/null \

@@ -1,8 +1,8 @@
 #!/usr/bin/env bash
 # The embedded C library on a Cortex-M4F, under QEMU (docs/embedded.md):
 # builds libztensor.a without `std`, with `compact` (the compact reader)
-# and the firmware's cfgs (v1.2 and v2 files, zt_last_error as numbers),
-# for thumbv7em-none-eabihf, writes the v1.2 models with our writer (the v2
+# and the firmware's features (v1.2 and v2 files, zt_last_error as
+# numbers), for thumbv7em-none-eabihf, writes the v1.2 models with our writer (the v2
 # ones, written by upstream, are committed in examples-c/embedded/models/),
 # builds the firmware in examples-c/embedded/ with
 # CMake, runs it through ctest on qemu-system-arm -M mps2-an386, and
@@ -29,7 +29,7 @@ cd "$(dirname "$0")/.."
 # yet (docs/embedded.md has the figures): its ceiling sits a little above
 # the figure, so that growth is noticed; the stack's is the goal.
 # ZT_EMBEDDED_FLASH_MAX and ZT_EMBEDDED_STACK_MAX raise them to try other
-# cfgs.
+# features.
 FLASH_GOAL=24576
 STACK_GOAL=2048
 FLASH_MAX=${ZT_EMBEDDED_FLASH_MAX:-37376}
@@ -52,24 +52,26 @@ CARGO_TARGET_DIR="${CARGO_TARGET_DIR:-$PWD/target}" \
     cargo run -q --manifest-path ffi/Cargo.toml --example embedded_model -- "$out/models"
 
 # --features compact: the compact build (docs/embedded.md): the core's
-# compact reader, v1.x and v2 files, zstd not decoded. ztensor_no_legacy_v0
-# and ztensor_no_error_names change nothing in this build (measured). The
-# firmware's build adds the lean cfgs, ztensor_no_texts (zt_last_error as
-# numbers: the header's ZT_FAULT_* and ZT_REFUSAL_*) and ztensor_no_v1_1
-# (v1.2 and v2 files only). ZT_EMBEDDED_RUSTFLAGS replaces the firmware's
-# cfgs; the other set (phrases, v1.0-v1.2 and v2) is built too, and its
-# read path measured, for comparison.
-base_cfgs=""
-lean_cfgs="--cfg ztensor_no_texts --cfg ztensor_no_v1_1"
-cfgs=${ZT_EMBEDDED_RUSTFLAGS-$lean_cfgs}
-echo "--> libztensor.a: --no-default-features --features compact, profile embedded, thumbv7em-none-eabihf, $cfgs"
-RUSTFLAGS="${RUSTFLAGS:-} $cfgs" cargo rustc -q --manifest-path ffi/Cargo.toml --lib --crate-type staticlib \
-    --no-default-features --features compact --profile embedded --target thumbv7em-none-eabihf
+# compact reader, zstd not decoded. The firmware's features add `v2` (v1.2
+# and v2 files) and `error-names`, and leave out `texts` (zt_last_error as
+# numbers: the header's ZT_FAULT_* and ZT_REFUSAL_*) and `v1-legacy`.
+# `error-names` reads nothing more here, but without it the library is 4
+# bytes larger (measured: codegen); `v0` changes nothing (the compact
+# reader refuses v0.1 files either way). ZT_EMBEDDED_FEATURES replaces the
+# firmware's features; the other set (with `texts`: phrases, and
+# `v1-legacy`: v1.0-v1.2) is built too, and its read path measured, for
+# comparison.
+lean_features="compact,v2,error-names"
+full_features="compact,v2,error-names,texts,v1-legacy"
+features=${ZT_EMBEDDED_FEATURES-$lean_features}
+echo "--> libztensor.a: --no-default-features --features $features, profile embedded, thumbv7em-none-eabihf"
+cargo rustc -q --manifest-path ffi/Cargo.toml --lib --crate-type staticlib \
+    --no-default-features --features "$features" --profile embedded --target thumbv7em-none-eabihf
 lib=$PWD/ffi/target/thumbv7em-none-eabihf/embedded/libztensor.a
-if [ "$cfgs" = "$lean_cfgs" ]; then other_cfgs=$base_cfgs; else other_cfgs=$lean_cfgs; fi
-echo "--> for comparison, libztensor.a with ${other_cfgs:-no cfgs}"
-RUSTFLAGS="${RUSTFLAGS:-} $other_cfgs" cargo rustc -q --manifest-path ffi/Cargo.toml --lib --crate-type staticlib \
-    --no-default-features --features compact --profile embedded --target thumbv7em-none-eabihf \
+if [ "$features" = "$lean_features" ]; then other_features=$full_features; else other_features=$lean_features; fi
+echo "--> for comparison, libztensor.a with --features $other_features"
+cargo rustc -q --manifest-path ffi/Cargo.toml --lib --crate-type staticlib \
+    --no-default-features --features "$other_features" --profile embedded --target thumbv7em-none-eabihf \
     --target-dir "$out/other"
 other_lib=$out/other/thumbv7em-none-eabihf/embedded/libztensor.a
 
@@ -160,9 +162,9 @@ echo "flash by the functions a firmware calls (the library alone, linked with on
 read_path "$lib" open-find-ptr-verify zt_open_mem_into zt_find zt_component_ptr zt_verify zt_status_str zt_last_error
 fw_calls=(zt_open_mem_into zt_object_count zt_object_at zt_find zt_object_name zt_object_shape zt_object_get_info
     zt_attribute_find zt_component zt_component_ptr zt_verify zt_status_str zt_last_error)
-echo "the firmware's read path (the functions firmware.elf calls), with the firmware's cfgs and with the other ones (${other_cfgs:-none}):"
-read_path "$lib" firmware-cfgs "${fw_calls[@]}"
-read_path "$other_lib" other-cfgs "${fw_calls[@]}"
+echo "the firmware's read path (the functions firmware.elf calls), with --features $features and with $other_features:"
+read_path "$lib" firmware-features "${fw_calls[@]}"
+read_path "$other_lib" other-features "${fw_calls[@]}"
 echo "ram: $static_ram static + $handle handle; name index: $slot bytes per object (caller's array)"
 echo "stack: $stack bytes the library uses (each call from its caller's stack pointer); $program_stack bytes from the firmware's main, with the harness's frames"
 # The painted peak is the measurement; the call graph says where it goes.

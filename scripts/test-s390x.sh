@@ -81,6 +81,6 @@ start=$(date +%s)
 # qemu's locks can leave the child hung before it execs (seen once, in
 # writer_v2). The timeout turns any other hang into a failure.
 timeout "${ZT_S390X_TIMEOUT:-2400}" \
-    cargo test -p ztensor --release --target "$TARGET" --no-default-features --features std \
+    cargo test -p ztensor --release --target "$TARGET" --no-default-features --features std,v1-legacy \
         --no-fail-fast "${targets[@]}" -- --test-threads=1 "${skips[@]}"
 echo "s390x (big-endian, qemu-user) tests passed in $(($(date +%s) - start)) s"

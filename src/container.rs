@@ -252,29 +252,28 @@ mod tests {
     }
 }
 
-/// Whether this build reads format v2 files: yes unless built with
-/// `--cfg ztensor_no_v2` (the firmware build), which leaves the v2 reader
-/// out and refuses v2 files as an unsupported version.
-pub(crate) const READS_V2: bool = !cfg!(ztensor_no_v2);
+/// Whether this build reads format v2 files: yes with the `v2` feature (in
+/// `default`, implied by `std`); without it (a firmware that reads v1.x
+/// only) the v2 reader is left out and v2 files are refused as an
+/// unsupported version.
+pub(crate) const READS_V2: bool = cfg!(feature = "v2");
 
-#[cfg(all(test, feature = "std"))]
+#[cfg(test)]
 mod v2_gate_tests {
     use crate::File;
 
-    fn v2_file() -> std::vec::Vec<u8> {
-        std::fs::read(concat!(env!("CARGO_MANIFEST_DIR"), "/tests/fixtures/v2/valid/tied.zt")).unwrap()
-    }
+    const V2_FILE: &[u8] = include_bytes!(concat!(env!("CARGO_MANIFEST_DIR"), "/tests/fixtures/v2/valid/tied.zt"));
 
-    #[cfg(not(ztensor_no_v2))]
+    #[cfg(feature = "v2")]
     #[test]
     fn v2_files_are_read() {
-        assert_eq!(File::parse(&v2_file()).unwrap().version().major, 2);
+        assert_eq!(File::parse(V2_FILE).unwrap().version().major, 2);
     }
 
-    #[cfg(ztensor_no_v2)]
+    #[cfg(not(feature = "v2"))]
     #[test]
     fn v2_files_are_refused_without_the_v2_reader() {
-        let e = File::parse(&v2_file()).unwrap_err();
+        let e = File::parse(V2_FILE).unwrap_err();
         assert_eq!(e.kind(), crate::ErrorKind::UnsupportedVersion { major: 2 }, "{e:?}");
     }
 }

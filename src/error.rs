@@ -169,14 +169,14 @@ pub enum ErrorKind {
 }
 
 /// Whether errors keep the names they concern (object, component role,
-/// offending value): yes unless built with `--cfg ztensor_no_error_names`
-/// (the firmware build), where every `Result` on the stack carries an
-/// `Error` and its names cost stack and flash; [`Error::object`],
-/// [`Error::role`] and [`Error::value`] then answer `None`.
-const KEEP_NAMES: bool = !cfg!(ztensor_no_error_names);
+/// offending value): yes with the `error-names` feature (in `default`,
+/// implied by `std`). Without it, every `Result` on the stack carries a
+/// smaller `Error` (names cost stack and flash), and [`Error::object`],
+/// [`Error::role`] and [`Error::value`] answer `None`.
+const KEEP_NAMES: bool = cfg!(feature = "error-names");
 
 /// Longest name fragment kept inline in an [`Error`]: 48 bytes, 16
-/// without `alloc` (firmware), 0 with `--cfg ztensor_no_error_names`.
+/// without `alloc` (firmware), 0 without `error-names`.
 pub const NAME_CAP: usize = if !KEEP_NAMES {
     0
 } else if cfg!(feature = "alloc") {
@@ -324,7 +324,7 @@ impl Error {
     }
 
     /// Name of the object concerned, if known (truncated to 48 bytes, 16 without `alloc`, at a character boundary;
-    /// never kept with `--cfg ztensor_no_error_names`).
+    /// never kept without `error-names`).
     pub fn object(&self) -> Option<&Name> {
         self.object.as_ref()
     }

@@ -40,9 +40,9 @@ pub struct File<'a> {
     #[cfg(feature = "alloc")]
     index: crate::index::Index,
     /// The v2 manifest, for a v2 file. Without the v2 reader
-    /// (`--cfg ztensor_no_v2`: no v2 file opens) `File` keeps no room for
+    /// (without `v2`: no v2 file opens) `File` keeps no room for
     /// one: 88 bytes less on 32-bit targets, in every frame holding a `File`.
-    #[cfg(not(ztensor_no_v2))]
+    #[cfg(feature = "v2")]
     v2: Option<crate::v2::Manifest<'a>>,
 }
 
@@ -154,7 +154,7 @@ impl<'a> File<'a> {
             count: root.count,
             #[cfg(feature = "alloc")]
             index: root.index,
-            #[cfg(not(ztensor_no_v2))]
+            #[cfg(feature = "v2")]
             v2: None,
         })
     }
@@ -223,7 +223,7 @@ impl<'a> File<'a> {
             count,
             #[cfg(feature = "alloc")]
             index: crate::index::Index::key_ordered(names),
-            #[cfg(not(ztensor_no_v2))]
+            #[cfg(feature = "v2")]
             v2: Some(m),
         }
     }
@@ -231,9 +231,9 @@ impl<'a> File<'a> {
     /// The v2 manifest, for a v2 file (`None` for v1.x and v0.1): the v2
     /// reader's own view of it ([`crate::v2`]), with its shard table.
     pub fn v2(&self) -> Option<&crate::v2::Manifest<'a>> {
-        #[cfg(ztensor_no_v2)]
+        #[cfg(not(feature = "v2"))]
         return None;
-        #[cfg(not(ztensor_no_v2))]
+        #[cfg(feature = "v2")]
         self.v2.as_ref()
     }
 

@@ -6,7 +6,10 @@
 //! [`Component`]s, attributes as lazy CBOR [`Value`]s, and zero-copy data.
 //!
 //! Features: none (`no_std`, no heap), `alloc` (name index built at open;
-//! zstd, writer), `std` (default; files and the `zt` command).
+//! zstd, writer), `std` (default; files and the `zt` command). What is read
+//! is additive too, all in `default`: `v0` (v0.1 files), `v1-legacy` (v1.0
+//! and v1.1 files in [`compact`]), `v2` (v2 files) and `error-names`
+//! (errors keep the names they concern); `std` implies all but `v1-legacy`.
 //!
 //! ```
 //! # fn main() -> Result<(), ztensor::Error> {

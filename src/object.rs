@@ -161,11 +161,11 @@ pub struct Components<'a> {
 impl<'a> Components<'a> {
     /// A v2 `f4_e2m1` part with the element count its final-nibble rule needs.
     fn with_elements(&self, mut c: Component<'a>) -> Component<'a> {
-        #[cfg(not(ztensor_no_v2))]
+        #[cfg(feature = "v2")]
         if let (Some(LogicalType::F4E2M1), Some(v), Some(owner)) = (c.logical, c.v2.as_mut(), self.owner) {
             v.elements = crate::v2::view::elements(self.ctx.buf, owner, c.role);
         }
-        #[cfg(ztensor_no_v2)]
+        #[cfg(not(feature = "v2"))]
         let _ = (&mut c, self.owner);
         c
     }
@@ -278,9 +278,9 @@ pub struct Component<'a> {
     pub(crate) endian: Endian,
     pub(crate) fields: Map<'a>,
     /// What a v2 part adds (`None` for v1.x and v0.1); left out with the v2
-    /// reader (`--cfg ztensor_no_v2`: 40 bytes less per component on 32-bit
+    /// reader (without `v2`: 40 bytes less per component on 32-bit
     /// targets). Read through [`Component::v2_ref`].
-    #[cfg(not(ztensor_no_v2))]
+    #[cfg(feature = "v2")]
     pub(crate) v2: Option<V2Ref<'a>>,
     /// Whether whole reads check the digest ([`Component::unverified`] clears it).
     pub(crate) verify_reads: bool,
@@ -454,7 +454,7 @@ impl<'a> Component<'a> {
             digest: None,
             endian: Endian::Little,
             fields,
-            #[cfg(not(ztensor_no_v2))]
+            #[cfg(feature = "v2")]
             v2: None,
             verify_reads: true,
         }
@@ -463,9 +463,9 @@ impl<'a> Component<'a> {
     /// What a v2 part adds (`None` for v1.x and v0.1, and always without the v2 reader).
     #[inline(always)]
     pub(crate) fn v2_ref(&self) -> Option<V2Ref<'a>> {
-        #[cfg(not(ztensor_no_v2))]
+        #[cfg(feature = "v2")]
         return self.v2;
-        #[cfg(ztensor_no_v2)]
+        #[cfg(not(feature = "v2"))]
         return None;
     }
 

@@ -617,10 +617,11 @@ fn fold_answers(mut h: u64, bytes: &[u8]) -> u64 {
     h
 }
 
-/// The golden answers: `tests/compact_faults.txt`; built with `--cfg
-/// ztensor_no_v1_1` (v1.0 and v1.1 refused: the firmware's reader),
+/// The golden answers: `tests/compact_faults.txt`; built without
+/// `v1-legacy` (v1.0 and v1.1 refused: the firmware's reader),
 /// `tests/compact_faults_v1_2.txt`.
-const FAULTS: &str = if cfg!(ztensor_no_v1_1) { "tests/compact_faults_v1_2.txt" } else { "tests/compact_faults.txt" };
+const FAULTS: &str =
+    if cfg!(feature = "v1-legacy") { "tests/compact_faults.txt" } else { "tests/compact_faults_v1_2.txt" };
 
 /// Mutations per fixture in the fingerprints (a few for the 2.8 MB one).
 const FAULT_MUTATIONS: usize = 1500;

@@ -1,5 +1,5 @@
 //! The numbers `zt_last_error()` gives instead of phrases in a compact
-//! build with `--cfg ztensor_no_texts` (docs/embedded.md): `fault N
+//! build without `texts` (docs/embedded.md): `fault N
 //! (manifest byte B)` names a `ZT_FAULT_*` (the reader's refusal or the
 //! first problem verification found), `refusal N` a `ZT_REFUSAL_*` (the C
 //! layer's own: an argument, a name not found, a buffer too small). Each
@@ -29,7 +29,7 @@ pub const ZT_FAULT_WRONG_TYPE: u32 = 8;
 pub const ZT_FAULT_MISSING: u32 = 9;
 /// "bad version": `version` is not `MAJOR.MINOR[.PATCH]`.
 pub const ZT_FAULT_BAD_VERSION: u32 = 10;
-/// "unsupported version": A major version other than 1 (or, built with `--cfg ztensor_no_v1_1`, a v1.0 or v1.1 file).
+/// "unsupported version": A major version other than 1 (or, built without `v1-legacy`, a v1.0 or v1.1 file).
 pub const ZT_FAULT_VERSION: u32 = 11;
 /// "empty name or role": An empty object name or role.
 pub const ZT_FAULT_EMPTY_NAME: u32 = 12;

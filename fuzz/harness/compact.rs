@@ -14,7 +14,7 @@
 //!   manifest byte ([`same_first_error`]); v0.1 files (which the full reader reads)
 //!   are refused by the compact reader as `Unsupported`, and so are v2
 //!   sharded files and data shards that the full reader opens (and v2
-//!   files in a build with `--cfg ztensor_no_v2`);
+//!   files in a build without `v2`);
 //! - opening with 0, 1 and 8 slots: without `alloc`, the same outcome as
 //!   `File::parse_with_scratch` with as many entries; with `alloc` the full
 //!   reader takes the heap for what does not fit the caller's scratch (it
@@ -30,7 +30,7 @@
 //!   only, and all checks allowing unverifiable digests: the
 //!   report's counts and the status class of its first problem.
 //!
-//! Built with `--cfg ztensor_no_v1_1` (the firmware's compact reader
+//! Built without `v1-legacy` (the firmware's compact reader
 //! reads v1.2 only), v1.0 and v1.1 files must be refused as unsupported
 //! (`Kind::Version`) instead.
 //!
@@ -447,11 +447,11 @@ pub fn differential(bytes: &[u8], alloc: bool) -> Result<(), String> {
             .is_ok_and(|m| m.is_data_shard() || m.shards().next().is_some());
     let generation = matches!(layout, Some(Layout::V0))
         || sharded
-        || (cfg!(ztensor_no_v2) && layout == Some(Layout::V2));
-    // Built with `--cfg ztensor_no_v1_1`, the compact reader refuses v1.0
+        || (!cfg!(feature = "v2") && layout == Some(Layout::V2));
+    // Built without `v1-legacy`, the compact reader refuses v1.0
     // and v1.1 files as unsupported when it reads their version (before
     // that, it refuses what it finds as the full reader does).
-    if cfg!(ztensor_no_v1_1) && !generation && layout != Some(Layout::V2) {
+    if !cfg!(feature = "v1-legacy") && !generation && layout != Some(Layout::V2) {
         let old = full.as_ref().ok().map(|f| f.version().minor < 2);
         let version = matches!(&comp, Err(f) if f.kind == compact::Kind::Version);
         match (old, version) {

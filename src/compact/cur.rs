@@ -22,11 +22,11 @@ pub(crate) struct Cur<'a> {
 }
 
 /// Deepest container nesting of a v2 manifest below its root map (§3.1).
-#[cfg(not(ztensor_no_v2))]
+#[cfg(feature = "v2")]
 pub(crate) const MAX_DEPTH_V2: usize = 32;
 
 /// No previous key yet (a map's key order, [`Cur::key_order`]).
-#[cfg(not(ztensor_no_v2))]
+#[cfg(feature = "v2")]
 pub(crate) const NO_KEY: usize = usize::MAX;
 
 /// Whether a head `width` bytes long with argument `arg` (`None`:
@@ -49,7 +49,7 @@ impl<'a> Cur<'a> {
         Cur { m, pos, fault: None, det: false }
     }
 
-    #[cfg(not(ztensor_no_v2))]
+    #[cfg(feature = "v2")]
     /// A cursor of the deterministic dialect (v2, §3.1).
     pub fn det(m: &'a [u8], pos: usize) -> Self {
         Cur { m, pos, fault: None, det: true }
@@ -95,7 +95,7 @@ impl<'a> Cur<'a> {
         };
         self.pos = end;
         // (Never in a build without the v2 reader: no code for it there.)
-        if !cfg!(ztensor_no_v2) && self.det && !shortest(m, arg, end - start) {
+        if cfg!(feature = "v2") && self.det && !shortest(m, arg, end - start) {
             self.fail(Kind::NotDeterministic, start);
             return None;
         }
@@ -205,7 +205,7 @@ impl<'a> Cur<'a> {
             self.fail(kind, bad.at);
         }
     }
-    #[cfg(not(ztensor_no_v2))]
+    #[cfg(feature = "v2")]
     /// The key that started at `start` (and ends at the cursor) comes
     /// after the map's previous key, at `*prev` ([`NO_KEY`] for none), in
     /// bytewise order of their encodings (§3.1: which also refuses a key
@@ -221,7 +221,7 @@ impl<'a> Cur<'a> {
         *prev = start;
     }
 
-    #[cfg(not(ztensor_no_v2))]
+    #[cfg(feature = "v2")]
     /// A key of a v2 map nested `depth` below the root: `Some(bytes)` for
     /// text (UTF-8 checked), any other key walked; its order checked.
     pub fn key(&mut self, depth: usize, prev: &mut usize) -> Option<&'a [u8]> {
@@ -236,7 +236,7 @@ impl<'a> Cur<'a> {
         key
     }
 
-    #[cfg(not(ztensor_no_v2))]
+    #[cfg(feature = "v2")]
     /// Walk one item nested `depth` below the root in the deterministic
     /// dialect (§3.1): well formed, shortest heads, definite lengths, no
     /// tags, only false, true, null and canonical floats of the simple

@@ -84,7 +84,7 @@ kinds! {
     Missing = Format, "field missing";
     /// `version` is not `MAJOR.MINOR[.PATCH]`.
     BadVersion = Format, "bad version";
-    /// A major version other than 1 (or, built with `--cfg ztensor_no_v1_1`, a v1.0 or v1.1 file).
+    /// A major version other than 1 (or, built without `v1-legacy`, a v1.0 or v1.1 file).
     Version = Unsupported, "unsupported version";
     /// An empty object name or role.
     EmptyName = Format, "empty name or role";

@@ -7,7 +7,7 @@
 //! [`Fault`] (a kind and a manifest byte, 8 bytes) instead of an
 //! [`crate::Error`], and the views decode only what is asked.
 //! v0.1 files are refused as [`Status::Unsupported`] (and v2 files in a
-//! build with `--cfg ztensor_no_v2`), and so are v2 sharded files and data
+//! build without `v2`), and so are v2 sharded files and data
 //! shards (see `v2.rs`); zstd components are listed but not decoded.
 //!
 //! Memory: the caller's `slots` serve as scratch while [`File::open`]
@@ -30,9 +30,9 @@
 mod cur;
 mod fault;
 mod pass;
-#[cfg(not(ztensor_no_v2))]
+#[cfg(feature = "v2")]
 mod pass_v2;
-#[cfg(not(ztensor_no_v2))]
+#[cfg(feature = "v2")]
 mod v2;
 mod verify;
 mod view;
@@ -82,7 +82,7 @@ impl<'a> File<'a> {
         slots: &'a mut [Slot],
         place: &'p mut core::mem::MaybeUninit<File<'a>>,
     ) -> Result<&'p mut File<'a>, Fault> {
-        #[cfg(not(ztensor_no_v2))]
+        #[cfg(feature = "v2")]
         if crate::v2::container::has_magic(bytes) {
             return v2::open(bytes, slots, place);
         }
@@ -181,7 +181,7 @@ impl<'a> File<'a> {
         c: &Component<'a>,
         bytes: &[u8],
     ) -> Result<(), Fault> {
-        #[cfg(not(ztensor_no_v2))]
+        #[cfg(feature = "v2")]
         if self.version.major == 2 {
             return v2::check_decoded(self.m, o, c, bytes);
         }
@@ -192,7 +192,7 @@ impl<'a> File<'a> {
     /// The encoding's identifier as the file spells it: v2's `encoding`
     /// text (§3.4; an unregistered one included), else the encoding's name.
     pub fn encoding_id(&self, c: &Component<'a>) -> &'a str {
-        #[cfg(not(ztensor_no_v2))]
+        #[cfg(feature = "v2")]
         if self.version.major == 2 {
             return v2::encoding_id(self.m, c);
         }
@@ -204,7 +204,7 @@ impl<'a> File<'a> {
     /// counted in a [`Report`]; zstd components' data is not decoded
     /// ([`Status::Unsupported`] when data checks are asked for).
     pub fn verify(&self, options: crate::verify::Options) -> Report {
-        #[cfg(not(ztensor_no_v2))]
+        #[cfg(feature = "v2")]
         if self.version.major == 2 {
             return v2::verify(self, options);
         }

@@ -194,7 +194,7 @@ fn root(p: &mut Pass<'_, '_>, root: &mut Root) {
             RootKey::Version => {
                 let at = p.c.pos;
                 match Version::parse(p.c.str()) {
-                    Some(v) if v.major == 1 && !(cfg!(ztensor_no_v1_1) && v.minor < 2) => p.version = v,
+                    Some(v) if v.major == 1 && (cfg!(feature = "v1-legacy") || v.minor >= 2) => p.version = v,
                     Some(_) => p.c.fail(Kind::Version, at),
                     None => p.c.fail(Kind::BadVersion, at),
                 }
@@ -458,11 +458,11 @@ pub(super) fn read_fields<'a>(p: &mut Pass<'a, '_>, out: &mut Component<'a>) -> 
 }
 
 /// A v1.0 or v1.1 file (some rules differ): never in a build that reads
-/// v1.2 only (`--cfg ztensor_no_v1_1`: the firmware's), which refuses the
+/// v1.2 only (without `v1-legacy`: the firmware's), which refuses the
 /// others as an unsupported version when it reads theirs.
 #[inline(always)]
 fn before_1_2(v: Version) -> bool {
-    !cfg!(ztensor_no_v1_1) && v.minor < 2
+    cfg!(feature = "v1-legacy") && v.minor < 2
 }
 
 /// Text that names nothing known: invalid UTF-8 is said first.

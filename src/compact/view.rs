@@ -215,7 +215,7 @@ impl<'a> Object<'a> {
     }
 
     /// Where the object's name is in the manifest (its map follows).
-    #[cfg_attr(ztensor_no_v2, allow(dead_code))]
+    #[cfg_attr(not(feature = "v2"), allow(dead_code))]
     pub(crate) fn name_pos(&self) -> usize {
         self.name
     }
@@ -226,9 +226,9 @@ impl<'a> Object<'a> {
         // (The name from the packed list: no table of the key's names.)
         let name = match key {
             // v2 (§3.3) names two of the object's fields differently.
-            #[cfg(not(ztensor_no_v2))]
+            #[cfg(feature = "v2")]
             ObjectKey::Format if self.version.major == 2 => "layout",
-            #[cfg(not(ztensor_no_v2))]
+            #[cfg(feature = "v2")]
             ObjectKey::Components if self.version.major == 2 => "parts",
             _ => ObjectKey::PACKED.get(key as usize),
         };
@@ -283,7 +283,7 @@ impl<'a> Object<'a> {
 }
 
 /// A v2 object as its layout's rules read it (§5).
-#[cfg(not(ztensor_no_v2))]
+#[cfg(feature = "v2")]
 impl<'a> crate::v2::layout::Shaped<'a> for Object<'a> {
     fn layout(&self) -> &'a str {
         text(self.m, self.field(ObjectKey::Format))
@@ -421,7 +421,7 @@ impl<'a> Iterator for Components<'a> {
             return None;
         }
         self.left -= 1;
-        #[cfg(not(ztensor_no_v2))]
+        #[cfg(feature = "v2")]
         if self.version.major == 2 {
             return super::v2::next_component(self.m, &mut self.pos);
         }

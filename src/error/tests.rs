@@ -2,7 +2,7 @@ use super::*;
 extern crate alloc;
 use alloc::string::ToString;
 
-#[cfg(not(ztensor_no_error_names))]
+#[cfg(feature = "error-names")]
 #[test]
 fn display_is_one_line_with_location() {
     let e = Error::at(ErrorKind::Misaligned { offset: 65 }, 120)
@@ -25,7 +25,7 @@ fn long_names_truncate_on_char_boundary() {
     assert!(n.as_str().chars().all(|c| c == 'é'));
 }
 
-#[cfg(not(ztensor_no_error_names))]
+#[cfg(feature = "error-names")]
 #[test]
 fn messages_name_the_offending_value() {
     let e = Error::at(ErrorKind::UnknownDType, 7).with_value("f31").in_object("w");
@@ -45,7 +45,7 @@ fn offsets_are_kept_and_first_wins() {
     assert_eq!(Error::at(ErrorKind::CborEof, (1 << 30) + 5).manifest_offset(), Some((1 << 30) + 5));
 }
 
-#[cfg(ztensor_no_error_names)]
+#[cfg(not(feature = "error-names"))]
 #[test]
 fn no_names_are_kept_with_no_error_names() {
     let e = Error::at(ErrorKind::UnknownDType, 7).with_value("f31").in_object("w").in_component("data");
@@ -67,7 +67,7 @@ fn a_missing_footer_is_not_called_bad_magic() {
     assert!(e.to_string().starts_with("truncated v2 file") && e.to_string().contains("40-byte footer"), "{e}");
 }
 
-#[cfg(not(ztensor_no_error_names))]
+#[cfg(feature = "error-names")]
 #[test]
 fn first_location_wins() {
     let e = Error::new(ErrorKind::NotFound).in_object("a").in_object("b");

@@ -40,10 +40,10 @@ pub(crate) struct Ctx<'a> {
     pub version: Version,
 }
 
-/// Whether this build reads v0.1 (`ZTEN0001`) files: yes unless built with
-/// `--cfg ztensor_no_legacy_v0` (firmware), which leaves their code out
-/// and refuses them as unsupported.
-pub(crate) const LEGACY_V0: bool = !cfg!(ztensor_no_legacy_v0);
+/// Whether this build reads v0.1 (`ZTEN0001`) files: yes with the `v0`
+/// feature (in `default`, implied by `std`); without it their code is left
+/// out and they are refused as unsupported.
+pub(crate) const LEGACY_V0: bool = cfg!(feature = "v0");
 
 impl Ctx<'_> {
     /// A v0.1 file (only in builds with `legacy-v0`).

@@ -148,7 +148,7 @@ pub(crate) fn validate<'a>(buf: &'a [u8], tail: &Tail, data: Option<&'a [u8]>, s
         Layout::V1 => v1::root(buf, &mut r, data, &mut pass)?,
         Layout::V0 if !LEGACY_V0 => {
             return Err(Error::new(ErrorKind::Unsupported {
-                what: "v0.1 files (this build was made with --cfg ztensor_no_legacy_v0)",
+                what: "v0.1 files (this build was made without the `v0` feature)",
             }))
         }
         Layout::V0 => {
@@ -293,13 +293,13 @@ mod tests {
         f
     }
 
-    #[cfg(not(ztensor_no_legacy_v0))]
+    #[cfg(feature = "v0")]
     #[test]
     fn v0_files_are_read() {
         assert_eq!(File::parse(&empty_v0()).unwrap().len(), 0);
     }
 
-    #[cfg(ztensor_no_legacy_v0)]
+    #[cfg(not(feature = "v0"))]
     #[test]
     fn v0_files_are_refused_without_legacy_v0() {
         let e = File::parse(&empty_v0()).unwrap_err();

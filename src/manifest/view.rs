@@ -184,13 +184,13 @@ impl<'a> Iterator for Objects<'a> {
 impl ExactSizeIterator for Objects<'_> {}
 
 /// Positions of every object, for a name index (v1.x and v0.1 by the skim).
-#[cfg(ztensor_no_v2)]
+#[cfg(not(feature = "v2"))]
 pub(crate) fn positions(ctx: Ctx<'_>, objs: (usize, Len), _count: usize) -> impl Iterator<Item = ObjPos> + '_ {
     super::skim::positions(ctx, objs)
 }
 
 /// Positions of every object, for a name index (v1.x and v0.1 by the skim).
-#[cfg(not(ztensor_no_v2))]
+#[cfg(feature = "v2")]
 pub(crate) fn positions(ctx: Ctx<'_>, objs: (usize, Len), count: usize) -> impl Iterator<Item = ObjPos> + '_ {
     let v2 = ctx.version.major == 2;
     let mut it = objects(ctx, if v2 { objs } else { (0, Some(0)) }, count);

@@ -58,7 +58,7 @@ pub(crate) mod wire;
 
 pub use error::{Error, Kind, Result};
 pub use layout::Profile;
-#[cfg_attr(ztensor_no_v2, allow(unused_imports))]
+#[cfg_attr(not(feature = "v2"), allow(unused_imports))]
 pub use manifest::{AttrValue, Attributes, Manifest, Object, Objects, Shard, Shards, MAX_RANK};
 pub use part::{Digest, Part};
 pub use spans::Span;

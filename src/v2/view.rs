@@ -27,7 +27,7 @@ pub(crate) fn profile<'a>(buf: &'a [u8], name: &'a str) -> Option<Profile<'a>> {
 
 /// Elements part `role` of the object called `name` holds, where its
 /// layout says (dense and MX `data`: the shape's product; sparse `values`: nnz).
-#[cfg_attr(ztensor_no_v2, allow(dead_code))]
+#[cfg_attr(not(feature = "v2"), allow(dead_code))]
 pub(crate) fn elements<'a>(buf: &'a [u8], name: &'a str, role: &str) -> Option<u64> {
     let o = object_named(buf, name)?;
     super::verify::elements(&o, &o.profile(), &o.part_set(), &o.part(role)?)

@@ -78,7 +78,7 @@ pub(crate) fn component<'a>(ctx: Ctx<'a>, p: Part<'a>) -> Component<'a> {
         digest: p.digest_text,
         endian: Endian::Little,
         fields: map_at(ctx.buf, p.pos),
-        #[cfg(not(ztensor_no_v2))]
+        #[cfg(feature = "v2")]
         v2: Some(crate::object::V2Ref { shard: p.shard, encoding: p.encoding, pos: p.pos, elements: None }),
         verify_reads: true,
     }

@@ -116,7 +116,7 @@ unsafe fn component<'a, 's>(
 /// The bytes `c` decodes to, when known: the stored length (raw), the
 /// declared size (zstd) or, where a v1.1 file declares none, the size
 /// shape and type imply for a dense object's `data` (as the full reader).
-#[cfg(not(ztensor_no_v1_1))]
+#[cfg(feature = "v1-legacy")]
 fn decoded_len(o: &Object<'_>, c: &Component<'_>) -> Option<u64> {
     match c.decoded_len() {
         None if c.role == "data" && o.format() == ztensor_core::Format::Dense => {
@@ -126,9 +126,9 @@ fn decoded_len(o: &Object<'_>, c: &Component<'_>) -> Option<u64> {
     }
 }
 
-/// [`decoded_len`] of a build that reads v1.2 only (`--cfg
-/// ztensor_no_v1_1`), where zstd components declare their size.
-#[cfg(ztensor_no_v1_1)]
+/// [`decoded_len`] of a build that reads v1.2 only (without
+/// `v1-legacy`), where zstd components declare their size.
+#[cfg(not(feature = "v1-legacy"))]
 fn decoded_len(_: &Object<'_>, c: &Component<'_>) -> Option<u64> {
     c.decoded_len()
 }
@@ -136,7 +136,7 @@ fn decoded_len(_: &Object<'_>, c: &Component<'_>) -> Option<u64> {
 /// `n * m`, `None` on overflow, for an `m` that is a power of two (a width
 /// times a ratio, at most 16): no carry comes up from the low half, so the
 /// product overflows exactly when the high half's does (32 x 32 bits).
-#[cfg(not(ztensor_no_v1_1))]
+#[cfg(feature = "v1-legacy")]
 fn mul_pow2(n: u64, m: u32) -> Option<u64> {
     ((n >> 32) * m as u64 >> 32 == 0).then(|| n.wrapping_mul(m as u64))
 }
@@ -152,13 +152,13 @@ fn describe_component(info: &mut zt_component_info, h: &zt_file, c: &Component<'
     info.dtype = c_dtype(c.dtype);
     // (A build without v2, the firmware's, meets raw and zstd only: one
     // test, for its flash budget.)
-    #[cfg(ztensor_no_v2)]
+    #[cfg(not(feature = "v2"))]
     let _ = h;
-    #[cfg(ztensor_no_v2)]
+    #[cfg(not(feature = "v2"))]
     if c.encoding != Encoding::Raw {
         info.encoding = zt_encoding::ZT_ENCODING_ZSTD;
     }
-    #[cfg(not(ztensor_no_v2))]
+    #[cfg(feature = "v2")]
     {
         info.encoding = match c.encoding {
             Encoding::Raw => zt_encoding::ZT_ENCODING_RAW,
@@ -181,9 +181,9 @@ fn describe_component(info: &mut zt_component_info, h: &zt_file, c: &Component<'
     if let Some(d) = c.digest {
         (info.digest, info.digest_len) = (d.as_ptr().cast(), d.len());
     }
-    #[cfg(ztensor_no_v2)]
+    #[cfg(not(feature = "v2"))]
     let id = c.encoding.name();
-    #[cfg(not(ztensor_no_v2))]
+    #[cfg(feature = "v2")]
     let id = h.file.encoding_id(c);
     (info.encoding_id, info.encoding_id_len) = (id.as_ptr().cast(), id.len());
 }
@@ -308,7 +308,7 @@ pub unsafe extern "C" fn zt_component_read(
         let bytes = h.file.stored(&c);
         // v2: an unknown logical type is not decoded, bool and f4_e2m1
         // bytes obey their rules (Appendix A), as the full library reads them.
-        #[cfg(not(ztensor_no_v2))]
+        #[cfg(feature = "v2")]
         {
             let (_, o) = arg!(object(file, obj))?;
             h.file.check_decoded(&o, c, bytes).map_err(|f| Fail::Fault(0, f))?;

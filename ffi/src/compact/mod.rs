@@ -56,7 +56,7 @@ macro_rules! msgs {
         }
 
         /// The texts in [`Msg`] order, NUL-separated.
-        #[cfg_attr(ztensor_no_texts, allow(dead_code))]
+        #[cfg_attr(not(feature = "texts"), allow(dead_code))]
         const TEXTS: &str = concat!($($text, "\0",)*);
 
         /// Every [`Msg`] with its status, for the tests.
@@ -117,13 +117,13 @@ impl Msg {
     }
 
     /// Whether it names a NULL argument (its text is the name).
-    #[cfg_attr(ztensor_no_texts, allow(dead_code))]
+    #[cfg_attr(not(feature = "texts"), allow(dead_code))]
     fn null(self) -> bool {
         (self as u32) < Msg::ForeignObject as u32
     }
 
     /// Its text in the table.
-    #[cfg_attr(ztensor_no_texts, allow(dead_code))]
+    #[cfg_attr(not(feature = "texts"), allow(dead_code))]
     fn text(self) -> &'static str {
         ztensor_core::compact::nth_text(TEXTS, self as usize)
     }
@@ -181,12 +181,12 @@ impl Fail {
         crate::message::with_last_error(|w| {
             let f = match self {
                 // (Without texts: its number, a `ZT_REFUSAL_*` of the header.)
-                #[cfg(ztensor_no_texts)]
+                #[cfg(not(feature = "texts"))]
                 Fail::Text(m) => {
                     w.put("refusal ");
                     return w.put_u32(m as u32);
                 }
-                #[cfg(not(ztensor_no_texts))]
+                #[cfg(feature = "texts")]
                 Fail::Text(m) => {
                     let (before, after) = if m.null() { ("`", "` is NULL") } else { ("", "") };
                     w.put(before);
@@ -207,12 +207,12 @@ impl Fail {
                 }
             };
             // (Without texts: its number, a `ZT_FAULT_*` of the header.)
-            #[cfg(ztensor_no_texts)]
+            #[cfg(not(feature = "texts"))]
             {
                 w.put("fault ");
                 w.put_u32(f.kind as u32);
             }
-            #[cfg(not(ztensor_no_texts))]
+            #[cfg(feature = "texts")]
             w.put(f.kind.message());
             w.put(" (manifest byte ");
             w.put_u32(f.at);

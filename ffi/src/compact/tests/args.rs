@@ -213,7 +213,7 @@ fn each_message_has_its_status_and_text() {
 }
 
 /// The header's ZT_FAULT_* and ZT_REFUSAL_* (what `zt_last_error` names in
-/// a build with `--cfg ztensor_no_texts`) are the kinds' and the C
+/// a build without `texts`) are the kinds' and the C
 /// refusals' numbers, all of them, and each one's comment quotes its phrase.
 #[test]
 fn fault_numbers() {
@@ -234,13 +234,13 @@ fn fault_numbers() {
         assert_eq!(phrase(name), kind.message(), "{name}");
         c::Fail::Fault(0, ztensor_core::compact::Fault { kind, at: 156 }).record();
         assert_eq!(last_error(), format!("{} (manifest byte 156)", said(kind)));
-        assert_eq!(said(kind), if cfg!(ztensor_no_texts) { format!("fault {i}") } else { phrase(name) });
+        assert_eq!(said(kind), if !cfg!(feature = "texts") { format!("fault {i}") } else { phrase(name) });
     }
     for (i, (value, m)) in refusals.into_iter().enumerate() {
         assert_eq!((value, m as u32, c::ALL[i].0 as u32), (i as u32, i as u32, i as u32));
         let name = src.lines().filter_map(|l| l.strip_prefix("pub const ")).nth(faults.len() + i).unwrap().split(':').next().unwrap();
         assert_eq!(c::Fail::Text(m).record(), c::ALL[i].1);
         assert_eq!(last_error(), refused(m, &phrase(name)), "{name}");
-        assert_eq!(refused(m, ""), if cfg!(ztensor_no_texts) { format!("refusal {i}") } else { String::new() });
+        assert_eq!(refused(m, ""), if !cfg!(feature = "texts") { format!("refusal {i}") } else { String::new() });
     }
 }

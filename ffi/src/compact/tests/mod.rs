@@ -69,10 +69,10 @@ fn no_heap_status(bytes: &[u8], slots: usize) -> zt_status {
     }
 }
 
-/// What `zt_last_error` calls a fault of `kind`: its phrase, or (built with
-/// `--cfg ztensor_no_texts`) its number, the header's `ZT_FAULT_*`.
+/// What `zt_last_error` calls a fault of `kind`: its phrase, or (built without
+/// `texts`) its number, the header's `ZT_FAULT_*`.
 fn said(kind: Kind) -> String {
-    if cfg!(ztensor_no_texts) {
+    if !cfg!(feature = "texts") {
         format!("fault {}", kind as u32)
     } else {
         kind.message().to_string()
@@ -80,9 +80,9 @@ fn said(kind: Kind) -> String {
 }
 
 /// What `zt_last_error` says of the C refusal `m` whose text is `text`: the
-/// text, or (`--cfg ztensor_no_texts`) its number, the header's `ZT_REFUSAL_*`.
+/// text, or (without `texts`) its number, the header's `ZT_REFUSAL_*`.
 fn refused(m: c::Msg, text: &str) -> String {
-    if cfg!(ztensor_no_texts) {
+    if !cfg!(feature = "texts") {
         format!("refusal {}", m as u32)
     } else {
         text.to_string()
@@ -378,13 +378,14 @@ fn check_file(l: &str, bytes: &[u8], thorough: bool) {
         && st.status == ZT_OK
         && ztensor_core::v2::Manifest::parse(bytes).is_ok_and(|m| m.is_data_shard() || m.shards().next().is_some());
     // What the compact build reads: v1.x, and v2 but sharded files.
-    let readable = !matches!(layout, Some(Layout::V0)) && !sharded && !(cfg!(ztensor_no_v2) && layout == Some(Layout::V2));
+    let readable =
+        !matches!(layout, Some(Layout::V0)) && !sharded && (cfg!(feature = "v2") || layout != Some(Layout::V2));
     let plenty = tail.map_or(0, |t| t.manifest_len as usize) + 64;
     let full = open_compact(bytes, plenty);
-    // Built with `--cfg ztensor_no_v1_1` (the firmware's), v1.0 and v1.1
+    // Built without `v1-legacy` (the firmware's), v1.0 and v1.1
     // files are refused as unsupported once their version is read (a fault
     // before it, as the full library says).
-    if cfg!(ztensor_no_v1_1) && layout == Some(Layout::V1) {
+    if !cfg!(feature = "v1-legacy") && layout == Some(Layout::V1) {
         let old = (st.status == ZT_OK).then(|| {
             let mut info = zeroed::<crate::zt_file_info>();
             assert_eq!(unsafe { s::zt_file_get_info(st.f, &mut info) }, ZT_OK);
@@ -501,7 +502,7 @@ fn files_by_hand_say_the_same_through_both_builds() {
         let (_, b) = files.iter().find(|(n, _)| n == name).unwrap();
         let h = open_compact(b, 64);
         // (A v1.1 file, signed indices allowed: refused by a v1.2-only build.)
-        if cfg!(ztensor_no_v1_1) && name == "sparse negative index" {
+        if !cfg!(feature = "v1-legacy") && name == "sparse negative index" {
             assert_eq!(h.status, ZT_ERR_UNSUPPORTED, "{name}");
             continue;
         }
