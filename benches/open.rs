@@ -15,6 +15,9 @@
 //!   feature) the name index.
 //! * `ours/parse+names` — the same, then walking `file.objects()` and
 //!   touching every name.
+//! * `ours/compact_open` — `ztensor::compact::File::open(&bytes, slots)`:
+//!   the compact reader (the firmware's; no heap) on the same file, with
+//!   one slot per object as its name index (plus room for its scratch).
 //! * `ref/open_path` — `ztensor_ref::Reader::open(path)`: `File::open`,
 //!   a `BufReader`, read magic + footer, read the manifest into a `Vec`,
 //!   `ciborium::from_reader` into `Manifest { objects: BTreeMap<String,
@@ -123,6 +126,13 @@ fn build(n: usize) -> Inputs {
     inputs
 }
 
+/// Slots for the compact reader: one per object for its name index, and
+/// as many again as scratch (a v1.x file's names out of byte order are
+/// sorted in them).
+fn compact_slots(n: usize) -> Vec<[u64; 2]> {
+    vec![[0u64; 2]; 2 * n + 64]
+}
+
 /// Every contestant agrees on the same N tensors before anything is timed.
 fn check(n: usize, inp: &Inputs) {
     let last = name(n - 1);
@@ -133,6 +143,12 @@ fn check(n: usize, inp: &Inputs) {
     assert_eq!(ours.objects().count(), n);
     let o = ours.get(&last).expect("ours: last object");
     assert_eq!(o.data().unwrap().as_slice::<f32>().unwrap(), &values(n - 1)[..]);
+
+    let mut slots = compact_slots(n);
+    let compact = ztensor::compact::File::open(&inp.zt, &mut slots).expect("compact: open");
+    assert_eq!(compact.len(), n);
+    let (_, o) = compact.find(last.as_bytes()).expect("compact: last object");
+    assert_eq!(compact.stored(&o.component(b"data").unwrap()), &want[..]);
 
     let r = ztensor_ref::Reader::open(&inp.zt_path).expect("ref: open");
     assert_eq!(r.tensors().len(), n);
@@ -191,6 +207,10 @@ fn bench_open<M: Measurement>(c: &mut Criterion<M>) {
         let zt = &inp.zt[..];
         g.bench_function(BenchmarkId::new("ours", "parse"), |b| {
             b.iter(|| ztensor::File::parse(black_box(zt)).unwrap())
+        });
+        let mut slots = compact_slots(n);
+        g.bench_function(BenchmarkId::new("ours", "compact_open"), |b| {
+            b.iter(|| ztensor::compact::File::open(black_box(zt), &mut slots).unwrap().len())
         });
         g.bench_function(BenchmarkId::new("ours", "parse+names"), |b| {
             b.iter(|| {

@@ -100,7 +100,7 @@ impl<'a> File<'a> {
             attributes: root.attributes,
             index: &[],
         });
-        f.index = view::build_index(f, slots, root.ordered, root.sorted);
+        f.index = view::build_index(f, slots, root.ordered, false, root.sorted);
         Ok(f)
     }
 

@@ -19,6 +19,7 @@
 //! walked again when the pass finds one).
 
 use super::cur::{Cur, R, MAX_DEPTH_V2, NO_KEY};
+use super::view::LayoutFields;
 use super::{Fault, Kind};
 use crate::cbor::{decode_head, MAJOR_ARRAY, MAJOR_MAP, MAJOR_TEXT, MAJOR_UINT};
 use crate::scratch::Entry as Slot;
@@ -28,13 +29,15 @@ use crate::v2::types::DType;
 use crate::v2::{Digest, Part, MAX_RANK};
 
 /// What the pass found: where the objects are, whether their names ascend
-/// byte-wise (for the name index), and whether the file is sharded.
+/// byte-wise (for the name index), whether the file is sharded, and from
+/// which slot the objects' names are noted (see [`Pass::names`]).
 pub(crate) struct Root {
     pub objects: usize,
     pub count: usize,
     pub attributes: Option<usize>,
     pub ordered: bool,
     pub sharded: bool,
+    pub names: Option<usize>,
 }
 
 /// State of the pass: the cursor, the footer, the shard table, the spans
@@ -46,13 +49,23 @@ struct Pass<'a, 's> {
     shards: (usize, usize),
     slots: &'s mut [Slot],
     spans: usize,
+    /// The slot from which the objects' names are noted, one per object in
+    /// manifest order (word 0 as the name index has it before its sort),
+    /// in the slots past the spans: the index is then built with no second
+    /// walk of the objects. [`NONE`] when they do not fit, or once a span
+    /// needs their room (spans come first: the slots a file needs do not
+    /// change).
+    names: usize,
 }
+
+/// No names noted ([`Pass::names`]).
+const NONE: usize = usize::MAX;
 
 /// Validate the manifest `m` of a v2 file whose footer is `footer` (its
 /// container already checked, §2), with `slots` as scratch.
 pub(crate) fn validate(m: &[u8], footer: Footer, slots: &mut [Slot]) -> R<Root> {
-    let mut p = Pass { c: Cur::det(m, 0), footer, shards: (0, 0), slots, spans: 0 };
-    let mut root = Root { objects: 0, count: 0, attributes: None, ordered: true, sharded: false };
+    let mut p = Pass { c: Cur::det(m, 0), footer, shards: (0, 0), slots, spans: 0, names: NONE };
+    let mut root = Root { objects: 0, count: 0, attributes: None, ordered: true, sharded: false, names: None };
     self::root(&mut p, &mut root);
     if p.c.fault.is_some() {
         // A CBOR fault anywhere comes first (as in the v2 reader).
@@ -65,6 +78,7 @@ pub(crate) fn validate(m: &[u8], footer: Footer, slots: &mut [Slot]) -> R<Root> 
         p.c.done()?;
     }
     overlap(p.slots, p.spans)?;
+    root.names = (p.names != NONE).then_some(p.names);
     Ok(root)
 }
 
@@ -87,6 +101,8 @@ fn root(p: &mut Pass<'_, '_>, root: &mut Root) {
             Some(b"objects") => {
                 let n = p.c.container(MAJOR_MAP).unwrap_or(0);
                 (root.objects, root.count, objects) = (p.c.pos, n, true);
+                // The last `n` slots (no spans yet: they are the parts').
+                p.names = p.slots.len().checked_sub(n).unwrap_or(NONE);
                 root.ordered = self::objects(p, n);
             }
             Some(b"attributes") => {
@@ -186,8 +202,14 @@ fn shards(c: &mut Cur<'_>, n: usize) {
 fn objects(p: &mut Pass<'_, '_>, n: usize) -> bool {
     let mut len = Some(n);
     let (mut prev, mut ordered, mut last): (usize, bool, &[u8]) = (NO_KEY, true, &[]);
+    let mut i = 0;
     while p.c.more(&mut len) {
         let at = p.c.pos;
+        // (No slot past the last when none are noted.)
+        if let Some(s) = p.names.checked_add(i).and_then(|k| p.slots.get_mut(k)) {
+            s[0] = super::view::name_slot(at, i);
+        }
+        i += 1;
         let name = text_key(&mut p.c, &mut prev, Kind::WrongType).as_bytes();
         if !name_ok(name) {
             p.c.fail(Kind::Name, at);
@@ -200,19 +222,23 @@ fn objects(p: &mut Pass<'_, '_>, n: usize) -> bool {
 }
 
 /// One object map (§3.3), whose name is at `name`: shape, layout, parts
-/// (each checked, its blob placed), attributes; then its layout's rules.
+/// (each checked, its blob placed), attributes; then its layout's rules,
+/// on the fields where this read found them (no second scan of the map).
 #[inline(never)]
 fn object(p: &mut Pass<'_, '_>, name: usize) {
     let start = p.c.pos;
     let mut len = p.c.container(MAJOR_MAP);
     let (mut prev, mut seen, mut set) = (NO_KEY, 0u8, PartSet::new(0));
+    // Where the values of `layout`, `shape` and `attributes` start, for
+    // its layout's rules (absent: past the manifest).
+    let mut fields = [usize::MAX; 3];
     while p.c.more(&mut len) {
         let key = p.c.key(3, &mut prev);
         let c = &mut p.c;
         let at = c.pos;
         match key {
             Some(b"shape") => {
-                seen |= 1;
+                (seen, fields[1]) = (seen | 1, at);
                 let mut len = c.container(MAJOR_ARRAY);
                 if len.is_some_and(|r| r as u64 > MAX_RANK) {
                     c.fail(Kind::Rank, at);
@@ -228,7 +254,7 @@ fn object(p: &mut Pass<'_, '_>, name: usize) {
                 }
             }
             Some(b"layout") => {
-                seen |= 2;
+                (seen, fields[0]) = (seen | 2, at);
                 c.str();
             }
             Some(b"parts") => {
@@ -248,17 +274,19 @@ fn object(p: &mut Pass<'_, '_>, name: usize) {
                     set.push(&part(p, name));
                 }
             }
-            Some(b"attributes") => attributes(c, 3),
+            Some(b"attributes") => {
+                fields[2] = at;
+                attributes(c, 3);
+            }
             _ => c.walk_det(3),
         }
     }
     if seen != 7 {
         return p.c.fail(Kind::Missing, start);
     }
-    // The rules of its layout profile (§5), the v2 reader's, on the
-    // object read through the compact views.
+    // The rules of its layout profile (§5), the v2 reader's.
     if p.c.fault.is_none() {
-        let o = super::view::object_of(p.c.m, crate::types::Version::V2, name);
+        let o = LayoutFields::new(p.c.m, fields);
         if let Err(e) = crate::v2::layout::check(&o, &set) {
             p.c.fail(super::v2::fault(e).kind, name);
         }
@@ -359,6 +387,9 @@ impl Pass<'_, '_> {
     fn span(&mut self, file: u64, offset: u64, length: u64, at: usize) {
         if length == 0 {
             return;
+        }
+        if 2 * self.spans + 2 > self.names {
+            self.names = NONE;
         }
         match self.slots.get_mut(2 * self.spans..2 * self.spans + 2) {
             Some(s) => {

@@ -9,7 +9,7 @@
 //! the name index, as for v1.x. A v2 object is an [`Object`], a part a
 //! [`Component`] whose role is the part name (as `v2/wire.rs` maps them
 //! for [`crate::File`]), read with the pass's `read_part`; the layout
-//! rules read the compact [`Object`] through `layout::Shaped`.
+//! rules read the object's fields through `layout::Shaped` (`LayoutFields`).
 //!
 //! A sharded file (a shard table, §7) and a data shard are refused as
 //! [`Kind::Sharded`] once they are found valid: their parts lie in other
@@ -109,7 +109,9 @@ pub(crate) fn open<'a, 'p>(
         attributes: root.attributes,
         index: &[],
     });
-    f.index = super::view::build_index(f, slots, root.ordered, false);
+    // The index in the slots where the pass noted the names, if it could.
+    let slots = slots.get_mut(root.names.unwrap_or(0)..).unwrap_or_default();
+    f.index = super::view::build_index(f, slots, root.ordered, root.names.is_some(), false);
     Ok(f)
 }
 
@@ -150,7 +152,23 @@ fn part<'a>(m: &'a [u8], c: &Component<'a>) -> Option<Part<'a>> {
 fn profile<'a>(m: &'a [u8], o: &Object<'a>) -> (Profile<'a>, PartSet<'a>) {
     let mut set = PartSet::new(o.component_count());
     o.components().filter_map(|c| part(m, &c)).for_each(|p| set.push(&p));
-    (layout::check(o, &set).unwrap_or(Profile::Unknown(o.layout())), set)
+    let fields = o.layout_fields();
+    (
+        layout::check(&fields, &set).unwrap_or(Profile::Unknown(fields.layout())),
+        set,
+    )
+}
+
+/// The element count the logical type of part `p` of `o` sees (see
+/// `v2::verify::elements`). Out of line: the object's fields are not in
+/// the frames of the digest and data checks that follow.
+#[inline(never)]
+fn elements<'a>(
+    o: &Object<'a>,
+    (profile, set): (&Profile<'a>, &PartSet<'a>),
+    p: &Part<'_>,
+) -> Option<u64> {
+    crate::v2::verify::elements(&o.layout_fields(), profile, set, p)
 }
 
 /// The `encoding` text of a v2 component ("raw" for none, as
@@ -177,7 +195,7 @@ pub(crate) fn check_decoded<'a>(
     let Some(t) = p.logical() else { return Ok(()) };
     // (The f4_e2m1 padding rule needs the element count its layout gives.)
     let (profile, set) = profile(m, o);
-    let n = crate::v2::verify::elements(o, &profile, &set, &p).unwrap_or(0);
+    let n = elements(o, (&profile, &set), &p).unwrap_or(0);
     crate::v2::data::check_logical(t, n, bytes).map_err(|e| Fault {
         at: c.at as u32,
         ..fault(e)
@@ -247,7 +265,7 @@ fn verify_part<'a>(
         return;
     };
     let n = if opt.data {
-        crate::v2::verify::elements(o, profile, set, &p)
+        elements(o, (profile, set), &p)
     } else {
         None
     };
@@ -284,7 +302,9 @@ fn layout_data<'a>(f: &File<'a>, o: &Object<'a>, profile: Profile<'a>) -> Result
     match profile {
         Profile::Csr { index } => {
             let (ip, ix) = (bytes(b"indptr")?, bytes(b"indices")?);
-            let (rows, cols) = (o.dim(0).unwrap_or(0), o.dim(1).unwrap_or(0));
+            // (Dimensions taken off the front: a CSR shape has two.)
+            let mut dims = o.shape();
+            let (rows, cols) = (dims.pop(), dims.pop());
             crate::v2::data::check_csr(rows, cols, index, ip, ix).map_err(at)
         }
         Profile::Coo { index } => coo_data(o, index, bytes(b"coords")?).map_err(at),
@@ -297,10 +317,12 @@ fn layout_data<'a>(f: &File<'a>, o: &Object<'a>, profile: Profile<'a>) -> Result
 #[inline(never)]
 fn coo_data(o: &Object<'_>, index: crate::v2::types::DType, coords: &[u8]) -> Result<(), V2Error> {
     let mut shape = [0u64; crate::v2::MAX_RANK as usize];
-    for (s, d) in shape.iter_mut().zip(o.shape().dims()) {
-        *s = d;
+    let mut dims = o.shape();
+    let rank = dims.ndim;
+    for s in shape.iter_mut().take(rank) {
+        *s = dims.pop();
     }
-    crate::v2::data::check_coo(&shape[..o.rank()], index, coords)
+    crate::v2::data::check_coo(shape.get(..rank).unwrap_or(&[]), index, coords)
 }
 
 #[cfg(all(test, feature = "std"))]

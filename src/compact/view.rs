@@ -134,16 +134,19 @@ pub(crate) fn name_slot(k: usize, i: usize) -> u64 {
 
 /// The slots' name index, when there is one slot per object: word 0 of
 /// slot `k` is the name position and index of the `k`th name in byte
-/// order, word 1 of slot `i` the name position of object `i`. `sorted`:
-/// word 0 already holds the names sorted.
-pub(crate) fn build_index<'a>(f: &File<'a>, slots: &'a mut [Slot], ordered: bool, sorted: bool) -> &'a [Slot] {
+/// order, word 1 of slot `i` the name position of object `i`. `noted`:
+/// word 0 already holds the names in manifest order ([`name_slot`]);
+/// `sorted`: word 0 already holds them sorted.
+pub(crate) fn build_index<'a>(f: &File<'a>, slots: &'a mut [Slot], ordered: bool, noted: bool, sorted: bool) -> &'a [Slot] {
     let Some(slots) = slots.get_mut(..f.count) else { return &[] };
     if !sorted {
-        // (One slot per object: each name, then past its object.)
-        let mut k = f.objects;
-        for (i, s) in slots.iter_mut().enumerate() {
-            s[0] = name_slot(k, i);
-            k = skip(f.m, skip(f.m, k));
+        if !noted {
+            // (One slot per object: each name, then past its object.)
+            let mut k = f.objects;
+            for (i, s) in slots.iter_mut().enumerate() {
+                s[0] = name_slot(k, i);
+                k = skip(f.m, skip(f.m, k));
+            }
         }
         // (Names in ascending order, the usual case: no sort.)
         if !ordered {
@@ -237,8 +240,7 @@ impl<'a> Object<'a> {
 
     /// The object's shape.
     pub fn shape(&self) -> Shape<'a> {
-        let (first, ndim) = entries_of(self.m, self.field(ObjectKey::Shape), MAJOR_ARRAY);
-        Shape { m: self.m, first, ndim }
+        shape_at(self.m, self.field(ObjectKey::Shape))
     }
 
     /// The format's name (`dense`, ..., or another).
@@ -282,25 +284,80 @@ impl<'a> Object<'a> {
     }
 }
 
+/// The shape array whose head is at `pos` (none there: a scalar).
+fn shape_at(m: &[u8], pos: usize) -> Shape<'_> {
+    let (first, ndim) = entries_of(m, pos, MAJOR_ARRAY);
+    Shape { m, first, ndim }
+}
+
+/// What the layout rules (§5) read of a v2 object: its `layout`, `shape`
+/// and `attributes` (§3.3), from where they were found. The pass notes
+/// their positions as it reads the object, so the rules read no field
+/// through another scan of the object's map (its `parts` map comes first
+/// in key order, §3.1). One type for every caller of `layout::check`:
+/// its rules are compiled once.
+#[cfg(feature = "v2")]
+#[derive(Clone, Copy)]
+pub(crate) struct LayoutFields<'a> {
+    layout: &'a str,
+    shape: Shape<'a>,
+    /// The `attributes` map's head; when absent, a position past the
+    /// manifest (no item there: no attribute found).
+    attributes: usize,
+}
+
+#[cfg(feature = "v2")]
+impl<'a> LayoutFields<'a> {
+    /// The fields of an object of the validated manifest `m` whose
+    /// `layout`, `shape` and `attributes` values start at these positions
+    /// (past the manifest: absent).
+    pub(crate) fn new(m: &'a [u8], [layout, shape, attributes]: [usize; 3]) -> Self {
+        LayoutFields {
+            layout: text(m, layout),
+            shape: shape_at(m, shape),
+            attributes,
+        }
+    }
+}
+
+#[cfg(feature = "v2")]
+impl<'a> Object<'a> {
+    /// What the layout rules read of this (v2) object, each field found
+    /// by a scan of its map (the views' way; the pass has them at hand).
+    pub(crate) fn layout_fields(&self) -> LayoutFields<'a> {
+        let layout = text(self.m, self.field(ObjectKey::Format));
+        LayoutFields {
+            layout,
+            shape: self.shape(),
+            attributes: self.field(ObjectKey::Attributes),
+        }
+    }
+}
+
 /// A v2 object as its layout's rules read it (§5).
 #[cfg(feature = "v2")]
-impl<'a> crate::v2::layout::Shaped<'a> for Object<'a> {
+impl<'a> crate::v2::layout::Shaped<'a> for LayoutFields<'a> {
     fn layout(&self) -> &'a str {
-        text(self.m, self.field(ObjectKey::Format))
+        self.layout
     }
     fn rank(&self) -> usize {
-        self.shape().ndim
+        self.shape.ndim
     }
     fn dim(&self, i: usize) -> Option<u64> {
-        self.shape().dims().nth(i)
+        // (Dimension `i` taken off the front after the `i` before it.)
+        let mut s = self.shape;
+        for _ in 0..i.min(s.ndim) {
+            s.pop();
+        }
+        (s.ndim > 0).then(|| s.pop())
     }
     fn num_elements(&self) -> u64 {
-        self.shape().numel()
+        self.shape.numel()
     }
     fn attr(&self, within: Option<&crate::v2::Attributes<'a>>, key: &str) -> Option<crate::v2::AttrValue<'a>> {
         use crate::v2::{AttrValue, Attributes};
-        let m = self.m;
-        let v = field(m, within.map_or(self.field(ObjectKey::Attributes), |a| a.pos), key)?;
+        let m = self.shape.m;
+        let v = field(m, within.map_or(self.attributes, |a| a.pos), key)?;
         Some(match decode_head(m, v)? {
             (0, Some(n), _) => AttrValue::Uint(n),
             (MAJOR_TEXT, ..) => AttrValue::Text(text(m, v)),
