@@ -52,11 +52,13 @@ impl Measurement for CpuTime {
 /// One warm-up call each, then `rounds` calls each of `ours` and `theirs`,
 /// alternating which goes first (so neither always runs on a cache the
 /// other warmed); each call timed by `time`. The times, sorted, in ns.
-pub fn interleaved(
+/// A contestant is whatever `time` runs: a closure (`&mut dyn FnMut()`) or
+/// an index into a table of them.
+pub fn interleaved<T>(
     rounds: usize,
-    ours: &mut dyn FnMut(),
-    theirs: &mut dyn FnMut(),
-    time: impl Fn(&mut dyn FnMut()) -> f64,
+    ours: &mut T,
+    theirs: &mut T,
+    mut time: impl FnMut(&mut T) -> f64,
 ) -> (Vec<f64>, Vec<f64>) {
     time(ours);
     time(theirs);

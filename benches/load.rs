@@ -192,7 +192,9 @@ fn paired(
             false => t.elapsed().as_nanos() as f64,
         }
     };
-    let (a, b) = cpu_time::interleaved(rounds, &mut ours, &mut theirs, time);
+    let (a, b) = cpu_time::interleaved(rounds, &mut (&mut ours as &mut dyn FnMut()), &mut (&mut theirs as &mut dyn FnMut()), |f| {
+        time(&mut **f)
+    });
     let p = Pair {
         what: what.to_owned(),
         ours: ours_name.to_owned(),

@@ -123,7 +123,9 @@ fn paired(
         f();
         (now_ns() - t) as f64
     };
-    let (a, b) = cpu_time::interleaved(rounds, &mut ours, &mut theirs, time);
+    let (a, b) = cpu_time::interleaved(rounds, &mut (&mut ours as &mut dyn FnMut()), &mut (&mut theirs as &mut dyn FnMut()), |f| {
+        time(&mut **f)
+    });
     let p = Pair {
         what: what.to_owned(),
         ours: ours_name,

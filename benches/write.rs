@@ -304,20 +304,7 @@ fn paired(dir: &Path, case: &Case, pairs: &mut Vec<Pair>) {
         ns
     };
     for &(ours, theirs, goal) in PAIRS {
-        time(ours);
-        time(theirs);
-        let (mut a, mut b) = (Vec::with_capacity(rounds), Vec::with_capacity(rounds));
-        for i in 0..rounds {
-            if i % 2 == 0 {
-                a.push(time(ours));
-                b.push(time(theirs));
-            } else {
-                b.push(time(theirs));
-                a.push(time(ours));
-            }
-        }
-        a.sort_by(f64::total_cmp);
-        b.sort_by(f64::total_cmp);
+        let (a, b) = cpu_time::interleaved(rounds, &mut { ours }, &mut { theirs }, |k: &mut usize| time(*k));
         let p = Pair { case: case.id, ours, theirs, goal, min: (a[0], b[0]), median: (a[rounds / 2], b[rounds / 2]) };
         eprintln!(
             "paired {}: {} vs {}: theirs/ours {:.3} (fastest), {:.3} (median)",
