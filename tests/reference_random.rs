@@ -25,10 +25,6 @@ fn env_or(name: &str, default: u64) -> u64 {
     std::env::var(name).ok().and_then(|v| v.parse().ok()).unwrap_or(default)
 }
 
-fn hex(b: &[u8]) -> String {
-    b.iter().map(|x| format!("{x:02x}")).collect()
-}
-
 /// Run `script` (a file under tests/fixtures) with the interpreter `$env`,
 /// which must have ztensor `version`, to write random files into `dir`.
 fn write_files(env: &str, version: &str, script: &str, dir: &Path) -> serde_json::Value {
@@ -73,7 +69,7 @@ fn read_back(dir: &Path, expect: &serde_json::Value) {
             for (oname, sha) in objs {
                 let o = r.file().get(oname).unwrap_or_else(|| panic!("{name}: no object {oname:?}"));
                 let v = r.to_vec(&o.require("data").unwrap()).unwrap_or_else(|e| panic!("{name}/{oname} {mode:?}: {e}"));
-                assert_eq!(hex(&Sha256::digest(&v)), sha.as_str().unwrap(), "{name}/{oname} {mode:?}");
+                assert_eq!(hex::encode(Sha256::digest(&v)), sha.as_str().unwrap(), "{name}/{oname} {mode:?}");
                 parts += 1;
             }
             let report = r.file().verify_from(&r, ztensor::verify::Options::ALL, |x| panic!("{name} {mode:?}: {x:?}"));
