@@ -60,7 +60,7 @@ impl<'a> File<'a> {
             if !crate::container::READS_V2 {
                 return Err(Error::new(ErrorKind::UnsupportedVersion { major: 2 }));
             }
-            Self::parse_v2(bytes, None)
+            Self::parse_v2(bytes)
         } else {
             Self::parse_parts(manifest_slice(bytes, &tail), tail, Some(bytes), default_scratch!())
         };
@@ -79,7 +79,7 @@ impl<'a> File<'a> {
                 return Err(Error::new(ErrorKind::UnsupportedVersion { major: 2 }));
             }
             let sizes = crate::v2::errors::Sizes::of_footer(&bytes[bytes.len() - 40..], bytes.len() as u64);
-            let m = crate::v2::Manifest::parse_with_entries(bytes, scratch).map_err(|e| match e.kind {
+            let m = crate::v2::Manifest::parse_with(bytes, scratch).map_err(|e| match e.kind {
                 crate::v2::Kind::ScratchTooSmall => Error::new(ErrorKind::ScratchTooSmall { needed: 2 * (scratch.len() as u64 + 1) }),
                 _ => crate::v2::errors::to_crate(e, sizes),
             })?;
@@ -127,7 +127,7 @@ impl<'a> File<'a> {
             let Some(d) = data else {
                 return Err(Error::new(ErrorKind::Unsupported { what: "a v2 manifest without its footer: use File::parse_tail" }));
             };
-            return Self::parse_v2(d, None);
+            return Self::parse_v2(d);
         }
         if let Some(d) = data {
             if d.len() as u64 != tail.file_len {
@@ -159,25 +159,15 @@ impl<'a> File<'a> {
         })
     }
 
-    /// [`File::parse`] of a v2 file with caller-provided scratch for the
-    /// blob-overlap check (one span per blob reference, plus one): never allocates.
-    pub fn parse_with_spans(bytes: &'a [u8], spans: &mut [crate::v2::Span]) -> Result<Self> {
-        Self::parse_v2(bytes, Some(spans)).map_err(|e| e.in_layout(Layout::V2))
-    }
-
-    /// Open a whole v2 file (scratch from the heap with `alloc`, else `spans`
-    /// or [`DEFAULT_ENTRIES`](crate::scratch::DEFAULT_ENTRIES) spans on the stack).
-    fn parse_v2(bytes: &'a [u8], spans: Option<&mut [crate::v2::Span]>) -> Result<Self> {
+    /// Open a whole v2 file (slots from the heap with `alloc`, else
+    /// [`DEFAULT_ENTRIES`](crate::scratch::DEFAULT_ENTRIES) on the stack).
+    fn parse_v2(bytes: &'a [u8]) -> Result<Self> {
         use crate::v2::errors::{to_crate, Sizes};
         let sizes = Sizes::of_footer(&bytes[bytes.len().saturating_sub(40)..], bytes.len() as u64);
-        let m = match spans {
-            Some(s) => crate::v2::Manifest::parse_with(bytes, s).map(|m| (m, crate::v2::wire::names(&m))),
-            #[cfg(feature = "alloc")]
-            None => crate::v2::Manifest::parse_indexed(bytes),
-            #[cfg(not(feature = "alloc"))]
-            None => crate::v2::Manifest::parse_with(bytes, &mut [crate::v2::Span::default(); crate::scratch::DEFAULT_ENTRIES])
-                .map(|m| (m, ())),
-        };
+        #[cfg(feature = "alloc")]
+        let m = crate::v2::Manifest::parse_indexed(bytes);
+        #[cfg(not(feature = "alloc"))]
+        let m = crate::v2::Manifest::parse_with(bytes, &mut [[0; 2]; crate::scratch::DEFAULT_ENTRIES]).map(|m| (m, ()));
         let (m, names) = m.map_err(|e| to_crate(e, sizes))?;
         Ok(Self::from_v2(m, Some(bytes), names))
     }
@@ -193,7 +183,7 @@ impl<'a> File<'a> {
             footer,
             manifest,
             file_len,
-            &mut [crate::v2::Span::default(); crate::scratch::DEFAULT_ENTRIES],
+            &mut [[0; 2]; crate::scratch::DEFAULT_ENTRIES],
         )
         .map(|m| (m, ()));
         let (m, names) = m.map_err(|e| match e.kind {

@@ -31,11 +31,11 @@ mod cur;
 mod fault;
 mod pass;
 #[cfg(feature = "v2")]
-mod pass_v2;
+pub(crate) mod pass_v2;
 #[cfg(feature = "v2")]
 mod v2;
 mod verify;
-mod view;
+pub(crate) mod view;
 
 pub use crate::value::{Map, Value, ValueRef};
 pub use fault::{Fault, Kind, Status};

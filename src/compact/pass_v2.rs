@@ -38,6 +38,8 @@ pub(crate) struct Root {
     pub ordered: bool,
     pub sharded: bool,
     pub names: Option<usize>,
+    /// The shard table's first entry and entry count.
+    pub shards: (usize, usize),
 }
 
 /// State of the pass: the cursor, the footer, the shard table, the spans
@@ -65,7 +67,7 @@ const NONE: usize = usize::MAX;
 /// container already checked, §2), with `slots` as scratch.
 pub(crate) fn validate(m: &[u8], footer: Footer, slots: &mut [Slot]) -> R<Root> {
     let mut p = Pass { c: Cur::det(m, 0), footer, shards: (0, 0), slots, spans: 0, names: NONE };
-    let mut root = Root { objects: 0, count: 0, attributes: None, ordered: true, sharded: false, names: None };
+    let mut root = Root { objects: 0, count: 0, attributes: None, ordered: true, sharded: false, names: None, shards: (0, 0) };
     self::root(&mut p, &mut root);
     if p.c.fault.is_some() {
         // A CBOR fault anywhere comes first (as in the v2 reader).
@@ -79,6 +81,7 @@ pub(crate) fn validate(m: &[u8], footer: Footer, slots: &mut [Slot]) -> R<Root> 
     }
     overlap(p.slots, p.spans)?;
     root.names = (p.names != NONE).then_some(p.names);
+    root.shards = p.shards;
     Ok(root)
 }
 

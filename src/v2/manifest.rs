@@ -3,43 +3,16 @@
 
 pub use super::attributes::{AttrValue, Attributes};
 use super::attributes::check_attributes;
-use super::cbor::{self, Cursor, Keys, TEXT};
-use super::container::{self, Footer, BLOB_ALIGN, FOOTER_LEN, MIN_FILE_LEN};
+use super::cbor::{Cursor, Keys};
+use super::container::{self, Footer, MIN_FILE_LEN};
 use super::error::{Error, Kind, Result};
+use super::explain::explain;
 use super::layout::{self, PartSet, Profile};
-use super::part::{check_name, check_shard_name, Digest, Part};
-use super::spans::{Span, Spans};
+use super::part::{check_name, Digest, Part};
+use crate::scratch::Entry as Slot;
 
 /// Highest rank of a shape.
 pub const MAX_RANK: u64 = 64;
-
-/// Fewer bytes than any valid object entry takes (the smallest is 45: a
-/// one-byte name, `shape: []`, `layout: ""`, one part with `blob` and `dtype`).
-const MIN_OBJECT_LEN: usize = 32;
-
-/// Hears of each object the validating pass has checked: the name index
-/// is built from it, with no second walk.
-trait NameSink<'a> {
-    /// About `n` objects follow (a hint).
-    fn expect(&mut self, n: usize);
-    /// The object called `name`, starting at `at` of `buf`, is valid.
-    fn object(&mut self, buf: &'a [u8], at: usize, name: &'a str);
-}
-
-impl NameSink<'_> for () {
-    fn expect(&mut self, _: usize) {}
-    fn object(&mut self, _: &[u8], _: usize, _: &str) {}
-}
-
-#[cfg(feature = "alloc")]
-impl<'a> NameSink<'a> for alloc::vec::Vec<crate::index::ObjPos> {
-    fn expect(&mut self, n: usize) {
-        self.reserve_exact(n);
-    }
-    fn object(&mut self, buf: &'a [u8], at: usize, name: &'a str) {
-        self.push(crate::index::ObjPos::of(buf, at, name));
-    }
-}
 
 /// A validated v2 manifest (or a data shard, which has none).
 #[derive(Clone, Copy, Debug)]
@@ -54,29 +27,34 @@ pub struct Manifest<'a> {
     attributes: Option<usize>,
 }
 
+/// Slots enough for the pass over a manifest of `len` bytes: two per blob
+/// and two for the manifest's own span (the overlap check, §2.4), one per
+/// object (its name, for the index). A part with a non-empty blob takes at
+/// least 22 bytes of manifest and an object at least 45, so an eighth of a
+/// slot per byte is always enough.
+pub(crate) fn slots_for(len: usize) -> usize {
+    len / 8 + 2
+}
+
 impl<'a> Manifest<'a> {
     /// Open a whole file given as a slice: container, deterministic CBOR,
-    /// schema, types, layouts and blob overlap. `scratch` holds one span per
-    /// blob reference plus one; the pass allocates nothing else.
-    pub fn parse_with(file: &'a [u8], scratch: &mut [Span]) -> Result<Manifest<'a>> {
+    /// schema, types, layouts and blob overlap (the one validating pass,
+    /// `compact::pass_v2`). `slots` are its scratch: two per blob
+    /// reference and two more suffice ([`Kind::ScratchTooSmall`] when too
+    /// few); it allocates nothing.
+    pub fn parse_with(file: &'a [u8], slots: &mut [Slot]) -> Result<Manifest<'a>> {
         let (footer, m) = container::open(file)?;
-        Self::validate(footer, m, Spans::Slice(scratch, 0))
+        Self::validate(footer, m, slots).map(|(m, _)| m)
     }
 
     /// As [`Manifest::parse_with`], from the tail of a file alone: its last
     /// 40 bytes and the manifest range they point to.
-    pub fn parse_tail_with(footer: &[u8], manifest: &'a [u8], file_len: u64, scratch: &mut [Span]) -> Result<Manifest<'a>> {
+    pub fn parse_tail_with(footer: &[u8], manifest: &'a [u8], file_len: u64, slots: &mut [Slot]) -> Result<Manifest<'a>> {
         let f = Footer::parse(footer, file_len)?;
         if !f.is_data_shard() {
             f.check_manifest(manifest)?;
         }
-        Self::validate(f, if f.is_data_shard() { &[] } else { manifest }, Spans::Slice(scratch, 0))
-    }
-
-    /// [`Manifest::parse_with`] with the crate's scratch entries (two per span).
-    pub(crate) fn parse_with_entries(file: &'a [u8], scratch: &mut [[u64; 2]]) -> Result<Manifest<'a>> {
-        let (footer, m) = container::open(file)?;
-        Self::validate(footer, m, Spans::Entries(scratch, 0))
+        Self::validate(f, if f.is_data_shard() { &[] } else { manifest }, slots).map(|(m, _)| m)
     }
 
     /// [`Manifest::parse_with`] with scratch from the heap.
@@ -91,9 +69,9 @@ impl<'a> Manifest<'a> {
         Self::parse_tail_indexed(footer, manifest, file_len).map(|(m, _)| m)
     }
 
-    /// [`Manifest::parse`], and where each object's name is (collected by
-    /// the validating pass, in manifest order: the name index needs no
-    /// second walk).
+    /// [`Manifest::parse`], and where each object's name is (noted by the
+    /// validating pass, in manifest order: the name index needs no second
+    /// walk).
     #[cfg(feature = "alloc")]
     pub(crate) fn parse_indexed(file: &'a [u8]) -> Result<(Manifest<'a>, alloc::vec::Vec<crate::index::ObjPos>)> {
         let (footer, m) = container::open(file)?;
@@ -114,136 +92,39 @@ impl<'a> Manifest<'a> {
         Self::validate_indexed(f, if f.is_data_shard() { &[] } else { manifest })
     }
 
-    /// The heap-scratch pass, collecting object positions.
+    /// The pass with slots from the heap, and the objects' name positions.
     #[cfg(feature = "alloc")]
     fn validate_indexed(footer: Footer, buf: &'a [u8]) -> Result<(Manifest<'a>, alloc::vec::Vec<crate::index::ObjPos>)> {
-        let mut names = alloc::vec::Vec::new();
-        let m = Self::validate_each(footer, buf, Spans::Vec(alloc::vec::Vec::new()), &mut names)?;
+        let mut slots = alloc::vec![[0u64; 2]; slots_for(buf.len())];
+        let (m, noted) = Self::validate(footer, buf, &mut slots)?;
+        let names = match noted {
+            Some(first) => slots[first..first + m.len()]
+                .iter()
+                .map(|s| {
+                    let at = (s[0] as u32) as usize;
+                    let name = core::str::from_utf8(crate::compact::view::name_at(buf, at)).unwrap_or("");
+                    crate::index::ObjPos::of(buf, at, name)
+                })
+                .collect(),
+            None => super::wire::names(&m),
+        };
         Ok((m, names))
     }
 
-    fn validate(footer: Footer, buf: &'a [u8], spans: Spans<'_>) -> Result<Manifest<'a>> {
-        Self::validate_each(footer, buf, spans, &mut ())
-    }
-
-    /// The whole pass; `names` hears of every object once it is checked.
-    fn validate_each(footer: Footer, buf: &'a [u8], mut spans: Spans<'_>, names: &mut impl NameSink<'a>) -> Result<Manifest<'a>> {
+    /// The validating pass over the manifest `buf` (its container checked,
+    /// §2): the manifest, and from which slot the pass noted the objects'
+    /// names. A refusal's rule is read back from the manifest
+    /// (`explain.rs`).
+    fn validate(footer: Footer, buf: &'a [u8], slots: &mut [Slot]) -> Result<(Manifest<'a>, Option<usize>)> {
         let mut m = Manifest { footer, buf, objects: (0, 0), shards: (0, 0), attributes: None };
         if footer.is_data_shard() {
-            return Ok(m);
+            return Ok((m, None));
         }
-        // One pass: the schema reader's cursor checks every item it reads
-        // or skips against the deterministic-CBOR rules. On any error the
-        // separate walk runs first, so that a CBOR error is reported (with
-        // its own kind and position) ahead of any schema error, as if the
-        // walk had run before the schema.
-        match m.check(&mut spans, names) {
-            Ok(()) => {
-                debug_assert!(cbor::validate(buf).is_ok(), "the checking pass accepted invalid CBOR");
-                Ok(m)
-            }
-            Err(e) => {
-                cbor::validate(buf)?;
-                debug_assert_ne!(e.kind, Kind::CborInvalid, "the checking pass refused valid CBOR");
-                Err(e)
-            }
-        }
-    }
-
-    /// The pass behind [`Manifest::validate_each`], with a checking cursor.
-    fn check(&mut self, spans: &mut Spans<'_>, names: &mut impl NameSink<'a>) -> Result<()> {
-        let buf = self.buf;
-        let footer = self.footer;
-        let m = self;
-        let mut c = Cursor::checking(buf);
-        let n = c.map("manifest")?;
-        let mut objects = None;
-        let mut keys = Keys::default();
-        for _ in 0..n {
-            let kpos = c.pos;
-            let key = c.key_in(1)?;
-            keys.next(&c, kpos)?;
-            let vpos = c.pos;
-            match key {
-                // Keys are in encoded order, so `shards` (if any) is known before `objects`.
-                Some(b"shards") => {
-                    let n = c.map("shards")?;
-                    m.shards = (c.pos, n);
-                    check_shards(&mut c, n)?;
-                }
-                Some(b"objects") => {
-                    let n = c.map("objects")?;
-                    objects = Some((c.pos, n));
-                    m.objects = (c.pos, n);
-                    // The count is only a hint to reserve by: capped by what
-                    // the bytes can hold, so a hostile count reserves little.
-                    let hint = (n as usize).min(buf.len() / MIN_OBJECT_LEN);
-                    spans.reserve(hint);
-                    names.expect(hint);
-                    m.check_objects(&mut c, n, spans, names)?;
-                }
-                Some(b"attributes") => {
-                    m.attributes = Some(vpos);
-                    check_attributes(&mut c, 1)?;
-                }
-                _ => c.skip_in(1)?,
-            }
-        }
-        if c.pos != buf.len() {
-            return Err(Error::at(Kind::CborTrailingBytes, c.pos));
-        }
-        m.objects = objects.ok_or(Error::ctx(Kind::MissingField, "objects"))?;
-        // The manifest's own span last: writers put it after the blobs, so
-        // spans in blob order need no sort.
-        spans.push(Span { file: 0, offset: footer.manifest_offset, len: footer.manifest_length })?;
-        spans.check()
-    }
-
-    /// Check every object at the cursor: names, fields, parts and their
-    /// blobs (spans collected for the overlap check), layout rules.
-    fn check_objects(&self, c: &mut Cursor<'a>, n: u64, spans: &mut Spans<'_>, names: &mut impl NameSink<'a>) -> Result<()> {
-        let mut keys = Keys::default();
-        for _ in 0..n {
-            let kpos = c.pos;
-            let name = c.text("object name")?;
-            keys.next(c, kpos)?;
-            check_name(name, kpos, "object name")?;
-            let mut set = PartSet::new(0);
-            let o = Object::read(name, kpos, c, self.buf, |p, at| {
-                let file = self.check_blob(&p, at)?;
-                spans.push(Span { file, offset: p.offset, len: p.length })?;
-                set.push(&p);
-                Ok(())
-            })?;
-            set.total = o.num_parts();
-            layout::check(&o, &set)?;
-            names.object(self.buf, kpos, name);
-        }
-        Ok(())
-    }
-
-    /// Check a part's blob against its file; returns the file's index (0:
-    /// this file, k: the k-th shard of the table).
-    fn check_blob(&self, p: &Part<'a>, at: usize) -> Result<u32> {
-        let (file, size) = match p.shard {
-            None => (0, self.footer.file_len),
-            Some(s) => self.shard_index(s).ok_or(Error::field(Kind::UnknownShard, at, "shard"))?,
-        };
-        if p.offset % BLOB_ALIGN != 0 {
-            return Err(Error::field(Kind::BlobMisaligned, at, "blob"));
-        }
-        if p.offset < BLOB_ALIGN {
-            return Err(Error::field(Kind::BlobBelowFloor, at, "blob"));
-        }
-        if p.offset.checked_add(p.length).map_or(true, |e| e > size - FOOTER_LEN) {
-            return Err(Error::field(Kind::BlobOutOfBounds, at, "blob"));
-        }
-        Ok(file)
-    }
-
-    /// The 1-based index of a shard in the table, and its size.
-    fn shard_index(&self, name: &str) -> Option<(u32, u64)> {
-        self.shards().enumerate().find(|(_, s)| s.name == name).map(|(i, s)| (i as u32 + 1, s.size))
+        let root = crate::compact::pass_v2::validate(buf, footer, slots).map_err(|f| explain(buf, f))?;
+        m.objects = (root.objects, root.count as u64);
+        m.shards = (root.shards.0, root.shards.1 as u64);
+        m.attributes = root.attributes;
+        Ok((m, root.names))
     }
 
     /// The footer.
@@ -318,22 +199,6 @@ pub(crate) fn object_in<'a, 'm>(buf: &'a [u8], offset: usize) -> Option<(Object<
     let name = c.text("object name").ok()?;
     let o = Object::read(name, offset, &mut c, buf, |_, _| Ok(())).ok()?;
     Some((o, c.pos))
-}
-
-/// Check the shard table: names, `size`, `digest`.
-fn check_shards(c: &mut Cursor<'_>, n: u64) -> Result<()> {
-    let mut keys = Keys::default();
-    for _ in 0..n {
-        let kpos = c.pos;
-        if c.peek().0 != TEXT {
-            return Err(Error::field(Kind::BadShardName, kpos, "shard name"));
-        }
-        let name = c.text("shard name")?;
-        keys.next(c, kpos)?;
-        check_shard_name(name, kpos)?;
-        Shard::read(name, c)?;
-    }
-    Ok(())
 }
 
 /// An entry of the shard table (§7.1).

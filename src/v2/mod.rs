@@ -41,6 +41,7 @@ mod attributes;
 mod content;
 pub mod data;
 mod error;
+mod explain;
 pub(crate) mod errors;
 mod file_verify;
 pub mod layout;
@@ -50,7 +51,6 @@ mod part;
 pub mod range;
 pub mod seekable;
 pub mod shard;
-mod spans;
 pub mod types;
 pub mod verify;
 pub(crate) mod view;
@@ -61,7 +61,6 @@ pub use layout::Profile;
 #[cfg_attr(not(feature = "v2"), allow(unused_imports))]
 pub use manifest::{AttrValue, Attributes, Manifest, Object, Objects, Shard, Shards, MAX_RANK};
 pub use part::{Digest, Part};
-pub use spans::Span;
 
 #[cfg(test)]
 mod tests;

@@ -23,7 +23,7 @@ fn json(path: &str) -> Json {
 /// these tests run in the `--no-default-features` build too.
 fn open(file: &[u8]) -> Result<Manifest<'_>> {
     // One span per non-empty blob reference (tied references count each time), plus the manifest.
-    let mut scratch = std::vec![Span::default(); file.len() / 8 + 2];
+    let mut scratch = std::vec![[0u64; 2]; crate::v2::manifest::slots_for(file.len())];
     Manifest::parse_with(file, &mut scratch)
 }
 
@@ -151,11 +151,11 @@ fn profiles_of_upstream_fixtures() {
 #[test]
 fn no_alloc_scratch_and_tail() {
     let file = fs::read(format!("{DIR}/valid/types_canonical.zt")).unwrap();
-    let mut scratch = [Span::default(); 64];
+    let mut scratch = [[0u64; 2]; 128];
     let m = Manifest::parse_with(&file, &mut scratch).unwrap();
     let n = m.len();
     assert!(n > 20);
-    let mut small = [Span::default(); 4];
+    let mut small = [[0u64; 2]; 8];
     assert_eq!(Manifest::parse_with(&file, &mut small).unwrap_err().kind, Kind::ScratchTooSmall);
     // Direct access by an object's offset (what a name index keeps); any other offset never panics.
     for o in m.objects() {
@@ -214,7 +214,7 @@ fn refuses_every_hostile_file_with_its_rule() {
         }
         // The no-alloc path gives the same answer.
         if e["stage"].as_str().unwrap_or("open") == "open" {
-            let mut scratch = [Span::default(); 32];
+            let mut scratch = [[0u64; 2]; 64];
             let r = Manifest::parse_with(&file, &mut scratch).map(|_| ()).map_err(|e| format!("{:?}", e.kind));
             let r = r.err().unwrap_or_else(|| "ok".to_string());
             if r != want {
