@@ -27,7 +27,7 @@
 //! assert!(f.verify(ztensor::verify::Options::ALL).first.is_none());
 //! ```
 
-mod cur;
+pub(crate) mod cur;
 mod fault;
 mod pass;
 #[cfg(feature = "v2")]

@@ -1,28 +1,7 @@
-//! Attribute maps: the check the validating pass runs on each (keys obey
-//! the name rules of §3.5, values are checked as CBOR, §3.1), and the lazy
-//! view of a validated one.
+//! Attribute maps: the lazy view of a validated one (the pass checked its
+//! keys against the name rules of §3.5 and its values as CBOR, §3.1).
 
-use super::cbor::{Cursor, Keys, MAP, TEXT, UINT};
-use super::error::{Error, Kind, Result};
-use super::part::check_name;
-
-/// Check an `attributes` map nested `depth` below the root: text keys
-/// obeying the name rules (values: checked as CBOR only).
-pub(super) fn check_attributes(c: &mut Cursor<'_>, depth: usize) -> Result<()> {
-    let n = c.map("attributes")?;
-    let mut keys = Keys::default();
-    for _ in 0..n {
-        let kpos = c.pos;
-        if c.peek().0 != TEXT {
-            return Err(Error::field(Kind::WrongType, kpos, "attribute key"));
-        }
-        let key = c.text("attribute key")?;
-        keys.next(c, kpos)?;
-        check_name(key, kpos, "attribute key")?;
-        c.skip_in(depth + 1)?;
-    }
-    Ok(())
-}
+use super::cbor::{Cursor, MAP, TEXT, UINT};
 
 /// A map of attributes (or any CBOR map) in the manifest.
 #[derive(Clone, Copy, Debug)]

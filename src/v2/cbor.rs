@@ -314,127 +314,25 @@ fn walk(b: &[u8], mut pos: usize, base: usize) -> Result<usize> {
     }
 }
 
-/// A cursor over a manifest that [`validate`] accepted: heads are complete
-/// and shortest, lengths are in bounds, text is UTF-8.
-///
-/// A *checking* cursor ([`Cursor::checking`]) reads bytes not validated
-/// yet and checks every item it reads or skips against the rules of
-/// [`validate`]; the map readers check key order with [`Keys`]. Its
-/// errors only say *that* the CBOR is invalid ([`Kind::CborInvalid`]): the
-/// caller then runs [`validate`] for the precise error.
+/// A cursor over a manifest the validating pass accepted (heads complete
+/// and shortest, lengths in bounds, text UTF-8): the views' decoder. Safe
+/// at any position of any bytes: a read that does not fit is an error or
+/// stops at the end, never a panic.
 #[derive(Clone, Copy)]
 pub(crate) struct Cursor<'a> {
     pub buf: &'a [u8],
     pub pos: usize,
-    checking: bool,
-}
-
-/// The error of a checking cursor: "run [`validate`] to say what".
-fn invalid(pos: usize) -> Error {
-    Error::at(Kind::CborInvalid, pos)
-}
-
-/// Key order in one map read by a checking cursor: each key's encoding
-/// after the previous one's, bytewise (no duplicates).
-#[derive(Clone, Copy, Default)]
-pub(crate) struct Keys {
-    prev: (usize, usize),
-}
-
-impl Keys {
-    /// The key that starts at `start` has just been read by `c`.
-    #[inline]
-    pub fn next(&mut self, c: &Cursor<'_>, start: usize) -> Result<()> {
-        if c.checking {
-            let key = &c.buf[start..c.pos];
-            if self.prev.1 > 0 && key_cmp(&c.buf[self.prev.0..self.prev.1], key) != core::cmp::Ordering::Less {
-                return Err(invalid(start));
-            }
-            self.prev = (start, c.pos);
-        }
-        Ok(())
-    }
 }
 
 impl<'a> Cursor<'a> {
     pub fn at(buf: &'a [u8], pos: usize) -> Self {
-        Cursor { buf, pos, checking: false }
+        Cursor { buf, pos }
     }
 
-    /// A checking cursor at the start of `buf`.
-    pub fn checking(buf: &'a [u8]) -> Self {
-        Cursor { buf, pos: 0, checking: true }
-    }
-
-    /// Major type, argument and the position after the head, as
-    /// [`Cursor::look`]. Checking, the head must also obey [`validate`]'s
-    /// rules for its own bytes: complete, shortest, no tag, a valid simple
-    /// value or canonical float, a container count the bytes can hold, a
-    /// string in bounds, and text in UTF-8 if `utf8` (callers that convert
-    /// the text to `str` check it then).
+    /// Major type, argument and the position after the head.
     #[inline(always)]
-    fn next_head(&self, utf8: bool) -> Result<(u8, u64, usize)> {
-        if !self.checking {
-            return Ok(self.look());
-        }
-        let at = self.pos;
-        let (major, ai, v, next) = raw_head(self.buf, at).map_err(|_| invalid(at))?;
-        if ai >= 24 && major != SIMPLE && !shortest(ai, v) {
-            return Err(invalid(at));
-        }
-        let left = (self.buf.len() - next) as u64;
-        match major {
-            UINT | NINT => {}
-            BYTES | TEXT => {
-                if v > left {
-                    return Err(invalid(at));
-                }
-                let s = &self.buf[next..next + v as usize];
-                if utf8 && major == TEXT && !short_ascii(self.buf, next, s) && core::str::from_utf8(s).is_err() {
-                    return Err(invalid(at));
-                }
-            }
-            ARRAY | MAP if v > left => return Err(invalid(at)),
-            ARRAY | MAP => {}
-            TAG => return Err(invalid(at)),
-            _ => match ai {
-                20..=22 => {}
-                25..=27 => check_float(ai, v, at).map_err(|_| invalid(at))?,
-                _ => return Err(invalid(at)),
-            },
-        }
-        Ok((major, v, next))
-    }
-
-    /// Skip one item nested `depth` below the root; a checking cursor
-    /// validates it whole first.
-    #[inline]
-    pub fn skip_in(&mut self, depth: usize) -> Result<()> {
-        if self.checking {
-            // A scalar (most attribute values) needs no walk: its head check is all.
-            self.pos = match self.next_head(true)? {
-                (UINT | NINT | SIMPLE, _, next) => next,
-                (BYTES | TEXT, n, next) => next + n as usize,
-                _ => walk(self.buf, self.pos, depth).map_err(|_| invalid(self.pos))?,
-            };
-        } else {
-            self.skip();
-        }
-        Ok(())
-    }
-
-    /// [`Cursor::key`] of a map nested `depth - 1` below the root (its keys
-    /// at `depth`).
-    #[inline(always)]
-    pub fn key_in(&mut self, depth: usize) -> Result<Option<&'a [u8]>> {
-        if self.checking {
-            if self.peek().0 != TEXT {
-                self.skip_in(depth)?;
-                return Ok(None);
-            }
-            self.next_head(true)?;
-        }
-        Ok(self.key())
+    fn next_head(&self) -> Result<(u8, u64, usize)> {
+        Ok(self.look())
     }
 
     /// Major type and argument of the next item, without moving.
@@ -480,7 +378,7 @@ impl<'a> Cursor<'a> {
     #[inline(always)]
     pub fn text(&mut self, field: &'static str) -> Result<&'a str> {
         let start = self.pos;
-        match self.next_head(false)? {
+        match self.next_head()? {
             // UTF-8 checked here
             (TEXT, n, next) => {
                 self.pos = next;
@@ -493,25 +391,10 @@ impl<'a> Cursor<'a> {
         }
     }
 
-    /// A text string's bytes, for a field only compared with known ASCII
-    /// names (the walk checked UTF-8 already); `field` names it in the error.
-    #[inline(always)]
-    pub fn text_bytes(&mut self, field: &'static str) -> Result<&'a [u8]> {
-        match self.next_head(true)? {
-            (TEXT, n, next) => {
-                let s = next.checked_add(n as usize).and_then(|e| self.buf.get(next..e));
-                let s = s.ok_or(Error::at(Kind::CborTruncated, self.pos))?;
-                self.pos = next + s.len();
-                Ok(s)
-            }
-            _ => Err(Error::field(Kind::WrongType, self.pos, field)),
-        }
-    }
-
     /// An unsigned integer.
     #[inline(always)]
     pub fn uint(&mut self, field: &'static str) -> Result<u64> {
-        match self.next_head(true)? {
+        match self.next_head()? {
             (UINT, v, next) => {
                 self.pos = next;
                 Ok(v)
@@ -523,7 +406,7 @@ impl<'a> Cursor<'a> {
     /// A map's entry count.
     #[inline(always)]
     pub fn map(&mut self, field: &'static str) -> Result<u64> {
-        match self.next_head(true)? {
+        match self.next_head()? {
             (MAP, n, next) => {
                 self.pos = next;
                 Ok(n)
@@ -535,7 +418,7 @@ impl<'a> Cursor<'a> {
     /// An array's element count.
     #[inline(always)]
     pub fn array(&mut self, field: &'static str) -> Result<u64> {
-        match self.next_head(true)? {
+        match self.next_head()? {
             (ARRAY, n, next) => {
                 self.pos = next;
                 Ok(n)

@@ -2,13 +2,13 @@
 //! every object, then borrowing views over the validated bytes.
 
 pub use super::attributes::{AttrValue, Attributes};
-use super::attributes::check_attributes;
-use super::cbor::{Cursor, Keys};
-use super::container::{self, Footer, MIN_FILE_LEN};
+use super::cbor::Cursor;
+use super::container::{self, Footer};
 use super::error::{Error, Kind, Result};
+#[cfg(feature = "v2")]
 use super::explain::explain;
 use super::layout::{self, PartSet, Profile};
-use super::part::{check_name, Digest, Part};
+use super::part::{Digest, Part};
 use crate::scratch::Entry as Slot;
 
 /// Highest rank of a shape.
@@ -32,7 +32,7 @@ pub struct Manifest<'a> {
 /// object (its name, for the index). A part with a non-empty blob takes at
 /// least 22 bytes of manifest and an object at least 45, so an eighth of a
 /// slot per byte is always enough.
-pub(crate) fn slots_for(len: usize) -> usize {
+pub const fn slots_for(len: usize) -> usize {
     len / 8 + 2
 }
 
@@ -115,6 +115,7 @@ impl<'a> Manifest<'a> {
     /// §2): the manifest, and from which slot the pass noted the objects'
     /// names. A refusal's rule is read back from the manifest
     /// (`explain.rs`).
+    #[cfg(feature = "v2")]
     fn validate(footer: Footer, buf: &'a [u8], slots: &mut [Slot]) -> Result<(Manifest<'a>, Option<usize>)> {
         let mut m = Manifest { footer, buf, objects: (0, 0), shards: (0, 0), attributes: None };
         if footer.is_data_shard() {
@@ -125,6 +126,12 @@ impl<'a> Manifest<'a> {
         m.shards = (root.shards.0, root.shards.1 as u64);
         m.attributes = root.attributes;
         Ok((m, root.names))
+    }
+
+    /// Without the `v2` feature, no v2 file is read.
+    #[cfg(not(feature = "v2"))]
+    fn validate(_: Footer, _: &'a [u8], _: &mut [Slot]) -> Result<(Manifest<'a>, Option<usize>)> {
+        Err(Error::ctx(Kind::Unsupported, "a v2 file: this build has no `v2` feature"))
     }
 
     /// The footer.
@@ -197,7 +204,7 @@ impl<'a> Manifest<'a> {
 pub(crate) fn object_in<'a, 'm>(buf: &'a [u8], offset: usize) -> Option<(Object<'a, 'm>, usize)> {
     let mut c = Cursor::at(buf, offset);
     let name = c.text("object name").ok()?;
-    let o = Object::read(name, offset, &mut c, buf, |_, _| Ok(())).ok()?;
+    let o = Object::read(name, offset, &mut c, buf).ok()?;
     Some((o, c.pos))
 }
 
@@ -213,35 +220,23 @@ pub struct Shard<'a> {
 }
 
 impl<'a> Shard<'a> {
+    /// Decode the shard entry at the cursor (validated by the pass, §7.1).
     fn read(name: &'a str, c: &mut Cursor<'a>) -> Result<Shard<'a>> {
         let start = c.pos;
         let n = c.map("shard")?;
         let (mut size, mut digest) = (None, None);
-        let mut keys = Keys::default();
         for _ in 0..n {
-            let vpos;
-            let kpos = c.pos;
-            let key = c.key_in(3)?;
-            keys.next(c, kpos)?;
-            match key {
+            match c.key() {
                 Some(b"size") => size = Some(c.uint("size")?),
                 Some(b"digest") => {
-                    vpos = c.pos;
-                    let d = Digest::parse(c.text("digest")?, vpos)?;
-                    if !d.is_registered() {
-                        return Err(Error::field(Kind::BadDigest, vpos, "shard digest"));
-                    }
-                    digest = Some(d);
+                    let at = c.pos;
+                    digest = Some(Digest::parse(c.text("digest")?, at)?);
                 }
-                _ => c.skip_in(3)?,
+                _ => c.skip(),
             }
         }
-        let size = size.ok_or(Error::field(Kind::MissingField, start, "size"))?;
-        let digest = digest.ok_or(Error::field(Kind::MissingField, start, "digest"))?;
-        if size < MIN_FILE_LEN {
-            return Err(Error::field(Kind::BadShardSize, start, "size"));
-        }
-        Ok(Shard { name, size, digest })
+        let missing = |field| Error::field(Kind::MissingField, start, field);
+        Ok(Shard { name, size: size.ok_or(missing("size"))?, digest: digest.ok_or(missing("digest"))? })
     }
 }
 
@@ -283,62 +278,38 @@ pub struct Object<'a, 'm> {
 }
 
 impl<'a, 'm> Object<'a, 'm> {
-    /// Read an object map at the cursor; checks shape, layout and each part
-    /// (handed to `on_part` with its map's position), not the layout rules.
-    fn read(
-        name: &'a str,
-        offset: usize,
-        c: &mut Cursor<'a>,
-        buf: &'a [u8],
-        mut on_part: impl FnMut(Part<'a>, usize) -> Result<()>,
-    ) -> Result<Self> {
+    /// Decode the object map at the cursor (validated by the pass): where
+    /// its shape, parts and attributes are; the layout rules are not run.
+    fn read(name: &'a str, offset: usize, c: &mut Cursor<'a>, buf: &'a [u8]) -> Result<Self> {
         let start = c.pos;
         let n = c.map("object")?;
         let (mut shape, mut layout, mut parts, mut attributes) = (None, None, None, None);
-        let mut keys = Keys::default();
         for _ in 0..n {
-            let kpos = c.pos;
-            let key = c.key_in(3)?;
-            keys.next(c, kpos)?;
+            let key = c.key();
             let vpos = c.pos;
             match key {
                 Some(b"shape") => {
                     let rank = c.array("shape")?;
-                    if rank > MAX_RANK {
-                        return Err(Error::field(Kind::RankTooLarge, vpos, "shape"));
-                    }
-                    let mut numel = Some(1u64);
-                    let mut zero = false;
+                    let (mut numel, mut zero) = (1u64, false);
                     for _ in 0..rank {
                         let d = c.uint("shape")?;
                         zero |= d == 0;
-                        numel = numel.and_then(|p| p.checked_mul(d));
+                        numel = numel.saturating_mul(d);
                     }
-                    let numel = if zero { 0 } else { numel.ok_or(Error::field(Kind::ShapeOverflow, vpos, "shape"))? };
-                    shape = Some((vpos, rank, numel));
+                    shape = Some((vpos, rank, if zero { 0 } else { numel }));
                 }
                 Some(b"layout") => layout = Some(c.text("layout")?),
                 Some(b"parts") => {
                     let n = c.map("parts")?;
-                    if n == 0 {
-                        return Err(Error::field(Kind::EmptyParts, vpos, "parts"));
-                    }
                     parts = Some((c.pos, n));
-                    let mut pkeys = Keys::default();
-                    for _ in 0..n {
-                        let kpos = c.pos;
-                        let pname = c.text("part name")?;
-                        pkeys.next(c, kpos)?;
-                        check_name(pname, kpos, "part name")?;
-                        let at = c.pos;
-                        on_part(Part::read(pname, c)?, at)?;
-                    }
+                    c.pos = vpos;
+                    c.skip();
                 }
                 Some(b"attributes") => {
                     attributes = Some(vpos);
-                    check_attributes(c, 3)?;
+                    c.skip();
                 }
-                _ => c.skip_in(3)?,
+                _ => c.skip(),
             }
         }
         let (shape_pos, rank, numel) = shape.ok_or(Error::field(Kind::MissingField, start, "shape"))?;
@@ -391,10 +362,10 @@ impl<'a, 'm> Object<'a, 'm> {
     pub fn parts(&self) -> impl Iterator<Item = Result<Part<'a>>> + 'a {
         let mut c = Cursor::at(self.buf, self.parts_pos);
         (0..self.n_parts).map(move |_| {
-            let kpos = c.pos;
             let name = c.text("part name")?;
-            check_name(name, kpos, "part name")?;
-            Part::read(name, &mut c)
+            let (part, end) = Part::at(c.buf, c.pos, name);
+            c.pos = end;
+            Ok(part)
         })
     }
 
@@ -438,7 +409,7 @@ impl<'a, 'm> Iterator for Objects<'a, 'm> {
         self.left -= 1;
         let offset = self.c.pos;
         let name = self.c.text("object name").ok()?;
-        Object::read(name, offset, &mut self.c, self.buf, |_, _| Ok(())).ok()
+        Object::read(name, offset, &mut self.c, self.buf).ok()
     }
 
     fn size_hint(&self) -> (usize, Option<usize>) {

@@ -41,6 +41,7 @@ mod attributes;
 mod content;
 pub mod data;
 mod error;
+#[cfg(feature = "v2")]
 mod explain;
 pub(crate) mod errors;
 mod file_verify;
@@ -59,7 +60,7 @@ pub(crate) mod wire;
 pub use error::{Error, Kind, Result};
 pub use layout::Profile;
 #[cfg_attr(not(feature = "v2"), allow(unused_imports))]
-pub use manifest::{AttrValue, Attributes, Manifest, Object, Objects, Shard, Shards, MAX_RANK};
+pub use manifest::{slots_for, AttrValue, Attributes, Manifest, Object, Objects, Shard, Shards, MAX_RANK};
 pub use part::{Digest, Part};
 
 #[cfg(test)]

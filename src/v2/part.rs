@@ -1,32 +1,7 @@
 //! Parts (§3.4), digests, and names (§3.5).
 
-use super::cbor::{Cursor, Keys, ARRAY, UINT};
 use super::error::{Error, Kind, Result};
-use super::types::{self, DType, ElemType, Logical};
-
-/// Longest name or attribute key, in bytes.
-pub const MAX_NAME_LEN: usize = 1024;
-
-/// Check a name or attribute key (§3.5): non-empty, ≤ 1024 bytes, no U+0000.
-pub fn check_name(s: &str, offset: usize, what: &'static str) -> Result<()> {
-    if s.is_empty() || s.len() > MAX_NAME_LEN || s.as_bytes().contains(&0) {
-        return Err(Error::field(Kind::BadName, offset, what));
-    }
-    Ok(())
-}
-
-/// Check a shard name (§7.1): `[A-Za-z0-9._-]{1,64}`, not starting with `.`.
-pub fn check_shard_name(s: &str, offset: usize) -> Result<()> {
-    let ok = !s.is_empty()
-        && s.len() <= 64
-        && !s.starts_with('.')
-        && s.bytes().all(|c| c.is_ascii_alphanumeric() || matches!(c, b'.' | b'_' | b'-'));
-    if ok {
-        Ok(())
-    } else {
-        Err(Error::at(Kind::BadShardName, offset))
-    }
-}
+use super::types::{DType, ElemType, Logical};
 
 /// A part's `digest`, over its decoded bytes.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
@@ -140,79 +115,24 @@ pub struct Part<'a> {
 }
 
 impl<'a> Part<'a> {
-    /// Read a part map at the cursor (its name already read). Checks every
-    /// per-part rule that needs no other context: field types, dtype, the
-    /// blob pair, encoding/decoded_length, digest, type vs dtype.
-    pub(crate) fn read(name: &'a str, c: &mut Cursor<'a>) -> Result<Part<'a>> {
-        let start = c.pos;
-        let n = c.map("part")?;
-        let (mut dtype, mut ty, mut blob, mut shard, mut enc, mut dl) = (None, None, None, None, None, None);
-        let (mut digest, mut digest_text) = (None, None);
-        let mut keys = Keys::default();
-        for _ in 0..n {
-            let kpos = c.pos;
-            let k = c.key_in(5)?;
-            keys.next(c, kpos)?;
-            let Some(k) = k else {
-                c.skip_in(5)?;
-                continue;
-            };
-            let vpos = c.pos;
-            match k {
-                b"dtype" => {
-                    let s = c.text_bytes("dtype")?;
-                    dtype = Some(types::dtype(s).ok_or(Error::field(Kind::UnknownDtype, vpos, "dtype"))?);
-                }
-                b"type" => ty = Some(c.text("type")?),
-                b"blob" => {
-                    let bad = Error::field(Kind::BlobNotPair, vpos, "blob");
-                    if c.peek().0 != ARRAY {
-                        return Err(bad);
-                    }
-                    if c.array("blob")? != 2 || c.peek().0 != UINT {
-                        return Err(bad);
-                    }
-                    let o = c.uint("blob")?;
-                    if c.peek().0 != UINT {
-                        return Err(bad);
-                    }
-                    blob = Some((o, c.uint("blob")?));
-                }
-                b"shard" => shard = Some(c.text("shard")?),
-                b"encoding" => enc = Some(c.text("encoding")?),
-                b"decoded_length" => dl = Some(c.uint("decoded_length")?),
-                b"digest" => {
-                    let t = c.text("digest")?;
-                    digest = Some(Digest::parse(t, vpos)?);
-                    digest_text = Some(t);
-                }
-                _ => c.skip_in(5)?,
-            }
+    /// The part called `name` whose map is at `pos` of a validated
+    /// manifest `buf`, and where the map ends: the pass's own decoding
+    /// (`compact::pass_v2::read_part`).
+    pub(crate) fn at(buf: &'a [u8], pos: usize, name: &'a str) -> (Part<'a>, usize) {
+        #[cfg(feature = "v2")]
+        {
+            let mut c = crate::compact::cur::Cur::det(buf, pos);
+            let (part, _) = crate::compact::pass_v2::read_part(&mut c, name);
+            (part, c.pos)
         }
-        let dtype = dtype.ok_or(Error::field(Kind::MissingField, start, "dtype"))?;
-        let (offset, length) = blob.ok_or(Error::field(Kind::MissingField, start, "blob"))?;
-        if enc.is_some() != dl.is_some() {
-            return Err(Error::field(Kind::EncodingLengthPair, start, "decoded_length"));
+        // (Without the v2 reader no v2 manifest validates, so no view asks.)
+        #[cfg(not(feature = "v2"))]
+        {
+            let part = Part { name, dtype: DType::U8, type_name: None, offset: 0, length: 0, shard: None, encoding: None, decoded_length: None, digest: None, digest_text: None, pos };
+            (part, buf.len())
         }
-        if let Some(l) = ty.and_then(Logical::parse) {
-            if l.dtype() != dtype {
-                return Err(Error::field(Kind::TypeDtypeMismatch, start, "type"));
-            }
-        }
-        Ok(Part {
-            name,
-            dtype,
-            type_name: ty,
-            offset,
-            length,
-            shard,
-            encoding: enc,
-            decoded_length: dl,
-            digest,
-            digest_text,
-            pos: start,
-        })
     }
+
 
     /// The element type: plain, registered logical, or unknown.
     pub fn elem(&self) -> ElemType<'a> {

@@ -86,7 +86,7 @@ pub(crate) fn component<'a>(ctx: Ctx<'a>, p: Part<'a>) -> Component<'a> {
 
 /// The part called `name` whose map is at `pos` of validated manifest bytes `buf`.
 pub(crate) fn part_at<'a>(buf: &'a [u8], name: &'a str, pos: usize) -> Option<Part<'a>> {
-    Part::read(name, &mut Cursor::at(buf, pos)).ok()
+    Some(Part::at(buf, pos, name).0)
 }
 
 /// Where each object of a validated manifest is, for the name index (with
@@ -129,8 +129,8 @@ pub(crate) fn next_part<'a>(buf: &'a [u8], pos: &mut usize, left: &mut u64) -> O
     *left -= 1;
     let mut c = Cursor::at(buf, *pos);
     let name = c.text("part name").ok()?;
-    let p = Part::read(name, &mut c).ok()?;
-    *pos = c.pos;
+    let (p, end) = Part::at(buf, c.pos, name);
+    *pos = end;
     Some(p)
 }
 
