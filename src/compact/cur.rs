@@ -22,11 +22,9 @@ pub(crate) struct Cur<'a> {
 }
 
 /// Deepest container nesting of a v2 manifest below its root map (§3.1).
-#[cfg(feature = "v2")]
 pub(crate) const MAX_DEPTH_V2: usize = 32;
 
 /// No previous key yet (a map's key order, [`Cur::key_order`]).
-#[cfg(feature = "v2")]
 pub(crate) const NO_KEY: usize = usize::MAX;
 
 /// Whether a head `width` bytes long with argument `arg` (`None`:
@@ -49,7 +47,6 @@ impl<'a> Cur<'a> {
         Cur { m, pos, fault: None, det: false }
     }
 
-    #[cfg(feature = "v2")]
     /// A cursor of the deterministic dialect (v2, §3.1).
     pub fn det(m: &'a [u8], pos: usize) -> Self {
         Cur { m, pos, fault: None, det: true }
@@ -205,7 +202,6 @@ impl<'a> Cur<'a> {
             self.fail(kind, bad.at);
         }
     }
-    #[cfg(feature = "v2")]
     /// The key that started at `start` (and ends at the cursor) comes
     /// after the map's previous key, at `*prev` ([`NO_KEY`] for none), in
     /// bytewise order of their encodings (§3.1: which also refuses a key
@@ -221,9 +217,9 @@ impl<'a> Cur<'a> {
         *prev = start;
     }
 
-    #[cfg(feature = "v2")]
     /// A key of a v2 map nested `depth` below the root: `Some(bytes)` for
     /// text (UTF-8 checked), any other key walked; its order checked.
+    #[cfg(feature = "v2")]
     pub fn key(&mut self, depth: usize, prev: &mut usize) -> Option<&'a [u8]> {
         let start = self.pos;
         let key = if self.peek() >> 5 == MAJOR_TEXT {
@@ -236,7 +232,6 @@ impl<'a> Cur<'a> {
         key
     }
 
-    #[cfg(feature = "v2")]
     /// Walk one item nested `depth` below the root in the deterministic
     /// dialect (§3.1): well formed, shortest heads, definite lengths, no
     /// tags, only false, true, null and canonical floats of the simple

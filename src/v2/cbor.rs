@@ -1,8 +1,7 @@
-//! Deterministic CBOR (RFC 8949 §4.2.1 as restricted by spec §3.1): a
-//! validating walk over a borrowed slice with a fixed stack of 32 frames,
-//! and a cursor that reads items the walk has already accepted, or (a
-//! checking cursor) checks each item it reads or skips by the walk's rules,
-//! so that the manifest's schema pass is also its CBOR pass.
+//! Deterministic CBOR (RFC 8949 §4.2.1 as restricted by spec §3.1): the
+//! rule a fault of the walk broke (the walk itself is the compact cursor's,
+//! `compact::cur`, the one walk of both readers), the canonical-float rule,
+//! and a cursor that reads items the validating pass has accepted.
 
 use super::error::{Error, Kind, Result};
 
@@ -11,7 +10,6 @@ use super::error::{Error, Kind, Result};
 pub const MAX_DEPTH: usize = 32;
 
 pub(crate) const UINT: u8 = 0;
-pub(crate) const NINT: u8 = 1;
 pub(crate) const BYTES: u8 = 2;
 pub(crate) const TEXT: u8 = 3;
 pub(crate) const ARRAY: u8 = 4;
@@ -80,15 +78,6 @@ fn f32_fits_f16(f: f32) -> bool {
     man & ((1u32 << lost) - 1) == 0
 }
 
-/// Check a float head (`ai` 25, 26, 27 with its raw bits).
-fn check_float(ai: u8, v: u64, pos: usize) -> Result<()> {
-    if canonical_float(ai, v) {
-        Ok(())
-    } else {
-        Err(Error::at(Kind::CborNonCanonicalFloat, pos))
-    }
-}
-
 /// Whether a float head (`ai` 25, 26, 27 with its raw bits) is in §3.1's
 /// canonical form: the shortest width that holds the value exactly, NaN
 /// only as the half `0x7e00` (also the compact reader's rule).
@@ -125,193 +114,48 @@ fn f64_fits_f32(e: i32, man: u64) -> bool {
     e <= 127 && lowest >= (e - 23).max(-149)
 }
 
-/// Bytewise order of two encoded keys: a plain loop, quicker than a
-/// `memcmp` call for the short keys of a manifest (they differ early).
-#[inline]
-fn key_cmp(a: &[u8], b: &[u8]) -> core::cmp::Ordering {
-    for (x, y) in a.iter().zip(b) {
-        if x != y {
-            return x.cmp(y);
-        }
-    }
-    a.len().cmp(&b.len())
-}
-
-/// Whether `t`, a text of fewer than 24 bytes at `b[at..]`, is ASCII: a
-/// word at a time, whole words read from `b` when it has them (bytes past
-/// `t` masked off), instead of a byte loop.
-#[inline]
-fn short_ascii(b: &[u8], at: usize, t: &[u8]) -> bool {
-    const HIGH: u64 = 0x8080_8080_8080_8080;
-    let word = |i: usize| b.get(at + i..at + i + 8).map(|w| u64::from_le_bytes([w[0], w[1], w[2], w[3], w[4], w[5], w[6], w[7]]));
-    let n = t.len();
-    let mut acc = 0u64;
-    let mut i = 0;
-    while i + 8 <= n {
-        acc |= word(i).unwrap_or(HIGH);
-        i += 8;
-    }
-    if i < n {
-        match word(i) {
-            Some(w) => acc |= w & (u64::MAX >> (8 * (8 - (n - i)))),
-            None => return acc & HIGH == 0 && t[i..].is_ascii(),
-        }
-    }
-    acc & HIGH == 0
-}
-
-#[derive(Clone, Copy, Default)]
-struct Frame {
-    /// Items still to read (a map counts keys and values).
-    left: u64,
-    map: bool,
-    /// Start of the key being read, in a map whose next item is a key.
-    key_start: usize,
-    /// The previous key's encoding, `prev_start..prev_end` (empty before the first).
-    prev_start: usize,
-    prev_end: usize,
-}
-
-/// The rest of one item after its head: checks strings, floats, simple
-/// values and tags; a non-empty array or map gives the frame to push.
-#[inline]
-fn item(b: &[u8], pos: &mut usize, major: u8, ai: u8, v: u64, start: usize, depth: usize) -> Result<Option<Frame>> {
-    match major {
-        UINT | NINT => {}
-        BYTES | TEXT => {
-            let end = (*pos as u64).checked_add(v).filter(|&e| e <= b.len() as u64);
-            let end = end.ok_or(Error::at(Kind::CborTruncated, start))? as usize;
-            if major == TEXT && !b[*pos..end].is_ascii() && core::str::from_utf8(&b[*pos..end]).is_err() {
-                return Err(Error::at(Kind::CborInvalidUtf8, start));
-            }
-            *pos = end;
-        }
-        ARRAY | MAP => {
-            if depth > MAX_DEPTH {
-                return Err(Error::at(Kind::CborTooDeep, start));
-            }
-            let per = if major == MAP { 2 } else { 1 };
-            // Every item takes at least one byte: a count past the end is truncation.
-            if v > (b.len() - *pos) as u64 {
-                return Err(Error::at(Kind::CborTruncated, start));
-            }
-            if v > 0 {
-                return Ok(Some(Frame { left: v * per, map: major == MAP, key_start: 0, prev_start: 0, prev_end: 0 }));
-            }
-        }
-        TAG => return Err(Error::at(Kind::CborTag, start)),
-        _ => match ai {
-            20..=22 => {}
-            25..=27 => check_float(ai, v, start)?,
-            _ => return Err(Error::at(Kind::CborSimple, start)),
-        },
-    }
-    Ok(None)
-}
-
-/// Validate `b` as exactly one item in deterministic encoding, nested at
-/// most [`MAX_DEPTH`] deep. Never allocates; iterative.
+/// Validate `b` as exactly one item in deterministic encoding (§3.1),
+/// nested at most [`MAX_DEPTH`] deep: the compact cursor's walk (the one
+/// walk of both readers), its fault told apart by [`cbor_error`].
 pub fn validate(b: &[u8]) -> Result<()> {
-    let end = walk(b, 0, 0)?;
-    if end == b.len() {
-        Ok(())
-    } else {
-        Err(Error::at(Kind::CborTrailingBytes, end))
+    let mut c = crate::compact::cur::Cur::det(b, 0);
+    c.walk_det(0);
+    if c.fault.is_none() && c.pos != b.len() {
+        c.fail(crate::compact::Kind::Trailing, c.pos);
     }
+    c.done().map_err(|f| cbor_error(b, f))
 }
 
-/// Validate the one item at `b[pos..]`, nested `base` deep below the root,
-/// as [`validate`] does; returns where it ends.
-fn walk(b: &[u8], mut pos: usize, base: usize) -> Result<usize> {
-    let mut stack = [Frame::default(); MAX_DEPTH + 1];
-    let mut depth = 0usize;
-    loop {
-        // Start of one item: remember where a map key begins.
-        if depth > 0 {
-            let f = &mut stack[depth - 1];
-            if f.map && f.left % 2 == 0 {
-                f.key_start = pos;
-            }
-        }
-        let start = pos;
-        // Fast path: a short text (most keys and names) or a small integer.
-        match b.get(pos) {
-            Some(&ib @ 0x60..=0x77) => {
-                let end = pos + 1 + (ib & 0x1f) as usize;
-                let Some(t) = b.get(pos + 1..end) else { return Err(Error::at(Kind::CborTruncated, start)) };
-                if !short_ascii(b, pos + 1, t) && core::str::from_utf8(t).is_err() {
-                    return Err(Error::at(Kind::CborInvalidUtf8, start));
-                }
-                pos = end;
-            }
-            Some(0x00..=0x17) => pos += 1,
-            // A one- or two-byte unsigned integer (blob offsets and lengths).
-            Some(&ib @ (0x18 | 0x19)) => {
-                let w = (ib - 0x17) as usize;
-                let Some(s) = b.get(pos + 1..pos + 1 + w) else { return Err(Error::at(Kind::CborTruncated, start)) };
-                let v = if w == 1 { s[0] as u64 } else { (s[0] as u64) << 8 | s[1] as u64 };
-                if !shortest(ib & 0x1f, v) {
-                    return Err(Error::at(Kind::CborNonShortest, start));
-                }
-                pos += 1 + w;
-            }
-            // A short array or map (the count in the head): as `item` does.
-            Some(&ib @ (0x80..=0x97 | 0xa0..=0xb7)) => {
-                if base + depth > MAX_DEPTH {
-                    return Err(Error::at(Kind::CborTooDeep, start));
-                }
-                pos += 1;
-                let v = (ib & 0x1f) as u64;
-                if v > (b.len() - pos) as u64 {
-                    return Err(Error::at(Kind::CborTruncated, start));
-                }
-                if v > 0 {
-                    let map = ib >= 0xa0;
-                    stack[depth] = Frame { left: if map { 2 * v } else { v }, map, key_start: 0, prev_start: 0, prev_end: 0 };
-                    depth += 1;
-                    continue;
+/// The rule of §3.1 that a CBOR fault of the walk broke, read from the
+/// head at its byte (the walk's classes join several rules).
+#[cold]
+pub(crate) fn cbor_error(b: &[u8], f: crate::compact::Fault) -> Error {
+    use crate::compact::Kind as Class;
+    let at = f.at as usize;
+    let kind = match f.kind {
+        Class::Utf8 => Kind::CborInvalidUtf8,
+        Class::Deep => Kind::CborTooDeep,
+        Class::Trailing => Kind::CborTrailingBytes,
+        Class::DuplicateKey => Kind::CborDuplicateKey,
+        // A bad head, or a head whose rule is broken; else (a well-formed
+        // head) a key out of order.
+        _ => match raw_head(b, at) {
+            Err(e) => e.kind,
+            Ok((major, ai, v, next)) => {
+                let left = (b.len() - next) as u64;
+                match major {
+                    SIMPLE if (25..=27).contains(&ai) => Kind::CborNonCanonicalFloat,
+                    SIMPLE if !(20..=22).contains(&ai) => Kind::CborSimple,
+                    _ if major != SIMPLE && !shortest(ai, v) => Kind::CborNonShortest,
+                    BYTES | TEXT | ARRAY | MAP if v > left => Kind::CborTruncated,
+                    TAG => Kind::CborTag,
+                    _ if f.kind == Class::Cbor => Kind::CborInvalid,
+                    _ => Kind::CborUnsortedKeys,
                 }
             }
-            _ => {
-                let (major, ai, v, next) = raw_head(b, pos)?;
-                pos = next;
-                if major != SIMPLE && !shortest(ai, v) {
-                    return Err(Error::at(Kind::CborNonShortest, start));
-                }
-                if let Some(d) = item(b, &mut pos, major, ai, v, start, base + depth)? {
-                    stack[depth] = d;
-                    depth += 1;
-                    continue;
-                }
-            }
-        }
-        // One item is complete: account for it in its parents.
-        loop {
-            if depth == 0 {
-                return Ok(pos);
-            }
-            let f = &mut stack[depth - 1];
-            if f.map && f.left % 2 == 0 {
-                // A key just ended.
-                let key = &b[f.key_start..pos];
-                if f.prev_end > 0 {
-                    let prev = &b[f.prev_start..f.prev_end];
-                    match key_cmp(prev, key) {
-                        core::cmp::Ordering::Less => {}
-                        core::cmp::Ordering::Equal => return Err(Error::at(Kind::CborDuplicateKey, f.key_start)),
-                        core::cmp::Ordering::Greater => return Err(Error::at(Kind::CborUnsortedKeys, f.key_start)),
-                    }
-                }
-                f.prev_start = f.key_start;
-                f.prev_end = pos;
-            }
-            f.left -= 1;
-            if f.left > 0 {
-                break;
-            }
-            depth -= 1; // the container is complete: it is an item of its parent
-        }
-    }
+        },
+    };
+    Error::at(kind, at)
 }
 
 /// A cursor over a manifest the validating pass accepted (heads complete

@@ -36,26 +36,6 @@ fn f64_canonical_rule_matches_the_float_conversion() {
 }
 
 #[test]
-fn short_ascii_masks_what_follows_the_text() {
-    let b = [b'a', b'b', 0x80, b'c', b'd', b'e', b'f', b'g', b'h', b'i', 0xff, b'j'];
-    assert!(short_ascii(&b, 0, &b[..2]));
-    assert!(!short_ascii(&b, 0, &b[..3]));
-    assert!(short_ascii(&b, 3, &b[3..10]));
-    assert!(!short_ascii(&b, 3, &b[3..11]));
-    assert!(short_ascii(&b, 11, &b[11..])); // no whole word left: byte loop
-    assert!(!short_ascii(&b, 9, &b[9..11]));
-    let long = [b'x'; 23];
-    for n in 0..=23 {
-        assert!(short_ascii(&long, 0, &long[..n]));
-        let mut bad = long;
-        if n > 0 {
-            bad[n - 1] = 0xc3;
-            assert!(!short_ascii(&bad, 0, &bad[..n]), "{n}");
-        }
-    }
-}
-
-#[test]
 fn accepts_deterministic() {
     assert_eq!(kind(&[0xa0]), None);
     assert_eq!(kind(&[0xa2, 0x61, b'a', 0x01, 0x61, b'b', 0x80]), None);
