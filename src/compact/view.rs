@@ -84,7 +84,7 @@ pub(crate) fn field(m: &[u8], pos: usize, key: &str) -> Option<usize> {
 }
 
 /// Definite text at `pos` (validated UTF-8 where the pass checked it).
-fn text(m: &[u8], pos: usize) -> &str {
+pub(crate) fn text(m: &[u8], pos: usize) -> &str {
     definite(m, pos).and_then(crate::utf8::str).unwrap_or("")
 }
 

@@ -1,7 +1,9 @@
 //! Attribute maps: the lazy view of a validated one (the pass checked its
 //! keys against the name rules of §3.5 and its values as CBOR, §3.1).
 
-use super::cbor::{Cursor, MAP, TEXT, UINT};
+use super::cbor::{MAP, TEXT, UINT};
+use crate::cbor::decode_head;
+use crate::compact::view::{field, skip, text};
 
 /// A map of attributes (or any CBOR map) in the manifest.
 #[derive(Clone, Copy, Debug)]
@@ -38,14 +40,12 @@ impl<'a> Attributes<'a> {
 
     /// The encoded bytes of the whole map.
     pub fn raw(&self) -> &'a [u8] {
-        let mut c = Cursor::at(self.buf, self.pos);
-        c.skip();
-        &self.buf[self.pos..c.pos]
+        &self.buf[self.pos..skip(self.buf, self.pos)]
     }
 
     /// Number of entries.
     pub fn len(&self) -> usize {
-        Cursor::at(self.buf, self.pos).map("attributes").unwrap_or(0) as usize
+        decode_head(self.buf, self.pos).and_then(|(_, n, _)| n).unwrap_or(0) as usize
     }
 
     /// Whether the map is empty.
@@ -55,24 +55,12 @@ impl<'a> Attributes<'a> {
 
     /// The value of a text key.
     pub fn get(&self, key: &str) -> Option<AttrValue<'a>> {
-        let mut c = Cursor::at(self.buf, self.pos);
-        let n = c.map("attributes").ok()?;
-        for _ in 0..n {
-            let k = c.key();
-            if k == Some(key.as_bytes()) {
-                let start = c.pos;
-                return Some(match c.peek() {
-                    (UINT, v) => AttrValue::Uint(v),
-                    (TEXT, _) => AttrValue::Text(c.text("attribute").ok()?),
-                    (MAP, _) => AttrValue::Map(Attributes::at(self.buf, start)),
-                    _ => {
-                        c.skip();
-                        AttrValue::Other(&self.buf[start..c.pos])
-                    }
-                });
-            }
-            c.skip();
-        }
-        None
+        let (buf, at) = (self.buf, field(self.buf, self.pos, key)?);
+        Some(match decode_head(buf, at)? {
+            (UINT, Some(v), _) => AttrValue::Uint(v),
+            (TEXT, ..) => AttrValue::Text(text(buf, at)),
+            (MAP, ..) => AttrValue::Map(Attributes::at(buf, at)),
+            _ => AttrValue::Other(&buf[at..skip(buf, at)]),
+        })
     }
 }

@@ -1,7 +1,7 @@
 //! Deterministic CBOR (RFC 8949 §4.2.1 as restricted by spec §3.1): the
 //! rule a fault of the walk broke (the walk itself is the compact cursor's,
-//! `compact::cur`, the one walk of both readers), the canonical-float rule,
-//! and a cursor that reads items the validating pass has accepted.
+//! `compact::cur`, the one walk of both readers) and the canonical-float
+//! rule.
 
 use super::error::{Error, Kind, Result};
 
@@ -156,138 +156,6 @@ pub(crate) fn cbor_error(b: &[u8], f: crate::compact::Fault) -> Error {
         },
     };
     Error::at(kind, at)
-}
-
-/// A cursor over a manifest the validating pass accepted (heads complete
-/// and shortest, lengths in bounds, text UTF-8): the views' decoder. Safe
-/// at any position of any bytes: a read that does not fit is an error or
-/// stops at the end, never a panic.
-#[derive(Clone, Copy)]
-pub(crate) struct Cursor<'a> {
-    pub buf: &'a [u8],
-    pub pos: usize,
-}
-
-impl<'a> Cursor<'a> {
-    pub fn at(buf: &'a [u8], pos: usize) -> Self {
-        Cursor { buf, pos }
-    }
-
-    /// Major type, argument and the position after the head.
-    #[inline(always)]
-    fn next_head(&self) -> Result<(u8, u64, usize)> {
-        Ok(self.look())
-    }
-
-    /// Major type and argument of the next item, without moving.
-    #[inline(always)]
-    pub fn peek(&self) -> (u8, u64) {
-        let (m, v, _) = self.look();
-        (m, v)
-    }
-
-    /// Major type, argument and the position after the head (one decode;
-    /// past the end, a simple value ending at the end).
-    #[inline(always)]
-    fn look(&self) -> (u8, u64, usize) {
-        match raw_head(self.buf, self.pos) {
-            Ok((m, _, v, n)) => (m, v, n),
-            Err(_) => (SIMPLE, 0, self.buf.len()),
-        }
-    }
-
-    #[inline(always)]
-    fn head(&mut self) -> (u8, u64) {
-        let (m, _, v, n) = raw_head(self.buf, self.pos).unwrap_or((SIMPLE, 23, 0, self.buf.len()));
-        self.pos = n;
-        (m, v)
-    }
-
-    /// Skip one item (of any depth). Safe at any position: it stops at the end.
-    pub fn skip(&mut self) {
-        let mut items = 1u64;
-        while items > 0 && self.pos < self.buf.len() {
-            items -= 1;
-            let (m, v) = self.head();
-            match m {
-                BYTES | TEXT => self.pos = self.pos.saturating_add(v as usize).min(self.buf.len()),
-                ARRAY => items = items.saturating_add(v),
-                MAP => items = items.saturating_add(v.saturating_mul(2)),
-                _ => {}
-            }
-        }
-    }
-
-    /// A text string; `field` names it in the error.
-    #[inline(always)]
-    pub fn text(&mut self, field: &'static str) -> Result<&'a str> {
-        let start = self.pos;
-        match self.next_head()? {
-            // UTF-8 checked here
-            (TEXT, n, next) => {
-                self.pos = next;
-                let s = self.pos.checked_add(n as usize).and_then(|e| self.buf.get(self.pos..e));
-                let s = s.ok_or(Error::at(Kind::CborTruncated, start))?;
-                self.pos += s.len();
-                core::str::from_utf8(s).map_err(|_| Error::at(Kind::CborInvalidUtf8, start))
-            }
-            _ => Err(Error::field(Kind::WrongType, start, field)),
-        }
-    }
-
-    /// An unsigned integer.
-    #[inline(always)]
-    pub fn uint(&mut self, field: &'static str) -> Result<u64> {
-        match self.next_head()? {
-            (UINT, v, next) => {
-                self.pos = next;
-                Ok(v)
-            }
-            _ => Err(Error::field(Kind::WrongType, self.pos, field)),
-        }
-    }
-
-    /// A map's entry count.
-    #[inline(always)]
-    pub fn map(&mut self, field: &'static str) -> Result<u64> {
-        match self.next_head()? {
-            (MAP, n, next) => {
-                self.pos = next;
-                Ok(n)
-            }
-            _ => Err(Error::field(Kind::WrongType, self.pos, field)),
-        }
-    }
-
-    /// An array's element count.
-    #[inline(always)]
-    pub fn array(&mut self, field: &'static str) -> Result<u64> {
-        match self.next_head()? {
-            (ARRAY, n, next) => {
-                self.pos = next;
-                Ok(n)
-            }
-            _ => Err(Error::field(Kind::WrongType, self.pos, field)),
-        }
-    }
-
-    /// A map key's bytes if it is text (`None`, with the key skipped,
-    /// otherwise); not checked as UTF-8 again (the walk did).
-    #[inline(always)]
-    pub fn key(&mut self) -> Option<&'a [u8]> {
-        match self.look() {
-            (TEXT, n, next) => {
-                self.pos = next;
-                let s = self.pos.checked_add(n as usize).and_then(|e| self.buf.get(self.pos..e))?;
-                self.pos += s.len();
-                Some(s)
-            }
-            _ => {
-                self.skip();
-                None
-            }
-        }
-    }
 }
 
 #[cfg(test)]

@@ -2,9 +2,10 @@
 //! every object, then borrowing views over the validated bytes.
 
 pub use super::attributes::{AttrValue, Attributes};
-use super::cbor::Cursor;
+use crate::cbor::decode_head;
+use crate::compact::view::{field, skip, text};
 use super::container::{self, Footer};
-use super::error::{Error, Kind, Result};
+use super::error::Result;
 #[cfg(feature = "v2")]
 use super::explain::explain;
 use super::layout::{self, PartSet, Profile};
@@ -131,7 +132,7 @@ impl<'a> Manifest<'a> {
     /// Without the `v2` feature, no v2 file is read.
     #[cfg(not(feature = "v2"))]
     fn validate(_: Footer, _: &'a [u8], _: &mut [Slot]) -> Result<(Manifest<'a>, Option<usize>)> {
-        Err(Error::ctx(Kind::Unsupported, "a v2 file: this build has no `v2` feature"))
+        Err(super::Error::ctx(super::Kind::Unsupported, "a v2 file: this build has no `v2` feature"))
     }
 
     /// The footer.
@@ -166,7 +167,7 @@ impl<'a> Manifest<'a> {
 
     /// [`Manifest::objects`], not borrowing the manifest (views only need its bytes).
     pub(crate) fn objects_detached<'m>(&self) -> Objects<'a, 'm> {
-        Objects { buf: self.buf, _m: core::marker::PhantomData, c: Cursor::at(self.buf, self.objects.0), left: self.objects.1 }
+        Objects { buf: self.buf, _m: core::marker::PhantomData, pos: self.objects.0, left: self.objects.1 }
     }
 
     /// The object called `name` (a linear scan; an index can keep
@@ -189,7 +190,7 @@ impl<'a> Manifest<'a> {
 
     /// The shard table, in manifest order.
     pub fn shards(&self) -> Shards<'a> {
-        Shards { c: Cursor::at(self.buf, self.shards.0), left: self.shards.1 }
+        Shards { buf: self.buf, pos: self.shards.0, left: self.shards.1 }
     }
 
     /// The file's `attributes`.
@@ -202,10 +203,8 @@ impl<'a> Manifest<'a> {
 /// `buf` (as [`Manifest::object_at`], without the manifest).
 /// Also returns where the object's entry ends.
 pub(crate) fn object_in<'a, 'm>(buf: &'a [u8], offset: usize) -> Option<(Object<'a, 'm>, usize)> {
-    let mut c = Cursor::at(buf, offset);
-    let name = c.text("object name").ok()?;
-    let o = Object::read(name, offset, &mut c, buf).ok()?;
-    Some((o, c.pos))
+    let map = skip(buf, offset);
+    Some((Object::read(text(buf, offset), offset, map, buf)?, skip(buf, map)))
 }
 
 /// An entry of the shard table (§7.1).
@@ -220,29 +219,18 @@ pub struct Shard<'a> {
 }
 
 impl<'a> Shard<'a> {
-    /// Decode the shard entry at the cursor (validated by the pass, §7.1).
-    fn read(name: &'a str, c: &mut Cursor<'a>) -> Result<Shard<'a>> {
-        let start = c.pos;
-        let n = c.map("shard")?;
-        let (mut size, mut digest) = (None, None);
-        for _ in 0..n {
-            match c.key() {
-                Some(b"size") => size = Some(c.uint("size")?),
-                Some(b"digest") => {
-                    let at = c.pos;
-                    digest = Some(Digest::parse(c.text("digest")?, at)?);
-                }
-                _ => c.skip(),
-            }
-        }
-        let missing = |field| Error::field(Kind::MissingField, start, field);
-        Ok(Shard { name, size: size.ok_or(missing("size"))?, digest: digest.ok_or(missing("digest"))? })
+    /// Decode the shard entry whose map is at `map` (validated by the pass, §7.1).
+    fn read(name: &'a str, buf: &'a [u8], map: usize) -> Option<Shard<'a>> {
+        let at = field(buf, map, "digest")?;
+        let size = field(buf, map, "size").and_then(|v| decode_head(buf, v)?.1)?;
+        Some(Shard { name, size, digest: Digest::parse(text(buf, at), at).ok()? })
     }
 }
 
 /// Iterator over the shard table.
 pub struct Shards<'a> {
-    c: Cursor<'a>,
+    buf: &'a [u8],
+    pos: usize,
     left: u64,
 }
 
@@ -253,8 +241,9 @@ impl<'a> Iterator for Shards<'a> {
             return None;
         }
         self.left -= 1;
-        let name = self.c.text("shard name").ok()?;
-        Shard::read(name, &mut self.c).ok()
+        let (name, map) = (self.pos, skip(self.buf, self.pos));
+        self.pos = skip(self.buf, map);
+        Shard::read(text(self.buf, name), self.buf, map)
     }
 }
 
@@ -278,51 +267,33 @@ pub struct Object<'a, 'm> {
 }
 
 impl<'a, 'm> Object<'a, 'm> {
-    /// Decode the object map at the cursor (validated by the pass): where
-    /// its shape, parts and attributes are; the layout rules are not run.
-    fn read(name: &'a str, offset: usize, c: &mut Cursor<'a>, buf: &'a [u8]) -> Result<Self> {
-        let start = c.pos;
-        let n = c.map("object")?;
-        let (mut shape, mut layout, mut parts, mut attributes) = (None, None, None, None);
-        for _ in 0..n {
-            let key = c.key();
-            let vpos = c.pos;
-            match key {
-                Some(b"shape") => {
-                    let rank = c.array("shape")?;
-                    let (mut numel, mut zero) = (1u64, false);
-                    for _ in 0..rank {
-                        let d = c.uint("shape")?;
-                        zero |= d == 0;
-                        numel = numel.saturating_mul(d);
-                    }
-                    shape = Some((vpos, rank, if zero { 0 } else { numel }));
-                }
-                Some(b"layout") => layout = Some(c.text("layout")?),
-                Some(b"parts") => {
-                    let n = c.map("parts")?;
-                    parts = Some((c.pos, n));
-                    c.pos = vpos;
-                    c.skip();
-                }
-                Some(b"attributes") => {
-                    attributes = Some(vpos);
-                    c.skip();
-                }
-                _ => c.skip(),
-            }
-        }
-        let (shape_pos, rank, numel) = shape.ok_or(Error::field(Kind::MissingField, start, "shape"))?;
-        let layout = layout.ok_or(Error::field(Kind::MissingField, start, "layout"))?;
-        let (parts_pos, n_parts) = parts.ok_or(Error::field(Kind::MissingField, start, "parts"))?;
-        Ok(Object { buf, _m: core::marker::PhantomData, name, layout, offset, shape_pos, rank, numel, parts_pos, n_parts, attributes })
+    /// Decode the object map at `map` (validated by the pass): where its
+    /// shape, parts and attributes are; the layout rules are not run.
+    fn read(name: &'a str, offset: usize, map: usize, buf: &'a [u8]) -> Option<Self> {
+        let (layout, shape, parts) = (field(buf, map, "layout")?, field(buf, map, "shape")?, field(buf, map, "parts")?);
+        let (_, rank, _) = decode_head(buf, shape)?;
+        let (_, n_parts, parts_pos) = decode_head(buf, parts)?;
+        let mut o = Object {
+            buf,
+            _m: core::marker::PhantomData,
+            name,
+            layout: text(buf, layout),
+            offset,
+            shape_pos: shape,
+            rank: rank?,
+            numel: 0,
+            parts_pos,
+            n_parts: n_parts?,
+            attributes: field(buf, map, "attributes"),
+        };
+        // (A zero dimension makes the product 0; the pass refused overflow.)
+        o.numel = o.dims().fold(1u64, |n, d| n.saturating_mul(d));
+        Some(o)
     }
 
     /// Position of the first dimension, and the rank.
     pub(crate) fn shape_items(&self) -> (usize, u64) {
-        let mut c = Cursor::at(self.buf, self.shape_pos);
-        let n = c.array("shape").unwrap_or(0);
-        (c.pos, n)
+        (skip_head(self.buf, self.shape_pos), self.rank)
     }
 
     /// Position of the first key of `parts`.
@@ -337,9 +308,12 @@ impl<'a, 'm> Object<'a, 'm> {
 
     /// The dimensions.
     pub fn dims(&self) -> impl Iterator<Item = u64> + 'a {
-        let mut c = Cursor::at(self.buf, self.shape_pos);
-        let n = c.array("shape").unwrap_or(0);
-        (0..n).map(move |_| c.uint("shape").unwrap_or(0))
+        let (buf, mut pos) = (self.buf, skip_head(self.buf, self.shape_pos));
+        (0..self.rank).map(move |_| {
+            let (_, d, next) = decode_head(buf, pos).unwrap_or((0, Some(0), buf.len()));
+            pos = next;
+            d.unwrap_or(0)
+        })
     }
 
     /// Dimension `i`.
@@ -357,14 +331,13 @@ impl<'a, 'm> Object<'a, 'm> {
         self.n_parts as usize
     }
 
-    /// The parts, in manifest (encoded-name) order; each is checked as it
-    /// is read (name rules, fields, type vs dtype).
+    /// The parts, in manifest (encoded-name) order (each checked by the
+    /// pass; the `Result` is for callers written when views checked).
     pub fn parts(&self) -> impl Iterator<Item = Result<Part<'a>>> + 'a {
-        let mut c = Cursor::at(self.buf, self.parts_pos);
+        let (buf, mut pos) = (self.buf, self.parts_pos);
         (0..self.n_parts).map(move |_| {
-            let name = c.text("part name")?;
-            let (part, end) = Part::at(c.buf, c.pos, name);
-            c.pos = end;
+            let (part, end) = Part::at(buf, skip(buf, pos), text(buf, pos));
+            pos = end;
             Ok(part)
         })
     }
@@ -396,7 +369,7 @@ impl<'a, 'm> Object<'a, 'm> {
 pub struct Objects<'a, 'm> {
     buf: &'a [u8],
     _m: core::marker::PhantomData<&'m Manifest<'a>>,
-    c: Cursor<'a>,
+    pos: usize,
     left: u64,
 }
 
@@ -407,12 +380,17 @@ impl<'a, 'm> Iterator for Objects<'a, 'm> {
             return None;
         }
         self.left -= 1;
-        let offset = self.c.pos;
-        let name = self.c.text("object name").ok()?;
-        Object::read(name, offset, &mut self.c, self.buf).ok()
+        let (o, end) = object_in(self.buf, self.pos)?;
+        self.pos = end;
+        Some(o)
     }
 
     fn size_hint(&self) -> (usize, Option<usize>) {
         (self.left as usize, Some(self.left as usize))
     }
+}
+
+/// Past the head of the (validated) item at `pos`.
+fn skip_head(buf: &[u8], pos: usize) -> usize {
+    decode_head(buf, pos).map_or(buf.len(), |(_, _, next)| next)
 }

@@ -2,7 +2,7 @@
 //! [`crate::Object`], a v2 part a [`crate::Component`] (role = part name,
 //! `format` = layout id, `uncompressed_length` = `decoded_length`).
 
-use super::cbor::Cursor;
+use crate::compact::view::{skip, text};
 use super::manifest::{object_in, Object as V2Object};
 use super::part::Part;
 use super::seekable;
@@ -14,11 +14,7 @@ use crate::value::Map;
 
 /// The entries of the map item at `pos` of `buf`, as a [`Map`] view.
 pub(crate) fn map_at(buf: &[u8], pos: usize) -> Map<'_> {
-    let mut c = Cursor::at(buf, pos);
-    match c.map("map") {
-        Ok(n) => Map::new(buf, c.pos, crate::cbor::len_of(Some(n))),
-        Err(_) => Map::empty(),
-    }
+    crate::compact::view::map_at(buf, Some(pos))
 }
 
 /// The crate view of the object whose name starts at `offset`, and where
@@ -32,8 +28,6 @@ pub(crate) fn object<'a>(ctx: Ctx<'a>, offset: usize, index: usize) -> Option<(O
 pub(crate) fn view<'a>(ctx: Ctx<'a>, o: &V2Object<'a, '_>, index: usize) -> Object<'a> {
     let buf = ctx.buf;
     let (shape_pos, rank) = o.shape_items();
-    let mut c = Cursor::at(buf, o.offset);
-    let _ = c.text("object name");
     Object {
         ctx,
         index,
@@ -41,7 +35,7 @@ pub(crate) fn view<'a>(ctx: Ctx<'a>, o: &V2Object<'a, '_>, index: usize) -> Obje
         shape: Shape { buf, pos: shape_pos, len: crate::cbor::len_of(Some(rank)), ndim: rank as usize, numel: o.num_elements() },
         format: Format::parse(o.layout),
         attributes: o.attributes().map_or(Map::empty(), |a| map_at(buf, a.pos)),
-        fields: map_at(buf, c.pos),
+        fields: map_at(buf, skip(buf, o.offset)),
         comps: Comps::Parts { pos: o.parts_pos(), left: o.num_parts() as u64 },
     }
 }
@@ -110,15 +104,8 @@ pub(crate) fn names(m: &super::Manifest<'_>) -> Names {
 /// the name index: names read, object maps skipped, nothing decoded twice.
 #[cfg(feature = "alloc")]
 fn positions(buf: &[u8], pos: usize, n: usize) -> alloc::vec::Vec<crate::index::ObjPos> {
-    let mut c = Cursor::at(buf, pos);
-    let mut out = alloc::vec::Vec::with_capacity(n);
-    for _ in 0..n {
-        let at = c.pos;
-        let Ok(name) = c.text("object name") else { break };
-        out.push(crate::index::ObjPos::of(buf, at, name));
-        c.skip();
-    }
-    out
+    let names = crate::compact::view::entries(buf, pos, n);
+    names.map(|(at, _)| crate::index::ObjPos::of(buf, at, text(buf, at))).collect()
 }
 
 /// The next part at a cursor over a validated `parts` map.
@@ -127,9 +114,7 @@ pub(crate) fn next_part<'a>(buf: &'a [u8], pos: &mut usize, left: &mut u64) -> O
         return None;
     }
     *left -= 1;
-    let mut c = Cursor::at(buf, *pos);
-    let name = c.text("part name").ok()?;
-    let (p, end) = Part::at(buf, c.pos, name);
+    let (p, end) = Part::at(buf, skip(buf, *pos), text(buf, *pos));
     *pos = end;
     Some(p)
 }

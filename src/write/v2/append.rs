@@ -8,7 +8,7 @@
 //! of older generations.
 
 use super::{Error, Kind, Options, Result, Sink, Writer};
-use crate::v2::cbor::Cursor;
+use crate::compact::view::{entries, skip};
 use crate::v2::Manifest;
 use alloc::vec::Vec;
 
@@ -33,22 +33,14 @@ impl Generation {
         let buf = m.bytes();
         let mut g = Generation { objects: Vec::new(), names: Vec::new(), attrs: Vec::new(), len: file.len() as u64 };
         for o in m.objects() {
-            let mut c = Cursor::at(buf, o.offset);
-            c.skip();
-            let v = c.pos;
-            c.skip();
-            g.objects.push((buf[o.offset..v].to_vec(), buf[v..c.pos].to_vec()));
+            let v = skip(buf, o.offset);
+            g.objects.push((buf[o.offset..v].to_vec(), buf[v..skip(buf, v)].to_vec()));
             g.names.push(o.name.into());
         }
         if let Some(a) = m.attributes() {
-            let mut c = Cursor::at(buf, a.pos);
-            let n = c.map("attributes").map_err(|e| Error::new(Kind::Rule(e)))?;
-            for _ in 0..n {
-                let k = c.pos;
-                c.skip();
-                let v = c.pos;
-                c.skip();
-                g.attrs.push((buf[k..v].to_vec(), buf[v..c.pos].to_vec()));
+            let (_, n, first) = crate::cbor::decode_head(buf, a.pos).unwrap_or((0, Some(0), 0));
+            for (k, v) in entries(buf, first, n.unwrap_or(0) as usize) {
+                g.attrs.push((buf[k..v].to_vec(), buf[v..skip(buf, v)].to_vec()));
             }
         }
         Ok(g)
