@@ -3,7 +3,7 @@
 
 use super::cbor::{MAP, TEXT, UINT};
 use crate::cbor::decode_head;
-use crate::compact::view::{field, skip, text};
+use crate::compact::view::{entries, field, skip, text};
 
 /// A map of attributes (or any CBOR map) in the manifest.
 #[derive(Clone, Copy, Debug)]
@@ -51,6 +51,17 @@ impl<'a> Attributes<'a> {
     /// Whether the map is empty.
     pub fn is_empty(&self) -> bool {
         self.len() == 0
+    }
+
+    /// The entries in manifest order: each key (text: the pass checked
+    /// it, §3.5) and its value's encoded bytes.
+    pub fn iter(&self) -> impl Iterator<Item = (&'a str, &'a [u8])> + 'a {
+        let buf = self.buf;
+        let (first, n) = match decode_head(buf, self.pos) {
+            Some((MAP, Some(n), first)) => (first, n as usize),
+            _ => (0, 0),
+        };
+        entries(buf, first, n).map(move |(k, v)| (text(buf, k), &buf[v..skip(buf, v)]))
     }
 
     /// The value of a text key.

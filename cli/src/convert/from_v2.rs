@@ -37,7 +37,7 @@ pub fn total(m: &Manifest<'_>) -> u64 {
 
 pub fn write(m: &Manifest<'_>, files: &Files<'_>, out: &mut Out) -> Result<(), Fail> {
     if let Some(a) = m.attributes() {
-        for (k, v) in entries(a.raw()).map_err(|e| out.bad_input(format!("file attributes: {e}")))? {
+        for (k, v) in a.iter() {
             out.set_attribute(k, AttrValue::Cbor(v.to_vec()))?;
         }
     }
@@ -56,7 +56,7 @@ pub fn write(m: &Manifest<'_>, files: &Files<'_>, out: &mut Out) -> Result<(), F
         let shape: Vec<u64> = o.dims().collect();
         let mut obj = NewObject::new(name, format, &shape);
         if let Some(a) = o.attributes() {
-            for (k, v) in entries(a.raw()).map_err(|e| bad(format!("attributes: {e}")))? {
+            for (k, v) in a.iter() {
                 obj = obj.attribute(k, AttrValue::Cbor(v.to_vec()));
             }
         }
@@ -106,7 +106,7 @@ pub fn write_v2(
 ) -> Result<(), Fail> {
     let bad = |msg: String| Fail::input(in_path, msg);
     if let Some(a) = m.attributes() {
-        for (k, v) in entries(a.raw()).map_err(|e| bad(format!("file attributes: {e}")))? {
+        for (k, v) in a.iter() {
             w.set_attribute(k, AttrValue::Cbor(v.to_vec())).map_err(&refused)?;
         }
     }
@@ -116,7 +116,7 @@ pub fn write_v2(
         let shape: Vec<u64> = o.dims().collect();
         let mut obj = V2Object::new(o.name, &shape, o.layout);
         if let Some(a) = o.attributes() {
-            for (k, v) in entries(a.raw()).map_err(|e| bad(format!("attributes: {e} (object {:?})", o.name)))? {
+            for (k, v) in a.iter() {
                 obj = obj.attribute(k, AttrValue::Cbor(v.to_vec()));
             }
         }
@@ -283,82 +283,5 @@ impl<'s> Iterator for Checked<'s> {
             return None;
         }
         Some(c)
-    }
-}
-
-/// The `(key, encoded value)` entries of an encoded CBOR map with text keys
-/// (v2's CBOR is deterministic: definite lengths only).
-fn entries(map: &[u8]) -> Result<Vec<(&str, &[u8])>, &'static str> {
-    let mut at = 0;
-    let (major, n) = head(map, &mut at)?;
-    if major != 5 {
-        return Err("not a map");
-    }
-    let mut v = Vec::new();
-    for _ in 0..n {
-        let (major, len) = head(map, &mut at)?;
-        if major != 3 {
-            return Err("a key that is not text (v1.2 keys are text)");
-        }
-        let end = at.checked_add(usize::try_from(len).map_err(|_| "too long")?).ok_or("too long")?;
-        let key = std::str::from_utf8(map.get(at..end).ok_or("truncated")?).map_err(|_| "a key that is not UTF-8")?;
-        at = end;
-        let start = at;
-        skip(map, &mut at, 0)?;
-        v.push((key, &map[start..at]));
-    }
-    Ok(v)
-}
-
-/// Read a CBOR head at `at`: (major type, argument).
-fn head(b: &[u8], at: &mut usize) -> Result<(u8, u64), &'static str> {
-    let first = *b.get(*at).ok_or("truncated")?;
-    *at += 1;
-    let (major, info) = (first >> 5, first & 31);
-    let n = match info {
-        0..=23 => return Ok((major, u64::from(info))),
-        24 => 1,
-        25 => 2,
-        26 => 4,
-        27 => 8,
-        _ => return Err("an indefinite length"),
-    };
-    let arg = b.get(*at..*at + n).ok_or("truncated")?.iter().fold(0u64, |a, x| a << 8 | u64::from(*x));
-    *at += n;
-    Ok((major, arg))
-}
-
-/// Skip one CBOR item at `at`.
-fn skip(b: &[u8], at: &mut usize, depth: usize) -> Result<(), &'static str> {
-    if depth > ztensor::MAX_DEPTH {
-        return Err("nested too deep");
-    }
-    let (major, n) = head(b, at)?;
-    match major {
-        2 | 3 => {
-            *at = at.checked_add(usize::try_from(n).map_err(|_| "too long")?).filter(|e| *e <= b.len()).ok_or("truncated")?;
-        }
-        4 => (0..n).try_for_each(|_| skip(b, at, depth + 1))?,
-        5 => (0..n.checked_mul(2).ok_or("too long")?).try_for_each(|_| skip(b, at, depth + 1))?,
-        6 => skip(b, at, depth + 1)?,
-        _ => {} // integers, simple values, floats: the head is the item
-    }
-    Ok(())
-}
-
-#[cfg(test)]
-mod tests {
-    use super::*;
-
-    #[test]
-    fn map_entries() {
-        // {"a": 1, "bc": [h'ff', {"x": -2}], "d": 1.5 (f16)}
-        let m = [0xa3, 0x61, b'a', 0x01, 0x62, b'b', b'c', 0x82, 0x41, 0xff, 0xa1, 0x61, b'x', 0x21, 0x61, b'd', 0xf9, 0x3e, 0x00];
-        let e = entries(&m).unwrap();
-        assert_eq!(e, [("a", &[0x01][..]), ("bc", &[0x82, 0x41, 0xff, 0xa1, 0x61, b'x', 0x21][..]), ("d", &[0xf9, 0x3e, 0x00][..])]);
-        assert!(entries(&[0xa1, 0x01, 0x01]).is_err(), "integer key");
-        assert!(entries(&[0xa1, 0x61, b'a']).is_err(), "truncated");
-        assert!(entries(&[0xbf]).is_err(), "indefinite");
-        assert!(entries(&[0xa1, 0x61, b'a', 0x5a, 0xff, 0xff, 0xff, 0xff]).is_err(), "long byte string");
     }
 }

@@ -266,4 +266,29 @@ fn content_digest_ignores_placement_and_dedup() {
 }
 
 
+#[test]
+fn attributes_iterate_in_manifest_order_with_raw_values() {
+    let mut seen = 0;
+    for name in ["types_canonical.zt", "quant_group.zt", "unknown_vocab.zt"] {
+        let file = fs::read(format!("{DIR}/valid/{name}")).unwrap();
+        let m = open(&file).unwrap();
+        let maps = m.attributes().into_iter().chain(m.objects().filter_map(|o| o.attributes()));
+        for a in maps {
+            let entries: Vec<_> = a.iter().collect();
+            assert_eq!(entries.len(), a.len());
+            let whole: ciborium::Value = ciborium::from_reader(a.raw()).unwrap();
+            let whole = whole.as_map().unwrap();
+            assert_eq!(whole.len(), entries.len());
+            for ((k, v), (wk, wv)) in entries.iter().zip(whole) {
+                assert_eq!(Some(*k), wk.as_text(), "{name}");
+                let value: ciborium::Value = ciborium::from_reader(*v).unwrap();
+                // (Compared as text: a NaN value is not equal to itself.)
+                assert_eq!(format!("{value:?}"), format!("{wv:?}"), "{name}: {k}");
+            }
+            seen += entries.len();
+        }
+    }
+    assert!(seen > 3, "too few attributes in the fixtures: {seen}");
+}
+
 mod robustness;
