@@ -63,6 +63,7 @@ mod index;
 #[cfg(feature = "std")]
 pub mod load;
 mod manifest;
+mod components;
 mod object;
 pub mod read;
 pub mod scratch;
@@ -89,7 +90,8 @@ pub use file::{File, NameIndex, Slot};
 pub use formats::{Coo, Csr, GgufBlocks, QuantParams};
 pub use manifest::schema;
 pub use manifest::view::Objects;
-pub use object::{Component, Components, Object, Shape};
+pub use components::Components;
+pub use object::{Component, Object, Shape};
 pub use types::{DType, Encoding, Endian, Format, LogicalType, Version};
 pub use v2::layout::{Mx, Profile, QuantGroup};
 pub use value::{Array, Chunks, Described, Map, Value, ValueRef};

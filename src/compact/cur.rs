@@ -42,6 +42,69 @@ fn shortest(major: u8, arg: Option<u64>, width: usize) -> bool {
         }
 }
 
+/// Whether an f32 is exactly representable as an f16 (finite or infinite, not NaN).
+fn f32_fits_f16(f: f32) -> bool {
+    let bits = f.to_bits();
+    let exp = ((bits >> 23) & 0xff) as i32;
+    let man = bits & 0x7f_ffff;
+    if exp == 0xff {
+        return man == 0; // infinity fits; NaN is handled by the caller
+    }
+    if exp == 0 {
+        return man == 0; // f32 subnormals are far below f16's range; only zero fits
+    }
+    let e = exp - 127;
+    if e > 15 {
+        return false;
+    }
+    if e >= -14 {
+        return man & 0x1fff == 0; // normal f16: 10 mantissa bits
+    }
+    // f16 subnormal: value = m * 2^-24 with m < 1024
+    let shift = -14 - e; // bits lost to the subnormal shift
+    if shift > 10 {
+        return false;
+    }
+    let lost = 13 + shift as u32;
+    man & ((1u32 << lost) - 1) == 0
+}
+
+/// Whether a float head (`ai` 25, 26, 27 with its raw bits) is in §3.1's
+/// canonical form: the shortest width that holds the value exactly, NaN
+/// only as the half `0x7e00` (also the compact reader's rule).
+pub(crate) fn canonical_float(ai: u8, v: u64) -> bool {
+    match ai {
+        25 => {
+            let nan = v & 0x7c00 == 0x7c00 && v & 0x3ff != 0;
+            !nan || v == 0x7e00
+        }
+        26 => {
+            let f = f32::from_bits(v as u32);
+            !(f.is_nan() || f32_fits_f16(f))
+        }
+        _ => {
+            // Infinities and NaN fit a half; a zero fits one too, and no
+            // f64 subnormal fits an f32.
+            let (exp, man) = ((v >> 52 & 0x7ff) as i32, v & ((1 << 52) - 1));
+            match exp {
+                0x7ff => false,
+                0 => man != 0,
+                _ => !f64_fits_f32(exp - 1023, man),
+            }
+        }
+    }
+}
+
+/// Whether the finite normal f64 `(1 + man / 2^52) * 2^e` is an f32 value.
+/// In integers: the targets' FPUs (Cortex-M4F among them) are single
+/// precision only, and f64 arithmetic would link soft-float routines.
+fn f64_fits_f32(e: i32, man: u64) -> bool {
+    // The value's lowest set bit, as a power of two, must be one an f32
+    // holds: f32 has 23 bits below its leading one, none below 2^-149.
+    let lowest = e - 52 + (man | 1 << 52).trailing_zeros() as i32;
+    e <= 127 && lowest >= (e - 23).max(-149)
+}
+
 impl<'a> Cur<'a> {
     pub fn at(m: &'a [u8], pos: usize) -> Self {
         Cur { m, pos, fault: None, det: false }
@@ -288,7 +351,7 @@ impl<'a> Cur<'a> {
                 6 => return self.fail(Kind::NotDeterministic, start),
                 7 => {
                     let ai = self.m[start] & 0x1f;
-                    let ok = matches!(ai, 20..=22) || (25..=27).contains(&ai) && crate::v2::cbor::canonical_float(ai, v);
+                    let ok = matches!(ai, 20..=22) || (25..=27).contains(&ai) && canonical_float(ai, v);
                     if !ok {
                         return self.fail(Kind::NotDeterministic, start);
                     }

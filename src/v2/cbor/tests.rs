@@ -1,4 +1,5 @@
 use super::*;
+use crate::compact::cur::canonical_float;
 
 fn kind(b: &[u8]) -> Option<Kind> {
     validate(b).err().map(|e| e.kind)
