@@ -79,10 +79,7 @@ impl<'a> File<'a> {
                 return Err(Error::new(ErrorKind::UnsupportedVersion { major: 2 }));
             }
             let sizes = crate::v2::errors::Sizes::of_footer(&bytes[bytes.len() - 40..], bytes.len() as u64);
-            let m = crate::v2::Manifest::parse_with(bytes, scratch).map_err(|e| match e.kind {
-                crate::v2::Kind::ScratchTooSmall => Error::new(ErrorKind::ScratchTooSmall { needed: 2 * (scratch.len() as u64 + 1) }),
-                _ => crate::v2::errors::to_crate(e, sizes),
-            })?;
+            let m = crate::v2::Manifest::parse_with(bytes, scratch).map_err(|e| crate::v2::errors::to_crate(e, sizes))?;
             return Ok(Self::from_v2(m, Some(bytes), crate::v2::wire::names(&m)));
         }
         Self::parse_parts(manifest_slice(bytes, &tail), tail, Some(bytes), Scratch::new(scratch))
@@ -160,14 +157,15 @@ impl<'a> File<'a> {
     }
 
     /// Open a whole v2 file (slots from the heap with `alloc`, else
-    /// [`DEFAULT_ENTRIES`](crate::scratch::DEFAULT_ENTRIES) on the stack).
+    /// twice [`DEFAULT_ENTRIES`](crate::scratch::DEFAULT_ENTRIES) on the
+    /// stack: two per blob).
     fn parse_v2(bytes: &'a [u8]) -> Result<Self> {
         use crate::v2::errors::{to_crate, Sizes};
         let sizes = Sizes::of_footer(&bytes[bytes.len().saturating_sub(40)..], bytes.len() as u64);
         #[cfg(feature = "alloc")]
         let m = crate::v2::Manifest::parse_indexed(bytes);
         #[cfg(not(feature = "alloc"))]
-        let m = crate::v2::Manifest::parse_with(bytes, &mut [[0; 2]; crate::scratch::DEFAULT_ENTRIES]).map(|m| (m, ()));
+        let m = crate::v2::Manifest::parse_with(bytes, &mut [[0; 2]; 2 * crate::scratch::DEFAULT_ENTRIES]).map(|m| (m, ()));
         let (m, names) = m.map_err(|e| to_crate(e, sizes))?;
         Ok(Self::from_v2(m, Some(bytes), names))
     }
@@ -183,7 +181,7 @@ impl<'a> File<'a> {
             footer,
             manifest,
             file_len,
-            &mut [[0; 2]; crate::scratch::DEFAULT_ENTRIES],
+            &mut [[0; 2]; 2 * crate::scratch::DEFAULT_ENTRIES],
         )
         .map(|m| (m, ()));
         let (m, names) = m.map_err(|e| match e.kind {

@@ -89,7 +89,8 @@ pub(crate) fn to_crate(e: Error, s: Sizes) -> CrateError {
         K::DecodedLength => E::DecodedLength,
         K::DigestMismatch => E::DigestMismatch,
         K::NotAvailable => E::NoData,
-        K::ScratchTooSmall => E::ScratchTooSmall { needed: 0 },
+        // (Enough for any manifest of this length: `v2::slots_for`.)
+        K::ScratchTooSmall => E::ScratchTooSmall { needed: super::slots_for(s.manifest_len as usize) as u64 },
         K::Unsupported => E::Unsupported { what: ctx },
     };
     let err = CrateError::new(kind);

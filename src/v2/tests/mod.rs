@@ -157,6 +157,11 @@ fn no_alloc_scratch_and_tail() {
     assert!(n > 20);
     let mut small = [[0u64; 2]; 8];
     assert_eq!(Manifest::parse_with(&file, &mut small).unwrap_err().kind, Kind::ScratchTooSmall);
+    // The crate's error says how many slots suffice, and they do.
+    let e = crate::File::parse_with_scratch(&file, &mut small).unwrap_err();
+    let crate::ErrorKind::ScratchTooSmall { needed } = e.kind() else { panic!("{e}") };
+    let mut enough = std::vec![[0u64; 2]; needed as usize];
+    assert_eq!(crate::File::parse_with_scratch(&file, &mut enough).unwrap().len(), n);
     // Direct access by an object's offset (what a name index keeps); any other offset never panics.
     for o in m.objects() {
         assert_eq!(m.object_at(o.offset).unwrap().name, o.name);
