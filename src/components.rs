@@ -10,7 +10,7 @@ use crate::manifest::schema::Role;
 use crate::manifest::view::component_v1;
 use crate::manifest::Ctx;
 use crate::object::{Component, Comps, Object};
-use crate::types::{Format, LogicalType};
+use crate::types::Format;
 
 impl<'a> Object<'a> {
     /// Components in manifest order.
@@ -66,7 +66,7 @@ impl<'a> Components<'a> {
     /// A v2 `f4_e2m1` part with the element count its final-nibble rule needs.
     fn with_elements(&self, mut c: Component<'a>) -> Component<'a> {
         #[cfg(feature = "v2")]
-        if let (Some(LogicalType::F4E2M1), Some(v), Some(owner)) = (c.logical, c.v2.as_mut(), self.owner) {
+        if let (Some(crate::types::LogicalType::F4E2M1), Some(v), Some(owner)) = (c.logical, c.v2.as_mut(), self.owner) {
             v.elements = crate::v2::view::elements(self.ctx.buf, owner, c.role);
         }
         #[cfg(not(feature = "v2"))]

@@ -79,7 +79,8 @@ impl<'a> File<'a> {
                 return Err(Error::new(ErrorKind::UnsupportedVersion { major: 2 }));
             }
             let sizes = crate::v2::errors::Sizes::of_footer(&bytes[bytes.len() - 40..], bytes.len() as u64);
-            let m = crate::v2::Manifest::parse_with(bytes, scratch).map_err(|e| crate::v2::errors::to_crate(e, sizes))?;
+            let m = crate::v2::Manifest::parse_with(bytes, scratch)
+                .map_err(|e| crate::v2::errors::to_crate_in(e, sizes, crate::v2::container::manifest_of(bytes)))?;
             return Ok(Self::from_v2(m, Some(bytes), crate::v2::wire::names(&m)));
         }
         Self::parse_parts(manifest_slice(bytes, &tail), tail, Some(bytes), Scratch::new(scratch))
@@ -160,19 +161,19 @@ impl<'a> File<'a> {
     /// twice [`DEFAULT_ENTRIES`](crate::scratch::DEFAULT_ENTRIES) on the
     /// stack: two per blob).
     fn parse_v2(bytes: &'a [u8]) -> Result<Self> {
-        use crate::v2::errors::{to_crate, Sizes};
+        use crate::v2::errors::{to_crate_in, Sizes};
         let sizes = Sizes::of_footer(&bytes[bytes.len().saturating_sub(40)..], bytes.len() as u64);
         #[cfg(feature = "alloc")]
         let m = crate::v2::Manifest::parse_indexed(bytes);
         #[cfg(not(feature = "alloc"))]
         let m = crate::v2::Manifest::parse_with(bytes, &mut [[0; 2]; 2 * crate::scratch::DEFAULT_ENTRIES]).map(|m| (m, ()));
-        let (m, names) = m.map_err(|e| to_crate(e, sizes))?;
+        let (m, names) = m.map_err(|e| to_crate_in(e, sizes, crate::v2::container::manifest_of(bytes)))?;
         Ok(Self::from_v2(m, Some(bytes), names))
     }
 
     /// Open a v2 file from its last 40 bytes and its manifest.
     fn parse_v2_tail(footer: &[u8], manifest: &'a [u8], file_len: u64) -> Result<Self> {
-        use crate::v2::errors::{to_crate, Sizes};
+        use crate::v2::errors::{to_crate_in, Sizes};
         let sizes = Sizes::of_footer(footer, file_len);
         #[cfg(feature = "alloc")]
         let m = crate::v2::Manifest::parse_tail_indexed(footer, manifest, file_len);
@@ -189,7 +190,7 @@ impl<'a> File<'a> {
                 expected: sizes.manifest_len,
                 actual: manifest.len() as u64,
             }),
-            _ => to_crate(e, sizes),
+            _ => to_crate_in(e, sizes, manifest),
         })?;
         Ok(Self::from_v2(m, None, names))
     }

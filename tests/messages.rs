@@ -132,3 +132,27 @@ fn a_bare_digest_mismatch_does_not_say_stored_bytes() {
     let msg = ztensor::Error::new(ErrorKind::DigestMismatch).to_string();
     assert!(msg.starts_with("digest mismatch") && !msg.contains("stored"), "{msg}");
 }
+
+#[test]
+fn a_v2_refusal_names_its_object_and_part() {
+    let dir = concat!(env!("CARGO_MANIFEST_DIR"), "/tests/fixtures/v2/hostile/");
+    // (file, kind, object, part): a part's field, a part's blob, an
+    // object's layout rule (no part), a root rule (no object).
+    let cases = [
+        ("s_dtype_unknown.zt", ErrorKind::UnknownDType, Some("w"), Some("data")),
+        ("s_blob_misaligned.zt", ErrorKind::BlobMisaligned, Some("w"), Some("data")),
+        ("qg_bits_7.zt", ErrorKind::LayoutAttribute { key: "bits" }, Some("q"), None),
+        ("s_no_objects.zt", ErrorKind::MissingField { field: "objects" }, None, None),
+    ];
+    for (name, kind, object, part) in cases {
+        let f = std::fs::read(format!("{dir}{name}")).unwrap();
+        for e in [File::parse(&f).unwrap_err(), File::parse_with_scratch(&f, &mut [[0; 2]; 64]).unwrap_err()] {
+            assert_eq!(e.kind(), kind, "{name}: {e}");
+            assert_eq!(e.object().map(|n| n.as_str()), object, "{name}: {e}");
+            assert_eq!(e.role().map(|n| n.as_str()), part, "{name}: {e}");
+            if let Some(o) = object {
+                assert!(e.to_string().contains(&format!("object \"{o}\"")), "{name}: {e}");
+            }
+        }
+    }
+}

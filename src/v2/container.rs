@@ -118,6 +118,12 @@ impl Footer {
     }
 }
 
+/// The manifest bytes of a whole file whose container [`open`] accepts
+/// (empty otherwise): for naming where an error of the manifest lies.
+pub(crate) fn manifest_of(file: &[u8]) -> &[u8] {
+    open(file).map_or(&[], |(_, m)| m)
+}
+
 /// The footer of a whole file given as a slice (head magic checked too),
 /// and its manifest bytes (hash checked; empty for a data shard).
 pub fn open(file: &[u8]) -> Result<(Footer, &[u8])> {

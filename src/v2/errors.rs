@@ -100,6 +100,47 @@ pub(crate) fn to_crate(e: Error, s: Sizes) -> CrateError {
     }
 }
 
+/// [`to_crate`] of an error of the manifest `m`, naming the object and
+/// part its byte lies in (§3.3, §3.4).
+pub(crate) fn to_crate_in(e: Error, s: Sizes, m: &[u8]) -> CrateError {
+    let err = to_crate(e, s);
+    // (A schema rule's byte: the manifest is well-formed CBOR then.)
+    #[cfg(feature = "v2")]
+    if let Some(at) = e.offset.filter(|_| !is_cbor(e.kind)) {
+        let (object, part) = super::explain::names_at(m, at);
+        let err = match object {
+            Some(o) => err.in_object(o),
+            None => err,
+        };
+        return match part {
+            Some(p) => err.in_component(p),
+            None => err,
+        };
+    }
+    let _ = m;
+    err
+}
+
+/// A rule of deterministic CBOR (§3.1).
+#[cfg(feature = "v2")]
+fn is_cbor(k: Kind) -> bool {
+    matches!(
+        k,
+        Kind::CborTruncated
+            | Kind::CborInvalid
+            | Kind::CborNonShortest
+            | Kind::CborIndefinite
+            | Kind::CborTag
+            | Kind::CborSimple
+            | Kind::CborNonCanonicalFloat
+            | Kind::CborUnsortedKeys
+            | Kind::CborDuplicateKey
+            | Kind::CborTrailingBytes
+            | Kind::CborTooDeep
+            | Kind::CborInvalidUtf8
+    )
+}
+
 impl From<Error> for CrateError {
     fn from(e: Error) -> CrateError {
         to_crate(e, Sizes::default())

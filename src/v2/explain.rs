@@ -47,7 +47,9 @@ impl Place<'_> {
 fn entry_holding(m: &[u8], map: usize, at: usize) -> Option<(usize, usize)> {
     let (crate::cbor::MAJOR_MAP, n, first) = decode_head(m, map)? else { return None };
     let n = usize::try_from(n?).ok()?;
-    entries(m, first, n).find(|&(k, v)| k <= at && at < skip(m, v))
+    // (Entries come in byte order: none past `at` is looked at, so a
+    // count larger than the bytes never runs long.)
+    entries(m, first, n).take_while(|&(k, _)| k <= at).find(|&(_, v)| at < skip(m, v))
 }
 
 /// Locate byte `at` of the (well-formed) manifest `m`: down from the root
@@ -167,11 +169,25 @@ fn blob_offset(m: &[u8], at: usize) -> Option<u64> {
     decode_head(m, first)?.1
 }
 
-/// The layout rules' error for the object whose name is at `at`.
+/// The layout rules' error for the object whose name is at `at` (which is
+/// where it is, when the rule names no byte of its own).
 fn layout_error(m: &[u8], at: usize) -> Error {
-    match object_in(m, at) {
+    let e = match object_in(m, at) {
         Some((o, _)) => layout::check(&o, &o.part_set()).err(),
         None => None,
+    };
+    let mut e = e.unwrap_or(Error::at(Kind::LayoutParts, at));
+    e.offset.get_or_insert(at);
+    e
+}
+
+/// The object and the part that manifest byte `at` of a well-formed
+/// manifest `m` lies in, by name (for an error's where).
+pub(crate) fn names_at(m: &[u8], at: usize) -> (Option<&str>, Option<&str>) {
+    let p = locate(m, at);
+    if p.section != b"objects" {
+        return (None, None);
     }
-    .unwrap_or(Error::at(Kind::LayoutParts, at))
+    let name = |pos: Option<usize>| pos.and_then(|k| core::str::from_utf8(name_at(m, k)).ok());
+    (name(p.entry), name(p.part))
 }

@@ -42,7 +42,7 @@ mod content;
 pub mod data;
 mod error;
 #[cfg(feature = "v2")]
-mod explain;
+pub(crate) mod explain;
 pub(crate) mod errors;
 mod file_verify;
 pub mod layout;
