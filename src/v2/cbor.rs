@@ -53,7 +53,7 @@ fn shortest(ai: u8, v: u64) -> bool {
 
 /// Validate `b` as exactly one item in deterministic encoding (§3.1),
 /// nested at most [`MAX_DEPTH`] deep: the compact cursor's walk (the one
-/// walk of both readers), its fault told apart by [`cbor_error`].
+/// walk of both readers), its fault told apart by `cbor_error`.
 pub fn validate(b: &[u8]) -> Result<()> {
     let mut c = crate::compact::cur::Cur::det(b, 0);
     c.walk_det(0);

@@ -41,7 +41,7 @@ impl<'a> Manifest<'a> {
     /// Open a whole file given as a slice: container, deterministic CBOR,
     /// schema, types, layouts and blob overlap (the one validating pass,
     /// `compact::pass_v2`). `slots` are its scratch: two per blob
-    /// reference and two more suffice ([`Kind::ScratchTooSmall`] when too
+    /// reference and two more suffice ([`super::Kind::ScratchTooSmall`] when too
     /// few); it allocates nothing.
     pub fn parse_with(file: &'a [u8], slots: &mut [Slot]) -> Result<Manifest<'a>> {
         let (footer, m) = container::open(file)?;
