@@ -211,8 +211,27 @@ impl<'a> Cur<'a> {
     /// bytewise order of their encodings (§3.1: which also refuses a key
     /// twice); it becomes the previous one.
     pub fn key_order(&mut self, prev: &mut usize, start: usize) {
-        if let Some(p) = self.m.get(*prev..super::view::skip(self.m, *prev)) {
-            match p.cmp(self.m.get(start..self.pos).unwrap_or(&[])) {
+        // A text key, the usual one, ends with its bytes: its head says
+        // where (a short one's byte is its length); any other key is
+        // skipped. (No previous key: [`NO_KEY`] is past the manifest.)
+        let end = match self.m.get(*prev) {
+            None => self.m.len(),
+            Some(&b) if b >> 5 == MAJOR_TEXT && b & 0x1f < 24 => *prev + 1 + (b & 0x1f) as usize,
+            Some(_) => match decode_head(self.m, *prev) {
+                Some((MAJOR_TEXT, Some(n), at)) => at.saturating_add(usize::try_from(n).unwrap_or(usize::MAX)),
+                _ => super::view::skip(self.m, *prev),
+            },
+        };
+        if let Some(p) = self.m.get(*prev..end) {
+            let key = self.m.get(start..self.pos).unwrap_or(&[]);
+            // (With `alloc`, the first bytes first: a short text's head,
+            // which differs where the lengths do; then the call that
+            // compares the rest. Firmware makes the call: shorter code.)
+            let order = match (p.first(), key.first()) {
+                (Some(a), Some(b)) if cfg!(feature = "alloc") && a != b => a.cmp(b),
+                _ => p.cmp(key),
+            };
+            match order {
                 core::cmp::Ordering::Less => {}
                 core::cmp::Ordering::Equal => self.fail(Kind::DuplicateKey, start),
                 core::cmp::Ordering::Greater => self.fail(Kind::NotDeterministic, start),
