@@ -85,8 +85,11 @@ impl<'a> Cur<'a> {
 
     /// The next item head, of major type `major` (else
     /// [`Kind::WrongType`] at its start): its argument (`None`:
-    /// indefinite, or a fault).
-    #[inline(never)]
+    /// indefinite, or a fault). (One copy in firmware, for flash; with
+    /// `alloc`, one in each of its callers, the reads of every item: so
+    /// too `text`, `uint` and `container`, where inlining pays.)
+    #[cfg_attr(not(feature = "alloc"), inline(never))]
+    #[cfg_attr(feature = "alloc", inline(always))]
     fn typed(&mut self, major: u8) -> Option<u64> {
         let start = self.pos;
         let Some((m, arg, end)) = decode_head(self.m, start) else {
@@ -107,7 +110,8 @@ impl<'a> Cur<'a> {
     }
 
     /// A definite-length text's bytes (UTF-8 not checked).
-    #[inline(never)]
+    #[cfg_attr(not(feature = "alloc"), inline(never))]
+    #[cfg_attr(feature = "alloc", inline)]
     pub fn text(&mut self) -> &'a [u8] {
         let start = self.pos;
         match self.typed(MAJOR_TEXT) {
@@ -125,6 +129,7 @@ impl<'a> Cur<'a> {
     }
 
     /// A definite-length text, UTF-8 checked.
+    #[cfg_attr(feature = "alloc", inline)]
     pub fn str(&mut self) -> &'a str {
         let at = self.pos;
         crate::utf8::str(self.text()).unwrap_or_else(|| {
@@ -134,7 +139,8 @@ impl<'a> Cur<'a> {
     }
 
     /// An unsigned integer.
-    #[inline(never)]
+    #[cfg_attr(not(feature = "alloc"), inline(never))]
+    #[cfg_attr(feature = "alloc", inline)]
     pub fn uint(&mut self) -> u64 {
         // (An unsigned integer's head always has its value.)
         self.typed(MAJOR_UINT).unwrap_or(0)
@@ -142,7 +148,8 @@ impl<'a> Cur<'a> {
 
     /// A map's (or with `MAJOR_ARRAY`, an array's) entry count: `None`
     /// for indefinite; a count the manifest cannot hold is refused.
-    #[inline(never)]
+    #[cfg_attr(not(feature = "alloc"), inline(never))]
+    #[cfg_attr(feature = "alloc", inline)]
     pub fn container(&mut self, major: u8) -> Option<usize> {
         let start = self.pos;
         let len = self.typed(major);
@@ -210,6 +217,7 @@ impl<'a> Cur<'a> {
     /// after the map's previous key, at `*prev` ([`NO_KEY`] for none), in
     /// bytewise order of their encodings (§3.1: which also refuses a key
     /// twice); it becomes the previous one.
+    #[cfg_attr(feature = "alloc", inline)]
     pub fn key_order(&mut self, prev: &mut usize, start: usize) {
         // A text key, the usual one, ends with its bytes: its head says
         // where (a short one's byte is its length); any other key is

@@ -103,8 +103,11 @@ impl<'a> Pass<'a, '_> {
     /// when `f` is [`Fields::NEW`]): its index in `names` (the map's
     /// schema keys), a second one refused; unknown fields are handled on
     /// the way. At the map's end (or a fault), its keys found unique, an
-    /// index past the names.
-    #[inline(never)]
+    /// index past the names. (One copy in firmware, for flash; with
+    /// `alloc`, one in each caller, where `names` is a constant and
+    /// [`crate::types::Names::find`] compiles to a few comparisons.)
+    #[cfg_attr(not(feature = "alloc"), inline(never))]
+    #[cfg_attr(feature = "alloc", inline(always))]
     fn next(&mut self, f: &mut Fields, names: &crate::types::Names, depth: usize) -> usize {
         if !f.open {
             (f.len, f.seg, f.open) = (self.c.container(MAJOR_MAP), self.scratch.len(), true);

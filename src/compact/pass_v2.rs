@@ -297,6 +297,7 @@ fn object(p: &mut Pass<'_, '_>, name: usize) {
 /// known dtype, a digest in its form), else a fault in the cursor: the
 /// pass's decoding and the views'. Whether `dtype` and `blob` were there
 /// (read as `u8` and `[0, 0]` when not).
+#[cfg_attr(feature = "alloc", inline)]
 pub(crate) fn read_part<'a>(c: &mut Cur<'a>, name: &'a str) -> (Part<'a>, bool) {
     let pos = c.pos;
     let mut len = c.container(MAJOR_MAP);
@@ -333,7 +334,10 @@ pub(crate) fn read_part<'a>(c: &mut Cur<'a>, name: &'a str) -> (Part<'a>, bool) 
 
 /// One part map (§3.4), called `name`: its fields, the rules between
 /// them, its blob. The part, for the layout's rules.
-#[inline(never)]
+/// (One copy in firmware, for flash; with `alloc`, in its caller: no copy
+/// of the part returned.)
+#[cfg_attr(not(feature = "alloc"), inline(never))]
+#[cfg_attr(feature = "alloc", inline(always))]
 fn part<'a>(p: &mut Pass<'a, '_>, name: &'a str) -> Part<'a> {
     let start = p.c.pos;
     let (part, complete) = read_part(&mut p.c, name);
