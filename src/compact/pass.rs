@@ -505,8 +505,17 @@ fn sorted_check(m: &[u8], root: &Root, scratch: &mut Scratch<'_>, names: bool) -
         super::view::sort(m, s, names);
         if names {
             let name = |e: &Entry| super::view::name_at(m, (e[0] as u32) as usize);
-            return match s.windows(2).find(|w| name(&w[0]) == name(&w[1])) {
-                Some(w) => Err(Fault::new(Kind::DuplicateKey, (w[1][0] as u32) as usize)),
+            let duplicate = |s: &[Entry]| s.windows(2).find(|w| name(&w[0]) == name(&w[1])).map(|w| (w[1][0] as u32) as usize);
+            let found = duplicate(s);
+            // (With `alloc` the sort is not the firmware's: the fault is
+            // the duplicate the firmware's finds.)
+            #[cfg(feature = "alloc")]
+            let found = found.and_then(|_| {
+                super::view::sort_as_firmware(m, s);
+                duplicate(s)
+            });
+            return match found {
+                Some(at) => Err(Fault::new(Kind::DuplicateKey, at)),
                 None => Ok(()),
             };
         }
