@@ -155,7 +155,9 @@ pub(crate) fn name_slot(k: usize, i: usize) -> u64 {
 
 /// The slots' name index, when there is one slot per object: word 0 of
 /// slot `k` is the name position and index of the `k`th name in byte
-/// order, word 1 of slot `i` the name position of object `i`. `noted`:
+/// order (in a v2 file, in its key order; with `alloc`, maybe in the order
+/// of their hashes: see [`locate`]), word 1 of slot
+/// `i` the name position of object `i`. `noted`:
 /// word 0 already holds the names in manifest order ([`name_slot`]);
 /// `sorted`: word 0 already holds them sorted.
 pub(crate) fn build_index<'a>(f: &File<'a>, slots: &'a mut [Slot], ordered: bool, noted: bool, sorted: bool) -> &'a [Slot] {
@@ -213,12 +215,22 @@ pub(crate) fn locate(f: &File<'_>, name: &[u8]) -> Option<(usize, usize)> {
         }
         return None;
     }
-    // A binary search over word 0 of the slots (names in byte order).
+    // A binary search over word 0 of the slots: names in byte order, or
+    // in a v2 file, in its key order (§3.1: shorter first, then byte
+    // order), the manifest's own.
+    // With `alloc`, maybe in the order of their hashes, then bytes (see
+    // `pass/noted.rs`).
+    let by_len = cfg!(feature = "v2") && f.version.major == 2;
+    #[cfg(feature = "alloc")]
+    let rank = |n: &[u8]| if f.hashed { crate::index::hash(n) } else { by_len as u64 * n.len() as u64 };
+    #[cfg(not(feature = "alloc"))]
+    let rank = |n: &[u8]| by_len as u64 * n.len() as u64;
     let mut slots = f.index;
     while let Some(mid) = slots.get(slots.len() / 2) {
         let s = mid[0];
         let k = (s as u32) as usize;
-        slots = match name_at(m, k).cmp(name) {
+        let n = name_at(m, k);
+        slots = match (rank(n), n).cmp(&(rank(name), name)) {
             Ordering::Less => &slots[slots.len() / 2 + 1..],
             Ordering::Greater => &slots[..slots.len() / 2],
             Ordering::Equal => return Some(((s >> 32) as usize, k)),
