@@ -42,6 +42,26 @@
 //!   map's keys pairwise different (a preallocated key list each; the
 //!   10k-key `objects` map is sorted, which dominates).
 //!
+//! Two more files of the same N tensors, each opened by `ours/parse` and
+//! `ours/compact_open` (criterion groups `open_v1.2_unordered/N` and
+//! `open_v2/N`):
+//!
+//! * v1.2 written by this crate's writer (`ztensor::write::v1_2`): names in
+//!   insertion order, which is not byte order (`layer.10.weight` comes
+//!   before `layer.2.weight` in byte order), so both readers sort names
+//!   for the duplicate-name check and the name index;
+//! * v2 written by upstream's writer (`ztensor = "=2.1.1"`,
+//!   `canonical(false)`, 4 KiB placement), as `v2.rs` writes it.
+//!
+//! Last, a table of `ours/compact_open` against `ours/parse` on each of
+//! the three files, interleaved (`cpu_time::interleaved`, thread CPU
+//! time): the median and fastest of `ZT_BENCH_ROUNDS` rounds (default 101).
+//! A criterion filter that matches nothing (`-- none`) leaves only the
+//! table. `ZT_BENCH_PROFILE=K` opens each file with the compact reader K
+//! times instead (for `perf`), and nothing else; `ZT_BENCH_PROFILE_FILE`
+//! keeps the files whose label (`v1.2 ordered`, ...) contains it, and
+//! `ZT_BENCH_PROFILE_PARSE=1` opens them with `File::parse` instead.
+//!
 //! Sizes default to 1k, 10k, 100k and 1M objects; set
 //! `ZT_BENCH_SIZES=1000,10000` (comma-separated) to choose others.
 //!
@@ -127,10 +147,44 @@ fn build(n: usize) -> Inputs {
 }
 
 /// Slots for the compact reader: one per object for its name index, and
-/// as many again as scratch (a v1.x file's names out of byte order are
-/// sorted in them).
+/// as scratch (a v1.x file's names out of byte order are sorted in them;
+/// a v2 file's blobs take two each): three per object, so that a v2 pass
+/// notes the names for the index beside its blobs (else the index is
+/// built with another walk of the objects).
 fn compact_slots(n: usize) -> Vec<[u64; 2]> {
-    vec![[0u64; 2]; 2 * n + 64]
+    vec![[0u64; 2]; 3 * n + 64]
+}
+
+/// The same N tensors in the two other files: v1.2 from this crate's
+/// writer (names out of byte order), and v2 from upstream's.
+fn build_more(n: usize) -> (Vec<u8>, Vec<u8>) {
+    let mut w = ztensor::write::v1_2::Writer::new(Vec::new());
+    for i in 0..n {
+        w.add_slice(&name(i), &[ELEMS as u64], &values(i)).expect("add v1.2");
+    }
+    let unordered = w.finish().expect("finish v1.2");
+
+    let path = std::env::temp_dir().join(format!("zt-bench-open-{}-{n}-v2.zt", std::process::id()));
+    let mut w = ztensor_up2::write::Options::default().canonical(false).align(4096).create(&path).expect("create v2");
+    for i in 0..n {
+        let data: Vec<u8> = values(i).iter().flat_map(|x| x.to_le_bytes()).collect();
+        w.add(name(i), [ELEMS as u64], ztensor_up2::DType::F32, &data).expect("add v2");
+    }
+    w.finish().expect("finish v2");
+    let v2 = std::fs::read(&path).expect("read v2 back");
+    let _ = std::fs::remove_file(&path);
+
+    for bytes in [&unordered, &v2] {
+        let ours = ztensor::File::parse(bytes).expect("ours: parse");
+        let mut slots = compact_slots(n);
+        let compact = ztensor::compact::File::open(bytes, &mut slots).expect("compact: open");
+        assert_eq!((ours.len(), compact.len()), (n, n));
+        let (i, _) = compact.find(name(n - 1).as_bytes()).expect("compact: last object");
+        assert_eq!(compact.object(i).unwrap().name(), name(n - 1));
+    }
+    // (The v1.2 file's names are out of byte order, as the group says.)
+    assert!(n < 11 || name(10) < name(2));
+    (unordered, v2)
 }
 
 /// Every contestant agrees on the same N tensors before anything is timed.
@@ -179,10 +233,55 @@ fn check(n: usize, inp: &Inputs) {
     assert_eq!(minicbor_walk::walk(&dup, Some(&mut Vec::new())), Err(minicbor_walk::WalkError::DuplicateKey));
 }
 
+/// `ours/compact_open` against `ours/parse` on each file, interleaved, on
+/// the thread's CPU time: a row per file.
+fn table(n: usize, files: &[(&str, &[u8])]) {
+    let rounds = std::env::var("ZT_BENCH_ROUNDS").ok().and_then(|s| s.parse().ok()).unwrap_or(101);
+    let mut slots = compact_slots(n);
+    for &(label, bytes) in files {
+        let mut time = |compact: &mut bool| {
+            let t = cpu_time::thread_cpu_ns();
+            if *compact {
+                black_box(ztensor::compact::File::open(black_box(bytes), &mut slots).unwrap().len());
+            } else {
+                black_box(ztensor::File::parse(black_box(bytes)).unwrap().len());
+            }
+            (cpu_time::thread_cpu_ns() - t) as f64
+        };
+        let (a, b) = cpu_time::interleaved(rounds, &mut true, &mut false, &mut time);
+        let ms = |v: &[f64], i: usize| v[i] / 1e6;
+        let mid = rounds / 2;
+        eprintln!(
+            "open/{n} {label:<16} compact_open median {:.3} ms (min {:.3}), parse median {:.3} ms (min {:.3}): compact/parse {:.2}",
+            ms(&a, mid),
+            ms(&a, 0),
+            ms(&b, mid),
+            ms(&b, 0),
+            a[mid] / b[mid]
+        );
+    }
+}
+
 fn bench_open<M: Measurement>(c: &mut Criterion<M>) {
     for n in sizes() {
         let t = std::time::Instant::now();
         let inp = build(n);
+        let (unordered, v2) = build_more(n);
+        let files: [(&str, &[u8]); 3] = [("v1.2 ordered", &inp.zt), ("v1.2 unordered", &unordered), ("v2", &v2)];
+        if let Some(k) = std::env::var("ZT_BENCH_PROFILE").ok().and_then(|s| s.parse::<usize>().ok()) {
+            let mut slots = compact_slots(n);
+            let only = std::env::var("ZT_BENCH_PROFILE_FILE").unwrap_or_default();
+            for (_, bytes) in files.iter().filter(|(label, _)| label.contains(&*only)) {
+                for _ in 0..k {
+                    if std::env::var_os("ZT_BENCH_PROFILE_PARSE").is_some() {
+                        black_box(ztensor::File::parse(black_box(bytes)).unwrap().len());
+                    } else {
+                        black_box(ztensor::compact::File::open(black_box(bytes), &mut slots).unwrap().len());
+                    }
+                }
+            }
+            continue;
+        }
         eprintln!(
             "open/{n}: setup {:.1?}; .zt {} bytes (manifest {} bytes), .safetensors {} bytes",
             t.elapsed(),
@@ -257,6 +356,25 @@ fn bench_open<M: Measurement>(c: &mut Criterion<M>) {
             })
         });
         g.finish();
+
+        for (group, bytes) in [("open_v1.2_unordered", &unordered), ("open_v2", &v2)] {
+            let mut g = c.benchmark_group(format!("{group}/{n}"));
+            g.throughput(Throughput::Elements(n as u64));
+            g.warm_up_time(Duration::from_millis(500)).measurement_time(Duration::from_secs(2));
+            if n >= 100_000 {
+                g.sample_size(10).sampling_mode(SamplingMode::Flat);
+            }
+            let bytes = &bytes[..];
+            g.bench_function(BenchmarkId::new("ours", "parse"), |b| {
+                b.iter(|| ztensor::File::parse(black_box(bytes)).unwrap())
+            });
+            let mut slots = compact_slots(n);
+            g.bench_function(BenchmarkId::new("ours", "compact_open"), |b| {
+                b.iter(|| ztensor::compact::File::open(black_box(bytes), &mut slots).unwrap().len())
+            });
+            g.finish();
+        }
+        table(n, &files);
     }
 }
 

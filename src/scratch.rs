@@ -117,6 +117,21 @@ impl<'s> Scratch<'s> {
         &mut self.segment(i)[0]
     }
 
+    /// The last `n` entries of a caller's slice, when none of them is in
+    /// use: the caller's for good (this scratch is `n` entries smaller).
+    /// `None` when fewer are free, or for a growable scratch.
+    #[cfg(feature = "alloc")]
+    pub(crate) fn take_top(&mut self, n: usize) -> Option<&'s mut [Entry]> {
+        let Buf::Slice(s) = &mut self.buf else { return None };
+        let free = s.len() - self.len;
+        if n > free {
+            return None;
+        }
+        let (rest, top) = core::mem::take(s).split_at_mut(self.len + free - n);
+        *s = rest;
+        Some(top)
+    }
+
     pub(crate) fn truncate(&mut self, start: usize) {
         self.len = self.len.min(start);
     }

@@ -8,6 +8,11 @@
 
 /// Whether `b` is well-formed UTF-8.
 pub(crate) fn valid(b: &[u8]) -> bool {
+    // (With `alloc`, hosts: ASCII, the usual text, by core's word-at-a-time
+    // check first. Firmware runs the loop alone: shorter code.)
+    if cfg!(feature = "alloc") && b.is_ascii() {
+        return true;
+    }
     // Continuation bytes still needed, and the range of the next one.
     let (mut need, mut lo, mut hi) = (0, 0x80, 0xbf);
     for &c in b {

@@ -145,8 +145,11 @@ impl<'a> Cur<'a> {
 
     /// The next item head, of major type `major` (else
     /// [`Kind::WrongType`] at its start): its argument (`None`:
-    /// indefinite, or a fault).
-    #[inline(never)]
+    /// indefinite, or a fault). (One copy in firmware, for flash; with
+    /// `alloc`, one in each of its callers, the reads of every item: so
+    /// too `text`, `uint` and `container`, where inlining pays.)
+    #[cfg_attr(not(feature = "alloc"), inline(never))]
+    #[cfg_attr(feature = "alloc", inline(always))]
     fn typed(&mut self, major: u8) -> Option<u64> {
         let start = self.pos;
         let Some((m, arg, end)) = decode_head(self.m, start) else {
@@ -167,7 +170,8 @@ impl<'a> Cur<'a> {
     }
 
     /// A definite-length text's bytes (UTF-8 not checked).
-    #[inline(never)]
+    #[cfg_attr(not(feature = "alloc"), inline(never))]
+    #[cfg_attr(feature = "alloc", inline)]
     pub fn text(&mut self) -> &'a [u8] {
         let start = self.pos;
         match self.typed(MAJOR_TEXT) {
@@ -185,6 +189,7 @@ impl<'a> Cur<'a> {
     }
 
     /// A definite-length text, UTF-8 checked.
+    #[cfg_attr(feature = "alloc", inline)]
     pub fn str(&mut self) -> &'a str {
         let at = self.pos;
         crate::utf8::str(self.text()).unwrap_or_else(|| {
@@ -194,7 +199,8 @@ impl<'a> Cur<'a> {
     }
 
     /// An unsigned integer.
-    #[inline(never)]
+    #[cfg_attr(not(feature = "alloc"), inline(never))]
+    #[cfg_attr(feature = "alloc", inline)]
     pub fn uint(&mut self) -> u64 {
         // (An unsigned integer's head always has its value.)
         self.typed(MAJOR_UINT).unwrap_or(0)
@@ -202,7 +208,8 @@ impl<'a> Cur<'a> {
 
     /// A map's (or with `MAJOR_ARRAY`, an array's) entry count: `None`
     /// for indefinite; a count the manifest cannot hold is refused.
-    #[inline(never)]
+    #[cfg_attr(not(feature = "alloc"), inline(never))]
+    #[cfg_attr(feature = "alloc", inline)]
     pub fn container(&mut self, major: u8) -> Option<usize> {
         let start = self.pos;
         let len = self.typed(major);
@@ -269,9 +276,29 @@ impl<'a> Cur<'a> {
     /// after the map's previous key, at `*prev` ([`NO_KEY`] for none), in
     /// bytewise order of their encodings (§3.1: which also refuses a key
     /// twice); it becomes the previous one.
+    #[cfg_attr(feature = "alloc", inline)]
     pub fn key_order(&mut self, prev: &mut usize, start: usize) {
-        if let Some(p) = self.m.get(*prev..super::view::skip(self.m, *prev)) {
-            match p.cmp(self.m.get(start..self.pos).unwrap_or(&[])) {
+        // A text key, the usual one, ends with its bytes: its head says
+        // where (a short one's byte is its length); any other key is
+        // skipped. (No previous key: [`NO_KEY`] is past the manifest.)
+        let end = match self.m.get(*prev) {
+            None => self.m.len(),
+            Some(&b) if b >> 5 == MAJOR_TEXT && b & 0x1f < 24 => *prev + 1 + (b & 0x1f) as usize,
+            Some(_) => match decode_head(self.m, *prev) {
+                Some((MAJOR_TEXT, Some(n), at)) => at.saturating_add(usize::try_from(n).unwrap_or(usize::MAX)),
+                _ => super::view::skip(self.m, *prev),
+            },
+        };
+        if let Some(p) = self.m.get(*prev..end) {
+            let key = self.m.get(start..self.pos).unwrap_or(&[]);
+            // (With `alloc`, the first bytes first: a short text's head,
+            // which differs where the lengths do; then the call that
+            // compares the rest. Firmware makes the call: shorter code.)
+            let order = match (p.first(), key.first()) {
+                (Some(a), Some(b)) if cfg!(feature = "alloc") && a != b => a.cmp(b),
+                _ => p.cmp(key),
+            };
+            match order {
                 core::cmp::Ordering::Less => {}
                 core::cmp::Ordering::Equal => self.fail(Kind::DuplicateKey, start),
                 core::cmp::Ordering::Greater => self.fail(Kind::NotDeterministic, start),

@@ -61,6 +61,10 @@ pub struct File<'a> {
     attributes: Option<usize>,
     /// The name index (see the module docs); empty without one.
     index: &'a [Slot],
+    /// With `alloc`: the index is in the order of the names' hashes
+    /// (then bytes), not of their bytes (see `pass/noted.rs`).
+    #[cfg(feature = "alloc")]
+    hashed: bool,
 }
 
 impl<'a> File<'a> {
@@ -99,8 +103,10 @@ impl<'a> File<'a> {
             count: root.count,
             attributes: root.attributes,
             index: &[],
+            #[cfg(feature = "alloc")]
+            hashed: root.hashed,
         });
-        f.index = view::build_index(f, slots, root.ordered, false, root.sorted);
+        f.index = view::build_index(f, slots, root.ordered, root.noted(), root.sorted);
         Ok(f)
     }
 

@@ -17,6 +17,8 @@ use crate::types::{DType, Encoding, Format, LogicalType, Version};
 use super::Component;
 
 mod format;
+#[cfg(feature = "alloc")]
+mod noted;
 
 use format::{check_format, Known};
 
@@ -31,6 +33,25 @@ pub(crate) struct Root {
     /// Word 0 of the first `count` slots holds the names sorted (the
     /// duplicate-name check's work, kept for the index).
     pub sorted: bool,
+    /// Word 0 of the first `count` slots holds the names (in manifest
+    /// order unless `sorted`): noted by the pass (see `noted.rs`).
+    #[cfg(feature = "alloc")]
+    pub noted: bool,
+    /// The names sorted are in the order of their hashes (see `noted.rs`).
+    #[cfg(feature = "alloc")]
+    pub hashed: bool,
+}
+
+impl Root {
+    /// Whether the pass noted the names in the slots (the `noted` field;
+    /// never without `alloc`).
+    #[inline(always)]
+    pub fn noted(&self) -> bool {
+        #[cfg(feature = "alloc")]
+        return self.noted;
+        #[cfg(not(feature = "alloc"))]
+        false
+    }
 }
 
 /// State of the pass: the cursor, and what the rules keep.
@@ -45,39 +66,91 @@ pub(super) struct Pass<'a, 's> {
     /// Whether keys are checked (the pass), or a validated map is read (a
     /// view, with [`read_fields`]: unknown keys just skipped).
     checking: bool,
+    /// Names and blobs noted as they come (see `noted.rs`).
+    #[cfg(feature = "alloc")]
+    noted: noted::Noted<'s>,
 }
 
 impl<'a> Pass<'a, 'static> {
     /// A view's decoding of validated maps of a `version` file, at `pos`
     /// in the manifest `m`.
     pub(super) fn viewing(m: &'a [u8], pos: usize, version: Version) -> Self {
-        Pass { c: Cur::at(m, pos), scratch: Scratch::new(&mut []), hi: 0, version, order: SpanOrder::new(), checking: false }
+        Pass {
+            c: Cur::at(m, pos),
+            scratch: Scratch::new(&mut []),
+            hi: 0,
+            version,
+            order: SpanOrder::new(),
+            checking: false,
+            #[cfg(feature = "alloc")]
+            noted: noted::Noted::off(),
+        }
+    }
+}
+
+impl<'a, 's> Pass<'a, 's> {
+    /// The pass over the manifest `m` of a file whose manifest starts at
+    /// `hi`, with `slots` as scratch.
+    fn new(m: &'a [u8], hi: u64, slots: &'s mut [Entry]) -> Self {
+        Pass {
+            c: Cur::at(m, 0),
+            scratch: Scratch::new(slots),
+            hi,
+            version: Version::V0_1,
+            order: SpanOrder::new(),
+            checking: true,
+            #[cfg(feature = "alloc")]
+            noted: noted::Noted::off(),
+        }
+    }
+
+    /// Read the manifest (the root map, and nothing after it): what was
+    /// found, and any fault in the cursor.
+    fn run(&mut self) -> Root {
+        let mut root = Root {
+            version: Version::V0_1,
+            objects: 0,
+            count: 0,
+            attributes: None,
+            ordered: false,
+            sorted: false,
+            #[cfg(feature = "alloc")]
+            noted: false,
+            #[cfg(feature = "alloc")]
+            hashed: false,
+        };
+        self::root(self, &mut root);
+        let c = &mut self.c;
+        if c.pos != c.m.len() {
+            c.fail(Kind::Trailing, c.pos);
+        }
+        root
     }
 }
 
 /// Validate the manifest `m` of a file whose manifest starts at `hi`.
 pub(crate) fn validate(m: &[u8], hi: u64, slots: &mut [Entry]) -> R<Root> {
-    let mut p = Pass {
-        c: Cur::at(m, 0),
-        scratch: Scratch::new(slots),
-        hi,
-        version: Version::V0_1,
-        order: SpanOrder::new(),
-        checking: true,
-    };
-    let mut root = Root { version: Version::V0_1, objects: 0, count: 0, attributes: None, ordered: false, sorted: false };
-    self::root(&mut p, &mut root);
-    let c = &mut p.c;
-    if c.pos != m.len() {
-        c.fail(Kind::Trailing, c.pos);
+    #[cfg(feature = "alloc")]
+    if let Some(done) = noted::validate(m, hi, slots) {
+        return done;
     }
-    c.done()?;
+    let mut p = Pass::new(m, hi, slots);
+    let root = p.run();
+    p.c.done()?;
+    whole_file_rules(m, root, &mut p.scratch, p.order.ordered())
+}
+
+/// After the pass: object names are unique, and (unless `blobs_ordered`:
+/// they came in file order, none overlapping) no two blobs partially
+/// overlap ([`sorted_check`]).
+#[inline(always)]
+fn whole_file_rules(m: &[u8], mut root: Root, scratch: &mut Scratch<'_>, blobs_ordered: bool) -> R<Root> {
     if !root.ordered {
-        sorted_check(m, &root, &mut p.scratch, true)?;
+        sorted_check(m, &root, scratch, true)?;
         root.sorted = true;
     }
-    if !p.order.ordered() {
-        sorted_check(m, &root, &mut p.scratch, false)?;
+    if !blobs_ordered {
+        sorted_check(m, &root, scratch, false)?;
         root.sorted = false;
     }
     Ok(root)
@@ -103,8 +176,11 @@ impl<'a> Pass<'a, '_> {
     /// when `f` is [`Fields::NEW`]): its index in `names` (the map's
     /// schema keys), a second one refused; unknown fields are handled on
     /// the way. At the map's end (or a fault), its keys found unique, an
-    /// index past the names.
-    #[inline(never)]
+    /// index past the names. (One copy in firmware, for flash; with
+    /// `alloc`, one in each caller, where `names` is a constant and
+    /// [`crate::types::Names::find`] compiles to a few comparisons.)
+    #[cfg_attr(not(feature = "alloc"), inline(never))]
+    #[cfg_attr(feature = "alloc", inline(always))]
     fn next(&mut self, f: &mut Fields, names: &crate::types::Names, depth: usize) -> usize {
         if !f.open {
             (f.len, f.seg, f.open) = (self.c.container(MAJOR_MAP), self.scratch.len(), true);
@@ -228,11 +304,15 @@ fn root(p: &mut Pass<'_, '_>, root: &mut Root) {
 /// whether names ascend (into `root`).
 fn objects(p: &mut Pass<'_, '_>, root: &mut Root) {
     let mut len = p.c.container(MAJOR_MAP);
+    #[cfg(feature = "alloc")]
+    p.noted.start(&mut p.scratch, len);
     let first = p.c.pos;
     // (Names are not empty: the first is past `prev`'s empty start.)
     let (mut count, mut ordered, mut prev): (usize, bool, &[u8]) = (0, true, &[]);
     while p.c.more(&mut len) {
         let at = p.c.pos;
+        #[cfg(feature = "alloc")]
+        p.noted.name(at, count);
         let name = p.c.str().as_bytes();
         if name.is_empty() {
             p.c.fail(Kind::EmptyName, at);
@@ -374,6 +454,8 @@ fn component_rules(p: &mut Pass<'_, '_>, comp: &Component<'_>, seen: u32, role: 
     }
     if length > 0 {
         in_order(&mut p.order, offset, offset + length);
+        #[cfg(feature = "alloc")]
+        p.noted.span(&mut p.scratch, offset, offset + length);
     }
     if let Some(r) = role {
         let ratio = comp.ratio().unwrap_or(0) as u8;
@@ -502,8 +584,17 @@ fn sorted_check(m: &[u8], root: &Root, scratch: &mut Scratch<'_>, names: bool) -
         super::view::sort(m, s, names);
         if names {
             let name = |e: &Entry| super::view::name_at(m, (e[0] as u32) as usize);
-            return match s.windows(2).find(|w| name(&w[0]) == name(&w[1])) {
-                Some(w) => Err(Fault::new(Kind::DuplicateKey, (w[1][0] as u32) as usize)),
+            let duplicate = |s: &[Entry]| s.windows(2).find(|w| name(&w[0]) == name(&w[1])).map(|w| (w[1][0] as u32) as usize);
+            let found = duplicate(s);
+            // (With `alloc` the sort is not the firmware's: the fault is
+            // the duplicate the firmware's finds.)
+            #[cfg(feature = "alloc")]
+            let found = found.and_then(|_| {
+                super::view::sort_as_firmware(m, s);
+                duplicate(s)
+            });
+            return match found {
+                Some(at) => Err(Fault::new(Kind::DuplicateKey, at)),
                 None => Ok(()),
             };
         }

@@ -28,14 +28,13 @@ use crate::v2::layout::PartSet;
 use crate::v2::types::DType;
 use crate::v2::{Digest, Part, MAX_RANK};
 
-/// What the pass found: where the objects are, whether their names ascend
-/// byte-wise (for the name index), whether the file is sharded, and from
-/// which slot the objects' names are noted (see [`Pass::names`]).
+/// What the pass found: where the objects are, whether the file is
+/// sharded, and from which slot the objects' names are noted (see
+/// [`Pass::names`]).
 pub(crate) struct Root {
     pub objects: usize,
     pub count: usize,
     pub attributes: Option<usize>,
-    pub ordered: bool,
     pub sharded: bool,
     pub names: Option<usize>,
     /// The shard table's first entry and entry count.
@@ -67,7 +66,7 @@ const NONE: usize = usize::MAX;
 /// container already checked, §2), with `slots` as scratch.
 pub(crate) fn validate(m: &[u8], footer: Footer, slots: &mut [Slot]) -> R<Root> {
     let mut p = Pass { c: Cur::det(m, 0), footer, shards: (0, 0), slots, spans: 0, names: NONE };
-    let mut root = Root { objects: 0, count: 0, attributes: None, ordered: true, sharded: false, names: None, shards: (0, 0) };
+    let mut root = Root { objects: 0, count: 0, attributes: None, sharded: false, names: None, shards: (0, 0) };
     self::root(&mut p, &mut root);
     if p.c.fault.is_some() {
         // A CBOR fault anywhere comes first (as in the v2 reader).
@@ -106,7 +105,7 @@ fn root(p: &mut Pass<'_, '_>, root: &mut Root) {
                 (root.objects, root.count, objects) = (p.c.pos, n, true);
                 // The last `n` slots (no spans yet: they are the parts').
                 p.names = p.slots.len().checked_sub(n).unwrap_or(NONE);
-                root.ordered = self::objects(p, n);
+                self::objects(p, n);
             }
             Some(b"attributes") => {
                 root.attributes = Some(at);
@@ -200,11 +199,10 @@ fn shards(c: &mut Cur<'_>, n: usize) {
     }
 }
 
-/// The objects map: each name (§3.5) and object. Whether the names
-/// ascend byte-wise (keys come shorter first, §3.1: not always).
-fn objects(p: &mut Pass<'_, '_>, n: usize) -> bool {
+/// The objects map: each name (§3.5) and object.
+fn objects(p: &mut Pass<'_, '_>, n: usize) {
     let mut len = Some(n);
-    let (mut prev, mut ordered, mut last): (usize, bool, &[u8]) = (NO_KEY, true, &[]);
+    let mut prev = NO_KEY;
     let mut i = 0;
     while p.c.more(&mut len) {
         let at = p.c.pos;
@@ -217,11 +215,8 @@ fn objects(p: &mut Pass<'_, '_>, n: usize) -> bool {
         if !name_ok(name) {
             p.c.fail(Kind::Name, at);
         }
-        ordered &= last < name;
-        last = name;
         object(p, at);
     }
-    ordered
 }
 
 /// One object map (§3.3), whose name is at `name`: shape, layout, parts
@@ -300,6 +295,7 @@ fn object(p: &mut Pass<'_, '_>, name: usize) {
 /// known dtype, a digest in its form), else a fault in the cursor: the
 /// pass's decoding and the views'. Whether `dtype` and `blob` were there
 /// (read as `u8` and `[0, 0]` when not).
+#[cfg_attr(feature = "alloc", inline)]
 pub(crate) fn read_part<'a>(c: &mut Cur<'a>, name: &'a str) -> (Part<'a>, bool) {
     let pos = c.pos;
     let mut len = c.container(MAJOR_MAP);
@@ -336,7 +332,10 @@ pub(crate) fn read_part<'a>(c: &mut Cur<'a>, name: &'a str) -> (Part<'a>, bool) 
 
 /// One part map (§3.4), called `name`: its fields, the rules between
 /// them, its blob. The part, for the layout's rules.
-#[inline(never)]
+/// (One copy in firmware, for flash; with `alloc`, in its caller: no copy
+/// of the part returned.)
+#[cfg_attr(not(feature = "alloc"), inline(never))]
+#[cfg_attr(feature = "alloc", inline(always))]
 fn part<'a>(p: &mut Pass<'a, '_>, name: &'a str) -> Part<'a> {
     let start = p.c.pos;
     let (part, complete) = read_part(&mut p.c, name);

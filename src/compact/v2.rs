@@ -108,10 +108,14 @@ pub(crate) fn open<'a, 'p>(
         count: root.count,
         attributes: root.attributes,
         index: &[],
+        #[cfg(feature = "alloc")]
+        hashed: false,
     });
     // The index in the slots where the pass noted the names, if it could.
     let slots = slots.get_mut(root.names.unwrap_or(0)..).unwrap_or_default();
-    f.index = super::view::build_index(f, slots, root.ordered, root.names.is_some(), false);
+    // (Names come in key order, §3.1, which is the index's order for v2:
+    // nothing to sort.)
+    f.index = super::view::build_index(f, slots, true, root.names.is_some(), false);
     Ok(f)
 }
 

@@ -117,13 +117,34 @@ pub(crate) fn name_at(m: &[u8], k: usize) -> &[u8] {
 
 /// Sort slots: by the name whose position is in the low half of word 0,
 /// or (`by_name` false) as numbers. One function, so one sort in the code.
+/// Not stable: the order of equal names is the sort's own (see
+/// [`sort_as_firmware`]).
 #[inline(never)]
 pub(crate) fn sort(m: &[u8], v: &mut [Slot], by_name: bool) {
     let name = |s: &Slot| name_at(m, (s[0] as u32) as usize);
     // (Word 0, then word 1: one 128-bit number, shorter code than the
     // array's comparison.)
     let num = |s: &Slot| (s[0] as u128) << 64 | s[1] as u128;
-    crate::heapsort::sort_by(v, |a, b| if by_name { name(a).cmp(name(b)) } else { num(a).cmp(&num(b)) });
+    let cmp = |a: &Slot, b: &Slot| if by_name { name(a).cmp(name(b)) } else { num(a).cmp(&num(b)) };
+    // With `alloc` (hosts), core's sort: fewer comparisons, and each
+    // compares two names. Firmware keeps the heapsort: core's costs more
+    // flash than the firmware's flash budget (issue 31) has room for.
+    #[cfg(feature = "alloc")]
+    v.sort_unstable_by(cmp);
+    #[cfg(not(feature = "alloc"))]
+    crate::heapsort::sort_by(v, cmp);
+}
+
+/// Slots of names (word 0 as [`name_slot`] has it) sorted as the heapsort
+/// of firmware builds leaves them, from any order: where two names are
+/// equal, which one comes first is the heapsort's, and a duplicate name's
+/// fault points at the second.
+#[cfg(feature = "alloc")]
+#[cold]
+pub(crate) fn sort_as_firmware(m: &[u8], v: &mut [Slot]) {
+    // (Back to manifest order: the heapsort's input; the indices differ.)
+    v.sort_unstable_by_key(|s| s[0] >> 32);
+    crate::heapsort::sort_by(v, |a, b| name_at(m, (a[0] as u32) as usize).cmp(name_at(m, (b[0] as u32) as usize)));
 }
 
 /// Word 0 of an object's slot in the name index: its name position `k`
@@ -134,7 +155,9 @@ pub(crate) fn name_slot(k: usize, i: usize) -> u64 {
 
 /// The slots' name index, when there is one slot per object: word 0 of
 /// slot `k` is the name position and index of the `k`th name in byte
-/// order, word 1 of slot `i` the name position of object `i`. `noted`:
+/// order (in a v2 file, in its key order; with `alloc`, maybe in the order
+/// of their hashes: see [`locate`]), word 1 of slot
+/// `i` the name position of object `i`. `noted`:
 /// word 0 already holds the names in manifest order ([`name_slot`]);
 /// `sorted`: word 0 already holds them sorted.
 pub(crate) fn build_index<'a>(f: &File<'a>, slots: &'a mut [Slot], ordered: bool, noted: bool, sorted: bool) -> &'a [Slot] {
@@ -192,12 +215,22 @@ pub(crate) fn locate(f: &File<'_>, name: &[u8]) -> Option<(usize, usize)> {
         }
         return None;
     }
-    // A binary search over word 0 of the slots (names in byte order).
+    // A binary search over word 0 of the slots: names in byte order, or
+    // in a v2 file, in its key order (§3.1: shorter first, then byte
+    // order), the manifest's own.
+    // With `alloc`, maybe in the order of their hashes, then bytes (see
+    // `pass/noted.rs`).
+    let by_len = cfg!(feature = "v2") && f.version.major == 2;
+    #[cfg(feature = "alloc")]
+    let rank = |n: &[u8]| if f.hashed { crate::index::hash(n) } else { by_len as u64 * n.len() as u64 };
+    #[cfg(not(feature = "alloc"))]
+    let rank = |n: &[u8]| by_len as u64 * n.len() as u64;
     let mut slots = f.index;
     while let Some(mid) = slots.get(slots.len() / 2) {
         let s = mid[0];
         let k = (s as u32) as usize;
-        slots = match name_at(m, k).cmp(name) {
+        let n = name_at(m, k);
+        slots = match (rank(n), n).cmp(&(rank(name), name)) {
             Ordering::Less => &slots[slots.len() / 2 + 1..],
             Ordering::Greater => &slots[..slots.len() / 2],
             Ordering::Equal => return Some(((s >> 32) as usize, k)),
