@@ -105,6 +105,17 @@ fn f64_fits_f32(e: i32, man: u64) -> bool {
     e <= 127 && lowest >= (e - 23).max(-149)
 }
 
+/// Bytewise order of two encoded keys, by a loop (see [`Cur::key_order`]).
+#[inline]
+fn bytewise(a: &[u8], b: &[u8]) -> core::cmp::Ordering {
+    for (x, y) in a.iter().zip(b) {
+        if x != y {
+            return x.cmp(y);
+        }
+    }
+    a.len().cmp(&b.len())
+}
+
 impl<'a> Cur<'a> {
     pub fn at(m: &'a [u8], pos: usize) -> Self {
         Cur { m, pos, fault: None, det: false }
@@ -291,13 +302,10 @@ impl<'a> Cur<'a> {
         };
         if let Some(p) = self.m.get(*prev..end) {
             let key = self.m.get(start..self.pos).unwrap_or(&[]);
-            // (With `alloc`, the first bytes first: a short text's head,
-            // which differs where the lengths do; then the call that
-            // compares the rest. Firmware makes the call: shorter code.)
-            let order = match (p.first(), key.first()) {
-                (Some(a), Some(b)) if cfg!(feature = "alloc") && a != b => a.cmp(b),
-                _ => p.cmp(key),
-            };
+            // (With `alloc`, a plain loop: keys and names are short and
+            // differ early, a short text's head first where the lengths
+            // do. Firmware makes the library call: shorter code.)
+            let order = if cfg!(feature = "alloc") { bytewise(p, key) } else { p.cmp(key) };
             match order {
                 core::cmp::Ordering::Less => {}
                 core::cmp::Ordering::Equal => self.fail(Kind::DuplicateKey, start),

@@ -96,15 +96,24 @@ impl<'a> Manifest<'a> {
     /// The pass with slots from the heap, and the objects' name positions.
     #[cfg(feature = "alloc")]
     fn validate_indexed(footer: Footer, buf: &'a [u8]) -> Result<(Manifest<'a>, alloc::vec::Vec<crate::index::ObjPos>)> {
-        let mut slots = alloc::vec![[0u64; 2]; slots_for(buf.len())];
-        let (m, noted) = Self::validate(footer, buf, &mut slots)?;
+        // Slots for a manifest of typical density first (a part with its
+        // blob and name takes well over 24 bytes); the bound for any
+        // manifest only when those run out, so that the usual open zeroes
+        // a third of the memory.
+        let mut slots = alloc::vec![[0u64; 2]; buf.len() / 24 + 2];
+        let (m, noted) = match Self::validate(footer, buf, &mut slots) {
+            Err(e) if e.kind == super::Kind::ScratchTooSmall => {
+                slots = alloc::vec![[0u64; 2]; slots_for(buf.len())];
+                Self::validate(footer, buf, &mut slots)?
+            }
+            r => r?,
+        };
         let names = match noted {
             Some(first) => slots[first..first + m.len()]
                 .iter()
                 .map(|s| {
                     let at = (s[0] as u32) as usize;
-                    let name = core::str::from_utf8(crate::compact::view::name_at(buf, at)).unwrap_or("");
-                    crate::index::ObjPos::of(buf, at, name)
+                    crate::index::ObjPos::of(buf, at, crate::compact::view::text(buf, at))
                 })
                 .collect(),
             None => super::wire::names(&m),
