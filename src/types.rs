@@ -84,10 +84,8 @@ impl Names {
     /// list, as fast as a `match` on the names).
     #[cfg_attr(feature = "alloc", inline(always))]
     pub(crate) fn find(&self, b: &[u8]) -> Option<usize> {
-        // (With `alloc`, where the list is not a constant (the compact
-        // pass's), the first bytes are compared before the call that
-        // compares the rest. Firmware compares only the rest: shorter
-        // code, for its flash budget (issue 31).)
+        // (With `alloc`, first bytes before the call comparing the rest;
+        // firmware makes only the call: shorter code, its flash budget.)
         let first = |n: &[u8]| !cfg!(feature = "alloc") || n.first() == b.first();
         (0..self.starts.len() - 1).find(|&i| {
             let n = self.get(i).as_bytes();

@@ -5,7 +5,7 @@
 //! winds up at once and reports it at the end.
 
 use super::cur::{Cur, R};
-use super::{Fault, Kind};
+use super::Kind;
 use crate::cbor::keys::KeySet;
 use crate::cbor::{MAJOR_MAP, MAJOR_TEXT};
 use crate::container::{ALIGNMENT, HEADER_LEN};
@@ -19,8 +19,10 @@ use super::Component;
 mod format;
 #[cfg(feature = "alloc")]
 mod noted;
+mod sorted;
 
 use format::{check_format, Known};
+use sorted::{in_order, sorted_check};
 
 /// What the pass found: where the objects are, and the version.
 pub(crate) struct Root {
@@ -551,91 +553,6 @@ fn before_1_2(v: Version) -> bool {
 #[cold]
 fn unknown_text(c: &mut Cur<'_>, s: &[u8], kind: Kind, at: usize) {
     c.fail(if crate::utf8::valid(s) { kind } else { Kind::Utf8 }, at)
-}
-
-/// With `names`, object names are unique (when they did not come in
-/// ascending order); without, no two blobs partially overlap (when they
-/// did not come in file order). Sorted in the scratch, one slot per object
-/// or per non-empty blob: one function, so one fill, sort and refusal of
-/// too few slots in the code.
-#[inline(never)]
-fn sorted_check(m: &[u8], root: &Root, scratch: &mut Scratch<'_>, names: bool) -> R<()> {
-    scratch.truncate(0);
-    // Once an overlap is found, its blob: the walk of the components runs
-    // again to find its component (where the fault points).
-    let mut overlap = None;
-    loop {
-        let found = if names {
-            let mut all = super::view::entries(m, root.objects, root.count).enumerate();
-            all.any(|(i, (k, _))| !scratch.try_push([super::view::name_slot(k, i), 0])).then_some(root.objects)
-        } else {
-            first_component(m, root, |c| match overlap {
-                Some((offset, length)) => c.offset == offset && c.length == length,
-                None => c.length > 0 && !scratch.try_push([c.offset, c.offset + c.length]),
-            })
-        };
-        if overlap.is_some() {
-            return Err(Fault::new(Kind::Overlap, found.unwrap_or(0)));
-        }
-        if let Some(at) = found {
-            return Err(Fault::new(Kind::Slots, at));
-        }
-        let s = scratch.segment(0);
-        super::view::sort(m, s, names);
-        if names {
-            let name = |e: &Entry| super::view::name_at(m, (e[0] as u32) as usize);
-            let duplicate = |s: &[Entry]| s.windows(2).find(|w| name(&w[0]) == name(&w[1])).map(|w| (w[1][0] as u32) as usize);
-            let found = duplicate(s);
-            // (With `alloc` the sort is not the firmware's: the fault is
-            // the duplicate the firmware's finds.)
-            #[cfg(feature = "alloc")]
-            let found = found.and_then(|_| {
-                super::view::sort_as_firmware(m, s);
-                duplicate(s)
-            });
-            return match found {
-                Some(at) => Err(Fault::new(Kind::DuplicateKey, at)),
-                None => Ok(()),
-            };
-        }
-        // (Sorted by start, non-empty: the blobs are in file order up to
-        // the first that overlaps another, as `first_overlap` finds.)
-        overlap = overlap_in(s);
-        if overlap.is_none() {
-            return Ok(());
-        }
-    }
-}
-
-/// Note the non-empty blob `[offset, end)` in `order`: whether every blob
-/// so far came in file order, none overlapping (one copy of the rule for
-/// the pass and [`sorted_check`]).
-#[inline(never)]
-fn in_order(order: &mut SpanOrder, offset: u64, end: u64) -> bool {
-    order.add(offset, end);
-    order.ordered()
-}
-
-/// The first blob of `s` (sorted, non-empty) that overlaps another, as
-/// (offset, length).
-#[inline(always)]
-fn overlap_in(s: &[Entry]) -> Option<(u64, u64)> {
-    let mut order = SpanOrder::new();
-    s.iter().find(|b| !in_order(&mut order, b[0], b[1])).map(|b| (b[0], b[1] - b[0]))
-}
-
-/// The map position of the first component (in manifest order) for which
-/// `stop` says true ([`sorted_check`]'s one walk of the components, for
-/// both its uses).
-fn first_component(m: &[u8], root: &Root, mut stop: impl FnMut(&super::Component<'_>) -> bool) -> Option<usize> {
-    for o in super::view::objects(m, root.objects, root.count, root.version) {
-        for c in o.components() {
-            if stop(&c) {
-                return Some(c.at);
-            }
-        }
-    }
-    None
 }
 
 #[cfg(test)]

@@ -1,6 +1,6 @@
 //! Tests of the pass's rules against the full reader's.
 
-/// [`super::overlap_in`] finds what `first_overlap` finds, on every
+/// [`super::sorted::overlap_in`] finds what `first_overlap` finds, on every
 /// sorted list of up to four non-empty blobs within 0..5.
 #[test]
 fn overlap_in_is_first_overlap() {
@@ -11,7 +11,7 @@ fn overlap_in_is_first_overlap() {
     let (mut checked, mut found) = (0, 0);
     while let Some(l) = lists.pop() {
         let want = crate::manifest::rules::first_overlap(&l);
-        assert_eq!(super::overlap_in(&l), want, "{l:?}");
+        assert_eq!(super::sorted::overlap_in(&l), want, "{l:?}");
         (checked, found) = (checked + 1, found + want.is_some() as usize);
         if l.len() < 4 {
             for &s in spans.iter().filter(|&&s| l.last().is_none_or(|&p| p <= s)) {
