@@ -6,12 +6,20 @@ use alloc::vec::Vec;
 /// Below this, the standard library's sort is faster.
 const SMALL: usize = 256;
 
-/// Sort `v` by `key`, stably. Byte positions where every key agrees are skipped.
+/// Sort `v` by `key`, stably (the standard library's sort when small).
 pub(crate) fn sort_by_key<T: Copy>(v: &mut Vec<T>, key: impl Fn(&T) -> u64) {
     if v.len() <= SMALL {
         v.sort_by_key(|t| key(t));
         return;
     }
+    let mut tmp = v.clone();
+    radix_by_key(v, &mut tmp, key);
+}
+
+/// Sort `v` by `key`, stably, with `tmp` (at least as long) as room: one
+/// pass per byte position where the keys differ, back and forth between
+/// the two, `v` holding the result at the end.
+pub(crate) fn radix_by_key<T: Copy>(v: &mut [T], tmp: &mut [T], key: impl Fn(&T) -> u64) {
     let (mut or, mut and) = (0u64, u64::MAX);
     for t in v.iter() {
         let k = key(t);
@@ -19,27 +27,28 @@ pub(crate) fn sort_by_key<T: Copy>(v: &mut Vec<T>, key: impl Fn(&T) -> u64) {
         and &= k;
     }
     let differ = or ^ and;
-    let mut tmp: Vec<T> = Vec::with_capacity(v.len());
-    for byte in 0..8 {
-        let shift = byte * 8;
-        if (differ >> shift) & 0xff == 0 {
-            continue;
-        }
+    let n = v.len();
+    let (mut from, mut to) = (&mut v[..], &mut tmp[..n]);
+    let mut moved = false;
+    for shift in (0..64).step_by(8).filter(|&s| (differ >> s) & 0xff != 0) {
         let mut count = [0usize; 257];
-        for t in v.iter() {
+        for t in from.iter() {
             count[((key(t) >> shift) & 0xff) as usize + 1] += 1;
         }
         for i in 0..256 {
             count[i + 1] += count[i];
         }
-        tmp.clear();
-        tmp.extend_from_slice(v); // placeholder contents, every slot is overwritten below
-        for t in v.iter() {
+        for t in from.iter() {
             let d = ((key(t) >> shift) & 0xff) as usize;
-            tmp[count[d]] = *t;
+            to[count[d]] = *t;
             count[d] += 1;
         }
-        core::mem::swap(v, &mut tmp);
+        core::mem::swap(&mut from, &mut to);
+        moved = !moved;
+    }
+    // (After an odd number of passes the result is in `tmp`.)
+    if moved {
+        to.copy_from_slice(from);
     }
 }
 
@@ -62,5 +71,26 @@ mod tests {
         want.sort_by_key(|e| e.0); // stable
         sort_by_key(&mut v, |e| e.0);
         assert_eq!(v, want);
+    }
+
+    #[test]
+    fn an_odd_number_of_passes_leaves_the_result_in_place() {
+        // Keys differing in one byte (one pass) and in three (three passes).
+        for modulus in [256u64, 1 << 24] {
+            let mut x: u64 = 0x2545_f491_4f6c_dd1d;
+            let mut v: Vec<(u64, u32)> = (0..3000u32)
+                .map(|i| {
+                    x ^= x << 13;
+                    x ^= x >> 7;
+                    x ^= x << 17;
+                    (x % modulus, i)
+                })
+                .collect();
+            let mut want = v.clone();
+            want.sort_by_key(|e| e.0);
+            let mut tmp = v.clone();
+            radix_by_key(&mut v, &mut tmp, |e| e.0);
+            assert_eq!(v, want, "keys below {modulus}");
+        }
     }
 }

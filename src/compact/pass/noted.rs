@@ -128,30 +128,13 @@ pub(crate) fn validate(m: &[u8], hi: u64, slots: &mut [Entry]) -> Option<R<Root>
 }
 
 /// Sort the blobs `v` (`[offset, end]` each) as [`crate::compact::view::sort`]
-/// sorts them (by offset, then end), with `tmp` as room: a radix sort
-/// (stable) on the bytes where the offsets differ, then each run of equal
-/// offsets by end. Linear where the sort by comparisons is not, as the
-/// full reader's (`crate::sort`). Whether it sorted (`tmp` too small: no).
+/// sorts them (by offset, then end), with `tmp` as room: the full reader's
+/// radix sort (`crate::sort`) by offset, linear where a sort by
+/// comparisons is not, then each run of equal offsets by end. Whether it
+/// sorted (`tmp` too small: no).
 fn radix_sort(v: &mut [Entry], tmp: &mut [Entry]) -> bool {
     let Some(tmp) = tmp.get_mut(..v.len()) else { return false };
-    let (or, and) = v.iter().fold((0, u64::MAX), |(or, and), e| (or | e[0], and & e[0]));
-    for shift in (0..64).step_by(8).filter(|&s| ((or ^ and) >> s) & 0xff != 0) {
-        let digit = |e: &Entry| (e[0] >> shift) as u8 as usize;
-        let mut at = [0usize; 256];
-        for e in v.iter() {
-            at[digit(e)] += 1;
-        }
-        let mut sum = 0;
-        for a in at.iter_mut() {
-            (*a, sum) = (sum, sum + *a);
-        }
-        for e in v.iter() {
-            let d = digit(e);
-            tmp[at[d]] = *e;
-            at[d] += 1;
-        }
-        v.copy_from_slice(tmp);
-    }
+    crate::sort::radix_by_key(v, tmp, |e| e[0]);
     for run in v.chunk_by_mut(|a, b| a[0] == b[0]) {
         run.sort_unstable();
     }
