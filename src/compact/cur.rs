@@ -163,6 +163,11 @@ impl<'a> Cur<'a> {
     #[cfg_attr(feature = "alloc", inline(always))]
     fn typed(&mut self, major: u8) -> Option<u64> {
         let start = self.pos;
+        // The usual head: its argument in its one byte, the shortest form.
+        if let Some(&b) = self.m.get(start).filter(|&&b| b >> 5 == major && b & 0x1f < 24) {
+            self.pos += 1;
+            return Some((b & 0x1f) as u64);
+        }
         let Some((m, arg, end)) = decode_head(self.m, start) else {
             self.fail(Kind::Cbor, start);
             return None;
@@ -289,19 +294,13 @@ impl<'a> Cur<'a> {
     /// twice); it becomes the previous one.
     #[cfg_attr(feature = "alloc", inline)]
     pub fn key_order(&mut self, prev: &mut usize, start: usize) {
-        // A text key, the usual one, ends with its bytes: its head says
-        // where (a short one's byte is its length); any other key is
-        // skipped. (No previous key: [`NO_KEY`] is past the manifest.)
-        let end = match self.m.get(*prev) {
-            None => self.m.len(),
-            Some(&b) if b >> 5 == MAJOR_TEXT && b & 0x1f < 24 => *prev + 1 + (b & 0x1f) as usize,
-            Some(_) => match decode_head(self.m, *prev) {
-                Some((MAJOR_TEXT, Some(n), at)) => at.saturating_add(usize::try_from(n).unwrap_or(usize::MAX)),
-                _ => super::view::skip(self.m, *prev),
-            },
-        };
-        if let Some(p) = self.m.get(*prev..end) {
+        // The previous key is read as far as this key's length, not decoded:
+        // one well-formed CBOR item is never a prefix of another (its head
+        // says where it ends), so two keys differ within both encodings or
+        // are the same. (No previous key: [`NO_KEY`] is past the manifest.)
+        if let Some(p) = self.m.get(*prev..) {
             let key = self.m.get(start..self.pos).unwrap_or(&[]);
+            let p = &p[..p.len().min(key.len())];
             // (With `alloc`, a plain loop: keys and names are short and
             // differ early, a short text's head first where the lengths
             // do. Firmware makes the library call: shorter code.)
