@@ -7,12 +7,15 @@
 #![allow(unsafe_code)] // one conversion, after validation (see `str`)
 
 /// Whether `b` is well-formed UTF-8.
+#[cfg_attr(feature = "alloc", inline)]
 pub(crate) fn valid(b: &[u8]) -> bool {
     // (With `alloc`, hosts: ASCII, the usual text, by core's word-at-a-time
-    // check first. Firmware runs the loop alone: shorter code.)
-    if cfg!(feature = "alloc") && b.is_ascii() {
-        return true;
-    }
+    // check first, in the caller. Firmware runs the loop alone: shorter code.)
+    cfg!(feature = "alloc") && b.is_ascii() || sequences(b)
+}
+
+/// Whether `b` is well-formed UTF-8, by the loop over its sequences.
+fn sequences(b: &[u8]) -> bool {
     // Continuation bytes still needed, and the range of the next one.
     let (mut need, mut lo, mut hi) = (0, 0x80, 0xbf);
     for &c in b {
@@ -45,6 +48,7 @@ pub(crate) fn valid(b: &[u8]) -> bool {
 }
 
 /// `b` as text, when it is well-formed UTF-8.
+#[cfg_attr(feature = "alloc", inline)]
 pub(crate) fn str(b: &[u8]) -> Option<&str> {
     if valid(b) {
         // SAFETY: `valid` accepts exactly the well-formed UTF-8 sequences
