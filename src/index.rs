@@ -12,8 +12,9 @@ pub(crate) struct ObjPos {
 }
 
 impl ObjPos {
-    /// The position of the object at `body` whose name `name` lies in `buf`.
-    pub(crate) fn of(buf: &[u8], body: usize, name: &str) -> ObjPos {
+    /// The position of the object at `body` whose name `name` (its
+    /// bytes) lies in `buf`.
+    pub(crate) fn of(buf: &[u8], body: usize, name: &[u8]) -> ObjPos {
         let start = name.as_ptr() as usize - buf.as_ptr() as usize;
         ObjPos { body: body as u32, name_start: start as u32, name_len: name.len() as u32 }
     }

@@ -226,17 +226,17 @@ fn objects(p: &mut Pass<'_, '_>, n: usize) {
 fn object(p: &mut Pass<'_, '_>, name: usize) {
     let start = p.c.pos;
     let mut len = p.c.container(MAJOR_MAP);
-    let (mut prev, mut seen, mut set) = (NO_KEY, 0u8, PartSet::new(0));
-    // Where the values of `layout`, `shape` and `attributes` start, for
-    // its layout's rules (absent: past the manifest).
-    let mut fields = [usize::MAX; 3];
+    let (mut prev, mut seen, mut set, mut layout) = (NO_KEY, 0u8, PartSet::new(0), "");
+    // Where the values of `shape` and `attributes` start, for its
+    // layout's rules (absent: past the manifest).
+    let mut fields = [usize::MAX; 2];
     while p.c.more(&mut len) {
         let key = p.c.key(3, &mut prev);
         let c = &mut p.c;
         let at = c.pos;
         match key {
             Some(b"shape") => {
-                (seen, fields[1]) = (seen | 1, at);
+                (seen, fields[0]) = (seen | 1, at);
                 let mut len = c.container(MAJOR_ARRAY);
                 if len.is_some_and(|r| r as u64 > MAX_RANK) {
                     c.fail(Kind::Rank, at);
@@ -252,8 +252,7 @@ fn object(p: &mut Pass<'_, '_>, name: usize) {
                 }
             }
             Some(b"layout") => {
-                (seen, fields[0]) = (seen | 2, at);
-                c.str();
+                (seen, layout) = (seen | 2, c.str());
             }
             Some(b"parts") => {
                 seen |= 4;
@@ -273,7 +272,7 @@ fn object(p: &mut Pass<'_, '_>, name: usize) {
                 }
             }
             Some(b"attributes") => {
-                fields[2] = at;
+                fields[1] = at;
                 attributes(c, 3);
             }
             _ => c.walk_det(3),
@@ -284,7 +283,7 @@ fn object(p: &mut Pass<'_, '_>, name: usize) {
     }
     // The rules of its layout profile (§5), the v2 reader's.
     if p.c.fault.is_none() {
-        let o = LayoutFields::new(p.c.m, fields);
+        let o = LayoutFields::new(p.c.m, layout, fields);
         if let Err(e) = crate::v2::layout::check(&o, &set) {
             p.c.fail(super::v2::fault(e).kind, name);
         }

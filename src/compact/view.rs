@@ -341,12 +341,12 @@ pub(crate) struct LayoutFields<'a> {
 
 #[cfg(feature = "v2")]
 impl<'a> LayoutFields<'a> {
-    /// The fields of an object of the validated manifest `m` whose
-    /// `layout`, `shape` and `attributes` values start at these positions
-    /// (past the manifest: absent).
-    pub(crate) fn new(m: &'a [u8], [layout, shape, attributes]: [usize; 3]) -> Self {
+    /// The fields of an object of the validated manifest `m`: its
+    /// `layout` (as read), and where its `shape` and `attributes` values
+    /// start (past the manifest: absent).
+    pub(crate) fn new(m: &'a [u8], layout: &'a str, [shape, attributes]: [usize; 2]) -> Self {
         LayoutFields {
-            layout: text(m, layout),
+            layout,
             shape: shape_at(m, shape),
             attributes,
         }

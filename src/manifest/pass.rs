@@ -193,7 +193,7 @@ pub(crate) fn objects<'a>(
             name
         };
         #[cfg(feature = "alloc")]
-        pass.positions.push(ObjPos::of(ctx.buf, body, name));
+        pass.positions.push(ObjPos::of(ctx.buf, body, name.as_bytes()));
         ordered &= count == 0 || prev < name;
         prev = name;
         count += 1;

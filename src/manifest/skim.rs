@@ -26,7 +26,7 @@ pub(crate) fn positions(ctx: Ctx<'_>, objects: (usize, Len)) -> impl Iterator<It
             r.skip(2).ok()?;
             name
         };
-        Some(ObjPos::of(ctx.buf, body, name))
+        Some(ObjPos::of(ctx.buf, body, name.as_bytes()))
     })
 }
 

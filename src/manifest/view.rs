@@ -201,6 +201,6 @@ pub(crate) fn positions(ctx: Ctx<'_>, objs: (usize, Len), count: usize) -> impl 
         }
         let body = it.r.pos;
         let o = it.next()?;
-        Some(ObjPos::of(ctx.buf, body, o.name()))
+        Some(ObjPos::of(ctx.buf, body, o.name().as_bytes()))
     })
 }

@@ -112,8 +112,9 @@ impl<'a> Manifest<'a> {
             Some(first) => slots[first..first + m.len()]
                 .iter()
                 .map(|s| {
+                    // (The names' UTF-8 was checked by the pass.)
                     let at = (s[0] as u32) as usize;
-                    crate::index::ObjPos::of(buf, at, crate::compact::view::text(buf, at))
+                    crate::index::ObjPos::of(buf, at, crate::cbor::keys::definite(buf, at).unwrap_or(&[]))
                 })
                 .collect(),
             None => super::wire::names(&m),

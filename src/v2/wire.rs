@@ -105,7 +105,7 @@ pub(crate) fn names(m: &super::Manifest<'_>) -> Names {
 #[cfg(feature = "alloc")]
 fn positions(buf: &[u8], pos: usize, n: usize) -> alloc::vec::Vec<crate::index::ObjPos> {
     let names = crate::compact::view::entries(buf, pos, n);
-    names.map(|(at, _)| crate::index::ObjPos::of(buf, at, text(buf, at))).collect()
+    names.map(|(at, _)| crate::index::ObjPos::of(buf, at, text(buf, at).as_bytes())).collect()
 }
 
 /// The next part at a cursor over a validated `parts` map.
