@@ -187,7 +187,7 @@ impl<'a> Cur<'a> {
 
     /// A definite-length text's bytes (UTF-8 not checked).
     #[cfg_attr(not(feature = "alloc"), inline(never))]
-    #[cfg_attr(feature = "alloc", inline)]
+    #[cfg_attr(feature = "alloc", inline(always))]
     pub fn text(&mut self) -> &'a [u8] {
         let start = self.pos;
         match self.typed(MAJOR_TEXT) {
@@ -205,7 +205,7 @@ impl<'a> Cur<'a> {
     }
 
     /// A definite-length text, UTF-8 checked.
-    #[cfg_attr(feature = "alloc", inline)]
+    #[cfg_attr(feature = "alloc", inline(always))]
     pub fn str(&mut self) -> &'a str {
         let at = self.pos;
         crate::utf8::str(self.text()).unwrap_or_else(|| {
@@ -225,7 +225,7 @@ impl<'a> Cur<'a> {
     /// A map's (or with `MAJOR_ARRAY`, an array's) entry count: `None`
     /// for indefinite; a count the manifest cannot hold is refused.
     #[cfg_attr(not(feature = "alloc"), inline(never))]
-    #[cfg_attr(feature = "alloc", inline)]
+    #[cfg_attr(feature = "alloc", inline(always))]
     pub fn container(&mut self, major: u8) -> Option<usize> {
         let start = self.pos;
         let len = self.typed(major);
