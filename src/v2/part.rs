@@ -40,8 +40,8 @@ fn hex_val(c: u8) -> Option<u8> {
 impl<'a> Digest<'a> {
     /// Parse `<algorithm>:<lowercase hex>`. Registered algorithms need their
     /// exact length; others need a non-empty `[a-z0-9_-]` name and even-length hex.
-    /// (With `alloc`, inline in its few callers: the v2 pass reads one
-    /// per part, and builds it in place.)
+    // (With `alloc`, inline in its few callers: the v2 pass reads one
+    // per part, and builds it in place.)
     #[cfg_attr(feature = "alloc", inline(always))]
     pub fn parse(s: &'a str, offset: usize) -> Result<Digest<'a>> {
         let bad = Error::field(Kind::BadDigest, offset, "digest");
