@@ -258,7 +258,10 @@ pub fn check<'a>(o: &impl Shaped<'a>, parts: &PartSet<'a>) -> Result<Profile<'a>
 
 /// The parts named in `names` (at most three) in that order, when the
 /// object has exactly those (no others); the slots past `names` repeat the
-/// first. (One function for every layout's part list, not one per length.)
+/// first. (One function for every layout's part list, not one per length.
+/// With `alloc`, inline in each layout's rules: the parts are not copied
+/// through its return.)
+#[cfg_attr(feature = "alloc", inline(always))]
 fn exactly<'a>(set: &PartSet<'a>, names: &[&str]) -> Result<[PartInfo<'a>; 3]> {
     let bad = err(Kind::LayoutParts, "");
     if set.total != names.len() || set.len != names.len() {
