@@ -9,9 +9,25 @@
 /// Whether `b` is well-formed UTF-8.
 #[cfg_attr(feature = "alloc", inline)]
 pub(crate) fn valid(b: &[u8]) -> bool {
-    // (With `alloc`, hosts: ASCII, the usual text, by core's word-at-a-time
-    // check first, in the caller. Firmware runs the loop alone: shorter code.)
-    cfg!(feature = "alloc") && b.is_ascii() || sequences(b)
+    // (With `alloc`, hosts: ASCII, the usual text, checked first in the
+    // caller. Firmware runs the loop alone: shorter code.)
+    cfg!(feature = "alloc") && ascii(b) || sequences(b)
+}
+
+/// Whether `b` is ASCII. Names and keys are short: up to 16 bytes, by
+/// two overlapping words (its first and last 4 or 8 bytes cover all of
+/// it), with no branch per byte; longer text by core's check.
+#[inline(always)]
+fn ascii(b: &[u8]) -> bool {
+    let n = b.len();
+    let word = |at: usize| u64::from_le_bytes(b[at..at + 8].try_into().unwrap_or([0x80; 8]));
+    let half = |at: usize| u32::from_le_bytes(b[at..at + 4].try_into().unwrap_or([0x80; 4]));
+    match n {
+        0..=3 => b.iter().all(u8::is_ascii),
+        4..=8 => (half(0) | half(n - 4)) & 0x8080_8080 == 0,
+        9..=16 => (word(0) | word(n - 8)) & 0x8080_8080_8080_8080 == 0,
+        _ => b.is_ascii(),
+    }
 }
 
 /// Whether `b` is well-formed UTF-8, by the loop over its sequences.
@@ -81,6 +97,21 @@ mod tests {
                         same(&[a, b, c]);
                     }
                 }
+            }
+        }
+    }
+
+    /// The short ASCII check sees every byte: one high byte anywhere in
+    /// text of any length up to past its word paths is found.
+    #[test]
+    fn ascii_sees_every_byte() {
+        let mut b = [b'a'; 40];
+        for n in 0..=b.len() {
+            assert!(ascii(&b[..n]), "{n}");
+            for i in 0..n {
+                b[i] = 0x80;
+                assert!(!ascii(&b[..n]), "{n} {i}");
+                b[i] = b'a';
             }
         }
     }
