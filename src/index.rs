@@ -105,6 +105,13 @@ impl Index {
         Ok(Index { positions, by_hash, sorted, by_len: false })
     }
 
+    /// The index of names whose (hash, name) order is known: `by_hash`
+    /// holds each name's [`hash`] and position in that order (the compact
+    /// pass's notes, `compact/pass/noted.rs`), so nothing is sorted here.
+    pub fn hashed(positions: alloc::vec::Vec<ObjPos>, by_hash: alloc::vec::Vec<(u64, u32)>) -> Index {
+        Index { positions, by_hash, sorted: false, by_len: false }
+    }
+
     /// The index of a v2 manifest's objects: their names are unique and in
     /// deterministic CBOR key order (the CBOR pass checked both), so
     /// lookups binary-search (length, name): nothing to build.

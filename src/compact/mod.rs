@@ -29,7 +29,7 @@
 
 pub(crate) mod cur;
 mod fault;
-mod pass;
+pub(crate) mod pass;
 #[cfg(feature = "v2")]
 pub(crate) mod pass_v2;
 #[cfg(feature = "v2")]

@@ -94,9 +94,14 @@ impl<'a, 's> Pass<'a, 's> {
     /// The pass over the manifest `m` of a file whose manifest starts at
     /// `hi`, with `slots` as scratch.
     fn new(m: &'a [u8], hi: u64, slots: &'s mut [Entry]) -> Self {
+        Self::with(m, hi, Scratch::new(slots))
+    }
+
+    /// The pass with `scratch` as its memory.
+    fn with(m: &'a [u8], hi: u64, scratch: Scratch<'s>) -> Self {
         Pass {
             c: Cur::at(m, 0),
-            scratch: Scratch::new(slots),
+            scratch,
             hi,
             version: Version::V0_1,
             order: SpanOrder::new(),
@@ -140,6 +145,18 @@ pub(crate) fn validate(m: &[u8], hi: u64, slots: &mut [Entry]) -> R<Root> {
     let root = p.run();
     p.c.done()?;
     whole_file_rules(m, root, &mut p.scratch, p.order.ordered())
+}
+
+/// [`validate`] with `scratch` as memory (the full reader's: with
+/// `alloc`, one that grows), without the notes of `noted.rs`, which take
+/// a caller's slots.
+pub(crate) fn validate_in(m: &[u8], hi: u64, scratch: &mut Scratch<'_>) -> R<Root> {
+    let mut p = Pass::with(m, hi, core::mem::replace(scratch, Scratch::new(&mut [])));
+    let root = p.run();
+    let done = p.c.done();
+    *scratch = p.scratch;
+    done?;
+    whole_file_rules(m, root, scratch, p.order.ordered())
 }
 
 /// After the pass: object names are unique, and (unless `blobs_ordered`:

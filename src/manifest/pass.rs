@@ -1,12 +1,14 @@
-//! The validating pass: one walk over the manifest that checks everything
+//! The validating pass of a v0.1 manifest: one walk that checks everything
 //! metadata alone allows (CBOR well-formedness, the schema, the format
 //! rules), then the whole-file rules: object names are unique and blobs do
 //! not partially overlap. After it, views decode fields without checking.
+//! v1.x manifests go to the one v1 pass (`v1.rs`); the whole-file rules'
+//! errors are shared with it.
 
 use super::rules::{first_overlap, SpanOrder};
 use super::{skim, v0, v1, Ctx, Root, LEGACY_V0};
 use crate::cbor::keys::KeySet;
-use crate::cbor::{Reader, MAJOR_MAP, MAJOR_TEXT};
+use crate::cbor::{Reader, MAJOR_TEXT};
 use crate::container::{Layout, Tail, HEADER_LEN};
 use crate::error::{Error, ErrorKind, Result};
 #[cfg(feature = "alloc")]
@@ -100,16 +102,6 @@ impl<'s> Pass<'s> {
         r.walk(depth, Some(&mut self.scratch))
     }
 
-    /// A map value, checked; returns a view of it.
-    pub fn map_value<'a>(&mut self, r: &mut Reader<'a>, field: &'static str, depth: usize) -> Result<Map<'a>> {
-        let start = r.pos;
-        if r.peek()? >> 5 != MAJOR_MAP {
-            return Err(Error::at(ErrorKind::WrongType { field, expected: "a map" }, start));
-        }
-        self.value(r, depth)?;
-        Map::read(r.buf, start, field)
-    }
-
     /// The keys of a map pushed since `seg` are unique (then popped).
     #[inline]
     pub fn pop_keys(&mut self, buf: &[u8], seg: usize) -> Result<()> {
@@ -132,66 +124,49 @@ impl Seen {
         self.0 |= 1 << bit;
         Ok(())
     }
-
-    /// Whether the key of `bit` came.
-    pub fn has(&self, bit: u32) -> bool {
-        self.0 & (1 << bit) != 0
-    }
 }
 
 /// Validate a whole manifest: its root (by container generation), then the
 /// whole-file rules.
 pub(crate) fn validate<'a>(buf: &'a [u8], tail: &Tail, data: Option<&'a [u8]>, scratch: Scratch<'_>) -> Result<Root<'a>> {
-    let mut pass = Pass::new(scratch, tail);
-    let mut r = Reader::new(buf);
-    let root = match tail.layout {
-        Layout::V1 => v1::root(buf, &mut r, data, &mut pass)?,
+    match tail.layout {
+        // The one v1 pass, the firmware's (`compact::pass`).
+        Layout::V1 => return v1::validate(buf, tail, data, scratch),
         Layout::V0 if !LEGACY_V0 => {
             return Err(Error::new(ErrorKind::Unsupported {
                 what: "v0.1 files (this build was made without the `v0` feature)",
             }))
         }
-        Layout::V0 => {
-            let ctx = Ctx { buf, data, version: Version::V0_1 };
-            let (objects, count, names_ordered) = objects(ctx, &mut r, "manifest (v0.1 tensor array)", &mut pass)?;
-            Root::new(ctx, Map::empty(), Map::empty(), objects, count, names_ordered)
-        }
+        Layout::V0 => {}
         // v2 manifests are validated by `crate::v2`, never by this pass.
         Layout::V2 => return Err(Error::new(ErrorKind::UnsupportedVersion { major: 2 })),
-    };
+    }
+    let mut pass = Pass::new(scratch, tail);
+    let mut r = Reader::new(buf);
+    let ctx = Ctx { buf, data, version: Version::V0_1 };
+    let (objects, count, names_ordered) = objects(ctx, &mut r, "manifest (v0.1 tensor array)", &mut pass)?;
+    let mut root = Root::new(ctx, Map::empty(), Map::empty(), objects, count, names_ordered);
     if r.pos != buf.len() {
         return Err(Error::at(ErrorKind::TrailingBytes { count: (buf.len() - r.pos) as u64 }, r.pos));
     }
-    let mut root = root;
     finish(&mut root, pass)?;
     Ok(root)
 }
 
-/// Validate the objects container at `r` (a v1.x map or a v0.1 array):
-/// its first entry and length, the object count, and whether the names
-/// are in strictly ascending order.
+/// Validate the v0.1 tensor array at `r`: its first entry and length, the
+/// object count, and whether the names are in strictly ascending order.
 pub(crate) fn objects<'a>(
     ctx: Ctx<'a>,
     r: &mut Reader<'a>,
     field: &'static str,
     pass: &mut Pass<'_>,
 ) -> Result<((usize, crate::cbor::Len), usize, bool)> {
-    let v0 = ctx.v0();
-    let mut len = if v0 { r.array(field)? } else { r.map(field)? };
+    let mut len = r.array(field)?;
     let objects = (r.pos, len);
     let (mut count, mut ordered, mut prev) = (0usize, true, "");
     while r.more(&mut len)? {
         let body = r.pos;
-        let name = if v0 {
-            v0::check_object(ctx, r, pass).map_err(|e| v0::name_error(ctx.buf, body, e))?
-        } else {
-            let name = r.text("object name")?;
-            if name.is_empty() {
-                return Err(Error::at(ErrorKind::EmptyName, body));
-            }
-            v1::check_object(ctx, r, pass).map_err(|e| e.in_object(name))?;
-            name
-        };
+        let name = v0::check_object(ctx, r, pass).map_err(|e| v0::name_error(ctx.buf, body, e))?;
         #[cfg(feature = "alloc")]
         pass.positions.push(ObjPos::of(ctx.buf, body, name.as_bytes()));
         ordered &= count == 0 || prev < name;
@@ -232,7 +207,7 @@ fn finish(root: &mut Root<'_>, mut pass: Pass<'_>) -> Result<()> {
 /// Duplicate names without `alloc`: the names' spans sorted in the scratch.
 #[cfg(not(feature = "alloc"))]
 #[inline(never)]
-fn unique_names(root: &Root<'_>, scratch: &mut Scratch<'_>) -> Result<()> {
+pub(super) fn unique_names(root: &Root<'_>, scratch: &mut Scratch<'_>) -> Result<()> {
     scratch.truncate(0);
     for p in skim::positions(root.ctx, root.objects) {
         scratch.push([p.name_start as u64, (p.name_start + p.name_len) as u64])?;
@@ -249,11 +224,11 @@ fn unique_names(root: &Root<'_>, scratch: &mut Scratch<'_>) -> Result<()> {
     })
 }
 
-/// The overlap rule without `alloc`: collect the spans again, in the
-/// scratch; the first span that partially overlaps another, if any.
-#[cfg(not(feature = "alloc"))]
+/// The overlap rule over the spans collected again, in the scratch (the
+/// pass's own without `alloc`; the v1.x error path's): the first span that
+/// partially overlaps another, if any.
 #[inline(never)]
-fn first_span_overlap(root: &Root<'_>, scratch: &mut Scratch<'_>) -> Result<Option<(u64, u64)>> {
+pub(super) fn first_span_overlap(root: &Root<'_>, scratch: &mut Scratch<'_>) -> Result<Option<(u64, u64)>> {
     scratch.truncate(0);
     let mut full = false;
     skim::find_span(root.ctx, root.objects, |s| {
@@ -264,6 +239,10 @@ fn first_span_overlap(root: &Root<'_>, scratch: &mut Scratch<'_>) -> Result<Opti
         return Err(Error::new(ErrorKind::ScratchTooSmall { needed: scratch.len() as u64 + 1 }));
     }
     let spans = scratch.segment(0);
+    // (Sorted by start as the pass with `alloc` sorts its own.)
+    #[cfg(feature = "alloc")]
+    crate::sort::radix_by_key(spans, &mut alloc::vec![[0; 2]; spans.len()], |s| s[0]);
+    #[cfg(not(feature = "alloc"))]
     crate::heapsort::sort_by(spans, |a, b| a.cmp(b));
     Ok(first_overlap(spans))
 }
@@ -271,7 +250,7 @@ fn first_span_overlap(root: &Root<'_>, scratch: &mut Scratch<'_>) -> Result<Opti
 /// The overlap error, naming the object and component of the span.
 #[cold]
 #[cfg_attr(not(feature = "alloc"), inline(never))]
-fn locate_span(root: &Root<'_>, (offset, length): (u64, u64)) -> Error {
+pub(super) fn locate_span(root: &Root<'_>, (offset, length): (u64, u64)) -> Error {
     let e = Error::new(ErrorKind::Overlap { offset, length });
     match skim::find_span(root.ctx, root.objects, |s| s.offset == offset && s.length == length) {
         Some(s) => e.in_object(s.object).in_component(s.role),

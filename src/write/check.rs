@@ -2,14 +2,12 @@
 //! rules (`manifest::rules`), applied to typed values ([`check_new`]) or to
 //! an encoded entry by the reader's own pass ([`check_entry`]).
 
-use crate::cbor::Reader;
 use crate::container::{Layout, Tail, HEADER_LEN};
 use crate::error::{Error, ErrorKind, Result};
 use crate::manifest::fields::logical_type;
-use crate::manifest::pass::Pass;
 use crate::manifest::rules::{check_format, component_rules, Brief, CompCore, Dims, Known};
 use crate::manifest::schema::Role;
-use crate::manifest::{v1, Ctx};
+use crate::manifest::Ctx;
 use crate::scratch::Scratch;
 use crate::types::{Format, Version};
 use crate::value::Map;
@@ -18,24 +16,14 @@ use crate::value::Map;
 /// its manifest followed `data_end` bytes of header and blobs: every rule
 /// [`File::parse`](crate::File::parse) applies to an object. For a writer
 /// checking an object before writing it, without building a whole manifest.
-pub(crate) fn check_entry(buf: &[u8], data_end: u64) -> Result<()> {
+pub(crate) fn check_entry(entry: &[u8], data_end: u64) -> Result<()> {
+    // The entry as the only object of a v1.2 manifest: {"version": "1.2", "objects": {entry}}.
+    let mut buf = alloc::vec::Vec::with_capacity(entry.len() + 22);
+    buf.extend_from_slice(b"\xa2\x67version\x631.2\x67objects\xa1");
+    buf.extend_from_slice(entry);
     let len = buf.len() as u64;
     let tail = Tail { layout: Layout::V1, file_len: data_end + len + 16, manifest_offset: data_end, manifest_len: len };
-    let mut pass = Pass::new(Scratch::growable(), &tail);
-    let ctx = Ctx { buf, data: None, version: Version::V1_2 };
-    let mut r = Reader::new(buf);
-    let name = r.text("object name")?;
-    if name.is_empty() {
-        return Err(Error::at(ErrorKind::EmptyName, 0));
-    }
-    v1::check_object(ctx, &mut r, &mut pass).map_err(|e| e.in_object(name))?;
-    if r.pos != buf.len() {
-        return Err(Error::at(ErrorKind::TrailingBytes { count: (buf.len() - r.pos) as u64 }, r.pos));
-    }
-    if let Some((offset, length)) = pass.first_overlap() {
-        return Err(Error::new(ErrorKind::Overlap { offset, length }).in_object(name));
-    }
-    Ok(())
+    crate::manifest::pass::validate(&buf, &tail, None, Scratch::growable()).map(drop)
 }
 
 /// A component of an object the writer is adding, as its manifest entry
