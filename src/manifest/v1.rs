@@ -240,14 +240,14 @@ fn explain(buf: &[u8], tail: &Tail, data: Option<&[u8]>, f: Fault, scratch: Scra
             // `objects` before `version`: walked whole first, its CBOR
             // faults found by that walk (no object named yet).
             Some(v) => return Reader::at(buf, v).walk(1, None).err().unwrap_or(Error::at(ErrorKind::CborInvalid, at)),
-            None => cbor_error(ctx, &p, at, scratch),
+            None => cbor_error(ctx, &p, at),
         },
         _ if p.entry.is_none() && Reader::at(buf, p.map).map(head).is_err() => {
             Reader::at(buf, p.map).map(head).err().unwrap_or(Error::at(ErrorKind::CborInvalid, at))
         }
         _ if p.entry.is_none() && p.level == 2 => component_error(ctx, tail, &p, at),
         _ if p.entry.is_none() && p.level == 1 => object_error(ctx, &p, at),
-        _ => field_error(ctx, &p, at, scratch).unwrap_or(Error::at(ErrorKind::CborInvalid, at)),
+        _ => field_error(ctx, &p, at).unwrap_or(Error::at(ErrorKind::CborInvalid, at)),
     };
     named(buf, &p, at, e)
 }
@@ -315,12 +315,12 @@ fn missing(m: &[u8], p: &Place, at: usize) -> Error {
 
 /// Malformed CBOR: the error of the read that meets it, the field's own
 /// decoder's or the walk of a value no schema describes.
-fn cbor_error(ctx: Ctx<'_>, p: &Place, at: usize, scratch: Scratch<'_>) -> Error {
+fn cbor_error(ctx: Ctx<'_>, p: &Place, at: usize) -> Error {
     let head = ["manifest", "object", "component"][p.level as usize];
     if let (None, Err(e)) = (p.entry, Reader::at(ctx.buf, p.map).map(head)) {
         return e;
     }
-    if let Some(e) = field_error(ctx, p, at, scratch) {
+    if let Some(e) = field_error(ctx, p, at) {
         return e;
     }
     // At a map's head or between its entries: the walk of the whole root
@@ -330,7 +330,9 @@ fn cbor_error(ctx: Ctx<'_>, p: &Place, at: usize, scratch: Scratch<'_>) -> Error
 }
 
 /// Read the entry of `p` again, as the pass reads it: its error, if any.
-fn field_error(ctx: Ctx<'_>, p: &Place, at: usize, mut scratch: Scratch<'_>) -> Option<Error> {
+fn field_error(ctx: Ctx<'_>, p: &Place, at: usize) -> Option<Error> {
+    // (Its walks keep no keys: a duplicate key would have been the fault,
+    // so what they meet is the CBOR fault itself, found with no scratch.)
     let m = ctx.buf;
     let (k, v) = p.entry?;
     let field = p.field(m);
@@ -355,7 +357,7 @@ fn field_error(ctx: Ctx<'_>, p: &Place, at: usize, mut scratch: Scratch<'_>) -> 
     let key = if m.get(k).is_some_and(|b| b >> 5 == MAJOR_TEXT) {
         r.text_bytes("map key").map(Some)
     } else {
-        r.walk(depth, Some(&mut scratch)).map(|()| None)
+        r.walk(depth, None).map(|()| None)
     };
     match key {
         Err(e) => return Some(e),
@@ -370,14 +372,14 @@ fn field_error(ctx: Ctx<'_>, p: &Place, at: usize, mut scratch: Scratch<'_>) -> 
         _ => ComponentKey::from_bytes(field).map(|k| k as u8),
     };
     let Some(key) = known else {
-        return r.walk(depth + 1, Some(&mut scratch)).err();
+        return r.walk(depth + 1, None).err();
     };
     let res = match (p.level, key) {
         _ if p.level < 2 && field == b"attributes" => match fields::null(&mut r) {
             Ok(false) if r.peek().is_ok_and(|b| b >> 5 != MAJOR_MAP) => {
                 Err(Error::at(ErrorKind::WrongType { field: "attributes", expected: "a map" }, v))
             }
-            Ok(false) => r.walk(depth, Some(&mut scratch)),
+            Ok(false) => r.walk(depth, None),
             other => other.map(drop),
         },
         (0, k) if k == RootKey::Version as u8 => version(&mut r),

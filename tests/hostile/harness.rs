@@ -66,6 +66,19 @@ macro_rules! reject_match {
     }};
 }
 
+/// A v1.0 or v1.1 file: read with `v1-legacy` (which `std` implies),
+/// refused as an unsupported version without it (the firmware's build).
+#[track_caller]
+fn legacy(bytes: &[u8]) -> Option<File<'_>> {
+    if cfg!(feature = "v1-legacy") {
+        return Some(accept(bytes));
+    }
+    observe(bytes);
+    let e = File::parse(bytes).map(|f| panic!("a v1.0/v1.1 file read without v1-legacy: {f:?}")).unwrap_err();
+    assert_eq!(e.kind(), ErrorKind::UnsupportedVersion { major: 1 }, "{e}");
+    None
+}
+
 /// Parse `bytes`, which must be accepted.
 #[track_caller]
 fn accept(bytes: &[u8]) -> File<'_> {
