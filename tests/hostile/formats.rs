@@ -326,7 +326,7 @@ fn sparse_index_dtype() {
     );
     let e = reject_kind(&f, ErrorKind::IndexDType);
     assert_loc(&e, Some("s"), Some("coords"));
-    accept(&sparse_file(
+    legacy(&sparse_file(
         "1.1.0",
         "sparse_coo",
         &[3, 4],
