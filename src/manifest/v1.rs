@@ -35,10 +35,13 @@ pub(super) fn validate<'a>(buf: &'a [u8], tail: &Tail, data: Option<&'a [u8]>, m
     // when they do not fit, the pass over memory that grows.
     #[cfg(feature = "alloc")]
     let mut slots = alloc::vec![[0u64; 2]; 2 * objects_claimed(buf) + 64];
+    // A refusal is found again over memory that grows: with too few slots
+    // the pass may meet a later fault first (a walk whose keys do not fit
+    // is walked again without them), and the first one is the answer.
     #[cfg(feature = "alloc")]
     let found = match crate::compact::pass::validate(buf, hi, &mut slots) {
-        Err(Fault { kind: Class::Slots, .. }) => crate::compact::pass::validate_in(buf, hi, &mut scratch),
-        found => found,
+        Ok(root) => Ok(root),
+        Err(_) => crate::compact::pass::validate_in(buf, hi, &mut scratch),
     };
     #[cfg(not(feature = "alloc"))]
     let found = crate::compact::pass::validate_in(buf, hi, &mut scratch);
