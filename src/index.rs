@@ -81,7 +81,7 @@ impl Index {
     /// lookups binary-search the names themselves: nothing to build.
     pub fn build(buf: &[u8], positions: alloc::vec::Vec<ObjPos>, sorted: bool) -> Result<Index, ObjPos> {
         if sorted {
-            return Ok(Index { positions, by_hash: alloc::vec::Vec::new(), sorted, by_len: false });
+            return Ok(Index::ascending(positions));
         }
         let mut by_hash: alloc::vec::Vec<(u64, u32)> =
             positions.iter().enumerate().map(|(i, p)| (hash(name(buf, p)), i as u32)).collect();
@@ -103,6 +103,12 @@ impl Index {
             i = j;
         }
         Ok(Index { positions, by_hash, sorted, by_len: false })
+    }
+
+    /// The index of names known to be in strictly ascending order (the
+    /// compact pass noted it): lookups binary-search the names themselves.
+    pub fn ascending(positions: alloc::vec::Vec<ObjPos>) -> Index {
+        Index { positions, by_hash: alloc::vec::Vec::new(), sorted: true, by_len: false }
     }
 
     /// The index of names whose (hash, name) order is known: `by_hash`

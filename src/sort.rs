@@ -56,17 +56,23 @@ pub(crate) fn radix_by_key<T: Copy>(v: &mut [T], tmp: &mut [T], key: impl Fn(&T)
 mod tests {
     use super::*;
 
-    #[test]
-    fn sorts_like_the_standard_library() {
-        let mut x: u64 = 0x9e37_79b9_7f4a_7c15;
-        let mut v: Vec<(u64, u32)> = (0..5000u32)
+    /// `n` keys from an xorshift generator started at `seed`, each below
+    /// `modulus(i)`, with their index.
+    fn keys(seed: u64, n: u32, modulus: impl Fn(u32) -> u64) -> Vec<(u64, u32)> {
+        let mut x = seed;
+        (0..n)
             .map(|i| {
                 x ^= x << 13;
                 x ^= x >> 7;
                 x ^= x << 17;
-                (x % if i % 3 == 0 { 1000 } else { u64::MAX }, i)
+                (x % modulus(i), i)
             })
-            .collect();
+            .collect()
+    }
+
+    #[test]
+    fn sorts_like_the_standard_library() {
+        let mut v = keys(0x9e37_79b9_7f4a_7c15, 5000, |i| if i % 3 == 0 { 1000 } else { u64::MAX });
         let mut want = v.clone();
         want.sort_by_key(|e| e.0); // stable
         sort_by_key(&mut v, |e| e.0);
@@ -77,15 +83,7 @@ mod tests {
     fn an_odd_number_of_passes_leaves_the_result_in_place() {
         // Keys differing in one byte (one pass) and in three (three passes).
         for modulus in [256u64, 1 << 24] {
-            let mut x: u64 = 0x2545_f491_4f6c_dd1d;
-            let mut v: Vec<(u64, u32)> = (0..3000u32)
-                .map(|i| {
-                    x ^= x << 13;
-                    x ^= x >> 7;
-                    x ^= x << 17;
-                    (x % modulus, i)
-                })
-                .collect();
+            let mut v = keys(0x2545_f491_4f6c_dd1d, 3000, |_| modulus);
             let mut want = v.clone();
             want.sort_by_key(|e| e.0);
             let mut tmp = v.clone();

@@ -108,7 +108,7 @@ fn noted_index<'a>(mut root: Root<'a>, slots: &[Entry], hashed: bool) -> Root<'a
     }
     root.index = match hashed {
         true => crate::index::Index::hashed(positions, slots.iter().map(|s| (s[1], (s[0] >> 32) as u32)).collect()),
-        false => crate::index::Index::build(buf, positions, true).unwrap_or_else(|_| crate::index::Index::empty()),
+        false => crate::index::Index::ascending(positions),
     };
     root
 }
@@ -150,21 +150,35 @@ impl Place {
     }
 }
 
-/// The entry of the map with head at `map` that holds byte `at`: its key's
-/// and value's positions. Entries before it were read whole by the pass.
-fn entry_holding(m: &[u8], map: usize, at: usize) -> Option<(usize, usize)> {
-    let (MAJOR_MAP, n, mut pos) = decode_head(m, map)? else { return None };
+/// The entries of the map with head at `map`, as (key, value, end)
+/// positions, read as far as the bytes go (the manifest was refused: a
+/// count may claim more entries than there are bytes). A malformed entry
+/// is the last: its end is `None`, and with a malformed key its value is
+/// nowhere (`usize::MAX`).
+fn entries_of(m: &[u8], map: usize) -> impl Iterator<Item = (usize, usize, Option<usize>)> + '_ {
+    let head = decode_head(m, map).filter(|h| h.0 == MAJOR_MAP);
+    let (n, mut pos) = head.map_or((Some(0), m.len()), |(_, n, first)| (n, first));
     let mut left = n;
-    while pos <= at && left != Some(0) && m.get(pos).is_some_and(|&b| n.is_some() || b != 0xff) {
-        // (A malformed entry holds every byte after its start; a
-        // malformed key, as a key: its value is nowhere.)
-        let Some(v) = end_of(m, pos) else { return Some((pos, usize::MAX)) };
-        match end_of(m, v) {
-            Some(end) if at >= end => (pos, left) = (end, left.map(|l| l - 1)),
-            _ => return Some((pos, v)),
+    core::iter::from_fn(move || {
+        if left == Some(0) || !m.get(pos).is_some_and(|&b| n.is_some() || b != 0xff) {
+            return None;
         }
-    }
-    None
+        let k = pos;
+        let Some(v) = end_of(m, k) else {
+            left = Some(0);
+            return Some((k, usize::MAX, None));
+        };
+        let end = end_of(m, v);
+        (pos, left) = (end.unwrap_or(m.len()), if end.is_some() { left.map(|l| l - 1) } else { Some(0) });
+        Some((k, v, end))
+    })
+}
+
+/// The entry (key and value positions) of the map with head at `map` that
+/// holds byte `at`.
+fn entry_holding(m: &[u8], map: usize, at: usize) -> Option<(usize, usize)> {
+    let mut holding = entries_of(m, map).take_while(|e| e.0 <= at).filter(|e| e.2.map_or(true, |end| at < end));
+    holding.next().map(|(k, v, _)| (k, v))
 }
 
 /// The end of the item at `pos`; `None` when it is malformed.
@@ -174,20 +188,10 @@ fn end_of(m: &[u8], pos: usize) -> Option<usize> {
     Some(r.pos)
 }
 
-/// The value of the text field `key` of the map with head at `map`, its
-/// entries read as far as the bytes go (the manifest was refused: a count
-/// may claim more entries than there are bytes).
+/// The value of the text field `key` of the map with head at `map`.
 fn field_of(m: &[u8], map: usize, key: &str) -> Option<usize> {
-    let (MAJOR_MAP, n, mut pos) = decode_head(m, map)? else { return None };
-    let mut left = n;
-    while left != Some(0) && m.get(pos).is_some_and(|&b| n.is_some() || b != 0xff) {
-        let v = skip(m, pos);
-        if m.get(pos).is_some_and(|b| b >> 5 == MAJOR_TEXT) && name_at(m, pos) == key.as_bytes() {
-            return Some(v);
-        }
-        (pos, left) = (skip(m, v), left.map(|l| l - 1));
-    }
-    None
+    let is_key = |k: usize| m.get(k).is_some_and(|b| b >> 5 == MAJOR_TEXT) && name_at(m, k) == key.as_bytes();
+    entries_of(m, map).find(|e| is_key(e.0)).map(|e| e.1)
 }
 
 /// Locate byte `at` of the manifest `m`: down from the root through

@@ -1,7 +1,7 @@
 //! Attribute maps: the lazy view of a validated one (the pass checked its
 //! keys against the name rules of §3.5 and its values as CBOR, §3.1).
 
-use super::cbor::{MAP, TEXT, UINT};
+use crate::cbor::{MAJOR_MAP as MAP, MAJOR_TEXT as TEXT, MAJOR_UINT as UINT};
 use crate::cbor::decode_head;
 use crate::compact::view::{entries, field, skip, text};
 

@@ -4,41 +4,11 @@
 //! rule.
 
 use super::error::{Error, Kind, Result};
+use crate::cbor::{decode_head, MAJOR_ARRAY as ARRAY, MAJOR_BYTES as BYTES, MAJOR_MAP as MAP, MAJOR_SIMPLE as SIMPLE, MAJOR_TAG as TAG, MAJOR_TEXT as TEXT};
 
 /// Deepest nesting accepted below the root (the root map is depth 0, so 33
 /// nested containers in all; upstream 2.1.2 counts the same way).
 pub const MAX_DEPTH: usize = 32;
-
-pub(crate) const UINT: u8 = 0;
-pub(crate) const BYTES: u8 = 2;
-pub(crate) const TEXT: u8 = 3;
-pub(crate) const ARRAY: u8 = 4;
-pub(crate) const MAP: u8 = 5;
-pub(crate) const TAG: u8 = 6;
-pub(crate) const SIMPLE: u8 = 7;
-
-/// Read a head at `pos`: (major, additional info, argument, next position).
-/// Only checks that the head is complete.
-#[inline(always)]
-fn raw_head(b: &[u8], pos: usize) -> Result<(u8, u8, u64, usize)> {
-    let ib = *b.get(pos).ok_or(Error::at(Kind::CborTruncated, pos))?;
-    let (major, ai) = (ib >> 5, ib & 0x1f);
-    let w = match ai {
-        0..=23 => return Ok((major, ai, ai as u64, pos + 1)),
-        24 => 1,
-        25 => 2,
-        26 => 4,
-        27 => 8,
-        31 => return Err(Error::at(Kind::CborIndefinite, pos)),
-        _ => return Err(Error::at(Kind::CborInvalid, pos)),
-    };
-    let s = b.get(pos + 1..pos + 1 + w).ok_or(Error::at(Kind::CborTruncated, pos))?;
-    let mut v = 0u64;
-    for &x in s {
-        v = v << 8 | x as u64;
-    }
-    Ok((major, ai, v, pos + 1 + w))
-}
 
 /// Whether `v`, read with additional info `ai`, needed that width.
 fn shortest(ai: u8, v: u64) -> bool {
@@ -76,10 +46,15 @@ pub(crate) fn cbor_error(b: &[u8], f: crate::compact::Fault) -> Error {
         Class::DuplicateKey => Kind::CborDuplicateKey,
         // A bad head, or a head whose rule is broken; else (a well-formed
         // head) a key out of order.
-        _ => match raw_head(b, at) {
-            Err(e) => e.kind,
-            Ok((major, ai, v, next)) => {
-                let left = (b.len() - next) as u64;
+        _ => match (b.get(at).map(|ib| ib & 0x1f), decode_head(b, at)) {
+            (None, _) => Kind::CborTruncated,
+            (Some(31), _) => Kind::CborIndefinite,
+            (Some(28..=30), _) => Kind::CborInvalid,
+            // (The head decoder refuses a simple value below 32 in two bytes.)
+            (Some(24), None) if b[at] >> 5 == SIMPLE && at + 1 < b.len() => Kind::CborSimple,
+            (Some(_), None) => Kind::CborTruncated,
+            (Some(ai), Some((major, v, next))) => {
+                let (v, left) = (v.unwrap_or(0), (b.len() - next) as u64);
                 match major {
                     SIMPLE if (25..=27).contains(&ai) => Kind::CborNonCanonicalFloat,
                     SIMPLE if !(20..=22).contains(&ai) => Kind::CborSimple,

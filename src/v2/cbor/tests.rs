@@ -67,6 +67,12 @@ fn refuses_every_non_deterministic_form() {
     assert_eq!(kind(&[0x62, 0xff, 0xfe]), Some(Kind::CborInvalidUtf8));
     assert_eq!(kind(&[0x82, 0x00]), Some(Kind::CborTruncated));
     assert_eq!(kind(&[0x1c]), Some(Kind::CborInvalid));
+    // Heads the head decoder refuses: each still named by its rule.
+    assert_eq!(kind(&[0xf8, 0x10]), Some(Kind::CborSimple)); // simple 16 in two bytes
+    assert_eq!(kind(&[0xf8]), Some(Kind::CborTruncated));
+    assert_eq!(kind(&[0x19, 0x01]), Some(Kind::CborTruncated)); // a uint's argument cut short
+    assert_eq!(kind(&[0x1f]), Some(Kind::CborIndefinite)); // no indefinite uint exists
+    assert_eq!(kind(&[0x82, 0x01]), Some(Kind::CborTruncated));
 }
 
 #[test]
