@@ -127,12 +127,11 @@ impl<'a> Component<'a> {
     /// [`Component::check_v2_bytes`] on decoded bytes `start..start + bytes.len()`:
     /// the final-nibble rule applies when they reach the part's end.
     pub(crate) fn check_v2_range(&self, start: u64, bytes: &[u8]) -> Result<()> {
-        use crate::v2::types::Logical;
         let (t, n) = match (self.logical, self.v2_ref()) {
-            (Some(LogicalType::Bool), Some(_)) => (Logical::Bool, 0),
+            (Some(LogicalType::Bool), Some(_)) => (LogicalType::Bool, 0),
             (Some(LogicalType::F4E2M1), Some(v)) => {
                 let ends = Some(start + bytes.len() as u64) == self.decoded_len();
-                (Logical::F4E2M1, v.elements.filter(|_| ends).unwrap_or(0))
+                (LogicalType::F4E2M1, v.elements.filter(|_| ends).unwrap_or(0))
             }
             _ => return Ok(()),
         };

@@ -250,34 +250,23 @@ impl<'a> LogicalType<'a> {
         Self::known(s.as_bytes()).unwrap_or(LogicalType::Other(s))
     }
 
-    /// The v1.x type named `s`.
+    /// The v1.x type named `s`: the first six of the registry.
     fn known(s: &[u8]) -> Option<Self> {
-        Some(match LOGICAL.find(s)? {
-            0 => LogicalType::F8E4M3Fn,
-            1 => LogicalType::F8E5M2,
-            2 => LogicalType::F8E4M3Fnuz,
-            3 => LogicalType::F8E5M2Fnuz,
-            4 => LogicalType::Complex64,
-            5 => LogicalType::Complex128,
-            _ => return None,
-        })
+        LOGICAL.find(s).filter(|&i| i < 6).map(|i| KNOWN_LOGICAL[i])
+    }
+
+    /// The registered v2 logical type named `s` (v2 spec, Appendix A: all
+    /// nine); `None` for any other name.
+    pub fn v2(s: &str) -> Option<LogicalType<'static>> {
+        LOGICAL.find(s.as_bytes()).map(|i| KNOWN_LOGICAL[i])
     }
 
     /// The v1.2 name.
     pub fn name(&self) -> &'a str {
-        let i = match *self {
-            LogicalType::F8E4M3Fn => 0,
-            LogicalType::F8E5M2 => 1,
-            LogicalType::F8E4M3Fnuz => 2,
-            LogicalType::F8E5M2Fnuz => 3,
-            LogicalType::Complex64 => 4,
-            LogicalType::Complex128 => 5,
-            LogicalType::Bool => 6,
-            LogicalType::F8E8M0 => 7,
-            LogicalType::F4E2M1 => 8,
-            LogicalType::Other(s) => return s,
-        };
-        LOGICAL.get(i)
+        match *self {
+            LogicalType::Other(s) => s,
+            t => LOGICAL.get(KNOWN_LOGICAL.iter().position(|&k| k == t).unwrap_or(0)),
+        }
     }
 
     /// Storage type the spec requires for a known logical type.
@@ -306,6 +295,12 @@ impl<'a> LogicalType<'a> {
         }
     }
 }
+
+/// The known logical types, in the order of their names in [`LOGICAL`].
+const KNOWN_LOGICAL: [LogicalType<'static>; 9] = {
+    use LogicalType::*;
+    [F8E4M3Fn, F8E5M2, F8E4M3Fnuz, F8E5M2Fnuz, Complex64, Complex128, Bool, F8E8M0, F4E2M1]
+};
 
 /// The known logical types' names, in declaration order: v1.x registers
 /// the first six.
@@ -523,6 +518,8 @@ mod tests {
         ];
         for (i, (t, n)) in logical.into_iter().enumerate() {
             assert_eq!((t.name(), L::parse(n)), (n, if i < 6 || i == 9 { t } else { L::Other(n) }));
+            // v2 registers all nine (Appendix A), and nothing else.
+            assert_eq!(L::v2(n), (i < 9).then_some(t));
         }
         let formats = [(Format::Dense, "dense"), (Format::SparseCsr, "sparse_csr"), (Format::SparseCoo, "sparse_coo"), (Format::QuantizedGroup, "quantized_group"), (Format::Other("x"), "x")];
         for (f, n) in formats {

@@ -345,7 +345,7 @@ fn part<'a>(p: &mut Pass<'a, '_>, name: &'a str) -> Part<'a> {
         c.fail(Kind::Missing, start);
     } else if part.encoding.is_some() != part.decoded_length.is_some() {
         c.fail(Kind::NoDecodedSize, start);
-    } else if part.logical().is_some_and(|l| l.dtype() != part.dtype) {
+    } else if part.logical().is_some_and(|l| l.storage() != Some(part.dtype)) {
         c.fail(Kind::LogicalType, start);
     } else {
         p.place(&part, start);

@@ -2,13 +2,13 @@
 //! `bool` and `f4_e2m1` (Appendix A), CSR and COO (their profiles).
 
 use super::error::{Error, Kind, Result};
-use super::types::{DType, Logical};
+use super::types::{DType, LogicalType};
 
 /// Appendix A's byte rules for a part of logical type `t` holding `n` elements.
-pub fn check_logical(t: Logical, n: u64, bytes: &[u8]) -> Result<()> {
+pub fn check_logical(t: LogicalType<'_>, n: u64, bytes: &[u8]) -> Result<()> {
     match t {
-        Logical::Bool if bytes.iter().any(|&b| b > 1) => Err(Error::new(Kind::BoolValue)),
-        Logical::F4E2M1 if n % 2 == 1 && bytes.last().is_some_and(|&b| b & 0xf0 != 0) => {
+        LogicalType::Bool if bytes.iter().any(|&b| b > 1) => Err(Error::new(Kind::BoolValue)),
+        LogicalType::F4E2M1 if n % 2 == 1 && bytes.last().is_some_and(|&b| b & 0xf0 != 0) => {
             Err(Error::new(Kind::F4OddNibble))
         }
         _ => Ok(()),
@@ -142,10 +142,10 @@ mod tests {
 
     #[test]
     fn logical_byte_rules() {
-        assert!(check_logical(Logical::Bool, 3, &[0, 1, 1]).is_ok());
-        assert_eq!(check_logical(Logical::Bool, 3, &[0, 2, 1]).unwrap_err().kind, Kind::BoolValue);
-        assert!(check_logical(Logical::F4E2M1, 3, &[0xff, 0x0f]).is_ok());
-        assert_eq!(check_logical(Logical::F4E2M1, 3, &[0xff, 0x1f]).unwrap_err().kind, Kind::F4OddNibble);
-        assert!(check_logical(Logical::F4E2M1, 4, &[0xff, 0xff]).is_ok());
+        assert!(check_logical(LogicalType::Bool, 3, &[0, 1, 1]).is_ok());
+        assert_eq!(check_logical(LogicalType::Bool, 3, &[0, 2, 1]).unwrap_err().kind, Kind::BoolValue);
+        assert!(check_logical(LogicalType::F4E2M1, 3, &[0xff, 0x0f]).is_ok());
+        assert_eq!(check_logical(LogicalType::F4E2M1, 3, &[0xff, 0x1f]).unwrap_err().kind, Kind::F4OddNibble);
+        assert!(check_logical(LogicalType::F4E2M1, 4, &[0xff, 0xff]).is_ok());
     }
 }

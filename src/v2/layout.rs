@@ -4,7 +4,7 @@
 use super::error::{Error, Kind, Result};
 use super::manifest::{AttrValue, Attributes, Object};
 use super::part::Part;
-use super::types::{is_float, DType, ElemType, Logical};
+use super::types::{is_float, DType, ElemType, LogicalType};
 
 /// The `gguf.<type>/1` types of the registry.
 pub const GGUF_TYPES: [&str; 22] = [
@@ -107,7 +107,7 @@ pub struct Mx {
     /// The blocked axis.
     pub axis: u64,
     /// The element type: `f4_e2m1`, `f8_e4m3fn`, `f8_e5m2`, or `i8` (`None`).
-    pub element: Option<Logical>,
+    pub element: Option<LogicalType<'static>>,
 }
 
 /// `(n / d, n % d)`, `d > 0` (every caller checks it or knows it). On
@@ -164,8 +164,8 @@ impl<'a> PartInfo<'a> {
         ElemType::of(self.dtype, self.type_name)
     }
 
-    fn logical(&self) -> Option<Logical> {
-        self.type_name.and_then(Logical::parse)
+    fn logical(&self) -> Option<LogicalType<'static>> {
+        self.type_name.and_then(LogicalType::v2)
     }
 }
 
@@ -441,7 +441,7 @@ fn quant_group<'a>(o: &impl Shaped<'a>, set: &PartSet<'a>) -> Result<Profile<'a>
     }
     let scales_ok = match scale_form {
         ScaleForm::F32Factors | ScaleForm::F16Factors => is_float(scales.dtype) && scales.type_name.is_none(),
-        ScaleForm::E8m0Exponent => scales.dtype == DType::U8 && scales.logical() == Some(Logical::F8E8M0),
+        ScaleForm::E8m0Exponent => scales.dtype == DType::U8 && scales.logical() == Some(LogicalType::F8E8M0),
     };
     if !scales_ok {
         return Err(err(Kind::LayoutPartType, "scales"));
@@ -471,12 +471,12 @@ fn quant_group<'a>(o: &impl Shaped<'a>, set: &PartSet<'a>) -> Result<Profile<'a>
 
 fn mx<'a>(o: &impl Shaped<'a>, set: &PartSet<'a>) -> Result<Profile<'a>> {
     let [data, scales, _] = exactly(set, &["data", "scales"])?;
-    if scales.dtype != DType::U8 || scales.logical() != Some(Logical::F8E8M0) {
+    if scales.dtype != DType::U8 || scales.logical() != Some(LogicalType::F8E8M0) {
         return Err(err(Kind::LayoutPartType, "scales"));
     }
     let element = match (data.dtype, data.elem()) {
         (DType::I8, ElemType::Plain(_)) => None,
-        (_, ElemType::Logical(l @ (Logical::F4E2M1 | Logical::F8E4M3Fn | Logical::F8E5M2))) => Some(l),
+        (_, ElemType::Logical(l @ (LogicalType::F4E2M1 | LogicalType::F8E4M3Fn | LogicalType::F8E5M2))) => Some(l),
         (_, ElemType::Unknown(..)) => None, // unknown element type: structural only
         _ => return Err(err(Kind::LayoutPartType, "data")),
     };

@@ -1,7 +1,7 @@
 //! Parts (§3.4), digests, and names (§3.5).
 
 use super::error::{Error, Kind, Result};
-use super::types::{DType, ElemType, Logical};
+use super::types::{DType, ElemType, LogicalType};
 
 /// A part's `digest`, over its decoded bytes.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
@@ -143,8 +143,8 @@ impl<'a> Part<'a> {
     }
 
     /// The registered logical type, if `type` names one.
-    pub fn logical(&self) -> Option<Logical> {
-        self.type_name.and_then(Logical::parse)
+    pub fn logical(&self) -> Option<LogicalType<'static>> {
+        self.type_name.and_then(LogicalType::v2)
     }
 
     /// Bytes the part denotes: `length` when raw, else `decoded_length`.

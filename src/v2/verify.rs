@@ -10,7 +10,7 @@ use super::layout::{div_rem, PartSet, Profile, Shaped};
 use super::manifest::Object;
 use super::part::{Digest, Part};
 use super::seekable;
-use super::types::Logical;
+use super::types::LogicalType;
 
 /// Check decoded bytes of a part: length, digest (if registered), and the
 /// logical type's byte rules. Returns whether a digest was checked.
@@ -49,7 +49,7 @@ pub struct Pieces<'p> {
     len: u64,
     state: State,
     /// The type with byte rules, and its element count (for `f4_e2m1`'s final nibble).
-    rules: Option<(Logical, u64)>,
+    rules: Option<(LogicalType<'static>, u64)>,
     /// The last byte handed: `f4_e2m1`'s final nibble, checked at the end.
     last: Option<u8>,
 }

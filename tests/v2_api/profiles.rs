@@ -4,7 +4,7 @@
 //! `zt.mx/1` parameters, `gguf.<type>/1` block constants.
 
 use ztensor::v2::layout::{Mx, Order, QuantGroup, ScaleForm, ZeroPoint};
-use ztensor::v2::types::{DType as V2DType, Logical};
+use ztensor::v2::types::{DType as V2DType, LogicalType};
 use ztensor::v2::Profile;
 use ztensor::{DType, ErrorKind, File, GgufBlocks};
 
@@ -79,9 +79,9 @@ fn mx_parameters() {
     let bytes = read("mx.zt");
     let f = File::parse(&bytes).unwrap();
     let mx = |n: &str| f.require(n).unwrap().mx().unwrap();
-    assert_eq!(mx("mxfp4"), Mx { block_size: 32, axis: 1, element: Some(Logical::F4E2M1) });
-    assert_eq!(mx("mxfp8_e4m3"), Mx { block_size: 32, axis: 0, element: Some(Logical::F8E4M3Fn) });
-    assert_eq!(mx("mxfp8_e5m2_axis0"), Mx { block_size: 32, axis: 0, element: Some(Logical::F8E5M2) });
+    assert_eq!(mx("mxfp4"), Mx { block_size: 32, axis: 1, element: Some(LogicalType::F4E2M1) });
+    assert_eq!(mx("mxfp8_e4m3"), Mx { block_size: 32, axis: 0, element: Some(LogicalType::F8E4M3Fn) });
+    assert_eq!(mx("mxfp8_e5m2_axis0"), Mx { block_size: 32, axis: 0, element: Some(LogicalType::F8E5M2) });
     assert_eq!(mx("mxint8"), Mx { block_size: 32, axis: 1, element: None });
     assert!(wrong_format(f.require("mxfp4").unwrap().quant_group().unwrap_err()));
     assert!(wrong_format(f.require("mxfp4").unwrap().gguf().unwrap_err()));

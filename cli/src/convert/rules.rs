@@ -80,7 +80,7 @@ impl Sink for CheckedSink {
 /// (§5.3's and §5.4's profiles), `f4_e2m1`'s final odd nibble zero (Appendix A).
 pub fn v2_extra(o: &Object<'_>) -> Result<(), Error> {
     use ztensor::v2::data::{check_coo, check_csr, check_logical};
-    use ztensor::v2::types::{DType as Index, Logical};
+    use ztensor::v2::types::{DType as Index, LogicalType};
     let bytes = |role: &str| o.require(role).and_then(|c| c.stored_bytes().map_err(|e| e.in_component(role)));
     let shape: Vec<u64> = o.shape().dims().collect();
     let in_object = |e: ztensor::v2::Error| Error::from(e).in_object(o.name());
@@ -104,7 +104,7 @@ pub fn v2_extra(o: &Object<'_>) -> Result<(), Error> {
         let f4 = c.logical_type().is_some_and(|t| matches!(t.name(), "f4_e2m1fn" | "f4_e2m1"));
         let n = if o.format() == Format::Dense || c.role() == "values" { values } else { continue };
         if f4 {
-            check_logical(Logical::F4E2M1, n, c.stored_bytes()?).map_err(|e| in_object(e).in_component(c.role()))?;
+            check_logical(LogicalType::F4E2M1, n, c.stored_bytes()?).map_err(|e| in_object(e).in_component(c.role()))?;
         }
     }
     Ok(())

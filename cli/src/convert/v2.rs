@@ -174,7 +174,7 @@ fn logical(t: &str) -> Result<&str, String> {
         "f4_e2m1fn" => "f4_e2m1",
         t => t,
     };
-    match ztensor::v2::types::Logical::parse(v2) {
+    match ztensor::v2::types::LogicalType::v2(v2) {
         Some(_) => Ok(v2),
         None => Err(format!("logical type {t:?} has no v2 equivalent (not in v2's registry, Appendix A)")),
     }

@@ -136,7 +136,7 @@ fn profiles_of_upstream_fixtures() {
     let file = fs::read(format!("{DIR}/valid/mx.zt")).unwrap();
     let m = open(&file).unwrap();
     let Profile::Mx(x) = m.object("mxfp8_e5m2_axis0").unwrap().profile() else { panic!() };
-    assert_eq!((x.block_size, x.axis, x.element), (32, 0, Some(types::Logical::F8E5M2)));
+    assert_eq!((x.block_size, x.axis, x.element), (32, 0, Some(types::LogicalType::F8E5M2)));
     let file = fs::read(format!("{DIR}/valid/gguf.zt")).unwrap();
     let m = open(&file).unwrap();
     assert_eq!(
