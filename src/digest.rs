@@ -4,6 +4,9 @@ use crate::error::{Error, ErrorKind, Result};
 
 #[cfg(feature = "std")]
 mod copy;
+mod stream;
+
+pub(crate) use stream::{Hasher, Sum};
 
 /// A parsed digest string.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
@@ -45,6 +48,15 @@ impl<'a> Digest<'a> {
             // (The text before the colon, which decode found.)
             _ => Digest::Unknown { algorithm: s.split(':').next().unwrap_or(s) },
         })
+    }
+
+    /// The digest's value; `None` for an unknown algorithm.
+    pub(crate) fn sum(&self) -> Option<Sum> {
+        match *self {
+            Digest::Sha256(d) => Some(Sum::Sha256(d)),
+            Digest::Crc32c(c) => Some(Sum::Crc32c(c)),
+            Digest::Unknown { .. } => None,
+        }
     }
 
     /// Whether `bytes` match this digest; `None` for an unknown algorithm.

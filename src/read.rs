@@ -3,7 +3,7 @@
 //! (v0.1 may be big-endian) and the host's.
 
 use crate::data::Element;
-use crate::digest::{Crc32c, Digest, Verified};
+use crate::digest::{Crc32c, Digest, Sum, Verified};
 use crate::error::{ErrorKind, Result};
 use crate::object::Component;
 use crate::types::{Encoding, Endian, LogicalType};
@@ -421,24 +421,18 @@ impl<'a> Component<'a> {
     /// The digest a raw part's read of `len` bytes checks in the same pass
     /// over them: XXH3 (v2, over the decoded bytes, which a raw part's
     /// stored bytes are when `len` is its decoded size) or CRC-32C (v1.2,
-    /// over the stored bytes); none when reads are unverified or the digest
-    /// is another (then [`Component::check_read`] checks it afterwards).
-    fn in_pass_digest(&self, len: usize) -> Option<InPass> {
-        use crate::v2::Digest as V2Digest;
+    /// over the stored bytes); none when reads are unverified. SHA-256 is
+    /// checked afterwards, by [`Component::check_read`], as an unregistered
+    /// digest is left to `verify`.
+    fn in_pass_digest(&self, len: usize) -> Option<Sum> {
         if !self.verify_reads {
             return None;
         }
         match self.v2_part() {
             Some(p) if p.decoded_size() != len as u64 => None,
-            Some(p) => match p.digest {
-                Some(V2Digest::Xxh3(want)) => Some(InPass::Xxh3(want)),
-                _ => None,
-            },
+            Some(p) => p.digest.and_then(|d| d.sum()),
             None if self.v2_ref().is_some() => None,
-            None => match self.digest.and_then(Digest::read) {
-                Some(Digest::Crc32c(want)) => Some(InPass::Crc32c(want)),
-                _ => None,
-            },
+            None => self.digest.and_then(Digest::read).and_then(|d| d.sum()),
         }
     }
 
@@ -467,18 +461,19 @@ impl<'a> Component<'a> {
     ) -> core::result::Result<bool, E> {
         let (matched, what) = match self.in_pass_digest(dst.len()) {
             None => return fill(0, dst).map(|()| false),
-            Some(InPass::Xxh3(want)) => {
+            Some(Sum::Xxh3(want)) => {
                 let got = crate::xxh3::fill_then_hash(dst, chunk, |at, piece| fill(at as u64, piece))?;
-                (got == want, InPass::XXH3)
+                (got == want, XXH3)
             }
-            Some(InPass::Crc32c(want)) => {
+            Some(Sum::Crc32c(want)) => {
                 let mut crc = Crc32c::new();
                 for (i, piece) in dst.chunks_mut(chunk).enumerate() {
                     fill((i * chunk) as u64, piece)?;
                     crc.update(piece);
                 }
-                (crc.finish() == want, InPass::CRC32C)
+                (crc.finish() == want, CRC32C)
             }
+            Some(Sum::Sha256(_)) => return fill(0, dst).map(|()| false),
         };
         Ok(self.in_pass_matched(matched, what)?)
     }
@@ -493,13 +488,15 @@ impl<'a> Component<'a> {
                 dst.copy_from_slice(src);
                 Ok(false)
             }
-            Some(InPass::Xxh3(want)) => {
-                self.in_pass_matched(crate::xxh3::copy_then_hash(src, dst) == want, InPass::XXH3)
-            }
-            Some(InPass::Crc32c(want)) => {
+            Some(Sum::Xxh3(want)) => self.in_pass_matched(crate::xxh3::copy_then_hash(src, dst) == want, XXH3),
+            Some(Sum::Crc32c(want)) => {
                 let mut crc = Crc32c::new();
                 crc.copy_update(src, dst);
-                self.in_pass_matched(crc.finish() == want, InPass::CRC32C)
+                self.in_pass_matched(crc.finish() == want, CRC32C)
+            }
+            Some(Sum::Sha256(_)) => {
+                dst.copy_from_slice(src);
+                Ok(false)
             }
         }
     }
@@ -522,13 +519,7 @@ impl<'a> Component<'a> {
     }
 }
 
-/// A digest checked while a raw part's bytes are read ([`Component::in_pass_digest`]).
-enum InPass {
-    Xxh3(u64),
-    Crc32c(u32),
-}
-
-impl InPass {
-    const XXH3: &'static str = "xxh3 of the decoded bytes";
-    const CRC32C: &'static str = "crc32c of the stored bytes";
-}
+/// What a digest checked while a raw part's bytes are read
+/// ([`Component::in_pass_digest`]) covers, for a mismatch's message.
+const XXH3: &str = "xxh3 of the decoded bytes";
+const CRC32C: &str = "crc32c of the stored bytes";

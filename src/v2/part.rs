@@ -84,6 +84,16 @@ impl<'a> Digest<'a> {
         }
     }
 
+    /// The digest's value; `None` for an unregistered algorithm.
+    pub(crate) fn sum(&self) -> Option<crate::digest::Sum> {
+        use crate::digest::Sum;
+        match *self {
+            Digest::Xxh3(h) => Some(Sum::Xxh3(h)),
+            Digest::Sha256(d) => Some(Sum::Sha256(d)),
+            Digest::Other(..) => None,
+        }
+    }
+
     /// Whether this digest is of a registered algorithm.
     pub fn is_registered(&self) -> bool {
         !matches!(self, Digest::Other(..))

@@ -1,12 +1,11 @@
 //! Shard files (§7): checking one against its table entry, and finding it
 //! beside the root (Appendix B: positional name, then by size and digest).
 
-use sha2::{Digest as _, Sha256};
 
 use super::container::{self, Footer, FOOTER_LEN};
 use super::error::{Error, Kind, Result};
 use super::manifest::Shard;
-use super::part::Digest;
+use crate::digest::{Hasher, Sum};
 
 /// The cheap rungs of §7.3: the file is a v2 file (magic, footer, version)
 /// of exactly the table's size.
@@ -32,51 +31,30 @@ pub fn verify(shard: &Shard<'_>, file: &[u8]) -> Result<()> {
 /// ([`Pieces::update`]), then checked ([`Pieces::finish`]): a shard is
 /// never held whole to be verified.
 pub struct Pieces {
-    want: Digest<'static>,
-    state: State,
-}
-
-#[allow(clippy::large_enum_variant)] // one per shard being verified
-enum State {
-    Xxh3(xxhash_rust::xxh3::Xxh3Default),
-    Sha256(Sha256),
+    want: Sum,
+    hasher: Hasher,
 }
 
 impl Pieces {
     /// For `shard`; a digest of an unknown algorithm is [`Kind::Unsupported`].
     pub fn new(shard: &Shard<'_>) -> Result<Pieces> {
-        let (want, state) = match shard.digest {
-            Digest::Xxh3(h) => (Digest::Xxh3(h), State::Xxh3(xxhash_rust::xxh3::Xxh3Default::new())),
-            Digest::Sha256(h) => (Digest::Sha256(h), State::Sha256(Sha256::new())),
-            Digest::Other(..) => return Err(Error::ctx(Kind::Unsupported, "shard digest")),
-        };
-        Ok(Pieces { want, state })
+        let want = shard.digest.sum().ok_or(Error::ctx(Kind::Unsupported, "shard digest"))?;
+        Ok(Pieces { want, hasher: Hasher::like(&want) })
     }
 
     /// The algorithm's name.
     pub fn algorithm(&self) -> &'static str {
-        match self.state {
-            State::Xxh3(_) => "xxh3",
-            State::Sha256(_) => "sha256",
-        }
+        self.want.algorithm()
     }
 
     /// The shard's next bytes.
     pub fn update(&mut self, bytes: &[u8]) {
-        match &mut self.state {
-            State::Xxh3(h) => h.update(bytes),
-            State::Sha256(h) => h.update(bytes),
-        }
+        self.hasher.update(bytes);
     }
 
     /// Whether everything handed has the table's digest.
     pub fn finish(self) -> Result<()> {
-        let ok = match (self.state, self.want) {
-            (State::Xxh3(h), Digest::Xxh3(want)) => h.digest() == want,
-            (State::Sha256(h), Digest::Sha256(want)) => h.finalize()[..] == want[..],
-            _ => false,
-        };
-        if ok {
+        if self.hasher.sum() == self.want {
             Ok(())
         } else {
             Err(Error::ctx(Kind::DigestMismatch, "shard"))

@@ -1,10 +1,8 @@
 //! Verify: a part's decoded bytes against its length, digest and type's
 //! byte rules, and an object's parts against its layout's data rules.
 
-use sha2::{Digest as _, Sha256};
-use xxhash_rust::xxh3::Xxh3Default;
-
 use super::data;
+use crate::digest::{Hasher, Sum};
 use super::error::{Error, Kind, Result};
 use super::layout::{div_rem, PartSet, Profile, Shaped};
 use super::manifest::Object;
@@ -44,36 +42,24 @@ fn xxh3(bytes: &[u8]) -> u64 {
 /// then checked ([`Pieces::finish`]): their length against `decoded_length`,
 /// the logical type's byte rules (Appendix A) and the digest (§6.3: over the
 /// decoded bytes), in memory bounded by one piece, whatever the part's size.
-pub struct Pieces<'p> {
-    want: Option<Digest<'p>>,
+pub struct Pieces {
+    /// The digest wanted, and the one computed.
+    digest: Option<(Sum, Hasher)>,
     len: u64,
-    state: State,
     /// The type with byte rules, and its element count (for `f4_e2m1`'s final nibble).
     rules: Option<(LogicalType<'static>, u64)>,
     /// The last byte handed: `f4_e2m1`'s final nibble, checked at the end.
     last: Option<u8>,
 }
 
-#[allow(clippy::large_enum_variant)] // one on the stack per part being verified; no heap without `alloc`
-enum State {
-    /// Streaming XXH3-64 (default secret, seed 0): the function `xxh3_64` computes.
-    Xxh3(Xxh3Default),
-    Sha256(Sha256),
-    None,
-}
-
-impl<'p> Pieces<'p> {
+impl Pieces {
     /// For `p`; `n_elements` is the count its logical type sees (where its
     /// layout gives one, [`part_elements`]); without it, the `f4_e2m1`
     /// final-nibble rule cannot be located and only `bool`'s rule runs.
-    pub fn new(p: &Part<'p>, n_elements: Option<u64>) -> Pieces<'p> {
-        let state = match p.digest {
-            Some(Digest::Xxh3(_)) => State::Xxh3(Xxh3Default::new()),
-            Some(Digest::Sha256(_)) => State::Sha256(Sha256::new()),
-            _ => State::None,
-        };
+    pub fn new(p: &Part<'_>, n_elements: Option<u64>) -> Pieces {
+        let digest = p.digest.and_then(|d| d.sum()).map(|want| (want, Hasher::like(&want)));
         let rules = p.logical().map(|t| (t, n_elements.unwrap_or(0)));
-        Pieces { want: p.digest, len: 0, state, rules, last: None }
+        Pieces { digest, len: 0, rules, last: None }
     }
 
     /// The next decoded bytes: `bool`'s rule is checked on them as they come.
@@ -84,10 +70,8 @@ impl<'p> Pieces<'p> {
         }
         self.len += bytes.len() as u64;
         self.last = bytes.last().copied().or(self.last);
-        match &mut self.state {
-            State::Xxh3(h) => h.update(bytes),
-            State::Sha256(h) => h.update(bytes),
-            State::None => {}
+        if let Some((_, h)) = &mut self.digest {
+            h.update(bytes);
         }
         Ok(())
     }
@@ -101,12 +85,11 @@ impl<'p> Pieces<'p> {
         if let (Some((t, n)), Some(b)) = (self.rules, self.last) {
             data::check_logical(t, n, &[b])?;
         }
-        let ok = match (self.state, self.want) {
-            (State::Xxh3(h), Some(Digest::Xxh3(want))) => h.digest() == want,
-            (State::Sha256(h), Some(Digest::Sha256(want))) => h.finalize()[..] == want[..],
-            _ => return Ok(false),
-        };
-        if ok { Ok(true) } else { Err(Error::new(Kind::DigestMismatch)) }
+        match self.digest {
+            Some((want, h)) if h.sum() != want => Err(Error::new(Kind::DigestMismatch)),
+            Some(_) => Ok(true),
+            None => Ok(false),
+        }
     }
 }
 

@@ -1,8 +1,9 @@
-//! Digests computed while blobs stream out: `sha256:<hex>` and `crc32c:0x<HEX>`.
+//! The digest a writer records for each part, computed as its bytes stream
+//! out (v1.2: over the stored bytes; v2 §3.4: over the decoded ones), by the
+//! one streaming [`Hasher`] of `crate::digest`.
 
+use crate::digest::{Hasher, Sum};
 use alloc::string::String;
-use core::fmt::Write as _;
-use sha2::{Digest as _, Sha256};
 
 /// Which digest to record for a component (spec: `digest`), computed over
 /// the **stored** bytes (the compressed frame for zstd).
@@ -21,44 +22,43 @@ pub enum Checksum {
     Sha256,
 }
 
-/// An incremental hasher for one component.
-pub(crate) enum Hasher {
-    None,
-    Crc32c(crate::digest::Crc32c),
-    Sha256(Sha256),
+impl Checksum {
+    /// The hasher of this digest, if one is recorded.
+    pub(crate) fn hasher(self) -> Option<Hasher> {
+        match self {
+            Checksum::None => None,
+            Checksum::Crc32c => Some(Hasher::like(&Sum::Crc32c(0))),
+            Checksum::Sha256 => Some(Hasher::like(&Sum::Sha256([0; 32]))),
+        }
+    }
 }
 
-impl Hasher {
-    pub fn new(c: Checksum) -> Self {
-        match c {
-            Checksum::None => Hasher::None,
-            Checksum::Crc32c => Hasher::Crc32c(crate::digest::Crc32c::new()),
-            Checksum::Sha256 => Hasher::Sha256(Sha256::new()),
-        }
+/// The digest of one part being written, when it records one.
+pub(crate) struct PartDigest(Option<Hasher>);
+
+impl PartDigest {
+    pub fn new(h: Option<Hasher>) -> Self {
+        PartDigest(h)
     }
 
     pub fn update(&mut self, bytes: &[u8]) {
-        match self {
-            Hasher::None => {}
-            Hasher::Crc32c(c) => c.update(bytes),
-            Hasher::Sha256(h) => h.update(bytes),
+        if let Some(h) = &mut self.0 {
+            h.update(bytes);
         }
     }
 
-    /// The manifest's `digest` string, if any.
-    pub fn finish(self) -> Option<String> {
-        let mut s = String::new();
-        match self {
-            Hasher::None => return None,
-            Hasher::Crc32c(c) => {
-                let _ = write!(s, "crc32c:0x{:08X}", c.finish());
-            }
-            Hasher::Sha256(h) => {
-                s.push_str("sha256:");
-                s.push_str(&hex::encode(h.finalize()));
-            }
+    /// The XXH3-64 of the bytes so far, when that is the digest (the v2
+    /// writer's key for sharing identical blobs).
+    pub fn xxh3(&self) -> Option<u64> {
+        match self.0.as_ref().map(Hasher::sum) {
+            Some(Sum::Xxh3(v)) => Some(v),
+            _ => None,
         }
-        Some(s)
+    }
+
+    /// The manifest's `digest` text, if any.
+    pub fn finish(&self) -> Option<String> {
+        self.0.as_ref().map(|h| h.sum().text())
     }
 }
 
@@ -68,7 +68,7 @@ mod tests {
     use crate::digest::{crc32c, Digest};
 
     fn digest_of(c: Checksum, pieces: &[&[u8]]) -> Option<String> {
-        let mut h = Hasher::new(c);
+        let mut h = PartDigest::new(c.hasher());
         for p in pieces {
             h.update(p);
         }

@@ -113,7 +113,7 @@ use enc::CompMeta;
 
 /// Objects with at most this many components are checked without allocating.
 const FEW: usize = 4;
-use hash::Hasher;
+use hash::PartDigest;
 
 /// A streaming, append-only zTensor v1.2 writer. See the [module docs](self).
 pub struct Writer<S: Sink> {
@@ -390,7 +390,7 @@ impl<S: Sink> Writer<S> {
         let declared = data.len();
         if let (Compression::Raw, Repr::Bytes(b)) = (comp, &data.0) {
             // Bytes in memory, stored as they are: one write.
-            let mut hasher = Hasher::new(sum);
+            let mut hasher = PartDigest::new(sum.hasher());
             hasher.update(b);
             self.put(b)?;
             return Ok((declared, hasher.finish()));
@@ -403,7 +403,7 @@ impl<S: Sink> Writer<S> {
             }
             Repr::Stream { src, .. } => &mut **src,
         };
-        let mut hasher = Hasher::new(sum);
+        let mut hasher = PartDigest::new(sum.hasher());
         let (mut stored, start) = (0u64, self.pos);
         let decoded = {
             let (sink, broken, pos) = (&mut self.sink, &mut self.broken, &mut self.pos);
@@ -477,7 +477,7 @@ impl<S: Sink> Writer<S> {
             Err(_) if larger => (raw, Compression::Raw),
             Err(e) => return Err(e),
         };
-        let mut hasher = Hasher::new(sum);
+        let mut hasher = PartDigest::new(sum.hasher());
         hasher.update(stored);
         self.put(stored)?;
         Ok((stored.len() as u64, hasher.finish(), used))

@@ -232,7 +232,7 @@ type Chunks<'s> = Box<dyn Iterator<Item = Result<Cow<'s, [u8]>, String>> + 's>;
 /// the object as short) and is kept in `problem`, the error reported.
 struct Checked<'s> {
     chunks: Chunks<'s>,
-    pieces: Option<verify::Pieces<'s>>,
+    pieces: Option<verify::Pieces>,
     size: u64,
     seen: u64,
     problem: Rc<RefCell<Option<String>>>,

@@ -60,7 +60,6 @@
 
 mod append;
 mod cbor;
-mod digest;
 mod error;
 mod manifest;
 mod object;
@@ -76,7 +75,7 @@ pub use error::{Error, Kind, Result};
 pub use object::{Encoding, NewObject, NewPart};
 pub use options::{is_valid_align, DigestAlg, Options, CANONICAL_ALIGN, MAX_ALIGN};
 
-use digest::Digester;
+use super::hash::PartDigest;
 use xxh3::{blob_key, full_hash, PREFIX};
 use place::{align_up, end_of, Place};
 use manifest::{check_manifest, check_manifest_after, footer, object_entry, root, root_shards, root_with};
@@ -305,7 +304,7 @@ impl<S: Sink> Writer<S> {
         }
 
         let provisional: Vec<Option<String>> =
-            plans.iter().map(|p| p.digest.clone().or_else(|| Digester::placeholder(self.opts.digest))).collect();
+            plans.iter().map(|p| p.digest.clone().or_else(|| self.opts.digest.placeholder())).collect();
         let key = cbor::key(&obj.name);
         let suffix = self.shard_suffix();
         let (value, _) = object_entry(&obj.shape, &obj.layout, &attrs, &obj.parts, &plans, &provisional, suffix)?;
@@ -392,7 +391,7 @@ impl<S: Sink> Writer<S> {
                 if *frame == 0 || *frame as u64 > crate::v2::seekable::MAX_FRAME {
                     return Err(Error::new(Kind::Option("zstd-seekable frames must hold 1 byte to 16 MiB")));
                 }
-                let mut g = Digester::new(self.opts.digest);
+                let mut g = PartDigest::new(self.opts.digest.hasher());
                 let declared = match repr {
                     Repr::Bytes(b) => b.len() as u64,
                     Repr::Stream { len, .. } => *len,
@@ -417,7 +416,7 @@ impl<S: Sink> Writer<S> {
         match self.opts.digest {
             DigestAlg::Xxh3 => Some(alloc::format!("xxh3:{h:016x}")),
             d => {
-                let mut g = Digester::new(d);
+                let mut g = PartDigest::new(d.hasher());
                 g.update(b);
                 g.finish()
             }
@@ -452,19 +451,19 @@ impl<S: Sink> Writer<S> {
                 Ok(self.digest_of(b, h))
             }
             Repr::Bytes(b) => {
-                let mut g = Digester::new(self.opts.digest);
+                let mut g = PartDigest::new(self.opts.digest.hasher());
                 for c in b.chunks(CHUNK) {
                     g.update(c);
                     self.put(c)?;
                 }
-                if let Digester::Xxh3(h) = &g {
-                    plan.full = Some(h.digest());
+                if let Some(h) = g.xxh3() {
+                    plan.full = Some(h);
                 }
                 Ok(g.finish())
             }
             Repr::Stream { len, src } => {
                 let declared = *len;
-                let mut g = Digester::new(self.opts.digest);
+                let mut g = PartDigest::new(self.opts.digest.hasher());
                 let mut failed = None;
                 // The sharing key's prefix (canonical form, the root: see `share_streamed`).
                 let keyed = self.opts.canonical && self.shard == 0;
@@ -487,9 +486,9 @@ impl<S: Sink> Writer<S> {
                 if n != declared {
                     return Err(Error::new(Kind::Core(crate::ErrorKind::LengthMismatch { expected: declared, actual: n })));
                 }
-                if let (true, Digester::Xxh3(h)) = (keyed, &g) {
+                if let (true, Some(h)) = (keyed, g.xxh3()) {
                     plan.key = Some((n, xxhash_rust::xxh3::xxh3_64(&prefix)));
-                    plan.full = Some(h.digest());
+                    plan.full = Some(h);
                 }
                 Ok(g.finish())
             }

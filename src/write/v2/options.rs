@@ -28,6 +28,28 @@ pub enum DigestAlg {
     None,
 }
 
+impl DigestAlg {
+    /// A digest of this algorithm (the value is the placeholder's: zero).
+    fn zero(self) -> Option<crate::digest::Sum> {
+        use crate::digest::Sum;
+        match self {
+            DigestAlg::Xxh3 => Some(Sum::Xxh3(0)),
+            DigestAlg::Sha256 => Some(Sum::Sha256([0; 32])),
+            DigestAlg::None => None,
+        }
+    }
+
+    /// The hasher of this digest, if one is recorded.
+    pub(crate) fn hasher(self) -> Option<crate::digest::Hasher> {
+        self.zero().map(|z| crate::digest::Hasher::like(&z))
+    }
+
+    /// A digest text of the right form for a provisional entry.
+    pub(crate) fn placeholder(self) -> Option<alloc::string::String> {
+        self.zero().map(|z| z.text())
+    }
+}
+
 /// How the writer lays out a file.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub struct Options {

@@ -10,7 +10,7 @@
 
 use super::super::data::{Pull, Slice};
 use super::super::zstd;
-use super::Digester;
+use super::PartDigest;
 use crate::error::{Error, ErrorKind, Result};
 use alloc::vec::Vec;
 
@@ -21,7 +21,7 @@ const SEEK_MAGIC: u32 = 0x8F92_EAB1;
 
 /// Encode exactly `declared` bytes from `src`; the decoded bytes go through
 /// `digest` too. Returns the encoded part.
-pub(crate) fn encode(level: i32, frame: u32, src: &mut dyn Pull, declared: u64, digest: &mut Digester) -> Result<Vec<u8>> {
+pub(crate) fn encode(level: i32, frame: u32, src: &mut dyn Pull, declared: u64, digest: &mut PartDigest) -> Result<Vec<u8>> {
     let frame = frame as usize;
     let mut out = Vec::new();
     let mut table: Vec<(u32, u32)> = Vec::new();
