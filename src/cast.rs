@@ -209,6 +209,22 @@ pub fn f16_to_f32(h: u16) -> f32 {
     f32::from_bits(bits)
 }
 
+/// The binary16 bits of the `f32` with bits `bits` when binary16 holds it
+/// exactly (a NaN: when its payload fits in 10 bits; sign and payload
+/// kept): the one candidate, checked by widening it back.
+pub(crate) fn f16_exact(bits: u32) -> Option<u16> {
+    let sign = (bits >> 16) as u16 & 0x8000;
+    let (exp, man) = ((bits >> 23 & 0xff) as i32 - 127, bits & 0x7f_ffff);
+    let h = match exp {
+        128 => 0x7c00 | (man >> 13) as u16,
+        -14..=15 => ((exp + 15) as u16) << 10 | (man >> 13) as u16,
+        // A binary16 subnormal: m × 2^-24.
+        -24..=-15 => ((man | 0x80_0000) >> (-1 - exp)) as u16,
+        _ => 0,
+    };
+    (f16_to_f32(sign | h).to_bits() == bits).then_some(sign | h)
+}
+
 /// A bfloat16 value: the top half of an `f32`.
 pub fn bf16_to_f32(h: u16) -> f32 {
     f32::from_bits(u32::from(h) << 16)
@@ -306,6 +322,29 @@ mod tests {
             } else {
                 assert_eq!(ours as f64, reference, "{h:#x}");
                 assert_eq!(ours.is_sign_negative(), reference.is_sign_negative(), "{h:#x}");
+            }
+        }
+    }
+
+    /// Every binary16 value narrows back from its f32, and an f32 narrows
+    /// exactly when `half` (the reference) round-trips it.
+    #[test]
+    fn f16_narrows_exactly_what_it_holds() {
+        for h in 0..=u16::MAX {
+            assert_eq!(f16_exact(f16_to_f32(h).to_bits()), Some(h), "{h:#x}");
+        }
+        let mut x: u32 = 0x2545_f491;
+        for i in 0..200_000u32 {
+            x ^= x << 13;
+            x ^= x >> 17;
+            x ^= x << 5;
+            // Random bits, and random f16 neighbourhoods (low bits cleared).
+            let bits = if i % 2 == 0 { x } else { x & !0x1fff };
+            let f = f32::from_bits(bits);
+            let reference = half::f16::from_f32(f);
+            let exact = !f.is_nan() && reference.to_f32().to_bits() == bits;
+            if !f.is_nan() {
+                assert_eq!(f16_exact(bits), exact.then_some(reference.to_bits()), "{bits:#x}");
             }
         }
     }

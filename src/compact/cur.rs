@@ -42,33 +42,6 @@ fn shortest(major: u8, arg: Option<u64>, width: usize) -> bool {
         }
 }
 
-/// Whether an f32 is exactly representable as an f16 (finite or infinite, not NaN).
-fn f32_fits_f16(f: f32) -> bool {
-    let bits = f.to_bits();
-    let exp = ((bits >> 23) & 0xff) as i32;
-    let man = bits & 0x7f_ffff;
-    if exp == 0xff {
-        return man == 0; // infinity fits; NaN is handled by the caller
-    }
-    if exp == 0 {
-        return man == 0; // f32 subnormals are far below f16's range; only zero fits
-    }
-    let e = exp - 127;
-    if e > 15 {
-        return false;
-    }
-    if e >= -14 {
-        return man & 0x1fff == 0; // normal f16: 10 mantissa bits
-    }
-    // f16 subnormal: value = m * 2^-24 with m < 1024
-    let shift = -14 - e; // bits lost to the subnormal shift
-    if shift > 10 {
-        return false;
-    }
-    let lost = 13 + shift as u32;
-    man & ((1u32 << lost) - 1) == 0
-}
-
 /// Whether a float head (`ai` 25, 26, 27 with its raw bits) is in §3.1's
 /// canonical form: the shortest width that holds the value exactly, NaN
 /// only as the half `0x7e00` (also the compact reader's rule).
@@ -80,7 +53,7 @@ pub(crate) fn canonical_float(ai: u8, v: u64) -> bool {
         }
         26 => {
             let f = f32::from_bits(v as u32);
-            !(f.is_nan() || f32_fits_f16(f))
+            !(f.is_nan() || crate::cast::f16_exact(f.to_bits()).is_some())
         }
         _ => {
             // Infinities and NaN fit a half; a zero fits one too, and no

@@ -76,11 +76,10 @@ pub(crate) fn negint(out: &mut Vec<u8>, n: u64) {
 
 /// A float in the shortest width that keeps its exact bits (f16, f32 or
 /// f64), as the reference writer does. NaNs are narrowed with bit
-/// operations: a float cast (and `half`'s conversion) may change a NaN's
-/// sign or payload.
+/// operations: a float cast may change a NaN's sign or payload.
 pub(crate) fn float(out: &mut Vec<u8>, x: f64) {
     match f64_to_f32_exact(x) {
-        Some(f) => match f32_to_f16_exact(f) {
+        Some(f) => match crate::cast::f16_exact(f) {
             // The head and the bits as they are: minicbor's `f16` takes an
             // f32 and converts it again (which quiets NaNs).
             Some(h) => out.extend_from_slice(&[0xf9, (h >> 8) as u8, h as u8]),
@@ -100,19 +99,6 @@ fn f64_to_f32_exact(x: f64) -> Option<u32> {
     }
     let f = x as f32;
     ((f as f64).to_bits() == b).then_some(f.to_bits())
-}
-
-/// The f16 bits of the f32 with bits `bits` when f16 holds it exactly.
-pub(crate) fn f32_to_f16_exact(bits: u32) -> Option<u16> {
-    let f = f32::from_bits(bits);
-    if f.is_nan() {
-        // The payload must fit in 10 bits; sign and payload kept as they are.
-        let man = bits & 0x7f_ffff;
-        let sign = ((bits >> 16) & 0x8000) as u16;
-        return (man & 0x1fff == 0).then_some(sign | 0x7c00 | (man >> 13) as u16);
-    }
-    let h = half::f16::from_f32(f);
-    (h.to_f32().to_bits() == bits).then_some(h.to_bits())
 }
 
 /// Total length of `parts` as CBOR text items (each shorter than 24 bytes).
@@ -327,7 +313,7 @@ mod tests {
         for h in (0..=u16::MAX).step_by(if cfg!(miri) { 17 } else { 1 }) {
             let v = crate::cbor::f16_to_f64(h);
             if !v.is_nan() {
-                assert_eq!(f32_to_f16_exact((v as f32).to_bits()), Some(h), "{h:#x}");
+                assert_eq!(crate::cast::f16_exact((v as f32).to_bits()), Some(h), "{h:#x}");
             }
         }
     }
