@@ -8,7 +8,6 @@ use super::cur::{Cur, R};
 use super::Kind;
 use crate::cbor::keys::KeySet;
 use crate::cbor::{MAJOR_MAP, MAJOR_TEXT};
-use crate::container::{ALIGNMENT, HEADER_LEN};
 use crate::manifest::fields::Numel;
 use crate::manifest::rules::SpanOrder;
 use crate::manifest::schema::{ComponentKey, ObjectKey, Role, RootKey};
@@ -453,24 +452,9 @@ fn component_rules(p: &mut Pass<'_, '_>, comp: &Component<'_>, seen: u32, role: 
     if seen & NEEDED != NEEDED {
         return Err(Kind::Missing);
     }
-    let Component { dtype, logical, offset, length, encoding, uncompressed_length: ulen, .. } = *comp;
-    if logical.and_then(|t| t.storage()).is_some_and(|s| s != dtype) {
-        return Err(Kind::LogicalType);
-    }
-    if offset % ALIGNMENT != 0 {
-        return Err(Kind::Misaligned);
-    }
-    match offset.checked_add(length) {
-        Some(end) if offset >= HEADER_LEN && end <= p.hi => {}
-        _ => return Err(Kind::OutOfBounds),
-    }
-    if encoding == Encoding::Zstd && ulen.is_none() && !before_1_2(p.version) {
-        return Err(Kind::NoDecodedSize);
-    }
+    crate::manifest::rules::component_fault(comp, p.hi, !before_1_2(p.version))?;
+    let Component { dtype, offset, length, .. } = *comp;
     let decoded = comp.decoded_len();
-    if decoded.is_some_and(|n| crate::types::rem_pow2(n, dtype.width()) != 0) {
-        return Err(Kind::PartialElement);
-    }
     if length > 0 {
         in_order(&mut p.order, offset, offset + length);
         #[cfg(feature = "alloc")]

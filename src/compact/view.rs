@@ -476,7 +476,7 @@ impl<'a> Component<'a> {
     /// Before its fields are read: the component of role `role` whose map
     /// is at `at`.
     #[inline(always)]
-    pub(crate) fn blank(role: &'a str, at: usize) -> Component<'a> {
+    pub(crate) const fn blank(role: &'a str, at: usize) -> Component<'a> {
         Component { role, dtype: DType::U8, logical: None, encoding: Encoding::Raw, offset: 0, length: 0, uncompressed_length: None, digest: None, at }
     }
 

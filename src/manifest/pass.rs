@@ -9,7 +9,7 @@ use super::rules::{first_overlap, SpanOrder};
 use super::{skim, v0, v1, Ctx, Root, LEGACY_V0};
 use crate::cbor::keys::KeySet;
 use crate::cbor::{Reader, MAJOR_TEXT};
-use crate::container::{Layout, Tail, HEADER_LEN};
+use crate::container::{Layout, Tail};
 use crate::error::{Error, ErrorKind, Result};
 #[cfg(feature = "alloc")]
 use crate::index::ObjPos;
@@ -20,8 +20,7 @@ use crate::value::Map;
 /// State of the validating pass.
 pub(crate) struct Pass<'s> {
     pub scratch: Scratch<'s>,
-    /// Data region: blobs lie in `[lo, hi)`.
-    pub lo: u64,
+    /// Blobs lie in `[HEADER_LEN, hi)`.
     pub hi: u64,
     /// Fast path: blobs seen so far are in ascending, non-overlapping order.
     order: SpanOrder,
@@ -37,7 +36,6 @@ impl<'s> Pass<'s> {
     pub fn new(scratch: Scratch<'s>, tail: &Tail) -> Self {
         Pass {
             scratch,
-            lo: HEADER_LEN,
             hi: tail.manifest_offset,
             order: SpanOrder::new(),
             #[cfg(feature = "alloc")]

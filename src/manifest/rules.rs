@@ -6,67 +6,54 @@
 
 use super::schema::{QuantAttr, Role};
 use super::Ctx;
-use crate::container::ALIGNMENT;
+use crate::compact::{Component, Kind};
+use crate::container::{ALIGNMENT, HEADER_LEN};
 use crate::error::{Error, ErrorKind, Result};
 use crate::object::Shape;
-use crate::types::{DType, Encoding, Format, LogicalType};
+use crate::types::{DType, Encoding, Format};
 use crate::value::Map;
 
-/// The fields of a component that the rules check: as the pass parsed
-/// them, or as the writer will write them (`write::check::NewComp`).
-#[derive(Clone, Copy)]
-pub(crate) struct CompCore<'a> {
-    pub role: &'a str,
-    pub dtype: DType,
-    pub logical: Option<LogicalType<'a>>,
-    pub encoding: Encoding,
-    pub offset: u64,
-    pub length: u64,
-    pub ulen: Option<u64>,
-}
-
-impl CompCore<'_> {
-    /// No role, no bytes: a placeholder (the writer's).
-    #[cfg(feature = "alloc")]
-    pub(crate) const EMPTY: Self =
-        CompCore { role: "", dtype: DType::U8, logical: None, encoding: Encoding::Raw, offset: 0, length: 0, ulen: None };
-
-    pub(crate) fn decoded_len(&self) -> Option<u64> {
-        match self.encoding {
-            Encoding::Raw => Some(self.length),
-            Encoding::Zstd | Encoding::ZstdSeekable | Encoding::Unknown => self.ulen,
-        }
-    }
-}
-
-/// Rules every component obeys, whatever its object's format: blobs lie in
-/// `[lo, hi)`, aligned; a logical type matches the dtype; sizes are whole
-/// elements; v1.2 zstd components declare their decoded size.
-pub(crate) fn component_rules(ctx: Ctx<'_>, c: &CompCore<'_>, at: usize, lo: u64, hi: u64) -> Result<()> {
-    let err = |kind| Error::at(kind, at).in_component(c.role);
-    if let Some(t) = c.logical {
-        if t.storage().is_some_and(|s| s != c.dtype) {
-            return Err(err(ErrorKind::WrongType { field: "type", expected: "a logical type matching the dtype" }));
-        }
+/// The rules every component obeys, whatever its object's format (v1.2
+/// spec, "Components"), in the order the pass applies them: a logical type
+/// matches the dtype; the blob is aligned and lies in `[HEADER_LEN, hi)`;
+/// (`strict`, v1.2 on) a zstd component declares its decoded size; sizes
+/// are whole elements. The one statement of them: the pass's faults, and
+/// through [`component_rules`] the host's errors.
+#[inline(always)]
+pub(crate) fn component_fault(c: &Component<'_>, hi: u64, strict: bool) -> core::result::Result<(), Kind> {
+    if c.logical.and_then(|t| t.storage()).is_some_and(|s| s != c.dtype) {
+        return Err(Kind::LogicalType);
     }
     if c.offset % ALIGNMENT != 0 {
-        return Err(err(ErrorKind::Misaligned { offset: c.offset }));
+        return Err(Kind::Misaligned);
     }
     match c.offset.checked_add(c.length) {
         // (A zero-length blob may sit exactly at the manifest start.)
-        Some(end) if c.offset >= lo && end <= hi => {}
-        _ => return Err(err(ErrorKind::OutOfBounds { offset: c.offset, length: c.length, limit: hi })),
+        Some(end) if c.offset >= HEADER_LEN && end <= hi => {}
+        _ => return Err(Kind::OutOfBounds),
     }
-    let width = c.dtype.width();
-    if c.encoding == Encoding::Zstd && c.ulen.is_none() && ctx.strict() {
-        return Err(err(ErrorKind::MissingUncompressedLength));
+    if c.encoding == Encoding::Zstd && c.uncompressed_length.is_none() && strict {
+        return Err(Kind::NoDecodedSize);
     }
-    if let Some(n) = c.decoded_len() {
-        if crate::types::rem_pow2(n, width) != 0 {
-            return Err(err(ErrorKind::PartialElement { length: n, width }));
-        }
+    if c.decoded_len().is_some_and(|n| crate::types::rem_pow2(n, c.dtype.width()) != 0) {
+        return Err(Kind::PartialElement);
     }
     Ok(())
+}
+
+/// [`component_fault`] as the host's error: what the rule says, with the
+/// sizes, at `at` and naming the component.
+pub(crate) fn component_rules(ctx: Ctx<'_>, c: &Component<'_>, at: usize, hi: u64) -> Result<()> {
+    component_fault(c, hi, ctx.strict()).map_err(|fault| {
+        let kind = match fault {
+            Kind::LogicalType => ErrorKind::WrongType { field: "type", expected: "a logical type matching the dtype" },
+            Kind::Misaligned => ErrorKind::Misaligned { offset: c.offset },
+            Kind::OutOfBounds => ErrorKind::OutOfBounds { offset: c.offset, length: c.length, limit: hi },
+            Kind::NoDecodedSize => ErrorKind::MissingUncompressedLength,
+            _ => ErrorKind::PartialElement { length: c.decoded_len().unwrap_or(0), width: c.dtype.width() },
+        };
+        Error::at(kind, at).in_component(c.role)
+    })
 }
 
 /// The components the known formats name, by [`Role`].
@@ -88,7 +75,7 @@ pub(crate) struct Brief {
 
 impl Brief {
     /// The component `c`, of the known role `role`.
-    pub(crate) fn of(c: &CompCore<'_>, role: Role) -> Self {
+    pub(crate) fn of(c: &Component<'_>, role: Role) -> Self {
         let ratio = c.logical.map_or(Some(1), |t| t.ratio()).unwrap_or(0) as u8;
         let decoded = c.decoded_len();
         let d = decoded.unwrap_or(0);

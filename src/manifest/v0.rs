@@ -3,7 +3,8 @@
 
 use super::fields::{format, opt_text, shape};
 use super::pass::{Pass, Seen};
-use super::rules::{check_format, component_rules, Brief, CompCore, Dims, Known};
+use super::rules::{check_format, component_rules, Brief, Dims, Known};
+use crate::compact::Component;
 use super::schema::{Role, V0Key};
 use super::Ctx;
 use crate::cbor::Reader;
@@ -65,18 +66,16 @@ pub(crate) fn check_object<'a>(ctx: Ctx<'a>, r: &mut Reader<'a>, pass: &mut Pass
     let shape = shp.ok_or_else(|| missing("shape")).map_err(err_in)?;
     let dtype = dtype.ok_or_else(|| missing("dtype")).map_err(err_in)?;
     let encoding = encoding.ok_or_else(|| missing("encoding")).map_err(err_in)?;
-    let c = CompCore {
-        role: Role::Data.name(),
+    let c = Component {
         dtype,
-        logical: None,
         encoding,
         offset: offset.ok_or_else(|| missing("offset")).map_err(err_in)?,
         length: size.ok_or_else(|| missing("size")).map_err(err_in)?,
-        ulen: None,
+        ..Component::blank(Role::Data.name(), start)
     };
     let attributes = fields.hiding(|k| V0Key::from_bytes(k).is_some());
     (|| {
-        component_rules(ctx, &c, start, pass.lo, pass.hi)?;
+        component_rules(ctx, &c, start, pass.hi)?;
         pass.span(c.offset, c.length);
         let mut known: Known = [None; Role::ALL.len()];
         known[Role::Data as usize] = Some(Brief::of(&c, Role::Data));

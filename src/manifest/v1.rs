@@ -9,13 +9,13 @@
 //! component or object it lies in: the same functions the views and the
 //! writer's checks use, so each rule is stated once with its words.
 
-use super::rules::{component_rules, Brief, CompCore, Dims, Known};
+use super::rules::{component_rules, Brief, Dims, Known};
 use super::schema::{ComponentKey, ObjectKey, Role, RootKey};
 use super::{fields, pass, view, Ctx, Root};
 use crate::cbor::{decode_head, Reader, MAJOR_MAP, MAJOR_TEXT};
 use crate::compact::view::{name_at, skip};
 use crate::compact::{Fault, Kind as Class};
-use crate::container::{Tail, HEADER_LEN};
+use crate::container::Tail;
 use crate::error::{Error, ErrorKind, Result};
 #[cfg(feature = "alloc")]
 use crate::scratch::Entry;
@@ -436,18 +436,19 @@ fn component_error(ctx: Ctx<'_>, tail: &Tail, p: &Place, at: usize) -> Error {
         Err(e) => return e,
     };
     let core = core_of(&c);
-    component_rules(ctx, &core, at, HEADER_LEN, tail.manifest_offset).err().unwrap_or(Error::at(ErrorKind::CborInvalid, at))
+    component_rules(ctx, &core, at, tail.manifest_offset).err().unwrap_or(Error::at(ErrorKind::CborInvalid, at))
 }
 
-fn core_of<'a>(c: &crate::object::Component<'a>) -> CompCore<'a> {
-    CompCore {
-        role: c.role,
+/// The pass's record of a component, from the host's view of it.
+fn core_of<'a>(c: &crate::object::Component<'a>) -> crate::compact::Component<'a> {
+    crate::compact::Component {
         dtype: c.dtype,
         logical: c.logical,
         encoding: c.encoding,
         offset: c.offset,
         length: c.length,
-        ulen: c.uncompressed_length,
+        uncompressed_length: c.uncompressed_length,
+        ..crate::compact::Component::blank(c.role, 0)
     }
 }
 

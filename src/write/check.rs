@@ -5,7 +5,8 @@
 use crate::container::{Layout, Tail, HEADER_LEN};
 use crate::error::{Error, ErrorKind, Result};
 use crate::manifest::fields::logical_type;
-use crate::manifest::rules::{check_format, component_rules, Brief, CompCore, Dims, Known};
+use crate::compact::Component;
+use crate::manifest::rules::{check_format, component_rules, Brief, Dims, Known};
 use crate::manifest::schema::Role;
 use crate::manifest::Ctx;
 use crate::scratch::Scratch;
@@ -28,7 +29,7 @@ pub(crate) fn check_entry(entry: &[u8], data_end: u64) -> Result<()> {
 
 /// A component of an object the writer is adding, as its manifest entry
 /// will say (no digest: a digest the writer computes is well formed).
-pub(crate) type NewComp<'a> = CompCore<'a>;
+pub(crate) type NewComp<'a> = Component<'a>;
 
 /// The checks [`check_entry`] makes on an encoded entry of a v1.2 object
 /// without attributes, from typed values: the rules of the validating pass
@@ -51,8 +52,8 @@ pub(crate) fn check_new<'a>(name: &str, dims: &[u64], format: Format<'_>, comps:
             return Err(Error::new(ErrorKind::DuplicateKey).in_component(c.role));
         }
         // As the reader will see it: a `type` naming the dtype itself is no logical type.
-        let core = CompCore { logical: c.logical.and_then(|t| logical_type(c.dtype, t.name())), ..*c };
-        component_rules(ctx, &core, 0, HEADER_LEN, data_end)?;
+        let core = Component { logical: c.logical.and_then(|t| logical_type(c.dtype, t.name())), ..*c };
+        component_rules(ctx, &core, 0, data_end)?;
         debug_assert!(c.length == 0 || c.offset >= end, "writer blobs out of order");
         end = end.max(c.offset + c.length);
         if let Some(k) = Role::from_bytes(c.role.as_bytes()) {

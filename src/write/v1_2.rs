@@ -328,16 +328,16 @@ impl<S: Sink> Writer<S> {
         }
         if attrs.is_none() && n <= FEW {
             // The reader's rules on typed values: no encoding, no parse.
-            let mut new = [NewComp::EMPTY; FEW];
+            let mut new = [NewComp::blank("", 0); FEW];
             for (i, (c, m)) in comps.iter().zip(metas.iter()).enumerate() {
                 new[i] = NewComp {
-                    role: &c.role,
                     dtype: c.dtype,
                     logical: c.logical,
                     encoding: if m.zstd_len.is_some() { Encoding::Zstd } else { Encoding::Raw },
                     offset: m.offset,
                     length: m.length,
-                    ulen: m.zstd_len,
+                    uncompressed_length: m.zstd_len,
+                    ..NewComp::blank(&c.role, 0)
                 };
             }
             let verdict = check::check_new(obj.name, obj.shape, format, &new[..n], at);
