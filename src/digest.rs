@@ -6,15 +6,18 @@ use crate::error::{Error, ErrorKind, Result};
 mod copy;
 mod stream;
 
-pub(crate) use stream::{Hasher, Sum};
+pub(crate) use stream::Hasher;
 
-/// A parsed digest string.
+/// A parsed digest string: v1.x's (over a component's stored bytes) and
+/// v2's (§3.4: over a part's decoded bytes).
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub enum Digest<'a> {
-    /// SHA-256 of the stored bytes.
+    /// SHA-256 (v1.x and v2).
     Sha256([u8; 32]),
-    /// CRC-32C (Castagnoli) of the stored bytes.
+    /// CRC-32C, Castagnoli (v1.x).
     Crc32c(u32),
+    /// XXH3-64, seed 0 (v2).
+    Xxh3(u64),
     /// An algorithm this library does not know: cannot be verified.
     Unknown {
         /// The algorithm's name.
@@ -50,12 +53,76 @@ impl<'a> Digest<'a> {
         })
     }
 
-    /// The digest's value; `None` for an unknown algorithm.
-    pub(crate) fn sum(&self) -> Option<Sum> {
-        match *self {
-            Digest::Sha256(d) => Some(Sum::Sha256(d)),
-            Digest::Crc32c(c) => Some(Sum::Crc32c(c)),
+    /// Parse a v2 digest (§3.4): `<algorithm>:<lowercase hex>`. The
+    /// registered algorithms (`xxh3`, `sha256`) need their exact length;
+    /// others a non-empty `[a-z0-9_-]` name and even-length hex. `None`:
+    /// malformed.
+    // (With `alloc`, inline in its few callers: the v2 pass reads one
+    // per part, and builds it in place.)
+    #[cfg_attr(feature = "alloc", inline(always))]
+    pub fn parse_v2(s: &'a str) -> Option<Digest<'a>> {
+        // The xxh3 digest every canonical part carries, by a table.
+        if let Some(h) = s.as_bytes().strip_prefix(b"xxh3:").filter(|h| h.len() == 16) {
+            let (mut v, mut any_bad) = (0u64, 0u8);
+            for &c in h {
+                let d = HEX[c as usize];
+                any_bad |= d; // 0xff has the high bit that no digit has
+                v = v << 4 | (d & 0xf) as u64;
+            }
+            return (any_bad & 0x80 == 0).then_some(Digest::Xxh3(v));
+        }
+        let (alg, hex) = s.split_once(':')?;
+        let h = hex.as_bytes();
+        if h.is_empty() || h.len() % 2 != 0 || h.iter().any(|&c| HEX[c as usize] == 0xff) {
+            return None;
+        }
+        let byte = |i: usize| HEX[h[2 * i] as usize] << 4 | HEX[h[2 * i + 1] as usize];
+        match alg {
+            "sha256" if h.len() == 64 => Some(Digest::Sha256(core::array::from_fn(byte))),
+            "xxh3" | "sha256" => None,
+            _ if !alg.is_empty() && alg.bytes().all(|c| c.is_ascii_lowercase() || c.is_ascii_digit() || c == b'_' || c == b'-') => {
+                Some(Digest::Unknown { algorithm: alg })
+            }
+            _ => None,
+        }
+    }
+
+    /// Whether this library knows the algorithm (it can be verified).
+    pub fn is_known(&self) -> bool {
+        self.known().is_some()
+    }
+
+    /// This digest, when its algorithm is known (then it borrows nothing).
+    pub fn known(self) -> Option<Digest<'static>> {
+        match self {
+            Digest::Sha256(d) => Some(Digest::Sha256(d)),
+            Digest::Crc32c(c) => Some(Digest::Crc32c(c)),
+            Digest::Xxh3(h) => Some(Digest::Xxh3(h)),
             Digest::Unknown { .. } => None,
+        }
+    }
+
+    /// The algorithm's name, as the digest text starts.
+    pub fn algorithm(&self) -> &'a str {
+        match *self {
+            Digest::Sha256(_) => "sha256",
+            Digest::Crc32c(_) => "crc32c",
+            Digest::Xxh3(_) => "xxh3",
+            Digest::Unknown { algorithm } => algorithm,
+        }
+    }
+
+    /// The digest text as the manifests spell it, as the reference
+    /// implementations write it: `crc32c:0x` and 8 uppercase hex digits,
+    /// `sha256:` and 64 lowercase, `xxh3:` and 16 lowercase (an unknown
+    /// algorithm: its name alone; no writer records one).
+    #[cfg(feature = "alloc")]
+    pub fn text(&self) -> alloc::string::String {
+        match self {
+            Digest::Crc32c(c) => alloc::format!("crc32c:0x{c:08X}"),
+            Digest::Sha256(d) => alloc::format!("sha256:{}", hex::encode(d)),
+            Digest::Xxh3(h) => alloc::format!("xxh3:{h:016x}"),
+            Digest::Unknown { algorithm } => (*algorithm).into(),
         }
     }
 
@@ -64,10 +131,27 @@ impl<'a> Digest<'a> {
         match self {
             Digest::Sha256(want) => Some(sha256(bytes) == *want),
             Digest::Crc32c(want) => Some(crc32c(bytes) == *want),
+            Digest::Xxh3(want) => Some(crate::xxh3::xxh3_64(bytes) == *want),
             Digest::Unknown { .. } => None,
         }
     }
 }
+
+/// Lowercase hex digit values; 0xff for every other byte (v2 digests).
+const HEX: [u8; 256] = {
+    let mut t = [0xffu8; 256];
+    let mut i = 0;
+    while i < 10 {
+        t[b'0' as usize + i] = i as u8;
+        i += 1;
+    }
+    let mut i = 0;
+    while i < 6 {
+        t[b'a' as usize + i] = 10 + i as u8;
+        i += 1;
+    }
+    t
+};
 
 /// `algorithm:value` with the value's hex digits decoded into the end of
 /// `out` (big-endian words): the digest's width in words (8 for sha256, 1
@@ -367,6 +451,22 @@ mod tests {
             c.update(&b"123456789"[..at]);
             c.update(&b"123456789"[at..]);
             assert_eq!(c.finish(), 0xe306_9283, "split at {at}");
+        }
+    }
+
+    /// v2's digest text (§3.4): lowercase hex of the exact length for the
+    /// registered algorithms, any `[a-z0-9_-]` algorithm with even-length hex.
+    #[test]
+    fn parses_v2_digests() {
+        let (x, s) = ("0123456789abcdef", "ab".repeat(32));
+        assert_eq!(Digest::parse_v2(&format!("xxh3:{x}")), Some(Digest::Xxh3(0x0123_4567_89ab_cdef)));
+        assert_eq!(Digest::parse_v2(&format!("sha256:{s}")), Some(Digest::Sha256([0xab; 32])));
+        assert_eq!(Digest::parse_v2("blake3_x-1:00ff"), Some(Digest::Unknown { algorithm: "blake3_x-1" }));
+        assert_eq!(Digest::parse_v2("crc32c:0056bd19"), Some(Digest::Unknown { algorithm: "crc32c" }));
+        let upper = format!("xxh3:{}", x.to_uppercase());
+        let bad = ["xxh3:0123", &upper, "sha256:ab", "md5:abc", "MD5:ab", ":ab", "md5:", "md5:gg", "xxh3", "crc32c:0x0056BD19"];
+        for b in bad {
+            assert_eq!(Digest::parse_v2(b), None, "{b}");
         }
     }
 

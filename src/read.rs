@@ -3,7 +3,7 @@
 //! (v0.1 may be big-endian) and the host's.
 
 use crate::data::Element;
-use crate::digest::{Crc32c, Digest, Sum, Verified};
+use crate::digest::{Crc32c, Digest, Verified};
 use crate::error::{ErrorKind, Result};
 use crate::object::Component;
 use crate::types::{Encoding, Endian, LogicalType};
@@ -424,15 +424,15 @@ impl<'a> Component<'a> {
     /// over the stored bytes); none when reads are unverified. SHA-256 is
     /// checked afterwards, by [`Component::check_read`], as an unregistered
     /// digest is left to `verify`.
-    fn in_pass_digest(&self, len: usize) -> Option<Sum> {
+    fn in_pass_digest(&self, len: usize) -> Option<Digest<'a>> {
         if !self.verify_reads {
             return None;
         }
         match self.v2_part() {
             Some(p) if p.decoded_size() != len as u64 => None,
-            Some(p) => p.digest.and_then(|d| d.sum()),
+            Some(p) => p.digest,
             None if self.v2_ref().is_some() => None,
-            None => self.digest.and_then(Digest::read).and_then(|d| d.sum()),
+            None => self.digest.and_then(Digest::read),
         }
     }
 
@@ -461,11 +461,11 @@ impl<'a> Component<'a> {
     ) -> core::result::Result<bool, E> {
         let (matched, what) = match self.in_pass_digest(dst.len()) {
             None => return fill(0, dst).map(|()| false),
-            Some(Sum::Xxh3(want)) => {
+            Some(Digest::Xxh3(want)) => {
                 let got = crate::xxh3::fill_then_hash(dst, chunk, |at, piece| fill(at as u64, piece))?;
                 (got == want, XXH3)
             }
-            Some(Sum::Crc32c(want)) => {
+            Some(Digest::Crc32c(want)) => {
                 let mut crc = Crc32c::new();
                 for (i, piece) in dst.chunks_mut(chunk).enumerate() {
                     fill((i * chunk) as u64, piece)?;
@@ -473,7 +473,7 @@ impl<'a> Component<'a> {
                 }
                 (crc.finish() == want, CRC32C)
             }
-            Some(Sum::Sha256(_)) => return fill(0, dst).map(|()| false),
+            Some(_) => return fill(0, dst).map(|()| false),
         };
         Ok(self.in_pass_matched(matched, what)?)
     }
@@ -488,13 +488,13 @@ impl<'a> Component<'a> {
                 dst.copy_from_slice(src);
                 Ok(false)
             }
-            Some(Sum::Xxh3(want)) => self.in_pass_matched(crate::xxh3::copy_then_hash(src, dst) == want, XXH3),
-            Some(Sum::Crc32c(want)) => {
+            Some(Digest::Xxh3(want)) => self.in_pass_matched(crate::xxh3::copy_then_hash(src, dst) == want, XXH3),
+            Some(Digest::Crc32c(want)) => {
                 let mut crc = Crc32c::new();
                 crc.copy_update(src, dst);
                 self.in_pass_matched(crc.finish() == want, CRC32C)
             }
-            Some(Sum::Sha256(_)) => {
+            Some(_) => {
                 dst.copy_from_slice(src);
                 Ok(false)
             }

@@ -93,6 +93,7 @@ fn stored_digest(c: &Component<'_>, bytes: Bytes<'_>) -> Result<Verified> {
     let what = match d {
         Digest::Sha256(_) => "sha256 of the stored bytes",
         Digest::Crc32c(_) => "crc32c of the stored bytes",
+        Digest::Xxh3(_) => "xxh3 of the stored bytes",
         Digest::Unknown { .. } => return Ok(Verified::Unverifiable),
     };
     match d.matches(bytes.whole(c)?.get()) {
@@ -114,7 +115,7 @@ fn decoded_part(c: &Component<'_>, mut p: crate::v2::Part<'_>, options: Options,
         // Nothing of it can be checked: not its length, not its digest.
         return Ok(if options.digests || options.data { Verified::Unverifiable } else { Verified::NoDigest });
     }
-    let other = matches!(p.digest, Some(V2Digest::Other(..)));
+    let other = matches!(p.digest, Some(V2Digest::Unknown { .. }));
     if !options.data && (p.digest.is_none() || other) {
         return Ok(if other { Verified::Unverifiable } else { Verified::NoDigest });
     }

@@ -167,7 +167,7 @@ fn attributes(c: &mut Cur<'_>, depth: usize) {
 fn digest<'a>(c: &mut Cur<'a>, registered: bool) -> Option<(Digest<'a>, &'a str)> {
     let at = c.pos;
     let text = c.str();
-    let d = Digest::parse(text, at).ok().filter(|d| !registered || d.is_registered());
+    let d = Digest::parse_v2(text).filter(|d| !registered || d.is_known());
     if d.is_none() {
         c.fail(Kind::BadDigest, at);
     }

@@ -257,7 +257,7 @@ fn verify_part<'a>(
     }
     // A digest of an unregistered algorithm cannot be checked; with
     // no data rules asked for, nothing else is read.
-    let other = matches!(p.digest, Some(Digest::Other(..)));
+    let other = matches!(p.digest, Some(Digest::Unknown { .. }));
     if !opt.data && (p.digest.is_none() || other) {
         if other {
             unverifiable(r);

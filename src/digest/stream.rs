@@ -3,41 +3,9 @@
 //! `xxh3` and `sha256` (§3.4, over decoded bytes). The writers' digests and
 //! the readers' checks of bytes handed in pieces (a v2 part, a shard).
 
-use super::Crc32c;
+use super::{Crc32c, Digest};
 use sha2::{Digest as _, Sha256};
 use xxhash_rust::xxh3::Xxh3Default;
-
-/// A finished digest.
-#[derive(Clone, Copy, Debug, PartialEq, Eq)]
-pub(crate) enum Sum {
-    Crc32c(u32),
-    Sha256([u8; 32]),
-    /// XXH3-64, default secret, seed 0.
-    Xxh3(u64),
-}
-
-impl Sum {
-    /// The algorithm's name, as a digest text starts.
-    pub fn algorithm(&self) -> &'static str {
-        match self {
-            Sum::Crc32c(_) => "crc32c",
-            Sum::Sha256(_) => "sha256",
-            Sum::Xxh3(_) => "xxh3",
-        }
-    }
-
-    /// The digest text as the manifests spell it, as the reference
-    /// implementations write it: `crc32c:0x` and 8 uppercase hex digits,
-    /// `sha256:` and 64 lowercase, `xxh3:` and 16 lowercase.
-    #[cfg(feature = "alloc")]
-    pub fn text(&self) -> alloc::string::String {
-        match self {
-            Sum::Crc32c(c) => alloc::format!("crc32c:0x{c:08X}"),
-            Sum::Sha256(d) => alloc::format!("sha256:{}", hex::encode(d)),
-            Sum::Xxh3(h) => alloc::format!("xxh3:{h:016x}"),
-        }
-    }
-}
 
 /// A digest computed as bytes stream in.
 #[allow(clippy::large_enum_variant)] // one per part or shard in flight
@@ -48,13 +16,15 @@ pub(crate) enum Hasher {
 }
 
 impl Hasher {
-    /// A hasher of the algorithm of `want`, over no bytes yet.
-    pub fn like(want: &Sum) -> Hasher {
-        match want {
-            Sum::Crc32c(_) => Hasher::Crc32c(Crc32c::new()),
-            Sum::Sha256(_) => Hasher::Sha256(Sha256::new()),
-            Sum::Xxh3(_) => Hasher::Xxh3(Xxh3Default::new()),
-        }
+    /// A hasher of the algorithm of `want`, over no bytes yet; `None` for
+    /// an unknown algorithm.
+    pub fn like(want: &Digest<'_>) -> Option<Hasher> {
+        Some(match want {
+            Digest::Crc32c(_) => Hasher::Crc32c(Crc32c::new()),
+            Digest::Sha256(_) => Hasher::Sha256(Sha256::new()),
+            Digest::Xxh3(_) => Hasher::Xxh3(Xxh3Default::new()),
+            Digest::Unknown { .. } => return None,
+        })
     }
 
     /// Feed the next bytes.
@@ -68,11 +38,11 @@ impl Hasher {
 
     /// The digest of everything fed so far (without finishing: XXH3's
     /// state reads out, as the writer needs for its sharing key).
-    pub fn sum(&self) -> Sum {
+    pub fn sum(&self) -> Digest<'static> {
         match self {
-            Hasher::Crc32c(h) => Sum::Crc32c(h.finish()),
-            Hasher::Sha256(h) => Sum::Sha256(h.clone().finalize().into()),
-            Hasher::Xxh3(h) => Sum::Xxh3(h.digest()),
+            Hasher::Crc32c(h) => Digest::Crc32c(h.finish()),
+            Hasher::Sha256(h) => Digest::Sha256(h.clone().finalize().into()),
+            Hasher::Xxh3(h) => Digest::Xxh3(h.digest()),
         }
     }
 }
@@ -88,27 +58,27 @@ mod tests {
         let data: alloc::vec::Vec<u8> = (0..1000u32).map(|i| (i * 7 + i / 13) as u8).collect();
         for cut in [0, 1, 7, 64, 500, 999, 1000] {
             let (a, b) = data.split_at(cut);
-            let sums = [Sum::Crc32c(0), Sum::Sha256([0; 32]), Sum::Xxh3(0)].map(|alg| {
-                let mut h = Hasher::like(&alg);
+            for alg in [Digest::Crc32c(0), Digest::Sha256([0; 32]), Digest::Xxh3(0)] {
+                let mut h = Hasher::like(&alg).unwrap();
                 h.update(a);
                 h.update(b);
-                h.sum()
-            });
-            let want = [Sum::Crc32c(super::super::crc32c(&data)), Sum::Sha256(super::super::sha256(&data)), Sum::Xxh3(xxhash_rust::xxh3::xxh3_64(&data))];
-            assert_eq!(sums, want, "cut at {cut}");
+                assert_eq!(h.sum().matches(&data), Some(true), "{alg:?} cut at {cut}");
+            }
         }
+        assert!(Hasher::like(&Digest::Unknown { algorithm: "md5" }).is_none());
     }
 
     #[test]
-    fn texts_are_the_reference_spellings() {
-        assert_eq!(Sum::Crc32c(0x56bd19).text(), "crc32c:0x0056BD19");
-        assert_eq!(Sum::Xxh3(0xab).text(), "xxh3:00000000000000ab");
+    fn texts_are_the_reference_spellings_and_parse_back() {
+        assert_eq!(Digest::Crc32c(0x56bd19).text(), "crc32c:0x0056BD19");
+        assert_eq!(Digest::Xxh3(0xab).text(), "xxh3:00000000000000ab");
         let sha = "sha256:15e2b0d3c33891ebb0f1ef609ec419420c20e320ce94c65fbc8c3312448eb225";
-        let mut h = Hasher::like(&Sum::Sha256([0; 32]));
+        let mut h = Hasher::like(&Digest::Sha256([0; 32])).unwrap();
         h.update(b"123456789");
         assert_eq!(h.sum().text(), sha);
-        for s in ["crc32c:0x0056BD19", sha] {
-            assert!(crate::digest::Digest::parse(s).is_ok(), "{s}");
-        }
+        assert_eq!(Digest::parse(sha).ok(), Some(h.sum()));
+        assert_eq!(Digest::parse_v2(sha), Some(h.sum()));
+        assert_eq!(Digest::parse("crc32c:0x0056BD19").ok(), Some(Digest::Crc32c(0x56bd19)));
+        assert_eq!(Digest::parse_v2("xxh3:00000000000000ab"), Some(Digest::Xxh3(0xab)));
     }
 }

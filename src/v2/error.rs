@@ -157,6 +157,8 @@ impl Error {
     pub(crate) const fn at(kind: Kind, offset: usize) -> Self {
         Error { kind, offset: Some(offset), context: "" }
     }
+    // (The error path's, `explain.rs`: with the v2 reader only.)
+    #[cfg_attr(not(feature = "v2"), allow(dead_code))]
     pub(crate) const fn field(kind: Kind, offset: usize, context: &'static str) -> Self {
         Error { kind, offset: Some(offset), context }
     }

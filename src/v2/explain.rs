@@ -127,7 +127,7 @@ pub(crate) fn explain(m: &[u8], f: Fault) -> Error {
         Class::DType => field(Kind::UnknownDtype),
         Class::BadDigest => {
             // A shard's digest must also be of a registered algorithm (§7.1).
-            let form = super::Digest::parse(core::str::from_utf8(name_at(m, at)).unwrap_or(""), at).is_ok();
+            let form = crate::digest::Digest::parse_v2(core::str::from_utf8(name_at(m, at)).unwrap_or("")).is_some();
             Error::field(Kind::BadDigest, at, if p.section == b"shards" && form { "shard digest" } else { "digest" })
         }
         Class::NoDecodedSize => Error::field(Kind::EncodingLengthPair, at, "decoded_length"),

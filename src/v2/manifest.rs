@@ -233,7 +233,7 @@ impl<'a> Shard<'a> {
     fn read(name: &'a str, buf: &'a [u8], map: usize) -> Option<Shard<'a>> {
         let at = field(buf, map, "digest")?;
         let size = field(buf, map, "size").and_then(|v| decode_head(buf, v)?.1)?;
-        Some(Shard { name, size, digest: Digest::parse(text(buf, at), at).ok()? })
+        Some(Shard { name, size, digest: Digest::parse_v2(text(buf, at))? })
     }
 }
 

@@ -5,7 +5,7 @@
 use super::container::{self, Footer, FOOTER_LEN};
 use super::error::{Error, Kind, Result};
 use super::manifest::Shard;
-use crate::digest::{Hasher, Sum};
+use crate::digest::{Digest, Hasher};
 
 /// The cheap rungs of §7.3: the file is a v2 file (magic, footer, version)
 /// of exactly the table's size.
@@ -31,15 +31,16 @@ pub fn verify(shard: &Shard<'_>, file: &[u8]) -> Result<()> {
 /// ([`Pieces::update`]), then checked ([`Pieces::finish`]): a shard is
 /// never held whole to be verified.
 pub struct Pieces {
-    want: Sum,
+    want: Digest<'static>,
     hasher: Hasher,
 }
 
 impl Pieces {
     /// For `shard`; a digest of an unknown algorithm is [`Kind::Unsupported`].
     pub fn new(shard: &Shard<'_>) -> Result<Pieces> {
-        let want = shard.digest.sum().ok_or(Error::ctx(Kind::Unsupported, "shard digest"))?;
-        Ok(Pieces { want, hasher: Hasher::like(&want) })
+        let unsupported = Error::ctx(Kind::Unsupported, "shard digest");
+        let want = shard.digest.known().ok_or(unsupported)?;
+        Ok(Pieces { want, hasher: Hasher::like(&want).ok_or(unsupported)? })
     }
 
     /// The algorithm's name.

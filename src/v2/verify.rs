@@ -2,11 +2,11 @@
 //! byte rules, and an object's parts against its layout's data rules.
 
 use super::data;
-use crate::digest::{Hasher, Sum};
+use crate::digest::{Digest, Hasher};
 use super::error::{Error, Kind, Result};
 use super::layout::{div_rem, PartSet, Profile, Shaped};
 use super::manifest::Object;
-use super::part::{Digest, Part};
+use super::part::Part;
 use super::seekable;
 use super::types::LogicalType;
 
@@ -44,7 +44,7 @@ fn xxh3(bytes: &[u8]) -> u64 {
 /// decoded bytes), in memory bounded by one piece, whatever the part's size.
 pub struct Pieces {
     /// The digest wanted, and the one computed.
-    digest: Option<(Sum, Hasher)>,
+    digest: Option<(Digest<'static>, Hasher)>,
     len: u64,
     /// The type with byte rules, and its element count (for `f4_e2m1`'s final nibble).
     rules: Option<(LogicalType<'static>, u64)>,
@@ -57,7 +57,7 @@ impl Pieces {
     /// layout gives one, [`part_elements`]); without it, the `f4_e2m1`
     /// final-nibble rule cannot be located and only `bool`'s rule runs.
     pub fn new(p: &Part<'_>, n_elements: Option<u64>) -> Pieces {
-        let digest = p.digest.and_then(|d| d.sum()).map(|want| (want, Hasher::like(&want)));
+        let digest = p.digest.and_then(|d| Some((d.known()?, Hasher::like(&d)?)));
         let rules = p.logical().map(|t| (t, n_elements.unwrap_or(0)));
         Pieces { digest, len: 0, rules, last: None }
     }

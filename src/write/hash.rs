@@ -2,7 +2,7 @@
 //! out (v1.2: over the stored bytes; v2 §3.4: over the decoded ones), by the
 //! one streaming [`Hasher`] of `crate::digest`.
 
-use crate::digest::{Hasher, Sum};
+use crate::digest::{Digest, Hasher};
 use alloc::string::String;
 
 /// Which digest to record for a component (spec: `digest`), computed over
@@ -27,8 +27,8 @@ impl Checksum {
     pub(crate) fn hasher(self) -> Option<Hasher> {
         match self {
             Checksum::None => None,
-            Checksum::Crc32c => Some(Hasher::like(&Sum::Crc32c(0))),
-            Checksum::Sha256 => Some(Hasher::like(&Sum::Sha256([0; 32]))),
+            Checksum::Crc32c => Hasher::like(&Digest::Crc32c(0)),
+            Checksum::Sha256 => Hasher::like(&Digest::Sha256([0; 32])),
         }
     }
 }
@@ -51,7 +51,7 @@ impl PartDigest {
     /// writer's key for sharing identical blobs).
     pub fn xxh3(&self) -> Option<u64> {
         match self.0.as_ref().map(Hasher::sum) {
-            Some(Sum::Xxh3(v)) => Some(v),
+            Some(Digest::Xxh3(v)) => Some(v),
             _ => None,
         }
     }

@@ -30,18 +30,18 @@ pub enum DigestAlg {
 
 impl DigestAlg {
     /// A digest of this algorithm (the value is the placeholder's: zero).
-    fn zero(self) -> Option<crate::digest::Sum> {
-        use crate::digest::Sum;
+    fn zero(self) -> Option<crate::digest::Digest<'static>> {
+        use crate::digest::Digest;
         match self {
-            DigestAlg::Xxh3 => Some(Sum::Xxh3(0)),
-            DigestAlg::Sha256 => Some(Sum::Sha256([0; 32])),
+            DigestAlg::Xxh3 => Some(Digest::Xxh3(0)),
+            DigestAlg::Sha256 => Some(Digest::Sha256([0; 32])),
             DigestAlg::None => None,
         }
     }
 
     /// The hasher of this digest, if one is recorded.
     pub(crate) fn hasher(self) -> Option<crate::digest::Hasher> {
-        self.zero().map(|z| crate::digest::Hasher::like(&z))
+        self.zero().and_then(|z| crate::digest::Hasher::like(&z))
     }
 
     /// A digest text of the right form for a provisional entry.
