@@ -421,9 +421,10 @@ impl<'a> Component<'a> {
     /// The digest a raw part's read of `len` bytes checks in the same pass
     /// over them: XXH3 (v2, over the decoded bytes, which a raw part's
     /// stored bytes are when `len` is its decoded size) or CRC-32C (v1.2,
-    /// over the stored bytes); none when reads are unverified. SHA-256 is
-    /// checked afterwards, by [`Component::check_read`], as an unregistered
-    /// digest is left to `verify`.
+    /// over the stored bytes); none when reads are unverified. The callers
+    /// check any other digest (SHA-256) afterwards with
+    /// [`Component::check_read`], which leaves an unknown algorithm to
+    /// `verify`.
     fn in_pass_digest(&self, len: usize) -> Option<Digest<'a>> {
         if !self.verify_reads {
             return None;

@@ -1,7 +1,6 @@
 //! Shard files (§7): checking one against its table entry, and finding it
 //! beside the root (Appendix B: positional name, then by size and digest).
 
-
 use super::container::{self, Footer, FOOTER_LEN};
 use super::error::{Error, Kind, Result};
 use super::manifest::Shard;
@@ -38,9 +37,10 @@ pub struct Pieces {
 impl Pieces {
     /// For `shard`; a digest of an unknown algorithm is [`Kind::Unsupported`].
     pub fn new(shard: &Shard<'_>) -> Result<Pieces> {
-        let unsupported = Error::ctx(Kind::Unsupported, "shard digest");
-        let want = shard.digest.known().ok_or(unsupported)?;
-        Ok(Pieces { want, hasher: Hasher::like(&want).ok_or(unsupported)? })
+        match (shard.digest.known(), Hasher::like(&shard.digest)) {
+            (Some(want), Some(hasher)) => Ok(Pieces { want, hasher }),
+            _ => Err(Error::ctx(Kind::Unsupported, "shard digest")),
+        }
     }
 
     /// The algorithm's name.

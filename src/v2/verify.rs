@@ -13,7 +13,7 @@ use super::types::LogicalType;
 /// Check decoded bytes of a part: length, digest (if registered), and the
 /// logical type's byte rules. Returns whether a digest was checked.
 /// The same checks as [`Pieces`] on bytes all in memory, with the one-shot
-/// XXH3.
+/// hashes ([`Digest::matches`]).
 pub fn part(p: &Part<'_>, n_elements: Option<u64>, decoded: &[u8]) -> Result<bool> {
     if decoded.len() as u64 != p.decoded_size() {
         return Err(Error::new(Kind::DecodedLength));
@@ -22,20 +22,11 @@ pub fn part(p: &Part<'_>, n_elements: Option<u64>, decoded: &[u8]) -> Result<boo
         // Without an element count, the f4_e2m1 final nibble cannot be located: only bool's rule runs.
         data::check_logical(t, n_elements.unwrap_or(0), decoded)?;
     }
-    match p.digest {
-        Some(Digest::Xxh3(h)) if xxh3(decoded) != h => Err(Error::new(Kind::DigestMismatch)),
-        Some(Digest::Sha256(h)) if crate::digest::sha256(decoded)[..] != h[..] => Err(Error::new(Kind::DigestMismatch)),
-        Some(Digest::Xxh3(_) | Digest::Sha256(_)) => Ok(true),
-        _ => Ok(false),
+    match p.digest.and_then(|d| d.matches(decoded)) {
+        Some(true) => Ok(true),
+        Some(false) => Err(Error::new(Kind::DigestMismatch)),
+        None => Ok(false),
     }
-}
-
-/// XXH3-64 of `bytes` (seed 0): [`crate::xxh3::xxh3_64`] (AVX2 where the
-/// CPU has it, else xxhash-rust's streaming hasher, which is about 1.2 times
-/// as fast as its one-shot `xxh3_64` on a large part out of the CPU's caches;
-/// `benches/v2_data.rs`).
-fn xxh3(bytes: &[u8]) -> u64 {
-    crate::xxh3::xxh3_64(bytes)
 }
 
 /// A part's decoded bytes handed in pieces, in order ([`Pieces::update`]),
