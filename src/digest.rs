@@ -66,14 +66,14 @@ impl<'a> Digest<'a> {
             let (mut v, mut any_bad) = (0u64, 0u8);
             for &c in h {
                 let d = HEX[c as usize];
-                any_bad |= d; // 0xff has the high bit that no digit has
+                any_bad |= d; // a lowercase digit has neither UPPER nor 0x80
                 v = v << 4 | (d & 0xf) as u64;
             }
-            return (any_bad & 0x80 == 0).then_some(Digest::Xxh3(v));
+            return (any_bad & !0xf == 0).then_some(Digest::Xxh3(v));
         }
         let (alg, hex) = s.split_once(':')?;
         let h = hex.as_bytes();
-        if h.is_empty() || h.len() % 2 != 0 || h.iter().any(|&c| HEX[c as usize] == 0xff) {
+        if h.is_empty() || h.len() % 2 != 0 || h.iter().any(|&c| HEX[c as usize] > 0xf) {
             return None;
         }
         let byte = |i: usize| HEX[h[2 * i] as usize] << 4 | HEX[h[2 * i + 1] as usize];
@@ -137,7 +137,9 @@ impl<'a> Digest<'a> {
     }
 }
 
-/// Lowercase hex digit values; 0xff for every other byte (v2 digests).
+/// Hex digit values, the one table of both generations' digests: an
+/// uppercase digit's value has [`UPPER`] added (v1.x reads either case, v2
+/// lowercase only, §3.4); 0xff for every other byte.
 const HEX: [u8; 256] = {
     let mut t = [0xffu8; 256];
     let mut i = 0;
@@ -148,17 +150,21 @@ const HEX: [u8; 256] = {
     let mut i = 0;
     while i < 6 {
         t[b'a' as usize + i] = 10 + i as u8;
+        t[b'A' as usize + i] = UPPER | (10 + i as u8);
         i += 1;
     }
     t
 };
+
+/// The mark of an uppercase digit in [`HEX`].
+const UPPER: u8 = 0x10;
 
 /// `algorithm:value` with the value's hex digits decoded into the end of
 /// `out` (big-endian words): the digest's width in words (8 for sha256, 1
 /// for crc32c, 0 for an unknown algorithm, which [`Digest::read`] names);
 /// `None` when malformed. By position, not `split_once`: no char searcher
 /// in firmware; over bytes (`:` is ASCII: no char boundary to check); hex
-/// by hand, no `hex` crate there.
+/// by [`HEX`], no `hex` crate there.
 fn decode(s: &str, out: &mut [u32; 8]) -> Option<usize> {
     let b = s.as_bytes();
     let colon = b.iter().position(|&c| c == b':')?;
@@ -181,7 +187,11 @@ fn decode(s: &str, out: &mut [u32; 8]) -> Option<usize> {
     // Right-aligned from the last word (`% 8`: no bounds check, i being
     // below 64).
     for (i, &c) in digits.iter().rev().enumerate() {
-        out[7 - i / 8 % 8] |= (c as char).to_digit(16)? << (4 * (i % 8));
+        let d = HEX[c as usize];
+        if d == 0xff {
+            return None;
+        }
+        out[7 - i / 8 % 8] |= ((d & 0xf) as u32) << (4 * (i % 8));
     }
     Some(n)
 }
@@ -467,6 +477,17 @@ mod tests {
         let bad = ["xxh3:0123", &upper, "sha256:ab", "md5:abc", "MD5:ab", ":ab", "md5:", "md5:gg", "xxh3", "crc32c:0x0056BD19"];
         for b in bad {
             assert_eq!(Digest::parse_v2(b), None, "{b}");
+        }
+    }
+
+    /// The one hex table: every byte's digit value as `to_digit(16)` says,
+    /// uppercase digits marked.
+    #[test]
+    fn hex_table_is_the_digits_of_both_cases() {
+        for c in 0..=255u8 {
+            let d = HEX[c as usize];
+            assert_eq!((d != 0xff).then_some((d & 0xf) as u32), (c as char).to_digit(16), "{c}");
+            assert_eq!(d != 0xff && d & UPPER != 0, c.is_ascii_hexdigit() && c.is_ascii_uppercase(), "{c}");
         }
     }
 

@@ -15,12 +15,12 @@ use crate::scratch::{Entry, Scratch};
 use crate::types::{DType, Encoding, Format, LogicalType, Version};
 use super::Component;
 
-mod format;
+pub(crate) mod format;
 #[cfg(feature = "alloc")]
 mod noted;
 mod sorted;
 
-use format::{check_format, Known};
+use format::{check_format, Dims, Known};
 use sorted::{in_order, sorted_check};
 
 /// What the pass found: where the objects are, and the version.
@@ -348,7 +348,7 @@ fn objects(p: &mut Pass<'_, '_>, root: &mut Root) {
 fn object(p: &mut Pass<'_, '_>) {
     let start = p.c.pos;
     let mut f = Fields::NEW;
-    let (mut shape, mut format, mut attributes) = ((0, 0, 0), Some(Format::Dense), None);
+    let (mut shape, mut format, mut attributes) = (Dims::default(), Some(Format::Dense), None);
     let mut known = Known::new();
     loop {
         let k = p.next(&mut f, &ObjectKey::PACKED, 3);
@@ -368,14 +368,14 @@ fn object(p: &mut Pass<'_, '_>) {
     }
     // (After a fault, the fields may be a part read: no rules.)
     if c.fault.is_none() {
-        if let Err(k) = check_format(c.m, shape, format, attributes, &known) {
-            c.fail(k, start);
+        if let Err(f) = check_format(c.m, shape, format, attributes, &known) {
+            c.fail(f.kind, start);
         }
     }
 }
 
-/// The shape array: (ndim, checked product ([`Numel`]), first dimension).
-fn shape(c: &mut Cur<'_>) -> (usize, u64, u64) {
+/// The shape array: its rank, checked product ([`Numel`]) and first dimension.
+fn shape(c: &mut Cur<'_>) -> Dims {
     let start = c.pos;
     let mut len = c.container(crate::cbor::MAJOR_ARRAY);
     let (mut ndim, mut numel, mut first) = (0, Numel::new(), 0);
@@ -391,7 +391,7 @@ fn shape(c: &mut Cur<'_>) -> (usize, u64, u64) {
         c.fail(Kind::Overflow, start);
         0
     });
-    (ndim, numel, first)
+    Dims { ndim, numel, first }
 }
 
 /// The components map: each role (unique) and component.
@@ -453,16 +453,14 @@ fn component_rules(p: &mut Pass<'_, '_>, comp: &Component<'_>, seen: u32, role: 
         return Err(Kind::Missing);
     }
     crate::manifest::rules::component_fault(comp, p.hi, !before_1_2(p.version))?;
-    let Component { dtype, offset, length, .. } = *comp;
-    let decoded = comp.decoded_len();
+    let Component { offset, length, .. } = *comp;
     if length > 0 {
         in_order(&mut p.order, offset, offset + length);
         #[cfg(feature = "alloc")]
         p.noted.span(&mut p.scratch, offset, offset + length);
     }
     if let Some(r) = role {
-        let ratio = comp.ratio().unwrap_or(0) as u8;
-        known.set(r, p.version, dtype, ratio, decoded);
+        known.note(r, p.version, comp);
     }
     Ok(())
 }

@@ -1,17 +1,18 @@
 //! The format's rules that metadata alone can check, one function each:
-//! every component ([`component_rules`]), every known format
-//! ([`check_format`], including `quantized_group`'s attributes) and blob
+//! every component ([`component_fault`]), every known format (the pass's
+//! `format::check_format`, worded here by [`check_format`]) and blob
 //! overlap ([`first_overlap`]). The validating pass and the writer's
 //! checks (`write::check`) both apply them.
 
 use super::schema::{QuantAttr, Role};
 use super::Ctx;
+use crate::compact::pass::format;
+pub(crate) use crate::compact::pass::format::{Dims, Known};
 use crate::compact::{Component, Kind};
 use crate::container::{ALIGNMENT, HEADER_LEN};
 use crate::error::{Error, ErrorKind, Result};
 use crate::object::Shape;
-use crate::types::{DType, Encoding, Format};
-use crate::value::Map;
+use crate::types::{Encoding, Format};
 
 /// The rules every component obeys, whatever its object's format (v1.2
 /// spec, "Components"), in the order the pass applies them: a logical type
@@ -56,156 +57,50 @@ pub(crate) fn component_rules(ctx: Ctx<'_>, c: &Component<'_>, at: usize, hi: u6
     })
 }
 
-/// The components the known formats name, by [`Role`].
-pub(crate) type Known = [Option<Brief>; Role::ALL.len()];
-
-/// What the format rules need of a component (small, to keep the pass
-/// cheap: 12 bytes on 32-bit targets, where an `Option<u64>` alone takes 16).
-#[derive(Clone, Copy)]
-pub(crate) struct Brief {
-    /// The decoded length in bytes, when `has_decoded` (as two halves: a
-    /// `u64` would align the record to 8 bytes, 16 in all instead of 12).
-    decoded: [u32; 2],
-    role: Role,
-    dtype: DType,
-    /// Storage elements per logical element; 0 for an unknown logical type.
-    ratio: u8,
-    has_decoded: bool,
-}
-
-impl Brief {
-    /// The component `c`, of the known role `role`.
-    pub(crate) fn of(c: &Component<'_>, role: Role) -> Self {
-        let ratio = c.logical.map_or(Some(1), |t| t.ratio()).unwrap_or(0) as u8;
-        let decoded = c.decoded_len();
-        let d = decoded.unwrap_or(0);
-        Brief { decoded: [d as u32, (d >> 32) as u32], role, dtype: c.dtype, ratio, has_decoded: decoded.is_some() }
-    }
-
-    fn error(&self, kind: ErrorKind) -> Error {
-        Error::new(kind).in_component(self.role.name())
-    }
-
-    /// Storage elements per logical element; `None` for an unknown logical type.
-    fn ratio(&self) -> Option<u64> {
-        (self.ratio != 0).then_some(self.ratio as u64)
-    }
-
-    /// The decoded length in bytes, when known.
-    fn decoded(&self) -> Option<u64> {
-        self.has_decoded.then_some(self.decoded[0] as u64 | (self.decoded[1] as u64) << 32)
-    }
-
-    /// Decoded element count in logical elements, when known.
-    fn count(&self) -> Option<u64> {
-        Some(crate::types::div_pow2(self.decoded()?, self.dtype.width() * self.ratio()?))
-    }
-}
-
-/// What the format rules need of a shape.
-#[derive(Clone, Copy)]
-pub(crate) struct Dims {
-    pub ndim: usize,
-    /// The checked product (0 when a dimension is 0).
-    pub numel: u64,
-    /// The first dimension (read only for `sparse_csr`).
-    pub first: Option<u64>,
-}
-
 impl Dims {
+    /// The shape of a view; the first dimension only for `sparse_csr`, the
+    /// one format that reads it.
     pub(crate) fn of_shape(shape: &Shape<'_>, format: Format<'_>) -> Dims {
-        let first = if format == Format::SparseCsr { shape.dim(0) } else { None };
+        let first = if format == Format::SparseCsr { shape.dim(0).unwrap_or(0) } else { 0 };
         Dims { ndim: shape.ndim, numel: shape.numel, first }
     }
 
-    /// From dimensions, by the shape's rule ([`Numel`]).
+    /// From dimensions, by the shape's rule ([`Numel`](super::fields::Numel)).
     #[cfg(feature = "alloc")]
     pub(crate) fn of(dims: &[u64]) -> Result<Dims> {
         let mut numel = super::fields::Numel::new();
         dims.iter().for_each(|&d| numel.push(d));
-        Ok(Dims { ndim: dims.len(), numel: numel.finish()?, first: dims.first().copied() })
+        Ok(Dims { ndim: dims.len(), numel: numel.finish()?, first: dims.first().copied().unwrap_or(0) })
     }
 }
 
-/// The rules of the object's format that metadata alone can check.
+/// The format rules ([`format::check_format`], the pass's statement of
+/// them) as the host's error: what the rule says, with the counts, naming
+/// the component. `attributes` is the position of the object's attribute
+/// map in the manifest (`ctx.buf`), if it has one.
 #[cfg_attr(not(feature = "alloc"), inline(never))]
-pub(crate) fn check_format(ctx: Ctx<'_>, shape: Dims, format: Format<'_>, attributes: Map<'_>, known: &Known) -> Result<()> {
-    let need = |r: Role| known[r as usize].ok_or_else(|| Error::new(ErrorKind::MissingComponent { role: r.name() }));
-    let index_dtype = |c: Brief| -> Result<()> {
-        let ok = if ctx.strict() { c.dtype == DType::U64 } else { c.dtype.is_integer() };
-        if ok {
-            Ok(())
-        } else {
-            Err(c.error(ErrorKind::IndexDType))
-        }
+pub(crate) fn check_format(ctx: Ctx<'_>, shape: Dims, format: Format<'_>, attributes: Option<usize>, known: &Known) -> Result<()> {
+    let Err(f) = format::check_format(ctx.buf, shape, Some(format), attributes, known) else { return Ok(()) };
+    let named = |kind| match f.role {
+        Some(r) => Error::new(kind).in_component(r.name()),
+        None => Error::new(kind),
     };
-    let count = |c: &Brief, expected: u64| -> Result<()> {
-        match c.count() {
-            Some(n) if n != expected => Err(c.error(ErrorKind::CountMismatch { expected, actual: n })),
-            _ => Ok(()),
-        }
-    };
-    match format {
-        Format::Dense => {
-            let d = need(Role::Data)?;
-            if let (Some(ratio), Some(actual)) = (d.ratio(), d.decoded()) {
-                let expected = shape
-                    .numel
-                    .checked_mul(d.dtype.width() * ratio)
-                    .ok_or_else(|| d.error(ErrorKind::ShapeOverflow))?;
-                if expected != actual {
-                    return Err(d.error(ErrorKind::LengthMismatch { expected, actual }));
-                }
+    let role = f.role.unwrap_or(Role::Data);
+    Err(match f.kind {
+        Kind::MissingComponent => Error::new(ErrorKind::MissingComponent { role: role.name() }),
+        Kind::IndexDType => named(ErrorKind::IndexDType),
+        Kind::Shape => named(ErrorKind::BadShape),
+        Kind::Count => named(ErrorKind::CountMismatch { expected: f.expected, actual: known.count(role).unwrap_or(0) }),
+        Kind::Length => named(ErrorKind::LengthMismatch { expected: f.expected, actual: known.decoded(role).unwrap_or(0) }),
+        Kind::Overflow => named(ErrorKind::ShapeOverflow),
+        _ => match format::quant_attribute(ctx.buf, attributes) {
+            Some((attr, at)) => {
+                let expected = if attr == QuantAttr::Packing { "a text string" } else { "an unsigned integer" };
+                Error::at(ErrorKind::WrongType { field: attr.name(), expected }, at)
             }
-        }
-        Format::SparseCsr => {
-            let (values, indices, indptr) = (need(Role::Values)?, need(Role::Indices)?, need(Role::Indptr)?);
-            index_dtype(indices)?;
-            index_dtype(indptr)?;
-            if shape.ndim != 2 {
-                return Err(Error::new(ErrorKind::BadShape));
-            }
-            let rows = shape.first.unwrap_or(0);
-            count(&indptr, rows.checked_add(1).ok_or_else(|| Error::new(ErrorKind::ShapeOverflow))?)?;
-            if let Some(nnz) = values.count() {
-                count(&indices, nnz)?;
-            }
-        }
-        Format::SparseCoo => {
-            let (values, coords) = (need(Role::Values)?, need(Role::Coords)?);
-            index_dtype(coords)?;
-            if let Some(nnz) = values.count() {
-                let expected =
-                    (shape.ndim as u64).checked_mul(nnz).ok_or_else(|| Error::new(ErrorKind::ShapeOverflow))?;
-                count(&coords, expected)?;
-            }
-        }
-        Format::QuantizedGroup => {
-            need(Role::PackedWeight)?;
-            need(Role::Scales)?;
-            need(Role::Zeros)?;
-            check_quant_params(attributes)?;
-        }
-        Format::Other(_) => {}
-    }
-    Ok(())
-}
-
-/// The rule for `quantized_group` attributes: when present, `bits` and
-/// `group_size` are unsigned integers and `packing` is text.
-fn check_quant_params(a: Map<'_>) -> Result<()> {
-    for attr in QuantAttr::ALL {
-        let field = attr.name();
-        let want_text = *attr == QuantAttr::Packing;
-        if let Some(v) = a.get(field) {
-            let ok = if want_text { v.as_str().is_some() } else { v.as_u64().is_some() };
-            if !ok {
-                let expected = if want_text { "a text string" } else { "an unsigned integer" };
-                return Err(Error::at(ErrorKind::WrongType { field, expected }, v.manifest_offset()));
-            }
-        }
-    }
-    Ok(())
+            None => Error::new(ErrorKind::CborInvalid),
+        },
+    })
 }
 
 /// Whether the blobs seen so far came in file order, none overlapping

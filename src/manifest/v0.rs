@@ -3,7 +3,7 @@
 
 use super::fields::{format, opt_text, shape};
 use super::pass::{Pass, Seen};
-use super::rules::{check_format, component_rules, Brief, Dims, Known};
+use super::rules::{check_format, component_rules, Dims, Known};
 use crate::compact::Component;
 use super::schema::{Role, V0Key};
 use super::Ctx;
@@ -15,12 +15,10 @@ use crate::types::{DType, Encoding, Format};
 pub(crate) fn check_object<'a>(ctx: Ctx<'a>, r: &mut Reader<'a>, pass: &mut Pass<'_>) -> Result<&'a str> {
     let start = r.pos;
     let mut len = r.map("tensor")?;
-    let fields_at = r.pos;
     let seg = pass.scratch.len();
     let mut seen = Seen::new();
     let (mut name, mut offset, mut size, mut dtype, mut shp) = (None, None, None, None, None);
     let (mut encoding, mut fmt) = (None, Format::Dense);
-    let fields = crate::value::Map::new(ctx.buf, fields_at, len);
     while r.more(&mut len)? {
         let kpos = r.pos;
         let key = pass.key(r, 3)?;
@@ -73,13 +71,13 @@ pub(crate) fn check_object<'a>(ctx: Ctx<'a>, r: &mut Reader<'a>, pass: &mut Pass
         length: size.ok_or_else(|| missing("size")).map_err(err_in)?,
         ..Component::blank(Role::Data.name(), start)
     };
-    let attributes = fields.hiding(|k| V0Key::from_bytes(k).is_some());
     (|| {
         component_rules(ctx, &c, start, pass.hi)?;
         pass.span(c.offset, c.length);
-        let mut known: Known = [None; Role::ALL.len()];
-        known[Role::Data as usize] = Some(Brief::of(&c, Role::Data));
-        check_format(ctx, Dims::of_shape(&shape, fmt), fmt, attributes, &known).map_err(|e| e.or_at(start))
+        let mut known = Known::new();
+        known.note(Role::Data, ctx.version, &c);
+        // (The tensor map holds the attributes beside the known fields.)
+        check_format(ctx, Dims::of_shape(&shape, fmt), fmt, Some(start), &known).map_err(|e| e.or_at(start))
     })()
     .map_err(err_in)?;
     Ok(name)

@@ -9,7 +9,7 @@
 //! component or object it lies in: the same functions the views and the
 //! writer's checks use, so each rule is stated once with its words.
 
-use super::rules::{component_rules, Brief, Dims, Known};
+use super::rules::{component_rules, Dims, Known};
 use super::schema::{ComponentKey, ObjectKey, Role, RootKey};
 use super::{fields, pass, view, Ctx, Root};
 use crate::cbor::{decode_head, Reader, MAJOR_MAP, MAJOR_TEXT};
@@ -459,13 +459,14 @@ fn object_error(ctx: Ctx<'_>, p: &Place, at: usize) -> Error {
         Ok(o) => o,
         Err(e) => return e,
     };
-    let mut known: Known = [None; Role::ALL.len()];
+    let mut known = Known::new();
     for c in o.components() {
         if let Some(r) = Role::from_bytes(c.role.as_bytes()) {
-            known[r as usize] = Some(Brief::of(&core_of(&c), r));
+            known.note(r, ctx.version, &core_of(&c));
         }
     }
-    super::rules::check_format(ctx, Dims::of_shape(&o.shape, o.format), o.format, o.attributes, &known)
+    let attributes = crate::compact::view::field(ctx.buf, at, "attributes");
+    super::rules::check_format(ctx, Dims::of_shape(&o.shape, o.format), o.format, attributes, &known)
         .err()
         .map_or(Error::at(ErrorKind::CborInvalid, at), |e| e.or_at(at))
 }

@@ -6,12 +6,11 @@ use crate::container::{Layout, Tail, HEADER_LEN};
 use crate::error::{Error, ErrorKind, Result};
 use crate::manifest::fields::logical_type;
 use crate::compact::Component;
-use crate::manifest::rules::{check_format, component_rules, Brief, Dims, Known};
+use crate::manifest::rules::{check_format, component_rules, Dims, Known};
 use crate::manifest::schema::Role;
 use crate::manifest::Ctx;
 use crate::scratch::Scratch;
 use crate::types::{Format, Version};
-use crate::value::Map;
 
 /// Validate one v1.2 object entry (its name, then its object map) as if
 /// its manifest followed `data_end` bytes of header and blobs: every rule
@@ -42,7 +41,7 @@ pub(crate) fn check_new<'a>(name: &str, dims: &[u64], format: Format<'_>, comps:
     }
     let dims = Dims::of(dims)?;
     let ctx = Ctx { buf: &[], data: None, version: Version::V1_2 };
-    let mut known: Known = [None; Role::ALL.len()];
+    let mut known = Known::new();
     let mut end = HEADER_LEN;
     for (n, c) in comps.iter().enumerate() {
         if c.role.is_empty() {
@@ -57,8 +56,8 @@ pub(crate) fn check_new<'a>(name: &str, dims: &[u64], format: Format<'_>, comps:
         debug_assert!(c.length == 0 || c.offset >= end, "writer blobs out of order");
         end = end.max(c.offset + c.length);
         if let Some(k) = Role::from_bytes(c.role.as_bytes()) {
-            known[k as usize] = Some(Brief::of(&core, k));
+            known.note(k, ctx.version, &core);
         }
     }
-    check_format(ctx, dims, format, Map::empty(), &known)
+    check_format(ctx, dims, format, None, &known)
 }

@@ -1,17 +1,44 @@
-//! The format rules of a v1.x object that metadata alone can check (spec
-//! 1.2 §3, Object Formats: the components each format needs, index dtypes,
-//! counts against the shape, quantization attributes), from what the pass
-//! noted of its components.
+//! The format rules of a v0.1 or v1.x object that metadata alone can check
+//! (spec 1.2 §3, Object Formats: the components each format needs, index
+//! dtypes, counts against the shape, quantization attributes), from what
+//! was noted of its components: the one statement of them. The pass
+//! keeps the fault's kind; the host's error path, the v0.1 pass and the
+//! writer's checks word it (`manifest::rules::check_format`).
 
 use super::before_1_2;
 use crate::cbor::{decode_head, MAJOR_TEXT, MAJOR_UINT};
-use crate::compact::Kind;
+use crate::compact::{Component, Kind};
 use crate::manifest::schema::{QuantAttr, Role};
 use crate::types::{DType, Format, Version};
 
+/// What the format rules need of a shape: its rank, its element count (the
+/// checked product) and its first dimension (0 for a scalar).
+#[derive(Clone, Copy, Default)]
+pub(crate) struct Dims {
+    pub ndim: usize,
+    pub numel: u64,
+    pub first: u64,
+}
+
+/// A format rule broken: its kind, the component it concerns (if one), and
+/// what the rule expected of it (a count or a length in bytes; 0 for the
+/// other kinds).
+#[derive(Clone, Copy, Debug)]
+pub(crate) struct FormatFault {
+    pub kind: Kind,
+    pub role: Option<Role>,
+    pub expected: u64,
+}
+
+impl FormatFault {
+    fn new(kind: Kind, role: Option<Role>) -> Self {
+        FormatFault { kind, role, expected: 0 }
+    }
+}
+
 /// What the format rules need of an object's components of known roles,
 /// by [`Role`], in parts (88 bytes: the pass's deepest frame holds them).
-pub(super) struct Known {
+pub(crate) struct Known {
     /// Roles present, those of a known decoded size, and those of an
     /// index dtype (a bit each).
     has: u32,
@@ -26,12 +53,17 @@ pub(super) struct Known {
 
 impl Known {
     /// No roles yet.
-    pub(super) fn new() -> Known {
+    pub(crate) fn new() -> Known {
         Known { has: 0, sized: 0, index: 0, per: [0; Role::ALL.len()], sizes: [0; Role::ALL.len()] }
     }
 
+    /// The component `c`, of the known role `r`, in a `v` file.
+    pub(crate) fn note(&mut self, r: Role, v: Version, c: &Component<'_>) {
+        self.set(r, v, c.dtype, c.ratio().unwrap_or(0) as u8, c.decoded_len());
+    }
+
     /// Role `r`'s storage type, ratio and decoded size, in a `v` file.
-    pub(super) fn set(&mut self, r: Role, v: Version, dtype: DType, ratio: u8, decoded: Option<u64>) {
+    fn set(&mut self, r: Role, v: Version, dtype: DType, ratio: u8, decoded: Option<u64>) {
         let bit = 1 << r as u32;
         self.has |= bit;
         if decoded.is_some() {
@@ -48,13 +80,13 @@ impl Known {
     }
 
     /// Decoded size in bytes, when known.
-    fn decoded(&self, r: Role) -> Option<u64> {
+    pub(crate) fn decoded(&self, r: Role) -> Option<u64> {
         (self.sized & 1 << r as u32 != 0).then_some(self.sizes[r as usize])
     }
 
     /// Decoded element count in logical elements, when known.
     #[inline(always)]
-    fn count(&self, r: Role) -> Option<u64> {
+    pub(crate) fn count(&self, r: Role) -> Option<u64> {
         let per = self.per[r as usize] as u64;
         let n = self.decoded(r)?;
         (per != 0).then(|| crate::types::div_pow2(n, per))
@@ -81,10 +113,13 @@ const NEEDS: [(u32, u32); 4] = [
     (roles(&[Role::PackedWeight, Role::Scales, Role::Zeros]), 0),
 ];
 
-/// The rules of the object's format that metadata alone can check.
+/// The rules of the object's format that metadata alone can check, in
+/// the order the host's error path words them: the components needed, their
+/// index dtypes, the shape, the counts, the attributes. `attributes` is the
+/// position of the object's attribute map in `m`, if it has one.
 #[inline(always)]
-pub(super) fn check_format(m: &[u8], shape: (usize, u64, u64), format: Option<Format<'_>>, attributes: Option<usize>, known: &Known) -> Result<(), Kind> {
-    let (ndim, numel, first) = shape;
+pub(crate) fn check_format(m: &[u8], shape: Dims, format: Option<Format<'_>>, attributes: Option<usize>, known: &Known) -> Result<(), FormatFault> {
+    let Dims { ndim, numel, first } = shape;
     let i = match format {
         Some(Format::Dense) => 0,
         Some(Format::SparseCsr) => 1,
@@ -94,22 +129,25 @@ pub(super) fn check_format(m: &[u8], shape: (usize, u64, u64), format: Option<Fo
     };
     let (needed, index) = NEEDS[i];
     let Some(format) = format else { return Ok(()) };
+    // (The lowest role first: the order the formats list them in.)
+    let first_role = |bits: u32| Role::ALL.get(bits.trailing_zeros() as usize).copied();
     if needed & !known.has != 0 {
-        return Err(Kind::MissingComponent);
+        return Err(FormatFault::new(Kind::MissingComponent, first_role(needed & !known.has)));
     }
     if index & !known.index != 0 {
-        return Err(Kind::IndexDType);
+        return Err(FormatFault::new(Kind::IndexDType, first_role(index & !known.index)));
     }
+    let overflow = |role| FormatFault::new(Kind::Overflow, role);
     let count = |r: Role, expected: u64| match known.count(r) {
-        Some(n) if n != expected => Err(Kind::Count),
+        Some(n) if n != expected => Err(FormatFault { kind: Kind::Count, role: Some(r), expected }),
         _ => Ok(()),
     };
     match format {
         Format::Dense => {
             if let (per @ 1.., Some(actual)) = (known.per[Role::Data as usize], known.decoded(Role::Data)) {
-                let expected = numel.checked_mul(per as u64).ok_or(Kind::Overflow)?;
+                let expected = numel.checked_mul(per as u64).ok_or(overflow(Some(Role::Data)))?;
                 if expected != actual {
-                    return Err(Kind::Length);
+                    return Err(FormatFault { kind: Kind::Length, role: Some(Role::Data), expected });
                 }
             }
         }
@@ -118,29 +156,36 @@ pub(super) fn check_format(m: &[u8], shape: (usize, u64, u64), format: Option<Fo
             let csr = matches!(format, Format::SparseCsr);
             if csr {
                 if ndim != 2 {
-                    return Err(Kind::Shape);
+                    return Err(FormatFault::new(Kind::Shape, None));
                 }
-                count(Role::Indptr, first.checked_add(1).ok_or(Kind::Overflow)?)?;
+                count(Role::Indptr, first.checked_add(1).ok_or(overflow(None))?)?;
             }
             if let Some(nnz) = known.count(Role::Values) {
                 // CSR: an index per value; COO: `ndim` coordinates per value.
                 let (r, want) = if csr { (Role::Indices, Some(nnz)) } else { (Role::Coords, (ndim as u64).checked_mul(nnz)) };
-                count(r, want.ok_or(Kind::Overflow)?)?;
+                count(r, want.ok_or(overflow(None))?)?;
             }
         }
         Format::QuantizedGroup => {
-            // When present, `bits` and `group_size` are unsigned integers,
-            // `packing` definite-length text.
-            for attr in QuantAttr::ALL {
-                if let Some(v) = attributes.and_then(|a| crate::compact::view::field(m, a, attr.name())) {
-                    let want = if *attr == QuantAttr::Packing { MAJOR_TEXT } else { MAJOR_UINT };
-                    if !matches!(decode_head(m, v), Some((major, Some(_), _)) if major == want) {
-                        return Err(Kind::QuantAttribute);
-                    }
-                }
+            if quant_attribute(m, attributes).is_some() {
+                return Err(FormatFault::new(Kind::QuantAttribute, None));
             }
         }
         Format::Other(_) => {}
     }
     Ok(())
+}
+
+/// The first `quantized_group` attribute of the wrong type, and where its
+/// value lies: when present, `bits` and `group_size` are unsigned integers,
+/// `packing` definite-length text.
+#[inline(always)]
+pub(crate) fn quant_attribute(m: &[u8], attributes: Option<usize>) -> Option<(QuantAttr, usize)> {
+    let a = attributes?;
+    QuantAttr::ALL.iter().find_map(|&attr| {
+        let v = crate::compact::view::field(m, a, attr.name())?;
+        let want = if attr == QuantAttr::Packing { MAJOR_TEXT } else { MAJOR_UINT };
+        let ok = matches!(decode_head(m, v), Some((major, Some(_), _)) if major == want);
+        (!ok).then_some((attr, v))
+    })
 }
