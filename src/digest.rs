@@ -2,8 +2,6 @@
 
 use crate::error::{Error, ErrorKind, Result};
 
-#[cfg(feature = "std")]
-mod copy;
 mod stream;
 
 pub(crate) use stream::Hasher;
@@ -317,8 +315,8 @@ pub fn crc32c(bytes: &[u8]) -> u32 {
     c.finish()
 }
 
-/// Incremental CRC-32C: the `crc32c` crate (the CPU's CRC instruction where
-/// there is one, found at run time) with `std`, the `crc` crate's one
+/// Incremental CRC-32C: the `crc-fast` crate (carry-less multiplication
+/// where the CPU has it, found at run time) with `std`, the `crc` crate's one
 /// 256-entry table (1 KiB) with `alloc` only, and a 16-entry table
 /// (64 bytes; slicing-by-16 would take 16 KiB) in the no-heap build.
 #[derive(Clone, Copy, Debug)]
@@ -373,7 +371,10 @@ impl Crc32c {
     pub fn update(&mut self, bytes: &[u8]) {
         #[cfg(feature = "std")]
         {
-            self.0 = crc32c::crc32c_append(self.0, bytes);
+            // (Resumed from the register: the finished CRC inverted.)
+            let mut d = crc_fast::Digest::new_with_init_state(crc_fast::CrcAlgorithm::Crc32Iscsi, (!self.0).into());
+            d.update(bytes);
+            self.0 = d.finalize() as u32;
         }
         #[cfg(not(feature = "alloc"))]
         {
@@ -389,17 +390,15 @@ impl Crc32c {
         }
     }
 
-    /// Copy `src` into `dst` (the same length) and feed its bytes: in one
-    /// pass over them with `std` on x86-64 (SSE 4.2), else copied, then fed.
+    /// Copy `src` into `dst` (the same length) and feed its bytes, a piece
+    /// at a time: each piece is fed right after its copy, from the CPU's
+    /// cache (a copy and its CRC in one pass over memory).
     pub(crate) fn copy_update(&mut self, src: &[u8], dst: &mut [u8]) {
-        #[cfg(feature = "std")]
-        {
-            self.0 = copy::copy_append(self.0, src, dst);
-        }
-        #[cfg(not(feature = "std"))]
-        {
-            dst.copy_from_slice(src);
-            self.update(dst);
+        assert_eq!(src.len(), dst.len(), "copy_update: lengths differ");
+        const PIECE: usize = 256 * 1024;
+        for (s, d) in src.chunks(PIECE).zip(dst.chunks_mut(PIECE)) {
+            d.copy_from_slice(s);
+            self.update(d);
         }
     }
 
