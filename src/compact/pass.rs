@@ -21,7 +21,7 @@ mod noted;
 mod sorted;
 
 use format::{check_format, Dims, Known};
-use sorted::{in_order, sorted_check};
+use sorted::sorted_check;
 
 /// What the pass found: where the objects are, and the version.
 pub(crate) struct Root {
@@ -455,7 +455,7 @@ fn component_rules(p: &mut Pass<'_, '_>, comp: &Component<'_>, seen: u32, role: 
     crate::manifest::rules::component_fault(comp, p.hi, !before_1_2(p.version))?;
     let Component { offset, length, .. } = *comp;
     if length > 0 {
-        in_order(&mut p.order, offset, offset + length);
+        p.order.add(offset, offset + length);
         #[cfg(feature = "alloc")]
         p.noted.span(&mut p.scratch, offset, offset + length);
     }

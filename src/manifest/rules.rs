@@ -118,17 +118,20 @@ impl SpanOrder {
         SpanOrder { ordered: true, last: (0, 0), max_end: 0 }
     }
 
-    /// Record the non-empty blob `[offset, end)`.
-    pub(crate) fn add(&mut self, offset: u64, end: u64) {
-        if !self.ordered {
-            return;
+    /// Record the non-empty blob `[offset, end)`: whether every blob so
+    /// far came in order. (Out of line: the one copy of the rule for the
+    /// passes and [`first_overlap`].)
+    #[inline(never)]
+    pub(crate) fn add(&mut self, offset: u64, end: u64) -> bool {
+        if self.ordered {
+            if offset >= self.max_end {
+                self.max_end = end;
+            } else if (offset, end) != self.last {
+                self.ordered = false;
+            }
+            self.last = (offset, end);
         }
-        if offset >= self.max_end {
-            self.max_end = end;
-        } else if (offset, end) != self.last {
-            self.ordered = false;
-        }
-        self.last = (offset, end);
+        self.ordered
     }
 
     /// Every blob so far came in order.
@@ -137,18 +140,12 @@ impl SpanOrder {
     }
 }
 
-/// Find, in blob spans sorted by start, one that partially overlaps another,
-/// as (offset, length). Identical spans (weight tying) are allowed; two
-/// spans with the same start and different ends overlap.
+/// Find, in non-empty blob spans sorted by start, one that partially
+/// overlaps another, as (offset, length): the first out of file order
+/// ([`SpanOrder`]). Identical spans (weight tying) are allowed; two spans
+/// with the same start and different ends overlap.
+#[inline(always)]
 pub(crate) fn first_overlap(spans: &[[u64; 2]]) -> Option<(u64, u64)> {
-    let (mut prev, mut max_end) = ([u64::MAX, 0], 0u64);
-    for &s in spans {
-        let ok = if s[0] == prev[0] { s[1] == prev[1] } else { s[0] >= max_end };
-        if !ok {
-            return Some((s[0], s[1] - s[0]));
-        }
-        prev = s;
-        max_end = max_end.max(s[1]);
-    }
-    None
+    let mut order = SpanOrder::new();
+    spans.iter().find(|s| !order.add(s[0], s[1])).map(|s| (s[0], s[1] - s[0]))
 }

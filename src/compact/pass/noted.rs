@@ -116,7 +116,7 @@ pub(crate) fn validate(m: &[u8], hi: u64, slots: &mut [Entry]) -> Option<R<Root>
         if !radix_sort(blobs, free) {
             crate::compact::view::sort(m, blobs, false);
         }
-        if super::sorted::overlap_in(blobs).is_some() {
+        if crate::manifest::rules::first_overlap(blobs).is_some() {
             root.hashed = false;
             return Some(walked(slots, root, false));
         }

@@ -6,7 +6,7 @@
 use super::Root;
 use crate::compact::cur::R;
 use crate::compact::{Fault, Kind};
-use crate::manifest::rules::SpanOrder;
+use crate::manifest::rules::first_overlap;
 use crate::scratch::{Entry, Scratch};
 
 /// With `names`, object names are unique (when they did not come in
@@ -55,29 +55,12 @@ pub(super) fn sorted_check(m: &[u8], root: &Root, scratch: &mut Scratch<'_>, nam
             };
         }
         // (Sorted by start, non-empty: the blobs are in file order up to
-        // the first that overlaps another, as `first_overlap` finds.)
-        overlap = overlap_in(s);
+        // the first that overlaps another.)
+        overlap = first_overlap(s);
         if overlap.is_none() {
             return Ok(());
         }
     }
-}
-
-/// Note the non-empty blob `[offset, end)` in `order`: whether every blob
-/// so far came in file order, none overlapping (one copy of the rule for
-/// the pass and [`sorted_check`]).
-#[inline(never)]
-pub(super) fn in_order(order: &mut SpanOrder, offset: u64, end: u64) -> bool {
-    order.add(offset, end);
-    order.ordered()
-}
-
-/// The first blob of `s` (sorted, non-empty) that overlaps another, as
-/// (offset, length).
-#[inline(always)]
-pub(super) fn overlap_in(s: &[Entry]) -> Option<(u64, u64)> {
-    let mut order = SpanOrder::new();
-    s.iter().find(|b| !in_order(&mut order, b[0], b[1])).map(|b| (b[0], b[1] - b[0]))
 }
 
 /// The map position of the first component (in manifest order) for which
