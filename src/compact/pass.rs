@@ -20,7 +20,7 @@ pub(crate) mod format;
 mod noted;
 mod sorted;
 
-use format::{check_format, Dims, Known};
+use format::{before_1_2, check_format, Dims, Known};
 use sorted::sorted_check;
 
 /// What the pass found: where the objects are, and the version.
@@ -538,14 +538,6 @@ pub(super) fn read_fields<'a>(p: &mut Pass<'a, '_>, out: &mut Component<'a>) -> 
         out.logical = (t != out.dtype.name()).then(|| LogicalType::parse(t));
     }
     f.seen
-}
-
-/// A v1.0 or v1.1 file (some rules differ): never in a build that reads
-/// v1.2 only (without `v1-legacy`: the firmware's), which refuses the
-/// others as an unsupported version when it reads theirs.
-#[inline(always)]
-fn before_1_2(v: Version) -> bool {
-    cfg!(feature = "v1-legacy") && v.minor < 2
 }
 
 /// Text that names nothing known: invalid UTF-8 is said first.

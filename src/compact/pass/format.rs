@@ -5,11 +5,19 @@
 //! keeps the fault's kind; the host's error path, the v0.1 pass and the
 //! writer's checks word it (`manifest::rules::check_format`).
 
-use super::before_1_2;
 use crate::cbor::{decode_head, MAJOR_TEXT, MAJOR_UINT};
 use crate::compact::{Component, Kind};
 use crate::manifest::schema::{QuantAttr, Role};
 use crate::types::{DType, Format, Version};
+
+/// A v1.0 or v1.1 file (some rules differ, among them the index dtypes
+/// here): never in a build that reads v1.2 only (without `v1-legacy`: the
+/// firmware's), which refuses the others as an unsupported version when it
+/// reads theirs.
+#[inline(always)]
+pub(super) fn before_1_2(v: Version) -> bool {
+    cfg!(feature = "v1-legacy") && v.minor < 2
+}
 
 /// What the format rules need of a shape: its rank, its element count (the
 /// checked product) and its first dimension (0 for a scalar).
