@@ -65,25 +65,21 @@ impl Known {
         Known { has: 0, sized: 0, index: 0, per: [0; Role::ALL.len()], sizes: [0; Role::ALL.len()] }
     }
 
-    /// The component `c`, of the known role `r`, in a `v` file.
+    /// The component `c`, of the known role `r`, in a `v` file: its storage
+    /// type, ratio and decoded size.
     pub(crate) fn note(&mut self, r: Role, v: Version, c: &Component<'_>) {
-        self.set(r, v, c.dtype, c.ratio().unwrap_or(0) as u8, c.decoded_len());
-    }
-
-    /// Role `r`'s storage type, ratio and decoded size, in a `v` file.
-    fn set(&mut self, r: Role, v: Version, dtype: DType, ratio: u8, decoded: Option<u64>) {
-        let bit = 1 << r as u32;
+        let (bit, decoded) = (1 << r as u32, c.decoded_len());
         self.has |= bit;
         if decoded.is_some() {
             self.sized |= bit;
         }
         // (Sparse indices: u64 since v1.2, any integer before.)
-        let index = if before_1_2(v) { dtype.is_integer() } else { dtype == DType::U64 };
+        let index = if before_1_2(v) { c.dtype.is_integer() } else { c.dtype == DType::U64 };
         if index {
             self.index |= bit;
         }
-        // (At most 8 x 2.)
-        self.per[r as usize] = dtype.width() as u8 * ratio;
+        // (At most 8 x 2; 0 for an unknown logical type.)
+        self.per[r as usize] = c.dtype.width() as u8 * c.ratio().unwrap_or(0) as u8;
         self.sizes[r as usize] = decoded.unwrap_or(0);
     }
 
